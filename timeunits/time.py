@@ -1,0 +1,319 @@
+"""``Time``: an amount of training time in one unit."""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Union
+
+from timeunits.errors import NonIntegralTimeError, TimeUnitMismatchError
+from timeunits.parsing import parse_timestring
+from timeunits.units import TimeUnit
+
+__all__ = ["Time", "TimeLike"]
+
+_DURATION = TimeUnit.DURATION
+# Exact-value lookup first: TimeUnit(...) costs several hundred ns and Time() is built often.
+_UNIT_BY_VALUE = {unit.value: unit for unit in TimeUnit}
+_new = object.__new__
+
+
+class Time:
+    """An amount of training time: a value and a :class:`TimeUnit`. Immutable and hashable.
+
+    ``dur`` values are floats (a fraction of the run); ``ep``, ``ba``, ``sp`` and ``tok`` values are ints
+    (a float value, even an integral one, is a :class:`NonIntegralTimeError`).
+
+    >>> Time.from_timestring("0.3dur"), Time(10, "ep")
+    (Time(0.3, TimeUnit.DURATION), Time(10, TimeUnit.EPOCH))
+    >>> Time(10, "ep") * 0.75                    # scaling keeps the unit, truncating int units
+    Time(7, TimeUnit.EPOCH)
+    >>> Time(10, "ep") * Time(0.5, "dur")        # a fraction of a time
+    Time(5, TimeUnit.EPOCH)
+    >>> Time(3, "ba") / Time(4, "ba")            # a ratio of two times is a duration
+    Time(0.75, TimeUnit.DURATION)
+    >>> str(Time(10, "ep") + "5ep")
+    '15ep'
+
+    Mixing units raises :class:`TimeUnitMismatchError`, except ``==``/``!=``, which answer ``False``/``True``.
+    Numbers and strings on the other side of an operator are read with ``Time.from_input(x, self.unit)``.
+    """
+
+    __slots__ = ("_value", "_unit")
+
+    def __init__(self, value: int | float, unit: TimeUnit | str) -> None:
+        unit = _UNIT_BY_VALUE.get(unit) or TimeUnit(unit)
+        self._value = value if type(value) is int and unit is not _DURATION else _checked_value(value, unit)
+        self._unit = unit
+
+    # -- construction -----------------------------------------------------------------------------
+    @classmethod
+    def from_timestring(cls, timestring: str) -> Time:
+        """Parse ``"<number><unit>"``; see :func:`timeunits.parsing.parse_timestring` for the grammar."""
+        if not isinstance(timestring, str):
+            raise TypeError(f"a time string must be a str, got {timestring!r} of type {type(timestring).__name__}")
+        value, unit = parse_timestring(timestring)
+        return _make(value, unit)
+
+    @classmethod
+    def from_input(cls, value: TimeLike, default_int_unit: TimeUnit | str | None = None) -> Time:
+        """A Time from a Time (returned as is), a time string, or a number in ``default_int_unit``."""
+        if isinstance(value, Time):
+            return value
+        if isinstance(value, str):
+            return cls.from_timestring(value)
+        if default_int_unit is None:
+            raise ValueError(
+                f"{value!r} is a bare number, not a time: write it with a unit (e.g. '{value}ep') "
+                "or pass default_int_unit"
+            )
+        return cls(value, default_int_unit)
+
+    @classmethod
+    def from_epoch(cls, epoch: int) -> Time:
+        return cls(epoch, TimeUnit.EPOCH)
+
+    @classmethod
+    def from_batch(cls, batch: int) -> Time:
+        return cls(batch, TimeUnit.BATCH)
+
+    @classmethod
+    def from_sample(cls, sample: int) -> Time:
+        return cls(sample, TimeUnit.SAMPLE)
+
+    @classmethod
+    def from_token(cls, token: int) -> Time:
+        return cls(token, TimeUnit.TOKEN)
+
+    @classmethod
+    def from_duration(cls, duration: float) -> Time:
+        return cls(duration, TimeUnit.DURATION)
+
+    # -- reading --------------------------------------------------------------------------------
+    @property
+    def value(self) -> int | float:
+        """The amount, an int for ``ep``/``ba``/``sp``/``tok`` and a float for ``dur``."""
+        return self._value
+
+    @property
+    def unit(self) -> TimeUnit:
+        return self._unit
+
+    def to_timestring(self) -> str:
+        """``f"{value}{unit}"``, e.g. ``"0.3dur"``, ``"1.0dur"``, ``"10ep"``; parses back to an equal Time."""
+        return f"{self._value}{self._unit.value}"
+
+    __str__ = to_timestring
+
+    def __repr__(self) -> str:
+        return f"Time({self._value!r}, TimeUnit.{self._unit.name})"
+
+    def __int__(self) -> int:
+        return int(self._value)
+
+    def __float__(self) -> float:
+        return float(self._value)
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+    def __reduce__(self):
+        return (Time, (self._value, self._unit.value))
+
+    # -- arithmetic ------------------------------------------------------------------------------
+    def _same_unit(self, other: object, verb: str) -> Time:
+        """``other`` as a Time of this unit, or a :class:`TimeUnitMismatchError` naming both."""
+        other = self._coerce(other)
+        if other._unit is not self._unit:
+            raise TimeUnitMismatchError(
+                f"cannot {verb} {self} and {other}: they have different units ({self._unit.value} and "
+                f"{other._unit.value}); convert one of them first"
+            )
+        return other
+
+    def _coerce(self, other: object) -> Time:
+        if isinstance(other, Time):
+            return other
+        if isinstance(other, str):
+            return Time.from_timestring(other)
+        return Time(other, self._unit)
+
+    def __add__(self, other: TimeLike) -> Time:
+        if not _is_operand(other):
+            return NotImplemented
+        return _make(self._value + self._same_unit(other, "add")._value, self._unit)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: TimeLike) -> Time:
+        if not _is_operand(other):
+            return NotImplemented
+        return _make(self._value - self._same_unit(other, "subtract")._value, self._unit)
+
+    def __rsub__(self, other: TimeLike) -> Time:
+        if not _is_operand(other):
+            return NotImplemented
+        return _make(self._same_unit(other, "subtract")._value - self._value, self._unit)
+
+    def __mod__(self, other: TimeLike) -> Time:
+        if not _is_operand(other):
+            return NotImplemented
+        return _make(self._value % self._same_unit(other, "take the remainder of")._value, self._unit)
+
+    def __rmod__(self, other: TimeLike) -> Time:
+        if not _is_operand(other):
+            return NotImplemented
+        return _make(self._same_unit(other, "take the remainder of")._value % self._value, self._unit)
+
+    def __neg__(self) -> Time:
+        return _make(-self._value, self._unit)
+
+    def __pos__(self) -> Time:
+        return self
+
+    def __abs__(self) -> Time:
+        return _make(abs(self._value), self._unit)
+
+    def __mul__(self, other: TimeLike | float) -> Time:
+        """``Time * number`` keeps the unit (``int()`` truncation for int units); ``Time * Time`` needs one ``dur``."""
+        if _is_number(other):
+            return _scaled(self, _finite_factor(other, "multiply", self), operator.mul)
+        if not _is_operand(other):
+            return NotImplemented
+        other = self._coerce(other)
+        if self._unit is _DURATION:
+            unit = other._unit
+        elif other._unit is _DURATION:
+            unit = self._unit
+        else:
+            raise TimeUnitMismatchError(
+                f"cannot multiply {self} by {other}: one of the two must be a dur fraction (e.g. {self} * 0.5dur)"
+            )
+        product = self._value * other._value
+        return _make(float(product) if unit is _DURATION else int(product), unit)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other: TimeLike | float) -> Time:
+        """``Time / number`` keeps the unit (truncating int units); ``Time / Time`` of one unit is a ``dur``."""
+        if _is_number(other):
+            return _scaled(self, _finite_factor(other, "divide", self), _truncating_div)
+        if not _is_operand(other):
+            return NotImplemented
+        return _make(self._value / self._same_unit(other, "divide")._value, _DURATION)
+
+    def __rtruediv__(self, other: TimeLike | float) -> Time:
+        if not _is_operand(other):
+            return NotImplemented
+        return _make(self._same_unit(other, "divide")._value / self._value, _DURATION)
+
+    # -- comparison ------------------------------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Time):
+            return self._unit is other._unit and self._value == other._value
+        if isinstance(other, str):
+            try:
+                other = Time.from_timestring(other)
+            except ValueError:
+                return False
+            return self._unit is other._unit and self._value == other._value
+        if _is_number(other):
+            return self._value == other
+        return NotImplemented
+
+    def _compare_value(self, other: object) -> int | float:
+        return self._same_unit(other, "compare")._value
+
+    def __lt__(self, other: object) -> bool:
+        return self._value < self._compare_value(other) if _is_operand(other) else NotImplemented
+
+    def __le__(self, other: object) -> bool:
+        return self._value <= self._compare_value(other) if _is_operand(other) else NotImplemented
+
+    def __gt__(self, other: object) -> bool:
+        return self._value > self._compare_value(other) if _is_operand(other) else NotImplemented
+
+    def __ge__(self, other: object) -> bool:
+        return self._value >= self._compare_value(other) if _is_operand(other) else NotImplemented
+
+
+TimeLike = Union[Time, str, int, float]
+
+
+def _make(value: int | float, unit: TimeUnit) -> Time:
+    """Build a Time from an already valid value, skipping the checks of ``__init__`` (hot paths)."""
+    time = _new(Time)
+    time._value = value
+    time._unit = unit
+    return time
+
+
+def _is_number(value: object) -> bool:
+    if isinstance(value, (bool, str, Time)):
+        return False
+    if isinstance(value, (int, float)):
+        return True
+    try:
+        operator.index(value)
+        return True
+    except TypeError:
+        pass
+    try:
+        float(value)  # numpy floats, 0-d tensors, Fractions, Decimals
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _is_operand(value: object) -> bool:
+    return isinstance(value, (Time, str)) or _is_number(value)
+
+
+def _checked_value(value: object, unit: TimeUnit) -> int | float:
+    if isinstance(value, (bool, str, Time)) or not _is_number(value):
+        hint = f" (to parse a string use Time.from_timestring({value!r}))" if isinstance(value, str) else ""
+        raise TypeError(f"a Time value must be a number, got {value!r} of type {type(value).__name__}{hint}")
+    if unit is _DURATION:
+        result = float(value)
+        if not math.isfinite(result):
+            raise ValueError(f"a dur value must be a finite number, got {value!r}")
+        return result
+    if isinstance(value, float):
+        raise NonIntegralTimeError(
+            f"Time({value!r}, {unit.value!r}): {unit.value} values must be ints, got the float {value!r}"
+            + (f" (write {int(value)})" if value.is_integer() else "")
+        )
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise NonIntegralTimeError(
+            f"Time({value!r}, {unit.value!r}): {unit.value} values must be ints, got {type(value).__name__} {value!r}"
+        ) from None
+
+
+def _finite_factor(factor: object, verb: str, time: Time) -> int | float:
+    if isinstance(factor, (int, float)):
+        number = factor
+    else:
+        try:
+            number = operator.index(factor)
+        except TypeError:
+            number = float(factor)
+    if isinstance(number, float) and not math.isfinite(number):
+        raise ValueError(f"cannot {verb} {time} by {factor!r}: the factor must be a finite number")
+    return number
+
+
+def _truncating_div(value: int | float, divisor: int | float) -> int | float:
+    if isinstance(value, int) and isinstance(divisor, int):
+        # Exact for ints beyond 2**53, truncating toward zero as int(value / divisor) would.
+        quotient = abs(value) // abs(divisor)
+        return quotient if (value < 0) == (divisor < 0) else -quotient
+    return value / divisor
+
+
+def _scaled(time: Time, factor: int | float, op) -> Time:
+    result = op(time._value, factor)
+    if time._unit is _DURATION:
+        return _make(float(result), _DURATION)
+    return _make(int(result), time._unit)

@@ -1,0 +1,214 @@
+"""``Timestamp``: where a training run is, counted in every unit at once."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+from timeunits.time import Time, _make
+from timeunits.units import TimeUnit
+
+__all__ = ["Timestamp"]
+
+_FIELDS = ("epoch", "batch", "sample", "token", "batch_in_epoch", "sample_in_epoch", "token_in_epoch")
+_FIELD_UNITS = {
+    "epoch": TimeUnit.EPOCH,
+    "batch": TimeUnit.BATCH,
+    "sample": TimeUnit.SAMPLE,
+    "token": TimeUnit.TOKEN,
+    "batch_in_epoch": TimeUnit.BATCH,
+    "sample_in_epoch": TimeUnit.SAMPLE,
+    "token_in_epoch": TimeUnit.TOKEN,
+}
+_TOTAL_FIELD = {TimeUnit.EPOCH: "_epoch", TimeUnit.BATCH: "_batch", TimeUnit.SAMPLE: "_sample", TimeUnit.TOKEN: "_token"}
+_new = object.__new__
+
+
+class Timestamp:
+    """Counters of a run: epochs, batches (optimizer steps), samples and tokens, in total and in the epoch.
+
+    Immutable: advancing returns a new Timestamp. Each counter reads back as a :class:`Time` of its unit.
+
+    >>> ts = Timestamp().to_next_batch(samples=32, tokens=4096).to_next_batch(samples=32, tokens=3000)
+    >>> ts.batch, ts.sample, ts.token_in_epoch
+    (Time(2, TimeUnit.BATCH), Time(64, TimeUnit.SAMPLE), Time(7096, TimeUnit.TOKEN))
+    >>> ts = ts.to_next_epoch()
+    >>> ts.epoch, ts.batch, ts.batch_in_epoch
+    (Time(1, TimeUnit.EPOCH), Time(2, TimeUnit.BATCH), Time(0, TimeUnit.BATCH))
+    >>> ts >= Time(1, "ep")
+    True
+    """
+
+    __slots__ = tuple(f"_{name}" for name in _FIELDS)
+
+    def __init__(
+        self,
+        *,
+        epoch: int | Time = 0,
+        batch: int | Time = 0,
+        sample: int | Time = 0,
+        token: int | Time = 0,
+        batch_in_epoch: int | Time = 0,
+        sample_in_epoch: int | Time = 0,
+        token_in_epoch: int | Time = 0,
+    ) -> None:
+        values = dict(
+            epoch=epoch,
+            batch=batch,
+            sample=sample,
+            token=token,
+            batch_in_epoch=batch_in_epoch,
+            sample_in_epoch=sample_in_epoch,
+            token_in_epoch=token_in_epoch,
+        )
+        for name, value in values.items():
+            setattr(self, f"_{name}", _count(name, value))
+        for unit in ("batch", "sample", "token"):
+            if values_in_epoch := getattr(self, f"_{unit}_in_epoch"):
+                if values_in_epoch > getattr(self, f"_{unit}"):
+                    raise ValueError(
+                        f"Timestamp: {unit}_in_epoch={values_in_epoch} exceeds the total {unit}={getattr(self, f'_{unit}')}"
+                    )
+
+    # -- the counters as Times ---------------------------------------------------------------
+    epoch = property(lambda self: _make(self._epoch, TimeUnit.EPOCH), doc="Epochs completed.")
+    batch = property(lambda self: _make(self._batch, TimeUnit.BATCH), doc="Batches (optimizer steps) completed.")
+    sample = property(lambda self: _make(self._sample, TimeUnit.SAMPLE), doc="Samples seen.")
+    token = property(lambda self: _make(self._token, TimeUnit.TOKEN), doc="Tokens seen.")
+    batch_in_epoch = property(
+        lambda self: _make(self._batch_in_epoch, TimeUnit.BATCH), doc="Batches completed in this epoch."
+    )
+    sample_in_epoch = property(
+        lambda self: _make(self._sample_in_epoch, TimeUnit.SAMPLE), doc="Samples seen in this epoch."
+    )
+    token_in_epoch = property(lambda self: _make(self._token_in_epoch, TimeUnit.TOKEN), doc="Tokens seen in this epoch.")
+
+    def get(self, unit: TimeUnit | str) -> Time:
+        """The total count in ``unit`` as a Time. ``dur`` has no count: it needs the run's ``max_duration``."""
+        return _make(self.count(unit), TimeUnit(unit))
+
+    def count(self, unit: TimeUnit | str) -> int:
+        """The total count in ``unit`` as a plain int (what schedules read on their hot path)."""
+        try:
+            return getattr(self, _TOTAL_FIELD[unit])
+        except KeyError:
+            pass
+        unit = TimeUnit(unit)
+        if unit is TimeUnit.DURATION:
+            raise ValueError(
+                "a Timestamp has no 'dur' count: a duration is a fraction of max_duration; "
+                "ask for one of ep, ba, sp, tok"
+            )
+        return getattr(self, _TOTAL_FIELD[unit])
+
+    # -- advancing (hot path) -------------------------------------------------------------------
+    def to_next_batch(self, samples: int | Time = 0, tokens: int | Time = 0) -> Timestamp:
+        """The timestamp after one more batch of ``samples`` samples and ``tokens`` tokens."""
+        if type(samples) is not int or type(tokens) is not int or samples < 0 or tokens < 0:
+            samples, tokens = _count("samples", samples, TimeUnit.SAMPLE), _count("tokens", tokens, TimeUnit.TOKEN)
+        new = _new(Timestamp)
+        new._epoch = self._epoch
+        new._batch = self._batch + 1
+        new._sample = self._sample + samples
+        new._token = self._token + tokens
+        new._batch_in_epoch = self._batch_in_epoch + 1
+        new._sample_in_epoch = self._sample_in_epoch + samples
+        new._token_in_epoch = self._token_in_epoch + tokens
+        return new
+
+    def to_next_epoch(self) -> Timestamp:
+        """The timestamp at the start of the next epoch: in-epoch counters zeroed, totals kept."""
+        new = _new(Timestamp)
+        new._epoch = self._epoch + 1
+        new._batch = self._batch
+        new._sample = self._sample
+        new._token = self._token
+        new._batch_in_epoch = new._sample_in_epoch = new._token_in_epoch = 0
+        return new
+
+    def copy(self, **changes: int | Time) -> Timestamp:
+        """A Timestamp with some counters replaced, e.g. ``ts.copy(batch_in_epoch=0)``."""
+        unknown = sorted(set(changes) - set(_FIELDS))
+        if unknown:
+            raise TypeError(f"Timestamp.copy() got unknown counters {unknown}; accepted: {', '.join(_FIELDS)}")
+        return Timestamp(**{**self.state_dict(), **changes})
+
+    # -- serialisation ---------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, int]:
+        """The counters as plain ints (safe for ``torch.load(weights_only=True)``)."""
+        return {name: getattr(self, f"_{name}") for name in _FIELDS}
+
+    @classmethod
+    def from_state_dict(cls, state: dict[str, Any]) -> Timestamp:
+        """Rebuild a Timestamp from :meth:`state_dict`'s output."""
+        if not isinstance(state, dict):
+            raise TypeError(f"a Timestamp state_dict must be a dict, got {type(state).__name__}")
+        missing = [name for name in _FIELDS if name not in state]
+        unknown = sorted(set(state) - set(_FIELDS))
+        if missing or unknown:
+            raise ValueError(
+                f"not a Timestamp state_dict: missing {missing}, unknown {unknown}; expected keys {', '.join(_FIELDS)}"
+            )
+        return cls(**state)
+
+    # -- comparison ------------------------------------------------------------------------------
+    def _counter_for(self, other: Time) -> Time:
+        if other.unit is TimeUnit.DURATION:
+            raise ValueError(
+                f"cannot compare a Timestamp with {other}: a dur time needs max_duration; "
+                "convert it to ep, ba, sp or tok first"
+            )
+        return self.get(other.unit)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Timestamp):
+            return self.state_dict() == other.state_dict()
+        if isinstance(other, Time):
+            return other.unit is not TimeUnit.DURATION and self.get(other.unit) == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.state_dict().values()))
+
+    def __lt__(self, other: object) -> bool:
+        return self._counter_for(other) < other if isinstance(other, Time) else NotImplemented
+
+    def __le__(self, other: object) -> bool:
+        return self._counter_for(other) <= other if isinstance(other, Time) else NotImplemented
+
+    def __gt__(self, other: object) -> bool:
+        return self._counter_for(other) > other if isinstance(other, Time) else NotImplemented
+
+    def __ge__(self, other: object) -> bool:
+        return self._counter_for(other) >= other if isinstance(other, Time) else NotImplemented
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={value}" for name, value in self.state_dict().items())
+        return f"Timestamp({fields})"
+
+    def __reduce__(self):
+        return (_from_state, (self.state_dict(),))
+
+
+def _from_state(state: dict[str, int]) -> Timestamp:
+    return Timestamp(**state)
+
+
+def _count(name: str, value: object, unit: TimeUnit | None = None) -> int:
+    """A counter value as a non-negative int; a Time must be in the counter's unit."""
+    unit = unit or _FIELD_UNITS[name]
+    if isinstance(value, Time):
+        if value.unit is not unit:
+            raise ValueError(f"Timestamp {name} must be in {unit.value}, got {value}")
+        value = value.value
+    if isinstance(value, bool) or isinstance(value, float):
+        raise TypeError(f"Timestamp {name} must be an int (or a Time in {unit.value}), got {value!r}")
+    try:
+        count = operator.index(value)
+    except TypeError:
+        raise TypeError(
+            f"Timestamp {name} must be an int (or a Time in {unit.value}), got {value!r} of type {type(value).__name__}"
+        ) from None
+    if count < 0:
+        raise ValueError(f"Timestamp {name} must be >= 0, got {count}")
+    return count

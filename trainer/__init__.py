@@ -1,0 +1,1 @@
+"""The training loop that owns time (counts sp/tok/ba/ep, steps schedules, checkpoints)."""
