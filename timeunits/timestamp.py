@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import Any, Callable
 
 from timeunits.time import Time, _make
 from timeunits.units import TimeUnit
@@ -101,6 +101,14 @@ class Timestamp:
             )
         return getattr(self, _TOTAL_FIELD[unit])
 
+    @staticmethod
+    def counter(unit: TimeUnit | str) -> Callable[[Timestamp], int]:
+        """A fast function ``timestamp -> total count in unit`` (an int), for per-step readers."""
+        unit = TimeUnit(unit)
+        if unit is TimeUnit.DURATION:
+            raise ValueError("a Timestamp has no 'dur' count; ask for one of ep, ba, sp, tok")
+        return _GETTERS[unit]
+
     # -- advancing (hot path) -------------------------------------------------------------------
     def to_next_batch(self, samples: int | Time = 0, tokens: int | Time = 0) -> Timestamp:
         """The timestamp after one more batch of ``samples`` samples and ``tokens`` tokens."""
@@ -188,6 +196,9 @@ class Timestamp:
 
     def __reduce__(self):
         return (_from_state, (self.state_dict(),))
+
+
+_GETTERS = {unit: operator.attrgetter(field) for unit, field in _TOTAL_FIELD.items()}
 
 
 def _from_state(state: dict[str, int]) -> Timestamp:

@@ -1,0 +1,429 @@
+"""MosaicML Composer's 13 schedulers: same names, arguments, defaults, formulas and boundary values.
+
+Each class is a :class:`~schedulers.base.Schedule`: ``scheduler(state, ssr=1.0)`` returns the multiplier α
+of the base learning rate. Times are resolved as in :mod:`schedulers.resolution`; ``x`` below is the
+run's count in the resolved unit (batches, samples or tokens) and ``τ`` a fraction of a resolved time.
+Where Cadence deliberately departs from Composer it says so (docs/composer-deviations.md).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence as Seq
+
+from timeunits import Time, Timestamp, TimeUnit  # noqa: F401  (Timestamp: doctests)
+
+from schedulers import kernels
+from schedulers._ops import ops
+from schedulers.base import Curve, Schedule, time_argument
+from schedulers.registry import register_scheduler
+from schedulers.resolution import RunContext
+
+__all__ = [
+    "ConstantScheduler",
+    "ConstantWithWarmupScheduler",
+    "CosineAnnealingScheduler",
+    "CosineAnnealingWarmRestartsScheduler",
+    "CosineAnnealingWithWarmupScheduler",
+    "ExponentialScheduler",
+    "LinearScheduler",
+    "LinearWithWarmupScheduler",
+    "MultiStepScheduler",
+    "MultiStepWithWarmupScheduler",
+    "PolynomialScheduler",
+    "PolynomialWithWarmupScheduler",
+    "StepScheduler",
+]
+
+
+def _number(name: str, value: object, *, low: float | None = None, low_open: bool = False) -> float:
+    """A finite real argument, optionally bounded below, or a ValueError naming it."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        try:
+            value = float(value)  # numpy / 0-d tensors
+        except (TypeError, ValueError):
+            raise ValueError(f"{name}={value!r} must be a number") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{name}={value!r} must be a finite number")
+    if low is not None and (value < low or (low_open and value == low)):
+        raise ValueError(f"{name}={value!r} must be {'>' if low_open else '>='} {low}")
+    return value
+
+
+def _positive(name: str, count: Time, given: Time) -> int:
+    """A resolved period that must be at least one whole count (deviation 3: never a ZeroDivisionError)."""
+    if count.value <= 0:
+        raise ValueError(
+            f"{name}={given} resolves to {count} for this run: it must be at least 1{count.unit.value} "
+            "(a longer time, or a larger scale_schedule_ratio)"
+        )
+    return count.value
+
+
+def _milestones(value: object) -> list[Time]:
+    if isinstance(value, (str, Time)) or not isinstance(value, Seq):
+        raise ValueError(f"milestones={value!r} must be a list of times, e.g. ['30ep', '0.8dur']")
+    return [time_argument(f"milestones[{i}]", m) for i, m in enumerate(value)]
+
+
+def _run_unit(run: RunContext) -> TimeUnit:
+    """The unit a ``dur`` resolves to in this run (max_duration's, with epochs as batches)."""
+    return TimeUnit.BATCH if run.max_duration.unit is TimeUnit.EPOCH else run.max_duration.unit
+
+
+def _run_count(run: RunContext, unit: TimeUnit) -> int | None:
+    """The run's length in ``unit`` (ba, sp or tok), or None when it cannot be said."""
+    try:
+        length = run.count("max_duration", Time(1.0, TimeUnit.DURATION))
+    except ValueError:
+        return None
+    return length.value if length.unit is unit else None
+
+
+# -- schedules without warmup ------------------------------------------------------------------------
+
+
+@register_scheduler(aliases=("step",), family="composer")
+class StepScheduler(Schedule):
+    r"""Decay by ``gamma`` every ``step_size``.
+
+    .. math:: \alpha(x) = \gamma^{\lfloor x / \mathrm{step\_size} \rfloor}
+
+    >>> from schedulers import SchedulerState
+    >>> StepScheduler("10ba", gamma=0.5)(SchedulerState("100ba", Timestamp(batch=25)))
+    0.25
+    """
+
+    def __init__(self, step_size: str | Time, gamma: float = 0.1) -> None:
+        self.step_size = time_argument("step_size", step_size)
+        self.gamma = _number("gamma", gamma, low=0.0)
+
+    def _resolve(self, run: RunContext) -> Curve:
+        times = self._resolve_times(run, self._arguments("step_size"))
+        step_size, gamma = _positive("step_size", times["step_size"], self.step_size), self.gamma
+        return Curve(times["step_size"].unit, lambda x: kernels.step(x, step_size, gamma), times)
+
+
+@register_scheduler(aliases=("multistep",), family="composer")
+class MultiStepScheduler(Schedule):
+    r"""Decay by ``gamma`` at each milestone reached.
+
+    .. math:: \alpha(x) = \gamma^{\#\{i \,:\, x \ge m_i\}}
+    """
+
+    def __init__(self, milestones: list[str | Time], gamma: float = 0.1) -> None:
+        self.milestones = _milestones(milestones)
+        self.gamma = _number("gamma", gamma, low=0.0)
+
+    def _resolve(self, run: RunContext) -> Curve:
+        times = self._resolve_times(run, _milestone_arguments(self.milestones))
+        points, gamma = _points(times), self.gamma
+        unit = next(iter(times.values())).unit if times else _run_unit(run)
+        return Curve(unit, lambda x: kernels.multistep(x, points, gamma), times)
+
+
+def _milestone_arguments(milestones: list[Time]) -> dict[str, Time]:
+    return {f"milestones[{i}]": milestone for i, milestone in enumerate(milestones)}
+
+
+def _points(times: dict[str, Time]) -> tuple[int, ...]:
+    return tuple(sorted(t.value for name, t in times.items() if name.startswith("milestones")))
+
+
+@register_scheduler(aliases=("constant",), family="composer")
+class ConstantScheduler(Schedule):
+    r"""Hold ``alpha`` until ``t_max``, then 1.
+
+    .. math:: \alpha(x) = \alpha \text{ if } x < t_{max} \text{ else } 1
+    """
+
+    def __init__(self, alpha: float = 1.0, t_max: str | Time = "1dur") -> None:
+        self.alpha = _number("alpha", alpha)
+        self.t_max = time_argument("t_max", t_max)
+
+    def _resolve(self, run: RunContext) -> Curve:
+        times = self._resolve_times(run, self._arguments("t_max"))
+        t_max, alpha = times["t_max"].value, self.alpha
+        return Curve(times["t_max"].unit, lambda x: ops(x).where(x < t_max, alpha, 1.0), times)
+
+
+@register_scheduler(aliases=("linear",), family="composer")
+class LinearScheduler(Schedule):
+    r"""Move linearly from ``alpha_i`` to ``alpha_f`` over ``t_max``, then hold ``alpha_f``.
+
+    .. math:: \alpha(x) = \alpha_i + (\alpha_f - \alpha_i)\,\min(1, x / t_{max})
+    """
+
+    def __init__(self, alpha_i: float = 1.0, alpha_f: float = 0.0, t_max: str | Time = "1dur") -> None:
+        self.alpha_i = _number("alpha_i", alpha_i)
+        self.alpha_f = _number("alpha_f", alpha_f)
+        self.t_max = time_argument("t_max", t_max)
+
+    def _resolve(self, run: RunContext) -> Curve:
+        times = self._resolve_times(run, self._arguments("t_max"))
+        t_max, a_i, a_f = _positive("t_max", times["t_max"], self.t_max), self.alpha_i, self.alpha_f
+        return Curve(times["t_max"].unit, lambda x: kernels.linear(x / t_max, a_i, a_f), times)
+
+
+@register_scheduler(aliases=("exponential",), family="composer")
+class ExponentialScheduler(Schedule):
+    r"""Decay by ``gamma`` per ``decay_period``, continuously.
+
+    .. math:: \alpha(x) = \gamma^{x / \mathrm{decay\_period}}
+    """
+
+    def __init__(self, gamma: float, decay_period: str | Time = "1ep") -> None:
+        self.gamma = _number("gamma", gamma, low=0.0)
+        self.decay_period = time_argument("decay_period", decay_period)
+
+    def _resolve(self, run: RunContext) -> Curve:
+        times = self._resolve_times(run, self._arguments("decay_period"))
+        period, gamma = _positive("decay_period", times["decay_period"], self.decay_period), self.gamma
+        return Curve(times["decay_period"].unit, lambda x: kernels.exponential(x, gamma, period), times)
+
+
+@register_scheduler(aliases=("cosine",), family="composer")
+class CosineAnnealingScheduler(Schedule):
+    r"""Half a cosine from 1 to ``alpha_f`` over ``t_max``.
+
+    .. math:: \alpha(x) = \alpha_f + (1 - \alpha_f)\,\frac{1 + \cos(\pi \min(1, x / t_{max}))}{2}
+    """
+
+    def __init__(self, t_max: str | Time = "1dur", alpha_f: float = 0.0) -> None:
+        self.t_max = time_argument("t_max", t_max)
+        self.alpha_f = _number("alpha_f", alpha_f)
+
+    def _resolve(self, run: RunContext) -> Curve:
+        times = self._resolve_times(run, self._arguments("t_max"))
+        t_max, a_f = _positive("t_max", times["t_max"], self.t_max), self.alpha_f
+        return Curve(times["t_max"].unit, lambda x: kernels.cosine(x / t_max, 1.0, a_f), times)
+
+
+@register_scheduler(aliases=("cosine_warm_restarts",), family="composer")
+class CosineAnnealingWarmRestartsScheduler(Schedule):
+    r"""Cosine annealing from 1 to ``alpha_f`` that restarts; each interval is ``t_mult`` times the last.
+
+    Interval lengths :math:`L_0 = t_0`, :math:`L_{k+1} = \lfloor t_{mult} L_k \rfloor`; within an interval
+    starting at :math:`s`: :math:`\alpha = \alpha_f + (1 - \alpha_f)(1 + \cos(\pi (x - s) / L_k))/2`.
+    """
+
+    def __init__(self, t_0: str | Time, t_mult: float = 1.0, alpha_f: float = 0.0) -> None:
+        self.t_0 = time_argument("t_0", t_0)
+        self.t_mult = _number("t_mult", t_mult, low=0.0)
+        self.alpha_f = _number("alpha_f", alpha_f)
+
+    def _resolve(self, run: RunContext) -> Curve:
+        times = self._resolve_times(run, self._arguments("t_0"))
+        t_0 = _positive("t_0", times["t_0"], self.t_0)
+        horizon = _run_count(run, times["t_0"].unit)
+        horizon = max(horizon if horizon is not None else t_0, t_0)
+        try:
+            ends = kernels.restart_boundaries(t_0, self.t_mult, horizon)
+        except ValueError as error:
+            raise ValueError(f"t_0={self.t_0}, t_mult={self.t_mult}: {error}") from None
+        a_f = self.alpha_f
+        return Curve(times["t_0"].unit, lambda x: kernels.warm_restarts(x, ends, a_f), times)
+
+
+@register_scheduler(aliases=("polynomial",), family="composer")
+class PolynomialScheduler(Schedule):
+    r"""Decay as a power of the fraction of ``t_max`` left.
+
+    .. math:: \alpha(x) = \alpha_f + (1 - \alpha_f)\,(1 - \min(1, x / t_{max}))^{\mathrm{power}}
+    """
+
+    def __init__(self, power: float, t_max: str | Time = "1dur", alpha_f: float = 0.0) -> None:
+        self.power = _number("power", power, low=0.0)
+        self.t_max = time_argument("t_max", t_max)
+        self.alpha_f = _number("alpha_f", alpha_f)
+
+    def _resolve(self, run: RunContext) -> Curve:
+        times = self._resolve_times(run, self._arguments("t_max"))
+        t_max, power, a_f = _positive("t_max", times["t_max"], self.t_max), self.power, self.alpha_f
+        return Curve(times["t_max"].unit, lambda x: kernels.polynomial(x / t_max, power, 1.0, a_f), times)
+
+
+# -- schedules with warmup -------------------------------------------------------------------------------
+
+
+class _WarmupSchedule(Schedule):
+    """Shared machinery of the ``*WithWarmupScheduler`` classes.
+
+    During warmup, :math:`x < t_w`, α ramps linearly from 0 to ``warmup_target``; from :math:`t_w` on the
+    subclass's main curve applies. With ``scale_warmup=False`` the warmup is resolved without ssr; with
+    ``scale_warmup=True`` the whole warmup (its end and its ramp) is scaled — Composer scales only the ramp
+    (deviation 1).
+    """
+
+    #: whether t_max must cover max_duration (Composer checks this for the decaying schedules)
+    _checks_t_max = True
+
+    def _warmup(self, run: RunContext, main_times: dict[str, Time]) -> tuple[dict[str, Time], int]:
+        """Resolve ``t_warmup`` with ``main_times``; warn once on a zero warmup; check t_max covers the run."""
+        unscaled = () if self.scale_warmup else ("t_warmup",)
+        times = self._resolve_times(run, {"t_warmup": self.t_warmup, **main_times}, unscaled=unscaled)
+        t_warmup = times["t_warmup"].value
+        if t_warmup <= 0:
+            self._warn_once(
+                "zero-warmup",
+                f"{type(self).__name__}: t_warmup={self.t_warmup} resolves to 0 for max_duration="
+                f"{run.max_duration}, so there is no warmup (a dur warmup is a fraction of max_duration, "
+                "counted in max_duration's unit)",
+            )
+        if "t_max" in times and self._checks_t_max:
+            length = _run_count(run, times["t_max"].unit)
+            if length is not None and times["t_max"].value < length:
+                raise ValueError(
+                    f"t_max={self.t_max} resolves to {times['t_max']}, but it must be greater than or equal to "
+                    f"max_duration={run.max_duration} ({length}{times['t_max'].unit.value}); otherwise the "
+                    "schedule is not defined for the whole run"
+                )
+        return times, max(t_warmup, 0)
+
+    @staticmethod
+    def _with_ramp(t_warmup: int, target: float, main):
+        """α(x) = target·x/t_w for x < t_w, else main(x); no ramp at all when t_w = 0."""
+        if t_warmup == 0:
+            return main
+
+        def fn(x):
+            return ops(x).where(x < t_warmup, target * (x / t_warmup), main(x))
+
+        return fn
+
+
+def _after_warmup_fraction(x, t_warmup: int, t_max: int):
+    """``min(1, (x − t_w)/(t_max − t_w))``, and 0 when ``t_max <= t_w`` (Composer)."""
+    if t_max <= t_warmup:
+        return ops(x).full_like(x, 0.0)
+    return ops(x).minimum((x - t_warmup) / (t_max - t_warmup), 1.0)
+
+
+@register_scheduler(aliases=("multistep_with_warmup",), family="composer")
+class MultiStepWithWarmupScheduler(_WarmupSchedule):
+    r"""Linear warmup from 0 to 1 over ``t_warmup``, then :class:`MultiStepScheduler`.
+
+    .. math:: \alpha(x) = x / t_w \;(x < t_w), \qquad \gamma^{\#\{i : x \ge m_i\}} \;(x \ge t_w)
+    """
+
+    _checks_t_max = False
+
+    def __init__(
+        self, t_warmup: str | Time, milestones: list[str | Time], gamma: float = 0.1, scale_warmup: bool = False
+    ) -> None:
+        self.t_warmup = time_argument("t_warmup", t_warmup)
+        self.milestones = _milestones(milestones)
+        self.gamma = _number("gamma", gamma, low=0.0)
+        self.scale_warmup = bool(scale_warmup)
+
+    def _resolve(self, run: RunContext) -> Curve:
+        times, t_warmup = self._warmup(run, _milestone_arguments(self.milestones))
+        points, gamma = _points(times), self.gamma
+        fn = self._with_ramp(t_warmup, 1.0, lambda x: kernels.multistep(x, points, gamma))
+        return Curve(times["t_warmup"].unit, fn, times)
+
+
+@register_scheduler(aliases=("linear_with_warmup",), family="composer")
+class LinearWithWarmupScheduler(_WarmupSchedule):
+    r"""Linear warmup from 0 to ``alpha_i``, then linear from ``alpha_i`` to ``alpha_f`` at ``t_max``.
+
+    .. math:: \alpha(x) = \alpha_i x / t_w \;(x < t_w), \qquad
+              \alpha_i + (\alpha_f - \alpha_i)\min\!\left(1, \tfrac{x - t_w}{t_{max} - t_w}\right) \;(x \ge t_w)
+    """
+
+    def __init__(
+        self,
+        t_warmup: str | Time,
+        alpha_i: float = 1.0,
+        alpha_f: float = 0.0,
+        t_max: str | Time = "1dur",
+        scale_warmup: bool = False,
+    ) -> None:
+        self.t_warmup = time_argument("t_warmup", t_warmup)
+        self.alpha_i = _number("alpha_i", alpha_i)
+        self.alpha_f = _number("alpha_f", alpha_f)
+        self.t_max = time_argument("t_max", t_max)
+        self.scale_warmup = bool(scale_warmup)
+
+    def _resolve(self, run: RunContext) -> Curve:
+        times, t_warmup = self._warmup(run, self._arguments("t_max"))
+        t_max, a_i, a_f = times["t_max"].value, self.alpha_i, self.alpha_f
+
+        def main(x):
+            return a_i + (a_f - a_i) * _after_warmup_fraction(x, t_warmup, t_max)
+
+        return Curve(times["t_max"].unit, self._with_ramp(t_warmup, a_i, main), times)
+
+
+@register_scheduler(aliases=("constant_with_warmup",), family="composer")
+class ConstantWithWarmupScheduler(LinearWithWarmupScheduler):
+    r"""Linear warmup from 0 to ``alpha``, then hold ``alpha`` (Composer: a linear warmup schedule with equal ends).
+
+    .. math:: \alpha(x) = \alpha\, x / t_w \;(x < t_w), \qquad \alpha \;(x \ge t_w)
+    """
+
+    def __init__(
+        self, t_warmup: str | Time, alpha: float = 1.0, t_max: str | Time = "1dur", scale_warmup: bool = False
+    ) -> None:
+        super().__init__(t_warmup, alpha_i=alpha, alpha_f=alpha, t_max=t_max, scale_warmup=scale_warmup)
+        self.alpha = self.alpha_i
+
+
+@register_scheduler(aliases=("cosine_with_warmup",), family="composer")
+class CosineAnnealingWithWarmupScheduler(_WarmupSchedule):
+    r"""Linear warmup from 0 to 1, then half a cosine from 1 to ``alpha_f`` at ``t_max``.
+
+    .. math:: \alpha(x) = x / t_w \;(x < t_w), \qquad
+              \alpha_f + (1 - \alpha_f)\frac{1 + \cos(\pi \tau)}{2},\;
+              \tau = \min\!\left(1, \tfrac{x - t_w}{t_{max} - t_w}\right) \;(x \ge t_w)
+    """
+
+    def __init__(
+        self, t_warmup: str | Time, t_max: str | Time = "1dur", alpha_f: float = 0.0, scale_warmup: bool = False
+    ) -> None:
+        self.t_warmup = time_argument("t_warmup", t_warmup)
+        self.t_max = time_argument("t_max", t_max)
+        self.alpha_f = _number("alpha_f", alpha_f)
+        self.scale_warmup = bool(scale_warmup)
+
+    def _resolve(self, run: RunContext) -> Curve:
+        times, t_warmup = self._warmup(run, self._arguments("t_max"))
+        t_max, a_f = times["t_max"].value, self.alpha_f
+
+        def main(x):
+            return kernels.cosine(_after_warmup_fraction(x, t_warmup, t_max), 1.0, a_f)
+
+        return Curve(times["t_max"].unit, self._with_ramp(t_warmup, 1.0, main), times)
+
+
+@register_scheduler(aliases=("polynomial_with_warmup",), family="composer")
+class PolynomialWithWarmupScheduler(_WarmupSchedule):
+    r"""Linear warmup from 0 to 1, then polynomial decay to ``alpha_f`` at ``t_max``.
+
+    .. math:: \alpha(x) = x / t_w \;(x < t_w), \qquad
+              \alpha_f + (1 - \alpha_f)(1 - \tau)^{\mathrm{power}},\;
+              \tau = \min\!\left(1, \tfrac{x - t_w}{t_{max} - t_w}\right) \;(x \ge t_w)
+    """
+
+    def __init__(
+        self,
+        t_warmup: str | Time,
+        power: float = 2.0,
+        t_max: str | Time = "1dur",
+        alpha_f: float = 0.0,
+        scale_warmup: bool = False,
+    ) -> None:
+        self.t_warmup = time_argument("t_warmup", t_warmup)
+        self.power = _number("power", power, low=0.0)
+        self.t_max = time_argument("t_max", t_max)
+        self.alpha_f = _number("alpha_f", alpha_f)
+        self.scale_warmup = bool(scale_warmup)
+
+    def _resolve(self, run: RunContext) -> Curve:
+        times, t_warmup = self._warmup(run, self._arguments("t_max"))
+        t_max, power, a_f = times["t_max"].value, self.power, self.alpha_f
+
+        def main(x):
+            return kernels.polynomial(_after_warmup_fraction(x, t_warmup, t_max), power, 1.0, a_f)
+
+        return Curve(times["t_max"].unit, self._with_ramp(t_warmup, 1.0, main), times)

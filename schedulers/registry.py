@@ -1,0 +1,118 @@
+"""One registry from every public schedule name to its class, for YAML, the CLI and Python alike.
+
+Names are matched case-insensitively: a full class name (``CosineAnnealingWithWarmupScheduler``,
+``CosineDecayLR``), a short alias (``cosine_with_warmup``, ``wsd``), or a full name without its family
+suffix (``CosineDecay`` for ``CosineDecayLR``) when that is unambiguous. A name that matches more than
+one entry is an error listing the full names.
+
+>>> from schedulers.registry import get_scheduler
+>>> get_scheduler("cosine_with_warmup").__name__
+'CosineAnnealingWithWarmupScheduler'
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Callable, TypeVar
+
+__all__ = ["UnknownSchedulerError", "get_scheduler", "register_scheduler", "registered_schedulers"]
+
+T = TypeVar("T", bound=type)
+
+# The suffixes that mark a family's full names (Composer: Scheduler; Cerebras: LR or WD).
+_SUFFIXES = ("scheduler", "lr", "wd")
+
+_BY_NAME: dict[str, type] = {}
+_BY_ALIAS: dict[str, type] = {}
+_FAMILY: dict[type, str] = {}
+
+
+class UnknownSchedulerError(ValueError, KeyError):
+    """A schedule name that is not registered, or that matches several entries."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+def register_scheduler(
+    cls: T | None = None, *, aliases: tuple[str, ...] = (), family: str = "user"
+) -> T | Callable[[T], T]:
+    """Register a schedule class under its class name and ``aliases``; usable as a decorator.
+
+    >>> from schedulers import Schedule
+    >>> @register_scheduler(aliases=("my_flat",))
+    ... class MyFlatSchedule(Schedule):
+    ...     pass
+    >>> get_scheduler("my_flat") is MyFlatSchedule
+    True
+    """
+
+    def register(target: T) -> T:
+        key = target.__name__.lower()
+        owner = _BY_NAME.get(key)
+        if owner is not None and owner is not target:
+            if _FAMILY.get(owner) != "user" or family != "user":
+                raise ValueError(
+                    f"a schedule named {target.__name__} is already registered ({_describe(owner)}); "
+                    "choose another class name"
+                )
+        for alias in aliases:
+            alias_key = alias.lower()
+            holder = _BY_ALIAS.get(alias_key) or _BY_NAME.get(alias_key)
+            if holder is not None and holder is not target:
+                raise ValueError(f"alias {alias!r} already names {_describe(holder)}")
+        _BY_NAME[key] = target
+        for alias in aliases:
+            _BY_ALIAS[alias.lower()] = target
+        _FAMILY[target] = family
+        return target
+
+    return register if cls is None else register(cls)
+
+
+def get_scheduler(name: str, *, family: str | None = None) -> type:
+    """The class registered as ``name`` (optionally only within ``family``), or an :class:`UnknownSchedulerError`."""
+    if not isinstance(name, str):
+        raise UnknownSchedulerError(f"a schedule name must be a string, got {name!r}")
+    key = name.strip().lower()
+
+    def of_family(found: list) -> list:
+        found = [cls for cls in dict.fromkeys(found) if cls is not None]
+        return [cls for cls in found if family is None or _FAMILY[cls] in (family, "user")]
+
+    unique = of_family([_BY_NAME.get(key), _BY_ALIAS.get(key)]) or of_family(
+        [cls for full, cls in _BY_NAME.items() if _strip_suffix(full) == key]
+    )
+    if len(unique) == 1:
+        return unique[0]
+    if len(unique) > 1:
+        names = ", ".join(sorted(cls.__name__ for cls in unique))
+        raise UnknownSchedulerError(f"schedule name {name!r} is ambiguous: it matches {names}; use a full name")
+    known = registered_schedulers(family)
+    close = difflib.get_close_matches(key, [n.lower() for n in known], n=3, cutoff=0.6)
+    hint = f" (did you mean {', '.join(_display(c, known) for c in close)}?)" if close else ""
+    raise UnknownSchedulerError(f"unknown schedule {name!r}{hint}; known: {', '.join(sorted(known))}")
+
+
+def registered_schedulers(family: str | None = None) -> dict[str, type]:
+    """Every registered name and alias (optionally of one family), mapped to its class."""
+    names = {cls.__name__: cls for cls in _BY_NAME.values()}
+    names.update({alias: cls for alias, cls in _BY_ALIAS.items()})
+    if family is not None:
+        names = {n: c for n, c in names.items() if _FAMILY[c] in (family, "user")}
+    return names
+
+
+def _strip_suffix(full: str) -> str:
+    for suffix in _SUFFIXES:
+        if full.endswith(suffix) and len(full) > len(suffix):
+            return full[: -len(suffix)]
+    return full
+
+
+def _describe(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _display(lower: str, known: dict[str, type]) -> str:
+    return next((name for name in known if name.lower() == lower), lower)

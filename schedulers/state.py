@@ -1,0 +1,90 @@
+"""``SchedulerState``: the three things a schedule reads, for use outside the trainer."""
+
+from __future__ import annotations
+
+import operator
+
+from timeunits import Time, Timestamp, TimeUnit
+
+__all__ = ["SchedulerState", "as_max_duration", "as_dataloader_len"]
+
+
+class SchedulerState:
+    """A small mutable record with what every schedule reads: the protocol the trainer's state also meets.
+
+    ``max_duration`` is the length of the run (a Time or time string in ``ep``, ``ba``, ``sp`` or ``tok``,
+    never ``dur``), ``timestamp`` where the run is now, and ``dataloader_len`` the batches per epoch
+    (an int or a Time in ``ba``; needed only to turn epochs into batches).
+
+    >>> from schedulers import SchedulerState, CosineAnnealingScheduler
+    >>> state = SchedulerState("100ba")
+    >>> state.timestamp = state.timestamp.to_next_batch(samples=32)
+    >>> round(CosineAnnealingScheduler()(state), 6)
+    0.999753
+    """
+
+    __slots__ = ("_max_duration", "timestamp", "_dataloader_len")
+
+    def __init__(
+        self,
+        max_duration: Time | str,
+        timestamp: Timestamp | None = None,
+        dataloader_len: int | Time | None = None,
+    ) -> None:
+        self.max_duration = max_duration
+        self.timestamp = Timestamp() if timestamp is None else timestamp
+        self.dataloader_len = dataloader_len
+
+    @property
+    def max_duration(self) -> Time:
+        return self._max_duration
+
+    @max_duration.setter
+    def max_duration(self, value: Time | str) -> None:
+        self._max_duration = as_max_duration(value)
+
+    @property
+    def dataloader_len(self) -> int | None:
+        return self._dataloader_len
+
+    @dataloader_len.setter
+    def dataloader_len(self, value: int | Time | None) -> None:
+        self._dataloader_len = as_dataloader_len(value)
+
+    def __repr__(self) -> str:
+        return (
+            f"SchedulerState(max_duration={self._max_duration}, timestamp={self.timestamp!r}, "
+            f"dataloader_len={self._dataloader_len})"
+        )
+
+
+def as_max_duration(value: object, name: str = "max_duration") -> Time:
+    """``value`` as the Time of a run's length, or a ValueError naming ``name``."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        raise ValueError(f"{name}={value!r} has no unit: give a Time or a string such as '10ep' or '1000ba'")
+    try:
+        time = Time.from_input(value)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{name}={value!r} is not a time: {error}") from None
+    if time.unit is TimeUnit.DURATION:
+        raise ValueError(f"{name}={time} is a fraction of itself: give it in ep, ba, sp or tok")
+    if time.value <= 0:
+        raise ValueError(f"{name}={time} must be positive")
+    return time
+
+
+def as_dataloader_len(value: object) -> int | None:
+    """Batches per epoch as an int (None stays None); a Time must be in ``ba``."""
+    if value is None:
+        return None
+    if isinstance(value, Time):
+        if value.unit is not TimeUnit.BATCH:
+            raise ValueError(f"dataloader_len={value} must be a count of batches (ba)")
+        value = value.value
+    try:
+        count = None if isinstance(value, bool) else operator.index(value)
+    except TypeError:
+        count = None
+    if count is None or count <= 0:
+        raise ValueError(f"dataloader_len={value!r} must be a positive int (batches per epoch) or None")
+    return count
