@@ -6,7 +6,8 @@
 0.0
 """
 
-from schedulers.base import Curve, Schedule
+from schedulers.base import Curve, FunctionSchedule, Schedule, as_schedule
+from schedulers.compile import CompiledScheduler, compile_scheduler
 from schedulers.composer import (
     ConstantScheduler,
     ConstantWithWarmupScheduler,
@@ -22,16 +23,22 @@ from schedulers.composer import (
     PolynomialWithWarmupScheduler,
     StepScheduler,
 )
-from schedulers.resolution import MissingDataloaderLenError, RunContext
+from schedulers.composition import Product, Sequence, Warmup
+from schedulers.evaluate import RunTimeline, evaluate_run, run_timeline
+from schedulers.registry import UnknownSchedulerError, get_scheduler, register_scheduler, registered_schedulers
+from schedulers.resolution import MissingDataloaderLenError, RunContext, scale_max_duration
 from schedulers.state import SchedulerState
+from schedulers.torch_scaling import scale_pytorch_scheduler
 
 __all__ = [
+    "CompiledScheduler",
     "ConstantScheduler",
     "ConstantWithWarmupScheduler",
     "CosineAnnealingScheduler",
     "CosineAnnealingWarmRestartsScheduler",
     "CosineAnnealingWithWarmupScheduler",
     "Curve",
+    "FunctionSchedule",
     "ExponentialScheduler",
     "LinearScheduler",
     "LinearWithWarmupScheduler",
@@ -40,8 +47,22 @@ __all__ = [
     "MultiStepWithWarmupScheduler",
     "PolynomialScheduler",
     "PolynomialWithWarmupScheduler",
+    "Product",
     "RunContext",
+    "RunTimeline",
     "Schedule",
     "SchedulerState",
+    "Sequence",
     "StepScheduler",
+    "UnknownSchedulerError",
+    "Warmup",
+    "as_schedule",
+    "compile_scheduler",
+    "evaluate_run",
+    "get_scheduler",
+    "register_scheduler",
+    "registered_schedulers",
+    "run_timeline",
+    "scale_max_duration",
+    "scale_pytorch_scheduler",
 ]

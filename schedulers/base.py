@@ -10,7 +10,7 @@ from timeunits import Time, Timestamp, TimeUnit
 
 from schedulers.resolution import RunContext, check_ssr, same_unit
 
-__all__ = ["Curve", "Schedule", "time_argument"]
+__all__ = ["Curve", "FunctionSchedule", "Schedule", "as_schedule", "time_argument"]
 
 _UNSET = object()
 
@@ -122,3 +122,41 @@ class Schedule:
                 value = self.__dict__[name]
                 arguments.append(f"{name}={str(value)!r}" if isinstance(value, Time) else f"{name}={value!r}")
         return f"{type(self).__name__}({', '.join(arguments)})"
+
+
+class FunctionSchedule(Schedule):
+    """A schedule from a plain function of the state, ``fn(state) -> float`` (see :func:`as_schedule`).
+
+    It has no closed form: it is called on every step, cannot apply a scale schedule ratio other than 1,
+    and whole-run evaluation steps a state through the run to read it.
+    """
+
+    def __init__(self, fn: Callable[[Any], float]) -> None:
+        if not callable(fn):
+            raise TypeError(f"as_schedule() needs a callable fn(state) -> float, got {fn!r}")
+        self.fn = fn
+
+    def __call__(self, state, ssr: float = 1.0) -> float:
+        if ssr != 1.0:
+            raise ValueError(
+                f"{self.fn!r} is a function of the state only, so it cannot apply scale_schedule_ratio={ssr}; "
+                "write the schedule as a Cadence schedule (times in ba/ep/dur) to scale it"
+            )
+        return self.fn(state)
+
+    def _resolve(self, run: RunContext) -> Curve:
+        raise TypeError(f"{self.fn!r} is a function of the state: it has no closed form to resolve")
+
+    def __repr__(self) -> str:
+        return f"as_schedule({self.fn!r})"
+
+
+def as_schedule(fn: Callable[[Any], float]) -> FunctionSchedule:
+    """Wrap a one-parameter function of the state as a Cadence schedule (for the trainer and compile).
+
+    >>> from schedulers import SchedulerState
+    >>> half_after_ten = as_schedule(lambda state: 0.5 if state.timestamp.batch >= 10 else 1.0)
+    >>> half_after_ten(SchedulerState("20ba"))
+    1.0
+    """
+    return FunctionSchedule(fn)

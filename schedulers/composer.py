@@ -285,18 +285,19 @@ class _WarmupSchedule(Schedule):
         """α(x) = target·x/t_w for x < t_w, else main(x); no ramp at all when t_w = 0."""
         if t_warmup == 0:
             return main
-
-        def fn(x):
-            return ops(x).where(x < t_warmup, target * (x / t_warmup), main(x))
-
-        return fn
+        boundaries, pieces = (t_warmup,), (lambda x: target * (x / t_warmup), main)
+        return lambda x: ops(x).piecewise(x, boundaries, pieces)
 
 
-def _after_warmup_fraction(x, t_warmup: int, t_max: int):
-    """``min(1, (x − t_w)/(t_max − t_w))``, and 0 when ``t_max <= t_w`` (Composer)."""
+def _after_warmup(t_warmup: int, t_max: int):
+    """``x -> (x − t_w)/(t_max − t_w)``, the progress after warmup, which the kernels clamp to [0, 1].
+
+    When ``t_max <= t_w`` it is 0 throughout (Composer: no decay at all).
+    """
     if t_max <= t_warmup:
-        return ops(x).full_like(x, 0.0)
-    return ops(x).minimum((x - t_warmup) / (t_max - t_warmup), 1.0)
+        return lambda x: x * 0.0
+    span = t_max - t_warmup
+    return lambda x: (x - t_warmup) / span
 
 
 @register_scheduler(aliases=("multistep_with_warmup",), family="composer")
@@ -347,10 +348,10 @@ class LinearWithWarmupScheduler(_WarmupSchedule):
 
     def _resolve(self, run: RunContext) -> Curve:
         times, t_warmup = self._warmup(run, self._arguments("t_max"))
-        t_max, a_i, a_f = times["t_max"].value, self.alpha_i, self.alpha_f
+        progress, a_i, a_f = _after_warmup(t_warmup, times["t_max"].value), self.alpha_i, self.alpha_f
 
         def main(x):
-            return a_i + (a_f - a_i) * _after_warmup_fraction(x, t_warmup, t_max)
+            return kernels.linear(progress(x), a_i, a_f)
 
         return Curve(times["t_max"].unit, self._with_ramp(t_warmup, a_i, main), times)
 
@@ -388,10 +389,10 @@ class CosineAnnealingWithWarmupScheduler(_WarmupSchedule):
 
     def _resolve(self, run: RunContext) -> Curve:
         times, t_warmup = self._warmup(run, self._arguments("t_max"))
-        t_max, a_f = times["t_max"].value, self.alpha_f
+        progress, a_f = _after_warmup(t_warmup, times["t_max"].value), self.alpha_f
 
         def main(x):
-            return kernels.cosine(_after_warmup_fraction(x, t_warmup, t_max), 1.0, a_f)
+            return kernels.cosine(progress(x), 1.0, a_f)
 
         return Curve(times["t_max"].unit, self._with_ramp(t_warmup, 1.0, main), times)
 
@@ -421,9 +422,9 @@ class PolynomialWithWarmupScheduler(_WarmupSchedule):
 
     def _resolve(self, run: RunContext) -> Curve:
         times, t_warmup = self._warmup(run, self._arguments("t_max"))
-        t_max, power, a_f = times["t_max"].value, self.power, self.alpha_f
+        progress, power, a_f = _after_warmup(t_warmup, times["t_max"].value), self.power, self.alpha_f
 
         def main(x):
-            return kernels.polynomial(_after_warmup_fraction(x, t_warmup, t_max), power, 1.0, a_f)
+            return kernels.polynomial(progress(x), power, 1.0, a_f)
 
         return Curve(times["t_max"].unit, self._with_ramp(t_warmup, 1.0, main), times)

@@ -17,10 +17,11 @@ from __future__ import annotations
 import math
 
 from timeunits import Time, TimeUnit
+from timeunits.counting import whole_count
 
 from schedulers.state import as_dataloader_len, as_max_duration
 
-__all__ = ["MissingDataloaderLenError", "RunContext", "check_ssr", "same_unit", "whole_count"]
+__all__ = ["MissingDataloaderLenError", "RunContext", "check_ssr", "same_unit", "scale_max_duration", "whole_count"]
 
 
 class MissingDataloaderLenError(ValueError, RuntimeError):
@@ -28,18 +29,6 @@ class MissingDataloaderLenError(ValueError, RuntimeError):
 
     Composer raises RuntimeError here; Cadence's error is also a ValueError.
     """
-
-
-def whole_count(x: float) -> int:
-    """``x`` as a count: the nearest integer when within ``1e-9·max(1, |x|)`` of it, else ``trunc(x)``.
-
-    >>> whole_count(0.29 * 100), whole_count(2.5), whole_count(-2.5)
-    (29, 2, -2)
-    """
-    nearest = round(x)
-    if abs(x - nearest) <= 1e-9 * max(1.0, abs(x)):
-        return int(nearest)
-    return int(x)
 
 
 def check_ssr(ssr: object, name: str = "ssr") -> float:
@@ -112,3 +101,31 @@ def same_unit(resolved: dict[str, tuple[Time, Time]]) -> TimeUnit:
                 "of one schedule must resolve to one unit (dur follows max_duration's unit; ep becomes ba)"
             )
     return first.unit
+
+
+def scale_max_duration(max_duration: Time | str, ssr: float, dataloader_len: int | None = None) -> Time:
+    """The run's length after ``scale_schedule_ratio``: ``ssr · max_duration`` as a whole count.
+
+    A length in epochs becomes the exact number of batches, ``ssr · epochs · dataloader_len`` (Composer
+    truncates to whole epochs, ``3ep × 0.75 → 2ep``; deviation 4). At ``ssr = 1`` the length is unchanged.
+
+    >>> scale_max_duration("3ep", 0.75, dataloader_len=100), scale_max_duration("1000sp", 0.5)
+    (Time(225, TimeUnit.BATCH), Time(500, TimeUnit.SAMPLE))
+    """
+    length = as_max_duration(max_duration)
+    ssr = check_ssr(ssr, "scale_schedule_ratio")
+    if ssr == 1.0:
+        return length
+    if length.unit is TimeUnit.EPOCH:
+        if dataloader_len is None:
+            raise MissingDataloaderLenError(
+                f"max_duration={length} scaled by scale_schedule_ratio={ssr} becomes batches, which needs "
+                "dataloader_len (batches per epoch), but dataloader_len is None"
+            )
+        length = Time(length.value * as_dataloader_len(dataloader_len), TimeUnit.BATCH)
+    scaled = Time(whole_count(length.value * ssr), length.unit)
+    if scaled.value <= 0:
+        raise ValueError(
+            f"scale_schedule_ratio={ssr} reduces max_duration={max_duration} to {scaled}: use a larger ratio"
+        )
+    return scaled

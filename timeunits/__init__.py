@@ -7,6 +7,7 @@
 (Time(0.3, TimeUnit.DURATION), Time(4000, TimeUnit.TOKEN))
 """
 
+from timeunits.counting import whole_count
 from timeunits.errors import NonIntegralTimeError, TimeParseError, TimeUnitMismatchError
 from timeunits.time import Time, TimeLike
 from timeunits.timestamp import Timestamp
@@ -20,4 +21,5 @@ __all__ = [
     "TimeUnit",
     "TimeUnitMismatchError",
     "Timestamp",
+    "whole_count",
 ]

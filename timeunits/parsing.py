@@ -25,7 +25,8 @@ _NUMBER_RE = re.compile(_NUMBER, re.ASCII)
 _TRAILING_LETTERS = re.compile(r"[A-Za-z]+\s*$")
 _UNIT_SUFFIX = re.compile(rf"({'|'.join(UNIT_VALUES)})\s*$", re.IGNORECASE)
 
-# An integer literal with more digits than this is refused rather than expanded (``"1e999999999ba"``).
+# An integer literal with this many digits or more is refused rather than expanded (``"1e999999999ba"``);
+# Python cannot print an int of more than 4300 digits, so a longer one would not round-trip.
 _MAX_INTEGER_DIGITS = 4300
 
 _EXPECTED = "expected <number><unit> with unit in ep, ba, sp, tok, dur (e.g. '0.3dur', '10ep', '4_000tok')"
@@ -54,7 +55,7 @@ def parse_timestring(timestring: str) -> tuple[int | float, TimeUnit]:
 
 def _exact_integer(number: str, timestring: str, unit: TimeUnit) -> int:
     exact = Decimal(number.replace("_", ""))
-    if exact.adjusted() > _MAX_INTEGER_DIGITS:
+    if not exact.is_zero() and exact.adjusted() >= _MAX_INTEGER_DIGITS:
         raise TimeParseError(f"{timestring!r} is not a time: {number} has more than {_MAX_INTEGER_DIGITS} digits")
     if exact != exact.to_integral_value():
         raise NonIntegralTimeError(

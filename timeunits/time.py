@@ -6,6 +6,7 @@ import math
 import operator
 from typing import Union
 
+from timeunits.counting import whole_count
 from timeunits.errors import NonIntegralTimeError, TimeUnitMismatchError
 from timeunits.parsing import parse_timestring
 from timeunits.units import TimeUnit
@@ -28,8 +29,10 @@ class Time:
     (Time(0.3, TimeUnit.DURATION), Time(10, TimeUnit.EPOCH))
     >>> Time(10, "ep") * 0.75                    # scaling keeps the unit, truncating int units
     Time(7, TimeUnit.EPOCH)
-    >>> Time(10, "ep") * Time(0.5, "dur")        # a fraction of a time
+    >>> Time(10, "ep") * Time(0.5, "dur")        # a fraction of a time, as a whole count
     Time(5, TimeUnit.EPOCH)
+    >>> Time(100, "ba") * Time(0.29, "dur")      # 28.999999999999996 is 29 (see whole_count)
+    Time(29, TimeUnit.BATCH)
     >>> Time(3, "ba") / Time(4, "ba")            # a ratio of two times is a duration
     Time(0.75, TimeUnit.DURATION)
     >>> str(Time(10, "ep") + "5ep")
@@ -62,6 +65,11 @@ class Time:
             return value
         if isinstance(value, str):
             return cls.from_timestring(value)
+        if not _is_number(value):
+            raise TypeError(
+                f"{value!r} of type {type(value).__name__} is not a time: expected a Time, a time string "
+                "such as '10ep', or a number with default_int_unit"
+            )
         if default_int_unit is None:
             raise ValueError(
                 f"{value!r} is a bare number, not a time: write it with a unit (e.g. '{value}ep') "
@@ -190,7 +198,7 @@ class Time:
                 f"cannot multiply {self} by {other}: one of the two must be a dur fraction (e.g. {self} * 0.5dur)"
             )
         product = self._value * other._value
-        return _make(float(product) if unit is _DURATION else int(product), unit)
+        return _make(float(product) if unit is _DURATION else whole_count(product), unit)
 
     __rmul__ = __mul__
 
@@ -218,10 +226,12 @@ class Time:
                 return False
             return self._unit is other._unit and self._value == other._value
         if _is_number(other):
-            return self._value == other
+            return self._value == _plain_number(other)
         return NotImplemented
 
     def _compare_value(self, other: object) -> int | float:
+        if _is_number(other):
+            return _plain_number(other)  # ordering against a bare number needs no unit check
         return self._same_unit(other, "compare")._value
 
     def __lt__(self, other: object) -> bool:
@@ -263,6 +273,18 @@ def _is_number(value: object) -> bool:
     except (TypeError, ValueError):
         return False
     return True
+
+
+def _plain_number(value: object) -> int | float:
+    """A numpy/torch/other number as a Python int (when integer-like) or float."""
+    if type(value) is int or type(value) is float:
+        return value
+    if isinstance(value, float):
+        return float(value)  # numpy.float64 and other float subclasses
+    try:
+        return operator.index(value)
+    except TypeError:
+        return float(value)
 
 
 def _is_operand(value: object) -> bool:

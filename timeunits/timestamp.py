@@ -160,7 +160,8 @@ class Timestamp:
         return cls(**state)
 
     # -- comparison ------------------------------------------------------------------------------
-    def _counter_for(self, other: Time) -> Time:
+    def _counter_for(self, other: Time | str) -> Time:
+        other = Time.from_timestring(other) if isinstance(other, str) else other
         if other.unit is TimeUnit.DURATION:
             raise ValueError(
                 f"cannot compare a Timestamp with {other}: a dur time needs max_duration; "
@@ -179,16 +180,16 @@ class Timestamp:
         return hash(tuple(self.state_dict().values()))
 
     def __lt__(self, other: object) -> bool:
-        return self._counter_for(other) < other if isinstance(other, Time) else NotImplemented
+        return self._counter_for(other) < other if isinstance(other, (Time, str)) else NotImplemented
 
     def __le__(self, other: object) -> bool:
-        return self._counter_for(other) <= other if isinstance(other, Time) else NotImplemented
+        return self._counter_for(other) <= other if isinstance(other, (Time, str)) else NotImplemented
 
     def __gt__(self, other: object) -> bool:
-        return self._counter_for(other) > other if isinstance(other, Time) else NotImplemented
+        return self._counter_for(other) > other if isinstance(other, (Time, str)) else NotImplemented
 
     def __ge__(self, other: object) -> bool:
-        return self._counter_for(other) >= other if isinstance(other, Time) else NotImplemented
+        return self._counter_for(other) >= other if isinstance(other, (Time, str)) else NotImplemented
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={value}" for name, value in self.state_dict().items())

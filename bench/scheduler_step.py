@@ -1,0 +1,179 @@
+"""Scheduler benchmarks, each a ratio measured in one process.
+
+Run: ``python bench/scheduler_step.py [--skip-compile]``.
+
+1. Per-step cost of ``compile_scheduler(CosineAnnealingWithWarmupScheduler(...)).step()`` plus advancing the
+   timestamp, next to the floor (a Python loop writing ``base * f(t)`` into the param group) and torch's own
+   ``LambdaLR(lambda e: 1.0).step()``. Gate: Cadence ≤ 1.0× LambdaLR; aim ≤ 1 µs.
+2. A 1,000,000-batch warmup + cosine run evaluated whole, next to a hand-written vectorised torch
+   expression. Target ≤ 1.5×.
+3. A ``torch.compile``d AdamW step over 50 steps with lr and weight_decay scheduled as 0-d tensors:
+   recompiles counted with ``torch._dynamo`` counters (target 0 after the first compile), next to a float lr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import sys
+import time
+import warnings
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import torch  # noqa: E402
+from _timing import compare, report  # noqa: E402
+
+from schedulers import (  # noqa: E402
+    CosineAnnealingWithWarmupScheduler,
+    SchedulerState,
+    compile_scheduler,
+    evaluate_run,
+)
+
+RUN = 1_000_000
+WARMUP = 0.05
+ALPHA_F = 0.1
+
+
+def per_step() -> None:
+    torch.set_num_threads(1)
+    schedule = CosineAnnealingWithWarmupScheduler(t_warmup=f"{WARMUP}dur", alpha_f=ALPHA_F)
+    state = SchedulerState(f"{RUN}ba")
+    opt = torch.optim.SGD([torch.zeros(4, requires_grad=True)], lr=0.1)
+    compiled = compile_scheduler(schedule, opt, state)
+    state.timestamp = state.timestamp.copy(batch=RUN // 2)  # mid-run: the cosine branch
+
+    def cadence_step():
+        state.timestamp = state.timestamp.to_next_batch(32)
+        compiled.step()
+
+    floor_group = torch.optim.SGD([torch.zeros(4, requires_grad=True)], lr=0.1).param_groups[0]
+    floor_clock = [RUN // 2]
+    warmup, t_max, base = WARMUP * RUN, RUN, 0.1
+
+    def floor_step():
+        t = floor_clock[0] = floor_clock[0] + 1
+        frac = min(1.0, (t - warmup) / (t_max - warmup))
+        floor_group["lr"] = base * (ALPHA_F + (1 - ALPHA_F) * (1 + math.cos(math.pi * frac)) / 2)
+
+    torch_opt = torch.optim.SGD([torch.zeros(4, requires_grad=True)], lr=0.1)
+    torch_opt.step()  # silence torch's "scheduler before optimizer" warning
+    lambda_lr = torch.optim.lr_scheduler.LambdaLR(torch_opt, lambda epoch: 1.0)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        medians = compare(
+            {
+                "torch LambdaLR(lambda e: 1.0).step()": lambda_lr.step,
+                "floor: base * f(t) into the group": floor_step,
+                "Cadence: to_next_batch + step()": cadence_step,
+                "Cadence: step() alone": compiled.step,
+            },
+            number=100_000,
+        )
+    report("1. Per-step cost (median of 5 interleaved rounds)", medians, "torch LambdaLR(lambda e: 1.0).step()")
+    ratio = medians["Cadence: to_next_batch + step()"] / medians["torch LambdaLR(lambda e: 1.0).step()"]
+    print(f"  gate: Cadence step + advance = {ratio:.2f}x LambdaLR.step ({'PASS' if ratio <= 1.0 else 'FAIL'} <= 1.0x)")
+
+
+def whole_run() -> None:
+    torch.set_num_threads(1)
+    schedule = CosineAnnealingWithWarmupScheduler(t_warmup=f"{WARMUP}dur", alpha_f=ALPHA_F)
+
+    def by_hand():
+        x = torch.arange(RUN, dtype=torch.float64)
+        w = WARMUP * RUN
+        frac = torch.clamp((x - w) / (RUN - w), 0.0, 1.0)
+        decay = ALPHA_F + (1 - ALPHA_F) * (1 + torch.cos(math.pi * frac)) / 2
+        return torch.where(x < w, x / w, decay)
+
+    def cadence():
+        return evaluate_run(schedule, f"{RUN}ba")
+
+    torch.testing.assert_close(cadence(), by_hand(), rtol=1e-12, atol=1e-12)
+    samples = {"hand-written torch expression": [], "Cadence evaluate_run": []}
+    for _ in range(5):
+        for name, fn in (("hand-written torch expression", by_hand), ("Cadence evaluate_run", cadence)):
+            start = time.perf_counter()
+            fn()
+            samples[name].append(time.perf_counter() - start)
+    medians = {name: statistics.median(values) * 1e9 for name, values in samples.items()}
+    report(f"2. Whole run of {RUN:,} batches (ns per call, median of 5)", medians, "hand-written torch expression")
+    ratio = medians["Cadence evaluate_run"] / medians["hand-written torch expression"]
+    print(f"  target: {ratio:.2f}x the hand-written expression ({'PASS' if ratio <= 1.5 else 'FAIL'} <= 1.5x)")
+
+
+def compiled_optimizer() -> None:
+    import torch._dynamo
+
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    model = torch.nn.Linear(64, 64)
+    state = SchedulerState("50ba")
+    opt = torch.optim.AdamW(model.parameters(), lr=torch.tensor(1e-3), weight_decay=torch.tensor(0.01))
+    lr_sched = compile_scheduler(CosineAnnealingWithWarmupScheduler(t_warmup="5ba"), opt, state)
+    wd_sched = compile_scheduler(
+        CosineAnnealingWithWarmupScheduler(t_warmup="0ba", alpha_f=0.5), opt, state, hyperparameter="weight_decay"
+    )
+
+    @torch.compile(fullgraph=False)
+    def optimizer_step():
+        opt.step()
+
+    data = torch.randn(8, 64)
+    lrs = []
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(50):
+            model.zero_grad()
+            model(data).pow(2).mean().backward()
+            optimizer_step()
+            state.timestamp = state.timestamp.to_next_batch(8)
+            lr_sched.step()
+            wd_sched.step()
+            lrs.append(float(opt.param_groups[0]["lr"]))
+    elapsed = time.perf_counter() - start
+    frames = torch._dynamo.utils.counters["stats"]["unique_graphs"]
+    recompiles = sum(torch._dynamo.utils.counters["recompiles"].values()) if "recompiles" in torch._dynamo.utils.counters else 0
+    print("3. torch.compile'd AdamW step, lr and weight_decay as scheduled 0-d tensors, 50 steps")
+    print(f"  graphs compiled: {frames}, recompiles: {recompiles}, lr moved from {lrs[0]:.2e} to {lrs[-1]:.2e}, {elapsed:.1f}s")
+
+    torch._dynamo.reset()
+    float_opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    float_state = SchedulerState("50ba")
+    float_sched = compile_scheduler(CosineAnnealingWithWarmupScheduler(t_warmup="5ba"), float_opt, float_state)
+
+    @torch.compile(fullgraph=False)
+    def float_step():
+        float_opt.step()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(12):
+            model.zero_grad()
+            model(data).pow(2).mean().backward()
+            float_step()
+            float_state.timestamp = float_state.timestamp.to_next_batch(8)
+            float_sched.step()
+    float_recompiles = sum(torch._dynamo.utils.counters["recompiles"].values()) if "recompiles" in torch._dynamo.utils.counters else 0
+    print(f"  for comparison, a float lr over 12 steps: recompiles: {float_recompiles}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--skip-compile", action="store_true", help="skip the torch.compile benchmark (slow to compile)")
+    args = parser.parse_args()
+    per_step()
+    whole_run()
+    if not args.skip_compile:
+        compiled_optimizer()
+
+
+if __name__ == "__main__":
+    main()

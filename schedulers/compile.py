@@ -1,0 +1,189 @@
+"""Turning a time-aware schedule into a real ``torch.optim.lr_scheduler.LRScheduler``.
+
+``compile_scheduler(schedule, optimizer, state)`` returns a scheduler that writes
+
+.. math:: \\mathrm{group}[h] = \\mathrm{group}[\\texttt{initial\\_}h] \\cdot \\alpha(\\mathrm{state})
+
+into every param group, at construction and at every ``step()``. It reads ``state`` by reference (the
+trainer, or your own loop, advances ``state.timestamp``), so the step count it keeps is bookkeeping
+only. ``h`` is ``"lr"`` or any other scalar hyperparameter (``"weight_decay"``, ``"momentum"``, ...).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from typing import Any, Callable
+
+import torch
+from torch.optim.lr_scheduler import LRScheduler
+
+from schedulers.resolution import check_ssr
+
+__all__ = ["CompiledScheduler", "compile_scheduler"]
+
+
+def compile_scheduler(
+    scheduler: Callable[..., float],
+    optimizer: torch.optim.Optimizer,
+    state: Any,
+    ssr: float = 1.0,
+    *,
+    hyperparameter: str = "lr",
+) -> CompiledScheduler:
+    """A torch LR scheduler that drives ``hyperparameter`` of every param group with ``scheduler``.
+
+    ``scheduler`` is a Cadence schedule or any callable ``(state, ssr) -> float`` (a one-argument
+    ``(state) -> float`` callable works when ``ssr`` is 1). ``state`` has ``.timestamp``, ``.max_duration``
+    and ``.dataloader_len``.
+
+    >>> import torch
+    >>> from schedulers import SchedulerState, LinearScheduler, compile_scheduler
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+    >>> state = SchedulerState("10ba")
+    >>> sched = compile_scheduler(LinearScheduler(), opt, state)
+    >>> state.timestamp = state.timestamp.to_next_batch(); sched.step()
+    >>> round(opt.param_groups[0]["lr"], 6)
+    0.09
+    """
+    return CompiledScheduler(scheduler, optimizer, state, ssr, hyperparameter=hyperparameter)
+
+
+class CompiledScheduler(LRScheduler):
+    """The scheduler :func:`compile_scheduler` returns. ``step()`` is a single α evaluation plus writes.
+
+    The base value of each group is kept as ``group["initial_<h>"]`` (torch's ``initial_lr``
+    convention), so reloading an optimizer's state never applies α twice. A tensor-valued
+    hyperparameter stays the same tensor and is updated in place (a compiled optimizer step then
+    never recompiles because the value moved).
+    """
+
+    def __init__(
+        self,
+        scheduler: Callable[..., float],
+        optimizer: torch.optim.Optimizer,
+        state: Any,
+        ssr: float = 1.0,
+        *,
+        hyperparameter: str = "lr",
+    ) -> None:
+        if not callable(scheduler):
+            raise TypeError(f"scheduler must be callable as scheduler(state, ssr), got {scheduler!r}")
+        if not isinstance(optimizer, torch.optim.Optimizer):
+            raise TypeError(f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}")
+        for name in ("timestamp", "max_duration", "dataloader_len"):
+            if not hasattr(state, name):
+                raise TypeError(f"state must have .timestamp, .max_duration and .dataloader_len; it lacks .{name}")
+        self.optimizer = optimizer
+        self.scheduler = scheduler
+        self.state = state
+        self.ssr = check_ssr(ssr)
+        self.hyperparameter = hyperparameter
+        self._alpha = _bind_ssr(scheduler, self.ssr)
+        self._initial_key = f"initial_{hyperparameter}"
+        self.base_values = [_base_value(group, i, hyperparameter, self._initial_key) for i, group in enumerate(optimizer.param_groups)]
+        if hyperparameter == "lr":
+            self.base_lrs = list(self.base_values)  # what torch's own schedulers expose
+        self._tensor_groups = any(isinstance(g[hyperparameter], torch.Tensor) for g in optimizer.param_groups)
+        self.last_epoch = 0
+        self._step_count = 1
+        self._apply()
+
+    def _apply(self) -> None:
+        alpha = self._alpha(self.state)
+        key = self.hyperparameter
+        values = [base * alpha for base in self.base_values]
+        for group, value in zip(self.optimizer.param_groups, values):
+            if self._tensor_groups and isinstance(group[key], torch.Tensor):
+                group[key].fill_(value)  # in place: a compiled optimizer step keeps its graph
+            else:
+                group[key] = value
+        self._last_lr = values
+
+    def step(self, epoch: None = None) -> None:  # type: ignore[override]
+        """Advance the bookkeeping count and write ``base · α(state)`` into every group."""
+        if epoch is not None:
+            raise TypeError(
+                "a compiled Cadence scheduler reads the time from its state; step() takes no epoch argument"
+            )
+        self.last_epoch += 1
+        self._apply()
+
+    def get_lr(self) -> list[float]:
+        """The values the next write would use (torch's protocol)."""
+        alpha = self._alpha(self.state)
+        return [base * alpha for base in self.base_values]
+
+    def get_last_lr(self) -> list[float]:
+        """The values written by the last construction/``step()``/``load_state_dict()``."""
+        return list(self._last_lr)
+
+    def state_dict(self) -> dict[str, Any]:
+        """Bookkeeping only (plain numbers and strings): the time lives in the state, which is saved with it."""
+        return {
+            "hyperparameter": self.hyperparameter,
+            "ssr": self.ssr,
+            "last_epoch": self.last_epoch,
+            "base_values": [float(b) for b in self.base_values],
+        }
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore the bookkeeping, then write the values for the (restored) state's timestamp."""
+        if state_dict.get("hyperparameter", self.hyperparameter) != self.hyperparameter:
+            raise ValueError(
+                f"this state_dict drives {state_dict['hyperparameter']!r}, but this scheduler drives "
+                f"{self.hyperparameter!r}"
+            )
+        if len(state_dict.get("base_values", self.base_values)) != len(self.base_values):
+            raise ValueError(
+                f"this state_dict has {len(state_dict['base_values'])} param groups, the optimizer has {len(self.base_values)}"
+            )
+        self.last_epoch = int(state_dict.get("last_epoch", self.last_epoch))
+        self.ssr = check_ssr(state_dict.get("ssr", self.ssr))
+        self._alpha = _bind_ssr(self.scheduler, self.ssr)
+        self._apply()
+
+
+def _bind_ssr(scheduler: Callable[..., float], ssr: float) -> Callable[[Any], float]:
+    """``state -> α``: pass ssr to two-argument schedules; a one-argument schedule needs ssr == 1."""
+    if _takes_ssr(scheduler):
+        if ssr == 1.0:
+            return scheduler
+        return lambda state: scheduler(state, ssr)
+    if ssr != 1.0:
+        raise ValueError(
+            f"scheduler {scheduler!r} takes only (state), so it cannot apply ssr={ssr}: give it a second "
+            "parameter (state, ssr=1.0), or use a Cadence schedule"
+        )
+    return scheduler
+
+
+def _takes_ssr(scheduler: Callable[..., float]) -> bool:
+    try:
+        parameters = list(inspect.signature(scheduler).parameters.values())
+    except (TypeError, ValueError):
+        return True  # builtins and C callables: assume the documented (state, ssr) protocol
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 2 or any(p.kind is p.VAR_POSITIONAL for p in parameters)
+
+
+def _base_value(group: dict, index: int, key: str, initial_key: str) -> float:
+    """The group's base value of ``key`` (kept as ``initial_<key>``), checked to be a scalar."""
+    if key not in group:
+        raise ValueError(
+            f"param group {index} has no {key!r} to schedule; its keys are {sorted(k for k in group if k != 'params')}"
+        )
+    value = group[key]
+    if isinstance(value, torch.Tensor):
+        if value.dim() != 0 or not value.is_floating_point():
+            raise ValueError(f"param group {index}'s {key!r} is a tensor of shape {tuple(value.shape)}; only scalars can be scheduled")
+        group.setdefault(initial_key, value.detach().clone())
+    elif isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"param group {index}'s {key!r} is {value!r}; only a float or a 0-d tensor can be scheduled")
+    else:
+        group.setdefault(initial_key, float(value))
+    base = group[initial_key]
+    base = float(base) if isinstance(base, torch.Tensor) else base
+    if not math.isfinite(base):
+        raise ValueError(f"param group {index}'s {initial_key!r} is {base!r}; it must be finite")
+    return base

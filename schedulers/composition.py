@@ -1,0 +1,159 @@
+"""Composition in time units: a warmup in front of any schedule, a sequence of schedules, a product.
+
+All three are :class:`~schedulers.base.Schedule` objects themselves, so they nest, compile to torch and
+evaluate over a whole run like any other schedule.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from timeunits import Time
+
+from schedulers._ops import ops
+from schedulers.base import Curve, Schedule, time_argument
+from schedulers.registry import register_scheduler
+from schedulers.resolution import RunContext
+
+__all__ = ["Product", "Sequence", "Warmup"]
+
+
+def _schedules(name: str, value: object) -> list[Schedule]:
+    items = list(value) if isinstance(value, Iterable) and not isinstance(value, (str, Schedule)) else None
+    if not items:
+        raise ValueError(f"{name} must be a non-empty list of schedules, got {value!r}")
+    for i, item in enumerate(items):
+        if not isinstance(item, Schedule):
+            raise ValueError(f"{name}[{i}]={item!r} is not a Cadence schedule (a schedulers.Schedule)")
+    return items
+
+
+def _child_curve(run: RunContext, child: Schedule, label: str, unit) -> Curve:
+    curve = child._resolve(run)
+    if curve.unit is not unit:
+        raise ValueError(
+            f"{label} ({type(child).__name__}) resolves to {curve.unit.value} but the schedule around it counts in "
+            f"{unit.value}: all times of one schedule must resolve to one unit"
+        )
+    return curve
+
+
+@register_scheduler(aliases=("warmup",), family="cadence")
+class Warmup(Schedule):
+    r"""A linear warmup in front of any schedule ``s``: from 0 to ``s(t_w)`` over ``t_warmup``, then ``s``.
+
+    .. math:: \alpha(x) = s(t_w)\, x / t_w \;(x < t_w), \qquad s(x) \;(x \ge t_w)
+
+    ``s`` sees the run's own time (it is not shifted by the warmup; use :class:`Sequence` for that).
+    ``scale_warmup=True`` scales the warmup by ssr like every other time; by default it is not scaled.
+
+    >>> from schedulers import StepScheduler
+    >>> curve = Warmup(StepScheduler("50ba", gamma=0.5), t_warmup="10ba").resolve("100ba")
+    >>> curve(0), curve(5), curve(10), curve(60)
+    (0.0, 0.5, 1.0, 0.5)
+    """
+
+    def __init__(self, schedule: Schedule, t_warmup: str | Time, scale_warmup: bool = False) -> None:
+        self.schedule = _schedules("schedule", [schedule])[0]
+        self.t_warmup = time_argument("t_warmup", t_warmup)
+        self.scale_warmup = bool(scale_warmup)
+
+    def _resolve(self, run: RunContext) -> Curve:
+        inner = self.schedule._resolve(run)
+        times = {"t_warmup": run.count("t_warmup", self.t_warmup, scale=self.scale_warmup)}
+        w = times["t_warmup"].value
+        if times["t_warmup"].unit is not inner.unit:
+            raise ValueError(
+                f"t_warmup={self.t_warmup} resolves to {times['t_warmup']} but the schedule counts in "
+                f"{inner.unit.value}: all times of one schedule must resolve to one unit"
+            )
+        times.update({f"schedule.{name}": time for name, time in inner.times.items()})
+        if w <= 0:
+            self._warn_once("zero-warmup", f"Warmup: t_warmup={self.t_warmup} resolves to 0; there is no warmup")
+            return Curve(inner.unit, inner.fn, times)
+        main, peak = inner.fn, float(inner.fn(float(w)))
+        return Curve(inner.unit, lambda x: ops(x).piecewise(x, (w,), (lambda x: peak * (x / w), main)), times)
+
+
+@register_scheduler(aliases=("sequence", "sequential"), family="cadence")
+class Sequence(Schedule):
+    r"""Schedules one after another, switching at ``milestones`` (times of the run).
+
+    With :math:`m_0 = 0` and :math:`m_{n} =` the run's length, schedule :math:`i` applies on
+    :math:`[m_i, m_{i+1})` and sees the time since its segment began, :math:`x - m_i`; a ``dur`` inside it is a
+    fraction of its own segment.
+
+    >>> from schedulers import LinearScheduler, CosineAnnealingScheduler
+    >>> warm_then_cosine = Sequence([LinearScheduler(0.0, 1.0), CosineAnnealingScheduler()], ["0.1dur"])
+    >>> curve = warm_then_cosine.resolve("100ba")
+    >>> curve(5), curve(10), curve(55), curve(100)
+    (0.5, 1.0, 0.5, 0.0)
+    """
+
+    def __init__(self, schedules: list[Schedule], milestones: list[str | Time]) -> None:
+        self.schedules = _schedules("schedules", schedules)
+        if isinstance(milestones, (str, Time)) or not isinstance(milestones, Iterable):
+            raise ValueError(f"milestones={milestones!r} must be a list of times, e.g. ['0.1dur']")
+        self.milestones = [time_argument(f"milestones[{i}]", m) for i, m in enumerate(milestones)]
+        if len(self.milestones) != len(self.schedules) - 1:
+            raise ValueError(
+                f"{len(self.schedules)} schedules need {len(self.schedules) - 1} milestones, got {len(self.milestones)}"
+            )
+
+    def _resolve(self, run: RunContext) -> Curve:
+        given = {f"milestones[{i}]": m for i, m in enumerate(self.milestones)}
+        given["max_duration"] = Time(1.0, "dur")
+        times = self._resolve_times(run, given)
+        end = times.pop("max_duration")
+        unit = end.unit
+        edges = [0, *(t.value for t in times.values()), end.value]
+        for i in range(len(edges) - 1):
+            if edges[i + 1] <= edges[i]:
+                raise ValueError(
+                    f"Sequence segment {i} is empty: it runs from {edges[i]}{unit.value} to {edges[i + 1]}{unit.value} "
+                    f"(milestones {[str(m) for m in self.milestones]} within max_duration={run.max_duration})"
+                )
+        pieces = []
+        for i, child in enumerate(self.schedules):
+            start, length = edges[i], edges[i + 1] - edges[i]
+            segment = RunContext(Time(length, unit), run.dataloader_len, run.ssr)
+            curve = _child_curve(segment, child, f"schedules[{i}]", unit)
+            times.update({f"schedules[{i}].{name}": time for name, time in curve.times.items()})
+            pieces.append(_shifted(curve.fn, start))
+        boundaries, pieces = tuple(edges[1:-1]), tuple(pieces)
+        return Curve(unit, lambda x: ops(x).piecewise(x, boundaries, pieces), times)
+
+
+def _shifted(fn, start: int):
+    if start == 0:
+        return fn
+    return lambda x: fn(x - start)
+
+
+@register_scheduler(aliases=("product",), family="cadence")
+class Product(Schedule):
+    r"""The product of schedules: :math:`\alpha(x) = \prod_i s_i(x)`, e.g. a decay times a cyclic factor.
+
+    >>> from schedulers import LinearScheduler, StepScheduler
+    >>> curve = Product([LinearScheduler(), StepScheduler("50ba", gamma=0.5)]).resolve("100ba")
+    >>> curve(25), curve(50)
+    (0.75, 0.25)
+    """
+
+    def __init__(self, schedules: list[Schedule]) -> None:
+        self.schedules = _schedules("schedules", schedules)
+
+    def _resolve(self, run: RunContext) -> Curve:
+        curves = [self.schedules[0]._resolve(run)]
+        unit = curves[0].unit
+        curves += [_child_curve(run, child, f"schedules[{i}]", unit) for i, child in enumerate(self.schedules[1:], 1)]
+        times = {f"schedules[{i}].{name}": t for i, curve in enumerate(curves) for name, t in curve.times.items()}
+        fns = tuple(curve.fn for curve in curves)
+
+        def fn(x):
+            result = fns[0](x)
+            for other in fns[1:]:
+                result = result * other(x)
+            return result
+
+        return Curve(unit, fn, times)

@@ -1,0 +1,423 @@
+r"""Closed-form learning-rate curves, each written once for Python floats and torch tensors.
+
+Every kernel is a pure function of a progress value ``x`` (a fraction of a period in ``[0, 1]``, or an
+elapsed count such as batches or tokens, always ``>= 0``) and static Python parameters, and returns the
+multiplier :math:`\alpha` (``cyclic`` and ``one_cycle`` return absolute values, as torch does).
+
+- On a Python ``float`` (or ``int``) the kernel uses ``math`` only: this is the per-step hot path.
+- On a floating tensor of any shape it evaluates elementwise in the tensor's dtype (use float64 to
+  agree with the float path), and traces under ``torch.compile(fullgraph=True)`` without graph breaks.
+
+Nothing branches on the values of ``x``: the body goes through the op namespace of
+:mod:`schedulers._ops` (``where``, ``clamp``, ``floor``, ``bucket``, ...). Python ``if`` appears only on
+static parameters. Bad parameters raise ``ValueError`` naming the argument and what is accepted.
+A value beyond the float range (a growing ``gamma > 1`` run far enough) is ``inf`` on a tensor and an
+``OverflowError`` on the float path.
+
+>>> import torch
+>>> cosine(0.5), cosine(torch.tensor([0.0, 0.5, 1.0], dtype=torch.float64))
+(0.5, tensor([1.0000, 0.5000, 0.0000], dtype=torch.float64))
+"""
+
+import math
+
+from ._ops import FloatOps, ops
+
+__all__ = [
+    "constant",
+    "cosine",
+    "cyclic",
+    "exponential",
+    "inverse_sqrt",
+    "linear",
+    "multistep",
+    "one_cycle",
+    "polynomial",
+    "restart_boundaries",
+    "step",
+    "warm_restarts",
+    "warmup",
+    "warmup_stable_decay",
+]
+
+_INF = math.inf
+_CYCLIC_MODES = ("triangular", "triangular2", "exp_range")
+_ANNEAL_STRATEGIES = ("cos", "linear")
+_DECAY_SHAPES = ("linear", "cosine", "1-sqrt")
+
+
+def _bad(name, accepted, value):
+    return ValueError(f"{name} must be {accepted}, got {value!r}")
+
+
+def _one_of(choices):
+    return "one of " + ", ".join(repr(c) for c in choices)
+
+
+# Tuples already checked on the float path, keyed by (id, strict); holding each tuple keeps its id
+# from being reused, and the `is` test below makes a stale entry harmless.
+_CHECKED = {}
+
+
+def _check_increasing(name, values, *, strict, memo):
+    """Check a tuple of finite numbers is sorted (strictly when ``strict``); ``bucket`` relies on it.
+
+    ``memo`` (the float path) skips tuples already checked, since a schedule passes the same tuple
+    every step. The tensor path never memoises: a module-level dict read inside ``torch.compile``
+    would add guards that recompile whenever the dict changes.
+    """
+    if memo and _CHECKED.get((id(values), strict)) is values:
+        return
+    if type(values) is not tuple:
+        raise _bad(name, "a tuple of numbers", values)
+    if not all(map(math.isfinite, values)):
+        raise _bad(name, "a tuple of finite numbers", values)
+    if list(values) != sorted(values) or (strict and len(set(values)) != len(values)):
+        raise _bad(name, "strictly increasing" if strict else "sorted in increasing order", values)
+    if memo:
+        if len(_CHECKED) >= 256:
+            _CHECKED.clear()
+        _CHECKED[(id(values), strict)] = values
+
+
+def constant(x, alpha):
+    r"""Hold one value.
+
+    .. math:: \alpha(x) = \alpha
+
+    >>> constant(0.7, 0.5)
+    0.5
+    """
+    return ops(x).full_like(x, alpha)
+
+
+def linear(frac, start, end):
+    r"""Move in a straight line from ``start`` to ``end`` as ``frac`` goes from 0 to 1, then hold.
+
+    .. math:: \alpha(f) = s + (e - s)\,\mathrm{clamp}(f, 0, 1)
+
+    >>> linear(0.25, 1.0, 0.0), linear(2.0, 1.0, 0.5)
+    (0.75, 0.5)
+    """
+    return start + (end - start) * ops(frac).clamp(frac, 0.0, 1.0)
+
+
+def cosine(frac, start=1.0, end=0.0):
+    r"""Half a cosine from ``start`` down (or up) to ``end`` as ``frac`` goes from 0 to 1, then hold.
+
+    .. math:: \alpha(f) = e + (s - e)\,\frac{1 + \cos(\pi\,\mathrm{clamp}(f, 0, 1))}{2}
+
+    >>> cosine(0.5), cosine(1.0, start=1.0, end=0.1)
+    (0.5, 0.1)
+    """
+    o = ops(frac)
+    return end + (start - end) * (1 + o.cos(math.pi * o.clamp(frac, 0.0, 1.0))) / 2
+
+
+def polynomial(frac, power, start=1.0, end=0.0):
+    r"""Decay from ``start`` to ``end`` as a power of the fraction left, then hold.
+
+    .. math:: \alpha(f) = e + (s - e)\,(1 - \mathrm{clamp}(f, 0, 1))^{\kappa}, \qquad \kappa \ge 0
+
+    >>> polynomial(0.5, 2.0), polynomial(1.0, 2.0, end=0.25)
+    (0.25, 0.25)
+    """
+    if not 0 <= power < _INF:
+        raise _bad("power", "a finite number >= 0", power)
+    o = ops(frac)
+    return end + (start - end) * o.pow(1 - o.clamp(frac, 0.0, 1.0), power)
+
+
+def exponential(x, gamma, period):
+    r"""Decay by a factor ``gamma`` every ``period``, smoothly.
+
+    .. math:: \alpha(x) = \gamma^{x / \rho}
+
+    >>> exponential(2.0, 0.5, 1.0), exponential(1.0, 0.25, 2.0)
+    (0.25, 0.5)
+    """
+    if not 0 <= gamma < _INF:
+        raise _bad("gamma", "a finite number >= 0", gamma)
+    if not 0 < period < _INF:
+        raise _bad("period", "a finite number > 0", period)
+    return ops(x).pow(gamma, x / period)
+
+
+def step(x, step_size, gamma):
+    r"""Decay by a factor ``gamma`` at every whole multiple of ``step_size``.
+
+    .. math:: \alpha(x) = \gamma^{\lfloor x / \rho \rfloor}
+
+    >>> step(9.0, 10.0, 0.1), step(10.0, 10.0, 0.5), step(25.0, 10.0, 0.5)
+    (1.0, 0.5, 0.25)
+    """
+    if not 0 < step_size < _INF:
+        raise _bad("step_size", "a finite number > 0", step_size)
+    if not 0 <= gamma < _INF:
+        raise _bad("gamma", "a finite number >= 0", gamma)
+    o = ops(x)
+    return o.pow(gamma, o.floor(x / step_size))
+
+
+def multistep(x, milestones, gamma):
+    r"""Decay by a factor ``gamma`` at each milestone reached (a milestone counts from ``x = m`` on).
+
+    .. math:: \alpha(x) = \gamma^{\#\{i : m_i \le x\}}
+
+    ``milestones`` is a sorted tuple; a repeated milestone counts twice.
+
+    >>> multistep(4.0, (5, 8), 0.1), multistep(5.0, (5, 8), 0.5), multistep(9.0, (5, 8), 0.5)
+    (1.0, 0.5, 0.25)
+    """
+    o = ops(x)
+    _check_increasing("milestones", milestones, strict=False, memo=o is FloatOps)
+    if not 0 <= gamma < _INF:
+        raise _bad("gamma", "a finite number >= 0", gamma)
+    return o.pow(gamma, o.bucket(x, milestones))
+
+
+def warmup(x, t_warmup, start=0.0):
+    r"""Ramp linearly from ``start`` to 1 over ``[0, t_warmup]``, then hold 1.
+
+    .. math:: \alpha(x) = s + (1 - s)\,\mathrm{clamp}(x / t_w, 0, 1), \qquad t_w > 0
+
+    >>> warmup(5.0, 10.0), warmup(10.0, 10.0), warmup(0.0, 10.0, start=0.1)
+    (0.5, 1.0, 0.1)
+    """
+    if not 0 < t_warmup < _INF:
+        raise _bad("t_warmup", "a finite number > 0", t_warmup)
+    return start + (1 - start) * ops(x).clamp(x / t_warmup, 0.0, 1.0)
+
+
+def restart_boundaries(t_0, t_mult, horizon):
+    r"""The interval ends of cosine annealing with warm restarts, for :func:`warm_restarts`.
+
+    Interval lengths follow Composer: :math:`L_0 = t_0`, :math:`L_{k+1} = \lfloor t_{mult} L_k \rfloor`
+    (integer truncation, so not geometric), and the ends are :math:`e_k = L_0 + \dots + L_k`.
+    Ends are produced until one lies past ``horizon`` (the largest ``x`` the caller will evaluate),
+    or until the length stops changing (:math:`L_{k+1} = L_k`): from there on the intervals repeat,
+    which :func:`warm_restarts` does by itself, so ``t_mult = 1`` needs a single end.
+
+    Raises ``ValueError`` if a length reaches 0 before the horizon is covered (Composer raises then too).
+
+    >>> restart_boundaries(10, 2.0, 100), restart_boundaries(10, 1.0, 10**9), restart_boundaries(3, 1.5, 20)
+    ((10, 30, 70, 150), (10,), (3, 7, 13, 22))
+    """
+    if not 0 < t_0 < _INF:
+        raise _bad("t_0", "a finite number > 0", t_0)
+    if not 0 <= t_mult < _INF:
+        raise _bad("t_mult", "a finite number >= 0", t_mult)
+    if not 0 <= horizon < _INF:
+        raise _bad("horizon", "a finite number >= 0", horizon)
+    ends = [t_0]
+    length = t_0
+    while ends[-1] <= horizon:
+        following = int(t_mult * length)
+        if following == 0:
+            raise ValueError(
+                f"t_mult={t_mult!r} with t_0={t_0!r} shrinks the interval between restarts to 0 after "
+                f"{ends[-1]!r}, before the horizon {horizon!r} is covered"
+            )
+        if following == length:
+            break
+        length = following
+        ends.append(ends[-1] + length)
+    return tuple(ends)
+
+
+def warm_restarts(x, boundaries, alpha_f=0.0):
+    r"""Cosine annealing from 1 to ``alpha_f`` that restarts at each interval end (SGDR, Composer style).
+
+    With interval ends :math:`e_0 < e_1 < \dots < e_n` (from :func:`restart_boundaries`) and
+    :math:`e_{-1} = 0`, for :math:`x \in [e_{k-1}, e_k)`:
+
+    .. math::
+        \tau = \frac{x - e_{k-1}}{e_k - e_{k-1}}, \qquad
+        \alpha(x) = \alpha_f + (1 - \alpha_f)\,\frac{1 + \cos(\pi \tau)}{2}
+
+    At an end a new interval begins (:math:`\tau = 0`, :math:`\alpha = 1`). Past :math:`e_n` the
+    intervals repeat the last length :math:`e_n - e_{n-1}`: exact when the lengths have stopped
+    changing (always for ``t_mult = 1``); otherwise pass a ``horizon`` covering every ``x``.
+
+    >>> ends = restart_boundaries(10, 2.0, 100)
+    >>> warm_restarts(5.0, ends), warm_restarts(10.0, ends), warm_restarts(20.0, ends)
+    (0.5, 1.0, 0.5)
+    """
+    o = ops(x)
+    _check_increasing("boundaries", boundaries, strict=True, memo=o is FloatOps)
+    if not boundaries or boundaries[0] <= 0:
+        raise _bad("boundaries", "a non-empty tuple of interval ends, the first > 0", boundaries)
+    last = boundaries[-1]
+    period = last - boundaries[-2] if len(boundaries) > 1 else last
+    edges = (0,) + boundaries
+    # k indexes the interval holding x while x < last; past it the periodic tail takes over
+    k = o.minimum(o.bucket(x, boundaries), len(boundaries) - 1)
+    inside = x < last
+    begin = o.where(inside, o.take(edges, k), last + o.floor((x - last) / period) * period)
+    length = o.where(inside, o.take(edges, k + 1) - o.take(edges, k), period)
+    return cosine((x - begin) / length, 1.0, alpha_f)
+
+
+def inverse_sqrt(x, scale=1.0, warmup=1.0):
+    r"""Inverse square-root decay, flat before ``warmup`` (Cerebras ``InverseSquareRootDecayLR``).
+
+    .. math:: \alpha(x) = \frac{\mathrm{scale}}{\sqrt{\max(x, w)}}, \qquad w > 0
+
+    >>> inverse_sqrt(0.0, warmup=4.0), inverse_sqrt(16.0, scale=2.0, warmup=4.0)
+    (0.5, 0.5)
+    """
+    if not 0 < warmup < _INF:
+        raise _bad("warmup", "a finite number > 0", warmup)
+    o = ops(x)
+    return scale / o.sqrt(o.maximum(x, warmup))
+
+
+def cyclic(x, base, peak, step_size_up=2000, step_size_down=None, mode="triangular", gamma=1.0):
+    r"""Cyclical learning rate between ``base`` and ``peak``, exactly ``torch.optim.lr_scheduler.CyclicLR``.
+
+    ``x`` is torch's ``last_epoch`` (optimizer steps taken). With :math:`u` = ``step_size_up``,
+    :math:`d` = ``step_size_down`` (default :math:`u`), :math:`T = u + d` and :math:`r = u / T`:
+
+    .. math::
+        c = \lfloor 1 + x / T \rfloor, \quad p = 1 + x / T - c, \quad
+        h = \begin{cases} p / r & p \le r \\ (p - 1) / (r - 1) & p > r \end{cases}
+
+    .. math::
+        \mathrm{lr}(x) = b + (P - b)\,h\,\sigma, \qquad
+        \sigma = 1 \text{ (triangular)}, \; 2^{-(c - 1)} \text{ (triangular2)}, \;
+        \gamma^{x} \text{ (exp\_range)}
+
+    Returns the absolute value (pass ``base=1`` and ``peak=max_lr/base_lr`` for a multiplier).
+
+    >>> cyclic(0, 0.1, 1.0, 10), cyclic(10, 0.1, 1.0, 10), cyclic(25, 0.0, 1.0, 10, mode="triangular2")
+    (0.1, 1.0, 0.25)
+    """
+    if not 0 < step_size_up < _INF:
+        raise _bad("step_size_up", "a finite number > 0", step_size_up)
+    if step_size_down is not None and not 0 <= step_size_down < _INF:
+        raise _bad("step_size_down", "None or a finite number >= 0", step_size_down)
+    if mode not in _CYCLIC_MODES:
+        raise _bad("mode", _one_of(_CYCLIC_MODES), mode)
+    if mode == "exp_range" and not 0 < gamma < _INF:
+        raise _bad("gamma", "a finite number > 0 with mode 'exp_range'", gamma)
+    up = float(step_size_up)
+    down = up if step_size_down is None else float(step_size_down)
+    total = up + down
+    ratio = up / total
+    o = ops(x)
+    cycle = o.floor(1 + x / total)
+    position = 1.0 + x / total - cycle
+    if down == 0:  # no falling side: position stays in [0, 1) = [0, ratio)
+        height = position / ratio
+    else:
+        height = o.where(position <= ratio, position / ratio, (position - 1) / (ratio - 1))
+    amplitude = (peak - base) * height
+    if mode == "triangular":
+        return base + amplitude
+    if mode == "triangular2":  # 0.5 ** n == 1 / 2.0 ** n exactly, and underflows instead of overflowing
+        return base + amplitude * o.pow(0.5, cycle - 1)
+    return base + amplitude * o.pow(gamma, x)
+
+
+def _anneal_cos(o, start, end, pct):
+    return end + (start - end) / 2.0 * (o.cos(math.pi * pct) + 1)
+
+
+def _anneal_linear(o, start, end, pct):
+    return (end - start) * pct + start
+
+
+def one_cycle(
+    x, total_steps, max_lr, initial_lr, min_lr, pct_start=0.3, anneal_strategy="cos", three_phase=False
+):
+    r"""The 1cycle policy, exactly ``torch.optim.lr_scheduler.OneCycleLR``'s lr after ``x`` steps.
+
+    torch derives ``initial_lr = max_lr / div_factor`` (default 25) and
+    ``min_lr = initial_lr / final_div_factor`` (default 1e4); here the caller passes them.
+    With :math:`N` = ``total_steps`` and :math:`q` = ``pct_start`` the phases end at
+    :math:`a = qN - 1` and :math:`N - 1` (three-phase: :math:`a`, :math:`2qN - 2`, :math:`N - 1`):
+    ``initial_lr`` → ``max_lr`` → ``min_lr`` (three-phase: ``initial_lr`` → ``max_lr`` → ``initial_lr`` →
+    ``min_lr``). A phase :math:`(s, e]` (the first is :math:`[0, e]`) anneals from its start value
+    :math:`v_0` to its end value :math:`v_1` with :math:`\tau = (x - s) / (e - s)`:
+
+    .. math::
+        \text{cos: } v_1 + \frac{v_0 - v_1}{2}\,(\cos(\pi \tau) + 1), \qquad
+        \text{linear: } (v_1 - v_0)\,\tau + v_0
+
+    Past step :math:`N - 1` the value holds at ``min_lr`` (torch extrapolates at step :math:`N` and
+    raises beyond). ``pct_start * total_steps == 1`` is rejected: torch divides 0 by 0 at step 0.
+
+    >>> [one_cycle(x, 100, max_lr=1.0, initial_lr=0.25, min_lr=0.0025) for x in (0, 29, 99)]
+    [0.25, 1.0, 0.0025]
+    """
+    if type(total_steps) is not int or total_steps <= 0:
+        raise _bad("total_steps", "an int > 0", total_steps)
+    if not 0 <= pct_start <= 1:
+        raise _bad("pct_start", "a number in [0, 1]", pct_start)
+    if anneal_strategy not in _ANNEAL_STRATEGIES:
+        raise _bad("anneal_strategy", _one_of(_ANNEAL_STRATEGIES), anneal_strategy)
+    first_end = float(pct_start * total_steps) - 1
+    if first_end == 0:
+        raise ValueError(
+            f"pct_start * total_steps must not be 1 (the first phase would have zero length), "
+            f"got pct_start={pct_start!r}, total_steps={total_steps!r}"
+        )
+    last_step = total_steps - 1
+    if three_phase:
+        second_end = float(2 * pct_start * total_steps) - 2
+        phases = ((first_end, initial_lr, max_lr), (second_end, max_lr, initial_lr), (last_step, initial_lr, min_lr))
+    else:
+        phases = ((first_end, initial_lr, max_lr), (last_step, max_lr, min_lr))
+    anneal = _anneal_cos if anneal_strategy == "cos" else _anneal_linear
+    o = ops(x)
+    pieces = []
+    begin = 0.0
+    for end, start_lr, end_lr in phases:
+        # only a later phase can have zero length, and it then lies past last_step where min_lr holds
+        span = end - begin if end != begin else 1.0
+        pieces.append((end, anneal(o, start_lr, end_lr, (x - begin) / span)))
+        begin = end
+    lr = pieces[-1][1]
+    for end, value in reversed(pieces[:-1]):
+        lr = o.where(x <= end, value, lr)
+    return o.where(x > last_step, min_lr, lr)
+
+
+def warmup_stable_decay(x, t_warmup, t_stable_end, t_end, alpha_f=0.0, decay_shape="linear"):
+    r"""Warmup-stable-decay: ramp 0 → 1, hold 1, then decay to ``alpha_f`` and hold.
+
+    With :math:`p = \mathrm{clamp}((x - t_s) / (t_e - t_s), 0, 1)` and
+    :math:`0 \le t_w \le t_s < t_e` (no ramp when :math:`t_w = 0`):
+
+    .. math::
+        \alpha(x) = \mathrm{clamp}(x / t_w, 0, 1)\,\bigl(\alpha_f + (1 - \alpha_f)\,g(p)\bigr), \qquad
+        g(p) = 1 - p \text{ (linear)}, \; \tfrac{1 + \cos \pi p}{2} \text{ (cosine)}, \;
+        1 - \sqrt{p} \text{ (1-sqrt)}
+
+    The product is the three phases at once: :math:`g(0) = 1` during the ramp and the ramp is 1 after it.
+
+    >>> warmup_stable_decay(5.0, 10.0, 50.0, 100.0), warmup_stable_decay(50.0, 10.0, 50.0, 100.0)
+    (0.5, 1.0)
+    >>> warmup_stable_decay(62.5, 10.0, 50.0, 100.0, alpha_f=0.5, decay_shape="1-sqrt")
+    0.75
+    """
+    if not 0 <= t_warmup < _INF:
+        raise _bad("t_warmup", "a finite number >= 0", t_warmup)
+    if not t_warmup <= t_stable_end < _INF:
+        raise _bad("t_stable_end", f"a finite number >= t_warmup ({t_warmup!r})", t_stable_end)
+    if not t_stable_end < t_end < _INF:
+        raise _bad("t_end", f"a finite number > t_stable_end ({t_stable_end!r})", t_end)
+    if decay_shape not in _DECAY_SHAPES:
+        raise _bad("decay_shape", _one_of(_DECAY_SHAPES), decay_shape)
+    o = ops(x)
+    p = o.clamp((x - t_stable_end) / (t_end - t_stable_end), 0.0, 1.0)
+    if decay_shape == "linear":
+        shape = 1 - p
+    elif decay_shape == "cosine":
+        shape = (1 + o.cos(math.pi * p)) / 2
+    else:
+        shape = 1 - o.sqrt(p)
+    alpha = alpha_f + (1 - alpha_f) * shape
+    if t_warmup > 0:
+        alpha = o.clamp(x / t_warmup, 0.0, 1.0) * alpha
+    return alpha

@@ -1,0 +1,63 @@
+"""``scale_pytorch_scheduler``: apply a scale schedule ratio to a step-indexed torch scheduler in place.
+
+Composer's rules: every step-count argument becomes ``int(n · ssr)``; ``ExponentialLR``'s ``gamma``
+becomes ``gamma ** (1 / ssr)`` so the same total decay happens over the scaled run. Cadence also scales
+``LinearLR``, ``ConstantLR`` and ``PolynomialLR`` (``total_iters``), keeps repeated ``MultiStepLR``
+milestones (Composer's rebuild drops their multiplicity), makes ``CosineAnnealingWarmRestarts`` really
+restart at the scaled period (torch reads ``T_i``, which Composer leaves unscaled), and raises a
+ValueError naming the argument when a count truncates to 0 (torch would divide by zero at ``step()``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from torch.optim import lr_scheduler as torch_schedulers
+
+from schedulers.resolution import check_ssr
+
+__all__ = ["scale_pytorch_scheduler"]
+
+
+def scale_pytorch_scheduler(scheduler: torch_schedulers.LRScheduler, ssr: float) -> None:
+    """Scale ``scheduler``'s step counts by ``ssr`` in place (a no-op at ``ssr = 1``).
+
+    >>> import torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    >>> step = torch.optim.lr_scheduler.StepLR(opt, step_size=10)
+    >>> scale_pytorch_scheduler(step, 0.5); step.step_size
+    5
+    """
+    ssr = check_ssr(ssr, "scale_schedule_ratio")
+    if ssr == 1.0:
+        return
+    name = type(scheduler).__name__
+    if isinstance(scheduler, torch_schedulers.StepLR):
+        scheduler.step_size = _scaled(name, "step_size", scheduler.step_size, ssr)
+    elif isinstance(scheduler, torch_schedulers.MultiStepLR):
+        scheduler.milestones = Counter(int(m * ssr) for m in scheduler.milestones.elements())
+    elif isinstance(scheduler, torch_schedulers.CosineAnnealingLR):
+        scheduler.T_max = _scaled(name, "T_max", scheduler.T_max, ssr)
+    elif isinstance(scheduler, torch_schedulers.CosineAnnealingWarmRestarts):
+        scheduler.T_0 = _scaled(name, "T_0", scheduler.T_0, ssr)
+        scheduler.T_i = _scaled(name, "T_i", scheduler.T_i, ssr)
+    elif isinstance(scheduler, torch_schedulers.ExponentialLR):
+        scheduler.gamma = scheduler.gamma ** (1.0 / ssr)
+    elif isinstance(scheduler, (torch_schedulers.LinearLR, torch_schedulers.ConstantLR, torch_schedulers.PolynomialLR)):
+        scheduler.total_iters = _scaled(name, "total_iters", scheduler.total_iters, ssr)
+    else:
+        raise ValueError(
+            f"scale_schedule_ratio={ssr} cannot be applied to {name}: Cadence scales StepLR, MultiStepLR, "
+            "CosineAnnealingLR, CosineAnnealingWarmRestarts, ExponentialLR, LinearLR, ConstantLR and PolynomialLR; "
+            "write the schedule as a Cadence schedule (times in ba/ep/dur) to scale it"
+        )
+
+
+def _scaled(scheduler: str, argument: str, count: int, ssr: float) -> int:
+    scaled = int(count * ssr)
+    if scaled <= 0:
+        raise ValueError(
+            f"{scheduler}.{argument}={count} scaled by scale_schedule_ratio={ssr} truncates to {scaled}; "
+            "it must stay at least 1"
+        )
+    return scaled

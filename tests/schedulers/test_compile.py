@@ -1,0 +1,189 @@
+"""compile_scheduler: a real torch LRScheduler driving any scalar hyperparameter from a time-aware schedule."""
+
+from __future__ import annotations
+
+import io
+import math
+
+import pytest
+import torch
+
+from schedulers import (
+    CompiledScheduler,
+    CosineAnnealingWithWarmupScheduler,
+    LinearScheduler,
+    SchedulerState,
+    StepScheduler,
+    as_schedule,
+    compile_scheduler,
+)
+
+
+def _model_and_groups(optimizer_cls=torch.optim.SGD, **kwargs):
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 1))
+    groups = [
+        {"params": model[0].parameters(), "lr": 0.1, "weight_decay": 0.01},
+        {"params": model[1].parameters(), "lr": 0.02, "weight_decay": 0.0},
+    ]
+    return model, optimizer_cls(groups, **kwargs)
+
+
+def _advance(state: SchedulerState, batches: int = 1) -> None:
+    for _ in range(batches):
+        state.timestamp = state.timestamp.to_next_batch(samples=8)
+
+
+@pytest.mark.parametrize("optimizer_cls", [torch.optim.SGD, torch.optim.AdamW])
+def test_lr_and_weight_decay_written_to_every_group_with_per_group_bases(optimizer_cls):
+    _, opt = _model_and_groups(optimizer_cls)
+    state = SchedulerState("100ba")
+    lr_schedule = CosineAnnealingWithWarmupScheduler(t_warmup="10ba", alpha_f=0.1)
+    wd_schedule = LinearScheduler(alpha_i=1.0, alpha_f=0.5)
+    lr_sched = compile_scheduler(lr_schedule, opt, state)
+    wd_sched = compile_scheduler(wd_schedule, opt, state, hyperparameter="weight_decay")
+    assert isinstance(lr_sched, torch.optim.lr_scheduler.LRScheduler)
+    assert [g["lr"] for g in opt.param_groups] == [0.0, 0.0]  # α(0) written at construction
+    for batch in range(1, 100):
+        _advance(state)
+        lr_sched.step()
+        wd_sched.step()
+        lr_alpha = lr_schedule(state)
+        wd_alpha = wd_schedule(state)
+        assert opt.param_groups[0]["lr"] == pytest.approx(0.1 * lr_alpha, rel=1e-15)
+        assert opt.param_groups[1]["lr"] == pytest.approx(0.02 * lr_alpha, rel=1e-15)
+        assert opt.param_groups[0]["weight_decay"] == pytest.approx(0.01 * wd_alpha, rel=1e-15)
+        assert opt.param_groups[1]["weight_decay"] == 0.0
+    assert lr_sched.get_last_lr() == [g["lr"] for g in opt.param_groups]
+    assert [g["initial_lr"] for g in opt.param_groups] == [0.1, 0.02]
+    assert [g["initial_weight_decay"] for g in opt.param_groups] == [0.01, 0.0]
+    assert lr_sched.base_lrs == [0.1, 0.02]
+
+
+def test_values_follow_the_state_not_the_step_count():
+    _, opt = _model_and_groups()
+    state = SchedulerState("100ba")
+    sched = compile_scheduler(StepScheduler("10ba", gamma=0.5), opt, state)
+    _advance(state, 25)  # the loop advanced time without stepping the scheduler
+    sched.step()
+    assert opt.param_groups[0]["lr"] == pytest.approx(0.1 * 0.25)
+    assert sched.last_epoch == 1
+
+
+def test_state_dict_round_trip_mid_run_gives_identical_next_values():
+    _, opt = _model_and_groups()
+    state = SchedulerState("50ba")
+    sched = compile_scheduler(CosineAnnealingWithWarmupScheduler(t_warmup="5ba"), opt, state)
+    for _ in range(17):
+        _advance(state)
+        sched.step()
+    buffer = io.BytesIO()
+    torch.save({"sched": sched.state_dict(), "opt": opt.state_dict(), "ts": state.timestamp.state_dict()}, buffer)
+    expected = []
+    for _ in range(10):
+        _advance(state)
+        sched.step()
+        expected.append([g["lr"] for g in opt.param_groups])
+
+    buffer.seek(0)
+    saved = torch.load(buffer, weights_only=True)
+    _, opt2 = _model_and_groups()
+    opt2.load_state_dict(saved["opt"])
+    from timeunits import Timestamp
+
+    state2 = SchedulerState("50ba", Timestamp.from_state_dict(saved["ts"]))
+    sched2 = compile_scheduler(CosineAnnealingWithWarmupScheduler(t_warmup="5ba"), opt2, state2)
+    sched2.load_state_dict(saved["sched"])
+    assert sched2.last_epoch == 17
+    resumed = []
+    for _ in range(10):
+        _advance(state2)
+        sched2.step()
+        resumed.append([g["lr"] for g in opt2.param_groups])
+    assert resumed == expected
+
+
+def test_reloaded_optimizer_keeps_initial_value_so_alpha_is_not_applied_twice():
+    _, opt = _model_and_groups()
+    state = SchedulerState("10ba")
+    compile_scheduler(LinearScheduler(), opt, state)
+    _advance(state, 5)
+    saved = opt.state_dict()
+    _, opt2 = _model_and_groups()
+    opt2.load_state_dict(saved)  # brings lr = 0.1 * α(0) = 0.1 and initial_lr = 0.1
+    opt2.param_groups[0]["lr"] = 0.05  # as if the saved lr were mid-schedule
+    compile_scheduler(LinearScheduler(), opt2, state)
+    assert opt2.param_groups[0]["lr"] == pytest.approx(0.1 * 0.5)
+
+
+def test_tensor_hyperparameters_stay_the_same_tensor_updated_in_place():
+    model = torch.nn.Linear(2, 2)
+    lr = torch.tensor(0.01)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=torch.tensor(0.1))
+    state = SchedulerState("10ba")
+    lr_tensor = opt.param_groups[0]["lr"]
+    sched = compile_scheduler(LinearScheduler(alpha_f=0.5), opt, state)
+    wd = compile_scheduler(LinearScheduler(alpha_f=0.0), opt, state, hyperparameter="weight_decay")
+    _advance(state, 4)
+    sched.step()
+    wd.step()
+    assert opt.param_groups[0]["lr"] is lr_tensor
+    assert isinstance(opt.param_groups[0]["weight_decay"], torch.Tensor)
+    assert opt.param_groups[0]["lr"].item() == pytest.approx(0.01 * 0.8)
+    assert opt.param_groups[0]["weight_decay"].item() == pytest.approx(0.1 * 0.6)
+    assert isinstance(opt.param_groups[0]["initial_lr"], torch.Tensor)
+
+
+def test_plain_callables_with_and_without_ssr():
+    _, opt = _model_and_groups()
+    state = SchedulerState("10ba")
+    two = compile_scheduler(lambda state, ssr=1.0: 0.5 * ssr, opt, state, ssr=2.0)
+    assert opt.param_groups[0]["lr"] == pytest.approx(0.1)
+    assert two.ssr == 2.0
+    compile_scheduler(as_schedule(lambda state: 0.25), opt, state)
+    assert opt.param_groups[0]["lr"] == pytest.approx(0.025)
+    with pytest.raises(ValueError, match="ssr=0.5"):
+        compile_scheduler(lambda state: 1.0, opt, state, ssr=0.5)
+
+
+def test_ssr_reaches_the_schedule():
+    _, opt = _model_and_groups()
+    state = SchedulerState("50ba")
+    _advance(state, 5)
+    sched = compile_scheduler(StepScheduler("10ba", gamma=0.5), opt, state, ssr=0.5)
+    assert isinstance(sched, CompiledScheduler)
+    assert opt.param_groups[0]["lr"] == pytest.approx(0.05)  # step_size 5 at ssr 0.5
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"hyperparameter": "betas"}, ValueError, "only a float or a 0-d tensor"),
+        ({"hyperparameter": "nope"}, ValueError, "no 'nope'"),
+        ({"ssr": 0}, ValueError, "ssr=0"),
+        ({"ssr": math.inf}, ValueError, "ssr=inf"),
+    ],
+)
+def test_bad_arguments_are_clear_errors(kwargs, error, match):
+    opt = torch.optim.AdamW(torch.nn.Linear(2, 2).parameters(), lr=0.1)
+    with pytest.raises(error, match=match):
+        compile_scheduler(LinearScheduler(), opt, SchedulerState("10ba"), **kwargs)
+
+
+def test_non_callable_and_bad_state_are_type_errors():
+    opt = torch.optim.SGD(torch.nn.Linear(2, 2).parameters(), lr=0.1)
+    with pytest.raises(TypeError, match="callable"):
+        compile_scheduler(0.5, opt, SchedulerState("10ba"))
+    with pytest.raises(TypeError, match="timestamp"):
+        compile_scheduler(LinearScheduler(), opt, object())
+    sched = compile_scheduler(LinearScheduler(), opt, SchedulerState("10ba"))
+    with pytest.raises(TypeError, match="no epoch argument"):
+        sched.step(3)
+
+
+def test_load_state_dict_for_another_hyperparameter_is_refused():
+    opt = torch.optim.AdamW(torch.nn.Linear(2, 2).parameters(), lr=0.1)
+    state = SchedulerState("10ba")
+    lr = compile_scheduler(LinearScheduler(), opt, state)
+    wd = compile_scheduler(LinearScheduler(), opt, state, hyperparameter="weight_decay")
+    with pytest.raises(ValueError, match="weight_decay"):
+        lr.load_state_dict(wd.state_dict())

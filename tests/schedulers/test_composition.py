@@ -1,0 +1,111 @@
+"""Warmup, Sequence and Product: composition in time units."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from schedulers import (
+    ConstantScheduler,
+    CosineAnnealingScheduler,
+    CosineAnnealingWithWarmupScheduler,
+    LinearScheduler,
+    MultiStepScheduler,
+    Product,
+    SchedulerState,
+    Sequence,
+    StepScheduler,
+    Warmup,
+    evaluate_run,
+)
+from timeunits import Timestamp
+
+
+def test_warmup_ramps_to_the_inner_value_then_follows_it():
+    curve = Warmup(StepScheduler("4ba", gamma=0.5), t_warmup="6ba").resolve("20ba")
+    # inner value at the end of warmup is 0.5 (one step of 4ba passed)
+    assert [curve(x) for x in (0, 3, 6, 7, 8, 12)] == [0.0, 0.25, 0.5, 0.5, 0.25, 0.125]
+
+
+def test_warmup_scaling_follows_scale_warmup():
+    plain = Warmup(ConstantScheduler(alpha=1.0), t_warmup="10ba")
+    scaled = Warmup(ConstantScheduler(alpha=1.0), t_warmup="10ba", scale_warmup=True)
+    assert plain.resolve("100ba", ssr=0.5).times["t_warmup"].value == 10
+    assert scaled.resolve("100ba", ssr=0.5).times["t_warmup"].value == 5
+
+
+def test_warmup_of_cosine_matches_composer_when_shifted_with_sequence():
+    """Composer's CosineAnnealingWithWarmup is a ramp followed by a cosine over the rest of the run."""
+    composer = CosineAnnealingWithWarmupScheduler(t_warmup="0.1dur", alpha_f=0.2)
+    built = Sequence([LinearScheduler(0.0, 1.0), CosineAnnealingScheduler(alpha_f=0.2)], ["0.1dur"])
+    for run in ("100ba", "1000sp"):
+        for x in range(0, 100 if run == "100ba" else 1000, 7):
+            assert built.resolve(run)(x) == pytest.approx(composer.resolve(run)(x), abs=1e-12)
+
+
+def test_sequence_children_see_time_since_their_segment_and_dur_of_their_segment():
+    seq = Sequence([ConstantScheduler(0.5, "1dur"), LinearScheduler(1.0, 0.0, "0.5dur"), MultiStepScheduler(["5ba"], 0.1)], ["20ba", "60ba"])
+    curve = seq.resolve("100ba")
+    assert curve.times["schedules[1].t_max"].value == 20  # half of the 40-batch segment
+    assert curve(0) == 0.5 and curve(19) == 0.5
+    assert curve(20) == 1.0 and curve(30) == 0.5 and curve(40) == 0.0 and curve(59) == 0.0
+    assert curve(60) == 1.0 and curve(65) == pytest.approx(0.1)
+
+
+def test_sequence_milestones_must_increase_and_match_children():
+    with pytest.raises(ValueError, match="need 1 milestones"):
+        Sequence([LinearScheduler(), LinearScheduler()], [])
+    seq = Sequence([LinearScheduler(), LinearScheduler(), LinearScheduler()], ["50ba", "20ba"])
+    with pytest.raises(ValueError, match="segment 1 is empty"):
+        seq.resolve("100ba")
+    with pytest.raises(ValueError, match="schedules\\[1\\]=.*not a Cadence schedule"):
+        Sequence([LinearScheduler(), lambda s: 1.0], ["5ba"])
+
+
+def test_sequence_child_in_another_unit_is_an_error_naming_it():
+    seq = Sequence([LinearScheduler(t_max="100sp"), LinearScheduler()], ["0.5dur"])
+    with pytest.raises(ValueError, match=r"schedules\[0\]"):
+        seq.resolve("100ba")
+
+
+def test_product_multiplies():
+    product = Product([LinearScheduler(), StepScheduler("50ba", gamma=0.5)])
+    curve = product.resolve("100ba")
+    assert curve(25) == 0.75 and curve(50) == 0.25 and curve(75) == pytest.approx(0.125)
+
+
+def test_composites_evaluate_as_schedules_and_in_whole_runs():
+    seq = Sequence([Warmup(ConstantScheduler(1.0), "10ba"), Product([CosineAnnealingScheduler(), LinearScheduler(1.0, 0.5)])], ["0.2dur"])
+    alphas = evaluate_run(seq, "50ba")
+    state = SchedulerState("50ba")
+    for k in range(50):
+        assert seq(state) == pytest.approx(alphas[k].item(), abs=1e-12)
+        state.timestamp = state.timestamp.to_next_batch()
+
+
+@settings(deadline=None, max_examples=60)
+@given(milestone=st.integers(1, 99), x=st.integers(0, 150))
+def test_sequence_float_and_tensor_paths_agree(milestone, x):
+    seq = Sequence([LinearScheduler(0.0, 1.0), CosineAnnealingScheduler(alpha_f=0.1)], [f"{milestone}ba"])
+    curve = seq.resolve("100ba")
+    tensor = curve(torch.tensor([float(x)], dtype=torch.float64))
+    assert abs(curve(float(x)) - tensor.item()) <= 1e-12
+
+
+def test_composite_traces_under_torch_compile_without_graph_breaks():
+    import torch._dynamo
+
+    torch._dynamo.reset()
+    seq = Sequence([Warmup(LinearScheduler(1.0, 0.5), "5ba"), CosineAnnealingScheduler()], ["0.3dur"])
+    curve = seq.resolve("100ba")
+    compiled = torch.compile(curve.fn, fullgraph=True, backend="eager")
+    x = torch.arange(100, dtype=torch.float64)
+    torch.testing.assert_close(compiled(x), curve.fn(x), rtol=1e-12, atol=1e-12)
+
+
+def test_state_protocol_with_epochs():
+    seq = Sequence([ConstantScheduler(0.5), ConstantScheduler(0.25)], ["1ep"])
+    state = SchedulerState("3ep", Timestamp(epoch=1, batch=10), dataloader_len=10)
+    assert seq(state) == 0.25

@@ -1,0 +1,327 @@
+"""``Timestamp`` (API.md "timeunits", clarification 7).
+
+Ports Composer's ``test_timestamp``, ``test_timestamp_update`` and the counter part of
+``test_timestamp_to_next_batch_epoch_iteration`` (Cadence has no iterations or wall-clock fields).
+"""
+
+import io
+
+import numpy as np
+import pytest
+import torch
+
+from timeunits import Time, Timestamp, TimeUnit
+
+FIELDS = {
+    "epoch": TimeUnit.EPOCH,
+    "batch": TimeUnit.BATCH,
+    "sample": TimeUnit.SAMPLE,
+    "token": TimeUnit.TOKEN,
+    "batch_in_epoch": TimeUnit.BATCH,
+    "sample_in_epoch": TimeUnit.SAMPLE,
+    "token_in_epoch": TimeUnit.TOKEN,
+}
+
+
+def counters(ts) -> dict:
+    """Every counter as a plain value, checking each is a Time of its unit holding an int."""
+    out = {}
+    for name, unit in FIELDS.items():
+        t = getattr(ts, name)
+        assert isinstance(t, Time), (name, t)
+        assert t.unit is unit, (name, t.unit)
+        assert type(t.value) is int, (name, type(t.value))
+        out[name] = t.value
+    return out
+
+
+def expect(**nonzero) -> dict:
+    d = dict.fromkeys(FIELDS, 0)
+    d.update(nonzero)
+    return d
+
+
+SAMPLE_TS = dict(epoch=5, batch=50, sample=500, token=5000, batch_in_epoch=3, sample_in_epoch=30, token_in_epoch=300)
+
+
+# --------------------------------------------------------------------------- construction
+
+
+def test_default_is_all_zero():
+    assert counters(Timestamp()) == expect()
+
+
+def test_keyword_construction_each_attribute_is_time_of_its_unit():
+    ts = Timestamp(**SAMPLE_TS)
+    assert counters(ts) == SAMPLE_TS
+
+
+def test_constructor_is_keyword_only():
+    with pytest.raises(TypeError):
+        Timestamp(1)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        Timestamp(1, 2, 3, 4, 5, 6, 7)  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("bad", ["iteration", "epochs", "wct", "duration"])
+def test_unknown_keyword_is_type_error(bad):
+    with pytest.raises(TypeError):
+        Timestamp(**{bad: 1})
+
+
+@pytest.mark.parametrize("field", list(FIELDS))
+def test_float_counter_is_rejected(field):
+    with pytest.raises(TypeError):
+        Timestamp(**{field: 1.5})
+
+
+@pytest.mark.parametrize("value", [np.int64(3), torch.tensor(3)], ids=["numpy", "torch"])
+def test_integer_like_counters_become_plain_ints(value):
+    ts = Timestamp(batch=value)
+    assert counters(ts) == expect(batch=3)
+    assert type(ts.state_dict()["batch"]) is int
+
+
+def test_time_valued_counters_accepted():
+    # Composer's Timestamp accepts ``int | Time`` of the matching unit for every counter.
+    ts = Timestamp(epoch=Time(2, "ep"), batch=Time(7, "ba"))
+    assert counters(ts) == expect(epoch=2, batch=7)
+
+
+# --------------------------------------------------------------------------- get
+
+
+GET = [
+    ("ep", "epoch"), ("EP", "epoch"), ("epoch", "epoch"), ("Epoch", "epoch"), (TimeUnit.EPOCH, "epoch"),
+    ("ba", "batch"), ("BA", "batch"), ("batch", "batch"), (TimeUnit.BATCH, "batch"),
+    ("sp", "sample"), ("Sp", "sample"), ("sample", "sample"), (TimeUnit.SAMPLE, "sample"),
+    ("tok", "token"), ("TOK", "token"), ("token", "token"), (TimeUnit.TOKEN, "token"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("unit,field", GET, ids=[str(u) for u, _ in GET])
+def test_get(unit, field):
+    ts = Timestamp(**SAMPLE_TS)
+    got = ts.get(unit)
+    assert isinstance(got, Time)
+    assert got.unit is FIELDS[field]
+    assert got.value == SAMPLE_TS[field] and type(got.value) is int
+    assert got == getattr(ts, field)
+
+
+@pytest.mark.parametrize("unit", ["dur", "DUR", "duration", TimeUnit.DURATION])
+def test_get_dur_is_error(unit):
+    with pytest.raises(ValueError) as info:
+        Timestamp(**SAMPLE_TS).get(unit)
+    assert "dur" in str(info.value).lower()
+
+
+@pytest.mark.parametrize("unit", ["iter", "sec", "epochs"])
+def test_get_unknown_unit_is_error(unit):
+    with pytest.raises(ValueError) as info:
+        Timestamp().get(unit)
+    assert unit in str(info.value)
+
+
+def test_composer_timestamp():
+    timestamp = Timestamp()
+    time = Time(10, "ep")
+    assert timestamp < time
+    assert timestamp.get(time.unit) == Time.from_epoch(0)
+
+
+# --------------------------------------------------------------------------- advancing
+
+
+def test_to_next_batch_from_zero():
+    ts = Timestamp().to_next_batch(samples=10, tokens=20)
+    assert counters(ts) == expect(batch=1, batch_in_epoch=1, sample=10, sample_in_epoch=10, token=20, token_in_epoch=20)
+
+
+def test_to_next_batch_defaults_count_only_the_batch():
+    ts = Timestamp(**SAMPLE_TS).to_next_batch()
+    assert counters(ts) == {**SAMPLE_TS, "batch": 51, "batch_in_epoch": 4}
+
+
+def test_to_next_batch_positional():
+    ts = Timestamp(**SAMPLE_TS).to_next_batch(7, 70)
+    assert counters(ts) == {
+        **SAMPLE_TS,
+        "batch": 51,
+        "batch_in_epoch": 4,
+        "sample": 507,
+        "sample_in_epoch": 37,
+        "token": 5070,
+        "token_in_epoch": 370,
+    }
+
+
+def test_to_next_batch_integer_like_counts():
+    ts = Timestamp().to_next_batch(samples=torch.tensor(4), tokens=np.int64(9))
+    assert counters(ts) == expect(batch=1, batch_in_epoch=1, sample=4, sample_in_epoch=4, token=9, token_in_epoch=9)
+    assert all(type(v) is int for v in ts.state_dict().values())
+
+
+def test_to_next_epoch_zeroes_in_epoch_counters_and_keeps_totals():
+    ts = Timestamp(**SAMPLE_TS).to_next_epoch()
+    assert counters(ts) == expect(epoch=6, batch=50, sample=500, token=5000)
+
+
+def test_advancing_returns_new_objects():
+    ts = Timestamp(**SAMPLE_TS)
+    nb = ts.to_next_batch(1, 1)
+    ne = ts.to_next_epoch()
+    assert nb is not ts and ne is not ts
+    assert counters(ts) == SAMPLE_TS
+
+
+def test_composer_batch_epoch_sequence():
+    ts = Timestamp()
+    # batch 0 of epoch 0
+    ts = ts.to_next_batch(10, 20)
+    assert counters(ts) == expect(batch=1, batch_in_epoch=1, sample=10, sample_in_epoch=10, token=20, token_in_epoch=20)
+    # finish epoch 0
+    ts = ts.to_next_epoch()
+    assert counters(ts) == expect(epoch=1, batch=1, sample=10, token=20)
+    # batch 0 of epoch 1
+    ts = ts.to_next_batch(5, 0)
+    assert counters(ts) == expect(epoch=1, batch=2, batch_in_epoch=1, sample=15, sample_in_epoch=5, token=20)
+    # batch 1 of epoch 1
+    ts = ts.to_next_batch(5, 1)
+    assert counters(ts) == expect(
+        epoch=1, batch=3, batch_in_epoch=2, sample=20, sample_in_epoch=10, token=21, token_in_epoch=1
+    )
+    # finish epoch 1
+    ts = ts.to_next_epoch()
+    assert counters(ts) == expect(epoch=2, batch=3, sample=20, token=21)
+    # batch 0 of epoch 2
+    ts = ts.to_next_batch(5, 1)
+    assert counters(ts) == expect(
+        epoch=2, batch=4, batch_in_epoch=1, sample=25, sample_in_epoch=5, token=22, token_in_epoch=1
+    )
+
+
+# --------------------------------------------------------------------------- copy
+
+
+def test_composer_copy():
+    timestamp = Timestamp(epoch=1)
+    timestamp_2 = timestamp.copy(batch=2)
+    assert timestamp_2.epoch == 1
+    assert timestamp_2.batch == 2
+    assert timestamp_2.sample == 0
+    assert timestamp is not timestamp_2
+    assert counters(timestamp) == expect(epoch=1)
+
+
+def test_copy_without_changes():
+    ts = Timestamp(**SAMPLE_TS)
+    c = ts.copy()
+    assert c is not ts
+    assert counters(c) == SAMPLE_TS
+
+
+def test_copy_several_changes():
+    ts = Timestamp(**SAMPLE_TS)
+    c = ts.copy(token=1, token_in_epoch=1, epoch=0)
+    assert counters(c) == {**SAMPLE_TS, "token": 1, "token_in_epoch": 1, "epoch": 0}
+
+
+def test_copy_rejects_unknown_field():
+    with pytest.raises(TypeError):
+        Timestamp().copy(epochs=1)
+
+
+def test_copy_rejects_float():
+    with pytest.raises(TypeError):
+        Timestamp().copy(batch=2.5)
+
+
+# --------------------------------------------------------------------------- state_dict
+
+
+def test_state_dict_holds_plain_ints():
+    sd = Timestamp(**SAMPLE_TS).state_dict()
+    assert isinstance(sd, dict)
+    assert {k: sd[k] for k in FIELDS} == SAMPLE_TS
+    for k, v in sd.items():
+        assert isinstance(k, str)
+        assert type(v) is int, (k, type(v))
+
+
+def test_state_dict_round_trip():
+    ts = Timestamp(**SAMPLE_TS).to_next_batch(3, 4)
+    back = Timestamp.from_state_dict(ts.state_dict())
+    assert isinstance(back, Timestamp)
+    assert counters(back) == counters(ts)
+
+
+def test_state_dict_is_a_snapshot():
+    ts = Timestamp(**SAMPLE_TS)
+    sd = ts.state_dict()
+    sd["batch"] = 999
+    assert ts.batch.value == 50
+
+
+def test_state_dict_loads_with_weights_only():
+    ts = Timestamp(**SAMPLE_TS).to_next_batch(2**40, 2**50)
+    buf = io.BytesIO()
+    torch.save({"timestamp": ts.state_dict()}, buf)
+    buf.seek(0)
+    loaded = torch.load(buf, weights_only=True)
+    back = Timestamp.from_state_dict(loaded["timestamp"])
+    assert counters(back) == counters(ts)
+
+
+def test_timestamp_equality():
+    assert Timestamp(**SAMPLE_TS) == Timestamp(**SAMPLE_TS)
+    assert Timestamp(epoch=1) != Timestamp(epoch=2)
+    assert Timestamp.from_state_dict(Timestamp(**SAMPLE_TS).state_dict()) == Timestamp(**SAMPLE_TS)
+
+
+# --------------------------------------------------------------------------- comparisons with Time
+
+
+COMPARE = [
+    # (expression, expected) on ts = Timestamp(**SAMPLE_TS)
+    (lambda ts: ts >= Time(5, "ep"), True),
+    (lambda ts: ts > Time(5, "ep"), False),
+    (lambda ts: ts <= Time(5, "ep"), True),
+    (lambda ts: ts < Time(6, "ep"), True),
+    (lambda ts: ts == Time(5, "ep"), True),
+    (lambda ts: ts != Time(5, "ep"), False),
+    (lambda ts: ts >= Time(51, "ba"), False),
+    (lambda ts: ts > Time(499, "sp"), True),
+    (lambda ts: ts < Time(5001, "tok"), True),
+    (lambda ts: ts == Time(50, "ba"), True),
+    # Time on the left
+    (lambda ts: Time(5, "ep") <= ts, True),
+    (lambda ts: Time(5, "ep") < ts, False),
+    (lambda ts: Time(6, "ep") > ts, True),
+    (lambda ts: Time(500, "sp") >= ts, True),
+    (lambda ts: Time(50, "ba") == ts, True),
+    (lambda ts: Time(49, "ba") != ts, True),
+]
+
+
+@pytest.mark.parametrize("expr,expected", COMPARE, ids=[str(i) for i in range(len(COMPARE))])
+def test_compare_with_time(expr, expected):
+    assert expr(Timestamp(**SAMPLE_TS)) is expected
+
+
+def test_compare_with_dur_is_error():
+    with pytest.raises(ValueError):
+        _ = Timestamp(**SAMPLE_TS) >= Time(0.5, "dur")
+
+
+# --------------------------------------------------------------------------- immutability
+
+
+@pytest.mark.parametrize("field", list(FIELDS))
+def test_timestamp_is_immutable(field):
+    ts = Timestamp(**SAMPLE_TS)
+    with pytest.raises((AttributeError, TypeError)):
+        setattr(ts, field, Time(0, FIELDS[field]))
+    with pytest.raises((AttributeError, TypeError)):
+        setattr(ts, field, 0)
+    assert counters(ts) == SAMPLE_TS
