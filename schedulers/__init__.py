@@ -25,12 +25,22 @@ from schedulers.composer import (
 )
 from schedulers.composition import Product, Sequence, Warmup
 from schedulers.evaluate import RunTimeline, evaluate_run, run_timeline
+from schedulers.extended import (
+    CyclicScheduler,
+    InverseSquareRootScheduler,
+    OneCycleScheduler,
+    WarmupStableDecayScheduler,
+)
 from schedulers.registry import UnknownSchedulerError, get_scheduler, register_scheduler, registered_schedulers
 from schedulers.resolution import MissingDataloaderLenError, RunContext, scale_max_duration
 from schedulers.state import SchedulerState
 from schedulers.torch_scaling import scale_pytorch_scheduler
 
 __all__ = [
+    "CyclicScheduler",
+    "InverseSquareRootScheduler",
+    "OneCycleScheduler",
+    "WarmupStableDecayScheduler",
     "CompiledScheduler",
     "ConstantScheduler",
     "ConstantWithWarmupScheduler",

@@ -6,11 +6,10 @@ import inspect
 import warnings
 from typing import Any, Callable
 
+from schedulers.resolution import RunContext, check_ssr, same_unit
 from timeunits import Time, Timestamp, TimeUnit
 
-from schedulers.resolution import RunContext, check_ssr, same_unit
-
-__all__ = ["Curve", "FunctionSchedule", "Schedule", "as_schedule", "time_argument"]
+__all__ = ["Curve", "FunctionSchedule", "Schedule", "as_schedule"]
 
 _UNSET = object()
 
@@ -35,14 +34,6 @@ class Curve:
     def __repr__(self) -> str:
         times = ", ".join(f"{name}={time}" for name, time in self.times.items())
         return f"Curve(unit={self.unit.value}, {times})"
-
-
-def time_argument(name: str, value: object) -> Time:
-    """A schedule's time argument as a Time, or a ValueError naming the argument."""
-    try:
-        return Time.from_input(value)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"{name}={value!r} is not a time: {error}") from None
 
 
 class Schedule:
@@ -98,7 +89,9 @@ class Schedule:
     def _resolve(self, run: RunContext) -> Curve:
         raise NotImplementedError(f"{type(self).__name__} must implement _resolve(run) -> Curve")
 
-    def _resolve_times(self, run: RunContext, given: dict[str, Time], unscaled: tuple[str, ...] = ()) -> dict[str, Time]:
+    def _resolve_times(
+        self, run: RunContext, given: dict[str, Time], unscaled: tuple[str, ...] = ()
+    ) -> dict[str, Time]:
         """Resolve ``given`` times (those named in ``unscaled`` without ssr) and check they share one unit."""
         resolved = {name: run.count(name, time, scale=name not in unscaled) for name, time in given.items()}
         if resolved:

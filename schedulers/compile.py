@@ -81,7 +81,9 @@ class CompiledScheduler(LRScheduler):
         self.hyperparameter = hyperparameter
         self._alpha = _bind_ssr(scheduler, self.ssr)
         self._initial_key = f"initial_{hyperparameter}"
-        self.base_values = [_base_value(group, i, hyperparameter, self._initial_key) for i, group in enumerate(optimizer.param_groups)]
+        self.base_values = [
+            _base_value(group, i, hyperparameter, self._initial_key) for i, group in enumerate(optimizer.param_groups)
+        ]
         if hyperparameter == "lr":
             self.base_lrs = list(self.base_values)  # what torch's own schedulers expose
         self._tensor_groups = any(isinstance(g[hyperparameter], torch.Tensor) for g in optimizer.param_groups)
@@ -136,7 +138,8 @@ class CompiledScheduler(LRScheduler):
             )
         if len(state_dict.get("base_values", self.base_values)) != len(self.base_values):
             raise ValueError(
-                f"this state_dict has {len(state_dict['base_values'])} param groups, the optimizer has {len(self.base_values)}"
+                f"this state_dict has {len(state_dict['base_values'])} param groups, "
+                f"the optimizer has {len(self.base_values)}"
             )
         self.last_epoch = int(state_dict.get("last_epoch", self.last_epoch))
         self.ssr = check_ssr(state_dict.get("ssr", self.ssr))
@@ -176,7 +179,10 @@ def _base_value(group: dict, index: int, key: str, initial_key: str) -> float:
     value = group[key]
     if isinstance(value, torch.Tensor):
         if value.dim() != 0 or not value.is_floating_point():
-            raise ValueError(f"param group {index}'s {key!r} is a tensor of shape {tuple(value.shape)}; only scalars can be scheduled")
+            raise ValueError(
+                f"param group {index}'s {key!r} is a tensor of shape {tuple(value.shape)}; "
+                "only scalars can be scheduled"
+            )
         group.setdefault(initial_key, value.detach().clone())
     elif isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"param group {index}'s {key!r} is {value!r}; only a float or a 0-d tensor can be scheduled")

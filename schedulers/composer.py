@@ -8,16 +8,13 @@ Where Cadence deliberately departs from Composer it says so (docs/composer-devia
 
 from __future__ import annotations
 
-import math
-from typing import Sequence as Seq
-
-from timeunits import Time, Timestamp, TimeUnit  # noqa: F401  (Timestamp: doctests)
-
 from schedulers import kernels
 from schedulers._ops import ops
-from schedulers.base import Curve, Schedule, time_argument
+from schedulers.arguments import milestones_argument, number_argument, positive_count, time_argument
+from schedulers.base import Curve, Schedule
 from schedulers.registry import register_scheduler
 from schedulers.resolution import RunContext
+from timeunits import Time, Timestamp, TimeUnit  # noqa: F401  (Timestamp: doctests)
 
 __all__ = [
     "ConstantScheduler",
@@ -34,36 +31,6 @@ __all__ = [
     "PolynomialWithWarmupScheduler",
     "StepScheduler",
 ]
-
-
-def _number(name: str, value: object, *, low: float | None = None, low_open: bool = False) -> float:
-    """A finite real argument, optionally bounded below, or a ValueError naming it."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        try:
-            value = float(value)  # numpy / 0-d tensors
-        except (TypeError, ValueError):
-            raise ValueError(f"{name}={value!r} must be a number") from None
-    if not math.isfinite(value):
-        raise ValueError(f"{name}={value!r} must be a finite number")
-    if low is not None and (value < low or (low_open and value == low)):
-        raise ValueError(f"{name}={value!r} must be {'>' if low_open else '>='} {low}")
-    return value
-
-
-def _positive(name: str, count: Time, given: Time) -> int:
-    """A resolved period that must be at least one whole count (deviation 3: never a ZeroDivisionError)."""
-    if count.value <= 0:
-        raise ValueError(
-            f"{name}={given} resolves to {count} for this run: it must be at least 1{count.unit.value} "
-            "(a longer time, or a larger scale_schedule_ratio)"
-        )
-    return count.value
-
-
-def _milestones(value: object) -> list[Time]:
-    if isinstance(value, (str, Time)) or not isinstance(value, Seq):
-        raise ValueError(f"milestones={value!r} must be a list of times, e.g. ['30ep', '0.8dur']")
-    return [time_argument(f"milestones[{i}]", m) for i, m in enumerate(value)]
 
 
 def _run_unit(run: RunContext) -> TimeUnit:
@@ -96,11 +63,11 @@ class StepScheduler(Schedule):
 
     def __init__(self, step_size: str | Time, gamma: float = 0.1) -> None:
         self.step_size = time_argument("step_size", step_size)
-        self.gamma = _number("gamma", gamma, low=0.0)
+        self.gamma = number_argument("gamma", gamma, low=0.0)
 
     def _resolve(self, run: RunContext) -> Curve:
         times = self._resolve_times(run, self._arguments("step_size"))
-        step_size, gamma = _positive("step_size", times["step_size"], self.step_size), self.gamma
+        step_size, gamma = positive_count("step_size", times["step_size"], self.step_size), self.gamma
         return Curve(times["step_size"].unit, lambda x: kernels.step(x, step_size, gamma), times)
 
 
@@ -112,8 +79,8 @@ class MultiStepScheduler(Schedule):
     """
 
     def __init__(self, milestones: list[str | Time], gamma: float = 0.1) -> None:
-        self.milestones = _milestones(milestones)
-        self.gamma = _number("gamma", gamma, low=0.0)
+        self.milestones = milestones_argument(milestones)
+        self.gamma = number_argument("gamma", gamma, low=0.0)
 
     def _resolve(self, run: RunContext) -> Curve:
         times = self._resolve_times(run, _milestone_arguments(self.milestones))
@@ -138,7 +105,7 @@ class ConstantScheduler(Schedule):
     """
 
     def __init__(self, alpha: float = 1.0, t_max: str | Time = "1dur") -> None:
-        self.alpha = _number("alpha", alpha)
+        self.alpha = number_argument("alpha", alpha)
         self.t_max = time_argument("t_max", t_max)
 
     def _resolve(self, run: RunContext) -> Curve:
@@ -155,13 +122,13 @@ class LinearScheduler(Schedule):
     """
 
     def __init__(self, alpha_i: float = 1.0, alpha_f: float = 0.0, t_max: str | Time = "1dur") -> None:
-        self.alpha_i = _number("alpha_i", alpha_i)
-        self.alpha_f = _number("alpha_f", alpha_f)
+        self.alpha_i = number_argument("alpha_i", alpha_i)
+        self.alpha_f = number_argument("alpha_f", alpha_f)
         self.t_max = time_argument("t_max", t_max)
 
     def _resolve(self, run: RunContext) -> Curve:
         times = self._resolve_times(run, self._arguments("t_max"))
-        t_max, a_i, a_f = _positive("t_max", times["t_max"], self.t_max), self.alpha_i, self.alpha_f
+        t_max, a_i, a_f = positive_count("t_max", times["t_max"], self.t_max), self.alpha_i, self.alpha_f
         return Curve(times["t_max"].unit, lambda x: kernels.linear(x / t_max, a_i, a_f), times)
 
 
@@ -173,12 +140,12 @@ class ExponentialScheduler(Schedule):
     """
 
     def __init__(self, gamma: float, decay_period: str | Time = "1ep") -> None:
-        self.gamma = _number("gamma", gamma, low=0.0)
+        self.gamma = number_argument("gamma", gamma, low=0.0)
         self.decay_period = time_argument("decay_period", decay_period)
 
     def _resolve(self, run: RunContext) -> Curve:
         times = self._resolve_times(run, self._arguments("decay_period"))
-        period, gamma = _positive("decay_period", times["decay_period"], self.decay_period), self.gamma
+        period, gamma = positive_count("decay_period", times["decay_period"], self.decay_period), self.gamma
         return Curve(times["decay_period"].unit, lambda x: kernels.exponential(x, gamma, period), times)
 
 
@@ -191,11 +158,11 @@ class CosineAnnealingScheduler(Schedule):
 
     def __init__(self, t_max: str | Time = "1dur", alpha_f: float = 0.0) -> None:
         self.t_max = time_argument("t_max", t_max)
-        self.alpha_f = _number("alpha_f", alpha_f)
+        self.alpha_f = number_argument("alpha_f", alpha_f)
 
     def _resolve(self, run: RunContext) -> Curve:
         times = self._resolve_times(run, self._arguments("t_max"))
-        t_max, a_f = _positive("t_max", times["t_max"], self.t_max), self.alpha_f
+        t_max, a_f = positive_count("t_max", times["t_max"], self.t_max), self.alpha_f
         return Curve(times["t_max"].unit, lambda x: kernels.cosine(x / t_max, 1.0, a_f), times)
 
 
@@ -209,12 +176,12 @@ class CosineAnnealingWarmRestartsScheduler(Schedule):
 
     def __init__(self, t_0: str | Time, t_mult: float = 1.0, alpha_f: float = 0.0) -> None:
         self.t_0 = time_argument("t_0", t_0)
-        self.t_mult = _number("t_mult", t_mult, low=0.0)
-        self.alpha_f = _number("alpha_f", alpha_f)
+        self.t_mult = number_argument("t_mult", t_mult, low=0.0)
+        self.alpha_f = number_argument("alpha_f", alpha_f)
 
     def _resolve(self, run: RunContext) -> Curve:
         times = self._resolve_times(run, self._arguments("t_0"))
-        t_0 = _positive("t_0", times["t_0"], self.t_0)
+        t_0 = positive_count("t_0", times["t_0"], self.t_0)
         horizon = _run_count(run, times["t_0"].unit)
         horizon = max(horizon if horizon is not None else t_0, t_0)
         try:
@@ -233,13 +200,13 @@ class PolynomialScheduler(Schedule):
     """
 
     def __init__(self, power: float, t_max: str | Time = "1dur", alpha_f: float = 0.0) -> None:
-        self.power = _number("power", power, low=0.0)
+        self.power = number_argument("power", power, low=0.0)
         self.t_max = time_argument("t_max", t_max)
-        self.alpha_f = _number("alpha_f", alpha_f)
+        self.alpha_f = number_argument("alpha_f", alpha_f)
 
     def _resolve(self, run: RunContext) -> Curve:
         times = self._resolve_times(run, self._arguments("t_max"))
-        t_max, power, a_f = _positive("t_max", times["t_max"], self.t_max), self.power, self.alpha_f
+        t_max, power, a_f = positive_count("t_max", times["t_max"], self.t_max), self.power, self.alpha_f
         return Curve(times["t_max"].unit, lambda x: kernels.polynomial(x / t_max, power, 1.0, a_f), times)
 
 
@@ -313,8 +280,8 @@ class MultiStepWithWarmupScheduler(_WarmupSchedule):
         self, t_warmup: str | Time, milestones: list[str | Time], gamma: float = 0.1, scale_warmup: bool = False
     ) -> None:
         self.t_warmup = time_argument("t_warmup", t_warmup)
-        self.milestones = _milestones(milestones)
-        self.gamma = _number("gamma", gamma, low=0.0)
+        self.milestones = milestones_argument(milestones)
+        self.gamma = number_argument("gamma", gamma, low=0.0)
         self.scale_warmup = bool(scale_warmup)
 
     def _resolve(self, run: RunContext) -> Curve:
@@ -341,8 +308,8 @@ class LinearWithWarmupScheduler(_WarmupSchedule):
         scale_warmup: bool = False,
     ) -> None:
         self.t_warmup = time_argument("t_warmup", t_warmup)
-        self.alpha_i = _number("alpha_i", alpha_i)
-        self.alpha_f = _number("alpha_f", alpha_f)
+        self.alpha_i = number_argument("alpha_i", alpha_i)
+        self.alpha_f = number_argument("alpha_f", alpha_f)
         self.t_max = time_argument("t_max", t_max)
         self.scale_warmup = bool(scale_warmup)
 
@@ -384,7 +351,7 @@ class CosineAnnealingWithWarmupScheduler(_WarmupSchedule):
     ) -> None:
         self.t_warmup = time_argument("t_warmup", t_warmup)
         self.t_max = time_argument("t_max", t_max)
-        self.alpha_f = _number("alpha_f", alpha_f)
+        self.alpha_f = number_argument("alpha_f", alpha_f)
         self.scale_warmup = bool(scale_warmup)
 
     def _resolve(self, run: RunContext) -> Curve:
@@ -415,9 +382,9 @@ class PolynomialWithWarmupScheduler(_WarmupSchedule):
         scale_warmup: bool = False,
     ) -> None:
         self.t_warmup = time_argument("t_warmup", t_warmup)
-        self.power = _number("power", power, low=0.0)
+        self.power = number_argument("power", power, low=0.0)
         self.t_max = time_argument("t_max", t_max)
-        self.alpha_f = _number("alpha_f", alpha_f)
+        self.alpha_f = number_argument("alpha_f", alpha_f)
         self.scale_warmup = bool(scale_warmup)
 
     def _resolve(self, run: RunContext) -> Curve:

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from timeunits import Time
-
 from schedulers._ops import ops
-from schedulers.base import Curve, Schedule, time_argument
+from schedulers.arguments import time_argument
+from schedulers.base import Curve, Schedule
 from schedulers.registry import register_scheduler
 from schedulers.resolution import RunContext
+from timeunits import Time
 
 __all__ = ["Product", "Sequence", "Warmup"]
 

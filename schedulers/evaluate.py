@@ -13,11 +13,10 @@ from typing import Union
 
 import torch
 
-from timeunits import Time, TimeUnit
-
 from schedulers.base import FunctionSchedule, Schedule
 from schedulers.resolution import RunContext, scale_max_duration
 from schedulers.state import SchedulerState
+from timeunits import Time, TimeUnit
 
 __all__ = ["RunTimeline", "evaluate_run", "run_timeline"]
 
@@ -116,7 +115,11 @@ def evaluate_run(
     """
     if timeline is None:
         timeline = run_timeline(
-            max_duration, dataloader_len, samples_per_batch=samples_per_batch, tokens_per_batch=tokens_per_batch, ssr=ssr
+            max_duration,
+            dataloader_len,
+            samples_per_batch=samples_per_batch,
+            tokens_per_batch=tokens_per_batch,
+            ssr=ssr,
         )
     if isinstance(schedule, FunctionSchedule):
         return _stepped(schedule, timeline)
@@ -135,7 +138,9 @@ def _stepped(schedule: FunctionSchedule, timeline: RunTimeline) -> torch.Tensor:
     alphas, per_epoch = [], timeline.dataloader_len
     for k in range(timeline.num_batches):
         if k:  # advance over batch k-1 to the timestamp before batch k
-            state.timestamp = state.timestamp.to_next_batch(int(samples[k] - samples[k - 1]), int(tokens[k] - tokens[k - 1]))
+            state.timestamp = state.timestamp.to_next_batch(
+                int(samples[k] - samples[k - 1]), int(tokens[k] - tokens[k - 1])
+            )
             if per_epoch and k % per_epoch == 0:
                 state.timestamp = state.timestamp.to_next_epoch()
         alphas.append(float(schedule(state)))
@@ -173,6 +178,8 @@ def _before_each(per_batch: PerBatch, num_batches: int, dtype: torch.dtype, name
     if not isinstance(per_batch, torch.Tensor):
         return torch.arange(num_batches, dtype=dtype) * per_batch
     if per_batch.dim() != 1 or per_batch.numel() < num_batches:
-        raise ValueError(f"{name} must be a 1-D tensor with at least {num_batches} entries, got shape {tuple(per_batch.shape)}")
+        raise ValueError(
+            f"{name} must be a 1-D tensor with at least {num_batches} entries, got shape {tuple(per_batch.shape)}"
+        )
     values = per_batch[:num_batches].to(dtype)
     return torch.cumsum(values, 0) - values

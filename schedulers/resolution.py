@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import math
 
+from schedulers.state import as_dataloader_len, as_max_duration
 from timeunits import Time, TimeUnit
 from timeunits.counting import whole_count
-
-from schedulers.state import as_dataloader_len, as_max_duration
 
 __all__ = ["MissingDataloaderLenError", "RunContext", "check_ssr", "same_unit", "scale_max_duration", "whole_count"]
 
@@ -92,7 +91,7 @@ class RunContext:
 
 
 def same_unit(resolved: dict[str, tuple[Time, Time]]) -> TimeUnit:
-    """The one unit shared by the resolved times ``{argument: (given, resolved)}``, or a ValueError naming two that differ."""
+    """The unit shared by the resolved times ``{argument: (given, resolved)}``; a ValueError names two that differ."""
     (first_name, (first_given, first)), *rest = resolved.items()
     for name, (given, time) in rest:
         if time.unit is not first.unit:

@@ -20,7 +20,12 @@ _FIELD_UNITS = {
     "sample_in_epoch": TimeUnit.SAMPLE,
     "token_in_epoch": TimeUnit.TOKEN,
 }
-_TOTAL_FIELD = {TimeUnit.EPOCH: "_epoch", TimeUnit.BATCH: "_batch", TimeUnit.SAMPLE: "_sample", TimeUnit.TOKEN: "_token"}
+_TOTAL_FIELD = {
+    TimeUnit.EPOCH: "_epoch",
+    TimeUnit.BATCH: "_batch",
+    TimeUnit.SAMPLE: "_sample",
+    TimeUnit.TOKEN: "_token",
+}
 _new = object.__new__
 
 
@@ -64,11 +69,9 @@ class Timestamp:
         for name, value in values.items():
             setattr(self, f"_{name}", _count(name, value))
         for unit in ("batch", "sample", "token"):
-            if values_in_epoch := getattr(self, f"_{unit}_in_epoch"):
-                if values_in_epoch > getattr(self, f"_{unit}"):
-                    raise ValueError(
-                        f"Timestamp: {unit}_in_epoch={values_in_epoch} exceeds the total {unit}={getattr(self, f'_{unit}')}"
-                    )
+            in_epoch, total = getattr(self, f"_{unit}_in_epoch"), getattr(self, f"_{unit}")
+            if in_epoch > total:
+                raise ValueError(f"Timestamp: {unit}_in_epoch={in_epoch} exceeds the total {unit}={total}")
 
     # -- the counters as Times ---------------------------------------------------------------
     epoch = property(lambda self: _make(self._epoch, TimeUnit.EPOCH), doc="Epochs completed.")
@@ -81,7 +84,9 @@ class Timestamp:
     sample_in_epoch = property(
         lambda self: _make(self._sample_in_epoch, TimeUnit.SAMPLE), doc="Samples seen in this epoch."
     )
-    token_in_epoch = property(lambda self: _make(self._token_in_epoch, TimeUnit.TOKEN), doc="Tokens seen in this epoch.")
+    token_in_epoch = property(
+        lambda self: _make(self._token_in_epoch, TimeUnit.TOKEN), doc="Tokens seen in this epoch."
+    )
 
     def get(self, unit: TimeUnit | str) -> Time:
         """The total count in ``unit`` as a Time. ``dur`` has no count: it needs the run's ``max_duration``."""

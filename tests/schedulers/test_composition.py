@@ -46,7 +46,10 @@ def test_warmup_of_cosine_matches_composer_when_shifted_with_sequence():
 
 
 def test_sequence_children_see_time_since_their_segment_and_dur_of_their_segment():
-    seq = Sequence([ConstantScheduler(0.5, "1dur"), LinearScheduler(1.0, 0.0, "0.5dur"), MultiStepScheduler(["5ba"], 0.1)], ["20ba", "60ba"])
+    seq = Sequence(
+        [ConstantScheduler(0.5, "1dur"), LinearScheduler(1.0, 0.0, "0.5dur"), MultiStepScheduler(["5ba"], 0.1)],
+        ["20ba", "60ba"],
+    )
     curve = seq.resolve("100ba")
     assert curve.times["schedules[1].t_max"].value == 20  # half of the 40-batch segment
     assert curve(0) == 0.5 and curve(19) == 0.5
@@ -77,7 +80,10 @@ def test_product_multiplies():
 
 
 def test_composites_evaluate_as_schedules_and_in_whole_runs():
-    seq = Sequence([Warmup(ConstantScheduler(1.0), "10ba"), Product([CosineAnnealingScheduler(), LinearScheduler(1.0, 0.5)])], ["0.2dur"])
+    seq = Sequence(
+        [Warmup(ConstantScheduler(1.0), "10ba"), Product([CosineAnnealingScheduler(), LinearScheduler(1.0, 0.5)])],
+        ["0.2dur"],
+    )
     alphas = evaluate_run(seq, "50ba")
     state = SchedulerState("50ba")
     for k in range(50):

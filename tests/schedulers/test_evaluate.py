@@ -56,7 +56,9 @@ def test_samples_constant_per_batch_and_ssr():
     schedule = CosineAnnealingWithWarmupScheduler(t_warmup="64sp", scale_warmup=True)
     alphas = evaluate_run(schedule, "3200sp", samples_per_batch=32, ssr=0.5)
     assert alphas.shape == (50,)  # the run itself is scaled to 1600 samples
-    torch.testing.assert_close(alphas, _stepped(schedule, "1600sp", samples=32, ssr=0.5, batches=50), rtol=0, atol=1e-12)
+    torch.testing.assert_close(
+        alphas, _stepped(schedule, "1600sp", samples=32, ssr=0.5, batches=50), rtol=0, atol=1e-12
+    )
 
 
 def test_ssr_on_epochs_gives_exact_batches():

@@ -1,0 +1,173 @@
+"""Schedules Composer lacks, in time units: warmup-stable-decay, inverse square root, one-cycle, cyclic.
+
+Every time argument takes any unit (``"0.1dur"``, ``"2ep"``, ``"500ba"``, ``"1_000_000tok"``) and resolves like
+Composer's (:mod:`schedulers.resolution`). Each returns a multiplier of the base lr, which is the peak.
+"""
+
+from __future__ import annotations
+
+import math
+
+from schedulers import kernels
+from schedulers._ops import ops
+from schedulers.arguments import choice_argument, number_argument, positive_count, time_argument
+from schedulers.base import Curve, Schedule
+from schedulers.registry import register_scheduler
+from schedulers.resolution import RunContext
+from timeunits import Time
+
+__all__ = ["CyclicScheduler", "InverseSquareRootScheduler", "OneCycleScheduler", "WarmupStableDecayScheduler"]
+
+_DECAY_SHAPES = ("linear", "cosine", "1-sqrt")
+
+
+@register_scheduler(aliases=("wsd", "warmup_stable_decay"), family="cadence")
+class WarmupStableDecayScheduler(Schedule):
+    r"""Warmup, a long stable phase at the peak, then a decay over the last ``t_decay`` of ``t_max``.
+
+    With :math:`t_s = t_{max} - t_{decay}` and :math:`p = \mathrm{clamp}((x - t_s)/t_{decay}, 0, 1)`:
+
+    .. math::
+        \alpha(x) = \min(1, x / t_w)\,\bigl(\alpha_f + (1 - \alpha_f)\,g(p)\bigr), \quad
+        g = 1 - p \;(\text{linear}),\; \tfrac{1 + \cos \pi p}{2} \;(\text{cosine}),\; 1 - \sqrt{p} \;(\text{1-sqrt})
+
+    >>> curve = WarmupStableDecayScheduler("10ba", t_decay="20ba", alpha_f=0.1).resolve("100ba")
+    >>> curve(5), curve(50), curve(90), curve(100)
+    (0.5, 1.0, 0.55, 0.1)
+    """
+
+    def __init__(
+        self,
+        t_warmup: str | Time,
+        t_decay: str | Time = "0.2dur",
+        alpha_f: float = 0.0,
+        decay_shape: str = "linear",
+        t_max: str | Time = "1dur",
+        scale_warmup: bool = False,
+    ) -> None:
+        self.t_warmup = time_argument("t_warmup", t_warmup)
+        self.t_decay = time_argument("t_decay", t_decay)
+        self.alpha_f = number_argument("alpha_f", alpha_f)
+        self.decay_shape = choice_argument("decay_shape", decay_shape, _DECAY_SHAPES)
+        self.t_max = time_argument("t_max", t_max)
+        self.scale_warmup = bool(scale_warmup)
+
+    def _resolve(self, run: RunContext) -> Curve:
+        unscaled = () if self.scale_warmup else ("t_warmup",)
+        times = self._resolve_times(run, self._arguments("t_warmup", "t_decay", "t_max"), unscaled=unscaled)
+        warmup, t_max = times["t_warmup"].value, times["t_max"].value
+        decay = positive_count("t_decay", times["t_decay"], self.t_decay)
+        stable_end = t_max - decay
+        if not 0 <= warmup <= stable_end:
+            raise ValueError(
+                f"t_warmup={self.t_warmup} ({times['t_warmup']}) must end before the decay starts at t_max - t_decay "
+                f"= {stable_end}{times['t_max'].unit.value} (t_max={self.t_max}, t_decay={self.t_decay})"
+            )
+        a_f, shape = self.alpha_f, self.decay_shape
+        return Curve(
+            times["t_max"].unit,
+            lambda x: kernels.warmup_stable_decay(x, warmup, stable_end, t_max, a_f, shape),
+            times,
+        )
+
+
+@register_scheduler(aliases=("inverse_sqrt", "rsqrt"), family="cadence")
+class InverseSquareRootScheduler(Schedule):
+    r"""Linear warmup to 1 over ``t_warmup``, then decay as the inverse square root of time.
+
+    .. math:: \alpha(x) = x / t_w \;(x < t_w), \qquad \sqrt{t_w / x} \;(x \ge t_w)
+
+    >>> curve = InverseSquareRootScheduler("100ba").resolve("10000ba")
+    >>> curve(50), curve(100), curve(400)
+    (0.5, 1.0, 0.5)
+    """
+
+    def __init__(self, t_warmup: str | Time, scale_warmup: bool = False) -> None:
+        self.t_warmup = time_argument("t_warmup", t_warmup)
+        self.scale_warmup = bool(scale_warmup)
+
+    def _resolve(self, run: RunContext) -> Curve:
+        unscaled = () if self.scale_warmup else ("t_warmup",)
+        times = self._resolve_times(run, self._arguments("t_warmup"), unscaled=unscaled)
+        warmup = positive_count("t_warmup", times["t_warmup"], self.t_warmup)  # it is also the decay's timescale
+        scale = math.sqrt(warmup)
+        pieces = (lambda x: x / warmup, lambda x: kernels.inverse_sqrt(x, scale, warmup))
+        return Curve(times["t_warmup"].unit, lambda x: ops(x).piecewise(x, (warmup,), pieces), times)
+
+
+@register_scheduler(aliases=("one_cycle", "onecycle"), family="cadence")
+class OneCycleScheduler(Schedule):
+    r"""The 1cycle policy (torch's ``OneCycleLR``) over ``t_max``, as a multiplier of the peak lr.
+
+    From :math:`1/\mathrm{div\_factor}` up to 1 over ``pct_start`` of ``t_max``, then down to
+    :math:`1/(\mathrm{div\_factor}\cdot\mathrm{final\_div\_factor})` (``three_phase``: back to the start
+    value first), annealing by ``anneal_strategy`` (``"cos"`` or ``"linear"``); see
+    :func:`schedulers.kernels.one_cycle` for the exact phase boundaries.
+
+    >>> curve = OneCycleScheduler(div_factor=4.0).resolve("100ba")
+    >>> curve(0), curve(29)
+    (0.25, 1.0)
+    """
+
+    def __init__(
+        self,
+        t_max: str | Time = "1dur",
+        pct_start: float = 0.3,
+        div_factor: float = 25.0,
+        final_div_factor: float = 1e4,
+        anneal_strategy: str = "cos",
+        three_phase: bool = False,
+    ) -> None:
+        self.t_max = time_argument("t_max", t_max)
+        self.pct_start = number_argument("pct_start", pct_start, low=0.0, low_open=True)
+        if self.pct_start >= 1:
+            raise ValueError(f"pct_start={pct_start!r} must be in (0, 1)")
+        self.div_factor = number_argument("div_factor", div_factor, low=0.0, low_open=True)
+        self.final_div_factor = number_argument("final_div_factor", final_div_factor, low=0.0, low_open=True)
+        self.anneal_strategy = choice_argument("anneal_strategy", anneal_strategy, ("cos", "linear"))
+        self.three_phase = bool(three_phase)
+
+    def _resolve(self, run: RunContext) -> Curve:
+        times = self._resolve_times(run, self._arguments("t_max"))
+        total = positive_count("t_max", times["t_max"], self.t_max)
+        start = 1.0 / self.div_factor
+        floor = start / self.final_div_factor
+        args = (total, 1.0, start, floor, self.pct_start, self.anneal_strategy, self.three_phase)
+        kernels.one_cycle(0.0, *args)  # validate the phases now, not at the first step
+        return Curve(times["t_max"].unit, lambda x: kernels.one_cycle(x, *args), times)
+
+
+@register_scheduler(aliases=("cyclic", "clr"), family="cadence")
+class CyclicScheduler(Schedule):
+    r"""Cyclical lr between ``base_ratio`` and 1 (torch's ``CyclicLR`` shape), with times in any unit.
+
+    One cycle rises over ``t_up`` and falls over ``t_down`` (default ``t_up``); ``mode`` is ``"triangular"``,
+    ``"triangular2"`` (the amplitude halves each cycle) or ``"exp_range"`` (the amplitude decays as
+    :math:`\gamma^x`, with :math:`x` counted in the resolved unit). See :func:`schedulers.kernels.cyclic`.
+
+    >>> curve = CyclicScheduler("10ba", base_ratio=0.1).resolve("100ba")
+    >>> curve(0), curve(10), curve(20)
+    (0.1, 1.0, 0.1)
+    """
+
+    def __init__(
+        self,
+        t_up: str | Time,
+        t_down: str | Time | None = None,
+        base_ratio: float = 0.1,
+        mode: str = "triangular",
+        gamma: float = 1.0,
+    ) -> None:
+        self.t_up = time_argument("t_up", t_up)
+        self.t_down = None if t_down is None else time_argument("t_down", t_down)
+        self.base_ratio = number_argument("base_ratio", base_ratio, low=0.0)
+        self.mode = choice_argument("mode", mode, ("triangular", "triangular2", "exp_range"))
+        self.gamma = number_argument("gamma", gamma, low=0.0, low_open=True)
+
+    def _resolve(self, run: RunContext) -> Curve:
+        names = ("t_up",) if self.t_down is None else ("t_up", "t_down")
+        times = self._resolve_times(run, self._arguments(*names))
+        up = positive_count("t_up", times["t_up"], self.t_up)
+        down = up if self.t_down is None else positive_count("t_down", times["t_down"], self.t_down)
+        base, mode, gamma = self.base_ratio, self.mode, self.gamma
+        return Curve(times["t_up"].unit, lambda x: kernels.cyclic(x, base, 1.0, up, down, mode, gamma), times)
