@@ -1,35 +1,56 @@
-"""Schedule demo: how Composer-style time strings resolve for one run, printed as a table.
+"""Schedule demo: resolve a time-unit schedule for a run, drive a real optimizer with it, print the trace.
 
 Run: ``python examples/schedule_demo.py``. (The trainer will replace this as the main job.)
 """
 
 from __future__ import annotations
 
-from timeunits import Time, Timestamp
+import torch
+
+from schedulers import (
+    CosineAnnealingWithWarmupScheduler,
+    SchedulerState,
+    compile_scheduler,
+    evaluate_run,
+)
+
+BATCHES_PER_EPOCH, EPOCHS, BATCH_SIZE = 50, 4, 32
 
 
 def main() -> None:
-    batches_per_epoch, samples_per_batch, epochs = 500, 32, 10
-    max_duration = Time(epochs * batches_per_epoch, "ba")
-    print(f"run: {epochs}ep x {batches_per_epoch}ba/ep = {max_duration}, {samples_per_batch} samples per batch")
-    for text in ("0.05dur", "0.3dur", "2ep", "1_000ba", "64_000sp"):
-        time = Time.from_timestring(text)
-        if time.unit.value == "dur":
-            batches = max_duration * time
-        elif time.unit.value == "ep":
-            batches = Time(time.value * batches_per_epoch, "ba")
-        elif time.unit.value == "sp":
-            batches = Time(time.value // samples_per_batch, "ba")
-        else:
-            batches = time
-        print(f"  {text:>9} -> {batches}")
+    torch.manual_seed(0)
+    schedule = CosineAnnealingWithWarmupScheduler(t_warmup="0.1dur", alpha_f=0.1)
+    max_duration = f"{EPOCHS}ep"
+    curve = schedule.resolve(max_duration, dataloader_len=BATCHES_PER_EPOCH)
+    print(f"{schedule!r} on a run of {max_duration} x {BATCHES_PER_EPOCH}ba/ep")
+    for name, time in curve.times.items():
+        print(f"  {name} = {time}")
 
-    ts = Timestamp()
-    for batch in range(max_duration.value):
-        ts = ts.to_next_batch(samples=samples_per_batch)
-        if (batch + 1) % batches_per_epoch == 0:
-            ts = ts.to_next_epoch()
-    print(f"end of run: {ts}")
+    # a real (tiny) regression trained with the schedule driving the optimizer's lr
+    model = torch.nn.Linear(8, 1)
+    target = torch.nn.Linear(8, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.2)
+    state = SchedulerState(max_duration, dataloader_len=BATCHES_PER_EPOCH)
+    scheduler = compile_scheduler(schedule, opt, state)
+    for epoch in range(EPOCHS):
+        for _ in range(BATCHES_PER_EPOCH):
+            x = torch.randn(BATCH_SIZE, 8)
+            y = target(x).detach() + 0.1 * torch.randn(BATCH_SIZE, 1)  # noisy targets: the loss floor is 0.01
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            if state.timestamp.batch.value == 0:
+                print(f"  first batch: loss {loss.item():.4f}")
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            state.timestamp = state.timestamp.to_next_batch(samples=BATCH_SIZE)
+            scheduler.step()
+        state.timestamp = state.timestamp.to_next_epoch()
+        print(f"  epoch {epoch + 1}: loss {loss.item():.4f}, lr {opt.param_groups[0]['lr']:.4f}")
+
+    alphas = evaluate_run(schedule, max_duration, BATCHES_PER_EPOCH)
+    bars = " ▁▂▃▄▅▆▇█"
+    trace = "".join(bars[round(a * (len(bars) - 1))] for a in alphas[:: max(1, len(alphas) // 60)].tolist())
+    print(f"  lr multiplier over the run: {trace}")
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ def _child_curve(run: RunContext, child: Schedule, label: str, unit) -> Curve:
     return curve
 
 
-@register_scheduler(aliases=("warmup",), family="cadence")
+@register_scheduler(family="cadence")
 class Warmup(Schedule):
     r"""A linear warmup in front of any schedule ``s``: from 0 to ``s(t_w)`` over ``t_warmup``, then ``s``.
 
@@ -75,7 +75,7 @@ class Warmup(Schedule):
         return Curve(inner.unit, lambda x: ops(x).piecewise(x, (w,), (lambda x: peak * (x / w), main)), times)
 
 
-@register_scheduler(aliases=("sequence", "sequential"), family="cadence")
+@register_scheduler(aliases=("sequential",), family="cadence")
 class Sequence(Schedule):
     r"""Schedules one after another, switching at ``milestones`` (times of the run).
 
@@ -130,7 +130,7 @@ def _shifted(fn, start: int):
     return lambda x: fn(x - start)
 
 
-@register_scheduler(aliases=("product",), family="cadence")
+@register_scheduler(family="cadence")
 class Product(Schedule):
     r"""The product of schedules: :math:`\alpha(x) = \prod_i s_i(x)`, e.g. a decay times a cyclic factor.
 
