@@ -76,3 +76,6 @@ __all__ = [
     "scale_max_duration",
     "scale_pytorch_scheduler",
 ]
+
+# The front ends register their names (YAML, the CLI and get_scheduler accept them once imported).
+import schedulers.sambaflow  # noqa: E402,F401  (registers SambaFlow's schedules)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import torch
 from torch.optim.lr_scheduler import LRScheduler
@@ -30,12 +30,13 @@ def compile_scheduler(
     ssr: float = 1.0,
     *,
     hyperparameter: str = "lr",
+    param_groups: Sequence[int] | None = None,
 ) -> CompiledScheduler:
     """A torch LR scheduler that drives ``hyperparameter`` of every param group with ``scheduler``.
 
     ``scheduler`` is a Cadence schedule or any callable ``(state, ssr) -> float`` (a one-argument
     ``(state) -> float`` callable works when ``ssr`` is 1). ``state`` has ``.timestamp``, ``.max_duration``
-    and ``.dataloader_len``.
+    and ``.dataloader_len``. ``param_groups`` (indices) limits it to some groups; the others are untouched.
 
     >>> import torch
     >>> from schedulers import SchedulerState, LinearScheduler, compile_scheduler
@@ -46,7 +47,7 @@ def compile_scheduler(
     >>> round(opt.param_groups[0]["lr"], 6)
     0.09
     """
-    return CompiledScheduler(scheduler, optimizer, state, ssr, hyperparameter=hyperparameter)
+    return CompiledScheduler(scheduler, optimizer, state, ssr, hyperparameter=hyperparameter, param_groups=param_groups)
 
 
 class CompiledScheduler(LRScheduler):
@@ -66,6 +67,7 @@ class CompiledScheduler(LRScheduler):
         ssr: float = 1.0,
         *,
         hyperparameter: str = "lr",
+        param_groups: Sequence[int] | None = None,
     ) -> None:
         if not callable(scheduler):
             raise TypeError(f"scheduler must be callable as scheduler(state, ssr), got {scheduler!r}")
@@ -81,12 +83,14 @@ class CompiledScheduler(LRScheduler):
         self.hyperparameter = hyperparameter
         self._alpha = _bind_ssr(scheduler, self.ssr)
         self._initial_key = f"initial_{hyperparameter}"
+        self.param_groups = _group_indices(param_groups, len(optimizer.param_groups))
+        self._groups = [optimizer.param_groups[i] for i in self.param_groups]
         self.base_values = [
-            _base_value(group, i, hyperparameter, self._initial_key) for i, group in enumerate(optimizer.param_groups)
+            _base_value(optimizer.param_groups[i], i, hyperparameter, self._initial_key) for i in self.param_groups
         ]
         if hyperparameter == "lr":
             self.base_lrs = list(self.base_values)  # what torch's own schedulers expose
-        self._tensor_groups = any(isinstance(g[hyperparameter], torch.Tensor) for g in optimizer.param_groups)
+        self._tensor_groups = any(isinstance(g[hyperparameter], torch.Tensor) for g in self._groups)
         self.last_epoch = 0
         self._step_count = 1
         self._apply()
@@ -95,7 +99,7 @@ class CompiledScheduler(LRScheduler):
         alpha = self._alpha(self.state)
         key = self.hyperparameter
         values = [base * alpha for base in self.base_values]
-        for group, value in zip(self.optimizer.param_groups, values):
+        for group, value in zip(self._groups, values):
             if self._tensor_groups and isinstance(group[key], torch.Tensor):
                 group[key].fill_(value)  # in place: a compiled optimizer step keeps its graph
             else:
@@ -145,6 +149,17 @@ class CompiledScheduler(LRScheduler):
         self.ssr = check_ssr(state_dict.get("ssr", self.ssr))
         self._alpha = _bind_ssr(self.scheduler, self.ssr)
         self._apply()
+
+
+def _group_indices(param_groups: Sequence[int] | None, count: int) -> list[int]:
+    if param_groups is None:
+        return list(range(count))
+    indices = list(param_groups)
+    if not indices or any(isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < count for i in indices):
+        raise ValueError(f"param_groups={param_groups!r} must be a non-empty list of indices below {count}")
+    if len(set(indices)) != len(indices):
+        raise ValueError(f"param_groups={param_groups!r} repeats an index")
+    return indices
 
 
 def _bind_ssr(scheduler: Callable[..., float], ssr: float) -> Callable[[Any], float]:

@@ -2,7 +2,8 @@
 
 Composer's rules: every step-count argument becomes ``int(n · ssr)``; ``ExponentialLR``'s ``gamma``
 becomes ``gamma ** (1 / ssr)`` so the same total decay happens over the scaled run. Cadence also scales
-``LinearLR``, ``ConstantLR`` and ``PolynomialLR`` (``total_iters``), keeps repeated ``MultiStepLR``
+``LinearLR``, ``ConstantLR`` and ``PolynomialLR`` (``total_iters``) and SambaFlow's ``LambdaLR`` schedules
+(whose multipliers have a ``scaled(ssr)`` method), keeps repeated ``MultiStepLR``
 milestones (Composer's rebuild drops their multiplicity), makes ``CosineAnnealingWarmRestarts`` really
 restart at the scaled period (torch reads ``T_i``, which Composer leaves unscaled), and raises a
 ValueError naming the argument when a count truncates to 0 (torch would divide by zero at ``step()``).
@@ -45,6 +46,9 @@ def scale_pytorch_scheduler(scheduler: torch_schedulers.LRScheduler, ssr: float)
         scheduler.gamma = scheduler.gamma ** (1.0 / ssr)
     elif isinstance(scheduler, (torch_schedulers.LinearLR, torch_schedulers.ConstantLR, torch_schedulers.PolynomialLR)):
         scheduler.total_iters = _scaled(name, "total_iters", scheduler.total_iters, ssr)
+    elif isinstance(scheduler, torch_schedulers.LambdaLR) and all(hasattr(f, "scaled") for f in scheduler.lr_lambdas):
+        # SambaFlow's schedules: their multipliers know their own step counts
+        scheduler.lr_lambdas = [f.scaled(ssr) for f in scheduler.lr_lambdas]
     else:
         raise ValueError(
             f"scale_schedule_ratio={ssr} cannot be applied to {name}: Cadence scales StepLR, MultiStepLR, "

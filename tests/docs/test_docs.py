@@ -23,7 +23,8 @@ def test_python_blocks_run(page: Path, tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     namespace: dict = {"__name__": "__docs__"}
     for number, block in enumerate(_BLOCK.findall(page.read_text()), start=1):
-        code = compile(block, f"{page.name}[block {number}]", "exec")
+        # dont_inherit: a block must not pick up this file's `from __future__ import annotations`
+        code = compile(block, f"{page.name}[block {number}]", "exec", dont_inherit=True)
         exec(code, namespace)
 
 

@@ -187,3 +187,15 @@ def test_load_state_dict_for_another_hyperparameter_is_refused():
     wd = compile_scheduler(LinearScheduler(), opt, state, hyperparameter="weight_decay")
     with pytest.raises(ValueError, match="weight_decay"):
         lr.load_state_dict(wd.state_dict())
+
+
+def test_param_groups_limit_the_groups_driven():
+    _, opt = _model_and_groups()
+    state = SchedulerState("10ba")
+    sched = compile_scheduler(LinearScheduler(), opt, state, param_groups=[1])
+    state.timestamp = state.timestamp.copy(batch=5)
+    sched.step()
+    assert opt.param_groups[0]["lr"] == 0.1 and "initial_lr" not in opt.param_groups[0]
+    assert opt.param_groups[1]["lr"] == pytest.approx(0.01)
+    with pytest.raises(ValueError, match="param_groups=\\[2\\]"):
+        compile_scheduler(LinearScheduler(), opt, state, param_groups=[2])

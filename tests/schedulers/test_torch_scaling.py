@@ -109,3 +109,12 @@ def test_unsupported_scheduler_is_named_and_ssr_one_is_a_no_op():
 def test_bad_ratio(ssr):
     with pytest.raises(ValueError, match="scale_schedule_ratio"):
         scale_pytorch_scheduler(lr_scheduler.StepLR(_opt(), step_size=3), ssr)
+
+
+def test_sambaflow_schedules_scale_their_step_counts():
+    from schedulers.sambaflow import polynomial_decay_schedule_with_warmup
+
+    scaled = polynomial_decay_schedule_with_warmup(_opt(), num_warmup_steps=4, num_training_steps=20)
+    scale_pytorch_scheduler(scaled, 0.5)
+    fresh = polynomial_decay_schedule_with_warmup(_opt(), num_warmup_steps=2, num_training_steps=10)
+    assert _lrs(scaled, 12) == pytest.approx(_lrs(fresh, 12), abs=1e-12)

@@ -1,0 +1,265 @@
+r"""SambaFlow's three learning-rate schedules, as torch ``LambdaLR`` objects on Cadence's kernels.
+
+Each constructor returns a :class:`torch.optim.lr_scheduler.LambdaLR` whose peak is the optimizer's
+``lr`` (each param group's ``initial_lr``); the lr after ``k`` calls to ``step()`` is ``peak × α(k)``.
+With :math:`W` = ``num_warmup_steps``, :math:`T` = ``num_training_steps`` and :math:`r` = ``end_ratio``:
+
+.. math::
+    \alpha(k) = \begin{cases}
+        k / W & k \le W \quad\text{(linear warmup from 0; skipped when } W = 0\text{)} \\
+        r + (1 - r)\,d(p), \quad p = \min\!\left(\frac{k - W}{\max(1, T - W)}, 1\right) & k > W
+    \end{cases}
+
+- cosine: :math:`d(p) = \tfrac12\bigl(1 + \cos(2\pi c\,p)\bigr)` with :math:`c` = ``num_cycles``
+  (Hugging Face's ``get_cosine_schedule_with_warmup``; :math:`c = 1/2` is one half-wave, 1 → r);
+- polynomial (SambaFlow's name; the decay is linear): :math:`d(p) = 1 - p`;
+- fixed: :math:`\alpha = 1`.
+
+So α is 0 at step 0, exactly 1 at step :math:`W`, exactly :math:`r` at step :math:`T`, and the value
+reached at :math:`T` is held afterwards (that is :math:`r` for the default ``num_cycles=0.5``).
+
+The curves are :func:`schedulers.kernels.warmup`, :func:`~schedulers.kernels.cosine` and
+:func:`~schedulers.kernels.linear`; nothing here re-implements a curve.
+
+>>> import torch
+>>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+>>> sched = cosine_schedule_with_warmup(opt, num_warmup_steps=2, num_training_steps=6)
+>>> [round(sched.lr_lambdas[0](k), 4) for k in range(8)]
+[0.0, 0.5, 1.0, 0.8682, 0.55, 0.2318, 0.1, 0.1]
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+from torch.optim import Optimizer
+from torch.optim.lr_scheduler import LambdaLR
+
+from schedulers import kernels
+from schedulers._ops import ops
+from schedulers.registry import register_scheduler
+
+__all__ = [
+    "SambaFlowLambda",
+    "cosine_schedule_with_warmup",
+    "fixed_lr",
+    "get_cosine_schedule_with_warmup",
+    "get_fixed_lr",
+    "get_polynomial_decay_schedule_with_warmup",
+    "polynomial_decay_schedule_with_warmup",
+]
+
+_KINDS = ("cosine", "linear", "fixed")
+
+
+class SambaFlowLambda:
+    """The multiplier α(step) of one SambaFlow schedule: a picklable callable holding plain numbers.
+
+    Its arguments live in slots, and its instance ``__dict__`` stays empty, so
+    ``LambdaLR.state_dict()`` stores ``{}`` for it (no callables, loadable with
+    ``torch.load(weights_only=True)``) and ``load_state_dict`` never overwrites the schedule's
+    arguments with a checkpoint's: the arguments of the run that loads win.
+
+    ``step`` may be an int, a float or a floating tensor (a whole run at once, elementwise).
+    """
+
+    __slots__ = ("kind", "num_warmup_steps", "num_training_steps", "end_ratio", "num_cycles", "__dict__")
+
+    def __init__(self, kind, num_warmup_steps=0, num_training_steps=0, end_ratio=0.0, num_cycles=0.5):
+        if kind not in _KINDS:
+            raise ValueError(f"kind must be one of {', '.join(map(repr, _KINDS))}, got {kind!r}")
+        self.kind = kind
+        self.num_warmup_steps = _steps("num_warmup_steps", num_warmup_steps)
+        self.num_training_steps = _steps("num_training_steps", num_training_steps)
+        if self.num_warmup_steps > self.num_training_steps:
+            raise ValueError(
+                f"num_warmup_steps={self.num_warmup_steps} must not exceed "
+                f"num_training_steps={self.num_training_steps}"
+            )
+        self.end_ratio = _ratio("end_ratio", end_ratio)
+        self.num_cycles = _finite("num_cycles", num_cycles, low=0.0)
+
+    def __call__(self, step):
+        if self.kind == "fixed":
+            return kernels.constant(_as_number(step), 1.0)
+        x = _as_number(step)
+        o = ops(x)
+        warmup = self.num_warmup_steps
+        span = max(1, self.num_training_steps - warmup)
+        p = o.clamp((x - warmup) / span, 0.0, 1.0)
+        if self.kind == "cosine":
+            decay = kernels.cosine(_fold(o, 2.0 * self.num_cycles * p))
+        else:
+            decay = kernels.linear(p, 1.0, 0.0)
+        alpha = self.end_ratio + (1.0 - self.end_ratio) * decay
+        if warmup > 0:
+            # k <= W takes the ramp, so the peak at k = W is exactly 1.0
+            alpha = o.where(x <= warmup, kernels.warmup(x, warmup), alpha)
+        return alpha
+
+    def scaled(self, ssr: float) -> SambaFlowLambda:
+        """The same schedule with its step counts multiplied by ``ssr`` and truncated (clarification 10).
+
+        A warmup may truncate to 0 (no warmup); a positive ``num_training_steps`` may not.
+
+        >>> SambaFlowLambda("linear", 10, 100).scaled(0.25)
+        SambaFlowLambda('linear', num_warmup_steps=2, num_training_steps=25, end_ratio=0.0, num_cycles=0.5)
+        """
+        ssr = _finite("ssr", ssr, low=0.0)
+        if ssr == 0:
+            raise ValueError("ssr=0 must be > 0")
+        training = int(self.num_training_steps * ssr)
+        if self.num_training_steps > 0 and training == 0:
+            raise ValueError(
+                f"num_training_steps={self.num_training_steps} scaled by ssr={ssr} truncates to 0; "
+                "it must stay at least 1"
+            )
+        return SambaFlowLambda(
+            self.kind, int(self.num_warmup_steps * ssr), training, self.end_ratio, self.num_cycles
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"SambaFlowLambda({self.kind!r}, num_warmup_steps={self.num_warmup_steps}, "
+            f"num_training_steps={self.num_training_steps}, end_ratio={self.end_ratio}, "
+            f"num_cycles={self.num_cycles})"
+        )
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, SambaFlowLambda):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__[:-1])
+
+    __hash__ = None
+
+    def __getstate__(self):
+        return {name: getattr(self, name) for name in self.__slots__[:-1]}
+
+    def __setstate__(self, state):
+        for name, value in state.items():
+            setattr(self, name, value)
+
+
+def cosine_schedule_with_warmup(
+    optimizer: Optimizer,
+    num_warmup_steps: int,
+    num_training_steps: int,
+    num_cycles: float = 0.5,
+    last_epoch: int = -1,
+    end_ratio: float = 0.1,
+) -> LambdaLR:
+    r"""Linear warmup from 0 to the optimizer's lr, then cosine decay to ``end_ratio`` × lr, then hold.
+
+    .. math::
+        \alpha(k) = k / W \;(k \le W), \qquad
+        \alpha(k) = r + (1 - r)\,\tfrac12\bigl(1 + \cos(2\pi c\,p)\bigr), \;
+        p = \min\!\left(\tfrac{k - W}{\max(1, T - W)}, 1\right) \;(k > W)
+
+    >>> import torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = cosine_schedule_with_warmup(opt, num_warmup_steps=10, num_training_steps=110)
+    >>> sched.lr_lambdas[0](5), sched.lr_lambdas[0](10), sched.lr_lambdas[0](60), sched.lr_lambdas[0](500)
+    (0.5, 1.0, 0.55, 0.1)
+    """
+    lam = SambaFlowLambda("cosine", num_warmup_steps, num_training_steps, end_ratio, num_cycles)
+    return LambdaLR(optimizer, lam, last_epoch)
+
+
+def polynomial_decay_schedule_with_warmup(
+    optimizer: Optimizer,
+    num_warmup_steps: int,
+    num_training_steps: int,
+    end_ratio: float = 0.0,
+    last_epoch: int = -1,
+) -> LambdaLR:
+    r"""Linear warmup from 0 to the optimizer's lr, then *linear* decay to ``end_ratio`` × lr, then hold.
+
+    SambaFlow calls it "polynomial", but the decay is always linear:
+
+    .. math::
+        \alpha(k) = k / W \;(k \le W), \qquad
+        \alpha(k) = r + (1 - r)(1 - p), \; p = \min\!\left(\tfrac{k - W}{\max(1, T - W)}, 1\right) \;(k > W)
+
+    >>> import torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = polynomial_decay_schedule_with_warmup(opt, 10, 110, end_ratio=0.5)
+    >>> sched.lr_lambdas[0](60), sched.lr_lambdas[0](110), sched.lr_lambdas[0](111)
+    (0.75, 0.5, 0.5)
+    """
+    lam = SambaFlowLambda("linear", num_warmup_steps, num_training_steps, end_ratio)
+    return LambdaLR(optimizer, lam, last_epoch)
+
+
+def fixed_lr(optimizer: Optimizer, last_epoch: int = -1) -> LambdaLR:
+    """No schedule: the optimizer's lr throughout (α = 1).
+
+    >>> import torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.3)
+    >>> sched = fixed_lr(opt)
+    >>> for _ in range(5):
+    ...     opt.step(); sched.step()
+    >>> sched.get_last_lr()
+    [0.3]
+    """
+    return LambdaLR(optimizer, SambaFlowLambda("fixed"), last_epoch)
+
+
+# SambaFlow's own code spells them get_* (clarification 15).
+get_cosine_schedule_with_warmup = cosine_schedule_with_warmup
+get_polynomial_decay_schedule_with_warmup = polynomial_decay_schedule_with_warmup
+get_fixed_lr = fixed_lr
+
+register_scheduler(cosine_schedule_with_warmup, aliases=("get_cosine_schedule_with_warmup",), family="sambaflow")
+register_scheduler(
+    polynomial_decay_schedule_with_warmup, aliases=("get_polynomial_decay_schedule_with_warmup",), family="sambaflow"
+)
+register_scheduler(fixed_lr, aliases=("get_fixed_lr",), family="sambaflow")
+
+
+def _fold(o, z):
+    """Map ``z >= 0`` into ``[0, 1]`` with ``cos(πz) = cos(π·fold(z))``, so the clamped kernel runs past a half-wave.
+
+    Exact (``fold(z) = z``) on ``[0, 1]``, which covers the default ``num_cycles = 0.5``.
+    """
+    y = z - 2.0 * o.floor(z / 2.0)
+    return o.minimum(y, 2.0 - y)
+
+
+def _as_number(step):
+    # LambdaLR passes an int; floats and floating tensors pass through (whole-run evaluation)
+    return float(step) if isinstance(step, int) else step
+
+
+def _steps(name: str, value) -> int:
+    if isinstance(value, bool):
+        raise ValueError(f"{name}={value!r} must be an integer >= 0")
+    try:
+        count = operator.index(value)
+    except TypeError:
+        raise ValueError(f"{name}={value!r} must be an integer >= 0") from None
+    if count < 0:
+        raise ValueError(f"{name}={count} must be an integer >= 0")
+    return count
+
+
+def _finite(name: str, value, *, low: float) -> float:
+    if isinstance(value, bool):
+        raise ValueError(f"{name}={value!r} must be a number")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}={value!r} must be a number") from None
+    if not math.isfinite(number) or number < low:
+        raise ValueError(f"{name}={value!r} must be a finite number >= {low}")
+    return number
+
+
+def _ratio(name: str, value) -> float:
+    try:
+        number = _finite(name, value, low=0.0)
+    except ValueError:
+        number = math.nan
+    if not 0.0 <= number <= 1.0:
+        raise ValueError(f"{name}={value!r} must be a number in [0, 1] (a fraction of the peak lr)")
+    return number

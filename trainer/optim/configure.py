@@ -1,0 +1,166 @@
+"""``configure_optimizer(optimizer_type, params, **kwargs)``: an optimizer by name, Cerebras style.
+
+Names match case-insensitively among ``torch.optim``'s optimizers and Cadence's :class:`Lamb` and
+:class:`Lion`. Keyword arguments the constructor does not take are dropped with one warning naming them;
+``learning_rate`` is accepted for ``lr``. Where Cerebras documents a default that differs from torch's for
+an optimizer both provide, Cerebras's default is used (``Adam``/``AdamW`` ``eps=1e-6``,
+``AdamW`` ``weight_decay=0.0``, ...): see :data:`CEREBRAS_DEFAULTS`.
+
+>>> import torch
+>>> opt = configure_optimizer("adamw", [torch.zeros(2, requires_grad=True)], learning_rate=3e-4)
+>>> type(opt).__name__, opt.defaults["lr"], opt.defaults["eps"], opt.defaults["weight_decay"]
+('AdamW', 0.0003, 1e-06, 0.0)
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import warnings
+from typing import Any
+
+import torch
+from torch.optim import Optimizer
+
+from trainer.optim.lamb import Lamb
+from trainer.optim.lion import Lion
+
+__all__ = ["CEREBRAS_DEFAULTS", "configure_optimizer", "optimizer_classes"]
+
+# Cerebras's documented constructor defaults (cerebras.pytorch.optim 2.x signatures) where they differ
+# from torch's for the same optimizer. Adafactor is left out: Cerebras's is the Hugging Face algorithm,
+# with other arguments than torch's. SGD's lr, required by Cerebras, keeps torch's default.
+CEREBRAS_DEFAULTS: dict[type, dict[str, Any]] = {
+    torch.optim.Adam: {"eps": 1e-6, "weight_decay": 0.0},
+    torch.optim.AdamW: {"eps": 1e-6, "weight_decay": 0.0},
+    torch.optim.Adamax: {"lr": 1e-3, "eps": 1e-6, "weight_decay": 0.0},
+    torch.optim.Adagrad: {"eps": 1e-6},
+    torch.optim.RAdam: {"eps": 1e-6, "weight_decay": 0.0},
+    torch.optim.Rprop: {"lr": 1e-3},
+}
+
+# Cerebras-only arguments whose only meaningful value is what torch always does: dropped silently when
+# they say so, an error otherwise (dropping them would change the algorithm).
+_FIXED_IN_TORCH: dict[type, dict[str, Any]] = {
+    torch.optim.AdamW: {"correct_bias": True},
+}
+
+# Old Cerebras spellings Cerebras itself rejects, with the argument to use instead.
+_RENAMED = {
+    "weight_decay": ("weight_decay_rate",),
+    "betas": ("beta1", "beta2"),
+    "eps": ("eps1", "eps2"),
+    "etas": ("eta1", "eta2"),
+    "step_sizes": ("step_size_min", "step_size_max"),
+}
+
+
+def optimizer_classes() -> dict[str, type[Optimizer]]:
+    """Every optimizer ``configure_optimizer`` knows, by class name: ``torch.optim``'s, then Lamb and Lion."""
+    found = {
+        name: obj
+        for name, obj in vars(torch.optim).items()
+        if inspect.isclass(obj) and issubclass(obj, Optimizer) and obj is not Optimizer
+    }
+    found.update({"Lamb": Lamb, "Lion": Lion})
+    return dict(sorted(found.items(), key=lambda item: item[0].lower()))
+
+
+def configure_optimizer(optimizer_type: str | type[Optimizer], params: Any, **kwargs: Any) -> Optimizer:
+    """Build the optimizer named ``optimizer_type`` (any case) on ``params``.
+
+    - ``learning_rate`` is taken as ``lr`` when it is a number or a numeric string; a dict or list there is
+      a Cerebras schedule configuration and is left to the scheduler (ignored here). Giving both
+      ``learning_rate`` and a different ``lr`` is an error.
+    - Arguments the constructor does not accept are dropped with one ``UserWarning`` naming them
+      and the accepted ones; Cerebras's old spellings (``beta1``/``beta2``, ``weight_decay_rate``, ...)
+      are a ``ValueError`` naming the argument to use.
+    - Cerebras's defaults (:data:`CEREBRAS_DEFAULTS`) fill arguments that were not given.
+    - An unknown name is a ``ValueError`` listing close names and every known one.
+
+    ``optimizer_type`` may also be an ``Optimizer`` subclass.
+    """
+    cls = _resolve(optimizer_type)
+    kwargs = dict(kwargs)
+    signature = inspect.signature(cls.__init__)
+    parameters = list(signature.parameters.values())[1:]  # after self
+    if not parameters or parameters[0].name != "params":
+        raise ValueError(f"{cls.__name__} cannot be configured by name: its first argument is not 'params'")
+    accepted = {p.name for p in parameters[1:] if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    takes_any = any(p.kind is p.VAR_KEYWORD for p in parameters)
+
+    _take_learning_rate(cls, kwargs)
+    for name, fixed in _FIXED_IN_TORCH.get(cls, {}).items():
+        if name in kwargs and name not in accepted:
+            if kwargs[name] != fixed:
+                raise ValueError(
+                    f"{cls.__name__}({name}={kwargs[name]!r}) is not supported: torch's {cls.__name__} "
+                    f"always behaves as {name}={fixed!r}"
+                )
+            del kwargs[name]
+    renamed = [
+        (new, old) for new, olds in _RENAMED.items() if new in accepted for old in olds if old in kwargs
+    ]
+    if renamed and not takes_any:
+        fixes = "; ".join(f"use {new} instead of {old}" for new, old in renamed)
+        raise ValueError(f"{cls.__name__} got arguments Cerebras no longer supports: {fixes}")
+
+    if not takes_any:
+        dropped = sorted(name for name in kwargs if name not in accepted)
+        if dropped:
+            warnings.warn(
+                f"{cls.__name__} does not take {', '.join(dropped)}; dropped. "
+                f"It accepts: {', '.join(p.name for p in parameters[1:])}",
+                UserWarning,
+                stacklevel=2,
+            )
+            for name in dropped:
+                del kwargs[name]
+    for name, value in CEREBRAS_DEFAULTS.get(cls, {}).items():
+        kwargs.setdefault(name, value)
+    try:
+        return cls(params, **kwargs)
+    except TypeError as error:
+        raise TypeError(f"could not configure {cls.__name__}: {error}") from error
+
+
+def _resolve(optimizer_type: Any) -> type[Optimizer]:
+    if inspect.isclass(optimizer_type) and issubclass(optimizer_type, Optimizer):
+        return optimizer_type
+    known = optimizer_classes()
+    if not isinstance(optimizer_type, str):
+        raise ValueError(f"optimizer_type must be a name such as 'AdamW', got {optimizer_type!r}")
+    by_lower = {name.lower(): cls for name, cls in known.items()}
+    key = optimizer_type.strip().lower()
+    if key in by_lower:
+        return by_lower[key]
+    close = difflib.get_close_matches(key, list(by_lower), n=3, cutoff=0.5)
+    display = {name.lower(): name for name in known}
+    hint = f" (did you mean {', '.join(display[c] for c in close)}?)" if close else ""
+    raise ValueError(f"unknown optimizer {optimizer_type!r}{hint}; known: {', '.join(known)}")
+
+
+def _take_learning_rate(cls: type, kwargs: dict[str, Any]) -> None:
+    """Move a scalar ``learning_rate`` into ``lr``; leave a schedule configuration out."""
+    if "learning_rate" not in kwargs:
+        return
+    learning_rate = kwargs.pop("learning_rate")
+    if isinstance(learning_rate, str):
+        try:
+            learning_rate = float(learning_rate)
+        except ValueError:
+            raise ValueError(f"learning_rate={learning_rate!r} is not a number") from None
+    elif isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float, torch.Tensor)):
+        return  # None, or a Cerebras schedule (dict / list): the scheduler's business
+    if "lr" in kwargs and not _same(kwargs["lr"], learning_rate):
+        raise ValueError(
+            f"{cls.__name__} got both lr={kwargs['lr']!r} and learning_rate={learning_rate!r}; give one"
+        )
+    kwargs["lr"] = learning_rate
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except (RuntimeError, TypeError, ValueError):
+        return a is b
