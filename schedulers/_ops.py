@@ -18,10 +18,11 @@ Conventions kept by every op:
 - ``take(table, index)`` reads a tuple of numbers at an index produced by ``bucket``.
 - ``piecewise(x, boundaries, pieces)`` is ``pieces[i](x)`` where ``i`` is ``bucket(x, boundaries)``
   (``len(pieces) == len(boundaries) + 1``); on floats only that piece is evaluated.
+- ``pow(base, exponent)`` needs ``base >= 0``; a result beyond the float range is ``inf`` on both paths.
 - ``where(c, a, b)`` on floats is ``a if c else b``; both ``a`` and ``b`` are evaluated either way,
   so neither may raise (kernels guard their denominators statically).
-- On tensors, at least one operand of ``where``/``minimum``/``maximum`` must be a tensor; Python
-  numbers on the other side take the tensor's dtype.
+- On tensors, Python numbers next to a tensor operand take its dtype; ``where`` between two numbers
+  gives float64 (torch alone would give float32). ``minimum``/``maximum`` need one tensor operand.
 """
 
 import bisect
@@ -36,6 +37,13 @@ def _float_clamp(x, lo, hi):
     return lo if x < lo else hi if x > hi else x
 
 
+def _float_pow(base, exponent):
+    try:
+        return base**exponent
+    except OverflowError:  # a tensor gives inf here; the float path must agree, not raise
+        return math.inf
+
+
 class FloatOps:
     """Ops on Python numbers: ``math`` and builtins (a builtin is not a descriptor, so no ``staticmethod``)."""
 
@@ -45,7 +53,7 @@ class FloatOps:
     exp = math.exp
     log = math.log
     abs = abs
-    pow = pow
+    pow = staticmethod(_float_pow)
     clamp = staticmethod(_float_clamp)
 
     @staticmethod
@@ -84,6 +92,13 @@ def _constant(values, like):
     return torch.tensor(values, dtype=like.dtype, device=like.device)
 
 
+def _tensor_where(c, a, b):
+    if not isinstance(a, torch.Tensor) and not isinstance(b, torch.Tensor):
+        # two numbers: torch would choose its default dtype (float32); the tensor path is float64
+        a = torch.tensor(a, dtype=torch.float64, device=c.device)
+    return torch.where(c, a, b)
+
+
 def _tensor_minimum(a, b):
     if not isinstance(a, torch.Tensor):
         a, b = b, a
@@ -107,7 +122,7 @@ class TensorOps:
     abs = torch.abs
     pow = torch.pow
     clamp = torch.clamp
-    where = torch.where
+    where = staticmethod(_tensor_where)
     full_like = torch.full_like
     minimum = staticmethod(_tensor_minimum)
     maximum = staticmethod(_tensor_maximum)

@@ -94,6 +94,9 @@ class Schedule:
     ) -> dict[str, Time]:
         """Resolve ``given`` times (those named in ``unscaled`` without ssr) and check they share one unit."""
         resolved = {name: run.count(name, time, scale=name not in unscaled) for name, time in given.items()}
+        for name, time in given.items():
+            if time.value < 0:
+                raise ValueError(f"{name}={time} is negative: a time in a schedule must be >= 0")
         if resolved:
             same_unit({name: (given[name], resolved[name]) for name in given})
         return resolved

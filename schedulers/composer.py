@@ -182,8 +182,10 @@ class CosineAnnealingWarmRestartsScheduler(Schedule):
     def _resolve(self, run: RunContext) -> Curve:
         times = self._resolve_times(run, self._arguments("t_0"))
         t_0 = positive_count("t_0", times["t_0"], self.t_0)
-        horizon = _run_count(run, times["t_0"].unit)
-        horizon = max(horizon if horizon is not None else t_0, t_0)
+        # growing (or steady) periods are followed as far as a count can go; shrinking ones must
+        # last the run (deviation 3: fail at resolution, not when the run gets there)
+        run_length = _run_count(run, times["t_0"].unit)
+        horizon = run_length if self.t_mult < 1 and run_length is not None else 2**53
         try:
             ends = kernels.restart_boundaries(t_0, self.t_mult, horizon)
         except ValueError as error:

@@ -11,8 +11,7 @@ multiplier :math:`\alpha` (``cyclic`` and ``one_cycle`` return absolute values, 
 Nothing branches on the values of ``x``: the body goes through the op namespace of
 :mod:`schedulers._ops` (``where``, ``clamp``, ``floor``, ``bucket``, ...). Python ``if`` appears only on
 static parameters. Bad parameters raise ``ValueError`` naming the argument and what is accepted.
-A value beyond the float range (a growing ``gamma > 1`` run far enough) is ``inf`` on a tensor and an
-``OverflowError`` on the float path.
+A value beyond the float range (a growing ``gamma > 1`` run far enough) is ``inf`` on both paths.
 
 >>> import torch
 >>> cosine(0.5), cosine(torch.tensor([0.0, 0.5, 1.0], dtype=torch.float64))
@@ -189,14 +188,15 @@ def warmup(x, t_warmup, start=0.0):
     return start + (1 - start) * ops(x).clamp(x / t_warmup, 0.0, 1.0)
 
 
-def restart_boundaries(t_0, t_mult, horizon):
+def restart_boundaries(t_0, t_mult, horizon=2**53):
     r"""The interval ends of cosine annealing with warm restarts, for :func:`warm_restarts`.
 
     Interval lengths follow Composer: :math:`L_0 = t_0`, :math:`L_{k+1} = \lfloor t_{mult} L_k \rfloor`
     (integer truncation, so not geometric), and the ends are :math:`e_k = L_0 + \dots + L_k`.
-    Ends are produced until one lies past ``horizon`` (the largest ``x`` the caller will evaluate),
-    or until the length stops changing (:math:`L_{k+1} = L_k`): from there on the intervals repeat,
-    which :func:`warm_restarts` does by itself, so ``t_mult = 1`` needs a single end.
+    Ends are produced until one lies past ``horizon`` (the largest ``x`` the caller will evaluate;
+    by default every count a float64 holds exactly, as Composer's cycles never stop), or until the
+    length stops changing (:math:`L_{k+1} = L_k`): from there on the intervals repeat, which
+    :func:`warm_restarts` does by itself, so ``t_mult = 1`` needs a single end.
 
     Raises ``ValueError`` if a length reaches 0 before the horizon is covered (Composer raises then too).
 
@@ -247,14 +247,16 @@ def warm_restarts(x, boundaries, alpha_f=0.0):
     _check_increasing("boundaries", boundaries, strict=True, memo=o is FloatOps)
     if not boundaries or boundaries[0] <= 0:
         raise _bad("boundaries", "a non-empty tuple of interval ends, the first > 0", boundaries)
+    n = len(boundaries)
     last = boundaries[-1]
-    period = last - boundaries[-2] if len(boundaries) > 1 else last
-    edges = (0,) + boundaries
-    # k indexes the interval holding x while x < last; past it the periodic tail takes over
-    k = o.minimum(o.bucket(x, boundaries), len(boundaries) - 1)
+    period = last - boundaries[-2] if n > 1 else last
+    # k indexes the interval [start, end) holding x while x < last; past it the periodic tail takes over
+    k = o.minimum(o.bucket(x, boundaries), n - 1)
+    end = o.take(boundaries, k)
+    start = o.where(k > 0, o.take(boundaries, o.maximum(k - 1, 0)), 0.0)
     inside = x < last
-    begin = o.where(inside, o.take(edges, k), last + o.floor((x - last) / period) * period)
-    length = o.where(inside, o.take(edges, k + 1) - o.take(edges, k), period)
+    begin = o.where(inside, start, last + o.floor((x - last) / period) * period)
+    length = o.where(inside, end - start, period)
     return cosine((x - begin) / length, 1.0, alpha_f)
 
 
@@ -327,9 +329,7 @@ def _anneal_linear(o, start, end, pct):
     return (end - start) * pct + start
 
 
-def one_cycle(
-    x, total_steps, max_lr, initial_lr, min_lr, pct_start=0.3, anneal_strategy="cos", three_phase=False
-):
+def one_cycle(x, total_steps, max_lr, initial_lr, min_lr, pct_start=0.3, anneal_strategy="cos", three_phase=False):
     r"""The 1cycle policy, exactly ``torch.optim.lr_scheduler.OneCycleLR``'s lr after ``x`` steps.
 
     torch derives ``initial_lr = max_lr / div_factor`` (default 25) and

@@ -1,1 +1,18 @@
-"""The training loop that owns time (counts sp/tok/ba/ep, steps schedules, checkpoints)."""
+"""The training loop that owns time: it counts sp/tok/ba/ep, steps schedules, and checkpoints exactly.
+
+>>> import torch
+>>> from trainer import Trainer
+>>> data = [(torch.randn(4, 3), torch.randn(4, 1)) for _ in range(5)]
+>>> model = torch.nn.Linear(3, 1)
+>>> trainer = Trainer(model, data, "10ba", torch.optim.SGD(model.parameters(), lr=0.1),
+...                   loss_fn=torch.nn.functional.mse_loss, progress_bar=False)
+>>> trainer.fit()
+>>> str(trainer.state.timestamp.batch), str(trainer.state.timestamp.epoch)
+('10ba', '2ep')
+"""
+
+from trainer.callbacks import Callback, LRMonitor, ProgressBar
+from trainer.state import TrainerState
+from trainer.trainer import Trainer
+
+__all__ = ["Callback", "LRMonitor", "ProgressBar", "Trainer", "TrainerState"]

@@ -1,0 +1,121 @@
+"""Cerebras-style schedulers on Cadence: ``cerebras.pytorch.optim.lr_scheduler`` and the weight-decay schedulers.
+
+Closed forms of the optimizer step with Cerebras's names and signatures, written once through
+:mod:`schedulers.kernels`; every class is a ``torch.optim.lr_scheduler.LRScheduler``. Step-count arguments
+also take time strings (``"1000ba"``, ``"2ep"``, ``"0.1dur"``); see docs/cerebras.md.
+
+>>> import torch
+>>> import schedulers.cerebras as cstorch
+>>> optimizer = cstorch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.01)
+>>> scheduler = cstorch.optim.lr_scheduler.CosineDecayLR(
+...     optimizer, initial_learning_rate=0.01, end_learning_rate=0.001, total_iters=100
+... )
+>>> round(optimizer.param_groups[0]["lr"], 12)
+0.01
+"""
+
+from schedulers.cerebras import (
+    lr_scheduler,
+    optim,  # noqa: E402  (the cstorch.optim namespace, needs the classes above)
+    weight_decay_scheduler,
+)
+from schedulers.cerebras.configure import configure_lr_scheduler
+from schedulers.cerebras.lr_scheduler import (
+    ChainedLR,
+    ChainedScheduler,
+    ConstantLR,
+    CosineAnnealingLR,
+    CosineAnnealingWarmRestarts,
+    CosineDecayLR,
+    CyclicLR,
+    ExponentialLR,
+    InverseExponentialTimeDecayLR,
+    InverseSquareRootDecayLR,
+    LambdaLR,
+    LinearLR,
+    LRScheduler,
+    MultiplicativeLR,
+    MultiStepLR,
+    OneCycleLR,
+    PiecewiseConstantLR,
+    PolynomialLR,
+    ScalePerParamLR,
+    SequentialLR,
+    StepLR,
+)
+from schedulers.cerebras.scheduler import HyperparameterScheduler
+from schedulers.cerebras.steps import StepArgumentError
+from schedulers.cerebras.weight_decay_scheduler import (
+    ChainedWD,
+    ConstantWD,
+    CosineAnnealingWarmRestartsWD,
+    CosineAnnealingWD,
+    CosineDecayWD,
+    CyclicWD,
+    ExponentialWD,
+    InverseExponentialTimeDecayWD,
+    InverseSquareRootDecayWD,
+    LambdaWD,
+    LinearWD,
+    MultiplicativeWD,
+    MultiStepWD,
+    OneCycleWD,
+    PiecewiseConstantWD,
+    PolynomialWD,
+    ScalePerParamWD,
+    SequentialWD,
+    StepWD,
+    WDScheduler,
+    WeightDecayScheduler,
+)
+
+__all__ = [
+    "ChainedLR",
+    "ChainedScheduler",
+    "ChainedWD",
+    "ConstantLR",
+    "ConstantWD",
+    "CosineAnnealingLR",
+    "CosineAnnealingWD",
+    "CosineAnnealingWarmRestarts",
+    "CosineAnnealingWarmRestartsWD",
+    "CosineDecayLR",
+    "CosineDecayWD",
+    "CyclicLR",
+    "CyclicWD",
+    "ExponentialLR",
+    "ExponentialWD",
+    "HyperparameterScheduler",
+    "InverseExponentialTimeDecayLR",
+    "InverseExponentialTimeDecayWD",
+    "InverseSquareRootDecayLR",
+    "InverseSquareRootDecayWD",
+    "LRScheduler",
+    "LambdaLR",
+    "LambdaWD",
+    "LinearLR",
+    "LinearWD",
+    "MultiStepLR",
+    "MultiStepWD",
+    "MultiplicativeLR",
+    "MultiplicativeWD",
+    "OneCycleLR",
+    "OneCycleWD",
+    "PiecewiseConstantLR",
+    "PiecewiseConstantWD",
+    "PolynomialLR",
+    "PolynomialWD",
+    "ScalePerParamLR",
+    "ScalePerParamWD",
+    "SequentialLR",
+    "SequentialWD",
+    "StepArgumentError",
+    "StepLR",
+    "StepWD",
+    "WDScheduler",
+    "WeightDecayScheduler",
+    "configure_lr_scheduler",
+    "lr_scheduler",
+    "optim",
+    "weight_decay_scheduler",
+]

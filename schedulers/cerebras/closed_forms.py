@@ -1,0 +1,513 @@
+r"""The Cerebras schedules as closed forms of the step, on generic values (Cerebras 2.x's ``scheduler.py``).
+
+Each class here schedules "a value" (``val``, ``initial_val``, ``end_val``, ...); the learning-rate
+classes (:mod:`schedulers.cerebras.lr_scheduler`) rename the arguments (``initial_learning_rate``,
+...), the weight-decay classes (:mod:`schedulers.cerebras.weight_decay_scheduler`) keep these names.
+Every curve is evaluated by :mod:`schedulers.kernels` (one implementation for floats and tensors);
+``t`` below is the number of steps taken (``last_epoch``), :math:`v_0` the initial value, :math:`v_1`
+the end value and :math:`T` ``total_iters``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from schedulers import kernels
+from schedulers._ops import ops
+from schedulers.cerebras import _arguments
+from schedulers.cerebras.scheduler import HyperparameterScheduler
+
+__all__ = [
+    "ConstantForm",
+    "CosineAnnealingForm",
+    "CosineAnnealingWarmRestartsForm",
+    "CosineDecayForm",
+    "CyclicForm",
+    "ExponentialForm",
+    "InverseExponentialTimeDecayForm",
+    "InverseSquareRootDecayForm",
+    "LambdaForm",
+    "LinearForm",
+    "MultiStepForm",
+    "MultiplicativeForm",
+    "OneCycleForm",
+    "PiecewiseConstantForm",
+    "PolynomialForm",
+    "StepForm",
+]
+
+# warm restarts with T_mult > 1: interval ends up to this step (the lengths grow geometrically, so a few dozen)
+_RESTART_HORIZON = 2**50
+
+
+class ConstantForm(HyperparameterScheduler):
+    r"""Hold one value: :math:`f(t) = v`. ``total_iters`` (optional) only says how long, e.g. for a sequence."""
+
+    def __init__(self, optimizer, val, total_iters=None, param_group_tags=None, *, state=None):
+        self.val = _arguments.number(self._name("val"), val)
+        super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
+
+    def _check_steps(self):
+        self._positive_steps("total_iters", optional=True)
+
+    def _value(self, t):
+        return kernels.constant(t, self.val)
+
+
+class PolynomialForm(HyperparameterScheduler):
+    r"""Polynomial decay from :math:`v_0` to :math:`v_1` over :math:`T` steps, then :math:`v_1`.
+
+    .. math:: f(t) = v_1 + (v_0 - v_1)\left(1 - \frac{\min(t, H)}{H}\right)^{p}
+
+    with :math:`H = T`, or with ``cycle=True`` (TensorFlow's ``PolynomialDecay(cycle=True)``)
+    :math:`H = T \lceil t / T \rceil` (:math:`H = T` at :math:`t = 0`): the decay restarts with a longer horizon.
+    """
+
+    def __init__(
+        self, optimizer, initial_val, end_val, total_iters, power=1.0, cycle=False, param_group_tags=None, *, state=None
+    ):
+        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
+        self.end_val = _arguments.number(self._name("end_val"), end_val)
+        self.power = _arguments.number("power", power, low=0.0)
+        self.cycle = _arguments.boolean("cycle", cycle)
+        super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
+
+    def _check_steps(self):
+        self._positive_steps("total_iters")
+
+    def _value(self, t):
+        horizon = self.total_iters
+        if self.cycle:
+            o = ops(t)
+            horizon = horizon * o.maximum(-o.floor(-t / horizon), 1.0)  # T * ceil(t / T), T at t = 0
+        return kernels.polynomial(t / horizon, self.power, self.initial_val, self.end_val)
+
+
+class LinearForm(PolynomialForm):
+    r"""Linear decay from :math:`v_0` to :math:`v_1` over :math:`T` steps: :class:`PolynomialForm` with power 1."""
+
+    def __init__(self, optimizer, initial_val, end_val, total_iters, cycle=False, param_group_tags=None, *, state=None):
+        super().__init__(
+            optimizer,
+            initial_val,
+            end_val,
+            total_iters,
+            power=1.0,
+            cycle=cycle,
+            param_group_tags=param_group_tags,
+            state=state,
+        )
+
+
+class ExponentialForm(HyperparameterScheduler):
+    r"""Exponential decay by ``decay_rate`` every :math:`T` steps.
+
+    .. math:: f(t) = v_0\, r^{t / T} \qquad (\text{staircase: } v_0\, r^{\lfloor t / T \rfloor})
+    """
+
+    def __init__(
+        self, optimizer, initial_val, total_iters, decay_rate, staircase=False, param_group_tags=None, *, state=None
+    ):
+        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
+        self.decay_rate = _arguments.number("decay_rate", decay_rate, low=0.0)
+        self.staircase = _arguments.boolean("staircase", staircase)
+        super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
+
+    def _check_steps(self):
+        self._positive_steps("total_iters")
+
+    def _value(self, t):
+        if self.staircase:
+            return self.initial_val * kernels.step(t, self.total_iters, self.decay_rate)
+        return self.initial_val * kernels.exponential(t, self.decay_rate, self.total_iters)
+
+
+def _inverse_time(t, exponent, period, rate, staircase):
+    r"""Keras ``InverseTimeDecay`` with Cerebras's ``step_exponent``: :math:`1 / (1 + r\,a)`, :math:`a = t^e / T`.
+
+    (Not in :mod:`schedulers.kernels`; written once here with the same float/tensor ops.)
+    """
+    o = ops(t)
+    progress = o.pow(t, exponent) / period
+    if staircase:
+        progress = o.floor(progress)
+    return 1.0 / (1.0 + rate * progress)
+
+
+class InverseExponentialTimeDecayForm(HyperparameterScheduler):
+    r"""Inverse time decay (Keras ``InverseTimeDecay``) of the step raised to ``step_exponent`` :math:`e`.
+
+    .. math:: f(t) = \frac{v_0}{1 + r\, t^{e} / T} \qquad (\text{staircase: } \lfloor t^{e} / T \rfloor)
+    """
+
+    def __init__(
+        self,
+        optimizer,
+        initial_val,
+        step_exponent,
+        total_iters,
+        decay_rate,
+        staircase=False,
+        param_group_tags=None,
+        *,
+        state=None,
+    ):
+        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
+        self.step_exponent = _arguments.number("step_exponent", step_exponent, low=0.0)
+        self.decay_rate = _arguments.number("decay_rate", decay_rate, low=0.0)
+        self.staircase = _arguments.boolean("staircase", staircase)
+        super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
+
+    def _check_steps(self):
+        self._positive_steps("total_iters")
+
+    def _value(self, t):
+        return self.initial_val * _inverse_time(
+            t, self.step_exponent, self.total_iters, self.decay_rate, self.staircase
+        )
+
+
+class InverseSquareRootDecayForm(HyperparameterScheduler):
+    r"""Inverse square-root decay, flat for the first ``warmup_steps`` :math:`w`.
+
+    .. math:: f(t) = v_0\,\frac{\mathrm{scale}}{\sqrt{\max(t, w)}}
+    """
+
+    _step_arguments = ("warmup_steps",)
+
+    def __init__(self, optimizer, initial_val=1.0, scale=1.0, warmup_steps=1.0, param_group_tags=None, *, state=None):
+        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
+        self.scale = _arguments.number("scale", scale)
+        self.warmup_steps = warmup_steps
+        super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
+
+    def _check_steps(self):
+        self._positive_steps("warmup_steps")
+
+    def _value(self, t):
+        return self.initial_val * kernels.inverse_sqrt(t, self.scale, self.warmup_steps)
+
+
+class CosineDecayForm(HyperparameterScheduler):
+    r"""Half a cosine from :math:`v_0` to :math:`v_1` over :math:`T` steps, then :math:`v_1` (Keras ``CosineDecay``).
+
+    .. math:: f(t) = v_1 + (v_0 - v_1)\,\frac{1 + \cos(\pi \min(t, T) / T)}{2}
+    """
+
+    def __init__(self, optimizer, initial_val, end_val, total_iters, param_group_tags=None, *, state=None):
+        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
+        self.end_val = _arguments.number(self._name("end_val"), end_val)
+        super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
+
+    def _check_steps(self):
+        self._positive_steps("total_iters")
+
+    def _value(self, t):
+        return kernels.cosine(t / self.total_iters, self.initial_val, self.end_val)
+
+
+def _as_list(values):
+    """Milestones as given, with a tuple or an array (numpy, torch) turned into a list."""
+    if isinstance(values, tuple):
+        return list(values)
+    if hasattr(values, "tolist") and not isinstance(values, (list, str)):
+        return values.tolist()
+    return values
+
+
+def _milestone_tuple(owner, name: str, values, *, strict: bool) -> tuple:
+    """Resolved milestones as a sorted tuple of step counts, or a ValueError naming ``name``."""
+    if not isinstance(values, (list, tuple)):
+        raise ValueError(f"{type(owner).__name__}: {name}={values!r} must be a list of step counts")
+    for i, value in enumerate(values):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+            raise ValueError(f"{type(owner).__name__}: {name}[{i}]={value!r} must be a number of steps >= 0")
+    if strict and any(b <= a for a, b in zip(values, values[1:])):
+        raise ValueError(f"{type(owner).__name__}: {name}={list(values)!r} must be strictly increasing")
+    return tuple(sorted(values))
+
+
+class PiecewiseConstantForm(HyperparameterScheduler):
+    r"""Hold ``vals[i]`` from milestone :math:`m_{i-1}` (0 for the first) until :math:`m_i`.
+
+    .. math:: f(t) = v_{\#\{i : m_i \le t\}}
+
+    ``vals`` has one more entry than ``milestones`` (strictly increasing).
+    """
+
+    _step_arguments = ("milestones",)
+
+    def __init__(self, optimizer, vals, milestones, param_group_tags=None, *, state=None):
+        self.vals = _arguments.numbers(self._name("vals"), vals)
+        self.milestones = _as_list(milestones)
+        super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
+
+    def _check_steps(self):
+        self._points = _milestone_tuple(self, "milestones", self.milestones, strict=True)
+        if len(self.vals) != len(self._points) + 1:
+            raise ValueError(
+                f"{type(self).__name__}: {self._name('vals')} needs one more value than milestones "
+                f"(a value before the first milestone and one after each), got {len(self.vals)} values and "
+                f"{len(self._points)} milestones"
+            )
+        self._table = tuple(self.vals)
+
+    def _value(self, t):
+        o = ops(t)
+        return o.take(self._table, o.bucket(t, self._points))
+
+
+class MultiStepForm(HyperparameterScheduler):
+    r"""Multiply by ``gamma`` at each milestone reached (a repeated milestone counts twice, as in torch).
+
+    .. math:: f(t) = v_0\, \gamma^{\#\{i : m_i \le t\}}
+    """
+
+    _step_arguments = ("milestones",)
+
+    def __init__(self, optimizer, initial_val, gamma, milestones, param_group_tags=None, *, state=None):
+        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
+        self.gamma = _arguments.number("gamma", gamma, low=0.0)
+        self.milestones = _as_list(milestones)
+        super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
+
+    def _check_steps(self):
+        self._points = _milestone_tuple(self, "milestones", self.milestones, strict=False)
+
+    def _value(self, t):
+        return self.initial_val * kernels.multistep(t, self._points, self.gamma)
+
+
+class StepForm(HyperparameterScheduler):
+    r"""Multiply by ``gamma`` every ``step_size`` steps: :math:`f(t) = v_0\,\gamma^{\lfloor t / s \rfloor}`."""
+
+    _step_arguments = ("step_size",)
+
+    def __init__(self, optimizer, initial_val, step_size, gamma, param_group_tags=None, *, state=None):
+        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
+        self.step_size = step_size
+        self.gamma = _arguments.number("gamma", gamma, low=0.0)
+        super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
+
+    def _check_steps(self):
+        self._positive_steps("step_size")
+
+    def _value(self, t):
+        return self.initial_val * kernels.step(t, self.step_size, self.gamma)
+
+
+class CosineAnnealingForm(HyperparameterScheduler):
+    r"""Cosine annealing from :math:`v_0` to :math:`\eta_{min}` over :math:`T_{max}` steps, then back up (SGDR's
+    annealing without restarts; torch's ``CosineAnnealingLR`` closed form):
+
+    .. math:: f(t) = \eta_{min} + (v_0 - \eta_{min})\,\frac{1 + \cos(\pi t / T_{max})}{2}
+
+    The cosine is periodic, so :math:`t` is folded into :math:`[0, T_{max}]` (a triangle wave of period
+    :math:`2T_{max}`) before the half-cosine kernel.
+    """
+
+    _step_arguments = ("T_max",)
+
+    def __init__(self, optimizer, initial_val, T_max, eta_min=0.0, param_group_tags=None, *, state=None):
+        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
+        self.T_max = T_max
+        self.eta_min = _arguments.number("eta_min", eta_min)
+        super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
+
+    def _check_steps(self):
+        self._positive_steps("T_max")
+
+    def _value(self, t):
+        o = ops(t)
+        period = 2 * self.T_max
+        within = t - o.floor(t / period) * period
+        folded = o.minimum(within, period - within)
+        return kernels.cosine(folded / self.T_max, self.initial_val, self.eta_min)
+
+
+class LambdaForm(HyperparameterScheduler):
+    r"""The initial value times the product of user functions of the step: :math:`f(t) = v_0 \prod_i \lambda_i(t)`.
+
+    Override :meth:`set_value_lambda` (learning-rate classes: ``set_lr_lambda``) to return a function of
+    the step, or a list of them; each receives the step as a float64 tensor and returns a tensor or a
+    number, written with torch ops only.
+    """
+
+    _tensor_only = True
+    _scalable = False  # the user's functions of the step cannot be rescaled
+
+    def __init__(self, optimizer, initial_val, param_group_tags=None, *, state=None):
+        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
+        super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
+
+    def set_value_lambda(self):
+        """The function(s) of the step to multiply the initial value by: override this."""
+        raise NotImplementedError(
+            f"{type(self).__name__} is a base class: subclass it and override "
+            f"{self._lambda_hook()}() to return a function of the step (or a list of functions), "
+            "written with torch ops"
+        )
+
+    def _lambda_hook(self) -> str:
+        return "set_value_lambda"
+
+    def _lambdas(self) -> list:
+        found = getattr(self, self._lambda_hook())()
+        return list(found) if isinstance(found, (list, tuple)) else [found]
+
+    def _value(self, t):
+        value = torch.full_like(t, self.initial_val)
+        for function in self._lambdas():
+            value = value * function(t)
+        return value
+
+
+class CosineAnnealingWarmRestartsForm(HyperparameterScheduler):
+    r"""SGDR: cosine annealing from :math:`v_0` to :math:`\eta_{min}` restarting every :math:`T_i` steps,
+    :math:`T_0` first and :math:`T_{i+1} = T_{mult}\,T_i` (an integer :math:`T_{mult} \ge 1`).
+
+    .. math:: f(t) = \eta_{min} + (v_0 - \eta_{min})\,\frac{1 + \cos(\pi T_{cur} / T_i)}{2}
+
+    with :math:`T_{cur}` the steps since the last restart (:math:`f = v_0` at a restart).
+    """
+
+    _step_arguments = ("T_0",)
+
+    def __init__(self, optimizer, initial_val, T_0, T_mult=1, eta_min=0.0, param_group_tags=None, *, state=None):
+        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
+        self.T_0 = T_0
+        self.T_mult = _arguments.integer("T_mult", T_mult, low=1)
+        self.eta_min = _arguments.number("eta_min", eta_min)
+        super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
+
+    def _check_steps(self):
+        self._positive_steps("T_0")
+        self.T_0 = _arguments.integer("T_0", self.T_0, low=1)
+        self._ends = kernels.restart_boundaries(self.T_0, self.T_mult, _RESTART_HORIZON)
+
+    def _value(self, t):
+        return self.eta_min + (self.initial_val - self.eta_min) * kernels.warm_restarts(t, self._ends, 0.0)
+
+
+class MultiplicativeForm(HyperparameterScheduler):
+    r"""Multiply by ``coefficient`` :math:`c` every step: :math:`f(t) = v_0\, c^{t}`.
+
+    (``set_value_lambda`` / ``set_lr_lambda`` return the coefficient as a function of the step, as in Cerebras.)
+    """
+
+    _scalable = False  # a factor per step: no step-count argument to scale
+
+    def __init__(self, optimizer, initial_val, coefficient, param_group_tags=None, *, state=None):
+        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
+        self.coefficient = _arguments.number("coefficient", coefficient, low=0.0)
+        super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
+
+    def set_value_lambda(self):
+        """The per-step factor as a function of the step (the constant ``coefficient``)."""
+        return lambda step: self.coefficient
+
+    def _lambda_hook(self) -> str:
+        return "set_value_lambda"
+
+    def _value(self, t):
+        factor = getattr(self, self._lambda_hook())()(t)
+        if isinstance(factor, torch.Tensor):
+            return self.initial_val * torch.pow(factor, t)
+        return self.initial_val * kernels.exponential(t, factor, 1.0)
+
+
+class CyclicForm(HyperparameterScheduler):
+    r"""Cyclical values between ``base_val`` and ``max_val`` (CLR), exactly torch's ``CyclicLR`` (see
+    :func:`schedulers.kernels.cyclic`); ``mode`` picks the amplitude scaling: ``"triangular"`` (none),
+    ``"triangular2"`` (halved each cycle), ``"exp_range"`` (:math:`\gamma^{t}`). ``scale_mode`` follows
+    from ``mode`` (cycle for the triangular modes, iterations for ``exp_range``), as in Cerebras and torch.
+    """
+
+    _step_arguments = ("step_size_up", "step_size_down")
+
+    def __init__(
+        self,
+        optimizer,
+        base_val,
+        max_val,
+        step_size_up=2000,
+        step_size_down=None,
+        mode="triangular",
+        gamma=1.0,
+        scale_mode="cycle",
+        param_group_tags=None,
+        *,
+        state=None,
+    ):
+        self.base_val = _arguments.number(self._name("base_val"), base_val)
+        self.max_val = _arguments.number(self._name("max_val"), max_val)
+        self.step_size_up = step_size_up
+        self.step_size_down = step_size_down
+        self.mode = _arguments.choice("mode", mode, ("triangular", "triangular2", "exp_range"))
+        self.gamma = _arguments.number("gamma", gamma, low=0.0, low_open=mode == "exp_range")
+        self.scale_mode = _arguments.choice("scale_mode", scale_mode, ("cycle", "iterations"))
+        super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
+
+    def _check_steps(self):
+        self._positive_steps("step_size_up")
+        down = self.step_size_down
+        if down is not None and (
+            isinstance(down, bool) or not isinstance(down, (int, float)) or not 0 <= down < math.inf
+        ):
+            raise ValueError(f"{type(self).__name__}: step_size_down={down!r} must be None or a number of steps >= 0")
+
+    def _value(self, t):
+        return kernels.cyclic(
+            t, self.base_val, self.max_val, self.step_size_up, self.step_size_down, self.mode, self.gamma
+        )
+
+
+class OneCycleForm(HyperparameterScheduler):
+    r"""The 1cycle policy, torch's ``OneCycleLR`` with ``initial_val`` = ``max_lr / div_factor`` (see
+    :func:`schedulers.kernels.one_cycle`): up from ``initial_val`` to ``max_val`` over
+    ``pct_start · total_steps`` steps, then down to ``initial_val / final_div_factor`` at step
+    ``total_steps - 1`` (three-phase: back to ``initial_val`` first), held after that.
+    """
+
+    _step_arguments = ("total_steps",)
+
+    def __init__(
+        self,
+        optimizer,
+        initial_val,
+        max_val,
+        total_steps=1000,
+        pct_start=0.3,
+        final_div_factor=1e4,
+        three_phase=False,
+        anneal_strategy="cos",
+        param_group_tags=None,
+        *,
+        state=None,
+    ):
+        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
+        self.max_val = _arguments.number(self._name("max_val"), max_val)
+        self.total_steps = total_steps
+        self.pct_start = _arguments.number("pct_start", pct_start, low=0.0)
+        self.final_div_factor = _arguments.number("final_div_factor", final_div_factor, low=0.0, low_open=True)
+        self.three_phase = _arguments.boolean("three_phase", three_phase)
+        self.anneal_strategy = _arguments.choice("anneal_strategy", anneal_strategy, ("cos", "linear"))
+        super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
+
+    def _check_steps(self):
+        self.total_steps = _arguments.integer("total_steps", self.total_steps, low=1)
+        self._value(0.0)  # the kernel checks pct_start and total_steps together
+
+    def _value(self, t):
+        return kernels.one_cycle(
+            t,
+            self.total_steps,
+            max_lr=self.max_val,
+            initial_lr=self.initial_val,
+            min_lr=self.initial_val / self.final_div_factor,
+            pct_start=self.pct_start,
+            anneal_strategy=self.anneal_strategy,
+            three_phase=self.three_phase,
+        )

@@ -1,0 +1,186 @@
+r"""Schedulers made of schedulers: a sequence switching at milestones, a product, a per-group scaling.
+
+The composite owns its children: it alone steps and writes; each child is evaluated as a closed form
+of the step it would see (children of a sequence see the steps since their segment began).
+"""
+
+from __future__ import annotations
+
+import math
+
+from schedulers._ops import ops
+from schedulers.cerebras import _arguments
+from schedulers.cerebras.scheduler import HyperparameterScheduler
+
+__all__ = ["ChainedForm", "ScalePerParamForm", "SequentialForm"]
+
+
+def _children(owner: str, schedulers: object) -> list[HyperparameterScheduler]:
+    if isinstance(schedulers, HyperparameterScheduler) or not isinstance(schedulers, (list, tuple)):
+        raise ValueError(f"{owner}: schedulers={schedulers!r} must be a list of Cerebras-style schedulers")
+    children = list(schedulers)
+    if not children:
+        raise ValueError(f"{owner}: schedulers must not be empty")
+    for i, child in enumerate(children):
+        if not isinstance(child, HyperparameterScheduler):
+            raise ValueError(
+                f"{owner}: schedulers[{i}] is a {type(child).__name__}, not a schedulers.cerebras scheduler "
+                "(torch schedulers cannot be composed with these: they are not closed forms of the step)"
+            )
+    return children
+
+
+class _Composite(HyperparameterScheduler):
+    def _children(self) -> list[HyperparameterScheduler]:
+        return self._schedulers
+
+    def _setup_children(self) -> None:
+        owner = type(self).__name__
+        common = {child.param_group_tags for child in self._schedulers}
+        if self.param_group_tags is None and len(common) == 1:
+            self.param_group_tags = common.pop()  # adopt the children's tags
+        for i, child in enumerate(self._schedulers):
+            if child.optimizer is not self.optimizer:
+                raise ValueError(f"{owner}: schedulers[{i}] schedules another optimizer than this {owner}")
+            if child.param_group_key != self.param_group_key:
+                raise ValueError(
+                    f"{owner} schedules {self.param_group_key!r} but schedulers[{i}] ({type(child).__name__}) "
+                    f"schedules {child.param_group_key!r}"
+                )
+            if child.param_group_tags != self.param_group_tags:
+                shown = sorted(child.param_group_tags) if child.param_group_tags is not None else None
+                mine = sorted(self.param_group_tags) if self.param_group_tags is not None else None
+                raise ValueError(
+                    f"{owner}: schedulers[{i}] has param_group_tags={shown} but this {owner} has {mine}: "
+                    "all must target the same param groups"
+                )
+            if child._state is None and self._state is not None:
+                child._state, child._ssr = self._state, self._ssr
+
+    def _local_steps(self, t) -> list:
+        """The step each child sees when this scheduler is at step ``t``."""
+        return [t] * len(self._schedulers)
+
+    def _sync_children(self) -> None:
+        """Set each child's ``last_epoch`` to the step it sees (for inspection and checkpoints; not per step)."""
+        for child, step in zip(self._schedulers, self._local_steps(self.last_epoch)):
+            child.last_epoch = step.clone()
+
+    def state_dict(self) -> dict:
+        self._sync_children()
+        return super().state_dict()
+
+
+class SequentialForm(_Composite):
+    r"""Run ``schedulers[0]`` until ``milestones[0]``, then ``schedulers[1]``, ...; each child sees the steps
+    since its segment began (child :math:`i \ge 1` sees :math:`t - m_{i-1}`), as in Cerebras and torch.
+
+    .. math:: f(t) = f_i(t - m_{i-1}) \quad \text{for } m_{i-1} \le t < m_i \quad (m_{-1} = 0,\ m_n = \infty)
+
+    Without ``milestones`` (the Cerebras Trainer's example omits them), each child lasts its
+    ``total_iters``: the milestones are their running sum.
+    """
+
+    _step_arguments = ("milestones",)
+
+    def __init__(self, optimizer, schedulers, milestones=None, last_epoch=-1, param_group_tags=None, *, state=None):
+        owner = type(self).__name__
+        self._schedulers = _children(owner, schedulers)
+        if hasattr(milestones, "tolist") and not isinstance(milestones, list):
+            milestones = milestones.tolist()  # numpy arrays, as Cerebras accepts
+        if milestones is not None:
+            if isinstance(milestones, (str, bytes)) or not isinstance(milestones, (list, tuple)):
+                raise ValueError(f"{owner}: milestones={milestones!r} must be a list of step counts")
+            if len(milestones) != len(self._schedulers) - 1:
+                raise ValueError(
+                    f"{owner} needs one milestone fewer than schedulers, got {len(self._schedulers)} schedulers and "
+                    f"{len(milestones)} milestones"
+                )
+            milestones = list(milestones)
+        self.milestones = milestones
+        super().__init__(optimizer, None, last_epoch, param_group_tags, state=state)
+
+    def _check_steps(self):
+        owner = type(self).__name__
+        if self.milestones is None:
+            total, milestones = 0, []
+            for i, child in enumerate(self._schedulers[:-1]):
+                if child.total_iters is None:
+                    raise ValueError(
+                        f"{owner} was given no milestones and schedulers[{i}] ({type(child).__name__}) has no "
+                        "total_iters: give milestones, or total_iters to every scheduler but the last"
+                    )
+                total += child.total_iters
+                milestones.append(total)
+            self.milestones = milestones
+        for i, value in enumerate(self.milestones):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+                raise ValueError(f"{owner}: milestones[{i}]={value!r} must be a number of steps >= 0")
+        if any(b < a for a, b in zip(self.milestones, self.milestones[1:])):
+            raise ValueError(f"{owner}: milestones={self.milestones!r} must be increasing")
+
+    def _local_steps(self, t):
+        return [t] + [(t - m).clamp(min=0).to(t.dtype) for m in self.milestones]
+
+    def _value(self, t):
+        o = ops(t)
+        value = self._schedulers[0]._closed_form_at(t)
+        for milestone, child in zip(self.milestones, self._schedulers[1:]):
+            value = o.where(t < milestone, value, child._closed_form_at(o.maximum(t - milestone, 0.0)))
+        return value
+
+
+class ChainedForm(_Composite):
+    r"""The product of the children's schedules (Cerebras's ``ChainedScheduler``): the first child's value
+    times each later child's value relative to its value at step 0.
+
+    .. math:: f(t) = f_0(t) \prod_{i \ge 1} \frac{f_i(t)}{f_i(0)}
+    """
+
+    def __init__(self, schedulers, param_group_tags=None, *, state=None):
+        children = _children(type(self).__name__, schedulers)
+        self._schedulers = children
+        super().__init__(children[0].optimizer, None, param_group_tags=param_group_tags, state=state)
+
+    def _check_steps(self):
+        self._initials = []
+        for i, child in enumerate(self._schedulers[1:], start=1):
+            initial = float(child._closed_form_at(0))
+            if initial == 0 or not math.isfinite(initial):
+                raise ValueError(
+                    f"{type(self).__name__}: schedulers[{i}] ({type(child).__name__}) starts at {initial!r}, so its "
+                    "value relative to its start is undefined; a chained scheduler after the first must start non-zero"
+                )
+            self._initials.append(initial)
+
+    def _value(self, t):
+        value = self._schedulers[0]._closed_form_at(t)
+        for child, initial in zip(self._schedulers[1:], self._initials):
+            value = value * (child._closed_form_at(t) / initial)
+        return value
+
+
+class ScalePerParamForm(_Composite):
+    r"""Wrap a scheduler and scale its value per param group by the group's ``adjust_learning_rate`` entry
+    (``adjust_val`` as a fallback, 1 when neither is set), as Cerebras's ``ScalePerParamLR`` (µP lr scaling).
+
+    .. math:: f_g(t) = a_g\, f(t)
+    """
+
+    def __init__(self, optimizer, scheduler, param_group_tags=None, *, state=None):
+        self._schedulers = _children(type(self).__name__, [scheduler])
+        self.adjustment_scalars = [
+            _arguments.number(
+                f"param_groups[{i}]['adjust_learning_rate']",
+                group.get("adjust_learning_rate", group.get("adjust_val", 1.0)),
+            )
+            for i, group in enumerate(optimizer.param_groups)
+        ]
+        super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
+
+    def _group_scale(self, index):
+        scalars = self.adjustment_scalars
+        return scalars[index] if index < len(scalars) else 1.0
+
+    def _value(self, t):
+        return self._schedulers[0]._closed_form_at(t)

@@ -1,0 +1,476 @@
+r"""The generic base of every Cerebras-style scheduler: a closed form of the step, written into param groups.
+
+:class:`HyperparameterScheduler` is Cerebras 2.x's ``Scheduler`` for one param-group key
+(``"lr"`` for :class:`~schedulers.cerebras.LRScheduler`, ``"weight_decay"`` for
+:class:`~schedulers.cerebras.WeightDecayScheduler`). It is a ``torch.optim.lr_scheduler.LRScheduler``,
+so torch code (``step()``, ``get_last_lr()``, ``state_dict()``) works with it unchanged.
+
+The contract, for a scheduler built on an optimizer:
+
+* ``self.last_epoch`` is a 0-d int64 tensor holding the number of ``step()`` calls (Cerebras: the same);
+  construction counts as the first call, so it reads 0 after construction;
+* the value written into every targeted param group after ``k`` calls to ``step()`` is :math:`f(k)`, the
+  class's closed form; ``step()`` is called once per optimizer step;
+* ``_get_closed_form_lr()`` (also reachable as ``_get_closed_form()``, Cerebras 2.x's name) returns
+  :math:`f(\text{last\_epoch})` as a float64 tensor built from torch ops only, so it traces under
+  ``torch.compile(fullgraph=True)``; a user subclass overrides either name with its own closed form of
+  ``self.last_epoch``;
+* ``state_dict()`` holds the step (and, for information, the arguments) as tensors, numbers, strings and
+  lists only, so it loads with ``torch.load(weights_only=True)``.
+
+Built-in classes define ``_value(t)``: the closed form of a step ``t`` given as a Python float (the fast
+per-step path) or a float64 tensor of any shape (``_get_closed_form_lr``, :meth:`values_at`), written
+once through :mod:`schedulers.kernels`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import warnings
+from typing import Any
+
+import torch
+
+from schedulers.cerebras import _arguments
+from schedulers.cerebras.steps import PENDING, resolve_steps
+from schedulers.cerebras.tags import matches, normalize_tags, targeted_groups
+from schedulers.resolution import check_ssr
+from timeunits import Time
+
+__all__ = ["HyperparameterScheduler"]
+
+_F64 = torch.float64
+_I64 = torch.int64
+# attributes that are not arguments: never recorded in state_dict()["arguments"]
+_NOT_ARGUMENTS = frozenset({"optimizer", "last_epoch", "param_group_tags", "base_lrs"})
+
+
+def _finishing_construction(init):
+    """Wrap an ``__init__`` so that the outermost one, once it returns, takes the initial step.
+
+    A subclass may set attributes after calling ``super().__init__`` (the Cerebras custom-scheduler
+    example does); the closed form is evaluated only when the whole construction is done.
+    """
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        outermost = "_constructing" not in self.__dict__
+        if outermost:
+            self.__dict__["_constructing"] = True
+        try:
+            init(self, *args, **kwargs)
+        finally:
+            if outermost:
+                del self.__dict__["_constructing"]
+        if outermost:
+            self._finish_construction()
+
+    __init__._finishes_construction = True
+    return __init__
+
+
+def _alias(generic: str) -> property:
+    """A property reading and writing the generic attribute ``generic`` (e.g. ``initial_learning_rate``)."""
+    return property(
+        lambda self: getattr(self, generic),
+        lambda self, value: setattr(self, generic, value),
+        doc=f"Cerebras's name for ``{generic}``.",
+    )
+
+
+def _plain(value: object) -> object:
+    """``value`` as tensors, numbers, str, bool, None, lists and dicts (a Time becomes its string), else TypeError."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, Time):
+        return str(value)
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
+        return {k: _plain(v) for k, v in value.items()}
+    raise TypeError(type(value).__name__)
+
+
+def _same(a: object, b: object) -> bool:
+    try:
+        if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+            return torch.equal(torch.as_tensor(a), torch.as_tensor(b))
+        return bool(a == b)
+    except (TypeError, ValueError, RuntimeError):
+        return False
+
+
+class HyperparameterScheduler(torch.optim.lr_scheduler.LRScheduler):
+    """Generic base: schedules ``param_group_key`` of the optimizer's (targeted) param groups.
+
+    Args:
+        optimizer: the optimizer whose param groups are written.
+        total_iters: the number of steps the schedule lasts (None when it has no end); a number or a
+            time string (see :mod:`schedulers.cerebras.steps`).
+        last_epoch: the step to start after (-1: a fresh run); construction takes one step.
+        param_group_tags: write only to param groups with one of these tags (see :mod:`schedulers.cerebras.tags`).
+        state: the run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to
+            resolve ``"ep"``/``"dur"`` time strings; it may also be given later with :meth:`attach_state`.
+    """
+
+    #: the param-group key written (set by the family bases)
+    param_group_key: str | None = None
+    #: names of step-count arguments besides ``total_iters`` (they accept time strings)
+    _step_arguments: tuple[str, ...] = ()
+    #: generic attribute name -> the public argument name of this class (also creates alias properties)
+    _argument_names: dict[str, str] = {}
+    #: evaluate the closed form on tensors only (user lambdas written with torch ops)
+    _tensor_only = False
+    #: the user's closed-form hook, if the class overrides one (set for each subclass)
+    _hook_name: str | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for generic, public in cls.__dict__.get("_argument_names", {}).items():
+            if public not in cls.__dict__:
+                setattr(cls, public, _alias(generic))
+        init = cls.__dict__.get("__init__")
+        if init is not None and not getattr(init, "_finishes_construction", False):
+            cls.__init__ = _finishing_construction(init)
+        base = HyperparameterScheduler
+        if cls._get_closed_form_lr is not base._get_closed_form_lr:
+            cls._hook_name = "_get_closed_form_lr"
+        elif cls._get_closed_form is not base._get_closed_form:
+            cls._hook_name = "_get_closed_form"
+        else:
+            cls._hook_name = None
+
+    @_finishing_construction
+    def __init__(self, optimizer, total_iters, last_epoch=-1, param_group_tags=None, *, state=None):
+        if not isinstance(optimizer, torch.optim.Optimizer):
+            raise TypeError(f"{type(self).__name__} needs a torch.optim.Optimizer, got {type(optimizer).__name__}")
+        if self.param_group_key is None:
+            raise TypeError(
+                f"{type(self).__name__} schedules no param-group key: subclass schedulers.cerebras.LRScheduler "
+                "(lr) or schedulers.cerebras.WeightDecayScheduler (weight_decay)"
+            )
+        self.optimizer = optimizer
+        self.param_group_tags = normalize_tags(param_group_tags)
+        self.total_iters = total_iters
+        self.last_epoch = torch.tensor(_arguments.integer("last_epoch", last_epoch, low=-1), dtype=_I64)
+        self._state = state
+        self._ssr = 1.0
+        self._step_count = 0
+
+    # -- construction and resolution ---------------------------------------------------------------
+
+    def _finish_construction(self) -> None:
+        self._given_steps = {name: getattr(self, name, None) for name in ("total_iters", *self._step_arguments)}
+        self._steps_resolved = False
+        self._ready = False
+        self._setup_children()
+        key = self.param_group_key
+        for index in targeted_groups(self.optimizer, self.param_group_tags, type(self).__name__):
+            if key not in self.optimizer.param_groups[index]:
+                raise ValueError(f"{type(self).__name__}: param group {index} of the optimizer has no {key!r}")
+        self._resolve(required=False)
+        # the initial step: last_epoch -1 -> 0, and the value f(0) written (Cerebras and torch do the same)
+        self.last_epoch = self.last_epoch + 1
+        self._step_count = 1
+        if self._ready:
+            self._write()
+        else:
+            self._last_lr = self._current_values()
+
+    def _setup_children(self) -> None:
+        """Composites check and adopt their child schedulers here (before resolution)."""
+
+    def _children(self) -> list[HyperparameterScheduler]:
+        return []
+
+    def _resolve(self, *, required: bool) -> bool:
+        """Resolve the step-count arguments (children first); False while some need a state that is missing."""
+        pending = False
+        for child in self._children():
+            if not child._ready:
+                pending |= not child._resolve(required=required)
+        if not self._steps_resolved:
+            resolved = {
+                name: resolve_steps(name, given, self._state, self._ssr, required=required)
+                for name, given in self._given_steps.items()
+            }
+            if any(value is PENDING for value in resolved.values()):
+                return False
+            for name, value in resolved.items():
+                setattr(self, name, value)
+            self._steps_resolved = True
+        if pending:
+            return False
+        self._check_steps()
+        self._ready = True
+        return True
+
+    def _check_steps(self) -> None:
+        """Check the resolved step-count arguments (and precompute what depends on them)."""
+
+    def _name(self, generic: str) -> str:
+        """The public name of the argument stored as ``generic`` (``initial_val`` -> ``initial_learning_rate``)."""
+        return type(self)._argument_names.get(generic, generic)
+
+    def _positive_steps(self, name: str, *, optional: bool = False) -> None:
+        """Check the resolved step count ``name`` is a number > 0 (or None when ``optional``)."""
+        value = getattr(self, name)
+        if value is None and optional:
+            return
+        given = self._given_steps.get(name, value)
+        shown = f"{name}={given!r}" + (f" (resolved to {value!r} steps)" if given != value else "")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+            raise ValueError(f"{type(self).__name__}: {shown} must be a number of steps > 0")
+
+    def attach_state(self, state, ssr: float = 1.0) -> HyperparameterScheduler:
+        """Resolve the time-string arguments against ``state`` (and ``ssr``), then write the current value.
+
+        ``state`` is anything with ``.max_duration``, ``.dataloader_len`` and ``.timestamp``. With a scale
+        schedule ratio ``ssr``, step counts (numbers, ``ba`` and ``ep``) are multiplied by ``ssr`` and
+        truncated; ``dur`` fractions are not (Composer's rules). Composites pass the state to their
+        children. Returns the scheduler.
+        """
+        ssr = check_ssr(ssr)
+        if ssr != 1.0:
+            self._check_scalable()
+        self._state = state
+        self._ssr = ssr
+        for child in self._children():
+            child.attach_state(state, ssr)
+        self._steps_resolved = False
+        self._ready = False
+        self._resolve(required=True)
+        self._write()
+        return self
+
+    #: False for closed forms whose shape in steps Cadence cannot scale by a scale schedule ratio
+    _scalable = True
+
+    def _check_scalable(self) -> None:
+        """A ValueError naming this scheduler when a scale schedule ratio cannot be applied to it."""
+        cls = type(self)
+        declared = any(
+            "_step_arguments" in vars(c) and not c.__module__.startswith("schedulers.cerebras.") for c in cls.__mro__
+        )
+        user_hook = cls._hook_name is not None and not declared
+        if not cls._scalable or user_hook:
+            what = "a user closed form" if user_hook else "a closed form of the step with a per-step factor"
+            raise ValueError(
+                f"{cls.__name__} cannot be scaled by a scale schedule ratio: it is {what}, and only its step-count "
+                "arguments could be scaled"
+                + (" (list them in _step_arguments to allow it)" if user_hook else "")
+                + "; use scale_schedule_ratio=1 or a time-aware Cadence scheduler"
+            )
+        for child in self._children():
+            child._check_scalable()
+
+    def _ensure_ready(self) -> None:
+        if not self._ready:
+            self._resolve(required=True)
+
+    # -- the closed form ---------------------------------------------------------------------------
+
+    def _value(self, t):
+        """The closed form at step ``t`` (a float, or a float64 tensor of any shape)."""
+        raise NotImplementedError(
+            f"{type(self).__name__} must define _get_closed_form_lr() (or _get_closed_form()): the value as a "
+            "closed form of self.last_epoch, written with torch ops only"
+        )
+
+    def _builtin_at(self, t):
+        if isinstance(t, torch.Tensor):
+            if t.dim() == 0:
+                # a 1-element tensor: _ops.take indexes with its argument, and a 0-d index tensor would be a
+                # data-dependent Python int under torch.compile (a graph break)
+                return self._value(t.to(_F64).reshape(1)).reshape(())
+            return self._value(t.to(_F64))
+        if self._tensor_only:
+            return float(self._value(torch.tensor(float(t), dtype=_F64)))
+        return self._value(float(t))
+
+    def _closed_form_at(self, t):
+        """The value at step ``t`` (int/float, or a tensor of steps): a float, or a float64 tensor."""
+        hook = self._hook_name
+        if hook is None:
+            return self._builtin_at(t)
+        step = t.to(_I64) if isinstance(t, torch.Tensor) else torch.tensor(int(t), dtype=_I64)
+        saved = self.last_epoch
+        self.last_epoch = step
+        try:
+            result = getattr(self, hook)()
+        finally:
+            self.last_epoch = saved
+        if isinstance(result, (list, tuple)):
+            raise TypeError(
+                f"{type(self).__name__}.{hook}() must return one value (a tensor) for all its param groups, "
+                f"got a {type(result).__name__}"
+            )
+        if isinstance(t, torch.Tensor):
+            return torch.as_tensor(result).to(_F64)
+        return float(result)
+
+    def _get_closed_form_lr(self):
+        """The value at ``self.last_epoch`` as a float64 tensor (torch ops only: traceable by torch.compile)."""
+        return self._builtin_at(self.last_epoch)
+
+    def _get_closed_form(self):
+        """Cerebras 2.x's name for :meth:`_get_closed_form_lr`."""
+        return self._builtin_at(self.last_epoch)
+
+    def values_at(self, steps) -> torch.Tensor:
+        """The values after each of ``steps`` steps (an int, a list, a range or an int tensor), as float64.
+
+        Evaluates the closed form on a tensor in one call, without stepping: the whole run at once.
+
+        >>> import torch, schedulers.cerebras as cs
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> cs.LinearLR(opt, initial_learning_rate=1.0, end_learning_rate=0.0, total_iters=4).values_at(range(6))
+        tensor([1.0000, 0.7500, 0.5000, 0.2500, 0.0000, 0.0000], dtype=torch.float64)
+        """
+        self._ensure_ready()
+        steps = torch.as_tensor(list(steps) if isinstance(steps, range) else steps, dtype=_I64)
+        if steps.numel() and int(steps.min()) < 0:
+            raise ValueError(f"{type(self).__name__}.values_at: steps must be >= 0, got {int(steps.min())}")
+        return self._closed_form_at(steps).to(_F64).expand(steps.shape).clone()
+
+    # -- stepping and writing ----------------------------------------------------------------------
+
+    def step(self, epoch: int | None = None) -> None:
+        """Advance one optimizer step and write the new value (call it after ``optimizer.step()``).
+
+        ``epoch`` (deprecated in torch) jumps to that step instead; the closed form makes it exact.
+        """
+        if not self._ready:
+            self._resolve(required=True)  # before counting the step: a missing state leaves the scheduler as it was
+        if epoch is None:
+            self.last_epoch = self.last_epoch + 1
+        else:
+            warnings.warn(
+                "passing a step to step() is deprecated (as in torch); call step() once per optimizer step",
+                UserWarning,
+                stacklevel=2,
+            )
+            self.last_epoch = torch.tensor(_arguments.integer("epoch", epoch, low=0), dtype=_I64)
+        self._step_count += 1
+        self._write()
+
+    def _current_value(self) -> float:
+        return float(self._closed_form_at(int(self.last_epoch)))
+
+    def _group_scale(self, index: int) -> float:
+        return 1.0
+
+    def _write(self) -> None:
+        value = self._current_value()
+        key = self.param_group_key
+        tags = self.param_group_tags
+        for index, group in enumerate(self.optimizer.param_groups):
+            if tags is not None and not matches(tags, group):
+                continue
+            scaled = value * self._group_scale(index)
+            if isinstance(group[key], torch.Tensor):
+                group[key].fill_(scaled)
+            else:
+                group[key] = scaled
+        self._last_lr = self._current_values()
+
+    def _current_values(self) -> list:
+        key = self.param_group_key
+        return [g[key].clone() if isinstance(g[key], torch.Tensor) else g[key] for g in self.optimizer.param_groups]
+
+    def get_last_lr(self) -> list:
+        """The current value of every param group (the scheduled key; for weight-decay schedulers, the weight decay)."""
+        return list(self._last_lr)
+
+    def get_last_value(self) -> list:
+        """Cerebras 2.x's name for :meth:`get_last_lr`."""
+        return list(self._last_lr)
+
+    def get_lr(self) -> list:
+        """The values at the current step: the scheduled value for targeted groups, the current one otherwise."""
+        self._ensure_ready()
+        value = self._current_value()
+        return [
+            value * self._group_scale(i) if matches(self.param_group_tags, g) else self._last_lr[i]
+            for i, g in enumerate(self.optimizer.param_groups)
+        ]
+
+    # -- checkpoints -------------------------------------------------------------------------------
+
+    def _arguments(self) -> dict:
+        """The constructor arguments (as given, time strings included), as plain data."""
+        record = {}
+        given = getattr(self, "_given_steps", {})
+        for key, value in self.__dict__.items():
+            if key.startswith("_") or key in _NOT_ARGUMENTS:
+                continue
+            try:
+                record[key] = _plain(given.get(key, value))
+            except TypeError:
+                continue
+        if self.param_group_tags is not None:
+            record["param_group_tags"] = sorted(self.param_group_tags)
+        return record
+
+    def state_dict(self) -> dict:
+        """The step (``last_epoch``, ``_step_count``), the last values and the arguments; composites add
+        ``_schedulers`` (their children's state dicts). Only tensors, numbers, str, lists and dicts."""
+        state = {
+            "last_epoch": self.last_epoch.clone(),
+            "_step_count": self._step_count,
+            "_last_lr": [_plain(v) for v in self._last_lr],
+            "arguments": self._arguments(),
+        }
+        children = self._children()
+        if children:
+            state["_schedulers"] = [child.state_dict() for child in children]
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Restore the step (children included) and write the value at that step.
+
+        The schedule's arguments stay the constructor's: a checkpoint saved with other arguments is
+        loaded with a warning naming them (a closed-form scheduler's only state is its step).
+        """
+        if not isinstance(state_dict, dict) or "last_epoch" not in state_dict:
+            raise ValueError(f"{type(self).__name__}.load_state_dict: not a scheduler state_dict (no 'last_epoch')")
+        children = self._children()
+        saved_children = state_dict.get("_schedulers", [])
+        if children and len(saved_children) != len(children):
+            raise ValueError(
+                f"{type(self).__name__}.load_state_dict: the checkpoint has {len(saved_children)} child schedulers, "
+                f"this scheduler has {len(children)}"
+            )
+        for child, saved in zip(children, saved_children):
+            child.load_state_dict(saved)
+        self.last_epoch = torch.as_tensor(state_dict["last_epoch"]).to(_I64).reshape(()).clone()
+        self._step_count = int(state_dict.get("_step_count", self._step_count))
+        saved_arguments = state_dict.get("arguments")
+        if isinstance(saved_arguments, dict):
+            self._warn_changed_arguments(saved_arguments)
+        if self._ready:
+            self._write()
+
+    def _warn_changed_arguments(self, saved: dict) -> None:
+        current = self._arguments()
+        names = type(self)._argument_names
+        changed = [
+            f"{names.get(key, key)}: {saved[key]!r} -> {current[key]!r}"
+            for key in saved
+            if key in current and not _same(saved[key], current[key])
+        ]
+        if changed:
+            warnings.warn(
+                f"{type(self).__name__}.load_state_dict: the checkpoint was saved with other arguments "
+                f"({'; '.join(changed)}); keeping this scheduler's arguments and restoring its step only",
+                UserWarning,
+                stacklevel=3,
+            )
+
+    def __repr__(self) -> str:
+        last_epoch = getattr(self, "last_epoch", None)
+        step = int(last_epoch) if isinstance(last_epoch, torch.Tensor) and last_epoch.dim() == 0 else last_epoch
+        return f"{type(self).__name__}(last_epoch={step}, {self.param_group_key}={getattr(self, '_last_lr', None)})"

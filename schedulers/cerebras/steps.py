@@ -1,0 +1,107 @@
+"""Step-count arguments: plain numbers, or time strings resolved to whole optimizer steps.
+
+A Cerebras scheduler counts optimizer steps. Each of its step-count arguments (``total_iters``,
+``milestones``, ``T_max``, ``step_size``, ...) takes a number, as in Cerebras, or a time string:
+
+* ``"Nba"`` is N steps, with or without a run state;
+* ``"Nep"`` is N × ``dataloader_len`` steps and ``"xdur"`` is x × ``max_duration`` steps; both need the
+  run's state (``state=`` on the scheduler, or :meth:`~schedulers.cerebras.HyperparameterScheduler.attach_state`);
+* ``"sp"`` and ``"tok"`` are errors: a step-indexed scheduler cannot follow samples or tokens, the
+  time-aware schedulers (``schedulers.CosineAnnealingWithWarmupScheduler``, ...) do.
+
+Resolution follows :class:`schedulers.resolution.RunContext` (Composer's rules), so with a scale
+schedule ratio ``ssr`` a count in ``ba``/``ep`` (and a plain number) is multiplied by ``ssr`` and
+truncated, while a ``dur`` is not (the run's length is already scaled).
+
+>>> from schedulers import SchedulerState
+>>> resolve_steps("total_iters", "0.25dur", SchedulerState("2ep", dataloader_len=50))
+25
+>>> resolve_steps("milestones", [100, "3ep"], SchedulerState("10ep", dataloader_len=50))
+[100, 150]
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+from schedulers.resolution import RunContext, whole_count
+from timeunits import Time, TimeUnit
+
+__all__ = ["PENDING", "StepArgumentError", "resolve_steps"]
+
+
+class _Pending:
+    """A step-count argument that needs the run's state, which is not known yet."""
+
+    def __repr__(self) -> str:
+        return "PENDING"
+
+
+PENDING = _Pending()
+
+_TIME_AWARE_HINT = (
+    "Cerebras schedulers count optimizer steps; for a schedule in samples or tokens use one of Cadence's "
+    "time-aware schedulers, e.g. schedulers.CosineAnnealingWithWarmupScheduler(t_warmup='0.05dur')"
+)
+
+
+class StepArgumentError(ValueError):
+    """A step-count argument that is not a step count, or cannot be resolved to one."""
+
+
+def resolve_steps(name: str, value: object, state: object = None, ssr: float = 1.0, *, required: bool = True):
+    """``value`` (a number, a time string or Time, a list of these, or None) as whole steps.
+
+    Returns :data:`PENDING` when a time needs the run's state and ``state`` is None and not ``required``.
+    """
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        items = [resolve_steps(f"{name}[{i}]", v, state, ssr, required=required) for i, v in enumerate(value)]
+        return PENDING if any(item is PENDING for item in items) else items
+    if isinstance(value, (str, Time)):
+        return _resolve_time(name, value, state, ssr, required)
+    if isinstance(value, bool):
+        raise StepArgumentError(f"{name}={value!r} must be a number of steps or a time string such as '1000ba'")
+    try:
+        count = operator.index(value)
+    except TypeError:
+        count = None
+    if count is not None:
+        return count if ssr == 1.0 else whole_count(count * ssr)
+    if isinstance(value, float) and math.isfinite(value):
+        return value if ssr == 1.0 else value * ssr
+    raise StepArgumentError(
+        f"{name}={value!r} must be a number of steps or a time string such as '1000ba', '2ep' or '0.1dur'"
+    )
+
+
+def _resolve_time(name: str, value: object, state: object, ssr: float, required: bool):
+    try:
+        time = Time.from_input(value)
+    except (TypeError, ValueError) as error:
+        raise StepArgumentError(f"{name}={value!r} is not a step count or a time: {error}") from None
+    if time.unit in (TimeUnit.SAMPLE, TimeUnit.TOKEN):
+        raise StepArgumentError(f"{name}={time} is in {time.unit.name.lower()}s. {_TIME_AWARE_HINT}")
+    if time.unit is TimeUnit.BATCH and state is None:
+        return time.value if ssr == 1.0 else whole_count(time.value * ssr)
+    needs = "max_duration" if time.unit is TimeUnit.DURATION else "dataloader_len"
+    max_duration = getattr(state, "max_duration", None)
+    if state is None or (needs == "max_duration" and max_duration is None):
+        if not required:
+            return PENDING
+        what = "a fraction of the run" if needs == "max_duration" else "in epochs"
+        raise StepArgumentError(
+            f"{name}={time} is {what} and needs the run's {needs}: pass state= (anything with max_duration, "
+            "dataloader_len and timestamp, e.g. schedulers.SchedulerState('10ep', dataloader_len=100)) to the "
+            "scheduler or call scheduler.attach_state(state), or give a step count such as 1000 or '1000ba'"
+        )
+    # an epoch or batch count does not read max_duration: any valid run length stands in for a missing one
+    run = RunContext(max_duration if max_duration is not None else "1ba", getattr(state, "dataloader_len", None), ssr)
+    resolved = run.count(name, time)
+    if resolved.unit is not TimeUnit.BATCH:
+        raise StepArgumentError(
+            f"{name}={time} resolves to {resolved} because max_duration is {run.max_duration}. {_TIME_AWARE_HINT}"
+        )
+    return resolved.value

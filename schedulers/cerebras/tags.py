@@ -1,0 +1,56 @@
+"""``param_group_tags``: which optimizer param groups a scheduler writes to.
+
+A scheduler built with ``param_group_tags=None`` writes to every param group. With a tag (a str) or
+tags (a list, tuple or set), it writes only to the groups whose ``"tags"`` entry (a str, or a list or
+set of str) shares at least one tag with it, as in Cerebras 2.x.
+
+>>> groups = [{"tags": "decay"}, {"tags": ["no_decay", "bias"]}, {}]
+>>> [matches(normalize_tags(["bias"]), g) for g in groups]
+[False, True, False]
+"""
+
+from __future__ import annotations
+
+__all__ = ["group_tags", "matches", "normalize_tags", "targeted_groups"]
+
+
+def normalize_tags(param_group_tags: object) -> frozenset[str] | None:
+    """``param_group_tags`` as a frozenset of tags (None stays None); duplicates are an error, as in Cerebras."""
+    if param_group_tags is None:
+        return None
+    if isinstance(param_group_tags, str):
+        return frozenset((param_group_tags,))
+    if isinstance(param_group_tags, (list, tuple, set, frozenset)):
+        tags = list(param_group_tags)
+        if not tags or not all(isinstance(tag, str) for tag in tags):
+            raise ValueError(f"param_group_tags={param_group_tags!r} must be a tag (str) or a non-empty list of tags")
+        if len(set(tags)) != len(tags):
+            raise ValueError(f"param_group_tags={param_group_tags!r} contains duplicate values")
+        return frozenset(tags)
+    raise ValueError(f"param_group_tags={param_group_tags!r} must be None, a tag (str) or a list of tags")
+
+
+def group_tags(group: dict) -> frozenset[str]:
+    """The tags of one param group: its ``"tags"`` entry as a set (a str is one tag)."""
+    tags = group.get("tags")
+    if not tags:
+        return frozenset()
+    if isinstance(tags, str):
+        return frozenset((tags,))
+    return frozenset(tags)
+
+
+def matches(tags: frozenset[str] | None, group: dict) -> bool:
+    return tags is None or not tags.isdisjoint(group_tags(group))
+
+
+def targeted_groups(optimizer, tags: frozenset[str] | None, owner: str) -> list[int]:
+    """Indices of the param groups ``tags`` select; a ValueError naming ``owner`` when there are none."""
+    indices = [i for i, group in enumerate(optimizer.param_groups) if matches(tags, group)]
+    if not indices:
+        available = sorted(set().union(*(group_tags(group) for group in optimizer.param_groups)))
+        raise ValueError(
+            f"{owner} was given param_group_tags={sorted(tags)} but no param group of the optimizer has any of "
+            f"them; tags of its param groups: {available or 'none'} (a group's tags are its 'tags' entry)"
+        )
+    return indices

@@ -1,0 +1,617 @@
+"""Hypothesis properties of Composer's 13 schedulers in Cadence (API.md "schedulers", clarifications 17, 21).
+
+- values stay within the range of the schedule's alphas (0 included for warmups);
+- the warmup ramp meets the post-warmup curve without a jump (also with ssr ≠ 1 and scale_warmup=True,
+  deviation 1);
+- decaying schedules never increase after the warmup;
+- ssr invariance: ssr s on a run scaled by s, at count s·t, equals ssr 1 at t (int-exact cases);
+- the float path and the float64 tensor path agree to 1e-12;
+- ``schedule(state)`` equals ``schedule.resolve(...)(count)``;
+- a schedule resolves once per (max_duration, dataloader_len, ssr) and again only when one changes.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import pytest
+import torch
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from schedulers import (
+    ConstantScheduler,
+    ConstantWithWarmupScheduler,
+    CosineAnnealingScheduler,
+    CosineAnnealingWarmRestartsScheduler,
+    CosineAnnealingWithWarmupScheduler,
+    ExponentialScheduler,
+    LinearScheduler,
+    LinearWithWarmupScheduler,
+    MultiStepScheduler,
+    MultiStepWithWarmupScheduler,
+    PolynomialScheduler,
+    PolynomialWithWarmupScheduler,
+    Schedule,
+    SchedulerState,
+    StepScheduler,
+)
+from timeunits import Time, Timestamp, TimeUnit
+
+# Clarification 17: a hypothesis profile with no deadline (the first example pays for imports).
+settings.register_profile("cadence-schedulers", deadline=None, max_examples=80,
+                          suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(settings.get_profile("cadence-schedulers"))
+
+CLASSES = [
+    "Step", "MultiStep", "Constant", "Linear", "Exponential", "Cosine", "WarmRestarts", "Polynomial",
+    "MultiStepWithWarmup", "ConstantWithWarmup", "LinearWithWarmup", "CosineWithWarmup", "PolynomialWithWarmup",
+]
+WARMUP_CLASSES = [c for c in CLASSES if c.endswith("WithWarmup")]
+UNITS = ["ba", "sp", "tok"]
+
+
+def close(a: float, b: float, tol: float = 1e-12) -> bool:
+    return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
+
+
+def timestamp_at(unit: str, count: int) -> Timestamp:
+    """A timestamp whose ``unit`` counter reads ``count``; the other counters read something else."""
+    if unit == "ba":
+        return Timestamp(batch=count, sample=3 * count + 1, token=7 * count + 2)
+    if unit == "sp":
+        return Timestamp(batch=count // 3, sample=count, token=5 * count + 1)
+    return Timestamp(batch=count // 11, sample=count // 3, token=count)
+
+
+@dataclass
+class Case:
+    """A drawn schedule with what the properties need to know about it."""
+
+    name: str
+    schedule: Schedule
+    max_duration: str
+    unit: str
+    alphas: list = field(default_factory=list)  # values the schedule moves between (for the range)
+    decreasing: bool = False  # non-increasing after warmup
+    peak: float | None = None  # warmup target, for warmup classes
+    dataloader_len: int | None = None
+    growth: tuple | None = None  # (gamma, period argument) of Step / Exponential: α moves to gamma^(x/period)
+
+    def range_up_to(self, curve, x_max: float) -> tuple[float, float]:
+        """min and max of the alphas the schedule moves between on [0, x_max]."""
+        values = list(self.alphas)
+        if self.growth is not None:
+            gamma, argument = self.growth
+            values.append(gamma ** (x_max / curve.times[argument].value))
+        return min(values), max(values)
+
+
+alphas = st.floats(-2.0, 3.0, allow_nan=False).map(lambda a: round(a, 3))
+unit_alphas = st.floats(0.0, 1.0).map(lambda a: round(a, 3))
+
+
+@st.composite
+def cases(draw, names=CLASSES, scale_warmup=st.booleans()):
+    """A schedule of one of ``names`` on a run of M counts in ba, sp or tok (times given in that unit or dur)."""
+    name = draw(st.sampled_from(names))
+    unit = draw(st.sampled_from(UNITS))
+    M = draw(st.integers(8, 1500))
+    md = f"{M}{unit}"
+
+    def t(lo: int, hi: int) -> str:  # a time in the run's unit, or the same as a dur when exact
+        v = draw(st.integers(lo, hi))
+        if draw(st.booleans()) and (v * 8) % M == 0:
+            return f"{v / M}dur"
+        return f"{v}{unit}"
+
+    def t_max() -> str:  # a t_max covering the run
+        return draw(st.sampled_from(["1dur", "1.5dur", f"{M}{unit}", f"{M + draw(st.integers(1, 500))}{unit}"]))
+
+    if name == "Step":
+        gamma = draw(unit_alphas | st.floats(1.0, 1.5))
+        k = draw(st.integers(1, M))
+        sched = StepScheduler(f"{k}{unit}", gamma=gamma)
+        return Case(name, sched, md, unit, [1.0], decreasing=gamma <= 1, growth=(gamma, "step_size"))
+    if name == "MultiStep":
+        gamma = draw(unit_alphas | st.floats(1.0, 2.0))
+        ms = [t(0, 2 * M) for _ in range(draw(st.integers(0, 4)))]
+        return Case(name, MultiStepScheduler(ms, gamma=gamma), md, unit, [1.0, gamma ** len(ms)],
+                    decreasing=gamma <= 1)
+    if name == "Constant":
+        alpha = draw(alphas)
+        return Case(name, ConstantScheduler(alpha=alpha, t_max=t(1, 2 * M)), md, unit, [alpha, 1.0])
+    if name == "Linear":
+        a_i, a_f = draw(alphas), draw(alphas)
+        return Case(name, LinearScheduler(a_i, a_f, t_max=t(1, 2 * M)), md, unit, [a_i, a_f], decreasing=a_i >= a_f)
+    if name == "Exponential":
+        gamma = draw(unit_alphas | st.floats(1.0, 1.1))
+        period = draw(st.integers(1, M))
+        if draw(st.booleans()):  # the default decay_period '1ep' needs dataloader_len, in batches
+            L = draw(st.integers(1, M))
+            sched = ExponentialScheduler(gamma) if draw(st.booleans()) else ExponentialScheduler(gamma, f"{1}ep")
+            return Case(name, sched, f"{M}ba", "ba", [1.0], decreasing=gamma <= 1, dataloader_len=L,
+                        growth=(gamma, "decay_period"))
+        return Case(name, ExponentialScheduler(gamma, f"{period}{unit}"), md, unit, [1.0], decreasing=gamma <= 1,
+                    growth=(gamma, "decay_period"))
+    if name == "Cosine":
+        a_f = draw(alphas)
+        return Case(name, CosineAnnealingScheduler(t(1, 2 * M), a_f), md, unit, [1.0, a_f], decreasing=a_f <= 1)
+    if name == "WarmRestarts":
+        a_f = draw(alphas)
+        t_mult = draw(st.sampled_from([1.0, 1.5, 2.0, 3.0]))
+        sched = CosineAnnealingWarmRestartsScheduler(t(1, M), t_mult=t_mult, alpha_f=a_f)
+        return Case(name, sched, md, unit, [1.0, a_f])
+    if name == "Polynomial":
+        power, a_f = draw(st.floats(0.0, 4.0)), draw(alphas)
+        sched = PolynomialScheduler(power, t(1, 2 * M), a_f)
+        return Case(name, sched, md, unit, [1.0, a_f], decreasing=a_f <= 1)
+
+    sw = draw(scale_warmup)
+    tw = t(1, M)
+    if name == "MultiStepWithWarmup":
+        gamma = draw(unit_alphas | st.floats(1.0, 2.0))
+        ms = [t(0, 2 * M) for _ in range(draw(st.integers(0, 3)))]
+        sched = MultiStepWithWarmupScheduler(tw, ms, gamma=gamma, scale_warmup=sw)
+        return Case(name, sched, md, unit, [0.0, 1.0, gamma ** len(ms)], decreasing=gamma <= 1, peak=1.0)
+    if name == "ConstantWithWarmup":
+        alpha = draw(alphas)
+        sched = ConstantWithWarmupScheduler(tw, alpha=alpha, t_max=t_max(), scale_warmup=sw)
+        return Case(name, sched, md, unit, [0.0, alpha], decreasing=True, peak=alpha)
+    if name == "LinearWithWarmup":
+        a_i, a_f = draw(alphas), draw(alphas)
+        sched = LinearWithWarmupScheduler(tw, a_i, a_f, t_max=t_max(), scale_warmup=sw)
+        return Case(name, sched, md, unit, [0.0, a_i, a_f], decreasing=a_i >= a_f, peak=a_i)
+    if name == "CosineWithWarmup":
+        a_f = draw(alphas)
+        sched = CosineAnnealingWithWarmupScheduler(tw, t_max=t_max(), alpha_f=a_f, scale_warmup=sw)
+        return Case(name, sched, md, unit, [0.0, 1.0, a_f], decreasing=a_f <= 1, peak=1.0)
+    assert name == "PolynomialWithWarmup"
+    power, a_f = draw(st.floats(0.0, 4.0)), draw(alphas)
+    sched = PolynomialWithWarmupScheduler(tw, power=power, t_max=t_max(), alpha_f=a_f, scale_warmup=sw)
+    return Case(name, sched, md, unit, [0.0, 1.0, a_f], decreasing=a_f <= 1, peak=1.0)
+
+
+ssrs = st.sampled_from([0.5, 1.0, 1.0, 1.5, 0.25, 2.0, 3.0])
+
+
+def run_length(case: Case, ssr: float = 1.0) -> int:
+    """The run's length in its unit once scaled by ``ssr`` (as the trainer scales max_duration)."""
+    return max(1, int(Time.from_timestring(case.max_duration).value * ssr))
+
+
+def scaled_run(case: Case, ssr: float) -> str:
+    return f"{run_length(case, ssr)}{Time.from_timestring(case.max_duration).unit.value}"
+
+
+def boundaries(curve, extra=()) -> list[int]:
+    """0, every resolved time ± 1, and ``extra``: the points where schedules change branch."""
+    points = {0, 1, *extra}
+    for time in curve.times.values():
+        points |= {time.value - 1, time.value, time.value + 1, 2 * time.value}
+    return sorted(p for p in points if p >= 0)
+
+
+def resolve(case: Case, ssr: float = 1.0):
+    """The drawn schedule resolved on its run scaled by ``ssr``; a period that ssr shrinks to zero length is a
+    (tested) ValueError, not this property's business, so such examples are rejected."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a drawn warmup may resolve to 0 (warned once; tested elsewhere)
+        try:
+            return case.schedule.resolve(scaled_run(case, ssr), case.dataloader_len, ssr)
+        except ValueError as error:
+            if "must be at least 1" in str(error) or "shrinks the interval" in str(error):
+                assume(False)
+            raise
+
+
+# ------------------------------------------------------------------------------------------------------------
+# range
+# ------------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", CLASSES)
+@PROPERTY
+@given(data=st.data(), ssr=ssrs)
+def test_values_within_range_of_alphas(name, ssr, data):
+    case = data.draw(cases(names=[name]), label="case")
+    curve = resolve(case, ssr)
+    M = run_length(case, ssr)
+    drawn = data.draw(st.lists(st.integers(0, 2 * M), max_size=30))
+    points = [x for x in boundaries(curve, [M, 2 * M, *drawn]) if x <= 2 * M]
+    lo, hi = case.range_up_to(curve, 2 * M)
+    slack = 1e-12 * max(1.0, abs(lo), abs(hi))
+    for x in points:
+        value = curve(float(x))
+        assert lo - slack <= value <= hi + slack, (x, value, lo, hi)
+    xs = torch.arange(0, 2 * M + 1, dtype=torch.float64)
+    values = curve(xs)
+    assert bool(((values >= lo - slack) & (values <= hi + slack)).all())
+
+
+# ------------------------------------------------------------------------------------------------------------
+# warmup continuity
+# ------------------------------------------------------------------------------------------------------------
+
+
+@PROPERTY
+@given(case=cases(names=["CosineWithWarmup", "PolynomialWithWarmup", "LinearWithWarmup"]), ssr=ssrs)
+def test_warmup_meets_the_main_curve_without_a_jump(case, ssr):
+    curve = resolve(case, ssr)
+    w = curve.times["t_warmup"].value
+    t_max = curve.times["t_max"].value
+    assume(w >= 1 and t_max > w)
+    step = abs(curve(float(w)) - curve(float(w - 1)))
+    assert step <= abs(case.peak) / w + 1e-12, (w, curve(float(w - 1)), curve(float(w)))
+    # and the post-warmup branch starts at the peak, the ramp ends one step short of it
+    assert close(curve(float(w)), case.peak)
+    assert close(curve(float(w - 1)), case.peak * (w - 1) / w)
+
+
+@pytest.mark.parametrize("ssr", [0.5, 2.0, 3.0])
+@pytest.mark.parametrize(
+    "factory",
+    [
+        lambda: CosineAnnealingWithWarmupScheduler("100ba", t_max="1000ba", scale_warmup=True),
+        lambda: PolynomialWithWarmupScheduler("100ba", t_max="1000ba", scale_warmup=True),
+        lambda: LinearWithWarmupScheduler("100ba", alpha_i=2.0, t_max="1000ba", scale_warmup=True),
+    ],
+    ids=["cosine", "polynomial", "linear"],
+)
+def test_scaled_warmup_has_no_jump_and_no_plateau(factory, ssr):
+    """Deviation 1, every step of the scaled run: the lr never jumps more than peak/w (Composer jumps by
+    peak·(1 − 1/ssr) at the unscaled boundary when ssr > 1) and never stalls at the peak during the warmup
+    (Composer freezes it when ssr < 1)."""
+    sched = factory()
+    run = int(1000 * ssr)
+    state = SchedulerState(f"{run}ba")
+    values = []
+    for _ in range(run + 1):
+        values.append(sched(state, ssr))
+        state.timestamp = state.timestamp.to_next_batch()
+    w = int(100 * ssr)
+    peak = max(values)
+    assert max(abs(b - a) for a, b in zip(values, values[1:])) <= peak / w + 1e-12
+    assert values.index(peak) == w  # the peak is reached exactly at the scaled boundary, once
+
+
+# ------------------------------------------------------------------------------------------------------------
+# monotone after the warmup
+# ------------------------------------------------------------------------------------------------------------
+
+DECREASING = ["Cosine", "Linear", "Polynomial", "Step", "MultiStep", "Exponential", "ConstantWithWarmup",
+              "MultiStepWithWarmup", "LinearWithWarmup", "CosineWithWarmup", "PolynomialWithWarmup"]
+
+
+@PROPERTY
+@given(case=cases(names=DECREASING), ssr=ssrs)
+def test_non_increasing_after_warmup(case, ssr):
+    assume(case.decreasing)
+    curve = resolve(case, ssr)
+    M = run_length(case, ssr)
+    start = curve.times["t_warmup"].value if "t_warmup" in curve.times else 0
+    xs = list(range(max(start, 0), 2 * M + 1))
+    values = [curve(float(x)) for x in xs]
+    for x, a, b in zip(xs[1:], values, values[1:]):
+        assert b <= a + 1e-12 * max(1.0, abs(a)), (x, a, b)
+    tensor = curve(torch.tensor(xs, dtype=torch.float64))
+    assert bool((tensor[1:] <= tensor[:-1] + 1e-12).all())
+
+
+def test_non_increasing_detects_an_increase():
+    """The property's check is live: a warmup ramp (increasing) fails it."""
+    curve = CosineAnnealingWithWarmupScheduler("10ba").resolve("100ba")
+    values = [curve(float(x)) for x in range(0, 10)]
+    assert any(b > a for a, b in zip(values, values[1:]))
+
+
+# ------------------------------------------------------------------------------------------------------------
+# ssr invariance (clarification 21): scaled run, scaled ssr, scaled count ⇒ same value
+# ------------------------------------------------------------------------------------------------------------
+
+RATIOS = [Fraction(1, 2), Fraction(1, 4), Fraction(3, 2), Fraction(2), Fraction(3), Fraction(5, 4), Fraction(3, 4)]
+
+
+@st.composite
+def invariant_cases(draw):
+    """A schedule whose every time, scaled by s, is a whole count: times multiples of 4q (q = s's
+    denominator), dur fractions in quarters, epochs with a dataloader_len that is a multiple of q."""
+    s = draw(st.sampled_from(RATIOS))
+    q = s.denominator
+    unit = draw(st.sampled_from(UNITS))
+    M = 4 * q * draw(st.integers(2, 60))
+    L = q * draw(st.integers(1, 20)) if unit == "ba" else None
+
+    def t(lo: int, hi: int) -> str:
+        kind = draw(st.sampled_from(["count", "dur", "ep"] if L else ["count", "dur"]))
+        if kind == "dur":
+            return f"{draw(st.integers(max(lo, 1), 4 * hi)) / 4}dur"
+        if kind == "ep":
+            return f"{draw(st.integers(max(lo, 1), 2 * M // L + 1))}ep"
+        return f"{4 * q * draw(st.integers(max(lo, 1), 2 * M // (4 * q)))}{unit}"
+
+    def t_max() -> str:
+        return draw(st.sampled_from(["1dur", "1.25dur", f"{M}{unit}", f"{M + 4 * q}{unit}"]))
+
+    name = draw(st.sampled_from(CLASSES))
+    a = draw(alphas)
+    if name == "Step":
+        sched = StepScheduler(t(1, 1), gamma=draw(unit_alphas))
+    elif name == "MultiStep":
+        sched = MultiStepScheduler([t(1, 1) for _ in range(draw(st.integers(0, 3)))], gamma=draw(unit_alphas))
+    elif name == "Constant":
+        sched = ConstantScheduler(a, t(1, 1))
+    elif name == "Linear":
+        sched = LinearScheduler(a, draw(alphas), t(1, 1))
+    elif name == "Exponential":
+        sched = ExponentialScheduler(draw(unit_alphas), t(1, 1))
+    elif name == "Cosine":
+        sched = CosineAnnealingScheduler(t(1, 1), a)
+    elif name == "WarmRestarts":
+        # integer t_mult keeps every cycle length an exact multiple under scaling
+        sched = CosineAnnealingWarmRestartsScheduler(t(1, 1), t_mult=draw(st.sampled_from([1.0, 2.0, 3.0])),
+                                                     alpha_f=a)
+    elif name == "Polynomial":
+        sched = PolynomialScheduler(draw(st.floats(0.0, 3.0)), t(1, 1), a)
+    elif name == "MultiStepWithWarmup":
+        sched = MultiStepWithWarmupScheduler(t(0, 1), [t(1, 1)], gamma=draw(unit_alphas), scale_warmup=True)
+    elif name == "ConstantWithWarmup":
+        sched = ConstantWithWarmupScheduler(t(0, 1), alpha=a, t_max=t_max(), scale_warmup=True)
+    elif name == "LinearWithWarmup":
+        sched = LinearWithWarmupScheduler(t(0, 1), a, draw(alphas), t_max=t_max(), scale_warmup=True)
+    elif name == "CosineWithWarmup":
+        sched = CosineAnnealingWithWarmupScheduler(t(0, 1), t_max=t_max(), alpha_f=a, scale_warmup=True)
+    else:
+        sched = PolynomialWithWarmupScheduler(t(0, 1), power=2.0, t_max=t_max(), alpha_f=a, scale_warmup=True)
+    return sched, s, unit, M, L
+
+
+@PROPERTY
+@given(drawn=invariant_cases(), data=st.data())
+def test_ssr_invariance(drawn, data):
+    sched, s, unit, M, L = drawn
+    q = s.denominator
+    scaled_run = M * s
+    assert scaled_run.denominator == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            base = sched.resolve(f"{M}{unit}", L, 1.0)
+        except ValueError:
+            assume(False)  # e.g. a warmup longer than t_max, units that differ: not this property's business
+        scaled = sched.resolve(f"{int(scaled_run)}{unit}", L, float(s))
+    # every time resolves to exactly s × its unscaled count
+    for name, time in base.times.items():
+        assert scaled.times[name].value == time.value * s, name
+    ts = sorted({*data.draw(st.lists(st.integers(0, 2 * M // q), max_size=25)), 0, M // q, 2 * M // q})
+    points = sorted({q * t for t in ts} | {v.value + d for v in base.times.values() for d in (-q, 0, q)
+                                          if v.value + d >= 0})
+    state_1 = SchedulerState(f"{M}{unit}", dataloader_len=L)
+    state_s = SchedulerState(f"{int(scaled_run)}{unit}", dataloader_len=L)
+    for t in points:
+        assert (t * s).denominator == 1
+        state_1.timestamp = timestamp_at(unit, t)
+        state_s.timestamp = timestamp_at(unit, int(t * s))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = sched(state_1, 1.0)
+            got = sched(state_s, float(s))
+        assert close(got, expected), (t, got, expected)
+
+
+@pytest.mark.parametrize("s", [0.5, 2.0])
+def test_ssr_invariance_holds_for_warmup_only_with_scale_warmup(s):
+    """The property above relies on scale_warmup=True: without it the warmup boundary stays put, so a
+    scaled run differs — this keeps the property honest."""
+    def value(scale_warmup, run, ssr, count):
+        sched = LinearWithWarmupScheduler("40ba", t_max="1dur", scale_warmup=scale_warmup)
+        return sched(SchedulerState(f"{run}ba", Timestamp(batch=count)), ssr)
+
+    assert close(value(True, int(400 * s), s, int(30 * s)), value(True, 400, 1.0, 30))
+    assert not close(value(False, int(400 * s), s, int(30 * s)), value(False, 400, 1.0, 30))
+
+
+# ------------------------------------------------------------------------------------------------------------
+# float path vs tensor path; per-step path vs resolved curve
+# ------------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", CLASSES)
+@PROPERTY
+@given(data=st.data(), ssr=ssrs)
+def test_float_and_tensor_paths_agree(name, ssr, data):
+    case = data.draw(cases(names=[name]), label="case")
+    curve = resolve(case, ssr)
+    M = run_length(case, ssr)
+    drawn = data.draw(st.lists(st.integers(0, 3 * M), max_size=40))
+    fractional = data.draw(st.lists(st.floats(0.0, 3.0 * M), max_size=10))
+    xs = [float(x) for x in boundaries(curve, [M, 2 * M, 3 * M, *drawn])] + fractional
+    tensor = curve(torch.tensor(xs, dtype=torch.float64))
+    assert tensor.dtype == torch.float64 and tensor.shape == (len(xs),)
+    for x, from_tensor in zip(xs, tensor.tolist()):
+        from_float = curve(x)
+        assert isinstance(from_float, float), (x, type(from_float))
+        assert close(from_float, from_tensor), (x, from_float, from_tensor)
+    # a 2-d tensor keeps its shape
+    grid = torch.tensor(xs[: 2 * (len(xs) // 2)], dtype=torch.float64).reshape(2, -1)
+    assert curve(grid).shape == grid.shape
+
+
+@pytest.mark.parametrize("name", CLASSES)
+@PROPERTY
+@given(data=st.data(), ssr=ssrs)
+def test_call_equals_resolved_curve(name, ssr, data):
+    case = data.draw(cases(names=[name]), label="case")
+    curve = resolve(case, ssr)
+    state = SchedulerState(scaled_run(case, ssr), dataloader_len=case.dataloader_len)
+    samples, tokens = data.draw(st.integers(1, 5)), data.draw(st.integers(1, 50))
+    counter = {"ba": lambda ts: ts.batch.value, "sp": lambda ts: ts.sample.value, "tok": lambda ts: ts.token.value}
+    steps = data.draw(st.integers(1, 300))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(steps):
+            value = case.schedule(state, ssr)
+            count = counter[curve.unit.value](state.timestamp)
+            assert isinstance(value, float)
+            assert close(value, curve(float(count))), (count, value)
+            state.timestamp = state.timestamp.to_next_batch(samples=samples, tokens=tokens)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# resolution happens once per (max_duration, dataloader_len, ssr)
+# ------------------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def resolve_calls(monkeypatch):
+    """Counts ``_resolve`` calls of every Composer class (spied, still resolving)."""
+    calls = []
+    for cls in {type(f()) for f in ALL_FACTORIES.values()}:
+        original = cls.__dict__.get("_resolve")
+        if original is None:
+            continue
+
+        def spy(self, run, _original=original):
+            calls.append(type(self).__name__)
+            return _original(self, run)
+
+        monkeypatch.setattr(cls, "_resolve", spy)
+    return calls
+
+
+ALL_FACTORIES = {
+    "Step": lambda: StepScheduler("1ep", gamma=0.5),
+    "MultiStep": lambda: MultiStepScheduler(["1ep", "0.5dur"], gamma=0.5),
+    "Constant": lambda: ConstantScheduler(0.5, t_max="2ep"),
+    "Linear": lambda: LinearScheduler(t_max="3ep"),
+    "Exponential": lambda: ExponentialScheduler(0.5),
+    "Cosine": lambda: CosineAnnealingScheduler(t_max="3ep"),
+    "WarmRestarts": lambda: CosineAnnealingWarmRestartsScheduler("1ep", t_mult=2.0),
+    "Polynomial": lambda: PolynomialScheduler(2.0, t_max="3ep"),
+    # scale_warmup=True so that ssr changes these too (their t_max is 1dur, which ssr never scales)
+    "MultiStepWithWarmup": lambda: MultiStepWithWarmupScheduler("1ep", ["2ep"], scale_warmup=True),
+    "ConstantWithWarmup": lambda: ConstantWithWarmupScheduler("1ep", alpha=0.5, scale_warmup=True),
+    "LinearWithWarmup": lambda: LinearWithWarmupScheduler("1ep", scale_warmup=True),
+    "CosineWithWarmup": lambda: CosineAnnealingWithWarmupScheduler("1ep", scale_warmup=True),
+    "PolynomialWithWarmup": lambda: PolynomialWithWarmupScheduler("1ep", scale_warmup=True),
+}
+
+
+def _sweep(sched, state, ssr=1.0, steps=1000):
+    state.timestamp = Timestamp()
+    values = []
+    for _ in range(steps):
+        values.append(sched(state, ssr))
+        state.timestamp = state.timestamp.to_next_batch(samples=2, tokens=8)
+    return values
+
+
+def _expected(sched, state, ssr, steps=1000):
+    curve = sched.resolve(state.max_duration, state.dataloader_len, ssr)
+    return [curve(float(b)) for b in range(steps)]
+
+
+@pytest.mark.parametrize("name", list(ALL_FACTORIES))
+def test_resolves_once_per_run_and_again_on_change(name, resolve_calls):
+    sched = ALL_FACTORIES[name]()
+    state = SchedulerState("1000ba", dataloader_len=100)
+    first = _sweep(sched, state)
+    assert len(resolve_calls) == 1, resolve_calls
+
+    # an equal max_duration given anew (a new object) resolves nothing new, values identical
+    state.max_duration = "1000ba"
+    assert _sweep(sched, state) == first
+    state.max_duration = Time(1000, "ba")
+    state.dataloader_len = 100
+    assert _sweep(sched, state) == first
+    # ssr given as an equal int is the same ssr
+    assert _sweep(sched, state, ssr=1) == first
+    assert len(resolve_calls) == 1
+
+    # a new dataloader_len: epochs are a different number of batches
+    state.dataloader_len = 50
+    by_len = _sweep(sched, state)
+    assert len(resolve_calls) == 2
+    assert by_len != first
+    assert by_len == _expected(sched, state, 1.0)  # resolve() itself calls _resolve once more
+    assert len(resolve_calls) == 3
+
+    # a new max_duration (dur times and t_max checks follow it)
+    state.max_duration = "1500ba"
+    by_md = _sweep(sched, state)
+    assert len(resolve_calls) == 4
+    assert by_md == _expected(sched, state, 1.0)
+    assert len(resolve_calls) == 5
+
+    # a new ssr
+    state.max_duration = "2000ba"
+    state.dataloader_len = 100
+    by_ssr = _sweep(sched, state, ssr=2.0)
+    assert len(resolve_calls) == 6
+    assert by_ssr == _expected(sched, state, 2.0)
+    assert by_ssr != _expected(sched, state, 1.0)
+
+    # back to the first run: resolved again, same values as the first time
+    state.max_duration = "1000ba"
+    assert _sweep(sched, state) == first
+
+
+def test_resolution_count_over_1000_steps_with_dur_times(resolve_calls):
+    sched = CosineAnnealingWithWarmupScheduler("0.1dur", alpha_f=0.1)
+    state = SchedulerState("1000ba")
+    values = _sweep(sched, state)
+    assert resolve_calls == ["CosineAnnealingWithWarmupScheduler"]
+    assert values[50] == pytest.approx(0.5, abs=1e-12)
+
+
+def test_changing_max_duration_changes_values():
+    sched = LinearScheduler()  # t_max = 1dur
+    state = SchedulerState("100ba", Timestamp(batch=50))
+    assert close(sched(state), 0.5)
+    state.max_duration = "200ba"
+    assert close(sched(state), 0.75)
+    state.max_duration = Time(100, "ba")
+    assert close(sched(state), 0.5)
+
+
+def test_changing_dataloader_len_changes_values():
+    sched = StepScheduler("1ep", gamma=0.5)
+    state = SchedulerState("10ep", Timestamp(batch=20), dataloader_len=10)
+    assert close(sched(state), 0.25)
+    state.dataloader_len = 20
+    assert close(sched(state), 0.5)
+    state.dataloader_len = 5
+    assert close(sched(state), 0.0625)
+
+
+def test_changing_ssr_changes_values():
+    sched = StepScheduler("10ba", gamma=0.5)
+    state = SchedulerState("100ba", Timestamp(batch=20))
+    assert close(sched(state, 1.0), 0.25)
+    assert close(sched(state, 2.0), 0.5)
+    assert close(sched(state, 0.5), 0.0625)
+    assert close(sched(state), 0.25)
+
+
+def test_changing_a_schedule_argument_changes_values():
+    sched = CosineAnnealingScheduler(alpha_f=0.0)
+    state = SchedulerState("100ba", Timestamp(batch=100))
+    assert close(sched(state), 0.0)
+    sched.alpha_f = 0.5
+    assert close(sched(state), 0.5)
+
+
+def test_two_states_alternating_on_one_schedule():
+    """One schedule object read by two runs in turn: each read follows its own run, never a stale resolution."""
+    sched = LinearWithWarmupScheduler("0.1dur")
+    a = SchedulerState("100ba", Timestamp(batch=50))
+    b = SchedulerState("1000ba", Timestamp(batch=50), dataloader_len=3)
+    c = SchedulerState(Time(100, "ba"), Timestamp(batch=50), dataloader_len=3)  # equal run, other object
+    for _ in range(3):
+        assert close(sched(a), 1 - 40 / 90)
+        assert close(sched(b), 0.5)
+        assert close(sched(c), 1 - 40 / 90)
+        assert close(sched(b, 2.0), 0.5)  # dur warmup is not scaled

@@ -1,0 +1,526 @@
+"""Callbacks: hooks the trainer calls during ``fit()``, a tqdm progress bar and a hyperparameter monitor.
+
+A callback subclasses :class:`Callback` and overrides the hooks it needs. The trainer wraps its callbacks in a
+:class:`CallbackList`, which works out once which callbacks override which hook, so a hook nobody overrides
+costs one loop over an empty tuple per call.
+
+Hooks, in the order the trainer calls them:
+
+- ``on_fit_start(trainer)``: once, before the first batch (after a resume has been applied).
+- ``on_batch_start(trainer)``: before each batch's forward pass, after the schedulers have set this batch's
+  hyperparameters; ``trainer.state.timestamp`` counts the batches already done (0 for the first batch).
+- ``on_batch_end(trainer, loss)``: after the optimizer step and the timestamp advance; ``loss`` is the batch's
+  loss as a float (summed over the gradient-accumulation micro-batches).
+- ``on_epoch_end(trainer)``: after the last batch of an epoch closed the epoch.
+- ``on_eval(trainer, metrics)``: after an evaluation, with a dict of metric name to value.
+- ``on_checkpoint(trainer, path)``: after a checkpoint file was written.
+- ``on_fit_end(trainer)``: once, after the last batch.
+
+What a callback may read from the trainer: ``trainer.state`` (``timestamp``, ``max_duration``,
+``dataloader_len``), ``trainer.optimizer``, ``trainer.model``, ``trainer.scheduled_keys`` (the hyperparameter
+names the schedulers write, e.g. ``["lr", "weight_decay"]``) and ``trainer.is_rank_zero``.
+
+>>> class CountBatches(Callback):
+...     def __init__(self):
+...         self.batches = 0
+...     def on_batch_end(self, trainer, loss):
+...         self.batches += 1
+>>> counter = CountBatches()
+>>> callbacks = CallbackList([counter, Callback()])
+>>> callbacks.hooks("on_batch_end") == (counter.on_batch_end,), callbacks.hooks("on_batch_start")
+(True, ())
+>>> callbacks.on_batch_end(None, 0.5); call_hooks(callbacks, "on_batch_end", None, 0.25); counter.batches
+2
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable, TextIO
+
+from timeunits import Timestamp, TimeUnit
+
+__all__ = ["HOOK_NAMES", "Callback", "CallbackList", "call_hooks", "ProgressBar", "LRMonitor"]
+
+#: The hooks a callback can override, in the order a run calls them.
+HOOK_NAMES = (
+    "on_fit_start",
+    "on_batch_start",
+    "on_batch_end",
+    "on_epoch_end",
+    "on_eval",
+    "on_checkpoint",
+    "on_fit_end",
+)
+
+
+class Callback:
+    """Base class of trainer callbacks: every hook does nothing; override the ones you need.
+
+    Hooks that are not overridden cost nothing per batch: :class:`CallbackList` leaves them out.
+    """
+
+    def on_fit_start(self, trainer: Any) -> None:
+        """Once, before the first batch of ``fit()``."""
+
+    def on_batch_start(self, trainer: Any) -> None:
+        """Before each batch's forward pass, with this batch's hyperparameters already set."""
+
+    def on_batch_end(self, trainer: Any, loss: float) -> None:
+        """After each batch's optimizer step and timestamp advance; ``loss`` is the batch's loss."""
+
+    def on_epoch_end(self, trainer: Any) -> None:
+        """After the batch that closed an epoch."""
+
+    def on_eval(self, trainer: Any, metrics: dict) -> None:
+        """After an evaluation, with its metrics."""
+
+    def on_checkpoint(self, trainer: Any, path: str | os.PathLike) -> None:
+        """After a checkpoint was written to ``path``."""
+
+    def on_fit_end(self, trainer: Any) -> None:
+        """Once, after the last batch of ``fit()``."""
+
+
+_BASE_HOOKS = {name: getattr(Callback, name) for name in HOOK_NAMES}
+
+
+def _overridden_hook(callback: object, name: str) -> Callable | None:
+    """``callback``'s bound ``name`` hook, or None when it is missing or :class:`Callback`'s no-op."""
+    hook = getattr(callback, name, None)
+    if hook is None or getattr(hook, "__func__", None) is _BASE_HOOKS[name]:
+        return None
+    if not callable(hook):
+        raise TypeError(f"{type(callback).__name__}.{name} is not callable ({hook!r})")
+    return hook
+
+
+class CallbackList:
+    """The trainer's callbacks, with each hook's overriding methods bound once, in list order.
+
+    ``callbacks`` is None, one callback, or an iterable of them. A callback is a :class:`Callback` or any object
+    with at least one hook method (duck typing); anything else is a TypeError naming its index. Calling a hook
+    on the list (``callbacks.on_batch_end(trainer, loss)``) calls it on every callback that overrides it; a
+    hook nobody overrides is a loop over an empty tuple. :meth:`has` lets the trainer skip preparing a hook's
+    arguments (e.g. ``loss.item()``, a device sync) when nobody listens. Exceptions raised by a callback
+    propagate unchanged.
+    """
+
+    __slots__ = ("_callbacks", "_hooks") + tuple(f"_{name}" for name in HOOK_NAMES)
+
+    def __init__(self, callbacks: Iterable[object] | object | None = None) -> None:
+        if callbacks is None:
+            callbacks = ()
+        elif isinstance(callbacks, Callback) or not isinstance(callbacks, Iterable):
+            callbacks = (callbacks,)
+        self._callbacks: tuple[object, ...] = ()
+        self._rebuild(tuple(callbacks))
+
+    def _rebuild(self, callbacks: tuple[object, ...]) -> None:
+        hooks: dict[str, list[Callable]] = {name: [] for name in HOOK_NAMES}
+        for index, callback in enumerate(callbacks):
+            if isinstance(callback, type):
+                raise TypeError(
+                    f"callbacks[{index}] is the class {callback.__name__}, not an instance: write {callback.__name__}()"
+                )
+            found = False
+            for name in HOOK_NAMES:
+                hook = _overridden_hook(callback, name)
+                if hook is not None:
+                    hooks[name].append(hook)
+                    found = True
+            if not found and not isinstance(callback, Callback):
+                raise TypeError(
+                    f"callbacks[{index}] ({type(callback).__name__}) is not a Callback and has none of the hooks "
+                    f"{', '.join(HOOK_NAMES)}"
+                )
+        self._callbacks = callbacks
+        self._hooks = {name: tuple(methods) for name, methods in hooks.items()}
+        for name, methods in self._hooks.items():
+            setattr(self, f"_{name}", methods)
+
+    # -- the list -----------------------------------------------------------------------------------
+    @property
+    def callbacks(self) -> tuple[object, ...]:
+        """The callbacks, in call order."""
+        return self._callbacks
+
+    def append(self, callback: object) -> None:
+        """Add a callback at the end (hooks are re-bound)."""
+        self._rebuild(self._callbacks + (callback,))
+
+    def extend(self, callbacks: Iterable[object]) -> None:
+        """Add callbacks at the end (hooks are re-bound)."""
+        self._rebuild(self._callbacks + tuple(callbacks))
+
+    def __iter__(self):
+        return iter(self._callbacks)
+
+    def __len__(self) -> int:
+        return len(self._callbacks)
+
+    def __repr__(self) -> str:
+        return f"CallbackList([{', '.join(type(c).__name__ for c in self._callbacks)}])"
+
+    # -- dispatch -----------------------------------------------------------------------------------
+    def hooks(self, name: str) -> tuple[Callable, ...]:
+        """The bound methods that override hook ``name``, in callback order (empty when nobody does)."""
+        try:
+            return self._hooks[name]
+        except KeyError:
+            raise ValueError(f"unknown callback hook {name!r}; the hooks are {', '.join(HOOK_NAMES)}") from None
+
+    def has(self, name: str) -> bool:
+        """Whether any callback overrides hook ``name``."""
+        return bool(self.hooks(name))
+
+    def call(self, name: str, *args: Any) -> None:
+        """Call hook ``name`` with ``args`` on every callback that overrides it."""
+        for hook in self.hooks(name):
+            hook(*args)
+
+    def on_fit_start(self, trainer: Any) -> None:
+        for hook in self._on_fit_start:
+            hook(trainer)
+
+    def on_batch_start(self, trainer: Any) -> None:
+        for hook in self._on_batch_start:
+            hook(trainer)
+
+    def on_batch_end(self, trainer: Any, loss: float) -> None:
+        for hook in self._on_batch_end:
+            hook(trainer, loss)
+
+    def on_epoch_end(self, trainer: Any) -> None:
+        for hook in self._on_epoch_end:
+            hook(trainer)
+
+    def on_eval(self, trainer: Any, metrics: dict) -> None:
+        for hook in self._on_eval:
+            hook(trainer, metrics)
+
+    def on_checkpoint(self, trainer: Any, path: str | os.PathLike) -> None:
+        for hook in self._on_checkpoint:
+            hook(trainer, path)
+
+    def on_fit_end(self, trainer: Any) -> None:
+        for hook in self._on_fit_end:
+            hook(trainer)
+
+
+def call_hooks(callbacks: CallbackList | Iterable[object] | None, hook_name: str, *args: Any) -> None:
+    """Call ``hook_name(*args)`` on every callback that overrides it.
+
+    With a :class:`CallbackList` this is :meth:`CallbackList.call`; any other iterable is wrapped first (which
+    re-inspects every callback, so per-batch code should keep a CallbackList).
+    """
+    if not isinstance(callbacks, CallbackList):
+        callbacks = CallbackList(callbacks)
+    callbacks.call(hook_name, *args)
+
+
+def _is_rank_zero(trainer: Any) -> bool:
+    flag = getattr(trainer, "is_rank_zero", True)
+    return bool(flag() if callable(flag) else flag)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# ProgressBar
+# ---------------------------------------------------------------------------------------------------------
+
+
+class ProgressBar(Callback):
+    """A tqdm progress bar over the run, in the unit of ``max_duration``, on rank 0 only, written to stderr.
+
+    - ``max_duration`` in ``ba``, ``sp`` or ``tok``: the bar counts that unit up to ``max_duration.value``
+      (``sp`` and ``tok`` with SI prefixes: ``1.20M/3.00Mtok``).
+    - ``max_duration`` in ``ep`` with a known ``dataloader_len``: the bar counts **batches**, up to
+      ``epochs × dataloader_len``; its position is ``epoch × dataloader_len + batch_in_epoch`` and its label
+      shows the epoch (``ep 2/3``). Whole batches give an exact count, a batch rate and an ETA, which
+      fractional epochs would round away.
+    - ``max_duration`` in ``ep`` with no ``dataloader_len`` (a loader without a length): the bar counts epochs,
+      moving at each epoch end.
+
+    The position follows ``trainer.state.timestamp`` (so a resumed run starts where it left off) and stops at
+    the total: the batch that crosses ``max_duration`` in ``sp`` or ``tok`` shows as 100%. The postfix shows the
+    last batch's loss and group 0's ``lr``; it is rebuilt at most once per ``refresh_interval`` seconds (also
+    tqdm's ``mininterval``), so a batch costs a clock read and a ``tqdm.update``. The bar is created at fit
+    start on ``sys.stderr`` (or ``file``) and closed at fit end, showing the final count.
+
+    ``desc`` prefixes the label; other keyword arguments go to ``tqdm`` (``leave``, ``position``, ``ncols``, ...).
+    Evaluation metrics are printed above the bar as one line.
+    """
+
+    def __init__(
+        self,
+        *,
+        refresh_interval: float = 0.1,
+        file: TextIO | None = None,
+        desc: str | None = None,
+        **tqdm_kwargs: Any,
+    ) -> None:
+        if not (isinstance(refresh_interval, (int, float)) and math.isfinite(refresh_interval)) or (
+            refresh_interval < 0
+        ):
+            raise ValueError(f"refresh_interval={refresh_interval!r} must be a finite number of seconds >= 0")
+        self.refresh_interval = float(refresh_interval)
+        self.file = file
+        self.desc = desc
+        self.tqdm_kwargs = tqdm_kwargs
+        self.bar = None  # the tqdm instance while a fit runs on rank 0
+        self._file: TextIO | None = None
+        self._counter: Callable[[Timestamp], int] = Timestamp.counter(TimeUnit.BATCH)
+        self._total = 0
+        self._epochs: int | None = None  # max_duration in ep: the number of epochs (for the label)
+        self._next_postfix = 0.0
+        self._last_loss: float | None = None
+
+    # -- set-up ---------------------------------------------------------------------------------------
+    def on_fit_start(self, trainer: Any) -> None:
+        self.close()
+        if not _is_rank_zero(trainer):
+            return
+        try:
+            from tqdm.std import tqdm
+        except ImportError as error:  # pragma: no cover - tqdm is a dependency
+            raise ImportError("ProgressBar needs tqdm: pip install tqdm") from error
+
+        state = trainer.state
+        max_duration = state.max_duration
+        unit = TimeUnit(max_duration.unit)
+        self._epochs = None
+        if unit is TimeUnit.EPOCH:
+            self._epochs = int(max_duration.value)
+            batches_per_epoch = state.dataloader_len
+            if batches_per_epoch is not None:
+                batches_per_epoch = int(batches_per_epoch)
+                self._counter = lambda ts: ts.count(TimeUnit.EPOCH) * batches_per_epoch + ts.batch_in_epoch.value
+                self._total = self._epochs * batches_per_epoch
+                shown_unit = TimeUnit.BATCH
+            else:
+                self._counter = Timestamp.counter(TimeUnit.EPOCH)
+                self._total = self._epochs
+                shown_unit = TimeUnit.EPOCH
+        else:
+            self._counter = Timestamp.counter(unit)
+            self._total = int(max_duration.value)
+            shown_unit = unit
+
+        self._file = self.file if self.file is not None else sys.stderr
+        options = dict(
+            total=self._total,
+            initial=min(self._counter(state.timestamp), self._total),
+            unit=shown_unit.value,
+            unit_scale=shown_unit in (TimeUnit.SAMPLE, TimeUnit.TOKEN),
+            mininterval=self.refresh_interval,
+            file=self._file,
+            desc=self._label(state.timestamp),
+            dynamic_ncols="ncols" not in self.tqdm_kwargs,
+        )
+        options.update(self.tqdm_kwargs)
+        self.bar = tqdm(**options)
+        self._next_postfix = 0.0
+        self._last_loss = None
+
+    def _label(self, timestamp: Timestamp) -> str | None:
+        parts = [self.desc] if self.desc else []
+        if self._epochs is not None:
+            parts.append(f"ep {min(timestamp.count(TimeUnit.EPOCH) + 1, self._epochs)}/{self._epochs}")
+        return " ".join(parts) or None
+
+    # -- per batch ------------------------------------------------------------------------------------
+    def _advance(self, trainer: Any) -> None:
+        bar = self.bar
+        position = self._counter(trainer.state.timestamp)
+        if position > self._total:
+            position = self._total
+        if position != bar.n:
+            bar.update(position - bar.n)
+
+    def _postfix(self, trainer: Any) -> str:
+        parts = []
+        if self._last_loss is not None:
+            parts.append(f"loss={float(self._last_loss):.4g}")
+        try:
+            lr = trainer.optimizer.param_groups[0].get("lr")
+        except (AttributeError, IndexError):
+            lr = None
+        if lr is not None:
+            parts.append(f"lr={float(lr):.4g}")
+        return ", ".join(parts)
+
+    def on_batch_end(self, trainer: Any, loss: float) -> None:
+        bar = self.bar
+        if bar is None:
+            return
+        self._last_loss = loss
+        now = time.monotonic()
+        if now >= self._next_postfix:
+            self._next_postfix = now + self.refresh_interval
+            bar.set_postfix_str(self._postfix(trainer), refresh=False)
+        self._advance(trainer)
+
+    def on_epoch_end(self, trainer: Any) -> None:
+        if self.bar is None:
+            return
+        if self._epochs is not None:
+            self.bar.set_description_str(self._label(trainer.state.timestamp), refresh=False)
+        self._advance(trainer)
+
+    def on_eval(self, trainer: Any, metrics: dict) -> None:
+        if self.bar is None:
+            return
+        shown = ", ".join(f"{name}={_format_metric(value)}" for name, value in metrics.items())
+        self.bar.write(f"[eval {trainer.state.timestamp.batch}] {shown}", file=self._file)
+
+    def on_fit_end(self, trainer: Any) -> None:
+        if self.bar is None:
+            return
+        self._advance(trainer)
+        self.bar.set_postfix_str(self._postfix(trainer), refresh=False)
+        self.close()
+
+    def close(self) -> None:
+        """Close the bar (called at fit end; safe to call again or when no bar is open)."""
+        bar, self.bar = self.bar, None
+        if bar is not None:
+            bar.close()
+
+
+def _format_metric(value: Any) -> str:
+    try:
+        return f"{float(value):.4g}"
+    except (TypeError, ValueError):
+        return str(value)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# LRMonitor
+# ---------------------------------------------------------------------------------------------------------
+
+
+class LRMonitor(Callback):
+    """Records, before every batch, the scheduled hyperparameters each param group trains that batch with.
+
+    In ``on_batch_start`` (after the schedulers set the batch's values, before its forward pass) one row is
+    recorded: ``batch``, ``epoch``, ``sample``, ``token`` (the timestamp's totals, i.e. the counts *before* this
+    batch: the first batch is ``batch=0``) and ``"<key>/group<i>"`` = ``float(param_groups[i][key])`` for every
+    key in ``trainer.scheduled_keys`` (or ``keys``, when given) and every param group ``i`` that has the key.
+    0-d tensor values are stored as floats. Only rank 0 records (others keep no rows and write no file).
+
+    ``write_csv(path)`` writes the rows atomically (a temp file in the same folder, fsync, ``os.replace``):
+    columns ``batch, epoch, sample, token``, then the value columns sorted by key name and then group number
+    (``lr/group2`` before ``lr/group10``); a value a row lacks is an empty cell; floats are written with
+    ``repr`` so they read back exactly. With ``csv_path``, the CSV is also written at fit end.
+    """
+
+    COUNT_COLUMNS = ("batch", "epoch", "sample", "token")
+
+    def __init__(self, *, keys: Iterable[str] | None = None, csv_path: str | os.PathLike | None = None) -> None:
+        if isinstance(keys, str):
+            keys = (keys,)
+        self.keys = None if keys is None else tuple(keys)
+        self.csv_path = csv_path
+        self._rows: list[dict[str, float | int]] = []
+        self._active: bool | None = None  # whether this process records (rank 0), set at fit start
+
+    def on_fit_start(self, trainer: Any) -> None:
+        self._active = _is_rank_zero(trainer)
+
+    def on_batch_start(self, trainer: Any) -> None:
+        active = self._active
+        if active is None:
+            active = self._active = _is_rank_zero(trainer)
+        if not active:
+            return
+        timestamp = trainer.state.timestamp
+        row: dict[str, float | int] = {
+            "batch": timestamp.count(TimeUnit.BATCH),
+            "epoch": timestamp.count(TimeUnit.EPOCH),
+            "sample": timestamp.count(TimeUnit.SAMPLE),
+            "token": timestamp.count(TimeUnit.TOKEN),
+        }
+        keys = self.keys if self.keys is not None else getattr(trainer, "scheduled_keys", ())
+        groups = trainer.optimizer.param_groups
+        for key in keys:
+            for index, group in enumerate(groups):
+                value = group.get(key)
+                if value is not None:
+                    row[f"{key}/group{index}"] = float(value)
+        self._rows.append(row)
+
+    def on_fit_end(self, trainer: Any) -> None:
+        if self.csv_path is not None:
+            self.write_csv(self.csv_path)
+
+    # -- reading ---------------------------------------------------------------------------------------
+    @property
+    def rows(self) -> list[dict[str, float | int]]:
+        """The recorded rows, oldest first (a new list; one dict per batch)."""
+        return list(self._rows)
+
+    def columns(self) -> list[str]:
+        """The CSV columns: the four counts, then every recorded value column, sorted by key and group."""
+        seen: set[str] = set()
+        for row in self._rows:
+            seen.update(row)
+        seen.difference_update(self.COUNT_COLUMNS)
+        return list(self.COUNT_COLUMNS) + sorted(seen, key=_column_order)
+
+    def values(self, key: str, group: int = 0) -> list[float]:
+        """``key``'s value for param group ``group`` at every recorded batch that had it."""
+        column = f"{key}/group{group}"
+        values = [row[column] for row in self._rows if column in row]
+        if not values and self._rows:
+            known = [name for name in self.columns() if name not in self.COUNT_COLUMNS]
+            raise KeyError(f"LRMonitor recorded no {column!r}; recorded columns: {', '.join(known) or 'none'}")
+        return values
+
+    def clear(self) -> None:
+        """Forget the recorded rows."""
+        self._rows.clear()
+
+    # -- writing ---------------------------------------------------------------------------------------
+    def write_csv(self, path: str | os.PathLike) -> Path | None:
+        """Write the rows to ``path`` atomically and return it; on a rank other than 0, write nothing (None)."""
+        if self._active is False:
+            return None
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        columns = self.columns()
+        handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(handle, "w", newline="", encoding="utf-8") as stream:
+                writer = csv.writer(stream, lineterminator="\n")
+                writer.writerow(columns)
+                for row in self._rows:
+                    writer.writerow([_cell(row.get(column)) for column in columns])
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.replace(temp_name, path)
+        except BaseException:
+            try:
+                os.unlink(temp_name)
+            except FileNotFoundError:
+                pass
+            raise
+        return path
+
+
+def _column_order(column: str) -> tuple[str, int, str]:
+    key, _, group = column.rpartition("/group")
+    if key and group.isdigit():
+        return (key, int(group), "")
+    return (column, -1, column)
+
+
+def _cell(value: float | int | None) -> str:
+    if value is None:
+        return ""
+    return repr(value)

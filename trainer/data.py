@@ -1,0 +1,303 @@
+"""Data for the trainer: a resumable, seeded sampler, loader rebuilding, batch counting, skipping.
+
+The trainer owns shuffling (API.md clarification 8): ``prepare_loader`` rebuilds a plain
+``DataLoader`` around a :class:`ResumableSampler` whose order depends only on ``(seed, epoch)``
+and which shards like ``DistributedSampler``. Resuming mid-epoch skips the sampler indices
+already trained on, so the resumed epoch yields exactly the batches an uninterrupted run would.
+
+>>> loader = prepare_loader(DataLoader(dataset, batch_size=32, shuffle=True), seed=17)  # doctest: +SKIP
+>>> loader.sampler.set_epoch(epoch)                                                     # doctest: +SKIP
+>>> loader.sampler.skip(batch_in_epoch * grad_accum * 32)  # resume mid-epoch            # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+import torch
+from torch.utils.data import (
+    BatchSampler,
+    DataLoader,
+    DistributedSampler,
+    IterableDataset,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+)
+
+__all__ = ["ResumableSampler", "prepare_loader", "count_samples", "skip_batches"]
+
+
+def _check_int(name: str, value: Any, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name}={value!r} must be an int")
+    if value < minimum:
+        raise ValueError(f"{name}={value!r} must be >= {minimum}")
+    return value
+
+
+# --------------------------------------------------------------------------------------------
+# ResumableSampler
+# --------------------------------------------------------------------------------------------
+
+
+class ResumableSampler(Sampler[int]):
+    """This rank's indices of ``range(num_items)`` for one epoch, seeded by ``(seed, epoch)``.
+
+    With ``shuffle=True`` the epoch's permutation is ``torch.randperm(num_items)`` drawn from a
+    private ``torch.Generator`` seeded with ``seed + epoch`` (the global RNG is never touched);
+    otherwise the order is ``0, 1, ..., num_items - 1``. The list is then sharded exactly like
+    ``DistributedSampler(shuffle=shuffle, seed=seed, drop_last=drop_last)``: padded by wrapping
+    around (or truncated with ``drop_last``) to a multiple of ``world_size``, and rank ``r`` takes
+    positions ``r, r + world_size, ...``. ``len(sampler)`` is this rank's count for a whole epoch.
+
+    ``skip(n)`` makes the next iteration (only) start at this rank's ``n``-th index.
+
+    >>> sampler = ResumableSampler(5, shuffle=False, seed=0, rank=1, world_size=2)
+    >>> list(sampler), len(sampler)
+    ([1, 3, 0], 3)
+    >>> sampler.skip(2); list(sampler), list(sampler)
+    ([0], [1, 3, 0])
+    """
+
+    def __init__(
+        self,
+        num_items: int,
+        *,
+        shuffle: bool,
+        seed: int,
+        rank: int = 0,
+        world_size: int = 1,
+        drop_last: bool = False,
+    ) -> None:
+        self.num_items = _check_int("num_items", num_items, 0)
+        self.seed = _check_int("seed", seed, -(2**63))
+        self.world_size = _check_int("world_size", world_size, 1)
+        self.rank = _check_int("rank", rank, 0)
+        if rank >= world_size:
+            raise ValueError(f"rank={rank} must be < world_size={world_size}")
+        self.shuffle = bool(shuffle)
+        self.drop_last = bool(drop_last)
+        self.epoch = 0
+        self._skip = 0
+        if self.drop_last:
+            self.num_samples = num_items // world_size
+        else:
+            self.num_samples = math.ceil(num_items / world_size)
+        self.total_size = self.num_samples * world_size
+
+    def set_epoch(self, epoch: int) -> None:
+        """Use the permutation of ``epoch`` from the next iteration on."""
+        self.epoch = _check_int("epoch", epoch, 0)
+
+    def skip(self, n: int) -> None:
+        """Make the next iteration skip this rank's first ``n`` indices (resume mid-epoch).
+
+        Later iterations are whole again. ``n`` beyond ``len(self)`` (``batches × batch_size`` when
+        the last batch is partial) leaves the next iteration empty.
+        """
+        self._skip = _check_int("n", n, 0)
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+    def __iter__(self) -> Iterator[int]:
+        start, self._skip = self._skip, 0
+        return iter(self.epoch_indices()[start:])
+
+    def epoch_indices(self) -> list[int]:
+        """This rank's full index list for the current epoch (ignores ``skip``)."""
+        indices = self._ordered_indices()
+        if self.drop_last:
+            indices = indices[: self.total_size]
+        else:
+            indices = _pad_by_wrapping(indices, self.total_size)
+        return indices[self.rank : self.total_size : self.world_size]
+
+    def _ordered_indices(self) -> list[int]:
+        if not self.shuffle:
+            return list(range(self.num_items))
+        generator = torch.Generator()
+        generator.manual_seed(self.seed + self.epoch)
+        return torch.randperm(self.num_items, generator=generator).tolist()
+
+    def __repr__(self) -> str:
+        return (
+            f"ResumableSampler(num_items={self.num_items}, shuffle={self.shuffle}, seed={self.seed}, "
+            f"rank={self.rank}, world_size={self.world_size}, drop_last={self.drop_last}, epoch={self.epoch})"
+        )
+
+
+def _pad_by_wrapping(indices: list[int], size: int) -> list[int]:
+    """Repeat ``indices`` from its start until it has ``size`` items (DistributedSampler's padding)."""
+    missing = size - len(indices)
+    if missing <= 0 or not indices:
+        return indices
+    return indices + (indices * math.ceil(missing / len(indices)))[:missing]
+
+
+# --------------------------------------------------------------------------------------------
+# prepare_loader
+# --------------------------------------------------------------------------------------------
+
+
+def prepare_loader(loader: DataLoader, *, seed: int, rank: int = 0, world_size: int = 1) -> DataLoader:
+    """A copy of ``loader`` whose sampler is a :class:`ResumableSampler` (or ``loader`` unchanged).
+
+    The new ``DataLoader`` has the same dataset, batch_size, collate_fn, num_workers, pin_memory,
+    drop_last, timeout, worker_init_fn, multiprocessing_context, persistent_workers and
+    prefetch_factor. It shuffles when the original sampler was a ``RandomSampler`` (without
+    replacement, over the whole dataset) or a ``DistributedSampler(shuffle=True)``, and reads in
+    order for a ``SequentialSampler`` or ``DistributedSampler(shuffle=False)``.
+
+    Returned unchanged (the trainer then resumes by consuming and discarding batches): anything
+    that is not exactly a ``DataLoader``, an ``IterableDataset``, a dataset without ``len``, a
+    ``batch_sampler`` that is not a plain ``BatchSampler``, and any other sampler (weighted,
+    subset, with replacement, user-defined), whose meaning a plain shuffle would change.
+
+    >>> loader = DataLoader(list(range(10)), batch_size=4, shuffle=True)
+    >>> new = prepare_loader(loader, seed=0, rank=0, world_size=2)
+    >>> type(new.sampler).__name__, len(new), new.batch_size
+    ('ResumableSampler', 2, 4)
+    """
+    _check_int("seed", seed, -(2**63))
+    plan = _sampler_plan(loader)
+    if plan is None:
+        return loader
+    shuffle, drop_last = plan
+    sampler = ResumableSampler(
+        len(loader.dataset), shuffle=shuffle, seed=seed, rank=rank, world_size=world_size, drop_last=drop_last
+    )
+    return DataLoader(loader.dataset, sampler=sampler, **_loader_settings(loader))
+
+
+def _sampler_plan(loader: Any) -> tuple[bool, bool] | None:
+    """``(shuffle, drop_last)`` for the ResumableSampler replacing ``loader``'s sampler, or None."""
+    if type(loader) is not DataLoader or isinstance(loader.dataset, IterableDataset):
+        return None
+    if loader.batch_sampler is not None and type(loader.batch_sampler) is not BatchSampler:
+        return None
+    try:
+        size = len(loader.dataset)
+    except TypeError:
+        return None
+    return _replaceable_sampler(loader.sampler, loader.dataset, size)
+
+
+def _replaceable_sampler(sampler: Any, dataset: Any, size: int) -> tuple[bool, bool] | None:
+    if type(sampler) is ResumableSampler:
+        return (sampler.shuffle, sampler.drop_last) if sampler.num_items == size else None
+    if type(sampler) is SequentialSampler:
+        return (False, False) if sampler.data_source is dataset else None
+    if type(sampler) is RandomSampler:
+        plain = not sampler.replacement and sampler.num_samples == size and sampler.data_source is dataset
+        return (True, False) if plain else None
+    if type(sampler) is DistributedSampler:
+        return (sampler.shuffle, sampler.drop_last) if sampler.dataset is dataset else None
+    return None
+
+
+_OPTIONAL_SETTINGS = {"pin_memory_device": "", "in_order": True}
+
+
+def _loader_settings(loader: DataLoader) -> dict[str, Any]:
+    """The keyword arguments that rebuild ``loader``'s batching and worker behaviour."""
+    settings = {
+        "batch_size": loader.batch_size,
+        "drop_last": loader.drop_last,
+        "collate_fn": loader.collate_fn,
+        "num_workers": loader.num_workers,
+        "pin_memory": loader.pin_memory,
+        "timeout": loader.timeout,
+        "worker_init_fn": loader.worker_init_fn,
+        "multiprocessing_context": loader.multiprocessing_context,
+        "persistent_workers": loader.persistent_workers,
+    }
+    if loader.num_workers > 0:
+        settings["prefetch_factor"] = loader.prefetch_factor
+    accepted = inspect.signature(DataLoader.__init__).parameters
+    for name, default in _OPTIONAL_SETTINGS.items():
+        value = getattr(loader, name, default)
+        if name in accepted and value != default:
+            settings[name] = value
+    return settings
+
+
+# --------------------------------------------------------------------------------------------
+# Counting and skipping
+# --------------------------------------------------------------------------------------------
+
+
+def count_samples(batch: Any) -> int:
+    """The number of samples in ``batch``: the first dimension of its first tensor.
+
+    Tensors (and numpy arrays) are searched depth-first through tuples, lists and mappings, in
+    order; 0-d tensors are passed over. A batch without one raises a ValueError describing it.
+
+    >>> count_samples((torch.zeros(8, 3), torch.zeros(8)))
+    8
+    >>> count_samples({"meta": ["a"], "input_ids": torch.zeros(4, 128)})
+    4
+    """
+    found = _first_batch_dim(batch)
+    if found is None:
+        raise ValueError(
+            f"count_samples found no tensor with a batch dimension in the batch ({_describe(batch)}); "
+            "pass get_num_samples= to count this kind of batch"
+        )
+    return found
+
+
+def _first_batch_dim(value: Any) -> int | None:
+    if isinstance(value, torch.Tensor) or _is_numpy_array(value):
+        return int(value.shape[0]) if value.ndim > 0 else None
+    if isinstance(value, Mapping):
+        children: Iterable[Any] = value.values()
+    elif isinstance(value, (tuple, list)):
+        children = value
+    else:
+        return None
+    for child in children:
+        found = _first_batch_dim(child)
+        if found is not None:
+            return found
+    return None
+
+
+def _is_numpy_array(value: Any) -> bool:
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and isinstance(value, numpy.ndarray)
+
+
+def _describe(batch: Any) -> str:
+    if isinstance(batch, Mapping):
+        return f"a {type(batch).__name__} with keys {list(batch)[:8]}"
+    if isinstance(batch, (tuple, list)):
+        return f"a {type(batch).__name__} of {len(batch)} items: {[type(x).__name__ for x in batch][:8]}"
+    if isinstance(batch, torch.Tensor):
+        return "a 0-d tensor"
+    return f"a {type(batch).__module__}.{type(batch).__qualname__}"
+
+
+def skip_batches(loader_iter: Iterable, n: int) -> Iterator:
+    """Consume and discard the first ``n`` items of ``loader_iter``; return the iterator.
+
+    Used to resume mid-epoch when the sampler cannot skip (an ``IterableDataset``, a custom
+    sampler). Running out before ``n`` items is a ValueError.
+
+    >>> it = skip_batches(iter([10, 11, 12, 13]), 2)
+    >>> list(it)
+    [12, 13]
+    """
+    _check_int("n", n, 0)
+    iterator = iter(loader_iter)
+    for skipped in range(n):
+        try:
+            next(iterator)
+        except StopIteration:
+            raise ValueError(f"cannot skip n={n} batches on resume: the loader ran out after {skipped}") from None
+    return iterator

@@ -1,0 +1,76 @@
+"""Distributed data parallel for the trainer: process group, model wrapping, global counts, RNG gathering.
+
+Under ``torchrun`` (``WORLD_SIZE`` > 1 in the environment) the trainer initialises the process group
+itself — gloo on CPU, nccl on CUDA — unless one exists. Samples and tokens are summed over ranks every
+step, so every rank's clock (and so every rank's lr) is the same.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, NamedTuple
+
+import torch
+import torch.distributed as dist
+
+__all__ = ["World", "gather_rng", "pick_rng", "setup", "sum_counts", "sum_eval", "wrap_model"]
+
+
+class World(NamedTuple):
+    rank: int
+    size: int
+    local_rank: int
+
+
+def setup(device: torch.device) -> World:
+    """This process's place in the run; initialises the process group under torchrun when none exists."""
+    size = int(os.environ.get("WORLD_SIZE", "1"))
+    if size <= 1 and not (dist.is_available() and dist.is_initialized()):
+        return World(0, 1, 0)
+    if not dist.is_initialized():
+        backend = "nccl" if device.type == "cuda" else "gloo"
+        dist.init_process_group(backend=backend)
+    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+    if device.type == "cuda":
+        torch.cuda.set_device(device.index if device.index is not None else local_rank)
+    return World(dist.get_rank(), dist.get_world_size(), local_rank)
+
+
+def wrap_model(model: torch.nn.Module, world: World, device: torch.device) -> torch.nn.Module:
+    """``model`` itself on one process; a DistributedDataParallel wrapper of it on several."""
+    if world.size == 1:
+        return model
+    device_ids = [device.index if device.index is not None else world.local_rank] if device.type == "cuda" else None
+    return torch.nn.parallel.DistributedDataParallel(model, device_ids=device_ids)
+
+
+def sum_counts(samples: int, tokens: int, device: torch.device) -> tuple[int, int]:
+    """This step's samples and tokens summed over all ranks."""
+    counts = torch.tensor([samples, tokens], dtype=torch.int64, device=device)
+    dist.all_reduce(counts)
+    return int(counts[0]), int(counts[1])
+
+
+def sum_eval(total: torch.Tensor, count: int, device: torch.device) -> tuple[torch.Tensor, int]:
+    """An evaluation's loss sum and sample count, summed over all ranks."""
+    both = torch.tensor([float(total), float(count)], dtype=torch.float64, device=device)
+    dist.all_reduce(both)
+    return both[0].cpu(), int(both[1])
+
+
+def gather_rng(world: World, state: dict) -> list[dict]:
+    """Every rank's RNG state, in rank order (each rank gets the list; rank 0 saves it)."""
+    if world.size == 1:
+        return [state]
+    states: list[Any] = [None] * world.size
+    dist.all_gather_object(states, state)
+    return states
+
+
+def pick_rng(world: World, states: Any) -> dict:
+    """This rank's RNG state from a checkpoint's list (a run resumed on fewer ranks takes its own index)."""
+    if isinstance(states, dict):
+        return states
+    if not isinstance(states, list) or not states:
+        raise ValueError(f"a checkpoint's rng entry must be a list of per-rank states, got {type(states).__name__}")
+    return states[world.rank] if world.rank < len(states) else states[0]
