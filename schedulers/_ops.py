@@ -133,7 +133,8 @@ class TensorOps:
 
     @staticmethod
     def take(table, index):
-        return _constant(table, index)[index.long()]
+        # torch.take is elementwise for any index shape, so a 0-d index traces without a graph break
+        return torch.take(_constant(table, index), index.long())
 
     @staticmethod
     def piecewise(x, boundaries, pieces):

@@ -19,17 +19,18 @@ def time_argument(name: str, value: object) -> Time:
 
 
 def number_argument(name: str, value: object, *, low: float | None = None, low_open: bool = False) -> float:
-    """A finite real argument, optionally bounded below, or a ValueError naming it."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        try:
-            value = float(value)  # numpy / 0-d tensors
-        except (TypeError, ValueError):
-            raise ValueError(f"{name}={value!r} must be a number") from None
-    if not math.isfinite(value):
+    """A finite real (int, float, numpy or 0-d tensor) as a float, optionally bounded below; else a ValueError."""
+    if isinstance(value, (bool, str)) or value is None:
+        raise ValueError(f"{name}={value!r} must be a number")
+    try:
+        result = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}={value!r} must be a number") from None
+    if not math.isfinite(result):
         raise ValueError(f"{name}={value!r} must be a finite number")
-    if low is not None and (value < low or (low_open and value == low)):
+    if low is not None and (result < low or (low_open and result == low)):
         raise ValueError(f"{name}={value!r} must be {'>' if low_open else '>='} {low}")
-    return value
+    return result
 
 
 def positive_count(name: str, count: Time, given: Time) -> int:

@@ -84,13 +84,14 @@ class CompiledScheduler(LRScheduler):
         self._alpha = _bind_ssr(scheduler, self.ssr)
         self._initial_key = f"initial_{hyperparameter}"
         self.param_groups = _group_indices(param_groups, len(optimizer.param_groups))
-        self._groups = [optimizer.param_groups[i] for i in self.param_groups]
         self.base_values = [
             _base_value(optimizer.param_groups[i], i, hyperparameter, self._initial_key) for i in self.param_groups
         ]
         if hyperparameter == "lr":
             self.base_lrs = list(self.base_values)  # what torch's own schedulers expose
-        self._tensor_groups = any(isinstance(g[hyperparameter], torch.Tensor) for g in self._groups)
+        self._tensor_groups = any(
+            isinstance(optimizer.param_groups[i][hyperparameter], torch.Tensor) for i in self.param_groups
+        )
         self.last_epoch = 0
         self._step_count = 1
         self._apply()
@@ -99,7 +100,9 @@ class CompiledScheduler(LRScheduler):
         alpha = self._alpha(self.state)
         key = self.hyperparameter
         values = [base * alpha for base in self.base_values]
-        for group, value in zip(self._groups, values):
+        groups = self.optimizer.param_groups  # looked up each time: load_state_dict replaces the group dicts
+        for index, value in zip(self.param_groups, values):
+            group = groups[index]
             if self._tensor_groups and isinstance(group[key], torch.Tensor):
                 group[key].fill_(value)  # in place: a compiled optimizer step keeps its graph
             else:

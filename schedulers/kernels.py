@@ -274,6 +274,24 @@ def inverse_sqrt(x, scale=1.0, warmup=1.0):
     return scale / o.sqrt(o.maximum(x, warmup))
 
 
+def inverse_time(x, exponent, period, rate, staircase=False):
+    r"""Inverse time decay (Keras ``InverseTimeDecay`` with a step exponent, Cerebras's form).
+
+    .. math:: \alpha(x) = \frac{1}{1 + r\,a}, \qquad a = \frac{x^{e}}{T}
+              \;(\lfloor x^{e} / T \rfloor \text{ with staircase})
+
+    >>> inverse_time(4.0, 1.0, 2.0, 0.5), inverse_time(3.0, 1.0, 2.0, 1.0, staircase=True)
+    (0.5, 0.5)
+    """
+    if not 0 < period < _INF:
+        raise _bad("period", "a finite number > 0", period)
+    o = ops(x)
+    progress = o.pow(x, exponent) / period
+    if staircase:
+        progress = o.floor(progress)
+    return 1.0 / (1.0 + rate * progress)
+
+
 def cyclic(x, base, peak, step_size_up=2000, step_size_down=None, mode="triangular", gamma=1.0):
     r"""Cyclical learning rate between ``base`` and ``peak``, exactly ``torch.optim.lr_scheduler.CyclicLR``.
 

@@ -20,6 +20,7 @@ before writing, so a bad value fails at save time, naming where it sits in the p
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 import re
@@ -52,6 +53,7 @@ CHECKPOINT_VERSION = 1
 """Format version written into every checkpoint under :data:`VERSION_KEY`."""
 
 VERSION_KEY = "cadence_checkpoint_version"
+DIGEST_KEY = "cadence_checkpoint_digest"
 """The key ``save_checkpoint`` adds to the payload (and ``load_checkpoint`` removes again)."""
 
 LATEST = "latest"
@@ -127,10 +129,40 @@ def _versioned(payload: Any) -> dict:
     """A shallow copy of ``payload`` with the version key added, after checking every value."""
     if not isinstance(payload, dict):
         raise TypeError(f"payload must be a dict, got {type(payload).__name__}")
-    if VERSION_KEY in payload:
-        raise ValueError(f"payload key {VERSION_KEY!r} is reserved for the checkpoint format version")
+    for reserved in (VERSION_KEY, DIGEST_KEY):
+        if reserved in payload:
+            raise ValueError(f"payload key {reserved!r} is reserved for the checkpoint format")
     _check_weights_only_safe(payload, "payload", set())
-    return {**payload, VERSION_KEY: CHECKPOINT_VERSION}
+    return {**payload, VERSION_KEY: CHECKPOINT_VERSION, DIGEST_KEY: content_digest(payload)}
+
+
+def content_digest(payload: Any) -> str:
+    """SHA-256 of a payload's structure and every tensor's bytes.
+
+    torch's zip reader does not check the CRC of tensor data, so a flipped byte inside a tensor loads
+    silently; the digest, stored in the file and checked on load, catches it.
+    """
+    digest = hashlib.sha256()
+    _feed(digest, payload)
+    return digest.hexdigest()
+
+
+def _feed(digest: Any, value: Any) -> None:
+    if isinstance(value, torch.Tensor):
+        tensor = value.detach().cpu().contiguous()
+        digest.update(f"T{tensor.dtype}{tuple(tensor.shape)}".encode())
+        digest.update(tensor.reshape(-1).view(torch.uint8).numpy().tobytes() if tensor.numel() else b"")
+    elif isinstance(value, dict):
+        digest.update(f"D{len(value)}".encode())
+        for key, item in value.items():
+            _feed(digest, key)
+            _feed(digest, item)
+    elif isinstance(value, (list, tuple)):
+        digest.update(f"{type(value).__name__[0]}{len(value)}".encode())
+        for item in value:
+            _feed(digest, item)
+    else:
+        digest.update(f"{type(value).__name__}:{value!r};".encode())
 
 
 def _check_weights_only_safe(value: Any, where: str, active: set[int]) -> None:
@@ -310,7 +342,10 @@ def _unversioned(file: Path, data: Any) -> dict:
         raise CheckpointError(
             f"checkpoint file {file} has format version {version}; this Cadence reads up to {CHECKPOINT_VERSION}"
         )
-    return {key: value for key, value in data.items() if key != VERSION_KEY}
+    payload = {key: value for key, value in data.items() if key not in (VERSION_KEY, DIGEST_KEY)}
+    if DIGEST_KEY in data and data[DIGEST_KEY] != content_digest(payload):
+        raise CheckpointError(f"checkpoint file {file} is corrupt: its contents do not match the checksum saved in it")
+    return payload
 
 
 def list_checkpoints(folder: str | os.PathLike) -> list[Path]:

@@ -23,7 +23,7 @@ from torch.optim.lr_scheduler import LambdaLR, LRScheduler
 
 from schedulers import CompiledScheduler, Schedule, compile_scheduler, scale_pytorch_scheduler
 from schedulers.cerebras.scheduler import HyperparameterScheduler
-from schedulers.cerebras.tags import matches, normalize_tags
+from schedulers.tags import matches, normalize_tags
 
 __all__ = ["ScheduledRun", "build_schedulers"]
 
@@ -106,6 +106,11 @@ def build_schedulers(
         else:
             (per_batch if step_every_batch else per_epoch).append(scheduler)
 
+    if cadence and step_every_batch is False:
+        raise ValueError(
+            f"step_schedulers_every_batch=False, but {cadence[0].label} is a Cadence schedule, which the trainer "
+            "compiles to step once per batch; per-epoch stepping is only for torch schedulers you built"
+        )
     for key, group_entries in _by_key(cadence).items():
         writers.setdefault(key, []).extend((e.label, False) for e in group_entries)
         per_batch.extend(_compile_key(key, group_entries, optimizer, state, ssr))

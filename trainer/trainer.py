@@ -444,5 +444,19 @@ def _resume_iterator(loader: Iterable, sampler: Any, skip: int) -> Iterator:
     batch_size = getattr(loader, "batch_size", None)
     if skip and isinstance(sampler, ResumableSampler) and batch_size:
         sampler.skip(skip * batch_size)
-        return iter(loader)
-    return skip_batches(iter(loader), skip) if skip else iter(loader)  # others: consumed and discarded
+        return _rng_neutral_iter(loader)
+    iterator = _rng_neutral_iter(loader)
+    return skip_batches(iterator, skip) if skip else iterator  # others: consumed and discarded
+
+
+def _rng_neutral_iter(loader: Iterable) -> Iterator:
+    """``iter(loader)`` without touching the global torch RNG.
+
+    A DataLoader draws its workers' base seed from the global generator each time an iterator is made; a
+    resumed run makes one mid-epoch where the uninterrupted run did not, so the draw would shift every later
+    random number (dropout, ...) and break bit-exact resume.
+    """
+    state = torch.random.get_rng_state()
+    iterator = iter(loader)
+    torch.random.set_rng_state(state)
+    return iterator

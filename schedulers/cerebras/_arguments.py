@@ -2,25 +2,12 @@
 
 from __future__ import annotations
 
-import math
 import operator
 
+from schedulers.arguments import choice_argument as choice
+from schedulers.arguments import number_argument as number
+
 __all__ = ["boolean", "choice", "integer", "number", "numbers"]
-
-
-def number(name: str, value: object, *, low: float | None = None, low_open: bool = False) -> float:
-    """A finite real (int, float, numpy or 0-d tensor) as a float, optionally bounded below."""
-    if isinstance(value, (bool, str)) or value is None:
-        raise ValueError(f"{name}={value!r} must be a number")
-    try:
-        result = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}={value!r} must be a number") from None
-    if not math.isfinite(result):
-        raise ValueError(f"{name}={value!r} must be a finite number")
-    if low is not None and (result < low or (low_open and result == low)):
-        raise ValueError(f"{name}={value!r} must be {'>' if low_open else '>='} {low}")
-    return result
 
 
 def numbers(name: str, values: object) -> list[float]:
@@ -52,10 +39,4 @@ def integer(name: str, value: object, *, low: int | None = None) -> int:
 def boolean(name: str, value: object) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"{name}={value!r} must be True or False")
-    return value
-
-
-def choice(name: str, value: object, choices: tuple[str, ...]) -> str:
-    if value not in choices:
-        raise ValueError(f"{name}={value!r} must be one of {', '.join(repr(c) for c in choices)}")
     return value

@@ -124,18 +124,6 @@ class ExponentialForm(HyperparameterScheduler):
         return self.initial_val * kernels.exponential(t, self.decay_rate, self.total_iters)
 
 
-def _inverse_time(t, exponent, period, rate, staircase):
-    r"""Keras ``InverseTimeDecay`` with Cerebras's ``step_exponent``: :math:`1 / (1 + r\,a)`, :math:`a = t^e / T`.
-
-    (Not in :mod:`schedulers.kernels`; written once here with the same float/tensor ops.)
-    """
-    o = ops(t)
-    progress = o.pow(t, exponent) / period
-    if staircase:
-        progress = o.floor(progress)
-    return 1.0 / (1.0 + rate * progress)
-
-
 class InverseExponentialTimeDecayForm(HyperparameterScheduler):
     r"""Inverse time decay (Keras ``InverseTimeDecay``) of the step raised to ``step_exponent`` :math:`e`.
 
@@ -164,7 +152,7 @@ class InverseExponentialTimeDecayForm(HyperparameterScheduler):
         self._positive_steps("total_iters")
 
     def _value(self, t):
-        return self.initial_val * _inverse_time(
+        return self.initial_val * kernels.inverse_time(
             t, self.step_exponent, self.total_iters, self.decay_rate, self.staircase
         )
 

@@ -34,7 +34,7 @@ import torch
 
 from schedulers.cerebras import _arguments
 from schedulers.cerebras.steps import PENDING, resolve_steps
-from schedulers.cerebras.tags import matches, normalize_tags, targeted_groups
+from schedulers.tags import matches, normalize_tags, targeted_groups
 from schedulers.resolution import check_ssr
 from timeunits import Time
 
@@ -111,7 +111,7 @@ class HyperparameterScheduler(torch.optim.lr_scheduler.LRScheduler):
         total_iters: the number of steps the schedule lasts (None when it has no end); a number or a
             time string (see :mod:`schedulers.cerebras.steps`).
         last_epoch: the step to start after (-1: a fresh run); construction takes one step.
-        param_group_tags: write only to param groups with one of these tags (see :mod:`schedulers.cerebras.tags`).
+        param_group_tags: write only to param groups with one of these tags (see :mod:`schedulers.tags`).
         state: the run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to
             resolve ``"ep"``/``"dur"`` time strings; it may also be given later with :meth:`attach_state`.
     """
@@ -282,10 +282,6 @@ class HyperparameterScheduler(torch.optim.lr_scheduler.LRScheduler):
 
     def _builtin_at(self, t):
         if isinstance(t, torch.Tensor):
-            if t.dim() == 0:
-                # a 1-element tensor: _ops.take indexes with its argument, and a 0-d index tensor would be a
-                # data-dependent Python int under torch.compile (a graph break)
-                return self._value(t.to(_F64).reshape(1)).reshape(())
             return self._value(t.to(_F64))
         if self._tensor_only:
             return float(self._value(torch.tensor(float(t), dtype=_F64)))

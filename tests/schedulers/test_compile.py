@@ -199,3 +199,14 @@ def test_param_groups_limit_the_groups_driven():
     assert opt.param_groups[1]["lr"] == pytest.approx(0.01)
     with pytest.raises(ValueError, match="param_groups=\\[2\\]"):
         compile_scheduler(LinearScheduler(), opt, state, param_groups=[2])
+
+
+def test_keeps_driving_the_groups_after_the_optimizer_loads_a_state_dict():
+    """torch's Optimizer.load_state_dict replaces its param-group dicts; the scheduler must follow."""
+    _, opt = _model_and_groups()
+    state = SchedulerState("10ba")
+    sched = compile_scheduler(LinearScheduler(), opt, state, param_groups=[0, 1])
+    opt.load_state_dict(opt.state_dict())
+    state.timestamp = state.timestamp.copy(batch=5)
+    sched.step()
+    assert [g["lr"] for g in opt.param_groups] == pytest.approx([0.05, 0.01])

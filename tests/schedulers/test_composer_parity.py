@@ -572,6 +572,13 @@ def test_deviation3_zero_warmup_warns_once_per_scheduler(factory, expected_first
     assert issubclass(zero_warnings[0].category, UserWarning)
     # no warmup at all: the schedule starts in the post-warmup branch (no ZeroDivisionError)
     assert first == approx(expected_first)
+    # re-resolving for other runs (max_duration / ssr change every call) does not warn again either
+    other_run = SchedulerState("50ba", dataloader_len=10)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(50):
+            sched(state if i % 2 else other_run, 1.0 if i % 3 else 1.0 + i / 100)
+    assert not [w for w in caught if "warmup" in str(w.message).lower()]
     # a second scheduler warns again (once per scheduler, not once per process)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

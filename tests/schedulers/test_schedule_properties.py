@@ -113,7 +113,8 @@ def cases(draw, names=CLASSES, scale_warmup=st.booleans()):
 
     if name == "Step":
         gamma = draw(unit_alphas | st.floats(1.0, 1.5))
-        k = draw(st.integers(1, M))
+        # gamma > 1 grows without bound (Composer too): keep gamma^steps a float (≤ ~150 steps on [0, 3M])
+        k = draw(st.integers(1 if gamma <= 1 else M // 50 + 1, M))
         sched = StepScheduler(f"{k}{unit}", gamma=gamma)
         return Case(name, sched, md, unit, [1.0], decreasing=gamma <= 1, growth=(gamma, "step_size"))
     if name == "MultiStep":

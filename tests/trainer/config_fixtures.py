@@ -1,0 +1,66 @@
+"""Tiny models, loaders and helpers that the config tests reference as ``config_fixtures:NAME``."""
+
+from __future__ import annotations
+
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+from trainer import Callback
+
+
+def tiny_model(in_features: int = 4, out_features: int = 1) -> torch.nn.Module:
+    torch.manual_seed(0)
+    return torch.nn.Linear(in_features, out_features)
+
+
+def regression_data(num_samples: int = 64, in_features: int = 4, seed: int = 0) -> TensorDataset:
+    generator = torch.Generator().manual_seed(seed)
+    inputs = torch.randn(num_samples, in_features, generator=generator)
+    weights = torch.arange(1.0, in_features + 1).unsqueeze(1)
+    return TensorDataset(inputs, inputs @ weights)
+
+
+def train_loader(batch_size: int = 8, num_samples: int = 64) -> DataLoader:
+    return DataLoader(regression_data(num_samples), batch_size=batch_size, shuffle=True)
+
+
+def eval_loader(batch_size: int = 16) -> DataLoader:
+    return DataLoader(regression_data(32, seed=1), batch_size=batch_size)
+
+
+def token_batches(num_batches: int = 6) -> list:
+    """Batches of (inputs, targets) whose token count is the number of nonzero inputs."""
+    generator = torch.Generator().manual_seed(0)
+    batches = []
+    for index in range(num_batches):
+        inputs = torch.randn(4, 4, generator=generator)
+        inputs[:, index % 4 :] = 0.0
+        batches.append((inputs, inputs.sum(dim=1, keepdim=True)))
+    return batches
+
+
+def count_tokens(batch) -> int:
+    inputs, _ = batch
+    return int((inputs != 0).sum())
+
+
+def not_a_model() -> str:
+    return "model"
+
+
+def optimizer_factory(model: torch.nn.Module, lr: float = 0.05) -> torch.optim.Optimizer:
+    return torch.optim.SGD(model.parameters(), lr=lr)
+
+
+class Recorder(Callback):
+    """Records the lr of each batch and the batches trained (the config tests read it back)."""
+
+    instances: list = []
+
+    def __init__(self, tag: str = "") -> None:
+        self.tag = tag
+        self.lrs: list[float] = []
+        Recorder.instances.append(self)
+
+    def on_batch_start(self, trainer) -> None:
+        self.lrs.append(float(trainer.optimizer.param_groups[0]["lr"]))

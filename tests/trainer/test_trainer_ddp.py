@@ -1,0 +1,166 @@
+"""DDP on CPU: 2 ranks under ``torch.distributed.run`` (gloo, loopback only).
+
+API.md "trainer" (Distributed), clarifications 8 and 9: the trainer initialises the process group itself,
+shards a plain DataLoader, counts samples globally (every rank has the same clock, so the same lr), and
+only rank 0 writes checkpoints. One launch runs two trainers per rank (``grad_accum`` 1, then 2 in the
+process group the first one created); ``trainer_fixtures.py ddp`` records what each rank saw.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from schedulers import SchedulerState
+from timeunits import Timestamp
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+FIXTURES = HERE / "trainer_fixtures.py"
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+import trainer_fixtures as fx  # noqa: E402
+
+WORLD = 2
+GRAD_ACCUMS = (1, 2)
+MAX_DURATION = "2ep"
+SAVE_INTERVAL = "3ba"
+
+
+def free_loopback_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def ddp_records(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ddp")
+    folder = out / "ckpt"
+    port = free_loopback_port()
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(ROOT),
+        MASTER_ADDR="127.0.0.1",
+        MASTER_PORT=str(port),
+        GLOO_SOCKET_IFNAME="lo",
+        OMP_NUM_THREADS="1",
+    )
+    command = [
+        sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={WORLD}", "--nnodes=1",
+        "--master_addr=127.0.0.1", f"--master_port={port}",
+        str(FIXTURES), "ddp", "--out", str(out), "--folder", str(folder), "--max-duration", MAX_DURATION,
+        "--save-interval", SAVE_INTERVAL, "--grad-accums", ",".join(map(str, GRAD_ACCUMS)),
+    ]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-4000:])
+    records = [json.loads((out / f"rank{rank}.json").read_text()) for rank in range(WORLD)]
+    return folder, records  # records[rank][run]
+
+
+def runs(records):
+    for index, grad_accum in enumerate(GRAD_ACCUMS):
+        yield grad_accum, [records[rank][index] for rank in range(WORLD)]
+
+
+def test_trainer_sets_up_the_world_and_shards_the_loader(ddp_records):
+    _, records = ddp_records
+    for grad_accum, per_rank in runs(records):
+        for rank, record in enumerate(per_rank):
+            assert record["rank"] == rank and record["world_size"] == WORLD
+            assert record["sampler"] in ("ResumableSampler", "DistributedSampler")
+            # 48 items / 2 ranks / batch 3 = 8 loader batches per rank, // grad_accum
+            assert record["dataloader_len"] == 8 // grad_accum
+
+
+def test_samples_count_globally(ddp_records):
+    """After N batches every rank's timestamp counts N × batch_size × world (× grad_accum) samples."""
+    _, records = ddp_records
+    for grad_accum, per_rank in runs(records):
+        per_step = fx.DDP_BATCH * WORLD * grad_accum
+        steps = 2 * (8 // grad_accum)
+        for record in per_rank:
+            assert record["timestamps"] == [[n, n * per_step, n // (8 // grad_accum)] for n in range(1, steps + 1)]
+        assert per_rank[0]["timestamps"][-1][1] == 2 * fx.DDP_SAMPLES  # two epochs of the whole dataset
+
+
+def test_every_rank_computes_the_same_lr(ddp_records):
+    _, records = ddp_records
+    schedule = fx.ddp_schedule()
+    for grad_accum, per_rank in runs(records):
+        per_epoch = 8 // grad_accum
+        assert per_rank[0]["lrs"] == per_rank[1]["lrs"]
+        for batch, sample, lr in per_rank[0]["lrs"]:
+            timestamp = Timestamp(
+                epoch=batch // per_epoch, batch=batch, sample=sample,
+                batch_in_epoch=batch % per_epoch, sample_in_epoch=sample % fx.DDP_SAMPLES,
+            )
+            assert lr == 0.1 * schedule(SchedulerState(MAX_DURATION, timestamp, per_epoch)), (grad_accum, batch)
+        assert per_rank[0]["lrs"][0][2] == 0.0  # warmup starts at 0 on every rank
+
+
+def test_only_rank_zero_writes_checkpoints(ddp_records):
+    folder, records = ddp_records
+    first = [records[rank][0] for rank in range(WORLD)]
+    assert first[0]["checkpoint_writes"] == [3, 6, 9, 12, 15, 16]
+    assert first[1]["checkpoint_writes"] == []
+    assert [Path(p).name for p in first[0]["on_checkpoint"]] == [f"ba{b:08d}.pt" for b in (3, 6, 9, 12, 15, 16)]
+    assert first[1]["on_checkpoint"] == []
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == [f"ba{b:08d}.pt" for b in (3, 6, 9, 12, 15, 16)] + ["latest"]
+    payload = torch.load(folder / "latest", weights_only=True)
+    assert len(payload["rng"]) == WORLD  # rank 0 gathered every rank's RNG state
+    assert payload["run"]["world_size"] == WORLD
+    assert payload["timestamp"]["sample"] == 2 * fx.DDP_SAMPLES
+
+
+def test_ranks_see_disjoint_data_covering_the_dataset(ddp_records):
+    _, records = ddp_records
+    for grad_accum, per_rank in runs(records):
+        items_per_epoch = 8  # loader batches per rank and epoch (grad_accum groups them, never drops here)
+        orders = []
+        for epoch in range(2):
+            seen = [
+                [i for item in record["indices"][epoch * items_per_epoch : (epoch + 1) * items_per_epoch] for i in item]
+                for record in per_rank
+            ]
+            assert len(seen[0]) == len(seen[1]) == fx.DDP_SAMPLES // WORLD
+            assert not set(seen[0]) & set(seen[1]), (grad_accum, epoch)
+            assert sorted(seen[0] + seen[1]) == list(range(fx.DDP_SAMPLES))
+            orders.append(seen[0])
+        assert orders[0] != orders[1]  # shuffled anew each epoch
+    # the data order depends on (seed, epoch) only: both runs saw the same order
+    assert records[0][0]["indices"] == records[0][1]["indices"]
+
+
+def test_weights_identical_across_ranks(ddp_records):
+    _, records = ddp_records
+    for _, per_rank in runs(records):
+        assert per_rank[0]["weights"] == per_rank[1]["weights"]
+
+
+def test_ddp_averages_gradients_like_one_process_on_the_union(ddp_records):
+    """Replay by hand: every step's gradient is the mean over both ranks' micro-batches (loss / grad_accum)."""
+    _, records = ddp_records
+    dataset = fx.IndexedDataset()
+    for grad_accum, per_rank in runs(records):
+        model = fx.LossModel()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        for step, (_, _, lr) in enumerate(per_rank[0]["lrs"]):
+            optimizer.param_groups[0]["lr"] = lr
+            for record in per_rank:
+                for indices in record["indices"][step * grad_accum : (step + 1) * grad_accum]:
+                    index = torch.tensor(indices)
+                    item = (dataset.x[index], dataset.y[index], index)
+                    (model(item) / (grad_accum * WORLD)).backward()
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+        for got, want in zip(per_rank[0]["weights"], model.parameters()):
+            torch.testing.assert_close(torch.tensor(got), want.detach().flatten(), rtol=1e-5, atol=1e-6)

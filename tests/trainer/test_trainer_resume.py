@@ -1,0 +1,368 @@
+"""Exact resume: a run killed with SIGKILL and resumed from ``latest`` reproduces the uninterrupted run's weights
+and lr trace bit for bit; corrupt checkpoints fail clearly; changed settings warn; files load weights_only.
+
+API.md "trainer" (Checkpoints), clarifications 7 and 8. The kill/resume runs happen in subprocesses
+(``trainer_fixtures.py train``): a shuffled DataLoader and dropout make the data order and the RNG state matter.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import random
+import signal
+import struct
+import subprocess
+import sys
+import warnings
+import zipfile
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.optim.lr_scheduler import StepLR
+
+import schedulers.cerebras as cerebras
+from schedulers import CosineAnnealingWithWarmupScheduler, LinearScheduler, SchedulerState
+from schedulers.sambaflow import cosine_schedule_with_warmup
+from timeunits import Timestamp
+from trainer import LRMonitor, Trainer
+from trainer.checkpoint import CheckpointError
+
+HERE = Path(__file__).resolve().parent
+FIXTURES = HERE / "trainer_fixtures.py"
+ROOT = HERE.parents[1]
+
+# --------------------------------------------------------------------------------------------------
+# SIGKILL + resume in subprocesses
+# --------------------------------------------------------------------------------------------------
+
+RANDOM_KILL = random.Random(20240607).randrange(1, 33)
+
+# (id, save_interval, grad_accum, kill_at, kill_on); "3ep" = 33 batches (11 per epoch), 15 with grad_accum=2
+KILL_CASES = [
+    ("mid-epoch", "4ba", 1, 7, "batch_start"),
+    ("right-after-checkpoint", "4ba", 1, 16, "batch_start"),
+    ("inside-on-checkpoint", "4ba", 1, 12, "checkpoint"),
+    ("epoch-boundary", "4ba", 1, 22, "batch_start"),
+    ("epoch-boundary-checkpoint", "1ep", 1, 22, "batch_start"),
+    (f"random-{RANDOM_KILL}", "4ba", 1, RANDOM_KILL, "batch_start"),
+    ("grad-accum-mid-epoch", "3ba", 2, 8, "batch_start"),
+]
+
+
+def run_batch(jobs: list[list[str]], folder: Path, hash_seed: str) -> list[int]:
+    """Run ``train`` jobs as forked children of one fresh ``trainer_fixtures.py batch`` interpreter."""
+    spec = folder / f"jobs-{hash_seed}.json"
+    spec.write_text(json.dumps(jobs))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", PYTHONHASHSEED=hash_seed)
+    done = subprocess.run(
+        [sys.executable, str(FIXTURES), "batch", "--jobs", str(spec), "--parallel", "2"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    codes = json.loads(done.stdout.strip().splitlines()[-1])
+    assert len(codes) == len(jobs)
+    return codes, done.stderr
+
+
+def train_args(out: Path, folder: Path | None, save_interval: str | None, grad_accum: int, *extra: str) -> list[str]:
+    args = ["train", "--out", str(out), "--grad-accum", str(grad_accum)]
+    if folder is not None:
+        args += ["--folder", str(folder)]
+    if save_interval is not None:
+        args += ["--save-interval", save_interval]
+    return args + list(extra)
+
+
+@pytest.fixture(scope="module")
+def kill_runs(tmp_path_factory):
+    """Phase 1 (one interpreter): the uninterrupted references and the runs that SIGKILL themselves.
+    Phase 2 (another interpreter, another hash seed): the resumes from each killed run's ``latest``."""
+    base = tmp_path_factory.mktemp("resume")
+    jobs, expect = [], []
+    for accum in sorted({case[2] for case in KILL_CASES}):
+        jobs.append(train_args(base / f"ref{accum}", base / f"ref{accum}-ckpt", "4ba", accum))
+        expect.append(0)
+    for name, interval, accum, kill_at, kill_on in KILL_CASES:
+        jobs.append(
+            train_args(
+                base / name / "killed", base / name / "ckpt", interval, accum, "--kill-at", str(kill_at),
+                "--kill-on", kill_on,
+            )
+        )
+        expect.append(-signal.SIGKILL)
+    codes, stderr = run_batch(jobs, base, "1")
+    assert codes == expect, stderr[-3000:]
+    resumed_from = {}
+    jobs = []
+    for name, interval, accum, _, _ in KILL_CASES:
+        folder = base / name / "ckpt"
+        resumed_from[name] = os.readlink(folder / "latest")
+        jobs.append(train_args(base / name / "resumed", folder, interval, accum, "--load", str(folder)))
+    codes, stderr = run_batch(jobs, base, "2")
+    assert codes == [0] * len(jobs), stderr[-3000:]
+    return base, resumed_from
+
+
+def read_rows(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="") as stream:
+        return list(csv.DictReader(stream))
+
+
+@pytest.mark.parametrize("case", KILL_CASES, ids=[case[0] for case in KILL_CASES])
+def test_sigkill_and_resume_is_bit_identical(kill_runs, case):
+    base, resumed_from = kill_runs
+    name, _, accum, kill_at, _ = case
+    reference, killed, resumed = base / f"ref{accum}", base / name / "killed", base / name / "resumed"
+
+    checkpoint_batch = int(resumed_from[name][2:-3])
+    assert checkpoint_batch <= kill_at
+    if case[4] == "checkpoint" or name in ("right-after-checkpoint", "epoch-boundary-checkpoint"):
+        assert checkpoint_batch == kill_at  # the kill came right after that checkpoint was written
+
+    # weights and optimizer state, bit for bit
+    want, got = torch.load(reference / "weights.pt"), torch.load(resumed / "weights.pt")
+    assert list(want) == list(got)
+    for key in want:
+        assert torch.equal(want[key], got[key]), f"{name}: weights {key} differ after resume"
+    want_opt, got_opt = torch.load(reference / "optimizer_state.pt"), torch.load(resumed / "optimizer_state.pt")
+    for index in want_opt:
+        for key, value in want_opt[index].items():
+            assert torch.equal(torch.as_tensor(value), torch.as_tensor(got_opt[index][key])), (name, index, key)
+    assert (reference / "done.json").read_text() == (resumed / "done.json").read_text()
+
+    # the lr / weight-decay trace: killed rows before the checkpoint + resumed rows == uninterrupted rows
+    ref_rows, killed_rows, resumed_rows = (read_rows(p / "lr.csv") for p in (reference, killed, resumed))
+    assert [int(r["batch"]) for r in killed_rows] == list(range(kill_at))
+    assert int(resumed_rows[0]["batch"]) == checkpoint_batch
+    stitched = [r for r in killed_rows if int(r["batch"]) < checkpoint_batch] + resumed_rows
+    assert stitched == ref_rows
+    replayed = [r for r in killed_rows if int(r["batch"]) >= checkpoint_batch]
+    assert replayed == resumed_rows[: len(replayed)]  # the replayed batches saw the same values
+
+
+def test_kill_runs_checkpoint_files_load_weights_only(kill_runs):
+    base, _ = kill_runs
+    files = sorted(base.glob("*/ckpt/ba*.pt")) + sorted(base.glob("ref*-ckpt/ba*.pt"))
+    assert files
+    for file in files:
+        payload = torch.load(file, weights_only=True)
+        assert payload["timestamp"]["batch"] == int(file.name[2:-3])
+    # no temp files survive a SIGKILL'd run or a resumed one
+    assert not [p for p in base.rglob("*.tmp")]
+
+
+# --------------------------------------------------------------------------------------------------
+# in-process resume for each kind of scheduler (deterministic model: isolates scheduler state)
+# --------------------------------------------------------------------------------------------------
+
+
+def small_loader(shuffle=True):
+    generator = torch.Generator().manual_seed(3)
+    dataset = torch.utils.data.TensorDataset(torch.randn(20, 3, generator=generator), torch.randn(20, 1, generator=generator))
+    return torch.utils.data.DataLoader(dataset, batch_size=4, shuffle=shuffle)  # 5 batches per epoch
+
+
+def small_model():
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+
+
+def scheduler_kind(kind: str, optimizer):
+    if kind == "cadence":
+        return [CosineAnnealingWithWarmupScheduler(t_warmup="3ba", alpha_f=0.1)], None
+    if kind == "cadence-lr-and-wd":
+        return [LinearScheduler(), {"schedule": LinearScheduler(1.0, 0.5), "hyperparameter": "weight_decay"}], None
+    if kind == "torch-per-epoch":
+        return [StepLR(optimizer, step_size=1, gamma=0.5)], None
+    if kind == "torch-per-batch+cadence-wd":
+        return [StepLR(optimizer, 3, 0.5), {"schedule": LinearScheduler(), "hyperparameter": "weight_decay"}], True
+    if kind == "cerebras":
+        return [cerebras.CosineDecayLR(optimizer, initial_learning_rate=0.05, end_learning_rate=0.001, total_iters=15)], None
+    if kind == "sambaflow":
+        return [cosine_schedule_with_warmup(optimizer, num_warmup_steps=3, num_training_steps=15)], None
+    raise AssertionError(kind)
+
+
+def small_trainer(kind, folder, *, load_path=None, max_duration="3ep", monitor=None, **kwargs):
+    model = small_model()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=0.05, weight_decay=0.1)
+    entries, every_batch = scheduler_kind(kind, optimizer)
+    trainer = Trainer(
+        model, small_loader(), max_duration, optimizer, schedulers=entries, loss_fn=F.mse_loss,
+        step_schedulers_every_batch=every_batch, save_folder=folder, save_interval=None if folder is None else "4ba",
+        load_path=load_path,
+        callbacks=[monitor] if monitor else [], progress_bar=False, seed=5, **kwargs,
+    )
+    return trainer
+
+
+KINDS = ["cadence", "cadence-lr-and-wd", "torch-per-epoch", "torch-per-batch+cadence-wd", "cerebras", "sambaflow"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("resume_at", [8, 12])
+def test_resume_in_process_matches_uninterrupted(kind, resume_at, tmp_path):
+    """Resume from a mid-run checkpoint file (8: mid-epoch 1; 12: mid-epoch 2) of a finished run."""
+    monitor = LRMonitor()
+    reference = small_trainer(kind, tmp_path / "a", monitor=monitor)
+    reference.fit()
+    ref_rows = monitor.rows
+    file = tmp_path / "a" / f"ba{resume_at:08d}.pt"
+    torch.load(file, weights_only=True)
+
+    monitor2 = LRMonitor()
+    resumed = small_trainer(kind, tmp_path / "b", load_path=file, monitor=monitor2)
+    assert resumed.state.timestamp.batch.value == resume_at
+    # right after construction the optimizer holds α(resume_at), what batch resume_at trains with
+    for key in resumed.scheduled_keys:
+        assert float(resumed.optimizer.param_groups[0][key]) == ref_rows[resume_at][f"{key}/group0"], key
+    resumed.fit()
+    assert monitor2.rows == ref_rows[resume_at:]
+    for (name, want), got in zip(reference.model.state_dict().items(), resumed.model.state_dict().values()):
+        assert torch.equal(want, got), f"{kind}: {name} differs after resume"
+
+
+def test_resume_from_folder_uses_latest(tmp_path):
+    first = small_trainer("cadence", tmp_path, max_duration="7ba")
+    first.fit()
+    assert os.readlink(tmp_path / "latest") == "ba00000007.pt"
+    resumed = small_trainer("cadence", tmp_path, load_path=tmp_path, max_duration="7ba")
+    assert resumed.state.timestamp == Timestamp.from_state_dict(torch.load(tmp_path / "latest", weights_only=True)["timestamp"])
+
+
+def test_resume_ignores_leftover_temp_files(tmp_path):
+    first = small_trainer("cadence", tmp_path, max_duration="8ba")
+    first.fit()
+    (tmp_path / ".ba00000012.pt.4242.deadbeef.tmp").write_bytes(b"half a checkpoint")
+    resumed = small_trainer("cadence", tmp_path, load_path=tmp_path, max_duration="8ba")
+    assert resumed.state.timestamp.batch.value == 8
+
+
+# --------------------------------------------------------------------------------------------------
+# corrupt checkpoints
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "empty", "flip-bytes"])
+def test_corrupt_latest_is_clear_error_naming_file_and_previous_loads(damage, tmp_path):
+    first = small_trainer("cadence", tmp_path, max_duration="8ba")
+    first.fit()
+    latest = tmp_path / os.readlink(tmp_path / "latest")
+    assert latest.name == "ba00000008.pt"
+    data = latest.read_bytes()
+    if damage == "truncate":
+        latest.write_bytes(data[: len(data) // 2])
+    elif damage == "garbage":
+        latest.write_bytes(os.urandom(len(data)))
+    elif damage == "empty":
+        latest.write_bytes(b"")
+    else:  # keep the zip structure, flip the bytes of the first tensor's storage (zip CRC no longer matches)
+        with zipfile.ZipFile(latest) as archive:
+            entry = next(i for i in archive.infolist() if i.filename.endswith("/data/0"))
+        with open(latest, "rb") as stream:
+            stream.seek(entry.header_offset + 26)
+            name_len, extra_len = struct.unpack("<HH", stream.read(4))
+        start = entry.header_offset + 30 + name_len + extra_len
+        flipped = bytes(b ^ 0xFF for b in data[start : start + entry.file_size])
+        latest.write_bytes(data[:start] + flipped + data[start + entry.file_size :])
+    for load_path in (tmp_path, latest):
+        with pytest.raises(CheckpointError) as error:
+            small_trainer("cadence", tmp_path / "new", load_path=load_path, max_duration="8ba")
+        assert isinstance(error.value, ValueError)
+        assert str(latest) in str(error.value), str(error.value)
+        assert "Traceback" not in str(error.value)
+    previous = tmp_path / "ba00000004.pt"
+    torch.load(previous, weights_only=True)
+    resumed = small_trainer("cadence", tmp_path / "new", load_path=previous, max_duration="8ba")
+    assert resumed.state.timestamp.batch.value == 4
+    resumed.fit()
+    assert resumed.state.timestamp.batch.value == 8
+
+
+def test_missing_checkpoint_and_folder_without_latest_are_clear_errors(tmp_path):
+    with pytest.raises(CheckpointError, match="ba00000099.pt"):
+        small_trainer("cadence", None, load_path=tmp_path / "ba00000099.pt")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CheckpointError, match="latest"):
+        small_trainer("cadence", None, load_path=tmp_path / "empty")
+
+
+def test_checkpoint_of_another_run_shape_is_clear_error(tmp_path):
+    first = small_trainer("cadence", tmp_path, max_duration="4ba")
+    first.fit()
+    with pytest.raises(CheckpointError, match=r"ba00000004\.pt.*scheduler"):
+        small_trainer("cadence-lr-and-wd", None, load_path=tmp_path, max_duration="4ba")
+
+
+# --------------------------------------------------------------------------------------------------
+# changed settings on resume (clarification 8)
+# --------------------------------------------------------------------------------------------------
+
+
+def test_changed_max_duration_warns_with_lr_before_and_after(tmp_path):
+    first = small_trainer("cadence-lr-and-wd", tmp_path, max_duration="12ba")
+    first.fit()
+    file = tmp_path / "ba00000004.pt"
+    saved_lr = torch.load(file, weights_only=True)["optimizer"]["param_groups"][0]["lr"]
+    assert saved_lr == pytest.approx(0.05 * (1 - 4 / 12), rel=1e-12)
+    with pytest.warns(UserWarning) as caught:
+        resumed = small_trainer("cadence-lr-and-wd", tmp_path / "b", load_path=file, max_duration="20ba")
+    messages = [str(w.message) for w in caught if "max_duration" in str(w.message)]
+    assert len(messages) == 1, [str(w.message) for w in caught]
+    message = messages[0]
+    assert "12ba" in message and "20ba" in message
+    new_lr = 0.05 * LinearScheduler()(SchedulerState("20ba", Timestamp(batch=4, batch_in_epoch=4, sample=16, sample_in_epoch=16)))
+    assert new_lr == pytest.approx(0.04, rel=1e-12)
+    # the constructor wins: the resumed run trains batch 4 with the new schedule's lr
+    assert resumed.optimizer.param_groups[0]["lr"] == new_lr
+    assert repr(float(saved_lr)) in message and repr(float(new_lr)) in message, message
+    resumed.fit()
+    assert resumed.state.timestamp.batch.value == 20
+
+
+def test_changed_ssr_warns(tmp_path):
+    first = small_trainer("cadence", tmp_path, max_duration="12ba")
+    first.fit()
+    with pytest.warns(UserWarning, match="scale_schedule_ratio"):
+        small_trainer("cadence", None, load_path=tmp_path / "ba00000004.pt", max_duration="12ba", scale_schedule_ratio=0.5)
+
+
+def test_unchanged_settings_do_not_warn(tmp_path):
+    first = small_trainer("cadence", tmp_path, max_duration="12ba")
+    first.fit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        small_trainer("cadence", None, load_path=tmp_path / "ba00000004.pt", max_duration="12ba")
+
+
+# --------------------------------------------------------------------------------------------------
+# checkpoint contents (clarification 7)
+# --------------------------------------------------------------------------------------------------
+
+
+def plain_values_only(value, where="payload"):
+    """Only tensors, numbers, str, bool, None and lists/tuples/dicts of these."""
+    if isinstance(value, torch.Tensor) or value is None or isinstance(value, (bool, int, float, str)):
+        return
+    assert isinstance(value, (list, tuple, dict)), f"{where} is a {type(value).__name__}"
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in items:
+        if isinstance(value, dict):
+            assert isinstance(key, (str, int, float, bool)) or key is None, f"a key of {where} is {type(key).__name__}"
+        plain_values_only(item, f"{where}[{key!r}]")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_checkpoint_loads_weights_only_with_plain_values(kind, tmp_path):
+    trainer = small_trainer(kind, tmp_path, max_duration="9ba")
+    trainer.fit()
+    files = sorted(tmp_path.glob("ba*.pt"))
+    assert [f.name for f in files] == ["ba00000004.pt", "ba00000008.pt", "ba00000009.pt"]
+    for file in files:
+        payload = torch.load(file, weights_only=True)
+        plain_values_only(payload)
+        assert {"model", "optimizer", "schedulers", "timestamp", "rng"} <= set(payload)
