@@ -78,5 +78,5 @@ __all__ = [
 ]
 
 # The front ends register their names (YAML, the CLI and get_scheduler accept them once imported).
-import schedulers.sambaflow  # noqa: E402,F401  (registers SambaFlow's schedules)
 import schedulers.cerebras  # noqa: E402,F401  (registers the Cerebras classes)
+import schedulers.sambaflow  # noqa: E402,F401  (registers SambaFlow's schedules)

@@ -34,8 +34,8 @@ import torch
 
 from schedulers.cerebras import _arguments
 from schedulers.cerebras.steps import PENDING, resolve_steps
-from schedulers.tags import matches, normalize_tags, targeted_groups
 from schedulers.resolution import check_ssr
+from schedulers.tags import matches, normalize_tags, targeted_groups
 from timeunits import Time
 
 __all__ = ["HyperparameterScheduler"]

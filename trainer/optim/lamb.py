@@ -26,8 +26,10 @@ class Lamb(Optimizer):
         m_t &= \beta_1 m_{t-1} + (1 - \beta_1)\,g, \qquad v_t = \beta_2 v_{t-1} + (1 - \beta_2)\,g^2 \\
         \hat m_t &= m_t / (1 - \beta_1^t), \qquad \hat v_t = v_t / (1 - \beta_2^t) \\
         u_t &= \frac{\hat m_t}{\sqrt{\hat v_t} + \epsilon} + \lambda\,w \\
-        \phi_t &= \begin{cases} \lVert w \rVert / \lVert u_t \rVert & \lVert w \rVert > 0 \text{ and } \lVert u_t \rVert > 0 \\
-                                1 & \text{otherwise} \end{cases} \\
+        \phi_t &= \begin{cases}
+            \lVert w \rVert / \lVert u_t \rVert & \lVert w \rVert > 0 \text{ and } \lVert u_t \rVert > 0 \\
+            1 & \text{otherwise}
+        \end{cases} \\
         w &\leftarrow w - \eta\,\phi_t\,u_t
 
     (norms are Frobenius norms over the whole tensor, :math:`\lambda` = ``weight_decay``, :math:`\eta` = ``lr``).
