@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import math
 import random
+import signal
+import threading
 import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -28,6 +31,7 @@ from trainer import checkpoint as checkpoints
 from trainer import distributed
 from trainer.callbacks import CallbackList, ProgressBar
 from trainer.data import ResumableSampler, count_samples, prepare_loader, skip_batches
+from trainer.precision import Precision
 from trainer.scheduling import ScheduledRun, build_schedulers
 from trainer.state import TrainerState
 
@@ -70,6 +74,12 @@ class Trainer:
         progress_bar: bool = True,
         get_num_samples: Callable[[Any], int] | None = None,
         get_num_tokens: Callable[[Any], int] | None = None,
+        max_grad_norm: float | None = None,
+        precision: str = "fp32",
+        autoresume: bool = False,
+        save_num_checkpoints_to_keep: int | None = None,
+        load_weights_only: bool = False,
+        load_strict_model_weights: bool = True,
     ) -> None:
         if not isinstance(model, torch.nn.Module):
             raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
@@ -86,6 +96,10 @@ class Trainer:
         self.grad_accum = grad_accum
         self.get_num_samples = get_num_samples or count_samples
         self.get_num_tokens = get_num_tokens
+        self.max_grad_norm = _optional_positive("max_grad_norm", max_grad_norm)
+        self.last_grad_norm: float | None = None
+        self.precision = Precision(precision, self.device)
+        self.keep_checkpoints = _optional_count("save_num_checkpoints_to_keep", save_num_checkpoints_to_keep)
 
         self.model = model.to(self.device)
         self.train_model = distributed.wrap_model(self.model, self.world, self.device)
@@ -122,8 +136,18 @@ class Trainer:
             self.callbacks.append(ProgressBar())
         self.last_loss: float | None = None
         self._last_saved_batch: int | None = None
+        self._terminate_requested = False
+        self._skipped_in_epoch = 0  # optimizer steps the fp16 scaler skipped in this epoch (their data is used)
+        if autoresume:
+            if self.save_folder is None:
+                raise ValueError("autoresume=True needs save_folder (it resumes from save_folder's latest checkpoint)")
+            if checkpoints.list_checkpoints(self.save_folder) or (self.save_folder / checkpoints.LATEST).exists():
+                load_path, load_weights_only = self.save_folder, False  # a preempted run continues exactly
         if load_path is not None:
-            self._resume(load_path)
+            if load_weights_only:
+                self._load_weights(load_path, strict=load_strict_model_weights)
+            else:
+                self._resume(load_path)
 
     # -- what callbacks and loggers read ---------------------------------------------------------
     @property
@@ -144,15 +168,29 @@ class Trainer:
         hooks = self.callbacks
         wants_loss = hooks.has("on_batch_end")
         hooks.on_fit_start(self)
-        while reached(state.timestamp) < limit:
+        with _sigterm_requests(self):
+            self._fit_loop(reached, limit, wants_loss)
+        if self.save_folder is not None and self._last_saved_batch != state.timestamp.batch.value:
+            self.save_checkpoint()
+        hooks.on_fit_end(self)
+        if self._terminate_requested:
+            raise SystemExit(128 + signal.SIGTERM)
+
+    def _fit_loop(self, reached: Callable, limit: int, wants_loss: bool) -> None:
+        state, hooks = self.state, self.callbacks
+        while reached(state.timestamp) < limit and not self._terminate_requested:
             epoch_done = False
             for items in self._epoch_batches():
                 before = state.timestamp
                 hooks.on_batch_start(self)
                 loss = self._train_batch(items)
+                if loss is None:  # the fp16 scaler skipped the step: no optimizer step, so no batch in time
+                    self._skipped_in_epoch += 1
+                    continue
                 epoch_done = state.timestamp.batch_in_epoch.value == state.dataloader_len  # the last batch closes it
                 if epoch_done:
                     state.timestamp = state.timestamp.to_next_epoch()
+                    self._skipped_in_epoch = 0
                 for scheduler in self.scheduled.per_batch:
                     scheduler.step()
                 if wants_loss:
@@ -160,23 +198,21 @@ class Trainer:
                     hooks.on_batch_end(self, self.last_loss)
                 finished = reached(state.timestamp) >= limit
                 self._after_batch(before, epoch_done, finished)
-                if finished or epoch_done:
+                if finished or epoch_done or self._terminate_requested:
                     break
             else:  # the loader ran out before dataloader_len batches, or it has no length
                 if state.timestamp.batch_in_epoch.value == 0:
                     raise RuntimeError(f"the train dataloader yielded no batch in epoch {state.timestamp.epoch}")
                 before, state.timestamp = state.timestamp, state.timestamp.to_next_epoch()
+                self._skipped_in_epoch = 0
                 self._after_batch(before, True, reached(state.timestamp) >= limit)
-        if self.save_folder is not None and self._last_saved_batch != state.timestamp.batch.value:
-            self.save_checkpoint()
-        hooks.on_fit_end(self)
 
     def _epoch_batches(self) -> Iterator[list]:
         """Groups of ``grad_accum`` loader items for the rest of the current epoch (skipping those already seen)."""
         timestamp, n = self.state.timestamp, self.grad_accum
         if hasattr(self._sampler, "set_epoch"):
             self._sampler.set_epoch(timestamp.epoch.value)
-        done_in_epoch = timestamp.batch_in_epoch.value
+        done_in_epoch = timestamp.batch_in_epoch.value + self._skipped_in_epoch  # loader groups already used
         iterator = _resume_iterator(self.train_dataloader, self._sampler, done_in_epoch * n)
         remaining = None if self.state.dataloader_len is None else self.state.dataloader_len - done_in_epoch
         while remaining is None or remaining > 0:
@@ -187,8 +223,11 @@ class Trainer:
             if remaining is not None:
                 remaining -= 1
 
-    def _train_batch(self, items: list) -> torch.Tensor:
-        """Forward, backward and one optimizer step over ``grad_accum`` items; advance the clock."""
+    def _train_batch(self, items: list) -> torch.Tensor | None:
+        """Forward, backward and one optimizer step over ``grad_accum`` items; advance the clock.
+
+        Returns the batch's loss, or None when the fp16 scaler skipped the optimizer step.
+        """
         model, n = self.train_model, len(items)
         model.train()
         samples = tokens = 0
@@ -197,17 +236,23 @@ class Trainer:
             item = _to_device(item, self.device)
             sync = self.world.size > 1 and i < n - 1
             with model.no_sync() if sync else contextlib.nullcontext():
-                loss = self._loss(model, item)
+                with self.precision.autocast():
+                    loss = self._loss(model, item)
                 if n > 1:
                     loss = loss / n
-                loss.backward()
+                self.precision.backward(loss)
             detached = loss.detach()
             total = detached if total is None else total + detached
             samples += self.get_num_samples(item)
             if self.get_num_tokens is not None:
                 tokens += self.get_num_tokens(item)
-        self.optimizer.step()
+        if self.max_grad_norm is not None:
+            self.precision.unscale(self.optimizer)  # clip the true gradients, not the scaled ones
+            self.last_grad_norm = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.max_grad_norm))
+        stepped = self.precision.step(self.optimizer)
         self.optimizer.zero_grad(set_to_none=True)
+        if not stepped:
+            return None
         if self.world.size > 1:
             samples, tokens = distributed.sum_counts(samples, tokens, self.device)
         self.state.timestamp = self.state.timestamp.to_next_batch(int(samples), int(tokens))
@@ -275,6 +320,7 @@ class Trainer:
             "schedulers": [scheduler.state_dict() for scheduler in self.schedulers],
             "timestamp": self.state.timestamp.state_dict(),
             "rng": distributed.gather_rng(self.world, checkpoints.rng_state()),
+            "precision": {**self.precision.state_dict(), "skipped_in_epoch": self._skipped_in_epoch},
             "run": self._run_settings(),
         }
 
@@ -298,6 +344,10 @@ class Trainer:
         if not self.is_rank_zero:
             return None
         path = checkpoints.save_checkpoint(self.save_folder, self._last_saved_batch, payload)
+        if self.keep_checkpoints is not None:
+            # only once the new file is safely in place and `latest` points at it
+            for old in checkpoints.list_checkpoints(self.save_folder)[: -self.keep_checkpoints]:
+                checkpoints.delete_checkpoint(old)
         self.callbacks.on_checkpoint(self, path)
         return path
 
@@ -317,9 +367,24 @@ class Trainer:
             )
         for scheduler, saved in zip(self.schedulers, payload["schedulers"]):
             scheduler.load_state_dict(saved)
+        self.precision.load_state_dict(payload.get("precision", {}))
+        self._skipped_in_epoch = int(payload.get("precision", {}).get("skipped_in_epoch", 0))
         checkpoints.set_rng_state(distributed.pick_rng(self.world, payload["rng"]))
         self._warn_on_changed_settings(payload["run"], saved_lrs, file)
         self._last_saved_batch = self.state.timestamp.batch.value
+
+    def _load_weights(self, load_path: str | Path, *, strict: bool) -> None:
+        """Fine-tuning: the model's weights alone; optimizer, schedules and time start fresh."""
+        payload = checkpoints.load_checkpoint(load_path)
+        if "model" not in payload:
+            raise checkpoints.CheckpointError(f"{checkpoints.resolve_checkpoint(load_path)} holds no model weights")
+        try:
+            self.model.load_state_dict(payload["model"], strict=strict)
+        except RuntimeError as error:
+            raise ValueError(
+                f"the weights in {checkpoints.resolve_checkpoint(load_path)} do not fit this model "
+                f"(load_strict_model_weights={strict}): {str(error).splitlines()[0]}"
+            ) from None
 
     def _warn_on_changed_settings(self, saved: dict, saved_lrs: list, file: Path) -> None:
         now = self._run_settings()
@@ -365,6 +430,39 @@ class Trainer:
                         f"schedulers[{index}] ({type(schedule).__name__}) counts tokens, but get_num_tokens is None "
                         "(tokens would stay 0)"
                     )
+
+
+@contextlib.contextmanager
+def _sigterm_requests(trainer: Trainer):
+    """While fitting, SIGTERM asks for a final checkpoint after the current batch, then exit (preemption)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def request(signum, frame):
+        trainer._terminate_requested = True
+
+    previous = signal.signal(signal.SIGTERM, request)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _optional_positive(name: str, value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name}={value!r} must be a finite number > 0, or None")
+    return float(value)
+
+
+def _optional_count(name: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name}={value!r} must be an int >= 1, or None (keep every checkpoint)")
+    return value
 
 
 def _seed_everything(seed: Any) -> int:

@@ -1,0 +1,190 @@
+"""Issue 7: clipping, mixed precision, autoresume after SIGTERM, checkpoint retention, weights-only loading."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from schedulers import CosineAnnealingWithWarmupScheduler
+from trainer import Callback, Trainer
+from trainer.checkpoint import list_checkpoints, load_checkpoint
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _data(n=16, batch=4, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    x, y = torch.randn(n, 3, generator=g), torch.randn(n, 1, generator=g)
+    return torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=batch)
+
+
+def _model(seed=0):
+    torch.manual_seed(seed)
+    return torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+
+
+def _trainer(model=None, **kwargs):
+    model = model or _model()
+    kwargs.setdefault("optimizer", torch.optim.SGD(model.parameters(), lr=0.5))
+    kwargs.setdefault("max_duration", "3ba")
+    return Trainer(model, _data(), loss_fn=F.mse_loss, progress_bar=False, **kwargs)
+
+
+def test_clipping_changes_the_update_exactly_as_clip_grad_norm():
+    clipped = _trainer(max_grad_norm=0.01)
+    clipped.fit()
+    model = _model()
+    opt = torch.optim.SGD(model.parameters(), lr=0.5)
+    norms = []
+    for k, (x, y) in enumerate(_data()):
+        if k == 3:
+            break
+        opt.zero_grad()
+        F.mse_loss(model(x), y).backward()
+        norms.append(float(torch.nn.utils.clip_grad_norm_(model.parameters(), 0.01)))
+        opt.step()
+    for mine, theirs in zip(clipped.model.parameters(), model.parameters()):
+        assert torch.equal(mine, theirs)
+    assert clipped.last_grad_norm == norms[-1] and norms[-1] > 0.01  # the pre-clip norm is reported
+
+
+def test_bf16_autocast_runs_on_cpu():
+    seen = []
+
+    class Dtypes(Callback):
+        def on_batch_end(self, trainer, loss):
+            seen.append(loss)
+
+    model = _model()
+    trainer = _trainer(model, precision="bf16", callbacks=[Dtypes()])
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert model(torch.randn(2, 3)).dtype == torch.bfloat16  # autocast really applies to this model
+    trainer.fit()
+    assert trainer.state.timestamp.batch.value == 3 and len(seen) == 3
+
+
+def test_fp16_overflow_step_is_skipped_and_time_does_not_advance():
+    model = _model()
+    poisoned = {"done": False}
+
+    def poison_once(module, grad_input, grad_output):
+        if not poisoned["done"]:
+            poisoned["done"] = True
+            return (torch.full_like(grad_input[0], float("inf")),) + tuple(grad_input[1:])
+        return None
+
+    model[2].register_full_backward_hook(poison_once)
+    schedule = CosineAnnealingWithWarmupScheduler(t_warmup="2ba")
+    trainer = _trainer(model, precision="fp16", max_duration="3ba", schedulers=schedule)
+    steps = []
+    trainer.optimizer.register_step_post_hook(lambda opt, args, kwargs: steps.append(1))
+    trainer.fit()
+    assert poisoned["done"]
+    assert trainer.state.timestamp.batch.value == 3  # three real steps ...
+    assert trainer.state.timestamp.sample.value == 12  # ... counting only their samples
+    assert trainer.precision.scaler.get_scale() < 65536.0  # the scaler backed off once
+    assert len(steps) == 3  # the skipped step never reached the optimizer
+
+
+def test_precision_is_validated():
+    with pytest.raises(ValueError, match="precision='fp8'"):
+        _trainer(precision="fp8")
+    with pytest.raises(ValueError, match="max_grad_norm=0"):
+        _trainer(max_grad_norm=0)
+
+
+def test_retention_keeps_the_newest_and_never_zero(tmp_path):
+    trainer = _trainer(max_duration="8ba", save_folder=tmp_path, save_interval="1ba", save_num_checkpoints_to_keep=2)
+    trainer.fit()
+    names = [p.name for p in list_checkpoints(tmp_path)]
+    assert names == ["ba00000007.pt", "ba00000008.pt"]
+    assert os.readlink(tmp_path / "latest") == "ba00000008.pt"
+
+
+def test_retention_during_a_failed_save_keeps_the_old_files(tmp_path, monkeypatch):
+    trainer = _trainer(max_duration="4ba", save_folder=tmp_path, save_interval="1ba", save_num_checkpoints_to_keep=1)
+
+    class Boom(Callback):
+        def on_batch_end(self, t, loss):
+            if t.state.timestamp.batch.value == 3:
+                monkeypatch.setattr(torch, "save", _failing_save)
+
+    trainer.callbacks.append(Boom())
+    with pytest.raises(OSError, match="disk full"):
+        trainer.fit()
+    assert [p.name for p in list_checkpoints(tmp_path)] == ["ba00000002.pt"]
+    load_checkpoint(tmp_path)  # latest still loads
+
+
+def _failing_save(obj, f, *args, **kwargs):
+    raise OSError("disk full")
+
+
+def test_weights_only_loading_starts_fresh(tmp_path):
+    first = _trainer(max_duration="4ba", save_folder=tmp_path)
+    first.fit()
+    bigger = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1), torch.nn.Identity())
+    finetune = _trainer(bigger, load_path=tmp_path, load_weights_only=True, load_strict_model_weights=False)
+    assert finetune.state.timestamp.batch.value == 0
+    assert torch.equal(finetune.model[0].weight, first.model[0].weight)
+    assert finetune.optimizer.state == {}
+    with pytest.raises(ValueError, match="do not fit this model"):
+        _trainer(torch.nn.Linear(3, 1), load_path=tmp_path, load_weights_only=True)
+
+
+def test_autoresume_needs_a_folder_and_starts_fresh_without_checkpoints(tmp_path):
+    with pytest.raises(ValueError, match="autoresume=True needs save_folder"):
+        _trainer(autoresume=True)
+    trainer = _trainer(autoresume=True, save_folder=tmp_path / "empty")
+    assert trainer.state.timestamp.batch.value == 0
+
+
+SCRIPT = textwrap.dedent(
+    """
+    import os, signal, sys, torch
+    import torch.nn.functional as F
+    sys.path.insert(0, {root!r})
+    from schedulers import CosineAnnealingWithWarmupScheduler
+    from trainer import Callback, Trainer
+
+    class TermAt(Callback):
+        def on_batch_end(self, trainer, loss):
+            if trainer.state.timestamp.batch.value == int(sys.argv[2]):
+                os.kill(os.getpid(), signal.SIGTERM)   # a preemption notice mid-run
+
+    g = torch.Generator().manual_seed(0)
+    data = torch.utils.data.TensorDataset(torch.randn(40, 3, generator=g), torch.randn(40, 1, generator=g))
+    loader = torch.utils.data.DataLoader(data, batch_size=4, shuffle=True)
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.Dropout(0.2), torch.nn.Linear(8, 1))
+    trainer = Trainer(model, loader, "25ba", torch.optim.AdamW(model.parameters(), lr=0.01),
+                      schedulers=CosineAnnealingWithWarmupScheduler(t_warmup="5ba"), loss_fn=F.mse_loss,
+                      save_folder=sys.argv[1], autoresume=True, progress_bar=False,
+                      callbacks=[TermAt()] if len(sys.argv) > 2 else [])
+    trainer.fit()
+    torch.save({{k: v for k, v in model.state_dict().items()}}, os.path.join(sys.argv[1], "final.pt"))
+    """
+)
+
+
+def test_sigterm_saves_and_autoresume_continues_bit_exactly(tmp_path):
+    script = tmp_path / "run.py"
+    script.write_text(SCRIPT.format(root=str(ROOT)))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    whole, preempted = tmp_path / "whole", tmp_path / "preempted"
+    subprocess.run([sys.executable, str(script), str(whole)], check=True, env=env)
+    first = subprocess.run([sys.executable, str(script), str(preempted), "13"], env=env)
+    assert first.returncode == 128 + signal.SIGTERM
+    assert os.readlink(preempted / "latest") == "ba00000013.pt"  # the final checkpoint came before exit
+    subprocess.run([sys.executable, str(script), str(preempted)], check=True, env=env)
+    want = torch.load(whole / "final.pt", weights_only=True)
+    got = torch.load(preempted / "final.pt", weights_only=True)
+    assert all(torch.equal(want[key], got[key]) for key in want)
