@@ -185,7 +185,14 @@ class CosineAnnealingWarmRestartsScheduler(Schedule):
         # growing (or steady) periods are followed as far as a count can go; shrinking ones must
         # last the run (deviation 3: fail at resolution, not when the run gets there)
         run_length = _run_count(run, times["t_0"].unit)
-        horizon = run_length if self.t_mult < 1 and run_length is not None else 2**53
+        if self.t_mult < 1 and run_length is None:
+            raise ValueError(
+                f"t_mult={self.t_mult} shrinks the interval between restarts until it is 0, so Cadence checks that "
+                f"the intervals cover the run; t_0={self.t_0} resolves to {times['t_0']} but the run "
+                f"(max_duration={run.max_duration}) cannot be counted in {times['t_0'].unit.value}: give t_0 in "
+                "max_duration's unit (or dur)"
+            )
+        horizon = run_length if self.t_mult < 1 else 2**53
         try:
             ends = kernels.restart_boundaries(t_0, self.t_mult, horizon)
         except ValueError as error:

@@ -87,7 +87,9 @@ def works(schedule, state=None, ssr=1.0) -> float:
 # ------------------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("bad", ["0.3dru", "10bogus", "", "ba", "1.5ba", "10sec", "10iter", "nanba", "infdur", "10 ep s"])
+@pytest.mark.parametrize(
+    "bad", ["0.3dru", "10bogus", "", "ba", "1.5ba", "10sec", "10iter", "nanba", "infdur", "10 ep s"]
+)
 @pytest.mark.parametrize("build, argument", [t[1:] for t in TIME_ARGUMENTS], ids=TIME_ARGUMENT_IDS)
 def test_bad_time_string_names_argument_and_string(build, argument, bad):
     info = fails(lambda: build(bad))
@@ -382,6 +384,12 @@ def test_non_finite_alpha(build, argument, alpha):
 )
 def test_other_bad_numbers(build, argument):
     names(fails(build), argument)
+
+
+@pytest.mark.parametrize("build, argument", [t[1:] for t in TIME_ARGUMENTS], ids=TIME_ARGUMENT_IDS)
+@pytest.mark.parametrize("bad", ["-5ba", "-1ep", "-0.5dur"])
+def test_negative_time_names_argument(build, argument, bad):
+    names(fails(lambda: build(bad)), argument)
 
 
 def test_negative_warmup_is_an_error():

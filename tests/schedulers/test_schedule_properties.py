@@ -39,16 +39,28 @@ from schedulers import (
     SchedulerState,
     StepScheduler,
 )
-from timeunits import Time, Timestamp, TimeUnit
+from timeunits import Time, Timestamp
 
 # Clarification 17: a hypothesis profile with no deadline (the first example pays for imports).
-settings.register_profile("cadence-schedulers", deadline=None, max_examples=80,
-                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "cadence-schedulers", deadline=None, max_examples=80, suppress_health_check=[HealthCheck.too_slow]
+)
 PROPERTY = settings(settings.get_profile("cadence-schedulers"))
 
 CLASSES = [
-    "Step", "MultiStep", "Constant", "Linear", "Exponential", "Cosine", "WarmRestarts", "Polynomial",
-    "MultiStepWithWarmup", "ConstantWithWarmup", "LinearWithWarmup", "CosineWithWarmup", "PolynomialWithWarmup",
+    "Step",
+    "MultiStep",
+    "Constant",
+    "Linear",
+    "Exponential",
+    "Cosine",
+    "WarmRestarts",
+    "Polynomial",
+    "MultiStepWithWarmup",
+    "ConstantWithWarmup",
+    "LinearWithWarmup",
+    "CosineWithWarmup",
+    "PolynomialWithWarmup",
 ]
 WARMUP_CLASSES = [c for c in CLASSES if c.endswith("WithWarmup")]
 UNITS = ["ba", "sp", "tok"]
@@ -120,8 +132,7 @@ def cases(draw, names=CLASSES, scale_warmup=st.booleans()):
     if name == "MultiStep":
         gamma = draw(unit_alphas | st.floats(1.0, 2.0))
         ms = [t(0, 2 * M) for _ in range(draw(st.integers(0, 4)))]
-        return Case(name, MultiStepScheduler(ms, gamma=gamma), md, unit, [1.0, gamma ** len(ms)],
-                    decreasing=gamma <= 1)
+        return Case(name, MultiStepScheduler(ms, gamma=gamma), md, unit, [1.0, gamma ** len(ms)], decreasing=gamma <= 1)
     if name == "Constant":
         alpha = draw(alphas)
         return Case(name, ConstantScheduler(alpha=alpha, t_max=t(1, 2 * M)), md, unit, [alpha, 1.0])
@@ -134,10 +145,25 @@ def cases(draw, names=CLASSES, scale_warmup=st.booleans()):
         if draw(st.booleans()):  # the default decay_period '1ep' needs dataloader_len, in batches
             L = draw(st.integers(1, M))
             sched = ExponentialScheduler(gamma) if draw(st.booleans()) else ExponentialScheduler(gamma, f"{1}ep")
-            return Case(name, sched, f"{M}ba", "ba", [1.0], decreasing=gamma <= 1, dataloader_len=L,
-                        growth=(gamma, "decay_period"))
-        return Case(name, ExponentialScheduler(gamma, f"{period}{unit}"), md, unit, [1.0], decreasing=gamma <= 1,
-                    growth=(gamma, "decay_period"))
+            return Case(
+                name,
+                sched,
+                f"{M}ba",
+                "ba",
+                [1.0],
+                decreasing=gamma <= 1,
+                dataloader_len=L,
+                growth=(gamma, "decay_period"),
+            )
+        return Case(
+            name,
+            ExponentialScheduler(gamma, f"{period}{unit}"),
+            md,
+            unit,
+            [1.0],
+            decreasing=gamma <= 1,
+            growth=(gamma, "decay_period"),
+        )
     if name == "Cosine":
         a_f = draw(alphas)
         return Case(name, CosineAnnealingScheduler(t(1, 2 * M), a_f), md, unit, [1.0, a_f], decreasing=a_f <= 1)
@@ -283,8 +309,19 @@ def test_scaled_warmup_has_no_jump_and_no_plateau(factory, ssr):
 # monotone after the warmup
 # ------------------------------------------------------------------------------------------------------------
 
-DECREASING = ["Cosine", "Linear", "Polynomial", "Step", "MultiStep", "Exponential", "ConstantWithWarmup",
-              "MultiStepWithWarmup", "LinearWithWarmup", "CosineWithWarmup", "PolynomialWithWarmup"]
+DECREASING = [
+    "Cosine",
+    "Linear",
+    "Polynomial",
+    "Step",
+    "MultiStep",
+    "Exponential",
+    "ConstantWithWarmup",
+    "MultiStepWithWarmup",
+    "LinearWithWarmup",
+    "CosineWithWarmup",
+    "PolynomialWithWarmup",
+]
 
 
 @PROPERTY
@@ -353,8 +390,7 @@ def invariant_cases(draw):
         sched = CosineAnnealingScheduler(t(1, 1), a)
     elif name == "WarmRestarts":
         # integer t_mult keeps every cycle length an exact multiple under scaling
-        sched = CosineAnnealingWarmRestartsScheduler(t(1, 1), t_mult=draw(st.sampled_from([1.0, 2.0, 3.0])),
-                                                     alpha_f=a)
+        sched = CosineAnnealingWarmRestartsScheduler(t(1, 1), t_mult=draw(st.sampled_from([1.0, 2.0, 3.0])), alpha_f=a)
     elif name == "Polynomial":
         sched = PolynomialScheduler(draw(st.floats(0.0, 3.0)), t(1, 1), a)
     elif name == "MultiStepWithWarmup":
@@ -388,8 +424,9 @@ def test_ssr_invariance(drawn, data):
     for name, time in base.times.items():
         assert scaled.times[name].value == time.value * s, name
     ts = sorted({*data.draw(st.lists(st.integers(0, 2 * M // q), max_size=25)), 0, M // q, 2 * M // q})
-    points = sorted({q * t for t in ts} | {v.value + d for v in base.times.values() for d in (-q, 0, q)
-                                          if v.value + d >= 0})
+    points = sorted(
+        {q * t for t in ts} | {v.value + d for v in base.times.values() for d in (-q, 0, q) if v.value + d >= 0}
+    )
     state_1 = SchedulerState(f"{M}{unit}", dataloader_len=L)
     state_s = SchedulerState(f"{int(scaled_run)}{unit}", dataloader_len=L)
     for t in points:
@@ -407,6 +444,7 @@ def test_ssr_invariance(drawn, data):
 def test_ssr_invariance_holds_for_warmup_only_with_scale_warmup(s):
     """The property above relies on scale_warmup=True: without it the warmup boundary stays put, so a
     scaled run differs — this keeps the property honest."""
+
     def value(scale_warmup, run, ssr, count):
         sched = LinearWithWarmupScheduler("40ba", t_max="1dur", scale_warmup=scale_warmup)
         return sched(SchedulerState(f"{run}ba", Timestamp(batch=count)), ssr)
@@ -616,3 +654,28 @@ def test_two_states_alternating_on_one_schedule():
         assert close(sched(b), 0.5)
         assert close(sched(c), 1 - 40 / 90)
         assert close(sched(b, 2.0), 0.5)  # dur warmup is not scaled
+
+
+@pytest.mark.parametrize(
+    "schedule",
+    [
+        ConstantScheduler(alpha=2, t_max="50ba"),
+        StepScheduler("5ba", gamma=1),
+        StepScheduler("5ba", gamma=0),
+        MultiStepScheduler([], gamma=1),
+        MultiStepScheduler(["5ba"], gamma=2),
+        ExponentialScheduler(1, decay_period="5ba"),
+        LinearScheduler(alpha_i=2, alpha_f=2),
+        CosineAnnealingScheduler(alpha_f=1),
+        PolynomialScheduler(power=0),
+        MultiStepWithWarmupScheduler("5ba", ["20ba"], gamma=1),
+        ConstantWithWarmupScheduler("5ba", alpha=2),
+    ],
+    ids=repr,
+)
+def test_returns_a_float_even_for_int_arguments(schedule):
+    """API.md: ``scheduler(state, ssr=1.0) -> float``, also when alpha/gamma/power are given as ints."""
+    for batch in (0, 3, 10, 60):
+        value = schedule(SchedulerState("100ba", Timestamp(batch=batch)))
+        assert type(value) is float, (batch, value)
+        assert type(schedule.resolve("100ba")(float(batch))) is float
