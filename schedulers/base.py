@@ -112,12 +112,21 @@ class Schedule:
             warnings.warn(message, UserWarning, stacklevel=4)
 
     def __repr__(self) -> str:
-        arguments = []
-        for name in inspect.signature(type(self).__init__).parameters:
-            if name != "self" and name in self.__dict__:
-                value = self.__dict__[name]
-                arguments.append(f"{name}={str(value)!r}" if isinstance(value, Time) else f"{name}={value!r}")
+        arguments = [
+            f"{name}={_argument_repr(self.__dict__[name])}"
+            for name in inspect.signature(type(self).__init__).parameters
+            if name != "self" and name in self.__dict__
+        ]
         return f"{type(self).__name__}({', '.join(arguments)})"
+
+
+def _argument_repr(value: object) -> str:
+    """Arguments as a user writes them: times as time strings, lists element by element."""
+    if isinstance(value, Time):
+        return repr(str(value))
+    if isinstance(value, list):
+        return f"[{', '.join(_argument_repr(item) for item in value)}]"
+    return repr(value)
 
 
 class FunctionSchedule(Schedule):

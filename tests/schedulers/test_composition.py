@@ -115,3 +115,19 @@ def test_state_protocol_with_epochs():
     seq = Sequence([ConstantScheduler(0.5), ConstantScheduler(0.25)], ["1ep"])
     state = SchedulerState("3ep", Timestamp(epoch=1, batch=10), dataloader_len=10)
     assert seq(state) == 0.25
+
+
+def test_repr_is_the_call_that_builds_the_schedule():
+    import schedulers
+
+    for schedule in (
+        MultiStepScheduler(["10ba", "0.5dur"], gamma=0.5),
+        Sequence([LinearScheduler(0.0, 1.0), CosineAnnealingScheduler(alpha_f=0.1)], ["0.1dur"]),
+        Warmup(Product([StepScheduler("2ep"), ConstantScheduler(0.5)]), "100sp", scale_warmup=True),
+    ):
+        rebuilt = eval(repr(schedule), vars(schedulers))  # noqa: S307  (our own repr, in a test)
+        assert repr(rebuilt) == repr(schedule)
+        torch.testing.assert_close(
+            evaluate_run(rebuilt, "20ep", 10, samples_per_batch=8),
+            evaluate_run(schedule, "20ep", 10, samples_per_batch=8),
+        )
