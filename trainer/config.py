@@ -874,7 +874,7 @@ def _parse(config: Any, ctx: _Context) -> _Plan:
         raise ctx.error("trainer.init", "missing: it holds model, optimizer, schedulers, loop, ...")
     init = _mapping(trainer["init"], "trainer.init", ctx, allow_none=False)
     fit = _mapping(trainer.get("fit"), "trainer.fit", ctx)
-    _check_keys(init, "trainer.init", _INIT_KEYS, ctx, ignored={k: v for k, v in _INIT_IGNORED.items() if k != "model_dir"})
+    _check_keys(init, "trainer.init", (*_INIT_KEYS, "model_dir"), ctx, ignored={k: v for k, v in _INIT_IGNORED.items() if k != "model_dir"})
     _check_keys(fit, "trainer.fit", _FIT_KEYS, ctx)
 
     # -- loaders, loss and counters (imports checked now, factories called at build time)
@@ -999,7 +999,11 @@ def _parse(config: Any, ctx: _Context) -> _Plan:
         "grad_accum": f"{loop_path}.grad_accum" if loop.get("grad_accum") is not None else f"{loop_path}.grad_accum_steps",
         "scale_schedule_ratio": f"{loop_path}.scale_schedule_ratio",
         "seed": "trainer.init.seed",
-        "the train dataloader": train_path,
+        "the train dataloader": (
+            f"{loop_path}.grad_accum" if loop.get("grad_accum") is not None
+            else f"{loop_path}.grad_accum_steps" if loop.get("grad_accum_steps") is not None
+            else train_path
+        ),
         "optimizer": "trainer.init.optimizer",
     }
     return _Plan(
@@ -1188,16 +1192,24 @@ def _optimizer(value: Any, path: str, ctx: _Context, clip_norm: float | None, cl
         if arguments.get("lr") is None:
             arguments["lr"] = 1.0  # the Cerebras schedule writes absolute learning rates
 
-    def build(model):
+    def configure(parameters):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                optimizer = configure_optimizer(cls, model.parameters(), **arguments)
+                optimizer = configure_optimizer(cls, parameters, **arguments)
             except (TypeError, ValueError) as error:
                 raise ctx.error(arguments_path, str(error)) from None
         for warning in caught:
-            ctx.warn(arguments_path, str(warning.message))
-        return _with_clipping(optimizer, clip_norm, clip_value)
+            message = str(warning.message)
+            if message.startswith(f"{cls.__name__} does not take"):  # configure_optimizer would drop them
+                raise ctx.error(arguments_path, message.replace("; dropped. It accepts", "; it accepts"))
+            ctx.warn(arguments_path, message)
+        return optimizer
+
+    configure([torch.zeros(1, requires_grad=True)])  # arguments and values, checked before any model is built
+
+    def build(model):
+        return _with_clipping(configure(model.parameters()), clip_norm, clip_value)
 
     if lr_schedule is not None:
         build.lr_schedule = (lr_schedule, lr_schedule_path)  # type: ignore[attr-defined]
@@ -1677,7 +1689,10 @@ def _check_iterable(loader: Any, ref: _Ref, ctx: _Context) -> None:
         raise ctx.error(ref.path, f"{ref.text} returned {type(loader).__name__}, which is not iterable (a DataLoader or a list of batches)")
 
 
-_LABEL = re.compile(r"^(schedulers\[\d+\]|max_duration|eval_interval|save_interval|grad_accum|scale_schedule_ratio|seed|the train dataloader|optimizer)\b")
+_LABEL = re.compile(
+    r"^(schedulers\[\d+\]|(?:max_duration|eval_interval|save_interval|grad_accum|scale_schedule_ratio|seed"
+    r"|the train dataloader|optimizer)\b)"
+)
 _OWN_MODULES = ("trainer.", "schedulers.", "timeunits")
 
 
@@ -1699,13 +1714,12 @@ def _translate(error: Exception, labels: dict[str, str], paths: list[str], ctx: 
         path = scheduler_path(re.match(r"schedulers\[(\d+)\]", label))
     else:
         path = ctx.where(labels[label])
-    rest = message[head.end():].lstrip(": ")
-    rest = re.sub(r"\bschedulers\[(\d+)\]", scheduler_path, rest)
-    if not label.startswith("schedulers[") and label != "the train dataloader":
-        rest = f"{label}{'' if rest.startswith('=') else ' '}{rest}"
-    elif label == "the train dataloader":
-        rest = f"the train dataloader {rest}"
-    return ConfigError(path, rest)
+    rest = message[head.end():]
+    if label.startswith("schedulers[") and rest.startswith(":"):
+        rest = rest[1:].strip()  # "schedulers[0]: what" -> "<path>: what"
+    else:
+        rest = message  # the label is part of the sentence ("max_duration=5tok is ...", "... and schedulers[1] ...")
+    return ConfigError(path, re.sub(r"\bschedulers\[(\d+)\]", scheduler_path, rest))
 
 
 def _raised_by_cadence(error: BaseException) -> bool:

@@ -123,7 +123,7 @@ def test_repr_is_the_call_that_builds_the_schedule():
     for schedule in (
         MultiStepScheduler(["10ba", "0.5dur"], gamma=0.5),
         Sequence([LinearScheduler(0.0, 1.0), CosineAnnealingScheduler(alpha_f=0.1)], ["0.1dur"]),
-        Warmup(Product([StepScheduler("2ep"), ConstantScheduler(0.5)]), "100sp", scale_warmup=True),
+        Warmup(Product([StepScheduler("2ep"), ConstantScheduler(0.5)]), "1ep", scale_warmup=True),
     ):
         rebuilt = eval(repr(schedule), vars(schedulers))  # noqa: S307  (our own repr, in a test)
         assert repr(rebuilt) == repr(schedule)

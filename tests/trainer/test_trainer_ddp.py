@@ -32,6 +32,7 @@ WORLD = 2
 GRAD_ACCUMS = (1, 2)
 MAX_DURATION = "2ep"
 SAVE_INTERVAL = "3ba"
+RESUME_AT = 12  # stop before batch 12 of 16 (mid-epoch 1); latest is ba00000010.pt
 
 
 def free_loopback_port() -> int:
@@ -58,11 +59,13 @@ def ddp_records(tmp_path_factory):
         "--master_addr=127.0.0.1", f"--master_port={port}",
         str(FIXTURES), "ddp", "--out", str(out), "--folder", str(folder), "--max-duration", MAX_DURATION,
         "--save-interval", SAVE_INTERVAL, "--grad-accums", ",".join(map(str, GRAD_ACCUMS)),
+        "--resume-at", str(RESUME_AT),
     ]
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-4000:])
-    records = [json.loads((out / f"rank{rank}.json").read_text()) for rank in range(WORLD)]
-    return folder, records  # records[rank][run]
+    results = [json.loads((out / f"rank{rank}.json").read_text()) for rank in range(WORLD)]
+    records = [result["runs"] for result in results]  # records[rank][run]
+    return folder, records, [result["resume"] for result in results], out / "resume"
 
 
 def runs(records):
@@ -71,7 +74,7 @@ def runs(records):
 
 
 def test_trainer_sets_up_the_world_and_shards_the_loader(ddp_records):
-    _, records = ddp_records
+    _, records, _, _ = ddp_records
     for grad_accum, per_rank in runs(records):
         for rank, record in enumerate(per_rank):
             assert record["rank"] == rank and record["world_size"] == WORLD
@@ -82,7 +85,7 @@ def test_trainer_sets_up_the_world_and_shards_the_loader(ddp_records):
 
 def test_samples_count_globally(ddp_records):
     """After N batches every rank's timestamp counts N × batch_size × world (× grad_accum) samples."""
-    _, records = ddp_records
+    _, records, _, _ = ddp_records
     for grad_accum, per_rank in runs(records):
         per_step = fx.DDP_BATCH * WORLD * grad_accum
         steps = 2 * (8 // grad_accum)
@@ -92,7 +95,7 @@ def test_samples_count_globally(ddp_records):
 
 
 def test_every_rank_computes_the_same_lr(ddp_records):
-    _, records = ddp_records
+    _, records, _, _ = ddp_records
     schedule = fx.ddp_schedule()
     for grad_accum, per_rank in runs(records):
         per_epoch = 8 // grad_accum
@@ -107,7 +110,7 @@ def test_every_rank_computes_the_same_lr(ddp_records):
 
 
 def test_only_rank_zero_writes_checkpoints(ddp_records):
-    folder, records = ddp_records
+    folder, records, _, _ = ddp_records
     first = [records[rank][0] for rank in range(WORLD)]
     assert first[0]["checkpoint_writes"] == [3, 6, 9, 12, 15, 16]
     assert first[1]["checkpoint_writes"] == []
@@ -122,7 +125,7 @@ def test_only_rank_zero_writes_checkpoints(ddp_records):
 
 
 def test_ranks_see_disjoint_data_covering_the_dataset(ddp_records):
-    _, records = ddp_records
+    _, records, _, _ = ddp_records
     for grad_accum, per_rank in runs(records):
         items_per_epoch = 8  # loader batches per rank and epoch (grad_accum groups them, never drops here)
         orders = []
@@ -141,14 +144,14 @@ def test_ranks_see_disjoint_data_covering_the_dataset(ddp_records):
 
 
 def test_weights_identical_across_ranks(ddp_records):
-    _, records = ddp_records
+    _, records, _, _ = ddp_records
     for _, per_rank in runs(records):
         assert per_rank[0]["weights"] == per_rank[1]["weights"]
 
 
 def test_ddp_averages_gradients_like_one_process_on_the_union(ddp_records):
     """Replay by hand: every step's gradient is the mean over both ranks' micro-batches (loss / grad_accum)."""
-    _, records = ddp_records
+    _, records, _, _ = ddp_records
     dataset = fx.IndexedDataset()
     for grad_accum, per_rank in runs(records):
         model = fx.LossModel()
@@ -164,3 +167,18 @@ def test_ddp_averages_gradients_like_one_process_on_the_union(ddp_records):
             optimizer.zero_grad(set_to_none=True)
         for got, want in zip(per_rank[0]["weights"], model.parameters()):
             torch.testing.assert_close(torch.tensor(got), want.detach().flatten(), rtol=1e-5, atol=1e-6)
+
+
+def test_ddp_resume_restores_every_ranks_rng_and_is_bit_identical(ddp_records):
+    """Dropout plus per-rank RNG streams: each rank must get its own RNG state back from rank 0's checkpoint."""
+    _, _, resume, folder = ddp_records
+    assert sorted(p.name for p in (folder / "stopped").glob("ba*.pt")) == ["ba00000005.pt", "ba00000010.pt"]
+    payload = torch.load(folder / "stopped" / "latest", weights_only=True)
+    rng = payload["rng"]
+    assert len(rng) == WORLD and not torch.equal(rng[0]["torch"], rng[1]["torch"])  # the ranks' streams differ
+    for rank, result in enumerate(resume):
+        assert result["resumed_lr"][0][0] == 10
+        assert [lr for _, lr in result["resumed_lr"]] == result["reference_lr"][10:], rank
+        for want, got in zip(result["reference_weights"], result["resumed_weights"]):
+            assert want == got, f"rank {rank}: weights differ after a DDP resume"
+    assert resume[0]["resumed_weights"] == resume[1]["resumed_weights"]

@@ -139,12 +139,14 @@ class IndexedDataset(torch.utils.data.Dataset):
 
 
 class LossModel(torch.nn.Module):
-    """``model(item)`` returns the loss (``loss_fn=None``); deterministic, so a hand loop can replay it."""
+    """``model(item)`` returns the loss (``loss_fn=None``); without dropout a hand loop can replay it."""
 
-    def __init__(self) -> None:
+    def __init__(self, dropout: float = 0.0) -> None:
         super().__init__()
         torch.manual_seed(0)
-        self.net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+        self.net = torch.nn.Sequential(
+            torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Dropout(dropout), torch.nn.Linear(8, 1)
+        )
 
     def forward(self, item):
         x, y, _ = item
@@ -220,6 +222,51 @@ def ddp_run(args, grad_accum: int, folder) -> dict:
     return record
 
 
+class _Stop(Exception):
+    pass
+
+
+def ddp_resume(args, rank: int) -> dict:
+    """Uninterrupted run vs (stop at batch K, resume from ``latest``), with dropout and per-rank RNG streams
+    (rank r draws r + 1 extra numbers before every batch), so each rank needs its own RNG state back."""
+    from trainer import Callback, LRMonitor, Trainer
+
+    class RankNoise(Callback):
+        def on_batch_start(self, trainer):
+            torch.rand(rank + 1)
+
+    class StopAt(Callback):
+        def on_batch_start(self, trainer):
+            if trainer.state.timestamp.batch.value == args.resume_at:
+                raise _Stop
+
+    def run(folder, extra=(), load_path=None):
+        model = LossModel(dropout=0.3)
+        loader = torch.utils.data.DataLoader(IndexedDataset(), batch_size=DDP_BATCH, shuffle=True)
+        monitor = LRMonitor()
+        trainer = Trainer(
+            model, loader, args.max_duration, torch.optim.AdamW(model.parameters(), lr=0.01),
+            schedulers=ddp_schedule(), loss_fn=None, seed=3, save_folder=folder, save_interval="5ba",
+            load_path=load_path, callbacks=[*extra, RankNoise(), monitor], progress_bar=False,
+        )
+        try:
+            trainer.fit()
+        except _Stop:
+            pass
+        return model, monitor, trainer
+
+    base = Path(args.out) / "resume"
+    reference, ref_monitor, _ = run(base / "reference")
+    run(base / "stopped", extra=[StopAt()])
+    resumed, monitor, _ = run(base / "resumed", load_path=base / "stopped")
+    return {
+        "reference_weights": [p.detach().flatten().tolist() for p in reference.parameters()],
+        "resumed_weights": [p.detach().flatten().tolist() for p in resumed.parameters()],
+        "reference_lr": [row["lr/group0"] for row in ref_monitor.rows],
+        "resumed_lr": [(row["batch"], row["lr/group0"]) for row in monitor.rows],
+    }
+
+
 def ddp(args) -> None:
     import torch.distributed as dist
 
@@ -230,7 +277,10 @@ def ddp(args) -> None:
         folder = args.folder if index == 0 else None  # the first run checkpoints; later ones reuse the group
         records.append(ddp_run(args, grad_accum, folder))
         records[-1]["initialized_before"] = index > 0
-    (out / f"rank{rank}.json").write_text(json.dumps(records))
+    result = {"runs": records}
+    if args.resume_at is not None:
+        result["resume"] = ddp_resume(args, rank)
+    (out / f"rank{rank}.json").write_text(json.dumps(result))
     if dist.is_initialized():
         dist.barrier()
         dist.destroy_process_group()
@@ -294,6 +344,7 @@ def main(argv=None) -> None:
     dd.add_argument("--max-duration", default="2ep")
     dd.add_argument("--save-interval", default="3ba")
     dd.add_argument("--grad-accums", default="1")
+    dd.add_argument("--resume-at", type=int, default=None)
     many = sub.add_parser("batch")
     many.add_argument("--jobs", required=True)
     many.add_argument("--parallel", type=int, default=2)
