@@ -12,7 +12,21 @@
 """
 
 from trainer.callbacks import Callback, LRMonitor, ProgressBar
+from trainer.loggers import CSVLogger, LoggerCallback, TensorBoardLogger
+from trainer.param_groups import apply_adjust_learning_rate, decay_groups, tagged_groups
 from trainer.state import TrainerState
 from trainer.trainer import Trainer
 
-__all__ = ["Callback", "LRMonitor", "ProgressBar", "Trainer", "TrainerState"]
+__all__ = [
+    "CSVLogger",
+    "Callback",
+    "LRMonitor",
+    "LoggerCallback",
+    "ProgressBar",
+    "TensorBoardLogger",
+    "Trainer",
+    "TrainerState",
+    "apply_adjust_learning_rate",
+    "decay_groups",
+    "tagged_groups",
+]

@@ -31,6 +31,8 @@ from trainer import checkpoint as checkpoints
 from trainer import distributed
 from trainer.callbacks import CallbackList, ProgressBar
 from trainer.data import ResumableSampler, count_samples, prepare_loader, skip_batches
+from trainer.loggers import LoggerCallback
+from trainer.param_groups import apply_adjust_learning_rate
 from trainer.precision import Precision
 from trainer.scheduling import ScheduledRun, build_schedulers
 from trainer.state import TrainerState
@@ -80,6 +82,7 @@ class Trainer:
         save_num_checkpoints_to_keep: int | None = None,
         load_weights_only: bool = False,
         load_strict_model_weights: bool = True,
+        loggers: Any = (),
     ) -> None:
         if not isinstance(model, torch.nn.Module):
             raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
@@ -119,6 +122,7 @@ class Trainer:
             grad_accum=grad_accum,
         )
         self.optimizer = _build_optimizer(optimizer, self.model)
+        apply_adjust_learning_rate(self.optimizer)  # before schedules take each group's base value
         self.scheduled: ScheduledRun = build_schedulers(
             schedulers, self.optimizer, self.state, ssr, step_schedulers_every_batch
         )
@@ -132,6 +136,9 @@ class Trainer:
         if self.eval_interval is not None and eval_dataloader is None:
             raise ValueError(f"eval_interval={eval_interval!r} needs eval_dataloader")
         self.callbacks = CallbackList(callbacks)
+        self.loggers = list(loggers) if isinstance(loggers, (list, tuple)) else [loggers]
+        if self.loggers:
+            self.callbacks.append(LoggerCallback(self.loggers))
         if progress_bar:
             self.callbacks.append(ProgressBar())
         self.last_loss: float | None = None
@@ -210,7 +217,13 @@ class Trainer:
     def _epoch_batches(self) -> Iterator[list]:
         """Groups of ``grad_accum`` loader items for the rest of the current epoch (skipping those already seen)."""
         timestamp, n = self.state.timestamp, self.grad_accum
-        if hasattr(self._sampler, "set_epoch"):
+        if isinstance(self._sampler, ResumableSampler):  # a loader the trainer rebuilt: it owns its randomness
+            self._sampler.set_epoch(timestamp.epoch.value)
+            # workers' base seed from (seed, epoch), not from the global RNG at the moment iter() is called
+            self.train_dataloader.generator = torch.Generator().manual_seed(
+                (self.seed * 1_000_003 + timestamp.epoch.value) % 2**63
+            )
+        elif hasattr(self._sampler, "set_epoch"):
             self._sampler.set_epoch(timestamp.epoch.value)
         done_in_epoch = timestamp.batch_in_epoch.value + self._skipped_in_epoch  # loader groups already used
         iterator = _resume_iterator(self.train_dataloader, self._sampler, done_in_epoch * n)
@@ -540,7 +553,9 @@ def _to_device(item: Any, device: torch.device) -> Any:
 def _resume_iterator(loader: Iterable, sampler: Any, skip: int) -> Iterator:
     """An iterator over ``loader`` past its first ``skip`` items (the sampler skips them unloaded when it can)."""
     batch_size = getattr(loader, "batch_size", None)
-    if skip and isinstance(sampler, ResumableSampler) and batch_size:
+    # with workers, replaying the skipped batches through them reproduces their random streams exactly
+    in_process = getattr(loader, "num_workers", 0) == 0
+    if skip and isinstance(sampler, ResumableSampler) and batch_size and in_process:
         sampler.skip(skip * batch_size)
         return _rng_neutral_iter(loader)
     iterator = _rng_neutral_iter(loader)
