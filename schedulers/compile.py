@@ -118,6 +118,18 @@ class CompiledScheduler(LRScheduler):
         self.last_epoch += 1
         self._apply()
 
+    def attach_state(self, state: Any, ssr: float | None = None) -> CompiledScheduler:
+        """Read time from ``state`` from now on (and apply ``ssr`` if given), then write the current values.
+
+        The trainer calls this for a compiled scheduler it is handed, so the schedule follows the trainer's clock.
+        """
+        self.state = state
+        if ssr is not None:
+            self.ssr = check_ssr(ssr)
+            self._alpha = _bind_ssr(self.scheduler, self.ssr)
+        self._apply()
+        return self
+
     def get_lr(self) -> list[float]:
         """The values the next write would use (torch's protocol)."""
         alpha = self._alpha(self.state)

@@ -184,8 +184,8 @@ def _cadence_built(scheduler: LRScheduler) -> bool:
 
 
 def _scale(label: str, scheduler: LRScheduler, ssr: float, state: Any) -> None:
-    if isinstance(scheduler, HyperparameterScheduler):
-        scheduler.attach_state(state, ssr)  # resolves its time strings, scales its step counts
+    if isinstance(scheduler, (HyperparameterScheduler, CompiledScheduler)):
+        scheduler.attach_state(state, ssr)  # follow the trainer's clock (and scale by its ratio)
         return
     try:
         scale_pytorch_scheduler(scheduler, ssr)
