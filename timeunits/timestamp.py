@@ -107,12 +107,12 @@ class Timestamp:
         return getattr(self, _TOTAL_FIELD[unit])
 
     @staticmethod
-    def counter(unit: TimeUnit | str) -> Callable[[Timestamp], int]:
-        """A fast function ``timestamp -> total count in unit`` (an int), for per-step readers."""
+    def counter(unit: TimeUnit | str, *, in_epoch: bool = False) -> Callable[[Timestamp], int]:
+        """A fast function ``timestamp -> count in unit`` (an int; within the epoch with ``in_epoch``)."""
         unit = TimeUnit(unit)
-        if unit is TimeUnit.DURATION:
-            raise ValueError("a Timestamp has no 'dur' count; ask for one of ep, ba, sp, tok")
-        return _GETTERS[unit]
+        if unit is TimeUnit.DURATION or (in_epoch and unit is TimeUnit.EPOCH):
+            raise ValueError(f"a Timestamp has no {'in-epoch ' if in_epoch else ''}{unit.value!r} count")
+        return (_IN_EPOCH_GETTERS if in_epoch else _GETTERS)[unit]
 
     # -- advancing (hot path) -------------------------------------------------------------------
     def to_next_batch(self, samples: int | Time = 0, tokens: int | Time = 0) -> Timestamp:
@@ -205,6 +205,9 @@ class Timestamp:
 
 
 _GETTERS = {unit: operator.attrgetter(field) for unit, field in _TOTAL_FIELD.items()}
+_IN_EPOCH_GETTERS = {
+    unit: operator.attrgetter(f"{field}_in_epoch") for unit, field in _TOTAL_FIELD.items() if unit is not TimeUnit.EPOCH
+}
 
 
 def _from_state(state: dict[str, int]) -> Timestamp:

@@ -102,10 +102,13 @@ class Trainer:
         self.max_grad_norm = _optional_positive("max_grad_norm", max_grad_norm)
         self.last_grad_norm: float | None = None
         self.precision = Precision(precision, self.device)
+        self._moves_data = self.device.type != "cpu"
         self.keep_checkpoints = _optional_count("save_num_checkpoints_to_keep", save_num_checkpoints_to_keep)
 
         self.model = model.to(self.device)
         self.train_model = distributed.wrap_model(self.model, self.world, self.device)
+        # one process in fp32 needs no autocast, scaler or no_sync: the per-batch path skips them
+        self._plain_step = self.world.size == 1 and self.precision.dtype is None
         self.train_dataloader = prepare_loader(
             train_dataloader, seed=self.seed, rank=self.world.rank, world_size=self.world.size
         )
@@ -185,6 +188,8 @@ class Trainer:
 
     def _fit_loop(self, reached: Callable, limit: int, wants_loss: bool) -> None:
         state, hooks = self.state, self.callbacks
+        batches_in_epoch = Timestamp.counter(TimeUnit.BATCH, in_epoch=True)
+        self.train_model.train()  # once: evaluate() restores it
         while reached(state.timestamp) < limit and not self._terminate_requested:
             epoch_done = False
             for items in self._epoch_batches():
@@ -194,7 +199,7 @@ class Trainer:
                 if loss is None:  # the fp16 scaler skipped the step: no optimizer step, so no batch in time
                     self._skipped_in_epoch += 1
                     continue
-                epoch_done = state.timestamp.batch_in_epoch.value == state.dataloader_len  # the last batch closes it
+                epoch_done = batches_in_epoch(state.timestamp) == state.dataloader_len  # the last batch closes it
                 if epoch_done:
                     state.timestamp = state.timestamp.to_next_epoch()
                     self._skipped_in_epoch = 0
@@ -228,32 +233,27 @@ class Trainer:
         done_in_epoch = timestamp.batch_in_epoch.value + self._skipped_in_epoch  # loader groups already used
         iterator = _resume_iterator(self.train_dataloader, self._sampler, done_in_epoch * n)
         remaining = None if self.state.dataloader_len is None else self.state.dataloader_len - done_in_epoch
-        while remaining is None or remaining > 0:
-            items = list(itertools.islice(iterator, n))
-            if len(items) < n:
-                return  # leftovers of an epoch that do not fill a step are dropped (warned at construction)
-            yield items
-            if remaining is not None:
-                remaining -= 1
+        groups = ([item] for item in iterator) if n == 1 else _groups_of(iterator, n)
+        yield from groups if remaining is None else itertools.islice(groups, max(remaining, 0))
 
     def _train_batch(self, items: list) -> torch.Tensor | None:
         """Forward, backward and one optimizer step over ``grad_accum`` items; advance the clock.
 
         Returns the batch's loss, or None when the fp16 scaler skipped the optimizer step.
         """
-        model, n = self.train_model, len(items)
-        model.train()
+        n = len(items)
         samples = tokens = 0
         total = None
         for i, item in enumerate(items):
-            item = _to_device(item, self.device)
-            sync = self.world.size > 1 and i < n - 1
-            with model.no_sync() if sync else contextlib.nullcontext():
-                with self.precision.autocast():
-                    loss = self._loss(model, item)
+            if self._moves_data:
+                item = _to_device(item, self.device)
+            if self._plain_step:
+                loss = self._loss(self.train_model, item)
                 if n > 1:
                     loss = loss / n
-                self.precision.backward(loss)
+                loss.backward()
+            else:
+                loss = self._precise_backward(item, n, sync=self.world.size == 1 or i == n - 1)
             detached = loss.detach()
             total = detached if total is None else total + detached
             samples += self.get_num_samples(item)
@@ -270,6 +270,17 @@ class Trainer:
             samples, tokens = distributed.sum_counts(samples, tokens, self.device)
         self.state.timestamp = self.state.timestamp.to_next_batch(int(samples), int(tokens))
         return total
+
+    def _precise_backward(self, item: Any, n: int, *, sync: bool) -> torch.Tensor:
+        """Forward under autocast and a scaled backward; DDP gradient sync only on the last micro-batch."""
+        model = self.train_model
+        with contextlib.nullcontext() if sync else model.no_sync():
+            with self.precision.autocast():
+                loss = self._loss(model, item)
+            if n > 1:
+                loss = loss / n
+            self.precision.backward(loss)
+        return loss
 
     def _loss(self, model: torch.nn.Module, item: Any) -> torch.Tensor:
         if self.loss_fn is None:
@@ -560,6 +571,12 @@ def _resume_iterator(loader: Iterable, sampler: Any, skip: int) -> Iterator:
         return _rng_neutral_iter(loader)
     iterator = _rng_neutral_iter(loader)
     return skip_batches(iterator, skip) if skip else iterator  # others: consumed and discarded
+
+
+def _groups_of(iterator: Iterator, n: int) -> Iterator[list]:
+    """Consecutive groups of ``n`` items; leftovers that do not fill a group are dropped (warned at construction)."""
+    while len(items := list(itertools.islice(iterator, n))) == n:
+        yield items
 
 
 def _rng_neutral_iter(loader: Iterable) -> Iterator:

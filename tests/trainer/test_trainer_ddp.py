@@ -55,11 +55,27 @@ def ddp_records(tmp_path_factory):
         OMP_NUM_THREADS="1",
     )
     command = [
-        sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={WORLD}", "--nnodes=1",
-        "--master_addr=127.0.0.1", f"--master_port={port}",
-        str(FIXTURES), "ddp", "--out", str(out), "--folder", str(folder), "--max-duration", MAX_DURATION,
-        "--save-interval", SAVE_INTERVAL, "--grad-accums", ",".join(map(str, GRAD_ACCUMS)),
-        "--resume-at", str(RESUME_AT),
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        f"--nproc_per_node={WORLD}",
+        "--nnodes=1",
+        "--master_addr=127.0.0.1",
+        f"--master_port={port}",
+        str(FIXTURES),
+        "ddp",
+        "--out",
+        str(out),
+        "--folder",
+        str(folder),
+        "--max-duration",
+        MAX_DURATION,
+        "--save-interval",
+        SAVE_INTERVAL,
+        "--grad-accums",
+        ",".join(map(str, GRAD_ACCUMS)),
+        "--resume-at",
+        str(RESUME_AT),
     ]
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-4000:])
@@ -102,8 +118,11 @@ def test_every_rank_computes_the_same_lr(ddp_records):
         assert per_rank[0]["lrs"] == per_rank[1]["lrs"]
         for batch, sample, lr in per_rank[0]["lrs"]:
             timestamp = Timestamp(
-                epoch=batch // per_epoch, batch=batch, sample=sample,
-                batch_in_epoch=batch % per_epoch, sample_in_epoch=sample % fx.DDP_SAMPLES,
+                epoch=batch // per_epoch,
+                batch=batch,
+                sample=sample,
+                batch_in_epoch=batch % per_epoch,
+                sample_in_epoch=sample % fx.DDP_SAMPLES,
             )
             assert lr == 0.1 * schedule(SchedulerState(MAX_DURATION, timestamp, per_epoch)), (grad_accum, batch)
         assert per_rank[0]["lrs"][0][2] == 0.0  # warmup starts at 0 on every rank
@@ -176,9 +195,11 @@ def test_ddp_resume_restores_every_ranks_rng_and_is_bit_identical(ddp_records):
     payload = torch.load(folder / "stopped" / "latest", weights_only=True)
     rng = payload["rng"]
     assert len(rng) == WORLD and not torch.equal(rng[0]["torch"], rng[1]["torch"])  # the ranks' streams differ
+    lead = resume[0]  # LRMonitor records on rank 0 only
+    assert lead["resumed_lr"][0][0] == 10
+    assert [lr for _, lr in lead["resumed_lr"]] == lead["reference_lr"][10:]
+    assert resume[1]["resumed_lr"] == [] and resume[1]["reference_lr"] == []
     for rank, result in enumerate(resume):
-        assert result["resumed_lr"][0][0] == 10
-        assert [lr for _, lr in result["resumed_lr"]] == result["reference_lr"][10:], rank
         for want, got in zip(result["reference_weights"], result["resumed_weights"]):
             assert want == got, f"rank {rank}: weights differ after a DDP resume"
     assert resume[0]["resumed_weights"] == resume[1]["resumed_weights"]

@@ -60,7 +60,11 @@ def run_batch(jobs: list[list[str]], folder: Path, hash_seed: str) -> list[int]:
     env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", PYTHONHASHSEED=hash_seed)
     done = subprocess.run(
         [sys.executable, str(FIXTURES), "batch", "--jobs", str(spec), "--parallel", "2"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     codes = json.loads(done.stdout.strip().splitlines()[-1])
@@ -89,8 +93,14 @@ def kill_runs(tmp_path_factory):
     for name, interval, accum, kill_at, kill_on in KILL_CASES:
         jobs.append(
             train_args(
-                base / name / "killed", base / name / "ckpt", interval, accum, "--kill-at", str(kill_at),
-                "--kill-on", kill_on,
+                base / name / "killed",
+                base / name / "ckpt",
+                interval,
+                accum,
+                "--kill-at",
+                str(kill_at),
+                "--kill-on",
+                kill_on,
             )
         )
         expect.append(-signal.SIGKILL)
@@ -162,7 +172,9 @@ def test_kill_runs_checkpoint_files_load_weights_only(kill_runs):
 
 def small_loader(shuffle=True):
     generator = torch.Generator().manual_seed(3)
-    dataset = torch.utils.data.TensorDataset(torch.randn(20, 3, generator=generator), torch.randn(20, 1, generator=generator))
+    dataset = torch.utils.data.TensorDataset(
+        torch.randn(20, 3, generator=generator), torch.randn(20, 1, generator=generator)
+    )
     return torch.utils.data.DataLoader(dataset, batch_size=4, shuffle=shuffle)  # 5 batches per epoch
 
 
@@ -181,7 +193,9 @@ def scheduler_kind(kind: str, optimizer):
     if kind == "torch-per-batch+cadence-wd":
         return [StepLR(optimizer, 3, 0.5), {"schedule": LinearScheduler(), "hyperparameter": "weight_decay"}], True
     if kind == "cerebras":
-        return [cerebras.CosineDecayLR(optimizer, initial_learning_rate=0.05, end_learning_rate=0.001, total_iters=15)], None
+        return [
+            cerebras.CosineDecayLR(optimizer, initial_learning_rate=0.05, end_learning_rate=0.001, total_iters=15)
+        ], None
     if kind == "sambaflow":
         return [cosine_schedule_with_warmup(optimizer, num_warmup_steps=3, num_training_steps=15)], None
     raise AssertionError(kind)
@@ -192,10 +206,20 @@ def small_trainer(kind, folder, *, load_path=None, max_duration="3ep", monitor=N
     optimizer = torch.optim.AdamW(model.parameters(), lr=0.05, weight_decay=0.1)
     entries, every_batch = scheduler_kind(kind, optimizer)
     trainer = Trainer(
-        model, small_loader(), max_duration, optimizer, schedulers=entries, loss_fn=F.mse_loss,
-        step_schedulers_every_batch=every_batch, save_folder=folder, save_interval=None if folder is None else "4ba",
+        model,
+        small_loader(),
+        max_duration,
+        optimizer,
+        schedulers=entries,
+        loss_fn=F.mse_loss,
+        step_schedulers_every_batch=every_batch,
+        save_folder=folder,
+        save_interval=None if folder is None else "4ba",
         load_path=load_path,
-        callbacks=[monitor] if monitor else [], progress_bar=False, seed=5, **kwargs,
+        callbacks=[monitor] if monitor else [],
+        progress_bar=False,
+        seed=5,
+        **kwargs,
     )
     return trainer
 
@@ -231,7 +255,9 @@ def test_resume_from_folder_uses_latest(tmp_path):
     first.fit()
     assert os.readlink(tmp_path / "latest") == "ba00000007.pt"
     resumed = small_trainer("cadence", tmp_path, load_path=tmp_path, max_duration="7ba")
-    assert resumed.state.timestamp == Timestamp.from_state_dict(torch.load(tmp_path / "latest", weights_only=True)["timestamp"])
+    assert resumed.state.timestamp == Timestamp.from_state_dict(
+        torch.load(tmp_path / "latest", weights_only=True)["timestamp"]
+    )
 
 
 def test_resume_ignores_leftover_temp_files(tmp_path):
@@ -315,7 +341,9 @@ def test_changed_max_duration_warns_with_lr_before_and_after(tmp_path):
     assert len(messages) == 1, [str(w.message) for w in caught]
     message = messages[0]
     assert "12ba" in message and "20ba" in message
-    new_lr = 0.05 * LinearScheduler()(SchedulerState("20ba", Timestamp(batch=4, batch_in_epoch=4, sample=16, sample_in_epoch=16)))
+    new_lr = 0.05 * LinearScheduler()(
+        SchedulerState("20ba", Timestamp(batch=4, batch_in_epoch=4, sample=16, sample_in_epoch=16))
+    )
     assert new_lr == pytest.approx(0.04, rel=1e-12)
     # the constructor wins: the resumed run trains batch 4 with the new schedule's lr
     assert resumed.optimizer.param_groups[0]["lr"] == new_lr
@@ -328,7 +356,9 @@ def test_changed_ssr_warns(tmp_path):
     first = small_trainer("cadence", tmp_path, max_duration="12ba")
     first.fit()
     with pytest.warns(UserWarning, match="scale_schedule_ratio"):
-        small_trainer("cadence", None, load_path=tmp_path / "ba00000004.pt", max_duration="12ba", scale_schedule_ratio=0.5)
+        small_trainer(
+            "cadence", None, load_path=tmp_path / "ba00000004.pt", max_duration="12ba", scale_schedule_ratio=0.5
+        )
 
 
 def test_unchanged_settings_do_not_warn(tmp_path):
@@ -392,9 +422,18 @@ def augmented_trainer(folder, num_workers, *, load_path=None, monitor=None):
     model = small_model()
     loader = torch.utils.data.DataLoader(NoisyDataset(), batch_size=4, shuffle=True, num_workers=num_workers)
     return Trainer(
-        model, loader, "3ep", torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9),
-        schedulers=LinearScheduler(), loss_fn=F.mse_loss, save_folder=folder, save_interval="4ba",
-        load_path=load_path, callbacks=[monitor] if monitor else [], progress_bar=False, seed=5,
+        model,
+        loader,
+        "3ep",
+        torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9),
+        schedulers=LinearScheduler(),
+        loss_fn=F.mse_loss,
+        save_folder=folder,
+        save_interval="4ba",
+        load_path=load_path,
+        callbacks=[monitor] if monitor else [],
+        progress_bar=False,
+        seed=5,
     )
 
 

@@ -220,7 +220,11 @@ def test_user_steplr_steps_without_torch_order_warning():
     model = linear_model()
     optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
     trainer = make_trainer(
-        batches(3), "2ep", model=model, optimizer=optimizer, schedulers=StepLR(optimizer, 2, 0.5),
+        batches(3),
+        "2ep",
+        model=model,
+        optimizer=optimizer,
+        schedulers=StepLR(optimizer, 2, 0.5),
         step_schedulers_every_batch=True,
     )
     with warnings.catch_warnings(record=True) as caught:
@@ -281,6 +285,53 @@ def test_sambaflow_scheduler_steps_per_batch_and_refuses_false():
     scheduler = cosine_schedule_with_warmup(optimizer, num_warmup_steps=2, num_training_steps=8)
     with pytest.raises(ValueError, match="step_schedulers_every_batch"):
         make_trainer(model=model, optimizer=optimizer, schedulers=scheduler, step_schedulers_every_batch=False)
+
+
+def test_per_epoch_torch_scheduler_with_loader_without_length():
+    """Epochs end when an unsized loader runs out; per-epoch schedulers step there."""
+    data = batches(3)
+
+    class NoLen:
+        def __iter__(self):
+            return iter(data)
+
+    model = linear_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
+    trainer = make_trainer(NoLen(), "3ep", model=model, optimizer=optimizer, schedulers=StepLR(optimizer, 1, 0.5))
+    recorder = StepRecorder(trainer)
+    trainer.fit()
+    assert recorder.series() == [0.5 ** (k // 3) for k in range(9)]
+    assert trainer.state.timestamp.epoch.value == 3
+
+
+def test_user_compiled_scheduler_follows_the_trainers_clock():
+    """A compile_scheduler result is a valid entry that steps per batch (clarification 1). The user cannot
+    compile against the trainer's state (it does not exist yet), so the trainer must drive it by its own
+    clock — or refuse it at construction with a ValueError naming the entry. A silently frozen lr (the
+    scheduler keeps reading the user's never-advanced SchedulerState) is neither."""
+    model = linear_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
+    compiled = compile_scheduler(LinearScheduler(), optimizer, SchedulerState("10ba"))
+    try:
+        trainer = make_trainer(batches(5), "10ba", model=model, optimizer=optimizer, schedulers=compiled)
+    except ValueError as error:
+        assert "schedulers[0]" in str(error)
+        return
+    recorder = StepRecorder(trainer)
+    trainer.fit()
+    assert recorder.series() == pytest.approx([1 - k / 10 for k in range(10)], abs=1e-15)
+
+
+def test_cadence_schedule_scales_every_param_group_from_its_own_base():
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 1))
+    optimizer = torch.optim.SGD(
+        [{"params": model[0].parameters(), "lr": 0.4}, {"params": model[1].parameters(), "lr": 0.02}], lr=1.0
+    )
+    trainer = make_trainer(batches(4), "8ba", model=model, optimizer=optimizer, schedulers=LinearScheduler())
+    recorder = StepRecorder(trainer)
+    trainer.fit()
+    assert recorder.series("lr", 0) == pytest.approx([0.4 * (1 - k / 8) for k in range(8)], abs=1e-15)
+    assert recorder.series("lr", 1) == pytest.approx([0.02 * (1 - k / 8) for k in range(8)], abs=1e-15)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -350,7 +401,10 @@ def test_weight_decay_schedule_via_dict_entry():
     optimizer = torch.optim.SGD(model.parameters(), lr=0.5, weight_decay=0.2)
     schedule = LinearScheduler()
     trainer = make_trainer(
-        batches(4), "8ba", model=model, optimizer=optimizer,
+        batches(4),
+        "8ba",
+        model=model,
+        optimizer=optimizer,
         schedulers={"schedule": schedule, "hyperparameter": "weight_decay"},
     )
     recorder = StepRecorder(trainer, keys=("lr", "weight_decay"))
@@ -406,9 +460,7 @@ def test_factory_callable_per_batch_when_asked():
 
 
 def test_factory_returning_cerebras_scheduler_steps_per_batch():
-    trainer = make_trainer(
-        batches(4), "8ba", schedulers=lambda opt: cerebras.LinearLR(opt, 1.0, 0.0, total_iters=8)
-    )
+    trainer = make_trainer(batches(4), "8ba", schedulers=lambda opt: cerebras.LinearLR(opt, 1.0, 0.0, total_iters=8))
     recorder = StepRecorder(trainer)
     trainer.fit()
     assert recorder.series() == pytest.approx([1 - k / 8 for k in range(8)], abs=1e-12)
@@ -416,7 +468,9 @@ def test_factory_returning_cerebras_scheduler_steps_per_batch():
 
 def test_optimizer_factory_callable():
     trainer = make_trainer(
-        batches(4), "4ba", optimizer=lambda model: torch.optim.SGD(model.parameters(), lr=0.3),
+        batches(4),
+        "4ba",
+        optimizer=lambda model: torch.optim.SGD(model.parameters(), lr=0.3),
         schedulers=LinearScheduler(),
     )
     recorder = StepRecorder(trainer)
@@ -424,7 +478,9 @@ def test_optimizer_factory_callable():
     assert recorder.series() == pytest.approx([0.3 * (1 - k / 4) for k in range(4)], abs=1e-15)
 
 
-@pytest.mark.parametrize("bad", [lambda opt: 0.5, lambda opt: None, lambda state: 1.0], ids=["float", "none", "state-fn"])
+@pytest.mark.parametrize(
+    "bad", [lambda opt: 0.5, lambda opt: None, lambda state: 1.0], ids=["float", "none", "state-fn"]
+)
 def test_one_parameter_callable_returning_non_scheduler_is_type_error_naming_index(bad):
     with pytest.raises(TypeError, match=r"schedulers\[1\]"):
         make_trainer(schedulers=[LinearScheduler(), bad])
@@ -465,8 +521,12 @@ def test_grad_accum_matches_hand_loop_bit_for_bit(n, items):
     reference = linear_model()
     reference.load_state_dict(model.state_dict())
     trainer = make_trainer(
-        data, "2ep", model=model, optimizer=torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9),
-        schedulers=LinearScheduler(), grad_accum=n,
+        data,
+        "2ep",
+        model=model,
+        optimizer=torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9),
+        schedulers=LinearScheduler(),
+        grad_accum=n,
     )
     recorder = StepRecorder(trainer)
     trainer.fit()
@@ -552,7 +612,9 @@ def test_ssr_max_duration_in_epochs_becomes_exact_batches():
     assert (ts.batch.value, ts.epoch.value, ts.batch_in_epoch.value) == (225, 2, 25)
 
 
-@pytest.mark.parametrize("max_duration, ssr, expected", [("10ba", 0.5, "5ba"), ("100sp", 0.75, "75sp"), ("7ba", 1.0, "7ba")])
+@pytest.mark.parametrize(
+    "max_duration, ssr, expected", [("10ba", 0.5, "5ba"), ("100sp", 0.75, "75sp"), ("7ba", 1.0, "7ba")]
+)
 def test_ssr_scales_other_units(max_duration, ssr, expected):
     trainer = make_trainer(batches(4), max_duration, scale_schedule_ratio=ssr)
     assert trainer.state.max_duration == Time.from_timestring(expected)
@@ -564,7 +626,10 @@ def test_ssr_scales_cadence_schedule_composer_case(ssr):
     int(30·ssr) and int(50·ssr); the run is 10·dataloader_len·ssr batches (Composer: int(10·ssr) epochs)."""
     data = batches(10, batch_size=1, features=1)
     trainer = make_trainer(
-        data, "10ep", model=linear_model(1), schedulers=MultiStepScheduler(milestones=["30ba", "50ba"], gamma=0.1),
+        data,
+        "10ep",
+        model=linear_model(1),
+        schedulers=MultiStepScheduler(milestones=["30ba", "50ba"], gamma=0.1),
         scale_schedule_ratio=ssr,
     )
     if ssr == 1.0:
@@ -612,8 +677,13 @@ def test_ssr_scales_torch_schedulers_composer_cases(ssr):
         model = linear_model()
         optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
         trainer = make_trainer(
-            batches(3), "9ba", model=model, optimizer=optimizer, schedulers=factory(optimizer),
-            step_schedulers_every_batch=True, scale_schedule_ratio=ssr,
+            batches(3),
+            "9ba",
+            model=model,
+            optimizer=optimizer,
+            schedulers=factory(optimizer),
+            step_schedulers_every_batch=True,
+            scale_schedule_ratio=ssr,
         )
         recorder = StepRecorder(trainer)
         trainer.fit()
@@ -640,6 +710,17 @@ def test_ssr_that_cannot_scale_a_torch_scheduler_is_value_error_naming_it():
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda k: 1.0)
     with pytest.raises(ValueError, match=r"schedulers\[0\].*LambdaLR"):
         make_trainer(model=model, optimizer=optimizer, schedulers=scheduler, scale_schedule_ratio=0.5)
+
+
+def test_ssr_with_epochs_and_loader_without_length_is_value_error():
+    data = batches(3)
+
+    class NoLen:
+        def __iter__(self):
+            return iter(data)
+
+    with pytest.raises(ValueError, match="dataloader_len"):
+        make_trainer(NoLen(), "2ep", scale_schedule_ratio=0.5)
 
 
 @pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf")])
@@ -676,7 +757,9 @@ def test_stops_exactly_at_epochs_and_last_batch_closes_the_epoch():
     assert events.epoch_ends == [3, 6]
 
 
-@pytest.mark.parametrize("max_duration, steps, samples", [("10sp", 3, 10), ("11sp", 4, 14), ("1sp", 1, 3), ("23sp", 7, 24)])
+@pytest.mark.parametrize(
+    "max_duration, steps, samples", [("10sp", 3, 10), ("11sp", 4, 14), ("1sp", 1, 3), ("23sp", 7, 24)]
+)
 def test_stops_after_first_batch_reaching_samples(max_duration, steps, samples):
     sizes = [3, 5, 2, 4]  # cumulative 3, 8, 10, 14 | 17, 22, 24, 28
     trainer = make_trainer(batches(4, batch_size=sizes), max_duration)
@@ -776,7 +859,12 @@ def test_loader_without_length_ends_epochs_when_it_runs_out():
 
 @pytest.mark.parametrize(
     "interval, max_duration, per_epoch, expected",
-    [("3ba", "10ba", 4, [3, 6, 9, 10]), ("1ep", "3ep", 4, [4, 8, 12]), ("2ba", "6ba", 4, [2, 4, 6]), ("10sp", "6ba", 5, [3, 5, 6])],
+    [
+        ("3ba", "10ba", 4, [3, 6, 9, 10]),
+        ("1ep", "3ep", 4, [4, 8, 12]),
+        ("2ba", "6ba", 4, [2, 4, 6]),
+        ("10sp", "6ba", 5, [3, 5, 6]),
+    ],
 )
 def test_eval_interval_fires_at_crossings_and_at_the_end(interval, max_duration, per_epoch, expected):
     events = Events()

@@ -43,9 +43,7 @@ RESUME_BATCH = 4
 
 def resume_model() -> torch.nn.Module:
     torch.manual_seed(1234)
-    return torch.nn.Sequential(
-        torch.nn.Linear(4, 16), torch.nn.ReLU(), torch.nn.Dropout(0.3), torch.nn.Linear(16, 1)
-    )
+    return torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.ReLU(), torch.nn.Dropout(0.3), torch.nn.Linear(16, 1))
 
 
 def resume_loader() -> torch.utils.data.DataLoader:
@@ -245,9 +243,18 @@ def ddp_resume(args, rank: int) -> dict:
         loader = torch.utils.data.DataLoader(IndexedDataset(), batch_size=DDP_BATCH, shuffle=True)
         monitor = LRMonitor()
         trainer = Trainer(
-            model, loader, args.max_duration, torch.optim.AdamW(model.parameters(), lr=0.01),
-            schedulers=ddp_schedule(), loss_fn=None, seed=3, save_folder=folder, save_interval="5ba",
-            load_path=load_path, callbacks=[*extra, RankNoise(), monitor], progress_bar=False,
+            model,
+            loader,
+            args.max_duration,
+            torch.optim.AdamW(model.parameters(), lr=0.01),
+            schedulers=ddp_schedule(),
+            loss_fn=None,
+            seed=3,
+            save_folder=folder,
+            save_interval="5ba",
+            load_path=load_path,
+            callbacks=[*extra, RankNoise(), monitor],
+            progress_bar=False,
         )
         try:
             trainer.fit()

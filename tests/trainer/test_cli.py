@@ -1,0 +1,228 @@
+"""The ``cadence`` command line: ``cadence fit CONFIG.yaml``, ``python -m trainer fit``, flags, exit codes, examples."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from trainer.cli import build_parser, main
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+
+CONFIG = """\
+trainer:
+  init:
+    model: "config_fixtures:tiny_model"
+    loss_fn: mse_loss
+    optimizer:
+      SGD: {lr: 0.05, momentum: 0.9}
+    schedulers:
+      - SequentialLR:
+          schedulers:
+            - LinearLR: {initial_learning_rate: 0.05, end_learning_rate: 0.01, total_iters: 10}
+            - CosineDecayLR: {initial_learning_rate: 0.01, end_learning_rate: 0.001, total_iters: 10}
+    loop:
+      max_steps: 20
+  fit:
+    train_dataloader: "config_fixtures:train_loader"
+"""
+
+
+def run(*args: str, cwd: Path = HERE, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``python -m trainer ARGS`` in ``cwd`` (where config_fixtures.py is importable as the working directory)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", PYTHONWARNINGS="default")
+    return subprocess.run(
+        [sys.executable, "-m", "trainer", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+@pytest.fixture
+def config(tmp_path) -> Path:
+    path = tmp_path / "run.yaml"
+    path.write_text(CONFIG)
+    return path
+
+
+def _means(stdout: str) -> tuple[float, float]:
+    match = re.search(r"mean of the first/last \d+: ([\d.]+) -> ([\d.]+)", stdout)
+    assert match, stdout
+    return float(match.group(1)), float(match.group(2))
+
+
+def test_python_m_trainer_fit_trains_and_sums_up(config):
+    result = run("fit", str(config))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("cadence: trained batches 0-20 (20 this run) of 20ba; loss ")
+    first, last = _means(result.stdout)
+    assert last < first
+
+
+def test_a_bad_config_exits_2_with_one_line_and_no_traceback(config):
+    config.write_text(CONFIG.replace("CosineDecayLR:", "CosineDecayLRR:"))
+    result = run("fit", str(config))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert lines == [
+        "cadence: error: trainer.init.schedulers[0].SequentialLR.schedulers[1].CosineDecayLRR: unknown schedule "
+        "'CosineDecayLRR' (did you mean CosineDecayLR, CosineDecayWD, ChainedLR?); see "
+        "schedulers.registry.registered_schedulers() for every name, or give 'module:Class'"
+    ]
+
+
+def test_errors_from_the_trainer_and_from_yaml_are_one_line_too(config, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(HERE)
+    config.write_text(CONFIG.replace("max_steps: 20", "max_duration: 20tok"))
+    assert main(["fit", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err.startswith("cadence: error: trainer.init.loop.max_duration: 20tok counts tokens") and err.count("\n") == 1
+    )
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("trainer:\n  init: [\n")
+    assert main(["fit", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "broken.yaml:3:1: invalid YAML" in err
+    assert main(["fit", str(tmp_path / "missing.yaml")]) == 2
+    assert "no such config file" in capsys.readouterr().err
+
+
+def test_a_corrupt_checkpoint_exits_1_with_one_line(config, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(HERE)
+    bad = tmp_path / "ba00000004.pt"
+    bad.write_bytes(b"not a checkpoint")
+    assert main(["fit", str(config), "--set", f"trainer.init.checkpoint.load_path={bad}"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("cadence: error: ") and "ba00000004.pt" in err and err.count("\n") == 1
+
+
+def test_bad_flags_exit_2(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["fit"])
+    assert exited.value.code == 2 and "CONFIG.yaml" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        main(["fit", "x.yaml", "--lr_schedule", "nope"])
+    assert exited.value.code == 2 and "invalid choice" in capsys.readouterr().err
+
+
+def test_warnings_are_one_line_each(config):
+    config.write_text(CONFIG.replace("  init:\n", "  init:\n    backend: {backend_type: CSX}\n"))
+    result = run("fit", str(config), "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert "cadence: warning: trainer.init.backend: Cadence does not use this Cerebras setting" in result.stderr
+    assert "warnings.warn" not in result.stderr
+
+
+def test_precedence_set_over_flags_over_yaml(config, capsys, monkeypatch):
+    monkeypatch.chdir(HERE)
+    assert main(["fit", str(config), "--dry-run", "--max_steps", "50"]) == 0
+    assert "max_duration 50ba" in capsys.readouterr().out
+    assert main(["fit", str(config), "--dry-run", "--max_steps", "50", "--set", "trainer.init.loop.max_steps=30"]) == 0
+    assert "max_duration 30ba" in capsys.readouterr().out
+    assert main(["fit", str(config), "--dry-run", "--steps_this_run", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "max_duration 20ba" in out and "5 steps this run" in out
+    assert main(["fit", str(config), "--dry-run", "--lr_schedule", "fixed_lr", "--learning_rate", "0.3"]) == 0
+    assert "1 scheduler(s) on lr" in capsys.readouterr().out
+    code = main(
+        ["fit", str(config), "--dry-run", "--set", "trainer.init.optimizer.SGD.lr=-1", "--learning_rate", "0.3"]
+    )
+    assert code == 2
+    assert "trainer.init.optimizer.SGD (lr from --set trainer.init.optimizer.SGD.lr=-1)" in capsys.readouterr().err
+
+
+def test_steps_this_run_stops_early_and_keeps_the_horizon(config, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(HERE)
+    folder = tmp_path / "ckpt"
+    args = [
+        "fit",
+        str(config),
+        "--steps_this_run",
+        "8",
+        "--set",
+        f"trainer.init.checkpoint.save_folder={folder}",
+        "--set",
+        "trainer.init.checkpoint.autoload_last_checkpoint=true",
+        "--set",
+        "trainer.init.progress_bar=false",
+    ]
+    for expected in ("0-8 (8 this run)", "8-16 (8 this run)", "16-20 (4 this run)"):
+        assert main(args) == 0
+        assert f"trained batches {expected} of 20ba" in capsys.readouterr().out
+
+
+def test_help_documents_everything():
+    text = build_parser().format_help()
+    assert "fit" in text
+    result = run("fit", "--help")
+    assert result.returncode == 0
+    for needle in (
+        "CONFIG.yaml",
+        "--set KEY.PATH=VALUE",
+        "--dry-run",
+        "--learning_rate",
+        "--lr_schedule",
+        "--warmup_steps",
+        "--max_steps",
+        "--steps_this_run",
+        "--end_lr_ratio",
+        "precedence",
+        "exit status",
+        "module:function",
+    ):
+        assert needle in result.stdout, needle
+
+
+def test_the_console_script_is_declared():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert project["project"]["scripts"]["cadence"] == "trainer.cli:main"
+
+
+# ----------------------------------------------------------------------------------------------------
+# The embedded examples (no download), kept short with --set
+# ----------------------------------------------------------------------------------------------------
+
+
+def test_the_classifier_example_runs(tmp_path):
+    result = run(
+        "fit",
+        str(ROOT / "examples" / "classifier.yaml"),
+        "--set",
+        "trainer.init.loop.max_steps=60",
+        "--set",
+        "trainer.init.loop.eval_frequency=30",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "trained batches 0-60 (60 this run) of 60ba" in result.stdout
+    first, last = _means(result.stdout)
+    assert last < first
+    assert "eval/loss" in result.stdout
+
+
+def test_the_charlm_example_runs_in_tokens(tmp_path):
+    result = run(
+        "fit",
+        str(ROOT / "examples" / "charlm.yaml"),
+        "--set",
+        "trainer.init.loop.max_duration=40_000tok",
+        "--set",
+        "trainer.init.loop.eval_interval=20_000tok",
+        "--set",
+        "trainer.init.loop.eval_steps=2",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    match = re.search(r"trained batches 0-(\d+) \((\d+) this run\) (\d+)tok of 40000tok", result.stdout)
+    assert match, result.stdout
+    batches, tokens = int(match.group(1)), int(match.group(3))
+    assert tokens >= 40_000 and batches < tokens / 32  # variable-length sequences: many tokens per sample
+    first, last = _means(result.stdout)
+    assert last < first
