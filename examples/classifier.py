@@ -33,7 +33,9 @@ def blobs(
     return TensorDataset(inputs, labels)
 
 
-def make_model(num_features: int = 16, hidden: int = 64, num_classes: int = 4, num_threads: int | None = None) -> nn.Module:
+def make_model(
+    num_features: int = 16, hidden: int = 64, num_classes: int = 4, num_threads: int | None = None
+) -> nn.Module:
     """A two-hidden-layer MLP returning class logits; ``num_threads`` (optional) sets torch's CPU threads
     (a model this small trains fastest on one)."""
     if num_threads is not None:

@@ -7,6 +7,7 @@
 """
 
 from schedulers.base import Curve, FunctionSchedule, Schedule, as_schedule
+from schedulers.clock import Clock
 from schedulers.compile import CompiledScheduler, compile_scheduler
 from schedulers.composer import (
     ConstantScheduler,
@@ -32,11 +33,27 @@ from schedulers.extended import (
     WarmupStableDecayScheduler,
 )
 from schedulers.registry import UnknownSchedulerError, get_scheduler, register_scheduler, registered_schedulers
+from schedulers.report import schedule_report, schedule_report_rows
 from schedulers.resolution import MissingDataloaderLenError, RunContext, scale_max_duration
+from schedulers.serialization import (
+    ScheduleConfigError,
+    ScheduleNotSerializableError,
+    schedule_from_config,
+    schedule_to_config,
+    schedules_equal,
+)
 from schedulers.state import SchedulerState
 from schedulers.torch_scaling import scale_pytorch_scheduler
 
 __all__ = [
+    "Clock",
+    "ScheduleConfigError",
+    "ScheduleNotSerializableError",
+    "schedule_from_config",
+    "schedule_report",
+    "schedule_report_rows",
+    "schedule_to_config",
+    "schedules_equal",
     "CyclicScheduler",
     "InverseSquareRootScheduler",
     "OneCycleScheduler",
@@ -76,7 +93,3 @@ __all__ = [
     "scale_max_duration",
     "scale_pytorch_scheduler",
 ]
-
-# The front ends register their names (YAML, the CLI and get_scheduler accept them once imported).
-import schedulers.cerebras  # noqa: E402,F401  (registers the Cerebras classes)
-import schedulers.sambaflow  # noqa: E402,F401  (registers SambaFlow's schedules)

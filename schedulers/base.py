@@ -89,6 +89,19 @@ class Schedule:
     def _resolve(self, run: RunContext) -> Curve:
         raise NotImplementedError(f"{type(self).__name__} must implement _resolve(run) -> Curve")
 
+    def to_config(self, *, include_defaults: bool = True) -> dict:
+        """This schedule as ``{ClassName: {argument: value}}``; YAML round-trips it (see schedulers.serialization)."""
+        from schedulers.serialization import schedule_to_config  # serialization imports this module
+
+        return schedule_to_config(self, include_defaults=include_defaults)
+
+    @classmethod
+    def from_config(cls, config: dict | str) -> Schedule:
+        """The schedule a ``{Name: {argument: value}}`` config describes (on a subclass: of that class)."""
+        from schedulers.serialization import schedule_from_config
+
+        return schedule_from_config(config, expected=None if cls is Schedule else cls)
+
     def _resolve_times(
         self, run: RunContext, given: dict[str, Time], unscaled: tuple[str, ...] = ()
     ) -> dict[str, Time]:

@@ -57,7 +57,12 @@ class CompiledScheduler(LRScheduler):
     convention), so reloading an optimizer's state never applies α twice. A tensor-valued
     hyperparameter stays the same tensor and is updated in place (a compiled optimizer step then
     never recompiles because the value moved).
+
+    ``follows_state`` tells the trainer it steps once per batch and takes the trainer's clock through
+    :meth:`attach_state`.
     """
+
+    follows_state = True
 
     def __init__(
         self,

@@ -13,14 +13,19 @@ one entry is an error listing the full names.
 from __future__ import annotations
 
 import difflib
+import importlib
 from typing import Callable, TypeVar
 
-__all__ = ["UnknownSchedulerError", "get_scheduler", "register_scheduler", "registered_schedulers"]
+__all__ = ["UnknownSchedulerError", "get_scheduler", "register_scheduler", "registered_schedulers", "scheduler_family"]
 
 T = TypeVar("T", bound=type)
 
 # The suffixes that mark a family's full names (Composer: Scheduler; Cerebras: LR or WD).
 _SUFFIXES = ("scheduler", "lr", "wd")
+
+# Imported on the first lookup, so `import schedulers` stays light; importing them registers their names.
+_FRONT_ENDS = ("schedulers.cerebras", "schedulers.sambaflow")
+_front_ends_loaded = False
 
 _BY_NAME: dict[str, type] = {}
 _BY_ALIAS: dict[str, type] = {}
@@ -74,6 +79,7 @@ def get_scheduler(name: str, *, family: str | None = None) -> type:
     """The class registered as ``name`` (optionally only within ``family``), or an :class:`UnknownSchedulerError`."""
     if not isinstance(name, str):
         raise UnknownSchedulerError(f"a schedule name must be a string, got {name!r}")
+    _load_front_ends()
     key = name.strip().lower()
 
     def of_family(found: list) -> list:
@@ -96,11 +102,29 @@ def get_scheduler(name: str, *, family: str | None = None) -> type:
 
 def registered_schedulers(family: str | None = None) -> dict[str, type]:
     """Every registered name and alias (optionally of one family), mapped to its class."""
+    _load_front_ends()
     names = {cls.__name__: cls for cls in _BY_NAME.values()}
     names.update({alias: cls for alias, cls in _BY_ALIAS.items()})
     if family is not None:
         names = {n: c for n, c in names.items() if _FAMILY[c] in (family, "user")}
     return names
+
+
+def scheduler_family(cls: type) -> str:
+    """The family ``cls`` was registered in: ``composer``, ``cadence``, ``cerebras``, ``sambaflow`` or ``user``."""
+    _load_front_ends()
+    try:
+        return _FAMILY[cls]
+    except KeyError:
+        raise UnknownSchedulerError(f"{cls!r} is not a registered schedule") from None
+
+
+def _load_front_ends() -> None:
+    global _front_ends_loaded
+    if not _front_ends_loaded:
+        _front_ends_loaded = True  # first: a front end's own lookups during its import must not recurse
+        for module in _FRONT_ENDS:
+            importlib.import_module(module)
 
 
 def _strip_suffix(full: str) -> str:

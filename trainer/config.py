@@ -70,7 +70,7 @@ from schedulers.registry import UnknownSchedulerError, get_scheduler
 from timeunits import Time, TimeUnit
 from trainer.callbacks import Callback, LRMonitor, ProgressBar
 from trainer.checkpoint import CheckpointError
-from trainer.trainer import Trainer
+from trainer.trainer import Trainer, seed_everything
 
 __all__ = [
     "ConfigError",
@@ -197,8 +197,12 @@ _TOKEN = re.compile(r"([^.\[\]]+)|\[(-?\d+)\]")
 
 # Keys of one mapping of which at most one may be given; --set and the flags replace the others.
 _EXCLUSIVE = {
-    "loop": (("max_steps", "num_epochs", "max_duration"), ("eval_frequency", "eval_interval"), ("grad_accum_steps", "grad_accum")),
-    "checkpoint": (("steps", "save_interval"),),
+    "loop": (
+        ("max_steps", "num_epochs", "max_duration"),
+        ("eval_frequency", "eval_interval"),
+        ("grad_accum_steps", "grad_accum"),
+    ),
+    "checkpoint": (("steps", "save_interval"), ("autoload_last_checkpoint", "autoresume")),
 }
 
 
@@ -284,6 +288,8 @@ def apply_overrides(config: dict, overrides: Iterable[str], *, sources: dict[str
                             for other in alternatives:
                                 if other != token:
                                     node.pop(other, None)
+                                    if sources is not None:
+                                        sources.pop(_path_text([*walked, other]), None)
                     node[token] = value
                 else:
                     child = node.get(token)
@@ -325,12 +331,12 @@ def apply_sambaflow_flags(config: dict, args: Any, *, sources: dict[str, str] | 
 
     ``args`` is the namespace of :func:`schedulers.sambaflow.add_lr_schedule_args` (or a mapping).
 
-    - ``--max_steps N``: the horizon (``trainer.init.loop.max_steps``, replacing ``num_epochs``/``max_duration``)
-      and the ``num_training_steps`` of a SambaFlow schedule the YAML gives;
+    - ``--max_steps N``: the horizon (``trainer.init.loop.max_steps``, replacing ``num_epochs``/``max_duration``),
+      which a SambaFlow schedule decays over; it also replaces a ``num_training_steps`` the YAML's gives;
     - ``--steps_this_run N``: the run length, ``trainer.init.loop.num_steps``;
     - ``--learning_rate X``: the optimizer's ``lr`` (the peak of a SambaFlow or Cadence schedule);
     - ``--lr_schedule NAME``: replaces ``trainer.init.schedulers`` by that SambaFlow schedule, built from
-      ``--warmup_steps`` (default 0), ``--max_steps`` (default: the horizon) and ``--end_lr_ratio``;
+      ``--warmup_steps`` (default 0) and ``--end_lr_ratio``; it decays over the horizon (``--max_steps``);
     - ``--warmup_steps``/``--end_lr_ratio`` without ``--lr_schedule`` edit the YAML's SambaFlow schedule.
     """
     config = copy.deepcopy(config)
@@ -383,8 +389,8 @@ def apply_sambaflow_flags(config: dict, args: Any, *, sources: dict[str, str] | 
                 )
         else:
             arguments["num_warmup_steps"] = given.get("warmup_steps", 0)
-            if "max_steps" in given:
-                arguments["num_training_steps"] = given["max_steps"]
+            # num_training_steps is left out: it defaults to the horizon, loop.max_steps (= --max_steps when
+            # given), so a --set of the horizon moves the decay with it
             if "end_lr_ratio" in given:
                 arguments["end_ratio"] = given["end_lr_ratio"]
         init["schedulers"] = [{name: arguments}]
@@ -417,6 +423,8 @@ def apply_sambaflow_flags(config: dict, args: Any, *, sources: dict[str, str] | 
             warnings.warn(ConfigWarning(f"--{explicit[0]}: no effect on fixed_lr"), stacklevel=2)
         return config
     for flag, argument in wanted.items():
+        if flag == "max_steps" and argument not in arguments:
+            continue  # num_training_steps already follows the horizon, which --max_steps set
         arguments[argument] = given[flag]
         sources[f"trainer.init.schedulers[{index}].{key}.{argument}"] = f"--{flag}"
     return config
@@ -427,7 +435,11 @@ def _sambaflow_entries(items: Any) -> list[tuple[int, str, dict]]:
     if not isinstance(items, list):
         return []
     sambaflow = schedulers.registry.registered_schedulers("sambaflow")
-    names = {name.lower() for name, cls in sambaflow.items() if getattr(cls, "__module__", "").startswith("schedulers.sambaflow")}
+    names = {
+        name.lower()
+        for name, cls in sambaflow.items()
+        if getattr(cls, "__module__", "").startswith("schedulers.sambaflow")
+    }
     found = []
     for index, item in enumerate(items):
         if not isinstance(item, dict):
@@ -488,13 +500,19 @@ class _Context:
         self.sources = sources
 
     def where(self, path: str) -> str:
-        """``path`` with the flag that set it (or one of its parents), e.g. ``... (from --max_steps)``."""
+        """``path`` with the flag that set it or a parent (``... (from --max_steps)``), else the flags that set keys
+        under it (``... (num_warmup_steps from --warmup_steps)``)."""
         best = None
+        below = []
         for key, origin in self.sources.items():
             if path == key or path.startswith(key + ".") or path.startswith(key + "["):
                 if best is None or len(key) > len(best[0]):
                     best = (key, origin)
-        return f"{path} (from {best[1]})" if best else path
+            elif key.startswith(path + ".") or key.startswith(path + "["):
+                below.append(f"{key[len(path) :].lstrip('.')} from {origin}")
+        if best is not None:
+            return f"{path} (from {best[1]})"
+        return f"{path} ({'; '.join(below[:3])})" if below else path
 
     def error(self, path: str, message: str) -> ConfigError:
         return ConfigError(self.where(path), message)
@@ -508,17 +526,24 @@ class _Context:
         module_name, sep, attribute = reference.partition(":")
         module_name, attribute = module_name.strip(), attribute.strip()
         if not sep or not module_name or not attribute:
-            raise self.error(path, f"{reference!r} must name a function as 'module:function' (e.g. 'mymodels:make_model')")
+            raise self.error(
+                path, f"{reference!r} must name a function as 'module:function' (e.g. 'mymodels:make_model')"
+            )
         for folder in (Path.cwd(), self.base_dir):  # the config's folder ends up first
             if folder is not None:
                 entry = str(Path(folder).resolve())
                 if entry not in sys.path:
                     sys.path.insert(0, entry)
+        importlib.invalidate_caches()  # a module written after the folder was first listed
         try:
             module = importlib.import_module(module_name)
         except ImportError as error:
-            searched = ", ".join(dict.fromkeys(str(Path(f).resolve()) for f in (self.base_dir, Path.cwd()) if f is not None))
-            raise self.error(path, f"cannot import {module_name!r} ({error}); searched {searched} and sys.path") from None
+            searched = ", ".join(
+                dict.fromkeys(str(Path(f).resolve()) for f in (self.base_dir, Path.cwd()) if f is not None)
+            )
+            raise self.error(
+                path, f"cannot import {module_name!r} ({error}); searched {searched} and sys.path"
+            ) from None
         target: Any = module
         for part in attribute.split("."):
             if not hasattr(target, part):
@@ -599,7 +624,9 @@ def _bool(value: Any, path: str, ctx: _Context) -> bool:
 
 def _time(value: Any, path: str, ctx: _Context, *, hint: str) -> Time:
     if isinstance(value, bool) or isinstance(value, (int, float)):
-        raise ctx.error(path, f"{value!r} has no unit: give a time string such as '10ep', '1000ba' or '2e6tok' ({hint})")
+        raise ctx.error(
+            path, f"{value!r} has no unit: give a time string such as '10ep', '1000ba' or '2e6tok' ({hint})"
+        )
     try:
         time = Time.from_input(value)
     except (TypeError, ValueError) as error:
@@ -632,11 +659,11 @@ _INIT_KEYS = (
     "get_num_samples",
     "get_num_tokens",
     "progress_bar",
+    "loggers",
 )
 _INIT_IGNORED = {
     "backend": "a Cerebras cluster backend; Cadence runs on trainer.init.device",
     "logging": "Cerebras logging settings; Cadence shows a progress bar",
-    "loggers": "Cerebras loggers; use trainer.init.callbacks",
     "model_dir": "Cerebras's output folder; Cadence writes checkpoints to trainer.init.checkpoint.save_folder",
     "sparsity": "Cerebras weight sparsity",
 }
@@ -655,17 +682,25 @@ _LOOP_KEYS = (
     "grad_accum",
     "scale_schedule_ratio",
 )
-_CHECKPOINT_KEYS = ("save_folder", "save_interval", "steps", "load_path", "autoload_last_checkpoint")
+_CHECKPOINT_KEYS = (
+    "save_folder",
+    "save_interval",
+    "steps",
+    "load_path",
+    "autoload_last_checkpoint",
+    "autoresume",
+    "save_num_checkpoints_to_keep",
+    "load_weights_only",
+    "load_strict_model_weights",
+    "disable_strict_checkpoint_loading",
+)
 _CHECKPOINT_IGNORED = {
     "save_initial_checkpoint": "Cadence saves at save_interval and at the end",
-    "disable_strict_checkpoint_loading": "Cadence always loads strictly",
 }
-_PRECISION_KEYS = ("max_gradient_norm", "max_gradient_value")
+_PRECISION_KEYS = ("enabled", "fp16_type", "max_gradient_norm", "max_gradient_value")
 _PRECISION_IGNORED = {
-    name: "Cadence trains in the model's own precision"
+    name: "Cadence's fp16 uses torch's GradScaler with its defaults"
     for name in (
-        "enabled",
-        "fp16_type",
         "precision_opt_level",
         "loss_scaling_factor",
         "initial_loss_scale",
@@ -701,7 +736,7 @@ class _Ref:
     call: bool = True
 
     def build(self) -> Any:
-        return self.target(**self.kwargs) if self.call else self.target
+        return self.target(**copy.deepcopy(self.kwargs)) if self.call else self.target
 
 
 @dataclass
@@ -737,12 +772,11 @@ class _Plan:
     ssr: float
     seed: int
     device: str
-    save_folder: str | None
-    save_interval: Time | None
-    save_interval_path: str
-    load_path: str | None
-    load_path_origin: str
+    checkpoint: dict[str, Any]
     progress_bar: bool
+    precision: str
+    max_grad_norm: float | None
+    loggers: list[_Ref]
     labels: dict[str, str]
 
 
@@ -778,7 +812,9 @@ def _reference(value: Any, path: str, ctx: _Context, *, what: str, string_calls:
             raise ctx.error(_join(path, "factory"), f"{factory!r} is {type(target).__name__}, not callable")
         _check_call(target, kwargs, factory, path, ctx)
         return _Ref(path, factory, target, dict(kwargs))
-    raise ctx.error(path, f"{what} must be 'module:function' or {{factory: 'module:function', kwargs: {{...}}}}, got {_show(value)}")
+    raise ctx.error(
+        path, f"{what} must be 'module:function' or {{factory: 'module:function', kwargs: {{...}}}}, got {_show(value)}"
+    )
 
 
 def _signature(target: Any) -> inspect.Signature | None:
@@ -810,7 +846,9 @@ def _signature_text(name: str, target: Any) -> str:
     return f"{name}({', '.join(parts)})"
 
 
-def _check_call(target: Any, kwargs: dict, name: str, path: str, ctx: _Context, *, leading: tuple[str, ...] = ()) -> None:
+def _check_call(
+    target: Any, kwargs: dict, name: str, path: str, ctx: _Context, *, leading: tuple[str, ...] = ()
+) -> None:
     """``target(*leading, **kwargs)`` binds: else a ConfigError with the unexpected/missing names and the signature."""
     signature = _signature(target)
     if signature is None:
@@ -838,12 +876,14 @@ def _check_call(target: Any, kwargs: dict, name: str, path: str, ctx: _Context, 
         for key in unexpected:
             close += difflib.get_close_matches(key, [n for n in named if n not in filled], n=1, cutoff=0.6)
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
-        raise ctx.error(path, f"{name} got unexpected argument(s) {', '.join(map(repr, unexpected))}{hint}; accepted: {accepted}")
+        raise ctx.error(
+            path, f"{name} got unexpected argument(s) {', '.join(map(repr, unexpected))}{hint}; accepted: {accepted}"
+        )
     if missing:
         raise ctx.error(path, f"{name} is missing argument(s) {', '.join(map(repr, missing))}; accepted: {accepted}")
 
 
-def _check_timed(value: Any, path: str, ctx: _Context, label: str) -> None:
+def _check_factory_form(value: Any, path: str, ctx: _Context, label: str) -> None:
     if isinstance(value, str) and ":" not in value:
         raise ctx.error(path, f"{label} must be 'module:function' (e.g. 'mymodels:make_model'), got {_show(value)}")
     if isinstance(value, dict) and "factory" not in value:
@@ -862,7 +902,9 @@ def _parse(config: Any, ctx: _Context) -> _Plan:
         if key != "trainer":
             close = difflib.get_close_matches(str(key), ["trainer"], n=1)
             hint = "did you mean trainer? " if close else ""
-            raise ctx.error(str(key), f"unknown top-level key ({hint}the configuration has one top-level key, 'trainer')")
+            raise ctx.error(
+                str(key), f"unknown top-level key ({hint}the configuration has one top-level key, 'trainer')"
+            )
     if "trainer" not in config:
         raise ConfigError("trainer", "missing: the configuration needs trainer.init (and trainer.fit)")
     trainer = config["trainer"]
@@ -874,16 +916,24 @@ def _parse(config: Any, ctx: _Context) -> _Plan:
         raise ctx.error("trainer.init", "missing: it holds model, optimizer, schedulers, loop, ...")
     init = _mapping(trainer["init"], "trainer.init", ctx, allow_none=False)
     fit = _mapping(trainer.get("fit"), "trainer.fit", ctx)
-    _check_keys(init, "trainer.init", (*_INIT_KEYS, "model_dir"), ctx, ignored={k: v for k, v in _INIT_IGNORED.items() if k != "model_dir"})
+    _check_keys(
+        init,
+        "trainer.init",
+        (*_INIT_KEYS, "model_dir"),
+        ctx,
+        ignored={k: v for k, v in _INIT_IGNORED.items() if k != "model_dir"},
+    )
     _check_keys(fit, "trainer.fit", _FIT_KEYS, ctx)
 
     # -- loaders, loss and counters (imports checked now, factories called at build time)
     train_path, train_value = _one_of(
-        ctx, ("trainer.fit.train_dataloader", fit, "train_dataloader"), ("trainer.init.train_dataloader", init, "train_dataloader")
+        ctx,
+        ("trainer.fit.train_dataloader", fit, "train_dataloader"),
+        ("trainer.init.train_dataloader", init, "train_dataloader"),
     )
     if train_path is None:
         raise ctx.error("trainer.fit.train_dataloader", "missing: give 'module:function' returning the training loader")
-    _check_timed(train_value, train_path, ctx, "train_dataloader")
+    _check_factory_form(train_value, train_path, ctx, "train_dataloader")
     train = _reference(train_value, train_path, ctx, what="train_dataloader", string_calls=True)
     eval_path, eval_value = _one_of(
         ctx,
@@ -894,17 +944,19 @@ def _parse(config: Any, ctx: _Context) -> _Plan:
     )
     evaluation = None
     if eval_path is not None and eval_value is not None:
-        _check_timed(eval_value, eval_path, ctx, "val_dataloader")
+        _check_factory_form(eval_value, eval_path, ctx, "val_dataloader")
         evaluation = _reference(eval_value, eval_path, ctx, what="val_dataloader", string_calls=True)
     if "model" not in init or init["model"] is None:
         raise ctx.error("trainer.init.model", "missing: give 'module:function' returning a torch.nn.Module")
-    _check_timed(init["model"], "trainer.init.model", ctx, "model")
+    _check_factory_form(init["model"], "trainer.init.model", ctx, "model")
     model = _reference(init["model"], "trainer.init.model", ctx, what="model", string_calls=True)
     loss_fn = _loss_reference(init.get("loss_fn"), "trainer.init.loss_fn", ctx)
     counters = {}
     for key in ("get_num_samples", "get_num_tokens"):
         value = init.get(key)
-        counters[key] = None if value is None else _reference(value, f"trainer.init.{key}", ctx, what=key, string_calls=False)
+        counters[key] = (
+            None if value is None else _reference(value, f"trainer.init.{key}", ctx, what=key, string_calls=False)
+        )
 
     # -- loop
     loop_path = "trainer.init.loop"
@@ -920,7 +972,10 @@ def _parse(config: Any, ctx: _Context) -> _Plan:
     for group in _EXCLUSIVE["loop"]:
         present = [key for key in group if loop.get(key) is not None]
         if len(present) > 1:
-            raise ctx.error(f"{loop_path}.{present[1]}", f"give only one of {', '.join(group)} (also {loop_path}.{present[0]} is set)")
+            raise ctx.error(
+                f"{loop_path}.{present[1]}",
+                f"give only one of {', '.join(group)} (also {loop_path}.{present[0]} is set)",
+            )
     num_steps = None
     if loop.get("num_steps") is not None:
         num_steps = _int(loop["num_steps"], f"{loop_path}.num_steps", ctx, minimum=1)
@@ -938,7 +993,11 @@ def _parse(config: Any, ctx: _Context) -> _Plan:
         max_duration = Time(num_steps, TimeUnit.BATCH)
         num_steps = None  # the horizon itself
     else:
-        raise ctx.error(loop_path, "needs the run's length: max_steps (optimizer steps), num_epochs, max_duration (e.g. '2e6tok') or num_steps")
+        raise ctx.error(
+            loop_path,
+            "needs the run's length: max_steps (optimizer steps), num_epochs, max_duration (e.g. '2e6tok') "
+            "or num_steps",
+        )
     if num_steps is not None and max_duration.unit is TimeUnit.BATCH and num_steps >= max_duration.value:
         num_steps = None  # the horizon comes first anyway
     grad_accum = 1
@@ -958,7 +1017,11 @@ def _parse(config: Any, ctx: _Context) -> _Plan:
     if loop.get("eval_steps") is not None:
         eval_steps = _int(loop["eval_steps"], f"{loop_path}.eval_steps", ctx, minimum=1)
     if evaluation is None:
-        for key, value in (("eval_frequency", loop.get("eval_frequency")), ("eval_interval", loop.get("eval_interval")), ("eval_steps", eval_steps)):
+        for key, value in (
+            ("eval_frequency", loop.get("eval_frequency")),
+            ("eval_interval", loop.get("eval_interval")),
+            ("eval_steps", eval_steps),
+        ):
             if value is not None:
                 raise ctx.error(f"{loop_path}.{key}", "needs trainer.fit.val_dataloader to evaluate on")
     elif eval_interval is None:
@@ -966,42 +1029,50 @@ def _parse(config: Any, ctx: _Context) -> _Plan:
     tokens = counters["get_num_tokens"] is not None
     for time, path in ((max_duration, duration_path), (eval_interval, eval_interval_path)):
         if time is not None and time.unit is TimeUnit.TOKEN and not tokens:
-            raise ctx.error(path, f"{time} counts tokens: give trainer.init.get_num_tokens ('module:function' counting a batch's tokens)")
+            raise ctx.error(
+                path,
+                f"{time} counts tokens: give trainer.init.get_num_tokens ('module:function' counting a batch's tokens)",
+            )
 
     # -- seed, device, progress bar
     seed = 0 if init.get("seed") is None else _int(init["seed"], "trainer.init.seed", ctx)
     device = _device(init.get("device"), "trainer.init.device", ctx)
-    progress_bar = True if init.get("progress_bar") is None else _bool(init["progress_bar"], "trainer.init.progress_bar", ctx)
+    progress_bar = (
+        True if init.get("progress_bar") is None else _bool(init["progress_bar"], "trainer.init.progress_bar", ctx)
+    )
 
     # -- checkpoint
-    save_folder, save_interval, load_path, load_origin, save_interval_path = _checkpoint(init, fit, ctx)
+    checkpoint = _checkpoint(init, fit, ctx)
 
-    # -- precision (gradient clipping is the part Cadence applies)
-    precision = _mapping(init.get("precision"), "trainer.init.precision", ctx)
-    _check_keys(precision, "trainer.init.precision", _PRECISION_KEYS, ctx, ignored=_PRECISION_IGNORED)
-    clip_norm = clip_value = None
-    if precision.get("max_gradient_norm") is not None:
-        clip_norm = _number(precision["max_gradient_norm"], "trainer.init.precision.max_gradient_norm", ctx)
-    if precision.get("max_gradient_value") is not None:
-        clip_value = _number(precision["max_gradient_value"], "trainer.init.precision.max_gradient_value", ctx)
+    # -- precision: autocast and gradient clipping
+    precision_name, clip_norm, clip_value = _precision(init.get("precision"), "trainer.init.precision", ctx)
 
     # -- optimizer and schedulers
-    optimizer = _optimizer(init.get("optimizer"), "trainer.init.optimizer", ctx, clip_norm, clip_value)
+    optimizer = _optimizer(init.get("optimizer"), "trainer.init.optimizer", ctx, clip_value)
     entries, paths = _schedulers(init, max_duration, ctx)
 
-    # -- callbacks
+    # -- callbacks and loggers
     callbacks = _callbacks(init.get("callbacks"), "trainer.init.callbacks", ctx)
+    loggers = _loggers(init.get("loggers"), "trainer.init.loggers", ctx)
 
     labels = {
         "max_duration": duration_path,
         "eval_interval": eval_interval_path,
-        "save_interval": save_interval_path,
-        "grad_accum": f"{loop_path}.grad_accum" if loop.get("grad_accum") is not None else f"{loop_path}.grad_accum_steps",
+        "save_interval": checkpoint["save_interval_path"],
+        "max_grad_norm": "trainer.init.precision.max_gradient_norm",
+        "precision": "trainer.init.precision",
+        "save_num_checkpoints_to_keep": "trainer.init.checkpoint.save_num_checkpoints_to_keep",
+        "autoresume": checkpoint["autoresume_path"],
+        "grad_accum": f"{loop_path}.grad_accum"
+        if loop.get("grad_accum") is not None
+        else f"{loop_path}.grad_accum_steps",
         "scale_schedule_ratio": f"{loop_path}.scale_schedule_ratio",
         "seed": "trainer.init.seed",
         "the train dataloader": (
-            f"{loop_path}.grad_accum" if loop.get("grad_accum") is not None
-            else f"{loop_path}.grad_accum_steps" if loop.get("grad_accum_steps") is not None
+            f"{loop_path}.grad_accum"
+            if loop.get("grad_accum") is not None
+            else f"{loop_path}.grad_accum_steps"
+            if loop.get("grad_accum_steps") is not None
             else train_path
         ),
         "optimizer": "trainer.init.optimizer",
@@ -1027,12 +1098,11 @@ def _parse(config: Any, ctx: _Context) -> _Plan:
         ssr=ssr,
         seed=seed,
         device=device,
-        save_folder=save_folder,
-        save_interval=save_interval,
-        save_interval_path=save_interval_path,
-        load_path=load_path,
-        load_path_origin=load_origin,
+        checkpoint=checkpoint,
         progress_bar=progress_bar,
+        precision=precision_name,
+        max_grad_norm=clip_norm,
+        loggers=loggers,
         labels=labels,
     )
 
@@ -1055,8 +1125,9 @@ def _loss_reference(value: Any, path: str, ctx: _Context) -> _Ref | None:
             close = difflib.get_close_matches(value, names, n=3, cutoff=0.5)
             hint = f" (did you mean {', '.join(close)}?)" if close else ""
             raise ctx.error(
-                path, f"{value!r} is not a torch.nn.functional loss{hint}; give a name such as cross_entropy, "
-                "'module:function', {factory: ..., kwargs: ...}, or null when the model returns the loss"
+                path,
+                f"{value!r} is not a torch.nn.functional loss{hint}; give a name such as cross_entropy, "
+                "'module:function', {factory: ..., kwargs: ...}, or null when the model returns the loss",
             )
         return _Ref(path, value, function, call=False)
     return _reference(value, path, ctx, what="loss_fn", string_calls=False)
@@ -1076,19 +1147,26 @@ def _device(value: Any, path: str, ctx: _Context) -> str:
     try:
         device = torch.device(name)
     except (RuntimeError, ValueError):
-        raise ctx.error(path, f"{value!r} is not a device: give cpu, cuda, cuda:N (Cerebras CPU/GPU also work)") from None
+        raise ctx.error(
+            path, f"{value!r} is not a device: give cpu, cuda, cuda:N (Cerebras CPU/GPU also work)"
+        ) from None
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ctx.error(path, f"{value!r}: CUDA is not available on this machine")
     return str(device)
 
 
-def _checkpoint(init: dict, fit: dict, ctx: _Context) -> tuple[str | None, Time | None, str | None, str, str]:
+def _checkpoint(init: dict, fit: dict, ctx: _Context) -> dict[str, Any]:
+    """The trainer's checkpoint arguments from ``trainer.init.checkpoint``, ``trainer.fit.ckpt_path`` and
+    ``trainer.init.model_dir`` (plus the key paths of the interval and of autoresume, for error messages)."""
     path = "trainer.init.checkpoint"
     checkpoint = _mapping(init.get("checkpoint"), path, ctx)
     _check_keys(checkpoint, path, _CHECKPOINT_KEYS, ctx, ignored=_CHECKPOINT_IGNORED)
-    present = [key for key in ("steps", "save_interval") if checkpoint.get(key) is not None]
-    if len(present) > 1:
-        raise ctx.error(f"{path}.save_interval", f"give only one of steps, save_interval (also {path}.steps is set)")
+    for group in _EXCLUSIVE["checkpoint"]:
+        present = [key for key in group if checkpoint.get(key) is not None]
+        if len(present) > 1:
+            raise ctx.error(
+                f"{path}.{present[1]}", f"give only one of {', '.join(group)} (also {path}.{present[0]} is set)"
+            )
     save_interval, interval_path = None, f"{path}.save_interval"
     if checkpoint.get("steps") is not None:
         interval_path = f"{path}.steps"
@@ -1099,20 +1177,57 @@ def _checkpoint(init: dict, fit: dict, ctx: _Context) -> tuple[str | None, Time 
     save_folder = checkpoint.get("save_folder")
     if save_folder is not None and not isinstance(save_folder, str):
         raise ctx.error(f"{path}.save_folder", f"must be a folder path, got {_show(save_folder)}")
-    autoload = False
-    if checkpoint.get("autoload_last_checkpoint") is not None:
-        autoload = _bool(checkpoint["autoload_last_checkpoint"], f"{path}.autoload_last_checkpoint", ctx)
+    autoresume, autoresume_path = False, f"{path}.autoresume"
+    for key in ("autoload_last_checkpoint", "autoresume"):
+        if checkpoint.get(key) is not None:
+            autoresume_path = f"{path}.{key}"
+            autoresume = _bool(checkpoint[key], autoresume_path, ctx)
+    keep = None
+    if checkpoint.get("save_num_checkpoints_to_keep") is not None:
+        keep = _int(checkpoint["save_num_checkpoints_to_keep"], f"{path}.save_num_checkpoints_to_keep", ctx, minimum=1)
+    weights_only = False
+    if checkpoint.get("load_weights_only") is not None:
+        weights_only = _bool(checkpoint["load_weights_only"], f"{path}.load_weights_only", ctx)
+    strict = True
+    if checkpoint.get("load_strict_model_weights") is not None:
+        strict = _bool(checkpoint["load_strict_model_weights"], f"{path}.load_strict_model_weights", ctx)
+    if checkpoint.get("disable_strict_checkpoint_loading") is not None:
+        key = f"{path}.disable_strict_checkpoint_loading"
+        if checkpoint.get("load_strict_model_weights") is not None:
+            raise ctx.error(key, "give only one of disable_strict_checkpoint_loading, load_strict_model_weights")
+        strict = not _bool(checkpoint["disable_strict_checkpoint_loading"], key, ctx)
+    if not strict and not weights_only:
+        ctx.warn(
+            f"{path}.load_weights_only",
+            "non-strict loading applies to weights-only loads (load_weights_only: true); resuming a run loads "
+            "everything strictly",
+        )
+
     model_dir = init.get("model_dir")
     if model_dir is not None:
-        if save_folder is None and (save_interval is not None or autoload) and isinstance(model_dir, str):
+        if save_folder is None and (save_interval is not None or autoresume) and isinstance(model_dir, str):
             save_folder = model_dir  # Cerebras writes its checkpoints into model_dir
         else:
-            ctx.warn("trainer.init.model_dir", f"Cadence does not use this Cerebras setting ({_INIT_IGNORED['model_dir']}); ignored")
+            ctx.warn(
+                "trainer.init.model_dir",
+                f"Cadence does not use this Cerebras setting ({_INIT_IGNORED['model_dir']}); ignored",
+            )
     if save_interval is not None and save_folder is None:
         raise ctx.error(interval_path, f"needs {path}.save_folder (the folder to write checkpoints to)")
+    if autoresume and save_folder is None:
+        raise ctx.error(autoresume_path, f"needs {path}.save_folder (it resumes from the latest checkpoint there)")
+    if keep is not None and save_folder is None:
+        raise ctx.error(f"{path}.save_num_checkpoints_to_keep", f"needs {path}.save_folder")
 
-    load_path, origin = None, f"{path}.load_path"
-    given = [(p, v) for p, v in ((f"{path}.load_path", checkpoint.get("load_path")), ("trainer.fit.ckpt_path", fit.get("ckpt_path"))) if v is not None]
+    load_path = None
+    given = [
+        (p, v)
+        for p, v in (
+            (f"{path}.load_path", checkpoint.get("load_path")),
+            ("trainer.fit.ckpt_path", fit.get("ckpt_path")),
+        )
+        if v is not None
+    ]
     if len(given) > 1:
         raise ctx.error("trainer.fit.ckpt_path", f"give only one checkpoint to load ({path}.load_path is also set)")
     if given:
@@ -1121,20 +1236,72 @@ def _checkpoint(init: dict, fit: dict, ctx: _Context) -> tuple[str | None, Time 
             raise ctx.error(origin, f"must be a checkpoint file or folder, got {_show(load_path)}")
         if not Path(load_path).exists():
             raise ctx.error(origin, f"{load_path!r} does not exist (relative paths start at the working directory)")
-    elif autoload:
-        if save_folder is None:
-            raise ctx.error(f"{path}.autoload_last_checkpoint", f"needs {path}.save_folder to look for checkpoints in")
-        if (Path(save_folder) / "latest").exists():
-            load_path, origin = save_folder, f"{path}.autoload_last_checkpoint"
-    return save_folder, save_interval, load_path, origin, interval_path
+    return {
+        "save_folder": save_folder,
+        "save_interval": save_interval,
+        "save_interval_path": interval_path,
+        "load_path": load_path,
+        "autoresume": autoresume,
+        "autoresume_path": autoresume_path,
+        "save_num_checkpoints_to_keep": keep,
+        "load_weights_only": weights_only,
+        "load_strict_model_weights": strict,
+    }
+
+
+_FP16_TYPES = {"float16": "fp16", "bfloat16": "bf16", "cbfloat16": "bf16"}
+
+
+def _precision(value: Any, path: str, ctx: _Context) -> tuple[str, float | None, float | None]:
+    """``(precision, max_grad_norm, max_gradient_value)`` from ``trainer.init.precision``.
+
+    A string is the trainer's precision (``fp32``, ``bf16``, ``fp16``). A mapping is Cerebras's: ``enabled: true``
+    turns on mixed precision in ``fp16_type`` (``float16`` → ``fp16``, ``bfloat16`` → ``bf16``; Cerebras's
+    ``cbfloat16`` → ``bf16``, with a warning); ``max_gradient_norm`` and ``max_gradient_value`` clip gradients;
+    the loss-scaling settings are warnings.
+    """
+    from trainer.precision import PRECISIONS
+
+    if value is None:
+        return "fp32", None, None
+    if isinstance(value, str):
+        if value not in PRECISIONS:
+            raise ctx.error(path, f"{value!r} is not a precision: give one of {', '.join(PRECISIONS)}")
+        return value, None, None
+    precision = _mapping(value, path, ctx)
+    _check_keys(precision, path, _PRECISION_KEYS, ctx, ignored=_PRECISION_IGNORED)
+    name = "fp32"
+    enabled = False if precision.get("enabled") is None else _bool(precision["enabled"], f"{path}.enabled", ctx)
+    kind = precision.get("fp16_type")
+    if kind is not None and (not isinstance(kind, str) or kind not in _FP16_TYPES):
+        raise ctx.error(f"{path}.fp16_type", f"must be one of {', '.join(_FP16_TYPES)}, got {_show(kind)}")
+    if enabled:
+        kind = kind or "float16"
+        name = _FP16_TYPES[kind]
+        if kind == "cbfloat16":
+            ctx.warn(f"{path}.fp16_type", "cbfloat16 is Cerebras hardware's format; Cadence uses bfloat16 (bf16)")
+    elif kind is not None:
+        ctx.warn(f"{path}.fp16_type", "has no effect without enabled: true")
+    clip_norm = clip_value = None
+    if precision.get("max_gradient_norm") is not None:
+        clip_norm = _number(precision["max_gradient_norm"], f"{path}.max_gradient_norm", ctx)
+    if precision.get("max_gradient_value") is not None:
+        clip_value = _number(precision["max_gradient_value"], f"{path}.max_gradient_value", ctx)
+    return name, clip_norm, clip_value
 
 
 # -- optimizer ------------------------------------------------------------------------------------------
 
 
-def _optimizer(value: Any, path: str, ctx: _Context, clip_norm: float | None, clip_value: float | None):
-    """A callable ``model -> optimizer`` for the trainer (built after the model is on its device)."""
+def _optimizer(value: Any, path: str, ctx: _Context, clip_value: float | None):
+    """A callable ``model -> optimizer`` for the trainer (built after the model is on its device).
+
+    The arguments and their values are checked now, on a stand-in parameter, before any model is built.
+    ``params`` (Cerebras style) is a list of param groups chosen by name patterns
+    (:func:`trainer.param_groups.tagged_groups`): ``[{params: "*.bias", tag: no_decay, weight_decay: 0.0}]``.
+    """
     from trainer.optim import configure_optimizer, optimizer_classes
+    from trainer.param_groups import tagged_groups
 
     if value is None:
         raise ctx.error(path, "missing: give e.g. {SGD: {lr: 0.01, momentum: 0.9}} or {AdamW: {lr: 1e-3}}")
@@ -1154,12 +1321,14 @@ def _optimizer(value: Any, path: str, ctx: _Context, clip_norm: float | None, cl
             optimizer = factory.target(model, **factory.kwargs)
             if not isinstance(optimizer, torch.optim.Optimizer):
                 raise ctx.error(path, f"{factory.text} returned {type(optimizer).__name__}, not a torch optimizer")
-            return _with_clipping(optimizer, clip_norm, clip_value)
+            return _with_clipping(optimizer, clip_value)
 
         return build
     if isinstance(value, str):
         name, arguments, name_path = value, {}, path
-    elif isinstance(value, dict) and "optimizer_type" in value:  # Cerebras 1.x: {optimizer_type: SGD, learning_rate: ...}
+    elif (
+        isinstance(value, dict) and "optimizer_type" in value
+    ):  # Cerebras 1.x: {optimizer_type: SGD, learning_rate: ...}
         arguments = dict(value)
         name = arguments.pop("optimizer_type")
         name_path = f"{path}.optimizer_type"
@@ -1187,6 +1356,18 @@ def _optimizer(value: Any, path: str, ctx: _Context, clip_norm: float | None, cl
         if not isinstance(key, str):
             raise ctx.error(name_path, f"argument names must be strings, got {key!r}")
     arguments_path = name_path if name_path != f"{path}.optimizer_type" else path
+    groups = arguments.pop("params", None)
+    groups_path = f"{arguments_path}.params"
+    if groups is not None:
+        if isinstance(groups, dict):
+            groups = [groups]
+        if not isinstance(groups, list) or not all(isinstance(g, dict) for g in groups):
+            raise ctx.error(
+                groups_path, f"must be a list of {{params: PATTERN, tag: TAG, ...options}}, got {_show(groups)}"
+            )
+        for index, group in enumerate(groups):
+            if "params" not in group:
+                raise ctx.error(f"{groups_path}[{index}]", "needs params: a name pattern (or a list of them)")
     if lr_schedule is not None:
         lr_schedule_path = f"{path}.learning_rate"
         if arguments.get("lr") is None:
@@ -1206,27 +1387,45 @@ def _optimizer(value: Any, path: str, ctx: _Context, clip_norm: float | None, cl
             ctx.warn(arguments_path, message)
         return optimizer
 
-    configure([torch.zeros(1, requires_grad=True)])  # arguments and values, checked before any model is built
+    stand_in = [torch.zeros(1, requires_grad=True)]
+    if groups is None:
+        configure(stand_in)  # arguments and values, checked before any model is built
+    else:
+        configure(
+            [
+                {
+                    "params": [torch.zeros(1, requires_grad=True)],
+                    **{k: v for k, v in g.items() if k not in ("params", "tag")},
+                }
+                for g in groups
+            ]
+            + [{"params": stand_in}]
+        )
 
     def build(model):
-        return _with_clipping(configure(model.parameters()), clip_norm, clip_value)
+        if groups is None:
+            return _with_clipping(configure(model.parameters()), clip_value)
+        try:
+            param_groups = tagged_groups(model, groups)
+        except (TypeError, ValueError) as error:
+            raise ctx.error(groups_path, str(error)) from None
+        return _with_clipping(configure(param_groups), clip_value)
 
     if lr_schedule is not None:
         build.lr_schedule = (lr_schedule, lr_schedule_path)  # type: ignore[attr-defined]
     return build
 
 
-def _with_clipping(optimizer: torch.optim.Optimizer, clip_norm: float | None, clip_value: float | None):
-    """Clip gradients in an optimizer step pre-hook (the trainer calls ``optimizer.step()`` itself)."""
-    if clip_norm is None and clip_value is None:
+def _with_clipping(optimizer: torch.optim.Optimizer, clip_value: float | None):
+    """Clip each gradient to ``[-clip_value, clip_value]`` in an optimizer step pre-hook (the trainer calls
+    ``optimizer.step()`` itself; with fp16 the scaler has unscaled the gradients by then). The trainer clips
+    the norm itself (``max_grad_norm``)."""
+    if clip_value is None:
         return optimizer
     parameters = [p for group in optimizer.param_groups for p in group["params"]]
 
     def clip(_optimizer, _args, _kwargs):
-        if clip_value is not None:
-            torch.nn.utils.clip_grad_value_(parameters, clip_value)
-        if clip_norm is not None:
-            torch.nn.utils.clip_grad_norm_(parameters, clip_norm)
+        torch.nn.utils.clip_grad_value_(parameters, clip_value)
 
     optimizer.register_step_pre_hook(clip)
     return optimizer
@@ -1260,13 +1459,21 @@ def _schedulers(init: dict, max_duration: Time, ctx: _Context) -> tuple[list, li
                 entries.append(schedule)
         else:
             if flag_lr and _writes_absolute_lr(spec):
-                ctx.warn(item_path, f"--learning_rate sets the optimizer's lr, but {spec.name} writes absolute learning rates (its own arguments), so the flag does not change them")
+                ctx.warn(
+                    item_path,
+                    f"--learning_rate sets the optimizer's lr, but {spec.name} writes absolute learning rates "
+                    "(its own arguments), so the flag does not change them",
+                )
             entries.append(_factory(spec, ctx))
     return entries, paths
 
 
 def _writes_absolute_lr(spec: _Sched) -> bool:
-    return inspect.isclass(spec.target) and issubclass(spec.target, HyperparameterScheduler) and getattr(spec.target, "param_group_key", "lr") == "lr"
+    return (
+        inspect.isclass(spec.target)
+        and issubclass(spec.target, HyperparameterScheduler)
+        and getattr(spec.target, "param_group_key", "lr") == "lr"
+    )
 
 
 def _scheduler_spec(item: Any, path: str, ctx: _Context, max_duration: Time, *, top: bool) -> _Sched:
@@ -1291,7 +1498,9 @@ def _scheduler_spec(item: Any, path: str, ctx: _Context, max_duration: Time, *, 
     named_path = f"{path}.{name}"
     arguments = dict(_mapping(arguments, named_path, ctx))
     if options and not top:
-        raise ctx.error(f"{path}.{next(iter(options))}", "only top-level schedulers take hyperparameter / param_group_tags")
+        raise ctx.error(
+            f"{path}.{next(iter(options))}", "only top-level schedulers take hyperparameter / param_group_tags"
+        )
 
     if ":" in name:
         target = ctx.import_object(name, named_path)
@@ -1319,7 +1528,10 @@ def _scheduler_spec(item: Any, path: str, ctx: _Context, max_duration: Time, *, 
     hyperparameter = options.get("hyperparameter")
     tags = options.get("param_group_tags")
     if hyperparameter is not None and not isinstance(hyperparameter, str):
-        raise ctx.error(f"{path}.hyperparameter", f"must be a param-group key such as lr or weight_decay, got {_show(hyperparameter)}")
+        raise ctx.error(
+            f"{path}.hyperparameter",
+            f"must be a param-group key such as lr or weight_decay, got {_show(hyperparameter)}",
+        )
     if kind != "schedule":
         writes = getattr(target, "param_group_key", "lr") if inspect.isclass(target) else "lr"
         if hyperparameter is not None and hyperparameter != writes:
@@ -1340,7 +1552,9 @@ def _scheduler_spec(item: Any, path: str, ctx: _Context, max_duration: Time, *, 
     if kind == "optimizer" and "num_training_steps" in parameters and "num_training_steps" not in arguments:
         if parameters["num_training_steps"].default is inspect.Parameter.empty:
             if max_duration.unit is not TimeUnit.BATCH:
-                raise ctx.error(named_path, f"needs num_training_steps: the horizon {max_duration} is not in optimizer steps (ba)")
+                raise ctx.error(
+                    named_path, f"needs num_training_steps: the horizon {max_duration} is not in optimizer steps (ba)"
+                )
             arguments["num_training_steps"] = max_duration.value  # SambaFlow: decay over --max_steps
 
     children_kind = "schedule" if kind == "schedule" else "optimizer"
@@ -1356,7 +1570,9 @@ def _scheduler_spec(item: Any, path: str, ctx: _Context, max_duration: Time, *, 
         elif isinstance(value, (dict, str)):
             arguments[key] = _child(value, child_base, ctx, max_duration, children_kind, display)
         else:
-            raise ctx.error(child_base, f"must be a scheduler {{Name: {{arguments}}}} or a list of them, got {_show(value)}")
+            raise ctx.error(
+                child_base, f"must be a scheduler {{Name: {{arguments}}}} or a list of them, got {_show(value)}"
+            )
 
     leading = ("optimizer",) if kind == "optimizer" else ()
     _check_call(target, arguments, display, named_path, ctx, leading=leading)
@@ -1366,9 +1582,16 @@ def _scheduler_spec(item: Any, path: str, ctx: _Context, max_duration: Time, *, 
 def _child(value: Any, path: str, ctx: _Context, max_duration: Time, expected: str, parent: str) -> _Sched:
     spec = _scheduler_spec(value, path, ctx, max_duration, top=False)
     if expected == "schedule" and spec.kind != "schedule":
-        raise ctx.error(spec.path, f"{parent} composes Cadence schedules (Composer/Cadence names); {spec.name} is built on an optimizer")
+        raise ctx.error(
+            spec.path,
+            f"{parent} composes Cadence schedules (Composer/Cadence names); {spec.name} is built on an optimizer",
+        )
     if expected != "schedule" and spec.kind == "schedule":
-        raise ctx.error(spec.path, f"{parent} composes schedulers built on the optimizer (Cerebras classes); {spec.name} is a Cadence schedule: put it at the top level")
+        raise ctx.error(
+            spec.path,
+            f"{parent} composes schedulers built on the optimizer (Cerebras classes); {spec.name} is a Cadence "
+            "schedule: put it at the top level",
+        )
     return spec
 
 
@@ -1380,7 +1603,11 @@ def _kind(target: Any) -> str | None:
     signature = _signature(target)
     if signature is None:
         return None
-    positional = [p for p in signature.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self"]
+    positional = [
+        p
+        for p in signature.parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self"
+    ]
     if positional and positional[0].name == "optimizer":
         return "optimizer"
     if inspect.isclass(target) and issubclass(target, (HyperparameterScheduler, LRScheduler)):
@@ -1395,7 +1622,9 @@ def _build_schedule(spec: _Sched, ctx: _Context) -> Any:
     except ConfigError:
         raise
     except (TypeError, ValueError) as error:
-        raise ctx.error(spec.path, f"{spec.name}: {error}; accepted: {_signature_text(spec.name, spec.target)}") from None
+        raise ctx.error(
+            spec.path, f"{spec.name}: {error}; accepted: {_signature_text(spec.name, spec.target)}"
+        ) from None
     if not (isinstance(schedule, Schedule) or callable(schedule)):
         raise ctx.error(spec.path, f"{spec.name} returned {type(schedule).__name__}, not a schedule")
     return schedule
@@ -1454,7 +1683,11 @@ def _callbacks(value: Any, path: str, ctx: _Context) -> list[_Ref]:
             ((name, arguments),) = item.items()
             arguments = _mapping(arguments, f"{item_path}.{name}", ctx)
         else:
-            raise ctx.error(item_path, f"a callback is {{Name: {{arguments}}}}, 'module:Class' or {{factory: ..., kwargs: ...}}, got {_show(item)}")
+            raise ctx.error(
+                item_path,
+                f"a callback is {{Name: {{arguments}}}}, 'module:Class' or {{factory: ..., kwargs: ...}}, "
+                f"got {_show(item)}",
+            )
         named = f"{item_path}.{name}"
         if ":" in str(name):
             target = ctx.import_object(str(name), named)
@@ -1463,9 +1696,50 @@ def _callbacks(value: Any, path: str, ctx: _Context) -> list[_Ref]:
             if target is None:
                 close = difflib.get_close_matches(str(name).lower(), list(_CALLBACKS), n=1, cutoff=0.6)
                 hint = f" (did you mean {'LRMonitor' if close == ['lrmonitor'] else 'ProgressBar'}?)" if close else ""
-                raise ctx.error(named, f"unknown callback {name!r}{hint}; Cadence's callbacks are LRMonitor and ProgressBar, or give 'module:Class'")
+                raise ctx.error(
+                    named,
+                    f"unknown callback {name!r}{hint}; Cadence's callbacks are LRMonitor and ProgressBar, "
+                    "or give 'module:Class'",
+                )
         if not callable(target):
             raise ctx.error(named, f"{name} is not a class or a function")
+        _check_call(target, arguments, str(name), named, ctx)
+        found.append(_Ref(named, str(name), target, dict(arguments)))
+    return found
+
+
+def _loggers(value: Any, path: str, ctx: _Context) -> list[_Ref]:
+    """``[{CSVLogger: {path: metrics.csv}}, {TensorBoardLogger: {log_dir: tb}}, "module:Class", ...]``."""
+    from trainer.loggers import CSVLogger, TensorBoardLogger
+
+    known = {"csvlogger": CSVLogger, "tensorboardlogger": TensorBoardLogger}
+    if value is None:
+        return []
+    items = value if isinstance(value, list) else [value]
+    found = []
+    for index, item in enumerate(items):
+        item_path = f"{path}[{index}]"
+        if isinstance(item, dict) and "factory" in item:
+            found.append(_reference(item, item_path, ctx, what="a logger", string_calls=True))
+            continue
+        if isinstance(item, dict) and len(item) == 1:
+            ((name, arguments),) = item.items()
+        else:
+            raise ctx.error(
+                item_path, f"a logger is {{Name: {{arguments}}}} or {{factory: ..., kwargs: ...}}, got {_show(item)}"
+            )
+        named = f"{item_path}.{name}"
+        arguments = _mapping(arguments, named, ctx)
+        if ":" in str(name):
+            target = ctx.import_object(str(name), named)
+        else:
+            target = known.get(str(name).lower())
+            if target is None:
+                raise ctx.error(
+                    named,
+                    f"unknown logger {name!r}; Cadence's loggers are CSVLogger and TensorBoardLogger, "
+                    "or give 'module:Class'",
+                )
         _check_call(target, arguments, str(name), named, ctx)
         found.append(_Ref(named, str(name), target, dict(arguments)))
     return found
@@ -1500,67 +1774,28 @@ class LossHistory(Callback):
         self.eval_metrics = dict(metrics)
 
 
-class _StopRun(Exception):
-    pass
-
-
-class _StopAfter(Callback):
-    """Ends ``fit()`` before the batch at which this run's ``num_steps`` are done (see ConfiguredTrainer.fit)."""
-
-    def __init__(self) -> None:
-        self.stop_at: int | None = None
-
-    def on_batch_start(self, trainer: Any) -> None:
-        if self.stop_at is not None and trainer.state.timestamp.batch.value >= self.stop_at:
-            raise _StopRun
-
-
 class ConfiguredTrainer(Trainer):
     """The :class:`~trainer.Trainer` a config builds: the same trainer, plus ``num_steps`` and a loss history.
 
     ``num_steps`` (``loop.num_steps``, ``--steps_this_run``) is how many optimizer steps one ``fit()`` takes at
     most, counted from the timestamp it starts at (after a resume); ``max_duration`` stays the horizon every
-    schedule sees. ``config`` is the configuration it was built from, ``loss_history`` a
-    :class:`LossHistory`, ``eval_batches`` the number of batches an evaluation takes (``loop.eval_steps``).
+    schedule sees. ``config`` is the configuration it was built from, ``loss_history`` a :class:`LossHistory`.
+
     """
 
     def __init__(self, *args: Any, num_steps: int | None = None, config: dict | None = None, **kwargs: Any) -> None:
         self.num_steps = num_steps
         self.config = config
         self.loss_history = LossHistory()
-        self._stopper = _StopAfter()
-        self._evaluated_at: int | None = None
-        self._saved_at: int | None = None
         callbacks = kwargs.pop("callbacks", ())
-        super().__init__(*args, callbacks=[self._stopper, *callbacks, self.loss_history], **kwargs)
-        if kwargs.get("load_path") is not None:
-            self._saved_at = self.state.timestamp.batch.value
+        callbacks = list(callbacks) if isinstance(callbacks, (list, tuple)) else [callbacks]
+        super().__init__(*args, callbacks=[*callbacks, self.loss_history], **kwargs)
 
-    def fit(self) -> None:
+    def fit(self, duration: Any = None) -> None:
         """Train until ``max_duration``, or until this call has taken ``num_steps`` optimizer steps."""
-        if self.num_steps is None:
-            self._stopper.stop_at = None
-            super().fit()
-            return
-        self._stopper.stop_at = self.state.timestamp.batch.value + self.num_steps
-        try:
-            super().fit()
-        except _StopRun:
-            # What Trainer.fit does after its last batch: the final evaluation and checkpoint, then on_fit_end.
-            batch = self.state.timestamp.batch.value
-            if self.eval_interval is not None and self._evaluated_at != batch:
-                self.evaluate()
-            if self.save_folder is not None and self._saved_at != batch:
-                self.save_checkpoint()
-            self.callbacks.on_fit_end(self)
-
-    def evaluate(self) -> dict[str, float]:
-        self._evaluated_at = self.state.timestamp.batch.value
-        return super().evaluate()
-
-    def save_checkpoint(self):
-        self._saved_at = self.state.timestamp.batch.value
-        return super().save_checkpoint()
+        if duration is None and self.num_steps is not None:
+            duration = Time(self.num_steps, TimeUnit.BATCH)
+        super().fit(duration)
 
 
 class _Take:
@@ -1610,10 +1845,13 @@ def trainer_from_config(
     paths = list(plan.scheduler_paths)
     if lr_schedule is not None:  # Cerebras 1.x: optimizer.learning_rate is a schedule
         if entries:
-            raise ctx.error(lr_schedule[1], "is a schedule, and trainer.init.schedulers is also given: give one of them")
+            raise ctx.error(
+                lr_schedule[1], "is a schedule, and trainer.init.schedulers is also given: give one of them"
+            )
         entries.append(_configure_lr_scheduler_factory(*lr_schedule, ctx))
         paths.append(lr_schedule[1])
 
+    seed_everything(plan.seed)  # the model's initial weights and the loaders' data follow trainer.init.seed too
     model = plan.model.build()
     if not isinstance(model, torch.nn.Module):
         raise ctx.error(plan.model.path, f"{plan.model.text} returned {type(model).__name__}, not a torch.nn.Module")
@@ -1650,12 +1888,19 @@ def trainer_from_config(
             device=plan.device,
             seed=plan.seed,
             callbacks=callbacks,
-            save_folder=plan.save_folder,
-            save_interval=plan.save_interval,
-            load_path=plan.load_path,
+            save_folder=plan.checkpoint["save_folder"],
+            save_interval=plan.checkpoint["save_interval"],
+            load_path=plan.checkpoint["load_path"],
+            autoresume=plan.checkpoint["autoresume"],
+            save_num_checkpoints_to_keep=plan.checkpoint["save_num_checkpoints_to_keep"],
+            load_weights_only=plan.checkpoint["load_weights_only"],
+            load_strict_model_weights=plan.checkpoint["load_strict_model_weights"],
             progress_bar=plan.progress_bar and not any(isinstance(c, ProgressBar) for c in callbacks),
             get_num_samples=extras["get_num_samples"],
             get_num_tokens=extras["get_num_tokens"],
+            max_grad_norm=plan.max_grad_norm,
+            precision=plan.precision,
+            loggers=[ref.build() for ref in plan.loggers],
             num_steps=plan.num_steps,
             config=config,
         )
@@ -1686,12 +1931,15 @@ def _configure_lr_scheduler_factory(learning_rate: Any, path: str, ctx: _Context
 
 def _check_iterable(loader: Any, ref: _Ref, ctx: _Context) -> None:
     if not isinstance(loader, Iterable):
-        raise ctx.error(ref.path, f"{ref.text} returned {type(loader).__name__}, which is not iterable (a DataLoader or a list of batches)")
+        raise ctx.error(
+            ref.path,
+            f"{ref.text} returned {type(loader).__name__}, which is not iterable (a DataLoader or a list of batches)",
+        )
 
 
 _LABEL = re.compile(
     r"^(schedulers\[\d+\]|(?:max_duration|eval_interval|save_interval|grad_accum|scale_schedule_ratio|seed"
-    r"|the train dataloader|optimizer)\b)"
+    r"|the train dataloader|optimizer|max_grad_norm|precision|save_num_checkpoints_to_keep|autoresume)\b)"
 )
 _OWN_MODULES = ("trainer.", "schedulers.", "timeunits")
 
@@ -1714,7 +1962,7 @@ def _translate(error: Exception, labels: dict[str, str], paths: list[str], ctx: 
         path = scheduler_path(re.match(r"schedulers\[(\d+)\]", label))
     else:
         path = ctx.where(labels[label])
-    rest = message[head.end():]
+    rest = message[head.end() :]
     if label.startswith("schedulers[") and rest.startswith(":"):
         rest = rest[1:].strip()  # "schedulers[0]: what" -> "<path>: what"
     else:
@@ -1754,4 +2002,3 @@ def run_summary(trainer: ConfiguredTrainer) -> str:
     if history.eval_metrics:
         parts.append(", ".join(f"{k} {v:.4f}" for k, v in history.eval_metrics.items()))
     return "; ".join(parts)
-

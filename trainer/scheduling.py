@@ -22,7 +22,6 @@ import torch
 from torch.optim.lr_scheduler import LambdaLR, LRScheduler
 
 from schedulers import CompiledScheduler, Schedule, compile_scheduler, scale_pytorch_scheduler
-from schedulers.cerebras.scheduler import HyperparameterScheduler
 from schedulers.tags import matches, normalize_tags
 
 __all__ = ["ScheduledRun", "build_schedulers"]
@@ -178,13 +177,13 @@ def _written_key(scheduler: LRScheduler) -> str:
 
 
 def _cadence_built(scheduler: LRScheduler) -> bool:
-    if isinstance(scheduler, (CompiledScheduler, HyperparameterScheduler)):
+    if getattr(scheduler, "follows_state", False):  # compiled schedules, Cerebras's schedulers
         return True
     return isinstance(scheduler, LambdaLR) and all(hasattr(f, "scaled") for f in scheduler.lr_lambdas)
 
 
 def _scale(label: str, scheduler: LRScheduler, ssr: float, state: Any) -> None:
-    if isinstance(scheduler, (HyperparameterScheduler, CompiledScheduler)):
+    if getattr(scheduler, "follows_state", False):
         scheduler.attach_state(state, ssr)  # follow the trainer's clock (and scale by its ratio)
         return
     try:

@@ -37,7 +37,7 @@ from trainer.precision import Precision
 from trainer.scheduling import ScheduledRun, build_schedulers
 from trainer.state import TrainerState
 
-__all__ = ["Trainer"]
+__all__ = ["Trainer", "seed_everything"]
 
 
 class Trainer:
@@ -91,7 +91,7 @@ class Trainer:
         if step_schedulers_every_batch not in (None, True, False):
             raise ValueError(f"step_schedulers_every_batch={step_schedulers_every_batch!r} must be None, True or False")
         ssr = check_ssr(scale_schedule_ratio, "scale_schedule_ratio")
-        self.seed = _seed_everything(seed)
+        self.seed = seed_everything(seed)
         self.device = torch.device(device)
         self.world = distributed.setup(self.device)
         self.is_rank_zero = self.world.rank == 0
@@ -171,26 +171,42 @@ class Trainer:
         return self.scheduled.keys
 
     # -- the loop ------------------------------------------------------------------------------------
-    def fit(self) -> None:
-        """Train until ``max_duration`` (in its own unit), then save a final checkpoint if ``save_folder`` is set."""
+    def fit(self, duration: Time | str | int | None = None) -> None:
+        """Train until ``max_duration`` (in its own unit), then save a final checkpoint if ``save_folder`` is set.
+
+        ``duration`` (a time; an int means epochs) stops this call earlier, after at most that much more
+        training; every schedule still sees ``max_duration`` as the run's length (a run split over several
+        jobs, like ``--steps_this_run``).
+        """
         state = self.state
-        reached, limit = Timestamp.counter(state.max_duration.unit), state.max_duration.value
+        self._limit = (Timestamp.counter(state.max_duration.unit), state.max_duration.value)
+        self._stop = self._limit
+        if duration is not None:
+            more = _max_duration(duration, "duration")
+            self._check_tokens("duration", more)
+            count = Timestamp.counter(more.unit)
+            self._stop = (count, count(state.timestamp) + more.value)
         hooks = self.callbacks
         wants_loss = hooks.has("on_batch_end")
         hooks.on_fit_start(self)
         with _sigterm_requests(self):
-            self._fit_loop(reached, limit, wants_loss)
+            self._fit_loop(wants_loss)
         if self.save_folder is not None and self._last_saved_batch != state.timestamp.batch.value:
             self.save_checkpoint()
         hooks.on_fit_end(self)
         if self._terminate_requested:
             raise SystemExit(128 + signal.SIGTERM)
 
-    def _fit_loop(self, reached: Callable, limit: int, wants_loss: bool) -> None:
+    def _finished(self) -> bool:
+        (reached, limit), (stop_count, stop_at) = self._limit, self._stop
+        timestamp = self.state.timestamp
+        return reached(timestamp) >= limit or stop_count(timestamp) >= stop_at
+
+    def _fit_loop(self, wants_loss: bool) -> None:
         state, hooks = self.state, self.callbacks
         batches_in_epoch = Timestamp.counter(TimeUnit.BATCH, in_epoch=True)
         self.train_model.train()  # once: evaluate() restores it
-        while reached(state.timestamp) < limit and not self._terminate_requested:
+        while not self._finished() and not self._terminate_requested:
             epoch_done = False
             for items in self._epoch_batches():
                 before = state.timestamp
@@ -208,7 +224,7 @@ class Trainer:
                 if wants_loss:
                     self.last_loss = float(loss)
                     hooks.on_batch_end(self, self.last_loss)
-                finished = reached(state.timestamp) >= limit
+                finished = self._finished()
                 self._after_batch(before, epoch_done, finished)
                 if finished or epoch_done or self._terminate_requested:
                     break
@@ -217,7 +233,7 @@ class Trainer:
                     raise RuntimeError(f"the train dataloader yielded no batch in epoch {state.timestamp.epoch}")
                 before, state.timestamp = state.timestamp, state.timestamp.to_next_epoch()
                 self._skipped_in_epoch = 0
-                self._after_batch(before, True, reached(state.timestamp) >= limit)
+                self._after_batch(before, True, self._finished())
 
     def _epoch_batches(self) -> Iterator[list]:
         """Groups of ``grad_accum`` loader items for the rest of the current epoch (skipping those already seen)."""
@@ -438,6 +454,13 @@ class Trainer:
         if time.unit is TimeUnit.TOKEN and self.get_num_tokens is None:
             raise ValueError(f"{name}={time} is counted in tokens, but get_num_tokens is None (tokens would stay 0)")
 
+    @staticmethod
+    def from_config(config: dict | str | Path, base_dir: str | Path | None = None, **kwargs: Any) -> Trainer:
+        """A trainer built from a Cerebras-style config (a dict, or a YAML file); see :mod:`trainer.config`."""
+        from trainer.config import trainer_from_config
+
+        return trainer_from_config(config, base_dir, **kwargs)
+
     def _check_schedule_units(self, entries: Any) -> None:
         if self.get_num_tokens is not None:
             return
@@ -489,7 +512,8 @@ def _optional_count(name: str, value: Any) -> int | None:
     return value
 
 
-def _seed_everything(seed: Any) -> int:
+def seed_everything(seed: Any) -> int:
+    """Seed python's ``random``, torch and numpy with ``seed`` (an int >= 0); return it."""
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed={seed!r} must be an int >= 0")
     random.seed(seed)

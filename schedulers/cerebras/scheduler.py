@@ -106,6 +106,9 @@ def _same(a: object, b: object) -> bool:
 class HyperparameterScheduler(torch.optim.lr_scheduler.LRScheduler):
     """Generic base: schedules ``param_group_key`` of the optimizer's (targeted) param groups.
 
+    ``follows_state`` tells the trainer it steps once per batch and takes the trainer's clock through
+    :meth:`attach_state`.
+
     Args:
         optimizer: the optimizer whose param groups are written.
         total_iters: the number of steps the schedule lasts (None when it has no end); a number or a
@@ -115,6 +118,8 @@ class HyperparameterScheduler(torch.optim.lr_scheduler.LRScheduler):
         state: the run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to
             resolve ``"ep"``/``"dur"`` time strings; it may also be given later with :meth:`attach_state`.
     """
+
+    follows_state = True
 
     #: the param-group key written (set by the family bases)
     param_group_key: str | None = None

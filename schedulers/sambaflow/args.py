@@ -53,8 +53,7 @@ _FLAGS: dict[str, tuple[Any, tuple[str, ...] | None, str]] = {
     "--learning_rate": (
         float,
         None,
-        "peak learning rate of a schedule with warmup, or the flat rate with fixed_lr "
-        "(default: the optimizer's lr)",
+        "peak learning rate of a schedule with warmup, or the flat rate with fixed_lr (default: the optimizer's lr)",
     ),
     "--lr_schedule": (str, LR_SCHEDULES, "learning-rate schedule"),
     "--warmup_steps": (
@@ -65,8 +64,7 @@ _FLAGS: dict[str, tuple[Any, tuple[str, ...] | None, str]] = {
     "--max_steps": (
         int,
         None,
-        "steps over which the lr decays: the schedule's horizon, and the run length unless "
-        "--steps_this_run is given",
+        "steps over which the lr decays: the schedule's horizon, and the run length unless --steps_this_run is given",
     ),
     "--steps_this_run": (
         int,

@@ -74,8 +74,7 @@ class SambaFlowLambda:
         self.num_training_steps = _steps("num_training_steps", num_training_steps)
         if self.num_warmup_steps > self.num_training_steps:
             raise ValueError(
-                f"num_warmup_steps={self.num_warmup_steps} must not exceed "
-                f"num_training_steps={self.num_training_steps}"
+                f"num_warmup_steps={self.num_warmup_steps} must not exceed num_training_steps={self.num_training_steps}"
             )
         self.end_ratio = _ratio("end_ratio", end_ratio)
         self.num_cycles = _finite("num_cycles", num_cycles, low=0.0)
@@ -115,9 +114,7 @@ class SambaFlowLambda:
                 f"num_training_steps={self.num_training_steps} scaled by ssr={ssr} truncates to 0; "
                 "it must stay at least 1"
             )
-        return SambaFlowLambda(
-            self.kind, int(self.num_warmup_steps * ssr), training, self.end_ratio, self.num_cycles
-        )
+        return SambaFlowLambda(self.kind, int(self.num_warmup_steps * ssr), training, self.end_ratio, self.num_cycles)
 
     def __repr__(self) -> str:
         return (

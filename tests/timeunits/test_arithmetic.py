@@ -278,9 +278,7 @@ MISMATCH = [
 ]
 
 
-@pytest.mark.parametrize(
-    "op,a,b", MISMATCH, ids=[f"{o.__name__}-{a}-{b}" for o, a, b in MISMATCH]
-)
+@pytest.mark.parametrize("op,a,b", MISMATCH, ids=[f"{o.__name__}-{a}-{b}" for o, a, b in MISMATCH])
 def test_unit_mismatch_raises_and_names_both(op, a, b):
     with pytest.raises(TimeUnitMismatchError) as info:
         op(a, b)
@@ -369,9 +367,7 @@ COMPARE = [
 ]
 
 
-@pytest.mark.parametrize(
-    "a,op,b,expected", COMPARE, ids=[f"{a}-{op.__name__}-{b}" for a, op, b, _ in COMPARE]
-)
+@pytest.mark.parametrize("a,op,b,expected", COMPARE, ids=[f"{a}-{op.__name__}-{b}" for a, op, b, _ in COMPARE])
 def test_comparisons(a, op, b, expected):
     assert op(a, b) is expected
 

@@ -63,7 +63,9 @@ def test_dur_round_trip(x):
 
 
 @PROPERTY
-@given(x=st.one_of(st.floats(min_value=-1e-300, max_value=1e-300), st.floats(min_value=1e300), st.floats(max_value=-1e300)))
+@given(
+    x=st.one_of(st.floats(min_value=-1e-300, max_value=1e-300), st.floats(min_value=1e300), st.floats(max_value=-1e300))
+)
 def test_dur_round_trip_tiny_and_huge(x):
     assume(math.isfinite(x))
     assert Time.from_timestring(str(Time(x, "dur"))).value == x

@@ -5,8 +5,6 @@ from __future__ import annotations
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-from trainer import Callback
-
 
 def tiny_model(in_features: int = 4, out_features: int = 1) -> torch.nn.Module:
     torch.manual_seed(0)
@@ -50,17 +48,3 @@ def not_a_model() -> str:
 
 def optimizer_factory(model: torch.nn.Module, lr: float = 0.05) -> torch.optim.Optimizer:
     return torch.optim.SGD(model.parameters(), lr=lr)
-
-
-class Recorder(Callback):
-    """Records the lr of each batch and the batches trained (the config tests read it back)."""
-
-    instances: list = []
-
-    def __init__(self, tag: str = "") -> None:
-        self.tag = tag
-        self.lrs: list[float] = []
-        Recorder.instances.append(self)
-
-    def on_batch_start(self, trainer) -> None:
-        self.lrs.append(float(trainer.optimizer.param_groups[0]["lr"]))

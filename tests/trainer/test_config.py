@@ -200,6 +200,18 @@ def test_cerebras_1x_optimizer_with_a_learning_rate_schedule():
     assert lr_monitor(trainer).values("lr")[:5] == pytest.approx([0.0, 0.025, 0.05, 0.075, 0.1])
 
 
+def test_an_optimizer_factory_gets_the_model():
+    config = base_config(max_steps=2)
+    config["trainer"]["init"]["optimizer"] = {"factory": "config_fixtures:optimizer_factory", "kwargs": {"lr": 0.05}}
+    trainer = build(config)
+    assert isinstance(trainer.optimizer, torch.optim.SGD) and trainer.optimizer.param_groups[0]["lr"] == 0.05
+    with pytest.raises(ConfigError, match="^--learning_rate: trainer.init.optimizer is a factory"):
+        apply_sambaflow_flags(config, _flags("--learning_rate", "0.1"))
+    config["trainer"]["init"]["optimizer"]["kwargs"] = {"learning_rate": 0.05}
+    with pytest.raises(ConfigError, match=r"^trainer.init.optimizer: .*unexpected argument\(s\) 'learning_rate'"):
+        build(config)
+
+
 def test_gradient_clipping_from_precision_max_gradient_norm():
     config = base_config(max_steps=1)
     init = config["trainer"]["init"]
@@ -278,6 +290,19 @@ def test_checkpoint_retention_weights_only_and_strictness(tmp_path):
     with pytest.warns(ConfigWarning, match="non-strict loading applies to weights-only loads"):
         fresh["trainer"]["init"]["checkpoint"]["load_weights_only"] = False
         build(fresh)
+
+
+def test_the_seed_also_seeds_the_model_factory():
+    def weights(seed):
+        config = base_config()
+        config["trainer"]["init"]["model"] = {
+            "factory": "torch.nn:Linear",
+            "kwargs": {"in_features": 4, "out_features": 1},
+        }
+        config["trainer"]["init"]["seed"] = seed
+        return build(config).model.weight.detach().clone()
+
+    assert torch.equal(weights(3), weights(3)) and not torch.equal(weights(3), weights(4))
 
 
 def test_eval_steps_limits_each_evaluation_and_a_val_loader_alone_evaluates_at_the_end():

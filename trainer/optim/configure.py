@@ -98,9 +98,7 @@ def configure_optimizer(optimizer_type: str | type[Optimizer], params: Any, **kw
                     f"always behaves as {name}={fixed!r}"
                 )
             del kwargs[name]
-    renamed = [
-        (new, old) for new, olds in _RENAMED.items() if new in accepted for old in olds if old in kwargs
-    ]
+    renamed = [(new, old) for new, olds in _RENAMED.items() if new in accepted for old in olds if old in kwargs]
     if renamed and not takes_any:
         fixes = "; ".join(f"use {new} instead of {old}" for new, old in renamed)
         raise ValueError(f"{cls.__name__} got arguments Cerebras no longer supports: {fixes}")
@@ -153,9 +151,7 @@ def _take_learning_rate(cls: type, kwargs: dict[str, Any]) -> None:
     elif isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float, torch.Tensor)):
         return  # None, or a Cerebras schedule (dict / list): the scheduler's business
     if "lr" in kwargs and not _same(kwargs["lr"], learning_rate):
-        raise ValueError(
-            f"{cls.__name__} got both lr={kwargs['lr']!r} and learning_rate={learning_rate!r}; give one"
-        )
+        raise ValueError(f"{cls.__name__} got both lr={kwargs['lr']!r} and learning_rate={learning_rate!r}; give one")
     kwargs["lr"] = learning_rate
 
 

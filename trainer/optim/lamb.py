@@ -114,9 +114,6 @@ class Lamb(Optimizer):
                 weight_norm = torch.linalg.vector_norm(p)
                 update_norm = torch.linalg.vector_norm(update)
                 one = torch.ones((), dtype=weight_norm.dtype, device=weight_norm.device)
-                trust = torch.where(
-                    (weight_norm > 0) & (update_norm > 0), weight_norm / update_norm, one
-                )
+                trust = torch.where((weight_norm > 0) & (update_norm > 0), weight_norm / update_norm, one)
                 p.sub_(update * (trust * lr))
         return loss
-

@@ -1,4 +1,7 @@
-"""SambaFlow's flags: ``add_lr_schedule_args`` and ``get_lr_scheduler`` (API.md "schedulers.sambaflow", clarification 13)."""
+"""SambaFlow's flags: ``add_lr_schedule_args`` and ``get_lr_scheduler``.
+
+(API.md "schedulers.sambaflow", clarification 13.)
+"""
 
 from __future__ import annotations
 
@@ -59,7 +62,14 @@ def test_flags_and_their_defaults():
         "end_lr_ratio": 0.05,
     }
     help_text = add_lr_schedule_args(argparse.ArgumentParser()).format_help()
-    for flag in ("--learning_rate", "--lr_schedule", "--warmup_steps", "--max_steps", "--steps_this_run", "--end_lr_ratio"):
+    for flag in (
+        "--learning_rate",
+        "--lr_schedule",
+        "--warmup_steps",
+        "--max_steps",
+        "--steps_this_run",
+        "--end_lr_ratio",
+    ):
         assert flag in help_text
 
 
@@ -82,7 +92,9 @@ def test_round_trip_cosine():
 
 
 def test_round_trip_polynomial_is_linear():
-    args = parse("--learning_rate 0.5 --lr_schedule polynomial_decay_schedule_with_warmup --warmup_steps 4 --max_steps 12")
+    args = parse(
+        "--learning_rate 0.5 --lr_schedule polynomial_decay_schedule_with_warmup --warmup_steps 4 --max_steps 12"
+    )
     opt = optimizer()
     got = lrs_over(opt, get_lr_scheduler(opt, args), 16)
     expected = [0.5 * k / 4 for k in range(5)] + [0.5 * (1 - (k - 4) / 8) for k in range(5, 13)] + [0.0] * 3
@@ -128,7 +140,9 @@ def test_learning_rate_sets_lr_and_initial_lr_of_every_group():
 
 def test_without_learning_rate_the_optimizer_lr_is_the_peak():
     opt = optimizer(lr=0.1, groups=2)
-    sched = get_lr_scheduler(opt, parse("--lr_schedule polynomial_decay_schedule_with_warmup --warmup_steps 2 --max_steps 4"))
+    sched = get_lr_scheduler(
+        opt, parse("--lr_schedule polynomial_decay_schedule_with_warmup --warmup_steps 2 --max_steps 4")
+    )
     lrs_over(opt, sched, 2)
     assert sched.get_last_lr() == [0.1, 0.2]
 
@@ -158,7 +172,9 @@ def test_args_may_be_a_namespace_or_a_mapping():
     opt = optimizer()
     assert lrs_over(opt, get_lr_scheduler(opt, ns), 9)[8] == 0.0
     opt = optimizer()
-    sched = get_lr_scheduler(opt, {"lr_schedule": " Cosine_Schedule_With_Warmup ", "max_steps": 8, "learning_rate": 0.5})
+    sched = get_lr_scheduler(
+        opt, {"lr_schedule": " Cosine_Schedule_With_Warmup ", "max_steps": 8, "learning_rate": 0.5}
+    )
     assert lrs_over(opt, sched, 9)[8] == pytest.approx(0.05)
 
 
@@ -202,7 +218,10 @@ def test_works_on_an_argument_group():
         ("", "--lr_schedule is required"),
         ("--lr_schedule cosine_schedule_with_warmup", "--max_steps is required"),
         ("--lr_schedule polynomial_decay_schedule_with_warmup --warmup_steps 5", "--max_steps is required"),
-        ("--lr_schedule cosine_schedule_with_warmup --warmup_steps 20 --max_steps 10", "--warmup_steps 20 must not exceed"),
+        (
+            "--lr_schedule cosine_schedule_with_warmup --warmup_steps 20 --max_steps 10",
+            "--warmup_steps 20 must not exceed",
+        ),
         ("--lr_schedule cosine_schedule_with_warmup --max_steps -1", "--max_steps -1"),
         ("--lr_schedule cosine_schedule_with_warmup --max_steps 10 --warmup_steps -2", "--warmup_steps -2"),
         ("--lr_schedule fixed_lr --steps_this_run -5", "--steps_this_run -5"),

@@ -10,6 +10,8 @@ import pickle
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import schedulers.sambaflow
 import schedulers.sambaflow.args
@@ -318,9 +320,6 @@ def test_docstring_examples_run():
 
 
 # ----------------------------------------------------------------------------------- properties
-
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 @settings(deadline=None, max_examples=150)

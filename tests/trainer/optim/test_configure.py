@@ -41,7 +41,21 @@ def test_a_class_is_accepted_too():
 
 def test_known_names():
     names = optimizer_classes()
-    for name in ("SGD", "Adam", "AdamW", "Adamax", "Adagrad", "Adadelta", "ASGD", "NAdam", "RAdam", "RMSprop", "Rprop", "Lamb", "Lion"):
+    for name in (
+        "SGD",
+        "Adam",
+        "AdamW",
+        "Adamax",
+        "Adagrad",
+        "Adadelta",
+        "ASGD",
+        "NAdam",
+        "RAdam",
+        "RMSprop",
+        "Rprop",
+        "Lamb",
+        "Lion",
+    ):
         assert name in names
     assert "Optimizer" not in names
 
@@ -82,7 +96,9 @@ def test_no_warning_when_everything_is_used():
         configure_optimizer("AdamW", params(), lr=1e-3, betas=(0.8, 0.9), eps=1e-8, weight_decay=0.1, amsgrad=True)
 
 
-@pytest.mark.parametrize("name, close", [("adamm", "Adam"), ("Lambda", "Lamb"), ("RMSProp2", "RMSprop"), ("lino", "Lion")])
+@pytest.mark.parametrize(
+    "name, close", [("adamm", "Adam"), ("Lambda", "Lamb"), ("RMSProp2", "RMSprop"), ("lino", "Lion")]
+)
 def test_unknown_names_list_close_ones(name, close):
     with pytest.raises(ValueError, match=rf"unknown optimizer '{name}' \(did you mean [^)]*{close}") as info:
         configure_optimizer(name, params())
@@ -134,7 +150,13 @@ def test_cerebras_correct_bias():
         configure_optimizer("AdamW", params(), correct_bias=False)
 
 
-@pytest.mark.parametrize("kwargs, fix", [({"beta1": 0.9, "beta2": 0.99}, "use betas instead of beta1"), ({"weight_decay_rate": 0.1}, "use weight_decay instead of weight_decay_rate")])
+@pytest.mark.parametrize(
+    "kwargs, fix",
+    [
+        ({"beta1": 0.9, "beta2": 0.99}, "use betas instead of beta1"),
+        ({"weight_decay_rate": 0.1}, "use weight_decay instead of weight_decay_rate"),
+    ],
+)
 def test_old_cerebras_spellings_name_the_new_argument(kwargs, fix):
     with pytest.raises(ValueError, match=fix):
         configure_optimizer("Adam", params(), **kwargs)

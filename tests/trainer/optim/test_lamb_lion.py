@@ -212,7 +212,7 @@ def test_step_runs_under_grad_mode_and_takes_a_closure(cls):
         return loss
 
     loss = opt.step(closure)
-    assert isinstance(loss, torch.Tensor) and not model.weight.grad is None
+    assert isinstance(loss, torch.Tensor) and model.weight.grad is not None
     assert model.weight.requires_grad and model.weight.grad_fn is None
 
 

@@ -1,0 +1,149 @@
+"""Draw the pictures of docs/schedules.md from the code: one per schedule class, and the ssr overlay.
+
+    python docs/make_pictures.py            # rewrites docs/images/*.svg
+    python docs/make_pictures.py OUT_DIR    # writes them elsewhere (the docs test compares the two)
+
+Every picture is drawn by :func:`schedulers.plotting.plot_schedules` from the schedule expressions listed
+below (each is also the picture's title), so a picture can only show what the code computes; there is one
+per schedule class of ``schedulers.composer`` and ``schedulers.extended`` (checked when drawing).
+
+The SVGs are deterministic (a fixed ``svg.hashsalt``, no date, text as ``<text>``): regenerating them with
+the same matplotlib gives the same bytes, which ``tests/docs/test_sphinx_build.py`` checks. Each run is
+10 epochs of 50 batches.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # the packages, when Cadence is not installed
+
+import re  # noqa: E402
+
+import matplotlib  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+import schedulers.composer  # noqa: E402
+import schedulers.extended  # noqa: E402
+from schedulers.expressions import parse_schedule  # noqa: E402
+from schedulers.plotting import plot_schedules  # noqa: E402
+
+IMAGES = HERE / "images"
+RUN = {"max_duration": "10ep", "dataloader_len": 50}  # 500 batches: every batch is drawn
+SIZE = (6.0, 3.0)
+STYLE = {
+    "svg.hashsalt": "cadence-docs",  # ids of clip paths etc. do not change between runs
+    "svg.fonttype": "none",  # text stays text: small files, no glyph outlines that vary with the font version
+    "font.size": 9,
+    "axes.titlesize": 9,
+    "legend.fontsize": 8,
+}
+
+# One picture per schedule class: the expression drawn is also the picture's title, so the title cannot
+# disagree with the curve. An expression with ``{}`` is drawn once per value, one curve each, labelled with
+# the argument that varies.
+SCHEDULES = [
+    ('StepScheduler("2ep", gamma=0.5)',),
+    ('MultiStepScheduler(["3ep", "6ep", "8ep"], gamma=0.5)',),
+    ('ConstantScheduler(alpha=0.5, t_max="0.6dur")',),
+    ("LinearScheduler(alpha_i=1.0, alpha_f=0.1)",),
+    ('ExponentialScheduler(0.8, decay_period="1ep")',),
+    ("CosineAnnealingScheduler(alpha_f=0.1)",),
+    ('CosineAnnealingWarmRestartsScheduler("1ep", t_mult={})', "1.0", "2.0"),
+    ("PolynomialScheduler(power={}, alpha_f=0.1)", "0.5", "2.0"),
+    ('MultiStepWithWarmupScheduler("1ep", ["4ep", "7ep"], gamma=0.5)',),
+    ('ConstantWithWarmupScheduler("1ep", alpha=0.8)',),
+    ('LinearWithWarmupScheduler("1ep", alpha_f=0.1)',),
+    ('CosineAnnealingWithWarmupScheduler("1ep", alpha_f=0.1)',),
+    ('PolynomialWithWarmupScheduler("1ep", power=2.0, alpha_f=0.1)',),
+    ('WarmupStableDecayScheduler("1ep", t_decay="0.3dur", decay_shape={})', '"linear"', '"cosine"', '"1-sqrt"'),
+    ('InverseSquareRootScheduler("1ep")',),
+    ("OneCycleScheduler(three_phase={})", "False", "True"),
+    ('CyclicScheduler("1ep", base_ratio=0.1, mode={})', '"triangular"', '"triangular2"'),
+]
+
+# The overlay of scale schedule ratios: one panel per scale_warmup.
+SSR_SCHEDULE = 'CosineAnnealingWithWarmupScheduler("2ep", alpha_f=0.1, scale_warmup={})'
+SSRS = (0.5, 1.0, 1.5)
+
+
+def _class_name(expression: str) -> str:
+    return expression.split("(", 1)[0]
+
+
+def _curves(template: str, values: tuple[str, ...]) -> tuple[str, list]:
+    """The title (``...`` for the varying argument) and the ``(label, schedule)`` pairs of one picture."""
+    if not values:
+        return template, [(template, parse_schedule(template))]
+    argument = re.search(r"(\w+=)?\{\}", template).group(1) or ""
+    title = template.replace("{}", "...")
+    return title, [(f"{argument}{value}", parse_schedule(template.format(value))) for value in values]
+
+
+def _check_one_per_class() -> None:
+    classes = set(schedulers.composer.__all__) | set(schedulers.extended.__all__)
+    drawn = [_class_name(template) for template, *_ in SCHEDULES]
+    if sorted(drawn) != sorted(classes):
+        raise AssertionError(
+            f"one picture per schedule class: missing {sorted(classes - set(drawn))}, "
+            f"repeated or unknown {sorted(n for n in drawn if drawn.count(n) > 1 or n not in classes)}"
+        )
+
+
+def _schedule_picture(template: str, values: tuple[str, ...]) -> Figure:
+    title, curves = _curves(template, values)
+    figure = Figure(figsize=SIZE, layout="constrained")
+    ax = figure.add_subplot()
+    plot_schedules(curves, x_unit="ep", title=title, ax=ax, **RUN)
+    if len(curves) == 1:
+        ax.get_legend().remove()  # the title names the one curve
+    return figure
+
+
+def _ssr_picture() -> Figure:
+    """The same schedule at several scale schedule ratios, with and without ``scale_warmup``."""
+    figure = Figure(figsize=(9.0, 3.4), layout="constrained")
+    figure.suptitle(SSR_SCHEDULE.format("..."), fontsize=9)
+    left, right = figure.subplots(1, 2, sharey=True)
+    for ax, scale_warmup in ((left, "False"), (right, "True")):
+        schedule = parse_schedule(SSR_SCHEDULE.format(scale_warmup))
+        plot_schedules(
+            [("cosine with warmup", schedule)],
+            ssrs=SSRS,
+            x_unit="ba",
+            ax=ax,
+            title=f"scale_warmup={scale_warmup}",
+            **RUN,
+        )
+    right.set_ylabel("")
+    return figure
+
+
+def pictures() -> dict[str, Figure]:
+    """Every picture, by file name (without ``.svg``)."""
+    _check_one_per_class()
+    figures = {_class_name(template): _schedule_picture(template, tuple(values)) for template, *values in SCHEDULES}
+    figures["scale-schedule-ratio"] = _ssr_picture()
+    return figures
+
+
+def main(out_dir: Path | str = IMAGES) -> list[Path]:
+    """Write every picture as ``<name>.svg`` into ``out_dir``; returns the paths written."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    with matplotlib.rc_context(STYLE):  # the style applies while drawing and saving, and is then restored
+        for name, figure in pictures().items():
+            path = out / f"{name}.svg"
+            figure.savefig(path, format="svg", metadata={"Date": None})
+            written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    for path in main(*sys.argv[1:2]):
+        print(path)

@@ -1,0 +1,284 @@
+"""Schedules written as Python call expressions, parsed safely (``ast``, never ``eval``).
+
+An expression is a call of a registered Cadence schedule (Composer's schedulers, Cadence's own, the
+composites ``Sequence``/``Product``/``Warmup`` and user-registered :class:`~schedulers.base.Schedule`
+subclasses), with literal arguments only::
+
+    CosineAnnealingWithWarmupScheduler(t_warmup='0.05dur', alpha_f=0.1)
+    cosine_with_warmup('500ba')
+    Sequence([LinearScheduler(0.0, 1.0), CosineAnnealingScheduler()], ['0.1dur'])
+
+Allowed: numbers (with an optional sign), strings, ``True``/``False``/``None``, lists and tuples of these,
+and nested calls of registered schedules. Anything else — names, attribute access, subscripts, operators,
+lambdas, comprehensions, f-strings, ``*args``/``**kwargs`` — is an :class:`ExpressionError` naming the part.
+Only the registered schedule constructors are ever called, so an expression cannot run other code.
+
+Cerebras and SambaFlow schedulers are bound to an optimizer and count optimizer steps: they are not
+expressions (use their Composer/Cadence counterparts, or plot a config with ``cadence plot``).
+
+>>> parse_schedule("CosineAnnealingWithWarmupScheduler(t_warmup='0.05dur', alpha_f=0.1)")
+CosineAnnealingWithWarmupScheduler(t_warmup='0.05dur', t_max='1.0dur', alpha_f=0.1, scale_warmup=False)
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import inspect
+
+from schedulers.base import Schedule
+from schedulers.registry import UnknownSchedulerError, get_scheduler, registered_schedulers
+
+__all__ = ["ExpressionError", "UnknownScheduleNameError", "parse_schedule", "schedule_names"]
+
+#: what an expression may contain, for error messages
+ALLOWED = (
+    "calls of registered schedules with literal arguments: numbers, strings, True/False/None, "
+    "lists/tuples of these, and nested schedule calls"
+)
+
+_MAX_LENGTH = 10_000  # characters; a schedule expression is a line, not a program
+_MAX_DEPTH = 32  # nesting of calls and lists
+
+
+class ExpressionError(ValueError):
+    """An expression that is not a schedule call with literal arguments (names the offending part)."""
+
+
+class UnknownScheduleNameError(ExpressionError, UnknownSchedulerError):
+    """A call of a name that is not a registered Cadence schedule (also the registry's error type)."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+def schedule_names() -> list[str]:
+    """Every name (class names and aliases) an expression may call, sorted case-insensitively."""
+    return sorted((n for n, cls in registered_schedulers().items() if _is_schedule(cls)), key=str.lower)
+
+
+def parse_schedule(text: str) -> Schedule:
+    """The schedule an expression such as ``"cosine_with_warmup(t_warmup='0.1dur')"`` describes.
+
+    Names are matched as the registry matches them (case-insensitive, aliases, full names). Errors:
+    :class:`ExpressionError` for anything but a schedule call with literal arguments;
+    :class:`UnknownScheduleNameError` (a :class:`~schedulers.registry.UnknownSchedulerError`) for a name
+    that is not a registered schedule, with close names; a schedule's own ``ValueError`` for bad argument
+    values, its message prefixed with the expression.
+
+    >>> sequence = parse_schedule("Sequence([linear(0.0, 1.0), cosine()], ['0.1dur'])")
+    >>> [type(s).__name__ for s in sequence.schedules], [str(m) for m in sequence.milestones]
+    (['LinearScheduler', 'CosineAnnealingScheduler'], ['0.1dur'])
+    >>> parse_schedule("__import__('os').system('echo hi')")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    schedulers.expressions.ExpressionError: "__import__('os').system('echo hi')": attribute access ...
+    """
+    if not isinstance(text, str):
+        raise ExpressionError(f"a schedule expression must be a string, got {text!r}")
+    source = text.strip()
+    if not source:
+        raise ExpressionError('empty schedule expression: expected e.g. "CosineAnnealingScheduler(alpha_f=0.1)"')
+    if len(source) > _MAX_LENGTH:
+        raise ExpressionError(f"schedule expression is {len(source)} characters long: at most {_MAX_LENGTH}")
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError as error:
+        where = f" at column {error.offset}" if error.offset else ""
+        raise ExpressionError(f"{_short(source)!r} is not a Python expression ({error.msg}{where})") from None
+    except (ValueError, RecursionError, MemoryError) as error:  # e.g. null bytes, absurd nesting or digits
+        raise ExpressionError(f"{_short(source)!r} cannot be parsed: {error or type(error).__name__}") from None
+    return _Builder(source).schedule(tree.body)
+
+
+class _Builder:
+    """Walks the tree: checks every node against the whitelist, then calls only registered schedules."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def schedule(self, node: ast.expr) -> Schedule:
+        if not isinstance(node, ast.Call):
+            if isinstance(node, ast.Name) and _lookup_quietly(node.id) is not None:
+                self.fail(node, f"{node.id!r} is a name, not a call: write {node.id}(...) to build the schedule")
+            self.fail(node, f"{self.describe(node)} is not a schedule call")
+        return self.call(node, depth=0)
+
+    def call(self, node: ast.Call, depth: int) -> Schedule:
+        if depth > _MAX_DEPTH:
+            self.fail(node, f"schedule calls nest deeper than {_MAX_DEPTH} levels")
+        if not isinstance(node.func, ast.Name):
+            self.fail(node.func, f"{self.describe(node.func)} is not allowed (only a schedule's name can be called)")
+        cls = self.lookup(node.func, node)
+        args = []
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                self.fail(arg, f"argument unpacking {self.segment(arg)!r} is not allowed")
+            args.append(self.value(arg, depth + 1))
+        kwargs = {}
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                self.fail(keyword.value, f"keyword unpacking '**{self.segment(keyword.value)}' is not allowed")
+            if keyword.arg in kwargs:
+                self.fail(keyword, f"the keyword argument {keyword.arg!r} is repeated")
+            kwargs[keyword.arg] = self.value(keyword.value, depth + 1)
+        prefix = self.where(node)
+        try:
+            inspect.signature(cls).bind(*args, **kwargs)
+        except TypeError as error:
+            raise ExpressionError(f"{prefix}: {error}; {cls.__name__} takes {_signature(cls)}") from None
+        try:
+            return cls(*args, **kwargs)
+        except Exception as error:  # the schedule's own validation, prefixed with the call
+            if isinstance(error, ValueError) and len(error.args) == 1 and isinstance(error.args[0], str):
+                error.args = (f"{prefix}: {error.args[0]}",)
+                raise error.with_traceback(None) from None
+            detail = str(error) if isinstance(error, (ValueError, TypeError)) else f"{type(error).__name__}: {error}"
+            raise ExpressionError(f"{prefix}: {detail}") from None
+
+    def value(self, node: ast.expr, depth: int) -> object:
+        if depth > _MAX_DEPTH:
+            self.fail(node, f"arguments nest deeper than {_MAX_DEPTH} levels")
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, (bool, int, float, str)) or node.value is None:
+                return node.value
+            self.fail(node, f"the literal {self.segment(node)} ({type(node.value).__name__}) is not allowed")
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            operand = node.operand
+            if isinstance(operand, ast.Constant) and type(operand.value) in (int, float):
+                return -operand.value if isinstance(node.op, ast.USub) else operand.value
+            self.fail(node, f"the sign in {self.segment(node)!r} applies only to a number")
+        if isinstance(node, (ast.List, ast.Tuple)):
+            items = []
+            for item in node.elts:
+                if isinstance(item, ast.Starred):
+                    self.fail(item, f"unpacking {self.segment(item)!r} is not allowed")
+                items.append(self.value(item, depth + 1))
+            return items if isinstance(node, ast.List) else tuple(items)
+        if isinstance(node, ast.Call):
+            return self.call(node, depth)
+        if isinstance(node, ast.Name):
+            hint = " (write strings in quotes, e.g. '0.1dur')"
+            if node.id in ("true", "false", "none", "null"):
+                hint = f" (write {node.id.capitalize() if node.id != 'null' else 'None'})"
+            elif _lookup_quietly(node.id) is not None:
+                hint = f" (write {node.id}(...) to build the schedule)"
+            self.fail(node, f"the name {node.id!r} is not allowed{hint}")
+        self.fail(node, f"{self.describe(node)} is not allowed")
+        raise AssertionError("unreachable")
+
+    def lookup(self, name_node: ast.Name, call: ast.Call) -> type:
+        name = name_node.id
+        cls = _lookup_quietly(name)
+        if cls is not None:
+            return cls
+        try:
+            found = get_scheduler(name)
+        except UnknownSchedulerError:
+            found = None
+        if found is not None:  # registered, but not a time-aware schedule (Cerebras, SambaFlow)
+            raise UnknownScheduleNameError(
+                f"{self.where(call)}: {found.__name__} is a {_family_of(found)} scheduler bound to an optimizer, "
+                f"not a schedule expression; use a Composer/Cadence schedule{_close(name)}"
+            )
+        raise UnknownScheduleNameError(f"{self.where(call)}: unknown schedule {name!r}{_close(name)}")
+
+    # -- messages --------------------------------------------------------------------------------------
+
+    def fail(self, node: ast.AST, what: str) -> None:
+        raise ExpressionError(f"{_short(self.source)!r}: {what}; an expression may contain only {ALLOWED}")
+
+    def where(self, node: ast.AST) -> str:
+        """The expression, and the call inside it when that is not the whole expression, for a message prefix."""
+        call = self.segment(node)
+        return repr(_short(self.source)) + ("" if call == self.source else f": in {call!r}")
+
+    def segment(self, node: ast.AST) -> str:
+        return _short(ast.get_source_segment(self.source, node) or ast.unparse(node))
+
+    def describe(self, node: ast.AST) -> str:
+        kinds = {
+            ast.Attribute: "attribute access",
+            ast.Subscript: "subscript",
+            ast.Lambda: "lambda",
+            ast.JoinedStr: "f-string",
+            ast.BinOp: "operator",
+            ast.BoolOp: "operator",
+            ast.Compare: "comparison",
+            ast.IfExp: "conditional expression",
+            ast.Dict: "dict",
+            ast.Set: "set",
+            ast.ListComp: "comprehension",
+            ast.SetComp: "comprehension",
+            ast.DictComp: "comprehension",
+            ast.GeneratorExp: "generator expression",
+            ast.NamedExpr: "assignment expression",
+            ast.Await: "await",
+            ast.Yield: "yield",
+            ast.YieldFrom: "yield",
+            ast.Starred: "unpacking",
+            ast.UnaryOp: "operator",
+            ast.Name: "name",
+            ast.Constant: "literal",
+            ast.Call: "call",
+            ast.List: "list",
+            ast.Tuple: "tuple",
+        }
+        kind = next((label for node_type, label in kinds.items() if isinstance(node, node_type)), "expression")
+        return f"{kind} {self.segment(node)!r}"
+
+
+def _lookup_quietly(name: str) -> type | None:
+    """The registered Schedule subclass ``name`` refers to, or None (not found, ambiguous, not a schedule)."""
+    try:
+        cls = get_scheduler(name)
+    except UnknownSchedulerError:
+        # ambiguous across front ends (e.g. 'CosineAnnealing'): keep the match among time-aware schedules
+        matches = set()
+        for family in ("composer", "cadence", "user"):
+            try:
+                found = get_scheduler(name, family=family)
+            except UnknownSchedulerError:
+                continue
+            if _is_schedule(found):
+                matches.add(found)
+        return matches.pop() if len(matches) == 1 else None
+    return cls if _is_schedule(cls) else None
+
+
+def _is_schedule(cls: object) -> bool:
+    return isinstance(cls, type) and issubclass(cls, Schedule)
+
+
+def _family_of(cls: type) -> str:
+    module = cls.__module__
+    if ".cerebras" in module:
+        return "Cerebras"
+    if ".sambaflow" in module:
+        return "SambaFlow"
+    return "step-indexed"
+
+
+def _close(name: str) -> str:
+    names = schedule_names()
+    lowered = {n.lower(): n for n in names}
+    close = difflib.get_close_matches(name.lower(), list(lowered), n=3, cutoff=0.6)
+    hint = f" (did you mean {', '.join(lowered[c] for c in close)}?)" if close else ""
+    return f"{hint}; known: {', '.join(names)}"
+
+
+def _signature(cls: type) -> str:
+    """``(t_warmup, t_max='1dur', alpha_f=0.0)``: the parameters without annotations."""
+    try:
+        parameters = inspect.signature(cls).parameters.values()
+    except (TypeError, ValueError):
+        return "(...)"
+    parts = []
+    for p in parameters:
+        prefix = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "")
+        parts.append(prefix + p.name + ("" if p.default is p.empty else f"={p.default!r}"))
+    return f"({', '.join(parts)})"
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,487 @@
+"""Cadence schedules in PyTorch Lightning, driven by Lightning's own clock.
+
+:func:`lightning_scheduler_config` returns the ``lr_scheduler`` entry of ``configure_optimizers``::
+
+    def configure_optimizers(self):
+        opt = torch.optim.AdamW(self.parameters(), lr=1e-3)
+        schedule = CosineAnnealingWithWarmupScheduler(t_warmup="0.1dur", alpha_f=0.1)
+        return {"optimizer": opt, "lr_scheduler": lightning_scheduler_config(schedule, opt, self)}
+
+How the time is read:
+
+* batches are ``trainer.global_step`` (optimizer steps: with ``accumulate_grad_batches=n`` one batch is
+  ``n`` loader batches, and Lightning's last, shorter accumulation of an epoch is a batch too), never the
+  number of ``scheduler.step()`` calls; epochs come from ``trainer.current_epoch`` (the batch that
+  completes an epoch closes it, as in Cadence's trainer);
+* ``max_duration`` is ``trainer.max_steps`` in ``ba`` or ``trainer.max_epochs`` in ``ep`` (whichever ends the
+  run first when both are set), unless given;
+* ``dataloader_len`` (batches per epoch) is ``ceil(trainer.num_training_batches / accumulate_grad_batches)``,
+  unless given;
+* samples and tokens are counted by :class:`CadenceClockCallback`, which sees every loader batch
+  (``on_train_batch_start``) and adds it to the count of the optimizer step it belongs to (summed over
+  processes under DDP). It is attached to the Trainer by :func:`lightning_scheduler_config` when the
+  Trainer has none. The counts are saved in the scheduler's ``state_dict``, so a resumed run continues them.
+
+Lightning steps ``interval="step"`` schedulers after every optimizer step, before ``on_train_batch_end``;
+Lightning's ``global_step`` has already moved then, so optimizer step ``k`` (counting from 0) trains with
+the schedule at ``k`` batches, as in Cadence's trainer. PyTorch Lightning (``lightning.pytorch`` or
+``pytorch_lightning``) is imported only when this module needs it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Mapping
+from typing import Any, Callable, Sequence
+
+import torch
+
+from schedulers.base import FunctionSchedule, Schedule
+from schedulers.compile import CompiledScheduler
+from schedulers.state import as_dataloader_len, as_max_duration
+from timeunits import Time, Timestamp, TimeUnit
+
+# CadenceClockCallback is made on first use by the module's __getattr__ (it subclasses Lightning's Callback)
+__all__ = ["CadenceClockCallback", "LightningScheduler", "LightningState", "lightning_scheduler_config"]  # noqa: F822
+
+# The packages Lightning ships under, in the order they are tried when nothing says which one is in use.
+_PACKAGES = ("lightning.pytorch", "pytorch_lightning")
+_INSTALL_HINT = "pip install pytorch_lightning  (or: pip install lightning)"
+
+
+def lightning_scheduler_config(
+    schedule: Callable[..., float],
+    optimizer: torch.optim.Optimizer,
+    trainer: Any,
+    *,
+    interval: str = "step",
+    hyperparameter: str = "lr",
+    ssr: float = 1.0,
+    max_duration: Time | str | None = None,
+    dataloader_len: int | Time | None = None,
+    get_num_samples: Callable[[Any], int] | None = None,
+    get_num_tokens: Callable[[Any], int] | None = None,
+    param_groups: Sequence[int] | None = None,
+    name: str | None = None,
+) -> dict[str, Any]:
+    """Lightning's ``lr_scheduler`` config dict for ``schedule``, fed by the Trainer's own clock.
+
+    ``trainer`` is the Trainer, or the LightningModule (``self`` inside ``configure_optimizers``, where this
+    is meant to be called). ``schedule`` is a Cadence schedule or any ``(state, ssr) -> float`` callable;
+    ``hyperparameter``, ``ssr`` and ``param_groups`` are :func:`~schedulers.compile_scheduler`'s. ``ssr``
+    scales the schedule's times; the run's length is Lightning's as it is (scale ``max_steps`` yourself).
+
+    ``max_duration`` / ``dataloader_len`` override what is read from the Trainer (see the module docs).
+    ``get_num_samples(batch)`` / ``get_num_tokens(batch)`` count each loader batch; samples are counted only
+    when the run or the schedule is in ``sp`` (or the schedule is a plain callable), by default as the
+    leading dimension of the batch's first tensor. A run or schedule in ``tok`` needs ``get_num_tokens``.
+
+    Returns ``{"scheduler": ..., "interval": "step", "frequency": 1}`` (plus ``"name"`` when given): a
+    Cadence schedule is evaluated after every optimizer step, so any other ``interval`` is a ValueError.
+    """
+    if interval != "step":
+        raise ValueError(
+            f"interval={interval!r}: a Cadence schedule is read at Lightning's step count and must be "
+            "stepped after every optimizer step (interval='step'); a schedule in epochs still changes per "
+            "batch, and holding it for a whole epoch would train with stale values"
+        )
+    for argument, value in (("get_num_samples", get_num_samples), ("get_num_tokens", get_num_tokens)):
+        if value is not None and not callable(value):
+            raise TypeError(f"{argument} must be a callable batch -> int, got {value!r}")
+    trainer = _find_trainer(trainer)
+    clock = _clock_callback(trainer, get_num_samples, get_num_tokens)
+    if dataloader_len is None:
+        _load_train_dataloader(trainer)
+    state = LightningState(trainer, clock, max_duration=max_duration, dataloader_len=dataloader_len)
+    scheduler = LightningScheduler(
+        schedule, optimizer, state, ssr, hyperparameter=hyperparameter, param_groups=param_groups
+    )
+    _enable_counting(schedule, state, scheduler.ssr, clock)
+    config: dict[str, Any] = {"scheduler": scheduler, "interval": "step", "frequency": 1}
+    if name is not None:
+        config["name"] = name
+    return config
+
+
+class LightningState:
+    """Cadence's scheduler protocol (``timestamp``, ``max_duration``, ``dataloader_len``) read from a Trainer.
+
+    ``timestamp`` is built from ``trainer.global_step``, ``trainer.current_epoch`` and the sample and token
+    counts of ``clock`` (a :class:`CadenceClockCallback`); it is rebuilt only when one of them changed.
+    """
+
+    def __init__(
+        self,
+        trainer: Any,
+        clock: _ClockCounts,
+        *,
+        max_duration: Time | str | None = None,
+        dataloader_len: int | Time | None = None,
+    ) -> None:
+        self.trainer = trainer
+        self.clock = clock
+        self._given_len = as_dataloader_len(dataloader_len)
+        self._seen_batches: object = None
+        self._len: int | None = None
+        if max_duration is None:
+            self._max_duration = _lightning_max_duration(trainer, self.dataloader_len)
+        else:
+            self._max_duration = as_max_duration(max_duration)
+        self._key: tuple | None = None
+        self._timestamp = Timestamp()
+
+    @property
+    def max_duration(self) -> Time:
+        """The run's length: given, or Lightning's ``max_steps`` (``ba``) / ``max_epochs`` (``ep``)."""
+        return self._max_duration
+
+    @property
+    def dataloader_len(self) -> int | None:
+        """Optimizer steps per epoch: given, or ``ceil(num_training_batches / accumulate_grad_batches)``."""
+        if self._given_len is not None:
+            return self._given_len
+        batches = self.trainer.num_training_batches
+        if batches != self._seen_batches:  # the same int object otherwise: schedules check it by identity
+            self._seen_batches = batches
+            self._len = _steps_per_epoch(batches, self.trainer.accumulate_grad_batches)
+        return self._len
+
+    @property
+    def timestamp(self) -> Timestamp:
+        """Where the Lightning run is, in every unit (Lightning's step count is the batch count)."""
+        trainer, clock = self.trainer, self.clock
+        key = (trainer.global_step, trainer.current_epoch, clock.samples, clock.tokens, clock.epoch_start)
+        if key != self._key:
+            self._timestamp = self._build(*key)
+            self._key = key
+        return self._timestamp
+
+    def _build(self, step: int, epoch: int, samples: int, tokens: int, epoch_start: tuple | None) -> Timestamp:
+        per_epoch = self.dataloader_len
+        if epoch_start is not None and epoch_start[0] == epoch:
+            _, step0, samples0, tokens0 = epoch_start
+        else:  # not seen the epoch start (no callback hook yet): batches from the epoch count, the rest unknown
+            step0 = min(step, epoch * per_epoch) if per_epoch else step
+            samples0, tokens0 = samples, tokens
+        in_epoch = [max(0, step - step0), max(0, samples - samples0), max(0, tokens - tokens0)]
+        if per_epoch and in_epoch[0] >= per_epoch:  # the batch that completes an epoch closes it
+            epoch, in_epoch = epoch + 1, [0, 0, 0]
+        return Timestamp(
+            epoch=epoch,
+            batch=step,
+            sample=samples,
+            token=tokens,
+            batch_in_epoch=min(in_epoch[0], step),
+            sample_in_epoch=min(in_epoch[1], samples),
+            token_in_epoch=min(in_epoch[2], tokens),
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"LightningState(max_duration={self._max_duration}, dataloader_len={self.dataloader_len}, "
+            f"timestamp={self.timestamp!r})"
+        )
+
+
+class LightningScheduler(CompiledScheduler):
+    """A compiled Cadence scheduler on a :class:`LightningState`; :func:`lightning_scheduler_config` makes it.
+
+    ``step()`` first settles the clock's sample and token counts for the optimizer step that just ended;
+    ``state_dict()`` carries them, so a run resumed with ``ckpt_path=`` continues the counts.
+    """
+
+    state: LightningState
+
+    def step(self, epoch: None = None) -> None:  # type: ignore[override]
+        self.state.clock.settle(self.state.trainer)
+        super().step(epoch)
+
+    def state_dict(self) -> dict[str, Any]:
+        state = super().state_dict()
+        state["clock"] = self.state.clock.counts_state()
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        if state_dict.get("clock") is not None:
+            self.state.clock.load_counts_state(state_dict["clock"])
+        super().load_state_dict(state_dict)
+
+
+class _ClockCounts:
+    """What :class:`CadenceClockCallback` does, free of Lightning so that this module imports without it.
+
+    Each loader batch's samples and tokens are added to a pending count when the batch starts; when
+    Lightning's ``global_step`` has moved (checked at the next hook, or by the scheduler's ``step()``), the
+    pending counts belong to the optimizer step that ended and join the totals (summed over processes).
+    """
+
+    def __init__(
+        self,
+        get_num_samples: Callable[[Any], int] | None = None,
+        get_num_tokens: Callable[[Any], int] | None = None,
+    ) -> None:
+        for argument, value in (("get_num_samples", get_num_samples), ("get_num_tokens", get_num_tokens)):
+            if value is not None and not callable(value):
+                raise TypeError(f"{argument} must be a callable batch -> int, got {value!r}")
+        super().__init__()
+        self.get_num_samples = get_num_samples
+        self.get_num_tokens = get_num_tokens
+        self.count_samples = get_num_samples is not None
+        self.samples = 0
+        self.tokens = 0
+        self.epoch_start: tuple[int, int, int, int] | None = None  # (epoch, step, samples, tokens) at its start
+        self._pending = [0, 0]
+        self._step: int | None = None  # the global_step the totals are settled for
+
+    @property
+    def count_tokens(self) -> bool:
+        return self.get_num_tokens is not None
+
+    # -- Lightning hooks (the callback class adds Lightning's Callback as a base) ----------------------
+    def on_train_epoch_start(self, trainer: Any, pl_module: Any) -> None:
+        self.settle(trainer)
+        epoch = trainer.current_epoch
+        if self.epoch_start is None or self.epoch_start[0] != epoch:
+            self.epoch_start = (epoch, trainer.global_step, self.samples, self.tokens)
+
+    def on_train_batch_start(self, trainer: Any, pl_module: Any, batch: Any, batch_idx: int) -> None:
+        self.settle(trainer)
+        if self.count_samples:
+            self._pending[0] += _count("get_num_samples", (self.get_num_samples or _leading_dim)(batch), batch)
+        if self.get_num_tokens is not None:
+            self._pending[1] += _count("get_num_tokens", self.get_num_tokens(batch), batch)
+
+    def on_train_batch_end(self, trainer: Any, pl_module: Any, outputs: Any, batch: Any, batch_idx: int) -> None:
+        self.settle(trainer)
+
+    # -- counting -------------------------------------------------------------------------------------
+    def settle(self, trainer: Any) -> None:
+        """Move the pending counts into the totals once Lightning's ``global_step`` has moved past them."""
+        step = trainer.global_step
+        if step == self._step:
+            return
+        if self._step is None:  # the first look: the totals start at this step
+            self._step = step
+            return
+        self._step = step
+        samples, tokens = self._pending
+        self._pending = [0, 0]
+        if (self.count_samples or self.count_tokens) and getattr(trainer, "world_size", 1) > 1:
+            counts = torch.tensor([samples, tokens], dtype=torch.int64, device=trainer.strategy.root_device)
+            counts = trainer.strategy.reduce(counts, reduce_op="sum")
+            samples, tokens = (int(value) for value in counts.tolist())
+        self.samples += samples
+        self.tokens += tokens
+
+    def counts_state(self) -> dict[str, Any]:
+        """The settled counts as plain numbers (what the scheduler's ``state_dict`` carries)."""
+        return {
+            "step": self._step,
+            "samples": self.samples,
+            "tokens": self.tokens,
+            "epoch_start": None if self.epoch_start is None else list(self.epoch_start),
+        }
+
+    def load_counts_state(self, state: Mapping[str, Any]) -> None:
+        """Continue from :meth:`counts_state` (a resumed run)."""
+        self._step = state.get("step")
+        self.samples = int(state.get("samples", 0))
+        self.tokens = int(state.get("tokens", 0))
+        start = state.get("epoch_start")
+        self.epoch_start = None if start is None else tuple(int(value) for value in start)
+        self._pending = [0, 0]
+
+    def __repr__(self) -> str:
+        return f"CadenceClockCallback(samples={self.samples}, tokens={self.tokens}, step={self._step})"
+
+
+# -- internals ------------------------------------------------------------------------------------------
+
+
+def _import_lightning(package: str | None = None):
+    """``lightning.pytorch`` or ``pytorch_lightning`` (or ``package``); an ImportError saying what to install."""
+    for name in (package,) if package else _PACKAGES:
+        try:
+            return importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            if error.name not in (name, name.split(".")[0]):
+                raise  # Lightning is there but broken: show the real error
+    raise ImportError(
+        "schedulers.integrations.lightning needs PyTorch Lightning, which is not installed: "
+        f"{_INSTALL_HINT}. Cadence's test extra installs it (pip install -e '.[test]')."
+    )
+
+
+_CALLBACK_CLASSES: dict[str, type] = {}
+
+
+def _callback_class(package: str | None = None) -> type:
+    """``CadenceClockCallback`` as a subclass of ``package``'s ``Callback`` (one class per Lightning package)."""
+    module = _import_lightning(package)
+    name = module.__name__
+    if name not in _CALLBACK_CLASSES:
+        cls = type(
+            "CadenceClockCallback",
+            (_ClockCounts, module.Callback),
+            {
+                "__module__": __name__,
+                "__doc__": _CALLBACK_DOC,
+                "state_key": property(lambda self: "CadenceClockCallback"),
+            },
+        )
+        cls.__qualname__ = _qualname(name)
+        _CALLBACK_CLASSES[name] = cls
+    return _CALLBACK_CLASSES[name]
+
+
+def _qualname(package: str) -> str:
+    return "_CadenceClockCallback_" + package.replace(".", "_")
+
+
+_CALLBACK_DOC = """A Lightning callback that counts the samples and tokens of every training batch for Cadence.
+
+``CadenceClockCallback(get_num_samples=None, get_num_tokens=None)``. :func:`lightning_scheduler_config`
+attaches one when the Trainer has none; pass your own in ``Trainer(callbacks=[...])`` to set the counters
+once for every schedule. Without ``get_num_samples``, samples are counted (when a schedule needs them) as
+the leading dimension of the batch's first tensor; without ``get_num_tokens`` tokens stay 0.
+"""
+
+
+def __getattr__(name: str) -> Any:
+    # CadenceClockCallback subclasses Lightning's Callback, so it exists only once Lightning is imported.
+    if name == "CadenceClockCallback":
+        return _callback_class()
+    for package in _PACKAGES:
+        if name == _qualname(package):  # how pickle finds the class of either package
+            return _callback_class(package)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _find_trainer(source: Any) -> Any:
+    """The Trainer itself, or the Trainer a LightningModule is attached to."""
+    if hasattr(source, "fit_loop") and hasattr(source, "global_step"):
+        return source
+    try:
+        trainer = source.trainer
+    except (AttributeError, RuntimeError):
+        trainer = None
+    if trainer is None or not hasattr(trainer, "fit_loop"):
+        raise TypeError(
+            f"lightning_scheduler_config needs the Trainer or a LightningModule attached to one, got "
+            f"{type(source).__name__}: call it inside configure_optimizers and pass self (or self.trainer)"
+        )
+    return trainer
+
+
+def _package_of(trainer: Any) -> str | None:
+    module = type(trainer).__module__
+    if module.startswith("lightning.pytorch"):
+        return "lightning.pytorch"
+    if module.startswith("pytorch_lightning"):
+        return "pytorch_lightning"
+    return None
+
+
+def _clock_callback(trainer: Any, get_num_samples: Callable | None, get_num_tokens: Callable | None) -> _ClockCounts:
+    """The Trainer's CadenceClockCallback (attached now if it has none), with the counters asked for."""
+    callbacks = trainer.callbacks
+    clock = next((callback for callback in callbacks if isinstance(callback, _ClockCounts)), None)
+    if clock is None:
+        clock = _callback_class(_package_of(trainer))(get_num_samples, get_num_tokens)
+        callbacks.append(clock)
+        return clock
+    for argument, given in (("get_num_samples", get_num_samples), ("get_num_tokens", get_num_tokens)):
+        present = getattr(clock, argument)
+        if given is not None and present is not None and given is not present:
+            raise ValueError(
+                f"{argument} is given both to lightning_scheduler_config and to the Trainer's "
+                "CadenceClockCallback: give it once (the callback counts for every schedule)"
+            )
+        if given is not None:
+            setattr(clock, argument, given)
+    clock.count_samples = clock.count_samples or clock.get_num_samples is not None
+    return clock
+
+
+def _load_train_dataloader(trainer: Any) -> None:
+    """Have Lightning set up the train dataloader now (as ``trainer.estimated_stepping_batches`` does)."""
+    if math.isfinite(trainer.num_training_batches) or trainer.train_dataloader is not None:
+        return
+    if getattr(trainer.state, "fn", None) != "fit":
+        return
+    trainer.fit_loop.setup_data()
+
+
+def _steps_per_epoch(batches: float, accumulate: int) -> int | None:
+    """Optimizer steps in an epoch of ``batches`` loader batches (Lightning steps on an epoch's last batch)."""
+    if batches is None or not math.isfinite(batches) or batches <= 0:
+        return None
+    return math.ceil(int(batches) / max(1, int(accumulate)))
+
+
+def _lightning_max_duration(trainer: Any, per_epoch: int | None) -> Time:
+    """The run's length as the Trainer will stop it: ``max_steps`` or ``max_epochs``, whichever comes first."""
+    steps, epochs = trainer.max_steps, trainer.max_epochs
+    by_steps = steps is not None and steps > 0
+    by_epochs = epochs is not None and epochs > 0
+    if by_steps and (not by_epochs or per_epoch is None or steps < epochs * per_epoch):
+        return Time(int(steps), TimeUnit.BATCH)
+    if by_epochs:
+        return Time(int(epochs), TimeUnit.EPOCH)
+    raise ValueError(
+        f"the Trainer's run has no length to schedule over (max_steps={steps}, max_epochs={epochs}): set one "
+        "of them, or give max_duration= to lightning_scheduler_config"
+    )
+
+
+def _enable_counting(schedule: Callable[..., float], state: LightningState, ssr: float, clock: _ClockCounts) -> None:
+    """Count samples when the run needs them; a run in tokens without a token counter is an error."""
+    units = {state.max_duration.unit}
+    known = isinstance(schedule, Schedule) and not isinstance(schedule, FunctionSchedule)
+    if known:
+        units.add(schedule.resolve(state.max_duration, state.dataloader_len, ssr).unit)
+    if TimeUnit.TOKEN in units and not clock.count_tokens:
+        where = f"max_duration={state.max_duration}" if state.max_duration.unit is TimeUnit.TOKEN else repr(schedule)
+        raise ValueError(
+            f"{where} counts tokens, but get_num_tokens is None (tokens would stay 0): pass get_num_tokens="
+        )
+    if TimeUnit.SAMPLE in units or not known:
+        clock.count_samples = True
+
+
+def _count(argument: str, value: Any, batch: Any) -> int:
+    try:
+        count = int(value)
+    except (TypeError, ValueError):
+        count = -1
+    if count < 0 or (isinstance(value, float) and not value.is_integer()):
+        raise ValueError(f"{argument} returned {value!r} for a batch; it must return a count >= 0")
+    return count
+
+
+def _leading_dim(batch: Any) -> int:
+    """The default sample count: the leading dimension of the batch's first tensor (depth first)."""
+    found = _first_dim(batch)
+    if found is None:
+        raise ValueError(
+            f"CadenceClockCallback found no tensor with a batch dimension in a {type(batch).__name__} batch, "
+            "and the schedule counts samples: pass get_num_samples= to lightning_scheduler_config"
+        )
+    return found
+
+
+def _first_dim(value: Any) -> int | None:
+    if isinstance(value, torch.Tensor):
+        return int(value.shape[0]) if value.dim() > 0 else None
+    if isinstance(value, Mapping):
+        children = list(value.values())
+    elif isinstance(value, (tuple, list)):
+        children = value
+    else:
+        return None
+    for child in children:
+        found = _first_dim(child)
+        if found is not None:
+            return found
+    return None

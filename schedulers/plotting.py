@@ -1,0 +1,623 @@
+"""See a schedule before training: whole runs as a matplotlib figure, a per-batch table or a text plot.
+
+Every curve is one schedule over one run, evaluated in a single vectorised call
+(:func:`~schedulers.evaluate.evaluate_run`; no Python loop over batches), so a run of a million batches
+draws in about a second.
+A *budget sweep* overlays several scale schedule ratios: each run is scaled as the trainer scales it
+(``max_duration × ssr`` and every schedule time with it), giving one curve per (schedule, ssr).
+
+* :func:`plot_schedules` draws the curves with matplotlib (the ``plot`` extra:
+  ``pip install 'cadence[plot]'``) and returns the Figure. Lines are decimated to ``max_points`` in a way
+  that keeps every jump: each bucket of batches keeps its first, lowest and highest point (and the one after
+  each) and both sides of its largest change, so steps stay vertical and spikes stay visible.
+* :func:`schedule_table` gives the exact per-batch values (never decimated) for CSV.
+* :func:`terminal_plot` renders the curves as text (braille dots, or one marker character per curve).
+
+Batch ``k`` trains with the value evaluated before it (as :func:`~schedulers.evaluate.evaluate_run`); a
+plotted line holds that value across the batch (``steps-post``) and ends where the run ends.
+
+>>> from schedulers import CosineAnnealingWithWarmupScheduler
+>>> print(terminal_plot([("cosine with warmup", CosineAnnealingWithWarmupScheduler("0.1dur"))], "100ba",
+...                      width=20, height=4))
+lr multiplier α
+1 ┤⠀⢰⠋⠉⠓⠲⠤⣄⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀
+  │⠀⡞⠀⠀⠀⠀⠀⠈⠙⠲⣄⡀⠀⠀⠀⠀⠀⠀⠀⠀
+  │⢰⠃⠀⠀⠀⠀⠀⠀⠀⠀⠀⠙⠲⣄⡀⠀⠀⠀⠀⠀
+0 ┤⡏⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠉⠓⠦⠤⣄⣀
+  └────────────────────
+   0                100
+       batches (ba)
+  ⣿ cosine with warmup
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+from typing import IO, Iterable, Iterator, Union
+
+import torch
+
+from schedulers.arguments import number_argument
+from schedulers.base import FunctionSchedule, Schedule
+from schedulers.evaluate import RunTimeline, evaluate_run, run_timeline
+from schedulers.resolution import check_ssr
+from schedulers.state import as_dataloader_len, as_max_duration
+from timeunits import Time, TimeUnit
+
+__all__ = ["ScheduleTable", "plot_schedules", "schedule_table", "terminal_plot"]
+
+PerBatch = Union[int, torch.Tensor, None]
+#: a schedule, an expression string, or a ``(label, schedule or expression)`` pair
+ScheduleLike = Union[Schedule, str, "tuple[str, Schedule | str]"]
+
+UNIT_LABELS = {
+    TimeUnit.BATCH: "batches (ba)",
+    TimeUnit.EPOCH: "epochs (ep)",
+    TimeUnit.SAMPLE: "samples (sp)",
+    TimeUnit.TOKEN: "tokens (tok)",
+    TimeUnit.DURATION: "fraction of the run (dur)",
+}
+
+
+class _Curve:
+    """One line: a schedule evaluated over one run (one ssr). ``values`` is α, or ``base_value × α``."""
+
+    __slots__ = ("label", "schedule_index", "ssr_index", "ssr", "timeline", "values")
+
+    def __init__(self, label, schedule_index, ssr_index, ssr, timeline, values) -> None:
+        self.label = label
+        self.schedule_index = schedule_index
+        self.ssr_index = ssr_index
+        self.ssr = ssr
+        self.timeline = timeline
+        self.values = values
+
+
+class _Runs:
+    """The curves of every (schedule, ssr) pair, with the x axis of each in any unit."""
+
+    def __init__(
+        self,
+        schedules: ScheduleLike | Iterable[ScheduleLike],
+        max_duration: Time | str,
+        dataloader_len: int | None,
+        samples_per_batch: PerBatch,
+        tokens_per_batch: PerBatch,
+        ssrs: float | Iterable[float],
+        base_value: float | None,
+    ) -> None:
+        self.samples_per_batch = samples_per_batch
+        self.tokens_per_batch = tokens_per_batch
+        self.max_duration = max_duration = as_max_duration(max_duration)
+        self.dataloader_len = dataloader_len = as_dataloader_len(dataloader_len)
+        self.base_value = _base_value(base_value)
+        self.labelled = _labelled(schedules)
+        self.ssrs = _ssr_list(ssrs)
+        self.timelines: list[RunTimeline] = []
+        self.curves: list[_Curve] = []
+        for j, ssr in enumerate(self.ssrs):
+            timeline = run_timeline(
+                max_duration,
+                dataloader_len,
+                samples_per_batch=samples_per_batch,
+                tokens_per_batch=tokens_per_batch,
+                ssr=ssr,
+            )
+            self.timelines.append(timeline)
+            for i, (label, schedule) in enumerate(self.labelled):
+                alphas = _evaluate(label, schedule, timeline, ssr)
+                values = alphas if self.base_value is None else alphas * self.base_value
+                name = label if len(self.ssrs) == 1 else f"{label} (ssr={ssr:g})"
+                self.curves.append(_Curve(name, i, j, ssr, timeline, values))
+        _unique_labels(self.curves)
+
+    def x_axis(self, curve: _Curve, unit: TimeUnit) -> tuple[torch.Tensor, float]:
+        """The x of each batch of ``curve`` in ``unit`` (its count before the batch) and the x where the run ends."""
+        timeline, n = curve.timeline, curve.timeline.num_batches
+        if unit is TimeUnit.EPOCH:  # fractional epochs: batches / dataloader_len (counts("ep") is whole epochs)
+            return timeline.counts(TimeUnit.BATCH) / timeline.dataloader_len, n / timeline.dataloader_len
+        if unit is TimeUnit.DURATION:
+            length = timeline.max_duration
+            if length.unit is TimeUnit.EPOCH:
+                return timeline.fraction(), n / (length.value * timeline.dataloader_len)
+            return timeline.fraction(), self.count_after(timeline, length.unit) / length.value
+        return timeline.counts(unit), self.count_after(timeline, unit)
+
+    def count_after(self, timeline: RunTimeline, unit: TimeUnit) -> float:
+        """The count in ``unit`` (ba, sp or tok) after the run's last batch."""
+        n = timeline.num_batches
+        if unit is TimeUnit.BATCH:
+            return float(n)
+        per_batch = self.samples_per_batch if unit is TimeUnit.SAMPLE else self.tokens_per_batch
+        if per_batch is None:
+            return 0.0
+        if isinstance(per_batch, torch.Tensor):
+            return float(per_batch[:n].to(torch.float64).sum())
+        return float(n * per_batch)
+
+    def check_x_unit(self, x_unit: TimeUnit | str) -> TimeUnit:
+        return check_x_unit(x_unit, self.dataloader_len, self.samples_per_batch, self.tokens_per_batch)
+
+    def y_label(self) -> str:
+        if self.base_value is None:
+            return "lr multiplier α"
+        return f"lr = {self.base_value:g} × α"
+
+
+def check_x_unit(
+    x_unit: TimeUnit | str,
+    dataloader_len: object = None,
+    samples_per_batch: PerBatch = None,
+    tokens_per_batch: PerBatch = None,
+) -> TimeUnit:
+    """``x_unit`` as a TimeUnit, or a ValueError when it is unknown or the run lacks what it needs."""
+    try:
+        unit = TimeUnit(x_unit)
+    except ValueError:
+        raise ValueError(f"x_unit={x_unit!r} must be one of ba, ep, sp, tok, dur") from None
+    needs = {
+        TimeUnit.EPOCH: (dataloader_len, "dataloader_len (batches per epoch)"),
+        TimeUnit.SAMPLE: (samples_per_batch, "samples_per_batch"),
+        TimeUnit.TOKEN: (tokens_per_batch, "tokens_per_batch"),
+    }
+    if unit in needs and needs[unit][0] is None:
+        raise ValueError(f"an x axis in {unit.value} needs {needs[unit][1]}")
+    return unit
+
+
+def _labelled(schedules: ScheduleLike | Iterable[ScheduleLike]) -> list[tuple[str, Schedule]]:
+    from schedulers.expressions import parse_schedule
+
+    if isinstance(schedules, (Schedule, str)) or (
+        isinstance(schedules, tuple)
+        and len(schedules) == 2
+        and isinstance(schedules[0], str)
+        and isinstance(schedules[1], Schedule)
+    ):
+        schedules = [schedules]
+    result = []
+    for i, item in enumerate(schedules):
+        if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
+            label, schedule = item
+        elif isinstance(item, str):
+            label, schedule = item.strip(), item
+        else:
+            label, schedule = None, item
+        if isinstance(schedule, str):
+            schedule = parse_schedule(schedule)
+        if not isinstance(schedule, Schedule):
+            raise TypeError(
+                f"schedules[{i}]={schedule!r} is not a Cadence schedule: give a schedulers.Schedule, an expression "
+                "string, or a (label, schedule) pair (wrap a function of the state with schedulers.as_schedule)"
+            )
+        result.append((repr(schedule) if label is None else label, schedule))
+    if not result:
+        raise ValueError("schedules is empty: give at least one schedule to plot")
+    return result
+
+
+def _ssr_list(ssrs: float | Iterable[float]) -> list[float]:
+    if isinstance(ssrs, (int, float)) and not isinstance(ssrs, bool):
+        ssrs = [ssrs]
+    values = list(dict.fromkeys(check_ssr(ssr, "ssr") for ssr in ssrs))
+    if not values:
+        raise ValueError("ssrs is empty: give at least one scale schedule ratio (1.0 is the unscaled run)")
+    return values
+
+
+def _base_value(base_value: float | None) -> float | None:
+    return None if base_value is None else number_argument("base_value", base_value)
+
+
+def _evaluate(label: str, schedule: Schedule, timeline: RunTimeline, ssr: float) -> torch.Tensor:
+    if isinstance(schedule, FunctionSchedule) and ssr != 1.0:
+        raise ValueError(
+            f"{label}: {schedule.fn!r} is a function of the state only, so it cannot apply ssr={ssr:g}; write it "
+            "as a Cadence schedule (times in ba/ep/dur) to scale it"
+        )
+    try:
+        return evaluate_run(schedule, timeline.max_duration, timeline=timeline, ssr=ssr)
+    except ValueError as error:  # the schedule's own error, prefixed with the curve it belongs to
+        if len(error.args) == 1 and isinstance(error.args[0], str):
+            error.args = (f"{label}: {error.args[0]}",)
+        raise
+
+
+def _unique_labels(curves: list[_Curve]) -> None:
+    seen: dict[str, int] = {}
+    for curve in curves:
+        count = seen.get(curve.label, 0) + 1
+        seen[curve.label] = count
+        if count > 1:
+            curve.label = f"{curve.label} [{count}]"
+
+
+def _keep(values: torch.Tensor, budget: int) -> torch.Tensor:
+    """Indices (sorted) of at most ``budget`` points of ``values`` that keep its shape, jumps included.
+
+    The run is cut into ``(budget - 1) // 7`` buckets; each keeps its first point, its lowest and its highest
+    point and the point after each, and both sides of its largest change between neighbouring batches (the
+    change into the next bucket included); the last point is kept too. Drawn as steps (each value held until
+    the next kept point), every jump is where it happens, a one-batch spike stays one batch wide, and every
+    value between two kept points lies within its bucket's range.
+    """
+    n = values.numel()
+    if n <= budget:
+        return torch.arange(n)
+    change = torch.empty_like(values)  # change[i] = |values[i+1] - values[i]|, 0 after the last point
+    torch.sub(values[1:], values[:-1], out=change[:-1]).abs_()
+    change[-1] = 0
+    buckets = max((budget - 1) // 7, 1)
+    kept = _picks(values, change, buckets)
+    if len(kept) < budget // 2:  # smooth stretches repeat picks: a second pass with more, smaller buckets
+        finer = _picks(values, change, min(int(buckets * 0.9 * (budget - 1) / len(kept)), n))
+        if len(finer) <= budget:
+            kept = finer
+    return kept
+
+
+def _picks(values: torch.Tensor, change: torch.Tensor, buckets: int) -> torch.Tensor:
+    n = values.numel()
+    size = -(-n // buckets)
+    full = n // size
+    parts = [torch.tensor([n - 1])]
+    for offset, count, length in ((0, full, size), (full * size, 1 if n > full * size else 0, n - full * size)):
+        if count == 0:
+            continue
+        span = slice(offset, offset + count * length)
+        starts = torch.arange(count) * length + offset
+        low = values[span].view(count, length).argmin(dim=1) + starts
+        high = values[span].view(count, length).argmax(dim=1) + starts
+        jump = change[span].view(count, length).argmax(dim=1) + starts
+        parts += [starts, low, low + 1, high, high + 1, jump, jump + 1]
+    return torch.unique(torch.clamp(torch.cat(parts), max=n - 1))
+
+
+# -- matplotlib ---------------------------------------------------------------------------------------------
+
+
+def _matplotlib():
+    try:
+        import matplotlib  # noqa: F401
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise ImportError(
+            "plotting a schedule needs matplotlib, which is not installed: pip install 'cadence[plot]' "
+            "(or pip install 'matplotlib>=3.7'); without it, use schedule_table() or terminal_plot()"
+        ) from None
+    return Figure
+
+
+def plot_schedules(
+    schedules: ScheduleLike | Iterable[ScheduleLike],
+    max_duration: Time | str,
+    *,
+    dataloader_len: int | None = None,
+    samples_per_batch: PerBatch = None,
+    tokens_per_batch: PerBatch = None,
+    ssrs: float | Iterable[float] = (1.0,),
+    x_unit: TimeUnit | str = "ba",
+    base_value: float | None = None,
+    ax=None,
+    title: str | None = None,
+    max_points: int | None = 4000,
+):
+    """Draw each schedule over a run of ``max_duration``, once per scale schedule ratio in ``ssrs``.
+
+    ``schedules`` is a list of ``(label, schedule)`` pairs, schedules (labelled by their repr) or expression
+    strings (see :func:`schedulers.expressions.parse_schedule`). One line per (schedule, ssr), in
+    ``ax.lines`` in that order (schedules first, for each ssr). ``x_unit`` is ``ba``, ``ep`` (fractional
+    epochs; needs ``dataloader_len``), ``sp``/``tok`` (need ``samples_per_batch``/``tokens_per_batch``: a
+    constant or one entry per batch) or ``dur`` (each run from 0 to 1). y is α, or ``base_value × α``.
+    Each line has at most ``max_points`` points (``None``: every batch). Draws into ``ax`` when given, else
+    into a new Figure (not managed by pyplot); returns the Figure.
+
+    >>> from schedulers import CosineAnnealingWithWarmupScheduler
+    >>> figure = plot_schedules([("cosine", CosineAnnealingWithWarmupScheduler("0.05dur"))], "10ep",
+    ...                         dataloader_len=500, ssrs=[0.5, 1.0], x_unit="ep")
+    >>> [line.get_label() for line in figure.axes[0].lines]
+    ['cosine (ssr=0.5)', 'cosine (ssr=1)']
+    """
+    check_x_unit(x_unit, dataloader_len, samples_per_batch, tokens_per_batch)  # before evaluating a long run
+    runs = _Runs(schedules, max_duration, dataloader_len, samples_per_batch, tokens_per_batch, ssrs, base_value)
+    return _plot(runs, x_unit=x_unit, ax=ax, title=title, max_points=max_points)
+
+
+def _plot(runs: _Runs, *, x_unit, ax=None, title=None, max_points=4000, size=None):
+    if max_points is not None and (isinstance(max_points, bool) or not isinstance(max_points, int) or max_points < 16):
+        raise ValueError(f"max_points={max_points!r} must be an int >= 16, or None for every batch")
+    unit = runs.check_x_unit(x_unit)
+    Figure = _matplotlib()
+    own_figure = ax is None
+    if own_figure:
+        figure = Figure(figsize=(8, 4.5) if size is None else size, layout="constrained")
+        ax = figure.add_subplot()
+    else:
+        figure = ax.figure
+    by_ssr = len(runs.labelled) == 1  # one schedule: a colour per ssr; several: a colour per schedule
+    styles = ("-", "--", ":", "-.")
+    x_end, lowest = 0.0, math.inf
+    for index, curve in enumerate(runs.curves):
+        x, end = runs.x_axis(curve, unit)
+        values = curve.values
+        if max_points is not None:
+            keep = _keep(values, max_points - 1)
+            x, values = x[keep], values[keep]
+        xs = torch.cat([x, x.new_tensor([end])]).numpy()
+        ys = torch.cat([values, values[-1:]]).numpy()
+        color = f"C{(curve.ssr_index if by_ssr else curve.schedule_index) % 10}"
+        style = "-" if by_ssr else styles[curve.ssr_index % len(styles)]
+        (line,) = ax.plot(
+            xs, ys, drawstyle="steps-post", color=color, linestyle=style, linewidth=1.5, label=curve.label
+        )
+        line.set_gid(f"cadence-curve-{index}")  # an SVG names each curve: <g id="cadence-curve-0">
+        x_end, lowest = max(x_end, end), min(lowest, float(curve.values.min()))
+    ax.set_xlim(0, x_end if x_end > 0 else 1)
+    if lowest >= 0:
+        ax.set_ylim(bottom=0)
+    ax.set_xlabel(UNIT_LABELS[unit])
+    ax.set_ylabel(runs.y_label())
+    if title is not None or own_figure or not ax.get_title():  # keep a title the caller's axes already have
+        ax.set_title(_title(runs) if title is None else title)
+    ax.grid(True, alpha=0.3)
+    if own_figure:  # below the axes, where it never hides a curve
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize="small", frameon=False)
+    else:
+        ax.legend(loc="best", fontsize="small")
+    return figure
+
+
+def _title(runs: _Runs) -> str:
+    parts = [f"max_duration={runs.max_duration}"]
+    if runs.dataloader_len is not None:
+        parts.append(f"dataloader_len={runs.dataloader_len}")
+    if len(runs.ssrs) > 1:
+        parts.append("each run scaled by its ssr")
+    return ", ".join(parts)
+
+
+# -- the exact table --------------------------------------------------------------------------------------
+
+
+class ScheduleTable:
+    """Per-batch rows of whole runs, exact (never decimated): iterate for tuples, :meth:`write_csv` for a file.
+
+    Columns: ``batch``, ``epoch``, ``sample``, ``token`` (counts before the batch; empty when the run does not
+    count that unit: no ``dataloader_len``, ``samples_per_batch`` or ``tokens_per_batch``), ``dur`` (the
+    fraction of the run; one ``dur (ssr=…)`` column per ratio when several runs are compared), then one
+    column per curve. A run shorter than the longest has empty cells (``None``) after its end.
+    """
+
+    def __init__(self, header: list[str], columns: list[torch.Tensor | None], integer: list[bool], rows: int) -> None:
+        self.header = header
+        self._columns = columns
+        self._integer = integer
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return self._rows
+
+    def column(self, name: str) -> list:
+        """The values of the column ``name`` (None in empty cells)."""
+        return self._values(self.header.index(name))
+
+    def _values(self, j: int) -> list:
+        column, n = self._columns[j], self._rows
+        if column is None:
+            return [None] * n
+        values = (column.to(torch.int64) if self._integer[j] else column).tolist()
+        return values + [None] * (n - len(values))
+
+    def __iter__(self) -> Iterator[tuple]:
+        return zip(*(self._values(j) for j in range(len(self.header))))
+
+    def write_csv(self, file: IO[str] | str | os.PathLike) -> None:
+        """Write the header and every row as CSV (floats in their shortest exact form: they parse back equal)."""
+        if isinstance(file, (str, os.PathLike)):
+            with open(file, "w", newline="", encoding="utf-8") as handle:
+                self.write_csv(handle)
+            return
+        csv.writer(file, lineterminator="\n").writerow(self.header)  # labels may need quoting; numbers never do
+        n, chunk = self._rows, 65536
+        for begin in range(0, n, chunk):
+            stop = min(begin + chunk, n)
+            cells = [self._cells(j, begin, stop) for j in range(len(self.header))]
+            file.write("".join(line + "\n" for line in map(",".join, zip(*cells))))
+
+    def _cells(self, j: int, begin: int, stop: int) -> list[str]:
+        column = self._columns[j]
+        if column is None:
+            return [""] * (stop - begin)
+        part = column[begin:stop]
+        text = list(map(str, part.to(torch.int64).tolist())) if self._integer[j] else list(map(repr, part.tolist()))
+        return text + [""] * (stop - begin - len(text))
+
+
+def schedule_table(
+    schedules: ScheduleLike | Iterable[ScheduleLike],
+    max_duration: Time | str,
+    *,
+    dataloader_len: int | None = None,
+    samples_per_batch: PerBatch = None,
+    tokens_per_batch: PerBatch = None,
+    ssrs: float | Iterable[float] = (1.0,),
+    base_value: float | None = None,
+) -> ScheduleTable:
+    """The exact value of every curve at every batch (the arguments are :func:`plot_schedules`'s).
+
+    >>> from schedulers import StepScheduler
+    >>> table = schedule_table([("step", StepScheduler("2ba", gamma=0.5))], "4ba", dataloader_len=2)
+    >>> table.header, list(table)
+    (['batch', 'epoch', 'sample', 'token', 'dur', 'step'], [(0, 0, None, None, 0.0, 1.0), \
+(1, 0, None, None, 0.25, 1.0), (2, 1, None, None, 0.5, 0.5), (3, 1, None, None, 0.75, 0.5)])
+    """
+    return _table(_Runs(schedules, max_duration, dataloader_len, samples_per_batch, tokens_per_batch, ssrs, base_value))
+
+
+def _table(runs: _Runs) -> ScheduleTable:
+    longest = max(runs.timelines, key=lambda t: t.num_batches)
+    header = ["batch", "epoch", "sample", "token"]
+    columns: list[torch.Tensor | None] = [
+        longest.counts(TimeUnit.BATCH),
+        None if runs.dataloader_len is None else longest.counts(TimeUnit.EPOCH),
+        None if runs.samples_per_batch is None else longest.counts(TimeUnit.SAMPLE),
+        None if runs.tokens_per_batch is None else longest.counts(TimeUnit.TOKEN),
+    ]
+    integer = [True] * 4
+    for ssr, timeline in zip(runs.ssrs, runs.timelines):
+        header.append("dur" if len(runs.ssrs) == 1 else f"dur (ssr={ssr:g})")
+        columns.append(timeline.fraction())
+        integer.append(False)
+    for curve in runs.curves:
+        header.append(curve.label)
+        columns.append(curve.values)
+        integer.append(False)
+    return ScheduleTable(header, columns, integer, longest.num_batches)
+
+
+# -- text -----------------------------------------------------------------------------------------------------
+
+_BRAILLE_BITS = torch.tensor([[0x01, 0x08], [0x02, 0x10], [0x04, 0x20], [0x40, 0x80]], dtype=torch.int64)
+_MARKERS = "*o+x#@%&"
+_COLORS = (34, 31, 32, 33, 35, 36)  # ANSI: blue, red, green, yellow, magenta, cyan
+
+
+def terminal_plot(
+    schedules: ScheduleLike | Iterable[ScheduleLike],
+    max_duration: Time | str,
+    *,
+    dataloader_len: int | None = None,
+    samples_per_batch: PerBatch = None,
+    tokens_per_batch: PerBatch = None,
+    ssrs: float | Iterable[float] = (1.0,),
+    x_unit: TimeUnit | str = "ba",
+    base_value: float | None = None,
+    title: str | None = None,
+    width: int = 72,
+    height: int = 16,
+    style: str | None = None,
+    color: bool = False,
+) -> str:
+    """The curves of :func:`plot_schedules` as text: a ``width`` × ``height`` character canvas, axes, legend.
+
+    ``style="braille"`` draws 2 × 4 dots per character; ``"ascii"`` one marker character per curve (``*``,
+    ``o``, ``+``, ...), later curves on top. The default is braille for one curve or with ``color=True`` (an
+    ANSI colour per curve), else markers, so overlaid curves stay distinguishable in plain text. The y axis
+    is labelled with the minimum and maximum value, the x axis with the start and the end of the longest run.
+    """
+    check_x_unit(x_unit, dataloader_len, samples_per_batch, tokens_per_batch)  # before evaluating a long run
+    runs = _Runs(schedules, max_duration, dataloader_len, samples_per_batch, tokens_per_batch, ssrs, base_value)
+    return _text(runs, x_unit=x_unit, title=title, width=width, height=height, style=style, color=color)
+
+
+def _text(runs: _Runs, *, x_unit, title=None, width=72, height=16, style=None, color=False) -> str:
+    for name, value, low in (("width", width, 8), ("height", height, 2)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ValueError(f"{name}={value!r} must be an int >= {low} (characters)")
+    if style not in (None, "braille", "ascii"):
+        raise ValueError(f"style={style!r} must be 'braille', 'ascii' or None (automatic)")
+    unit = runs.check_x_unit(x_unit)
+    if style is None:
+        style = "braille" if len(runs.curves) == 1 or color else "ascii"
+    cols, rows = (width * 2, height * 4) if style == "braille" else (width, height)
+
+    axes = [runs.x_axis(curve, unit) for curve in runs.curves]
+    x_end = max(end for _, end in axes) or 1.0
+    y_low = min(float(curve.values.min()) for curve in runs.curves)
+    y_high = max(float(curve.values.max()) for curve in runs.curves)
+    if not (math.isfinite(y_low) and math.isfinite(y_high)):
+        raise ValueError("a curve has values that are not finite: it cannot be drawn")
+    span_low, span_high = y_low, y_high
+    if y_high == y_low:  # a constant: centre it
+        span_low, span_high = y_low - (abs(y_low) or 1.0) / 2, y_high + (abs(y_high) or 1.0) / 2
+
+    grids = []
+    for curve, (x, end) in zip(runs.curves, axes):
+        grids.append(_raster(x, end, curve.values, x_end, span_low, span_high, cols, rows))
+
+    if style == "braille":
+        cells, owner = _braille(grids, width, height)
+    else:
+        cells = [[" "] * width for _ in range(height)]
+        owner = [[-1] * width for _ in range(height)]
+        for index, grid in enumerate(grids):
+            marker = _MARKERS[index % len(_MARKERS)]
+            for r, c in grid.nonzero().tolist():
+                cells[r][c], owner[r][c] = marker, index
+
+    def paint(text: str, index: int) -> str:
+        if not color or index < 0:
+            return text
+        return f"\x1b[{_COLORS[index % len(_COLORS)]}m{text}\x1b[0m"
+
+    def row_text(r: int) -> str:  # runs of one owner share one colour code
+        pieces, c = [], 0
+        while c < width:
+            end = c + 1
+            while end < width and owner[r][end] == owner[r][c]:
+                end += 1
+            pieces.append(paint("".join(cells[r][c:end]), owner[r][c]))
+            c = end
+        return "".join(pieces)
+
+    top, bottom = _number(span_high), _number(span_low)
+    margin = max(len(top), len(bottom))
+    lines = [] if title is None else [title]
+    lines.append(f"{runs.y_label()}")
+    for r in range(height):
+        label = top if r == 0 else bottom if r == height - 1 else ""
+        tick = "┤" if label else "│"
+        lines.append(f"{label:>{margin}} {tick}{row_text(r)}")
+    lines.append(" " * margin + " └" + "─" * width)
+    left, right = "0", _number(x_end, digits=6)
+    lines.append(" " * (margin + 2) + left + right.rjust(width - len(left)))
+    lines.append(" " * (margin + 2) + UNIT_LABELS[unit].center(width).rstrip())
+    for index, curve in enumerate(runs.curves):
+        marker = "⣿" if style == "braille" else _MARKERS[index % len(_MARKERS)]
+        lines.append(f"  {paint(marker, index if color or style == 'ascii' else -1)} {curve.label}")
+    return "\n".join(lines)
+
+
+def _raster(
+    x: torch.Tensor, end: float, values: torch.Tensor, x_end: float, y_low: float, y_high: float, cols: int, rows: int
+) -> torch.Tensor:
+    """A ``rows × cols`` boolean grid of one curve: in each column, every row the curve passes through.
+
+    Each column covers ``[c, c+1) · x_end / cols``; it holds the points inside it and the value in force at its
+    left edge (the previous point), so jumps are drawn as vertical strokes and the line is unbroken.
+    """
+    column = torch.clamp((x / x_end * cols).floor().to(torch.int64), 0, cols - 1)
+    row = torch.clamp(((y_high - values) / (y_high - y_low) * (rows - 1)).round().to(torch.int64), 0, rows - 1)
+    big = rows + 1
+    lo = torch.full((cols,), big, dtype=torch.int64).scatter_reduce(0, column, row, "amin")
+    hi = torch.full((cols,), -1, dtype=torch.int64).scatter_reduce(0, column, row, "amax")
+    start = torch.searchsorted(column, torch.arange(cols))  # the first point in or after each column
+    has_prev = start > 0
+    prev = row[(start - 1).clamp(min=0)]
+    lo = torch.minimum(lo, torch.where(has_prev, prev, big))
+    hi = torch.maximum(hi, torch.where(has_prev, prev, -1))
+    inside = torch.arange(cols, dtype=torch.float64) * (x_end / cols) < end
+    hi = torch.where(inside, hi, -1)
+    r = torch.arange(rows).unsqueeze(1)
+    return (r >= lo) & (r <= hi)
+
+
+def _braille(grids: list[torch.Tensor], width: int, height: int) -> tuple[list[list[str]], list[list[int]]]:
+    """Characters of the union of the dot grids, and which curve (the last drawn) owns each character."""
+    owner = torch.full((height, width), -1, dtype=torch.int64)
+    bits = torch.zeros((height, width), dtype=torch.int64)
+    for index, grid in enumerate(grids):
+        cell_bits = (grid.view(height, 4, width, 2).to(torch.int64) * _BRAILLE_BITS.view(1, 4, 1, 2)).sum(dim=(1, 3))
+        bits |= cell_bits
+        owner = torch.where(cell_bits > 0, index, owner)
+    cells = [[chr(0x2800 + b) for b in row] for row in bits.tolist()]
+    return cells, owner.tolist()
+
+
+def _number(value: float, digits: int = 4) -> str:
+    if digits > 4 and float(value).is_integer() and abs(value) < 1e15:  # an x axis end: 1000000, not 1e+06
+        return str(int(value))
+    text = f"{value:.{digits}g}"
+    return "0" if text == "-0" else text

@@ -1,0 +1,577 @@
+"""A plain-text report of schedules over one run: its length in every unit, every time argument resolved,
+and the multiplier (and the hyperparameter's value) at the points where the schedule changes course.
+
+:func:`schedule_report_rows` computes the report as a list of dicts (one per line of the report, each with a
+``"kind"``); :func:`schedule_report` renders those rows as text. Both evaluate the run the way the trainer
+does (:func:`~schedulers.evaluate.run_timeline`, :func:`~schedulers.evaluate.evaluate_run`): batch ``k``
+trains with α at the count *before* it, the run stops after the batch that reaches ``max_duration``, and
+``ssr`` scales ``max_duration`` first. ``last batch`` is the last value the run trains with; ``end`` is the
+schedule at the count after the last batch (where its curve ends; no batch trains with it).
+
+>>> from schedulers import CosineAnnealingWithWarmupScheduler
+>>> cosine = CosineAnnealingWithWarmupScheduler(t_warmup="0.05dur", alpha_f=0.1)
+>>> print(schedule_report([("cosine", cosine, "lr")], "10ep", dataloader_len=250, base_values={"lr": 0.001}))
+run: max_duration 10ep
+  batches  2,500
+  epochs      10  (250 batches per epoch)
+<BLANKLINE>
+lr: cosine
+  schedule   CosineAnnealingWithWarmupScheduler(t_warmup='0.05dur', t_max='1.0dur', alpha_f=0.1, scale_warmup=False)
+  counts in  ba
+  base lr    0.001
+  times
+    t_warmup  0.05dur  = 125ba
+    t_max     1.0dur   = 2,500ba  (end of run)
+  values
+    point       batch  alpha      lr
+    start           0      0       0
+    t_warmup      125      1   0.001
+    last batch  2,499    0.1  0.0001
+    t_max, end  2,500    0.1  0.0001
+
+Formatting is deterministic: counts with thousands separators, other numbers with six significant digits
+(``format(x, ",.6g")``, and ``0`` for a zero of either sign).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, Mapping
+
+import torch
+
+from schedulers.base import FunctionSchedule, Schedule
+from schedulers.composition import Sequence
+from schedulers.evaluate import PerBatch, RunTimeline, evaluate_run, run_timeline
+from schedulers.state import SchedulerState, as_dataloader_len
+from timeunits import Time, Timestamp, TimeUnit
+
+__all__ = ["render_report", "schedule_report", "schedule_report_rows"]
+
+Entry = tuple[str, Schedule, str]
+
+# A time argument that is a length, not a position: the point where it takes effect is derived from a sibling.
+_DERIVED_POINTS = {
+    "t_decay": ("t_max", -1, "decay start"),  # WarmupStableDecay: the decay starts at t_max - t_decay
+    "t_down": ("t_up", +1, "end of first cycle"),  # Cyclic: the first cycle ends at t_up + t_down
+}
+
+
+# -- rows ------------------------------------------------------------------------------------------------
+
+
+def schedule_report_rows(
+    schedules: Schedule | Iterable[Schedule | tuple],
+    max_duration: Time | str,
+    *,
+    dataloader_len: int | Time | None = None,
+    samples_per_batch: PerBatch = None,
+    tokens_per_batch: PerBatch = None,
+    ssr: float = 1.0,
+    base_values: Mapping[str, float] | float | None = None,
+) -> list[dict[str, Any]]:
+    """The report as data: a list of dicts, each with a ``"kind"``, in the order :func:`schedule_report` prints.
+
+    ``schedules`` is a schedule, or a list of schedules and ``(label, schedule, hyperparameter)`` tuples
+    (``(label, schedule)`` means the hyperparameter ``"lr"``; a bare schedule is labelled with its class name).
+    ``base_values`` maps hyperparameters to their base value (a number applies to every hyperparameter);
+    a row's ``value`` is ``base × alpha``, or None without a base.
+
+    Kinds and their keys:
+
+    * ``"run"``: ``max_duration`` (as given), ``ssr``, ``length`` (the scaled length the run has),
+      ``dataloader_len``;
+    * ``"length"``: the run's length in one unit: ``unit`` (``ba``, ``ep``, ``sp``, ``tok``), ``count`` (an int;
+      epochs a float when not whole, with ``full_epochs`` and ``extra_batches``), ``per_batch`` (the constant,
+      ``"tensor"``, or the batches per epoch for ``ep``);
+    * ``"schedule"``: ``index``, ``label``, ``hyperparameter``, ``schedule`` (its repr), ``unit`` (the unit it counts
+      in; None for a function of the state), ``base_value``;
+    * ``"time"``: a time argument: ``index``, ``argument`` (``t_warmup``, ``schedules[1].t_max``), ``given`` (the
+      time string as written, or None), ``resolved`` and ``count``/``unit`` (for a child of a :class:`Sequence`,
+      counted from its segment's start, ``offset``), ``point`` and ``position``: where it takes effect in the run,
+      a count (the argument itself at ``offset + count``; a length is placed where it ends:
+      ``decay start`` = ``t_max - t_decay``, ``end of first cycle`` = ``t_up + t_down``), ``reached`` (``"run"``,
+      ``"end"``: at the run's end, or ``"after"``: beyond it) and ``batch`` (the first batch trained at a count
+      >= ``position``, None unless ``reached == "run"``);
+    * ``"value"``: ``index``, ``point`` (``"start"``, argument names, ``"last batch"``, ``"end"``; several joined by
+      ``", "`` when they fall on one batch), ``batch`` (``num_batches`` for the end, the count after the last
+      batch), ``count`` (in the schedule's unit, before that batch), ``alpha``, ``value``;
+    * ``"combined"``: for a hyperparameter written by several schedules (their multipliers multiply):
+      ``hyperparameter``, ``labels``, ``point``, ``batch``, ``alpha`` (the product), ``value``.
+    """
+    entries = _entries(schedules)
+    dataloader_len = as_dataloader_len(dataloader_len)
+    timeline = run_timeline(
+        max_duration, dataloader_len, samples_per_batch=samples_per_batch, tokens_per_batch=tokens_per_batch, ssr=ssr
+    )
+    given_length = Time.from_input(max_duration)
+    rows: list[dict[str, Any]] = [
+        {
+            "kind": "run",
+            "max_duration": str(given_length),
+            "ssr": float(ssr),
+            "length": str(timeline.max_duration),
+            "dataloader_len": dataloader_len,
+        }
+    ]
+    totals = {
+        TimeUnit.BATCH: timeline.num_batches,
+        TimeUnit.SAMPLE: _total(samples_per_batch, timeline.num_batches),
+        TimeUnit.TOKEN: _total(tokens_per_batch, timeline.num_batches),
+    }
+    rows += _length_rows(timeline, samples_per_batch, tokens_per_batch, totals)
+
+    per_entry: list[tuple[Entry, list[dict[str, Any]], torch.Tensor, float]] = []
+    for index, (label, schedule, hyperparameter) in enumerate(entries):
+        base = _base_value(base_values, hyperparameter)
+        try:
+            entry_rows, alphas, end_alpha = _schedule_rows(
+                index, label, schedule, hyperparameter, base, timeline, float(ssr), totals
+            )
+        except Exception as error:
+            error.add_note(f"while reporting schedule {index} ({label!r}, {hyperparameter})")
+            raise
+        rows += entry_rows
+        per_entry.append(((label, schedule, hyperparameter), entry_rows, alphas, end_alpha))
+
+    for hyperparameter in dict.fromkeys(e[0][2] for e in per_entry):
+        members = [e for e in per_entry if e[0][2] == hyperparameter]
+        if len(members) > 1:
+            rows += _combined_rows(hyperparameter, members, _base_value(base_values, hyperparameter), timeline)
+    return rows
+
+
+def _entries(schedules: object) -> list[Entry]:
+    if isinstance(schedules, Schedule) or _is_entry_tuple(schedules):
+        schedules = [schedules]
+    if isinstance(schedules, (str, Mapping)) or not isinstance(schedules, Iterable):
+        raise TypeError(
+            f"schedules must be a schedule or a list of schedules and (label, schedule, hyperparameter) "
+            f"tuples, got {schedules!r}"
+        )
+    entries = []
+    for i, item in enumerate(schedules):
+        if isinstance(item, Schedule):
+            entries.append((type(item).__name__, item, "lr"))
+        elif _is_entry_tuple(item):
+            label, schedule, *rest = item
+            hyperparameter = rest[0] if rest else "lr"
+            if not isinstance(hyperparameter, str):
+                raise TypeError(
+                    f"schedules[{i}]: the hyperparameter must be a param-group key such as 'lr', got {hyperparameter!r}"
+                )
+            entries.append((label, schedule, hyperparameter))
+        else:
+            raise TypeError(
+                f"schedules[{i}]={item!r} is neither a Cadence schedule nor a (label, schedule, hyperparameter) tuple"
+            )
+    if not entries:
+        raise ValueError("schedules is empty: give at least one schedule to report")
+    return entries
+
+
+def _is_entry_tuple(item: object) -> bool:
+    return (
+        isinstance(item, tuple) and len(item) in (2, 3) and isinstance(item[0], str) and isinstance(item[1], Schedule)
+    )
+
+
+def _base_value(base_values: Mapping[str, float] | float | None, hyperparameter: str) -> float | None:
+    if base_values is None:
+        return None
+    if isinstance(base_values, Mapping):
+        value = base_values.get(hyperparameter)
+        return None if value is None else float(value)
+    return float(base_values)
+
+
+def _total(per_batch: PerBatch, num_batches: int) -> int | float | None:
+    """The exact count over the first ``num_batches`` batches (None when there are no per-batch counts)."""
+    if per_batch is None:
+        return None
+    if not isinstance(per_batch, torch.Tensor):
+        total = per_batch * num_batches
+        return int(total) if float(total).is_integer() else float(total)
+    values = per_batch[:num_batches]
+    if not values.is_floating_point():
+        return int(values.to(torch.int64).sum())
+    values = values.to(torch.float64)
+    if bool(torch.all(values == torch.round(values))):
+        return int(values.to(torch.int64).sum())
+    return float(values.sum())
+
+
+def _length_rows(timeline: RunTimeline, samples: PerBatch, tokens: PerBatch, totals) -> list[dict[str, Any]]:
+    n = timeline.num_batches
+    rows = [{"kind": "length", "unit": "ba", "count": n, "per_batch": None}]
+    if timeline.dataloader_len is not None:
+        full, extra = divmod(n, timeline.dataloader_len)
+        rows.append(
+            {
+                "kind": "length",
+                "unit": "ep",
+                "count": full if extra == 0 else n / timeline.dataloader_len,
+                "full_epochs": full,
+                "extra_batches": extra,
+                "per_batch": timeline.dataloader_len,
+            }
+        )
+    for unit, per_batch in ((TimeUnit.SAMPLE, samples), (TimeUnit.TOKEN, tokens)):
+        if per_batch is not None:
+            shown = "tensor" if isinstance(per_batch, torch.Tensor) else per_batch
+            rows.append({"kind": "length", "unit": unit.value, "count": totals[unit], "per_batch": shown})
+    return rows
+
+
+def _schedule_rows(index, label, schedule, hyperparameter, base, timeline, ssr, totals):
+    common = {"index": index, "label": label, "hyperparameter": hyperparameter}
+    n = timeline.num_batches
+    alphas = evaluate_run(schedule, timeline.max_duration, timeline.dataloader_len, ssr=ssr, timeline=timeline)
+    if isinstance(schedule, FunctionSchedule):
+        unit, times, curve = None, {}, None
+    else:
+        curve = schedule.resolve(timeline.max_duration, timeline.dataloader_len, ssr)
+        unit, times = curve.unit, curve.times
+    rows: list[dict[str, Any]] = [
+        {
+            "kind": "schedule",
+            **common,
+            "schedule": repr(schedule),
+            "unit": None if unit is None else unit.value,
+            "base_value": base,
+        }
+    ]
+    axis = timeline.counts(unit) if unit is not None else None
+    end_count = totals.get(unit) if unit is not None else None
+    if unit is not None and end_count is None:
+        end_count = 0  # no per-batch counts: the count stays 0 (clarification 5)
+
+    # time arguments, each at the position of the run where it takes effect
+    located = {name: _locate(schedule, times, name) for name in times}
+    positions = {name: offset + times[name].value for name, (_, offset) in located.items()}
+    labels: dict[int, list[str]] = {0: ["start"]}
+    for name, time in times.items():
+        given, offset = located[name]
+        point, position = name, positions[name]
+        prefix, leaf = _split_leaf(name)
+        if leaf in _DERIVED_POINTS and prefix + _DERIVED_POINTS[leaf][0] in positions:
+            sibling, sign, derived = _DERIVED_POINTS[leaf]
+            point, position = prefix + derived, positions[prefix + sibling] + sign * time.value
+        batch, reached = _reached(axis, position, end_count)
+        rows.append(
+            {
+                "kind": "time",
+                **common,
+                "argument": name,
+                "given": None if given is None else str(given),
+                "resolved": str(time),
+                "count": time.value,
+                "unit": time.unit.value,
+                "offset": offset,
+                "point": point,
+                "position": position,
+                "reached": reached,
+                "batch": batch,
+            }
+        )
+        if reached == "run":
+            labels.setdefault(batch, []).append(point)
+        elif reached == "end":
+            labels.setdefault(n, []).append(point)
+    labels.setdefault(n - 1, []).append("last batch")
+    labels.setdefault(n, []).append("end")
+
+    end_alpha = _end_alpha(schedule, curve, timeline, end_count, totals)
+    for batch in sorted(labels):
+        alpha = end_alpha if batch == n else float(alphas[batch])
+        if unit is None:
+            count = None
+        else:
+            count = end_count if batch == n else _as_count(axis[batch])
+        rows.append(
+            {
+                "kind": "value",
+                **common,
+                "point": ", ".join(labels[batch]),
+                "batch": batch,
+                "count": count,
+                "unit": None if unit is None else unit.value,
+                "alpha": alpha,
+                "value": None if base is None else base * alpha,
+            }
+        )
+    return rows, alphas, end_alpha
+
+
+def _end_alpha(schedule, curve, timeline: RunTimeline, end_count, totals) -> float:
+    """α at the count after the last batch (the curve's end point; no batch trains with it)."""
+    if curve is not None:
+        out = curve.fn(torch.tensor([float(end_count)], dtype=torch.float64))
+        return float(torch.as_tensor(out, dtype=torch.float64).reshape(-1)[0])
+    n, per_epoch = timeline.num_batches, timeline.dataloader_len
+    timestamp = Timestamp(
+        epoch=n // per_epoch if per_epoch else 0,
+        batch=n,
+        sample=int(totals[TimeUnit.SAMPLE] or 0),
+        token=int(totals[TimeUnit.TOKEN] or 0),
+        batch_in_epoch=n % per_epoch if per_epoch else n,
+    )
+    return float(schedule(SchedulerState(timeline.max_duration, timestamp, per_epoch)))
+
+
+def _as_count(x: torch.Tensor) -> int | float:
+    value = float(x)
+    return int(value) if value.is_integer() else value
+
+
+def _reached(axis: torch.Tensor | None, position: int, end_count) -> tuple[int | None, str]:
+    """The first batch trained at a count >= ``position``, and whether that is in the run, at its end or after."""
+    if axis is None:
+        return None, "after"
+    batch = int(torch.searchsorted(axis, torch.tensor([float(position)], dtype=axis.dtype), side="left")[0])
+    if batch < axis.numel():
+        return batch, "run"
+    return None, "end" if position <= end_count else "after"
+
+
+_PART = re.compile(r"^(\w+)(?:\[(\d+)\])?$")
+
+
+def _split_leaf(name: str) -> tuple[str, str]:
+    prefix, _, leaf = name.rpartition(".")
+    return (prefix + "." if prefix else ""), leaf
+
+
+def _locate(schedule: Schedule, times: dict[str, Time], name: str) -> tuple[Time | None, int]:
+    """The time argument ``name`` as given, and where its count starts in the run (a :class:`Sequence`
+    child counts from its segment's start)."""
+    obj, offset, prefix = schedule, 0, ""
+    parts = name.split(".")
+    try:
+        for part in parts:
+            attr, index = _PART.match(part).groups()  # type: ignore[union-attr]
+            value = getattr(obj, attr)
+            if index is not None:
+                index = int(index)
+                if isinstance(obj, Sequence) and attr == "schedules" and index > 0:
+                    offset += times[f"{prefix}milestones[{index - 1}]"].value
+                value = value[index]
+            prefix += part + "."
+            obj = value
+    except (AttributeError, IndexError, KeyError, TypeError):
+        return None, offset
+    return (obj if isinstance(obj, Time) else None), offset
+
+
+def _combined_rows(hyperparameter, members, base, timeline) -> list[dict[str, Any]]:
+    n = timeline.num_batches
+    labels: dict[int, list[str]] = {}
+    for (label, _, _), entry_rows, _, _ in members:
+        for row in entry_rows:
+            if row["kind"] != "value":
+                continue
+            for point in row["point"].split(", "):
+                shown = point if point in ("start", "last batch", "end") else f"{label} {point}"
+                labels.setdefault(row["batch"], [])
+                if shown not in labels[row["batch"]]:
+                    labels[row["batch"]].append(shown)
+    product = torch.ones(n, dtype=torch.float64)
+    end = 1.0
+    for _, _, alphas, end_alpha in members:
+        product = product * alphas
+        end *= end_alpha
+    rows = []
+    for batch in sorted(labels):
+        structural = [p for p in labels[batch] if p in ("start", "last batch", "end")]
+        points = [p for p in labels[batch] if p not in structural]
+        ordered = (
+            [p for p in ("start",) if p in structural] + points + [p for p in ("last batch", "end") if p in structural]
+        )
+        alpha = end if batch == n else float(product[batch])
+        rows.append(
+            {
+                "kind": "combined",
+                "hyperparameter": hyperparameter,
+                "labels": [m[0][0] for m in members],
+                "point": ", ".join(ordered),
+                "batch": batch,
+                "alpha": alpha,
+                "value": None if base is None else base * alpha,
+            }
+        )
+    return rows
+
+
+# -- text ------------------------------------------------------------------------------------------------
+
+
+def schedule_report(
+    schedules: Schedule | Iterable[Schedule | tuple],
+    max_duration: Time | str,
+    *,
+    dataloader_len: int | Time | None = None,
+    samples_per_batch: PerBatch = None,
+    tokens_per_batch: PerBatch = None,
+    ssr: float = 1.0,
+    base_values: Mapping[str, float] | float | None = None,
+) -> str:
+    """The report as text (see the module docs); the same arguments as :func:`schedule_report_rows`."""
+    rows = schedule_report_rows(
+        schedules,
+        max_duration,
+        dataloader_len=dataloader_len,
+        samples_per_batch=samples_per_batch,
+        tokens_per_batch=tokens_per_batch,
+        ssr=ssr,
+        base_values=base_values,
+    )
+    return render_report(rows)
+
+
+def render_report(rows: list[dict[str, Any]]) -> str:
+    """Render :func:`schedule_report_rows` as text."""
+    lines: list[str] = []
+    run = next(row for row in rows if row["kind"] == "run")
+    head = f"run: max_duration {_time_text(run['max_duration'])}"
+    if run["ssr"] != 1.0:
+        head += f" x ssr {_number(run['ssr'])} = {_time_text(run['length'])}"
+    lines.append(head)
+    lines += _table([_length_cells(row) for row in rows if row["kind"] == "length"], indent=2, align="lrl")
+
+    index = 0
+    while index < len(rows):
+        row = rows[index]
+        if row["kind"] == "schedule":
+            block = [r for r in rows[index + 1 :] if r.get("index") == row["index"] and r["kind"] in ("time", "value")]
+            lines += [""] + _schedule_text(row, block)
+            index += 1 + len(block)
+        elif row["kind"] == "combined":
+            block = [
+                r for r in rows[index:] if r["kind"] == "combined" and r["hyperparameter"] == row["hyperparameter"]
+            ]
+            lines += [""] + _combined_text(block)
+            index += len(block)
+        else:
+            index += 1
+    return "\n".join(lines)
+
+
+def _length_cells(row: dict[str, Any]) -> list[str]:
+    unit = row["unit"]
+    if unit == "ba":
+        return ["batches", _count(row["count"]), ""]
+    if unit == "ep":
+        per = f"{row['per_batch']:,} batches per epoch"
+        if row["extra_batches"]:
+            full, extra = row["full_epochs"], row["extra_batches"]
+            per = f"{full:,} epoch{'s' * (full != 1)} + {extra:,} batch{'es' * (extra != 1)}; {per}"
+        return ["epochs", _count(row["count"]), f"({per})"]
+    name = "samples" if unit == "sp" else "tokens"
+    per = "per-batch counts" if row["per_batch"] == "tensor" else f"{_count(row['per_batch'])} per batch"
+    return [name, _count(row["count"]), f"({per})"]
+
+
+def _schedule_text(head: dict[str, Any], block: list[dict[str, Any]]) -> list[str]:
+    hyperparameter = head["hyperparameter"]
+    lines = [f"{hyperparameter}: {head['label']}"]
+    facts = [["schedule", head["schedule"]]]
+    facts.append(["counts in", head["unit"] or "(a function of the state: no time arguments)"])
+    if head["base_value"] is not None:
+        facts.append([f"base {hyperparameter}", _number(head["base_value"])])
+    lines += _table(facts, indent=2, align="ll")
+    times = [r for r in block if r["kind"] == "time"]
+    if times:
+        lines.append("  times")
+        lines += _table([_time_cells(r) for r in times], indent=4, align="llll")
+    values = [r for r in block if r["kind"] == "value"]
+    unit = head["unit"]
+    header = ["point", "batch"] + ([unit] if unit not in (None, "ba") else []) + ["alpha"]
+    if head["base_value"] is not None:
+        header.append(hyperparameter)
+    cells = [header]
+    alphas = _column([r["alpha"] for r in values])
+    shown_values = _column([r["value"] for r in values]) if head["base_value"] is not None else None
+    for i, r in enumerate(values):
+        line = [r["point"], _count(r["batch"])]
+        if unit not in (None, "ba"):
+            line.append(_count(r["count"]))
+        line.append(alphas[i])
+        if shown_values is not None:
+            line.append(shown_values[i])
+        cells.append(line)
+    lines.append("  values")
+    lines += _table(cells, indent=4, align="l" + "r" * (len(header) - 1))
+    return lines
+
+
+def _time_cells(row: dict[str, Any]) -> list[str]:
+    unit = row["unit"]
+    notes = []
+    if row["point"] != row["argument"]:
+        notes.append(f"{row['point'].rpartition('.')[2]} at {row['position']:,}{unit}")
+    elif row["offset"]:
+        notes.append(f"at {row['position']:,}{unit} of the run")
+    if row["reached"] == "run" and unit != "ba":
+        notes.append(f"batch {row['batch']:,}")
+    elif row["reached"] == "end":
+        notes.append("end of run")
+    elif row["reached"] == "after":
+        notes.append("after the run")
+    given = row["given"] if row["given"] is not None else ""
+    return [row["argument"], given, f"= {row['count']:,}{unit}", f"({'; '.join(notes)})" if notes else ""]
+
+
+def _combined_text(block: list[dict[str, Any]]) -> list[str]:
+    hyperparameter = block[0]["hyperparameter"]
+    lines = [f"{hyperparameter}: product of {', '.join(block[0]['labels'])}"]
+    with_value = any(r["value"] is not None for r in block)
+    header = ["point", "batch", "alpha"] + ([hyperparameter] if with_value else [])
+    alphas = _column([r["alpha"] for r in block])
+    shown_values = _column([r["value"] for r in block]) if with_value else None
+    cells = [header]
+    for i, r in enumerate(block):
+        cells.append([r["point"], _count(r["batch"]), alphas[i]] + ([shown_values[i]] if shown_values else []))
+    lines += _table(cells, indent=2, align="l" + "r" * (len(header) - 1))
+    return lines
+
+
+def _table(cells: list[list[str]], *, indent: int, align: str) -> list[str]:
+    """Columns padded to their widest cell (two spaces apart); trailing blanks stripped."""
+    if not cells:
+        return []
+    widths = [max(len(line[i]) for line in cells) for i in range(len(cells[0]))]
+    out = []
+    for line in cells:
+        padded = [cell.rjust(w) if a == "r" else cell.ljust(w) for cell, w, a in zip(line, widths, align)]
+        out.append((" " * indent + "  ".join(padded)).rstrip())
+    return out
+
+
+def _count(value: int | float | None) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, int) or float(value).is_integer():
+        return f"{int(value):,}"
+    return _number(value)
+
+
+def _number(value: float | None) -> str:
+    """Six significant digits, thousands separators, no negative zero."""
+    if value is None:
+        return ""
+    if value == 0:
+        return "0"
+    return format(value, ",.6g")
+
+
+def _column(values: list[float | None]) -> list[str]:
+    """The numbers of one column (see :func:`_number`)."""
+    return [_number(v) for v in values]
+
+
+def _time_text(text: str) -> str:
+    """``"1250ba"`` with thousands separators (``"1,250ba"``)."""
+    time = Time.from_input(text)
+    if isinstance(time.value, int):
+        return f"{time.value:,}{time.unit.value}"
+    return text

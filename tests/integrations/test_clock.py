@@ -1,0 +1,209 @@
+"""``Clock``: a plain PyTorch loop with Cadence's time units, checked against whole-run evaluation."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+import torch
+
+from schedulers import (
+    ConstantScheduler,
+    CosineAnnealingWithWarmupScheduler,
+    LinearWithWarmupScheduler,
+    MultiStepScheduler,
+    SchedulerState,
+    compile_scheduler,
+    evaluate_run,
+)
+from schedulers.clock import Clock
+from timeunits import Time, Timestamp
+
+SAMPLES, BATCH_SIZE = 37, 8  # five batches an epoch: 8, 8, 8, 8, 5 samples
+
+
+def _loader(samples: int = SAMPLES, batch_size: int = BATCH_SIZE) -> torch.utils.data.DataLoader:
+    generator = torch.Generator().manual_seed(0)
+    data = torch.utils.data.TensorDataset(torch.randn(samples, 3, generator=generator), torch.randn(samples, 1))
+    return torch.utils.data.DataLoader(data, batch_size=batch_size)
+
+
+def _train(clock: Clock, schedule, loader, *, tokens_per_sample: int = 0, stop_after: int | None = None):
+    """The documented loop; returns the lr each batch trained with, and the objects to checkpoint."""
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    scheduler = compile_scheduler(schedule, optimizer, clock)
+    lrs = []
+    while not clock.done:
+        for x, y in loader:
+            lrs.append(optimizer.param_groups[0]["lr"])
+            torch.nn.functional.mse_loss(model(x), y).backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            clock.batch(samples=len(x), tokens=tokens_per_sample * len(x))
+            scheduler.step()
+            if clock.done or len(lrs) == stop_after:
+                break
+        if len(lrs) == stop_after:
+            break
+        clock.epoch()
+    return lrs, model, optimizer, scheduler
+
+
+def _per_batch_samples(epochs: int) -> torch.Tensor:
+    return torch.tensor([8, 8, 8, 8, 5] * epochs, dtype=torch.float64)
+
+
+SCHEDULES = {
+    "cosine-warmup-dur": CosineAnnealingWithWarmupScheduler(t_warmup="0.2dur", alpha_f=0.1),
+    "linear-warmup-ep": LinearWithWarmupScheduler(t_warmup="1ep", alpha_f=0.05),
+    "multistep-ba": MultiStepScheduler(milestones=["4ba", "9ba"], gamma=0.5),
+}
+
+
+@pytest.mark.parametrize("name", SCHEDULES)
+def test_plain_loop_matches_evaluate_run_in_epochs(name: str) -> None:
+    schedule = SCHEDULES[name]
+    clock = Clock("3ep", dataloader_len=5)
+    lrs, *_ = _train(clock, schedule, _loader())
+    expected = 0.5 * evaluate_run(schedule, "3ep", dataloader_len=5)
+    assert len(lrs) == 15
+    torch.testing.assert_close(torch.tensor(lrs, dtype=torch.float64), expected, rtol=1e-12, atol=1e-15)
+    assert (clock.epochs, clock.batches, clock.samples, clock.batch_in_epoch) == (3, 15, 3 * SAMPLES, 0)
+
+
+def test_plain_loop_matches_evaluate_run_in_samples_with_a_short_last_batch() -> None:
+    schedule = CosineAnnealingWithWarmupScheduler(t_warmup="0.25dur", alpha_f=0.1)
+    clock = Clock(f"{2 * SAMPLES}sp")  # no dataloader_len: epochs are closed by clock.epoch()
+    lrs, *_ = _train(clock, schedule, _loader())
+    expected = 0.5 * evaluate_run(schedule, f"{2 * SAMPLES}sp", samples_per_batch=_per_batch_samples(2))
+    torch.testing.assert_close(torch.tensor(lrs, dtype=torch.float64), expected, rtol=1e-12, atol=1e-15)
+    assert clock.done and clock.samples == 2 * SAMPLES and clock.epochs == 2
+
+
+def test_tokens_drive_a_schedule_and_the_run_length() -> None:
+    schedule = LinearWithWarmupScheduler(t_warmup="100tok", alpha_f=0.0)
+    clock = Clock("740tok", dataloader_len=5)  # 10 tokens a sample: 370 tokens an epoch
+    lrs, *_ = _train(clock, schedule, _loader(), tokens_per_sample=10)
+    tokens = 10 * _per_batch_samples(2)
+    expected = 0.5 * evaluate_run(schedule, "740tok", dataloader_len=5, tokens_per_batch=tokens)
+    torch.testing.assert_close(torch.tensor(lrs, dtype=torch.float64), expected, rtol=1e-12, atol=1e-15)
+    assert (clock.tokens, clock.epochs, clock.done) == (740, 2, True)
+
+
+def test_batch_returns_the_new_timestamp_and_counts_everything() -> None:
+    clock = Clock("10ba")
+    now = clock.batch(samples=4, tokens=100)
+    assert now is clock.timestamp
+    assert now == Timestamp(batch=1, sample=4, token=100, batch_in_epoch=1, sample_in_epoch=4, token_in_epoch=100)
+    clock.batch(samples=Time(2, "sp"))
+    assert (clock.batches, clock.samples, clock.tokens, clock.epochs) == (2, 6, 100, 0)
+
+
+def test_the_batch_that_completes_an_epoch_closes_it() -> None:
+    clock = Clock("2ep", dataloader_len=3)
+    for _ in range(2):
+        clock.batch()
+    assert (clock.epochs, clock.batch_in_epoch) == (0, 2)
+    clock.batch()
+    assert (clock.epochs, clock.batch_in_epoch, clock.done) == (1, 0, False)
+    assert clock.epoch() == clock.timestamp and clock.epochs == 1  # already closed: a no-op
+    for _ in range(3):
+        clock.batch()
+    assert (clock.epochs, clock.batches, clock.done) == (2, 6, True)
+
+
+def test_epoch_closes_an_epoch_without_dataloader_len() -> None:
+    clock = Clock("2ep")
+    assert clock.epoch().epoch.value == 0  # nothing trained yet: no epoch to close
+    for _ in range(4):
+        clock.batch(samples=2)
+    assert (clock.epochs, clock.batch_in_epoch) == (0, 4)  # without dataloader_len only epoch() closes epochs
+    clock.epoch()
+    assert (clock.epochs, clock.batch_in_epoch, clock.timestamp.sample_in_epoch.value, clock.samples) == (1, 0, 0, 8)
+    clock.batch()
+    clock.epoch()
+    assert clock.done and clock.batches == 5
+
+
+@pytest.mark.parametrize(
+    "max_duration, advance, steps_to_done",
+    [("5ba", dict(), 5), ("20sp", dict(samples=6), 4), ("30tok", dict(tokens=10), 3)],
+)
+def test_done_in_the_unit_of_max_duration(max_duration: str, advance: dict, steps_to_done: int) -> None:
+    clock = Clock(max_duration)
+    for step in range(1, steps_to_done + 1):
+        assert not clock.done
+        clock.batch(**advance)
+    assert clock.done and clock.batches == steps_to_done
+
+
+def test_state_dict_round_trip_resumes_the_same_trace(tmp_path) -> None:
+    schedule = CosineAnnealingWithWarmupScheduler(t_warmup="1ep", alpha_f=0.1)
+    full, *_ = _train(Clock("3ep", dataloader_len=5), schedule, _loader())
+
+    clock = Clock("3ep", dataloader_len=5)
+    first, model, optimizer, scheduler = _train(clock, schedule, _loader(), stop_after=7)
+    buffer = io.BytesIO()
+    torch.save({"clock": clock.state_dict(), "scheduler": scheduler.state_dict()}, buffer)
+    buffer.seek(0)
+    saved = torch.load(buffer, weights_only=True)  # plain numbers and strings only
+    assert saved["clock"]["timestamp"]["batch"] == 7 and saved["clock"]["max_duration"] == "3ep"
+
+    resumed = Clock("3ep", dataloader_len=5)
+    resumed.load_state_dict(saved["clock"])
+    assert resumed.timestamp == clock.timestamp and (resumed.epochs, resumed.batch_in_epoch) == (1, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    scheduler = compile_scheduler(schedule, optimizer, resumed)
+    scheduler.load_state_dict(saved["scheduler"])
+    rest = []
+    loader = iter(_loader())
+    for _ in range(resumed.batch_in_epoch):  # skip what the interrupted epoch already trained on
+        next(loader)
+    while not resumed.done:
+        for x, _y in loader:
+            rest.append(optimizer.param_groups[0]["lr"])
+            optimizer.step()
+            resumed.batch(samples=len(x))
+            scheduler.step()
+        resumed.epoch()
+        loader = iter(_loader())
+    assert first + rest == full
+
+
+def test_load_state_dict_keeps_the_constructor_arguments_and_warns() -> None:
+    clock = Clock("4ep", dataloader_len=5)
+    clock.batch()
+    clock.batch()
+    other = Clock("6ep", dataloader_len=5)
+    with pytest.warns(UserWarning, match=r"max_duration 4ep -> 6ep"):
+        other.load_state_dict(clock.state_dict())
+    assert other.batches == 2 and other.max_duration == Time(6, "ep")
+    with pytest.raises(ValueError, match="not a Clock state_dict"):
+        other.load_state_dict({"batch": 3})
+
+
+def test_a_clock_is_a_scheduler_state() -> None:
+    clock = Clock("10ba", dataloader_len=Time(5, "ba"))
+    assert isinstance(clock, SchedulerState) and clock.dataloader_len == 5
+    assert ConstantScheduler(alpha=0.5, t_max="1dur")(clock) == 0.5
+    assert "Clock(max_duration=10ba, dataloader_len=5" in repr(clock)
+
+
+@pytest.mark.parametrize(
+    "arguments, error",
+    [(("0.5dur",), ValueError), (("0ba",), ValueError), (("10ba", 0), ValueError), ((10,), ValueError)],
+)
+def test_invalid_construction(arguments: tuple, error: type) -> None:
+    with pytest.raises(error):
+        Clock(*arguments)
+
+
+def test_invalid_counts_are_rejected() -> None:
+    clock = Clock("10ba")
+    with pytest.raises(ValueError):
+        clock.batch(samples=-1)
+    with pytest.raises(TypeError):
+        clock.batch(samples=2.5)
+    assert clock.batches == 0

@@ -1,0 +1,336 @@
+"""The schedule report (issue 7 item 6): exact text for a few schedules, structured rows for the rest."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from schedulers import (
+    ConstantScheduler,
+    CosineAnnealingScheduler,
+    CosineAnnealingWithWarmupScheduler,
+    CyclicScheduler,
+    LinearScheduler,
+    MultiStepWithWarmupScheduler,
+    Product,
+    Sequence,
+    StepScheduler,
+    Warmup,
+    WarmupStableDecayScheduler,
+    as_schedule,
+    evaluate_run,
+    run_timeline,
+)
+from schedulers.report import render_report, schedule_report, schedule_report_rows
+
+
+def of_kind(rows, kind, **match):
+    return [r for r in rows if r["kind"] == kind and all(r.get(k) == v for k, v in match.items())]
+
+
+def value_at(rows, point, index=0):
+    (row,) = [r for r in of_kind(rows, "value", index=index) if point in r["point"].split(", ")]
+    return row
+
+
+# -- exact text -------------------------------------------------------------------------------------------
+
+
+def test_cosine_with_warmup_over_epochs():
+    text = schedule_report(
+        [("cosine", CosineAnnealingWithWarmupScheduler(t_warmup="0.05dur", alpha_f=0.1), "lr")],
+        "10ep",
+        dataloader_len=250,
+        base_values={"lr": 0.001},
+    )
+    assert text == "\n".join(
+        [
+            "run: max_duration 10ep",
+            "  batches  2,500",
+            "  epochs      10  (250 batches per epoch)",
+            "",
+            "lr: cosine",
+            "  schedule   CosineAnnealingWithWarmupScheduler(t_warmup='0.05dur', t_max='1.0dur', alpha_f=0.1, "
+            "scale_warmup=False)",
+            "  counts in  ba",
+            "  base lr    0.001",
+            "  times",
+            "    t_warmup  0.05dur  = 125ba",
+            "    t_max     1.0dur   = 2,500ba  (end of run)",
+            "  values",
+            "    point       batch  alpha      lr",
+            "    start           0      0       0",
+            "    t_warmup      125      1   0.001",
+            "    last batch  2,499    0.1  0.0001",
+            "    t_max, end  2,500    0.1  0.0001",
+        ]
+    )
+
+
+def test_warmup_stable_decay_in_samples_with_ssr():
+    text = schedule_report(
+        [("wsd", WarmupStableDecayScheduler("0.01dur", t_decay="0.2dur", decay_shape="cosine", alpha_f=0.1), "lr")],
+        "100000sp",
+        samples_per_batch=32,
+        tokens_per_batch=1024,
+        ssr=0.5,
+        base_values={"lr": 3e-4},
+    )
+    assert text == "\n".join(
+        [
+            "run: max_duration 100,000sp x ssr 0.5 = 50,000sp",
+            "  batches      1,563",
+            "  samples     50,016  (32 per batch)",
+            "  tokens   1,600,512  (1,024 per batch)",
+            "",
+            "lr: wsd",
+            "  schedule   WarmupStableDecayScheduler(t_warmup='0.01dur', t_decay='0.2dur', alpha_f=0.1, "
+            "decay_shape='cosine', t_max='1.0dur', scale_warmup=False)",
+            "  counts in  sp",
+            "  base lr    0.0003",
+            "  times",
+            "    t_warmup  0.01dur  = 500sp     (batch 16)",
+            "    t_decay   0.2dur   = 10,000sp  (decay start at 40,000sp; batch 1,250)",
+            "    t_max     1.0dur   = 50,000sp  (end of run)",
+            "  values",
+            "    point        batch      sp     alpha           lr",
+            "    start            0       0         0            0",
+            "    t_warmup        16     512         1       0.0003",
+            "    decay start  1,250  40,000         1       0.0003",
+            "    last batch   1,562  49,984  0.100006  3.00017e-05",
+            "    t_max, end   1,563  50,016       0.1        3e-05",
+        ]
+    )
+
+
+def test_sequence_children_are_placed_in_the_run():
+    schedule = Sequence(
+        [LinearScheduler(0.0, 1.0), Warmup(CosineAnnealingScheduler(alpha_f=0.1), "0.25dur"), ConstantScheduler(0.05)],
+        ["200ba", "0.8dur"],
+    )
+    text = schedule_report([("seq", schedule, "lr")], "1000ba")
+    assert text.splitlines()[5:] == [
+        "  counts in  ba",
+        "  times",
+        "    milestones[0]                200ba    = 200ba",
+        "    milestones[1]                0.8dur   = 800ba",
+        "    schedules[0].t_max           1.0dur   = 200ba",
+        "    schedules[1].t_warmup        0.25dur  = 150ba  (at 350ba of the run)",
+        "    schedules[1].schedule.t_max  1.0dur   = 600ba  (at 800ba of the run)",
+        "    schedules[2].t_max           1.0dur   = 200ba  (at 1,000ba of the run; end of run)",
+        "  values",
+        "    point                                       batch     alpha",
+        "    start                                           0         0",
+        "    milestones[0], schedules[0].t_max             200         0",
+        "    schedules[1].t_warmup                         350  0.868198",
+        "    milestones[1], schedules[1].schedule.t_max    800      0.05",
+        "    last batch                                    999      0.05",
+        "    schedules[2].t_max, end                     1,000         1",  # Composer's constant is 1 from t_max on
+    ]
+
+
+def test_text_is_rendered_from_the_rows_and_is_deterministic():
+    arguments = ([StepScheduler("3ba"), ("cos", CosineAnnealingScheduler(), "lr")], "20ba")
+    text = schedule_report(*arguments, base_values=0.1)
+    assert text == render_report(schedule_report_rows(*arguments, base_values=0.1))
+    assert text == schedule_report(*arguments, base_values=0.1)
+    assert all(line == line.rstrip() for line in text.splitlines())
+
+
+# -- the run ----------------------------------------------------------------------------------------------
+
+
+def test_run_length_in_every_unit_it_can_be_expressed_in():
+    samples = torch.tensor([2**40 + 1, 3, 2**40 + 5, 7] * 50, dtype=torch.int64)  # beyond float64's exact sums
+    tokens = torch.tensor([100.0, 250.0] * 100)
+    rows = schedule_report_rows(
+        StepScheduler("10ba"), "150ba", dataloader_len=40, samples_per_batch=samples, tokens_per_batch=tokens
+    )
+    lengths = {r["unit"]: r for r in of_kind(rows, "length")}
+    assert lengths["ba"]["count"] == 150
+    assert lengths["ep"]["count"] == 3.75 and lengths["ep"]["full_epochs"] == 3 and lengths["ep"]["extra_batches"] == 30
+    assert lengths["sp"]["count"] == sum(samples[:150].tolist()) and lengths["sp"]["per_batch"] == "tensor"
+    assert lengths["tok"]["count"] == 75 * 350 and isinstance(lengths["tok"]["count"], int)
+    (run,) = of_kind(rows, "run")
+    assert run == {"kind": "run", "max_duration": "150ba", "ssr": 1.0, "length": "150ba", "dataloader_len": 40}
+
+
+def test_units_without_counts_are_left_out():
+    rows = schedule_report_rows(StepScheduler("10ba"), "100ba")
+    assert [r["unit"] for r in of_kind(rows, "length")] == ["ba"]
+    text = schedule_report(StepScheduler("10ba"), "100ba")
+    assert "epochs" not in text and "samples" not in text and "tokens" not in text
+
+
+def test_a_run_in_samples_stops_after_the_batch_that_reaches_it():
+    samples = torch.tensor([30, 50] * 20)
+    rows = schedule_report_rows(CosineAnnealingScheduler(), "1000sp", samples_per_batch=samples)
+    lengths = {r["unit"]: r["count"] for r in of_kind(rows, "length")}
+    assert lengths == {"ba": 26, "sp": 1040}  # 25 batches make 990, the 26th reaches 1040
+    end = value_at(rows, "end")
+    assert end["batch"] == 26 and end["count"] == 1040 and end["alpha"] == 0.0
+
+
+# -- time arguments ---------------------------------------------------------------------------------------
+
+
+def test_times_resolve_to_batches_with_ssr_and_epochs():
+    schedule = MultiStepWithWarmupScheduler("1ep", ["3ep", "0.5dur", "20ep"])
+    rows = schedule_report_rows([("ms", schedule, "lr")], "10ep", dataloader_len=100, ssr=0.75)
+    times = {r["argument"]: r for r in of_kind(rows, "time")}
+    assert times["t_warmup"]["resolved"] == "100ba"  # scale_warmup=False: not scaled
+    assert times["milestones[0]"]["resolved"] == "225ba"  # 3ep x 100 x 0.75
+    assert times["milestones[1]"]["resolved"] == "375ba"  # half of the scaled 750ba run
+    assert times["milestones[2]"]["reached"] == "after" and times["milestones[2]"]["batch"] is None
+    assert [times[n]["given"] for n in times] == ["1ep", "3ep", "0.5dur", "20ep"]
+    assert [r["point"] for r in of_kind(rows, "value")] == [
+        "start",
+        "t_warmup",
+        "milestones[0]",
+        "milestones[1]",
+        "last batch",
+        "end",
+    ]
+
+
+def test_sample_and_token_times_name_the_batch_where_they_are_reached():
+    samples = torch.arange(1, 301)  # batch k has k + 1 samples
+    schedule = CosineAnnealingWithWarmupScheduler("0.1dur")
+    rows = schedule_report_rows(schedule, "20000sp", samples_per_batch=samples)
+    before = run_timeline("20000sp", samples_per_batch=samples).counts("sp")
+    (warmup,) = of_kind(rows, "time", argument="t_warmup")
+    assert warmup["resolved"] == "2000sp"
+    k = warmup["batch"]
+    assert before[k] >= 2000 > before[k - 1]  # the first batch trained at a count >= t_warmup
+    row = value_at(rows, "t_warmup")
+    assert row["batch"] == k and row["count"] == int(before[k]) and row["unit"] == "sp"
+    (t_max,) = of_kind(rows, "time", argument="t_max")
+    assert t_max["reached"] == "end" and t_max["batch"] is None
+
+
+def test_lengths_are_placed_where_they_end():
+    rows = schedule_report_rows(CyclicScheduler("10ba", "30ba"), "100ba")
+    (down,) = of_kind(rows, "time", argument="t_down")
+    assert down["point"] == "end of first cycle" and down["position"] == 40 and down["batch"] == 40
+    assert value_at(rows, "end of first cycle")["alpha"] == pytest.approx(0.1)
+    assert value_at(rows, "t_up")["alpha"] == 1.0
+
+    nested = Product([WarmupStableDecayScheduler("5ba", "0.3dur"), ConstantScheduler(1.0, "2dur")])
+    rows = schedule_report_rows(nested, "100ba")
+    (decay,) = of_kind(rows, "time", argument="schedules[0].t_decay")
+    assert decay["point"] == "schedules[0].decay start" and decay["position"] == 70
+    (beyond,) = of_kind(rows, "time", argument="schedules[1].t_max")
+    assert beyond["reached"] == "after"
+
+
+def test_warmup_at_zero_shares_the_start_row():
+    with pytest.warns(UserWarning, match="no warmup"):
+        rows = schedule_report_rows(CosineAnnealingWithWarmupScheduler("0ba"), "10ba")
+    assert [r["point"] for r in of_kind(rows, "value")] == ["start, t_warmup", "last batch", "t_max, end"]
+
+
+def test_a_one_batch_run():
+    rows = schedule_report_rows(LinearScheduler(), "1ba")
+    assert [(r["point"], r["batch"]) for r in of_kind(rows, "value")] == [("start, last batch", 0), ("t_max, end", 1)]
+
+
+# -- values -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "schedule, run",
+    [
+        (CosineAnnealingWithWarmupScheduler("0.1dur", alpha_f=0.2), dict(max_duration="500ba")),
+        (WarmupStableDecayScheduler("2ep", "0.25dur"), dict(max_duration="20ep", dataloader_len=17, ssr=1.3)),
+        (Warmup(StepScheduler("300tok", gamma=0.5), "0.1dur"), dict(max_duration="5000tok", tokens_per_batch=37)),
+        (CyclicScheduler("0.1dur", mode="triangular2"), dict(max_duration="333ba")),
+    ],
+)
+def test_values_are_those_of_the_whole_run_evaluation(schedule, run):
+    rows = schedule_report_rows([("s", schedule, "lr")], **run, base_values={"lr": 0.5})
+    alphas = evaluate_run(schedule, **run)
+    values = of_kind(rows, "value")
+    n = alphas.numel()
+    assert values[0]["batch"] == 0 and values[-1]["batch"] == n and values[-2]["batch"] == n - 1
+    for row in values[:-1]:
+        assert row["alpha"] == alphas[row["batch"]].item()
+        assert row["value"] == 0.5 * row["alpha"]
+    end = values[-1]
+    timeline = run_timeline(**{k: v for k, v in run.items() if k != "max_duration"}, max_duration=run["max_duration"])
+    curve = schedule.resolve(timeline.max_duration, run.get("dataloader_len"), run.get("ssr", 1.0))
+    assert end["alpha"] == pytest.approx(float(curve(end["count"])), abs=1e-12)
+    assert [r["batch"] for r in values] == sorted(r["batch"] for r in values)
+
+
+def test_schedules_on_one_hyperparameter_multiply():
+    entries = [
+        ("decay", StepScheduler("30ba", gamma=0.5), "lr"),
+        ("cycle", CyclicScheduler("10ba", base_ratio=0.5), "lr"),
+        ("wd", LinearScheduler(1.0, 0.0), "weight_decay"),
+    ]
+    rows = schedule_report_rows(entries, "100ba", base_values={"lr": 0.2})
+    combined = of_kind(rows, "combined")
+    assert {r["hyperparameter"] for r in combined} == {"lr"}
+    assert combined[0]["labels"] == ["decay", "cycle"]
+    product = evaluate_run(entries[0][1], "100ba") * evaluate_run(entries[1][1], "100ba")
+    for row in combined[:-1]:
+        assert row["alpha"] == pytest.approx(product[row["batch"]].item(), abs=1e-15)
+        assert row["value"] == pytest.approx(0.2 * row["alpha"])
+    assert [r["point"] for r in combined][:3] == ["start", "cycle t_up", "decay step_size"]
+    assert combined[-1]["point"] == "end" and combined[-1]["alpha"] == pytest.approx(0.125 * 0.5)
+    # weight decay has no base value: no value column, values None
+    assert all(r["value"] is None for r in of_kind(rows, "value", hyperparameter="weight_decay"))
+    text = schedule_report(entries, "100ba", base_values={"lr": 0.2})
+    assert "lr: product of decay, cycle" in text and "weight_decay: product" not in text
+
+
+def test_a_function_of_the_state_has_values_but_no_times():
+    fn = as_schedule(lambda state: 0.5 if state.timestamp.batch >= 3 else 1.0)
+    rows = schedule_report_rows([("fn", fn, "lr")], "10ba")
+    (head,) = of_kind(rows, "schedule")
+    assert head["unit"] is None and not of_kind(rows, "time")
+    assert [(r["point"], r["batch"], r["alpha"], r["count"]) for r in of_kind(rows, "value")] == [
+        ("start", 0, 1.0, None),
+        ("last batch", 9, 0.5, None),
+        ("end", 10, 0.5, None),
+    ]
+    assert "a function of the state" in schedule_report([("fn", fn, "lr")], "10ba")
+
+
+# -- inputs and errors ------------------------------------------------------------------------------------
+
+
+def test_schedule_arguments_take_several_forms():
+    step = StepScheduler("10ba")
+    one = schedule_report_rows(step, "50ba")
+    assert of_kind(one, "schedule")[0]["label"] == "StepScheduler"
+    assert of_kind(one, "schedule")[0]["hyperparameter"] == "lr"
+    pair = schedule_report_rows([("mine", step)], "50ba")
+    assert of_kind(pair, "schedule")[0]["label"] == "mine" and of_kind(pair, "schedule")[0]["hyperparameter"] == "lr"
+    single = schedule_report_rows(("mine", step, "momentum"), "50ba")
+    assert of_kind(single, "schedule")[0]["hyperparameter"] == "momentum"
+
+
+def test_bad_inputs_are_clear_errors():
+    with pytest.raises(TypeError, match=r"schedules\[1\]=.*neither a Cadence schedule"):
+        schedule_report_rows([StepScheduler("1ba"), lambda state: 1.0], "10ba")
+    with pytest.raises(ValueError, match="schedules is empty"):
+        schedule_report_rows([], "10ba")
+    with pytest.raises(ValueError, match="needs dataloader_len"):
+        schedule_report_rows(StepScheduler("1ba"), "10ep")
+
+
+def test_a_schedule_that_cannot_run_names_itself():
+    bad = CosineAnnealingWithWarmupScheduler("1ep")
+    with pytest.raises(ValueError, match="dataloader_len") as error:
+        schedule_report_rows([StepScheduler("1ba"), ("warm", bad, "lr")], "10ba")
+    assert any("schedule 1 ('warm', lr)" in note for note in error.value.__notes__)
+
+
+def test_numbers_are_formatted_with_thousands_separators_and_six_digits():
+    text = schedule_report([("big", ConstantScheduler(alpha=1234.5678), "lr")], "12345ba", base_values=math.pi)
+    assert "batches  12,345" in text
+    assert "    start            0  1,234.57  3,878.51" in text  # 1234.5678 x pi
+    assert "    t_max, end  12,345         1   3.14159" in text
