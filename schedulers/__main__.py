@@ -8,16 +8,15 @@ line on stderr and exit status 2; files are written to a temporary file, then mo
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
 import os
 import shutil
 import sys
-import tempfile
 import textwrap
 import warnings
 from typing import Callable
 
+from schedulers.atomic_files import write_atomically
 from timeunits import Time, TimeUnit
 
 PROG = "python -m schedulers"
@@ -295,35 +294,13 @@ def _image_format(path: str) -> str:
 
 
 def _write_atomically(path: str, write: Callable, *, binary: bool) -> None:
-    """Write ``path`` through a temporary file in its folder, fsync, then ``os.replace`` (never half a file)."""
-    directory = os.path.dirname(os.path.abspath(path))
+    """Write ``path`` atomically (see :mod:`schedulers.atomic_files`); an OS error is a usage error naming it."""
     if os.path.isdir(path):
         raise _UsageError(f"cannot write {path!r}: it is a directory")
     try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+        write_atomically(path, write, binary=binary, newline=None if binary else "")
     except OSError as error:
-        raise _UsageError(f"cannot write {path!r}: {error.strerror or error} ({directory})") from None
-    try:
-        with os.fdopen(
-            handle, "wb" if binary else "w", **({} if binary else {"newline": "", "encoding": "utf-8"})
-        ) as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, path)
-    except BaseException as error:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        if isinstance(error, OSError):
-            raise _UsageError(f"cannot write {path!r}: {error.strerror or error}") from None
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+        raise _UsageError(f"cannot write {path!r}: {error.strerror or error}") from None
 
 
 # -- argument types: each error names the flag and what it accepts ------------------------------------------

@@ -39,11 +39,11 @@ import csv
 import math
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, TextIO
 
+from schedulers.atomic_files import write_atomically
 from timeunits import Timestamp, TimeUnit
 
 __all__ = ["HOOK_NAMES", "Callback", "CallbackList", "call_hooks", "ProgressBar", "LRMonitor"]
@@ -494,22 +494,14 @@ class LRMonitor(Callback):
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         columns = self.columns()
-        handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(handle, "w", newline="", encoding="utf-8") as stream:
-                writer = csv.writer(stream, lineterminator="\n")
-                writer.writerow(columns)
-                for row in self._rows:
-                    writer.writerow([_cell(row.get(column)) for column in columns])
-                stream.flush()
-                os.fsync(stream.fileno())
-            os.replace(temp_name, path)
-        except BaseException:
-            try:
-                os.unlink(temp_name)
-            except FileNotFoundError:
-                pass
-            raise
+
+        def write(stream) -> None:
+            writer = csv.writer(stream, lineterminator="\n")
+            writer.writerow(columns)
+            for row in self._rows:
+                writer.writerow([_cell(row.get(column)) for column in columns])
+
+        write_atomically(path, write, newline="")
         return path
 
 

@@ -24,7 +24,6 @@ import hashlib
 import os
 import random
 import re
-import secrets
 import warnings
 import zipfile
 from collections import OrderedDict
@@ -32,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
+
+from schedulers.atomic_files import TEMP_SUFFIX, fsync_dir, temporary_name, write_atomically
 
 __all__ = [
     "CHECKPOINT_VERSION",
@@ -60,7 +61,7 @@ LATEST = "latest"
 """Name of the symlink to the most recent checkpoint in a folder."""
 
 _NAME_RE = re.compile(r"^ba(\d{8,})\.pt$")
-_TMP_SUFFIX = ".tmp"
+_TMP_SUFFIX = TEMP_SUFFIX
 
 _SCALAR_TYPES = (type(None), bool, int, float, complex, str, bytes)
 _TORCH_VALUE_TYPES = (torch.Size, torch.dtype, torch.device)
@@ -188,37 +189,21 @@ def _check_weights_only_safe(value: Any, where: str, active: set[int]) -> None:
     active.discard(id(value))
 
 
-def _temp_path(folder: Path, name: str) -> Path:
-    """A fresh hidden name in ``folder`` that ``list_checkpoints`` never matches."""
-    return folder / f".{name}.{os.getpid()}.{secrets.token_hex(4)}{_TMP_SUFFIX}"
-
-
 def _atomic_torch_save(data: dict, target: Path) -> None:
     """torch.save to a temp file next to ``target``, fsync it, ``os.replace`` it, fsync the folder."""
-    tmp = _temp_path(target.parent, target.name)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-    try:
-        with os.fdopen(fd, "wb") as file:
-            torch.save(data, file)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        _unlink_quietly(tmp)
-        raise
-    _fsync_dir(target.parent)
+    write_atomically(target, lambda file: torch.save(data, file), binary=True)
 
 
 def _point_latest(folder: Path, name: str) -> None:
     """Replace ``folder/latest`` by a relative symlink to ``name`` in one ``os.replace``."""
-    tmp = _temp_path(folder, LATEST)
+    tmp = temporary_name(folder, LATEST)
     try:
         os.symlink(name, tmp)
         os.replace(tmp, folder / LATEST)
     except BaseException:
         _unlink_quietly(tmp)
         raise
-    _fsync_dir(folder)
+    fsync_dir(folder)
 
 
 def _unlink_quietly(path: Path) -> None:
@@ -226,17 +211,6 @@ def _unlink_quietly(path: Path) -> None:
         os.unlink(path)
     except OSError:
         pass
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Make a rename inside ``folder`` durable (a no-op where folders cannot be opened, e.g. Windows)."""
-    if os.name == "nt":
-        return
-    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 # --------------------------------------------------------------------------------------------
@@ -382,7 +356,7 @@ def delete_checkpoint(path: str | os.PathLike) -> bool:
     if _is_latest_target(path):
         return False
     os.unlink(path)
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
     return True
 
 

@@ -30,11 +30,11 @@ import csv
 import json
 import math
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Iterable, Protocol, runtime_checkable
 
+from schedulers.atomic_files import write_atomically
 from timeunits import Time, Timestamp, TimeUnit
 from trainer.callbacks import Callback
 
@@ -194,7 +194,7 @@ class CSVLogger(_ContextManager):
             writer.writerow(self._columns)
             writer.writerows(rows)
 
-        _atomic_write(self.path, write, newline="")
+        write_atomically(self.path, write, newline="")
         self._open_stream("a")
 
     # -- hyperparameters ------------------------------------------------------------------------------------
@@ -204,7 +204,7 @@ class CSVLogger(_ContextManager):
         self._hparams.update({str(key): _jsonable(value) for key, value in params.items()})
         text = json.dumps(self._hparams, indent=2, sort_keys=True) + "\n"
         self.hparams_path.parent.mkdir(parents=True, exist_ok=True)
-        _atomic_write(self.hparams_path, lambda stream: stream.write(text))
+        write_atomically(self.hparams_path, lambda stream: stream.write(text))
 
     @property
     def hyperparameters(self) -> dict[str, Any]:
@@ -225,23 +225,6 @@ class CSVLogger(_ContextManager):
 
     def __repr__(self) -> str:
         return f"CSVLogger({str(self.path)!r})"
-
-
-def _atomic_write(path: Path, write, *, newline: str | None = None) -> None:
-    """Write ``path`` through a temp file in its folder, fsync, ``os.replace`` (readers never see a partial file)."""
-    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", newline=newline, encoding="utf-8") as stream:
-            write(stream)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temp_name, path)
-    except BaseException:
-        try:
-            os.unlink(temp_name)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 def _cell(value: float | None) -> str:
