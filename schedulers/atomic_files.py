@@ -1,7 +1,7 @@
 """Writing a file so that readers see the old file or the new one, never half of one.
 
-The content goes to a hidden temporary file in the same folder, is flushed and ``fsync``ed, then
-``os.replace`` puts it in place and the folder is ``fsync``ed so the rename survives a crash. A failure
+The content goes to a hidden temporary file in the same folder and is flushed to disk (``fsync``); then
+``os.replace`` puts it in place, and the folder is synced too so the rename survives a crash. A failure
 removes the temporary file and leaves any existing file untouched.
 """
 
