@@ -147,6 +147,7 @@ def _fit(args: argparse.Namespace) -> int:
                     f"{len(trainer.schedulers)} scheduler(s) on {', '.join(trainer.scheduled_keys) or 'nothing'}"
                     + (f", {trainer.num_steps} steps this run" if trainer.num_steps is not None else "")
                 )
+                print(trainer.schedule_report())
                 return 0
             trainer.fit()
         except ConfigError as error:

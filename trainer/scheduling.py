@@ -30,10 +30,19 @@ __all__ = ["ScheduledRun", "build_schedulers"]
 class ScheduledRun:
     """The schedulers of a run, split by when they step."""
 
-    def __init__(self, per_batch: list[LRScheduler], per_epoch: list[LRScheduler], keys: list[str]) -> None:
+    def __init__(
+        self,
+        per_batch: list[LRScheduler],
+        per_epoch: list[LRScheduler],
+        keys: list[str],
+        schedules: list[tuple[str, Any, str]] = (),
+        others: list[tuple[str, LRScheduler, str]] = (),
+    ) -> None:
         self.per_batch = per_batch
         self.per_epoch = per_epoch
         self.keys = keys  # the hyperparameters something schedules, for monitors and loggers
+        self.schedules = list(schedules)  # (label, Cadence schedule, hyperparameter): for the report
+        self.others = list(others)  # (label, torch/Cerebras/SambaFlow scheduler, hyperparameter)
 
     @property
     def all(self) -> list[LRScheduler]:
@@ -120,7 +129,9 @@ def build_schedulers(
                 f"{' and '.join(name for name, _ in who)} all write {key!r}: a torch, Cerebras or SambaFlow scheduler "
                 "must be the only writer of its hyperparameter (only Cadence schedules on one key multiply)"
             )
-    return ScheduledRun(per_batch, per_epoch, sorted(writers))
+    schedules = [(entry.label, entry.schedule, entry.hyperparameter) for entry in cadence]
+    others = [(label, scheduler, _written_key(scheduler)) for label, scheduler in built]
+    return ScheduledRun(per_batch, per_epoch, sorted(writers), schedules, others)
 
 
 def _entries(entries: Any):

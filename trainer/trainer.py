@@ -16,6 +16,7 @@ import itertools
 import math
 import random
 import signal
+import sys
 import threading
 import warnings
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import Any, Callable, Iterable, Iterator
 import torch
 
 from schedulers import Schedule
+from schedulers.report import schedule_report
 from schedulers.resolution import check_ssr, scale_max_duration
 from schedulers.state import as_max_duration
 from timeunits import Time, Timestamp, TimeUnit
@@ -83,6 +85,7 @@ class Trainer:
         load_weights_only: bool = False,
         load_strict_model_weights: bool = True,
         loggers: Any = (),
+        print_schedule_report: bool = True,
     ) -> None:
         if not isinstance(model, torch.nn.Module):
             raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
@@ -99,6 +102,7 @@ class Trainer:
         self.grad_accum = grad_accum
         self.get_num_samples = get_num_samples or count_samples
         self.get_num_tokens = get_num_tokens
+        self.print_schedule_report = bool(print_schedule_report)
         self.max_grad_norm = _optional_positive("max_grad_norm", max_grad_norm)
         self.last_grad_norm: float | None = None
         self.precision = Precision(precision, self.device)
@@ -188,6 +192,8 @@ class Trainer:
             self._stop = (count, count(state.timestamp) + more.value)
         hooks = self.callbacks
         wants_loss = hooks.has("on_batch_end")
+        if self.print_schedule_report and self.is_rank_zero and self.scheduled.all:
+            print(self.schedule_report(), file=sys.stderr, flush=True)
         hooks.on_fit_start(self)
         with _sigterm_requests(self):
             self._fit_loop(wants_loss)
@@ -454,6 +460,41 @@ class Trainer:
         if time.unit is TimeUnit.TOKEN and self.get_num_tokens is None:
             raise ValueError(f"{name}={time} is counted in tokens, but get_num_tokens is None (tokens would stay 0)")
 
+    def schedule_report(self) -> str:
+        """Every schedule of the run resolved: time arguments in batches, the run in every unit, the values
+        at the start, the end of warmup, each milestone and the end (see :mod:`schedulers.report`)."""
+        state = self.state
+        lines = []
+        reportable = [entry for entry in self.scheduled.schedules if isinstance(entry[1], Schedule)]
+        if reportable:
+            base_values = {
+                key: float(self.optimizer.param_groups[0].get(f"initial_{key}", 0.0)) for _, _, key in reportable
+            }
+            try:
+                lines.append(
+                    schedule_report(
+                        reportable,
+                        state.unscaled_max_duration,
+                        dataloader_len=state.dataloader_len,
+                        samples_per_batch=self._constant_batch_size(),
+                        ssr=state.ssr,
+                        base_values=base_values,
+                    )
+                )
+            except (TypeError, ValueError):  # samples/tokens per batch unknown before the data is seen
+                lines.extend(_resolved_times(label, schedule, key, state) for label, schedule, key in reportable)
+        for label, scheduler, key in self.scheduled.others:
+            values = ", ".join(f"{float(group[key]):.6g}" for group in self.optimizer.param_groups if key in group)
+            lines.append(f"{key}: {label} {type(scheduler).__name__} (steps by itself; {key} now {values})")
+        return "\n".join(lines)
+
+    def _constant_batch_size(self) -> int | None:
+        batch_size = getattr(self.train_dataloader, "batch_size", None)
+        drops_last = getattr(self.train_dataloader, "drop_last", False)
+        if batch_size and drops_last is not None and self.world.size == 1:
+            return batch_size * self.grad_accum if self.get_num_samples is count_samples else None
+        return None
+
     @staticmethod
     def from_config(config: dict | str | Path, base_dir: str | Path | None = None, **kwargs: Any) -> Trainer:
         """A trainer built from a Cerebras-style config (a dict, or a YAML file); see :mod:`trainer.config`."""
@@ -494,6 +535,21 @@ def _sigterm_requests(trainer: Trainer):
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _resolved_times(label: str, schedule: Schedule, key: str, state: TrainerState) -> str:
+    """The report for a run counted in samples or tokens of unknown batch sizes: times and values in that unit."""
+    curve = schedule.resolve(state.max_duration, state.dataloader_len, state.ssr)
+    points = [("start", 0)]
+    points += [(name, time.value) for name, time in curve.times.items() if time.unit is curve.unit]
+    if state.max_duration.unit is curve.unit:
+        points.append(("end", state.max_duration.value))
+    lines = [f"{key}: {label} {schedule!r} (counts in {curve.unit.value})"]
+    lines += [f"  {name} = {time}" for name, time in curve.times.items()]
+    lines += [
+        f"  alpha at {name} ({count:,}{curve.unit.value}) = {float(curve(float(count))):.6g}" for name, count in points
+    ]
+    return "\n".join(lines)
 
 
 def _optional_positive(name: str, value: Any) -> float | None:

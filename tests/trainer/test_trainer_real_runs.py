@@ -188,3 +188,43 @@ def test_sigterm_saves_and_autoresume_continues_bit_exactly(tmp_path):
     want = torch.load(whole / "final.pt", weights_only=True)
     got = torch.load(preempted / "final.pt", weights_only=True)
     assert all(torch.equal(want[key], got[key]) for key in want)
+
+
+def test_fit_prints_the_resolved_schedule_report_first(capsys):
+    model = _model()
+    trainer = _trainer(
+        model,
+        max_duration="2ep",
+        schedulers=CosineAnnealingWithWarmupScheduler(t_warmup="0.25dur", alpha_f=0.1),
+    )
+    trainer.fit()
+    report = capsys.readouterr().err
+    assert "t_warmup  0.25dur  = 2ba" in report  # 2 epochs of 4 batches
+    assert "batches   8" in report and "epochs    2" in report
+
+
+def test_dry_run_reports_and_takes_no_optimizer_step(tmp_path):
+    config = tmp_path / "run.yaml"
+    config.write_text(
+        textwrap.dedent(
+            """
+            trainer:
+              init:
+                model: "config_fixtures:tiny_model"
+                loss_fn: mse_loss
+                optimizer: {SGD: {lr: 0.1}}
+                schedulers:
+                  - CosineAnnealingWithWarmupScheduler: {t_warmup: 0.1dur, alpha_f: 0.1}
+                loop: {max_steps: 50}
+              fit:
+                train_dataloader: "config_fixtures:train_loader"
+            """
+        )
+    )
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'tests' / 'trainer'}"}
+    result = subprocess.run(
+        [sys.executable, "-m", "trainer", "fit", str(config), "--dry-run"], capture_output=True, text=True, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    assert "t_warmup  0.1dur  = 5ba" in result.stdout
+    assert "loss" not in result.stdout.split("is valid")[0]  # nothing trained
