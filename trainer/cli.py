@@ -93,6 +93,26 @@ def build_parser(prog: str = "cadence") -> argparse.ArgumentParser:
         "SambaFlow learning-rate flags", "override the YAML; --set overrides them (see precedence below)"
     )
     add_lr_schedule_args(samba)
+
+    plot = commands.add_parser(
+        "plot",
+        help="draw every scheduled hyperparameter of a config (or schedule expressions) before training",
+        description=(
+            "cadence plot CONFIG.yaml: build the trainer the config describes, step its schedulers through the "
+            "whole run without training, and draw every scheduled hyperparameter of every param group. "
+            "cadence plot EXPR ...: the same as python -m schedulers plot (see its --help)."
+        ),
+    )
+    plot.add_argument("config", metavar="CONFIG.yaml", help="the YAML configuration")
+    plot.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE")
+    plot.add_argument("--ssr", type=float, action="append", help="a scale schedule ratio (repeat to overlay runs)")
+    plot.add_argument("--x", dest="x_unit", choices=["ba", "ep", "sp", "tok", "dur"], help="the x axis unit")
+    plot.add_argument("--multipliers", action="store_true", help="plot multipliers of the base values")
+    plot.add_argument("-o", "--output", help="write an image (.png, .svg, ...)")
+    plot.add_argument("--csv", help="write one row per batch")
+    plot.add_argument("--title")
+    plot.add_argument("--width", type=int)
+    plot.add_argument("--height", type=int)
     return parser
 
 
@@ -113,12 +133,58 @@ def _plain_warnings() -> Iterator[None]:
 
 def main(argv: Sequence[str] | None = None, prog: str = "cadence") -> int:
     """Run the command line ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if len(argv) >= 2 and argv[0] == "plot" and not _looks_like_config(argv[1]):
+        from schedulers.__main__ import main as plot_expressions  # cadence plot EXPR ...
+
+        return plot_expressions(argv, prog=prog)
     parser = build_parser(prog)
     args = parser.parse_args(argv)
     if args.command == "fit":
         return _fit(args)
+    if args.command == "plot":
+        return _plot_config(args)
     parser.error(f"unknown command {args.command!r}")  # pragma: no cover - argparse rejects it first
     return 2
+
+
+def _looks_like_config(argument: str) -> bool:
+    return argument.lower().endswith((".yaml", ".yml")) or Path(argument).is_file()
+
+
+def _plot_config(args: argparse.Namespace) -> int:
+    from trainer.config import ConfigError, apply_overrides, load_config, trainer_from_config
+    from trainer.plot_config import plot_config
+
+    def build(ssr: float):
+        config = load_config(args.config)
+        overrides = [
+            *args.overrides,
+            f"trainer.init.loop.scale_schedule_ratio={ssr}",
+            "trainer.init.progress_bar=false",
+        ]
+        config = apply_overrides(config, overrides)
+        return trainer_from_config(config, base_dir=Path(args.config).parent)
+
+    with _plain_warnings():
+        try:
+            print(
+                plot_config(
+                    build,
+                    ssrs=tuple(args.ssr or (1.0,)),
+                    x_unit=args.x_unit,
+                    multipliers=args.multipliers,
+                    output=args.output,
+                    csv=args.csv,
+                    title=args.title,
+                    width=args.width,
+                    height=args.height,
+                )
+            )
+        except (ConfigError, ValueError, TypeError, OSError) as error:
+            print(f"cadence: error: {' '.join(str(error).split())}", file=sys.stderr)
+            return 2
+    return 0
 
 
 def _fit(args: argparse.Namespace) -> int:

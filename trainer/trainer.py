@@ -128,6 +128,7 @@ class Trainer:
             ssr=ssr,
             grad_accum=grad_accum,
         )
+        self._limit = self._stop = (Timestamp.counter(self.state.max_duration.unit), self.state.max_duration.value)
         self.optimizer = _build_optimizer(optimizer, self.model)
         apply_adjust_learning_rate(self.optimizer)  # before schedules take each group's base value
         self.scheduled: ScheduledRun = build_schedulers(
