@@ -97,18 +97,25 @@ class CompiledScheduler(LRScheduler):
         self._tensor_groups = any(
             isinstance(optimizer.param_groups[i][hyperparameter], torch.Tensor) for i in self.param_groups
         )
+
+        one_float = len(self.param_groups) == 1 and not self._tensor_groups
+        self._single = (self.param_groups[0], self.base_values[0]) if one_float else None
         self.last_epoch = 0
         self._step_count = 1
         self._apply()
 
     def _apply(self) -> None:
         alpha = self._alpha(self.state)
-        key = self.hyperparameter
+        groups, key = self.optimizer.param_groups, self.hyperparameter  # looked up each time: load_state_dict
+        if self._single is not None:  # the common case, kept to a few operations: one group, a float value
+            value = self._single[1] * alpha
+            groups[self._single[0]][key] = value
+            self._last_lr = [value]
+            return
         values = [base * alpha for base in self.base_values]
-        groups = self.optimizer.param_groups  # looked up each time: load_state_dict replaces the group dicts
         for index, value in zip(self.param_groups, values):
             group = groups[index]
-            if self._tensor_groups and isinstance(group[key], torch.Tensor):
+            if isinstance(group[key], torch.Tensor):
                 group[key].fill_(value)  # in place: a compiled optimizer step keeps its graph
             else:
                 group[key] = value
