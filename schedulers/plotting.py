@@ -61,6 +61,10 @@ UNIT_LABELS = {
 }
 
 
+#: the y axis of multipliers (with a base value: "lr = base × α")
+DEFAULT_Y_LABEL = "lr multiplier α"
+
+
 class _Curve:
     """One line: a schedule evaluated over one run (one ssr). ``values`` is α, or ``base_value × α``."""
 
@@ -142,7 +146,7 @@ class _Runs:
 
     def y_label(self) -> str:
         if self.base_value is None:
-            return "lr multiplier α"
+            return DEFAULT_Y_LABEL
         return f"lr = {self.base_value:g} × α"
 
 

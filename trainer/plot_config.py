@@ -177,8 +177,11 @@ def plot_config(
     max_duration = Time(batches, TimeUnit.BATCH)
     unit = x_unit or (TimeUnit.BATCH if state.max_duration.unit is TimeUnit.EPOCH else state.max_duration.unit)
     notes = []
+    # the curves are recorded values, not multipliers of one base lr, so the axis says what they are
+    y_label = "multiple of each group's base value" if multipliers else "value written into the param group"
     if output is not None:
         figure = plotting.plot_schedules(schedules, max_duration, x_unit=unit, title=title, **common)
+        figure.axes[0].set_ylabel(y_label)
         if width and height:
             figure.set_size_inches(width / 100, height / 100)
         extension = output.rsplit(".", 1)[-1].lower()
@@ -190,9 +193,10 @@ def plot_config(
         notes.append(f"wrote {csv} ({len(table)} rows)")
     if notes:
         return "\n".join(notes)
-    return plotting.terminal_plot(
+    text = plotting.terminal_plot(
         schedules, max_duration, x_unit=unit, title=title, width=width or 72, height=height or 16, **common
     )
+    return text.replace(plotting.DEFAULT_Y_LABEL, y_label, 1)
 
 
 def _unscaled_batches(trainer: Trainer) -> int:
