@@ -144,7 +144,7 @@ class Trainer:
         if self.eval_interval is not None and eval_dataloader is None:
             raise ValueError(f"eval_interval={eval_interval!r} needs eval_dataloader")
         self.callbacks = CallbackList(callbacks)
-        self.loggers = list(loggers) if isinstance(loggers, (list, tuple)) else [loggers]
+        self.loggers = [] if loggers is None else list(loggers) if isinstance(loggers, (list, tuple)) else [loggers]
         if self.loggers:
             self.callbacks.append(LoggerCallback(self.loggers))
         if progress_bar:
