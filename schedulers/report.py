@@ -46,7 +46,7 @@ from schedulers.evaluate import PerBatch, RunTimeline, evaluate_run, run_timelin
 from schedulers.state import SchedulerState, as_dataloader_len
 from timeunits import Time, Timestamp, TimeUnit
 
-__all__ = ["render_report", "schedule_report", "schedule_report_rows"]
+__all__ = ["render_report", "resolved_times_report", "schedule_report", "schedule_report_rows"]
 
 Entry = tuple[str, Schedule, str]
 
@@ -575,3 +575,42 @@ def _time_text(text: str) -> str:
     if isinstance(time.value, int):
         return f"{time.value:,}{time.unit.value}"
     return text
+
+
+def resolved_times_report(
+    label: str,
+    schedule: Schedule,
+    key: str,
+    max_duration: Time | str,
+    dataloader_len: int | None = None,
+    ssr: float = 1.0,
+) -> str:
+    """A shorter report for a run whose per-batch samples or tokens are not known before the data is read:
+    each time argument resolved, and α at the start, at each time and at the end, in the schedule's own unit.
+
+    ``max_duration`` is the run's (already scaled) length.
+
+    >>> from schedulers import CosineAnnealingWithWarmupScheduler
+    >>> print(resolved_times_report("cosine", CosineAnnealingWithWarmupScheduler("1_000tok"), "lr", "10_000tok"))
+    ... # doctest: +ELLIPSIS
+    lr: cosine CosineAnnealingWithWarmupScheduler(t_warmup='1000tok', ...) (counts in tok)
+      t_warmup = 1000tok
+      t_max = 10000tok
+      alpha at start (0tok) = 0
+      alpha at t_warmup (1,000tok) = 1
+      alpha at t_max (10,000tok) = 0
+      alpha at end (10,000tok) = 0
+    """
+    run = Time.from_input(max_duration)
+    curve = schedule.resolve(run, dataloader_len, ssr)
+    points = [("start", 0)]
+    points += [(name, time.value) for name, time in curve.times.items() if time.unit is curve.unit]
+    if run.unit is curve.unit:
+        points.append(("end", run.value))
+    lines = [f"{key}: {label} {schedule!r} (counts in {curve.unit.value})"]
+    lines += [f"  {name} = {time}" for name, time in curve.times.items()]
+    lines += [
+        f"  alpha at {name} ({count:,}{curve.unit.value}) = {_number(float(curve(float(count))))}"
+        for name, count in points
+    ]
+    return "\n".join(lines)

@@ -74,24 +74,14 @@ def simulate_config_run(trainer: Trainer, *, multipliers: bool = False) -> Confi
             n_samples, n_tokens = _counts(trainer, items, constant_samples)
             samples.append(n_samples)
             tokens.append(n_tokens)
-            state.timestamp = state.timestamp.to_next_batch(n_samples, n_tokens)
-            epoch_done = state.timestamp.batch_in_epoch.value == state.dataloader_len
-            if epoch_done:
-                state.timestamp = state.timestamp.to_next_epoch()
-            for scheduler in trainer.scheduled.per_batch:
-                scheduler.step()
-            if epoch_done:
-                for scheduler in trainer.scheduled.per_epoch:
-                    scheduler.step()
+            epoch_done = trainer._advance(n_samples, n_tokens)  # the clock and schedulers, as in fit()
             finished = trainer._finished()
             if finished or epoch_done:
                 break
         else:
             if state.timestamp.batch_in_epoch.value == 0:
                 raise ValueError("the train dataloader yielded no batch in an epoch: nothing to plot")
-            state.timestamp = state.timestamp.to_next_epoch()
-            for scheduler in trainer.scheduled.per_epoch:
-                scheduler.step()
+            trainer._close_epoch()
             finished = trainer._finished()
     series = {name: torch.tensor(values, dtype=torch.float64) for name, values in records.items()}
     return ConfigRun(

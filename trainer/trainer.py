@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Iterator
 import torch
 
 from schedulers import Schedule
-from schedulers.report import schedule_report
+from schedulers.report import resolved_times_report, schedule_report
 from schedulers.resolution import check_ssr, scale_max_duration
 from schedulers.state import as_max_duration
 from timeunits import Time, Timestamp, TimeUnit
@@ -153,6 +153,7 @@ class Trainer:
         self._last_saved_batch: int | None = None
         self._terminate_requested = False
         self._skipped_in_epoch = 0  # optimizer steps the fp16 scaler skipped in this epoch (their data is used)
+        self._batches_in_epoch = Timestamp.counter(TimeUnit.BATCH, in_epoch=True)
         if autoresume:
             if self.save_folder is None:
                 raise ValueError("autoresume=True needs save_folder (it resumes from save_folder's latest checkpoint)")
@@ -211,23 +212,18 @@ class Trainer:
 
     def _fit_loop(self, wants_loss: bool) -> None:
         state, hooks = self.state, self.callbacks
-        batches_in_epoch = Timestamp.counter(TimeUnit.BATCH, in_epoch=True)
         self.train_model.train()  # once: evaluate() restores it
         while not self._finished() and not self._terminate_requested:
             epoch_done = False
             for items in self._epoch_batches():
                 before = state.timestamp
                 hooks.on_batch_start(self)
-                loss = self._train_batch(items)
-                if loss is None:  # the fp16 scaler skipped the step: no optimizer step, so no batch in time
+                trained = self._train_batch(items)
+                if trained is None:  # the fp16 scaler skipped the step: no optimizer step, so no batch in time
                     self._skipped_in_epoch += 1
                     continue
-                epoch_done = batches_in_epoch(state.timestamp) == state.dataloader_len  # the last batch closes it
-                if epoch_done:
-                    state.timestamp = state.timestamp.to_next_epoch()
-                    self._skipped_in_epoch = 0
-                for scheduler in self.scheduled.per_batch:
-                    scheduler.step()
+                loss, samples, tokens = trained
+                epoch_done = self._advance(samples, tokens)
                 if wants_loss:
                     self.last_loss = float(loss)
                     hooks.on_batch_end(self, self.last_loss)
@@ -238,9 +234,31 @@ class Trainer:
             else:  # the loader ran out before dataloader_len batches, or it has no length
                 if state.timestamp.batch_in_epoch.value == 0:
                     raise RuntimeError(f"the train dataloader yielded no batch in epoch {state.timestamp.epoch}")
-                before, state.timestamp = state.timestamp, state.timestamp.to_next_epoch()
-                self._skipped_in_epoch = 0
+                before = state.timestamp
+                self._close_epoch()
                 self._after_batch(before, True, self._finished())
+
+    def _advance(self, samples: int, tokens: int) -> bool:
+        """One optimizer step of time: the clock moves, the epoch's last batch closes it, and the schedulers step
+        (per-batch ones every time, per-epoch ones when the epoch closed). Returns whether it closed."""
+        state = self.state
+        state.timestamp = state.timestamp.to_next_batch(samples, tokens)
+        epoch_done = self._batches_in_epoch(state.timestamp) == state.dataloader_len
+        if epoch_done:
+            state.timestamp = state.timestamp.to_next_epoch()
+        for scheduler in self.scheduled.per_batch:
+            scheduler.step()
+        if epoch_done:
+            self._close_epoch(advanced=True)
+        return epoch_done
+
+    def _close_epoch(self, *, advanced: bool = False) -> None:
+        """Close the epoch (unless the clock already did) and step the per-epoch schedulers."""
+        if not advanced:
+            self.state.timestamp = self.state.timestamp.to_next_epoch()
+        self._skipped_in_epoch = 0
+        for scheduler in self.scheduled.per_epoch:
+            scheduler.step()
 
     def _epoch_batches(self) -> Iterator[list]:
         """Groups of ``grad_accum`` loader items for the rest of the current epoch (skipping those already seen)."""
@@ -259,10 +277,11 @@ class Trainer:
         groups = ([item] for item in iterator) if n == 1 else _groups_of(iterator, n)
         yield from groups if remaining is None else itertools.islice(groups, max(remaining, 0))
 
-    def _train_batch(self, items: list) -> torch.Tensor | None:
-        """Forward, backward and one optimizer step over ``grad_accum`` items; advance the clock.
+    def _train_batch(self, items: list) -> tuple[torch.Tensor, int, int] | None:
+        """Forward, backward and one optimizer step over ``grad_accum`` items.
 
-        Returns the batch's loss, or None when the fp16 scaler skipped the optimizer step.
+        Returns the batch's loss and its (global) samples and tokens, or None when the fp16 scaler skipped the
+        optimizer step.
         """
         n = len(items)
         samples = tokens = 0
@@ -291,8 +310,7 @@ class Trainer:
             return None
         if self.world.size > 1:
             samples, tokens = distributed.sum_counts(samples, tokens, self.device)
-        self.state.timestamp = self.state.timestamp.to_next_batch(int(samples), int(tokens))
-        return total
+        return total, int(samples), int(tokens)
 
     def _precise_backward(self, item: Any, n: int, *, sync: bool) -> torch.Tensor:
         """Forward under autocast and a scaled backward; DDP gradient sync only on the last micro-batch."""
@@ -322,8 +340,6 @@ class Trainer:
 
     def _after_batch(self, before: Timestamp, epoch_done: bool, finished: bool) -> None:
         if epoch_done:
-            for scheduler in self.scheduled.per_epoch:
-                scheduler.step()
             self.callbacks.on_epoch_end(self)
         if self.eval_interval is not None and (finished or self._crossed(self.eval_interval, before)):
             self.evaluate()
@@ -483,7 +499,10 @@ class Trainer:
                     )
                 )
             except (TypeError, ValueError):  # samples/tokens per batch unknown before the data is seen
-                lines.extend(_resolved_times(label, schedule, key, state) for label, schedule, key in reportable)
+                lines.extend(
+                    resolved_times_report(label, schedule, key, state.max_duration, state.dataloader_len, state.ssr)
+                    for label, schedule, key in reportable
+                )
         for label, scheduler, key in self.scheduled.others:
             values = ", ".join(f"{float(group[key]):.6g}" for group in self.optimizer.param_groups if key in group)
             lines.append(f"{key}: {label} {type(scheduler).__name__} (steps by itself; {key} now {values})")
@@ -536,21 +555,6 @@ def _sigterm_requests(trainer: Trainer):
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-def _resolved_times(label: str, schedule: Schedule, key: str, state: TrainerState) -> str:
-    """The report for a run counted in samples or tokens of unknown batch sizes: times and values in that unit."""
-    curve = schedule.resolve(state.max_duration, state.dataloader_len, state.ssr)
-    points = [("start", 0)]
-    points += [(name, time.value) for name, time in curve.times.items() if time.unit is curve.unit]
-    if state.max_duration.unit is curve.unit:
-        points.append(("end", state.max_duration.value))
-    lines = [f"{key}: {label} {schedule!r} (counts in {curve.unit.value})"]
-    lines += [f"  {name} = {time}" for name, time in curve.times.items()]
-    lines += [
-        f"  alpha at {name} ({count:,}{curve.unit.value}) = {float(curve(float(count))):.6g}" for name, count in points
-    ]
-    return "\n".join(lines)
 
 
 def _optional_positive(name: str, value: Any) -> float | None:
