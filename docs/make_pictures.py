@@ -3,9 +3,9 @@
     python docs/make_pictures.py            # rewrites docs/images/*.svg
     python docs/make_pictures.py OUT_DIR    # writes them elsewhere (the docs test compares the two)
 
-Every picture is drawn by :func:`schedulers.plotting.plot_schedules` from the schedule expressions listed
+Every picture is drawn by :func:`schedulers.tools.plotting.plot_schedules` from the schedule expressions listed
 below (each is also the picture's title), so a picture can only show what the code computes; there is one
-per schedule class of ``schedulers.composer`` and ``schedulers.extended`` (checked when drawing).
+per schedule class of ``schedulers.families.composer`` and ``schedulers.families.extended`` (checked when drawing).
 
 The SVGs are deterministic (a fixed ``svg.hashsalt``, no date, text as ``<text>``): regenerating them with
 the same matplotlib gives the same bytes, which ``tests/docs/test_sphinx_build.py`` checks. Each run is
@@ -27,10 +27,10 @@ import re  # noqa: E402
 import matplotlib  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-import schedulers.composer  # noqa: E402
-import schedulers.extended  # noqa: E402
-from schedulers.expressions import parse_schedule  # noqa: E402
-from schedulers.plotting import plot_schedules  # noqa: E402
+import schedulers.families.composer  # noqa: E402
+import schedulers.families.extended  # noqa: E402
+from schedulers.tools.expressions import parse_schedule  # noqa: E402
+from schedulers.tools.plotting import plot_schedules  # noqa: E402
 
 IMAGES = HERE / "images"
 RUN = {"max_duration": "10ep", "dataloader_len": 50}  # 500 batches: every batch is drawn
@@ -85,7 +85,7 @@ def _curves(template: str, values: tuple[str, ...]) -> tuple[str, list]:
 
 
 def _check_one_per_class() -> None:
-    classes = set(schedulers.composer.__all__) | set(schedulers.extended.__all__)
+    classes = set(schedulers.families.composer.__all__) | set(schedulers.families.extended.__all__)
     drawn = [_class_name(template) for template, *_ in SCHEDULES]
     if sorted(drawn) != sorted(classes):
         raise AssertionError(

@@ -6,10 +6,16 @@
 0.0
 """
 
-from schedulers.base import Curve, FunctionSchedule, Schedule, as_schedule
-from schedulers.clock import Clock
-from schedulers.compile import CompiledScheduler, compile_scheduler
-from schedulers.composer import (
+from schedulers.core.base import Curve, FunctionSchedule, Schedule, as_schedule
+from schedulers.core.clock import Clock
+from schedulers.core.compile import CompiledScheduler, compile_scheduler
+from schedulers.core.composition import Product, Sequence, Warmup
+from schedulers.core.evaluate import RunTimeline, evaluate_run, run_timeline
+from schedulers.core.registry import UnknownSchedulerError, get_scheduler, register_scheduler, registered_schedulers
+from schedulers.core.resolution import MissingDataloaderLenError, RunContext, scale_max_duration
+from schedulers.core.state import SchedulerState
+from schedulers.core.torch_scaling import scale_pytorch_scheduler
+from schedulers.families.composer import (
     ConstantScheduler,
     ConstantWithWarmupScheduler,
     CosineAnnealingScheduler,
@@ -24,26 +30,20 @@ from schedulers.composer import (
     PolynomialWithWarmupScheduler,
     StepScheduler,
 )
-from schedulers.composition import Product, Sequence, Warmup
-from schedulers.evaluate import RunTimeline, evaluate_run, run_timeline
-from schedulers.extended import (
+from schedulers.families.extended import (
     CyclicScheduler,
     InverseSquareRootScheduler,
     OneCycleScheduler,
     WarmupStableDecayScheduler,
 )
-from schedulers.registry import UnknownSchedulerError, get_scheduler, register_scheduler, registered_schedulers
-from schedulers.report import schedule_report, schedule_report_rows
-from schedulers.resolution import MissingDataloaderLenError, RunContext, scale_max_duration
-from schedulers.serialization import (
+from schedulers.tools.report import schedule_report, schedule_report_rows
+from schedulers.tools.serialization import (
     ScheduleConfigError,
     ScheduleNotSerializableError,
     schedule_from_config,
     schedule_to_config,
     schedules_equal,
 )
-from schedulers.state import SchedulerState
-from schedulers.torch_scaling import scale_pytorch_scheduler
 
 __all__ = [
     "Clock",

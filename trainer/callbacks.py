@@ -43,7 +43,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, TextIO
 
-from schedulers.atomic_files import write_atomically
+from schedulers.tools.files import write_atomically
 from timeunits import Timestamp, TimeUnit
 
 __all__ = ["HOOK_NAMES", "Callback", "CallbackList", "call_hooks", "ProgressBar", "LRMonitor"]

@@ -32,7 +32,7 @@ from typing import Any
 
 import torch
 
-from schedulers.atomic_files import TEMP_SUFFIX, fsync_dir, temporary_name, write_atomically
+from schedulers.tools.files import TEMP_SUFFIX, fsync_dir, temporary_name, write_atomically
 
 __all__ = [
     "CHECKPOINT_VERSION",

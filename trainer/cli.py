@@ -135,7 +135,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "cadence") -> int:
     """Run the command line ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if len(argv) >= 2 and argv[0] == "plot" and not _looks_like_config(argv[1]):
-        from schedulers.__main__ import main as plot_expressions  # cadence plot EXPR ...
+        from schedulers.tools.cli import main as plot_expressions  # cadence plot EXPR ...
 
         return plot_expressions(argv, prog=prog)
     parser = build_parser(prog)

@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Protocol, runtime_checkable
 
-from schedulers.atomic_files import write_atomically
+from schedulers.tools.files import write_atomically
 from timeunits import Time, Timestamp, TimeUnit
 from trainer.callbacks import Callback
 

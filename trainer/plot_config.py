@@ -5,7 +5,7 @@ and its schedulers are stepped exactly as ``fit()`` steps them, without a forwar
 values come from the same machinery that will train, whatever kind of scheduler wrote them (Cadence,
 torch, Cerebras or SambaFlow). Runs in samples or tokens read the train loader to count them; runs in
 batches or epochs do not touch the data. The curves are then drawn (or tabulated) by
-:mod:`schedulers.plotting`.
+:mod:`schedulers.tools.plotting`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any
 
 import torch
 
-from schedulers.base import Curve, Schedule
-from schedulers.resolution import RunContext
+from schedulers.core.base import Curve, Schedule
+from schedulers.core.resolution import RunContext
 from timeunits import Time, TimeUnit
 from trainer.trainer import Trainer
 
@@ -107,7 +107,7 @@ def _counts(trainer: Trainer, items: list, constant_samples: int | None) -> tupl
 
 
 class TabulatedSchedule(Schedule):
-    """Recorded per-batch values as a schedule, so :mod:`schedulers.plotting` draws them like any other.
+    """Recorded per-batch values as a schedule, so :mod:`schedulers.tools.plotting` draws them like any other.
 
     ``tables`` maps a scale schedule ratio to the values of the run at that ratio (batch ``k`` → value).
     """
@@ -143,8 +143,8 @@ def plot_config(
 
     Returns what to print: the text plot, or a note of the files written.
     """
-    from schedulers import plotting
-    from schedulers.atomic_files import write_atomically
+    from schedulers.tools import plotting
+    from schedulers.tools.files import write_atomically
 
     runs = {ssr: simulate_config_run(build(ssr), multipliers=multipliers) for ssr in ssrs}
     first = runs[ssrs[0]]

@@ -22,7 +22,7 @@ import torch
 from torch.optim.lr_scheduler import LambdaLR, LRScheduler
 
 from schedulers import CompiledScheduler, Schedule, compile_scheduler, scale_pytorch_scheduler
-from schedulers.tags import matches, normalize_tags
+from schedulers.core.tags import matches, normalize_tags
 
 __all__ = ["ScheduledRun", "build_schedulers"]
 

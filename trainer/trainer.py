@@ -25,9 +25,9 @@ from typing import Any, Callable, Iterable, Iterator
 import torch
 
 from schedulers import Schedule
-from schedulers.report import resolved_times_report, schedule_report
-from schedulers.resolution import check_ssr, scale_max_duration
-from schedulers.state import as_max_duration
+from schedulers.core.resolution import check_ssr, scale_max_duration
+from schedulers.core.state import as_max_duration
+from schedulers.tools.report import resolved_times_report, schedule_report
 from timeunits import Time, Timestamp, TimeUnit
 from trainer import checkpoint as checkpoints
 from trainer import distributed
@@ -479,7 +479,7 @@ class Trainer:
 
     def schedule_report(self) -> str:
         """Every schedule of the run resolved: time arguments in batches, the run in every unit, the values
-        at the start, the end of warmup, each milestone and the end (see :mod:`schedulers.report`)."""
+        at the start, the end of warmup, each milestone and the end (see :mod:`schedulers.tools.report`)."""
         state = self.state
         lines = []
         reportable = [entry for entry in self.scheduled.schedules if isinstance(entry[1], Schedule)]

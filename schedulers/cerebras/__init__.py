@@ -1,7 +1,7 @@
 """Cerebras-style schedulers on Cadence: ``cerebras.pytorch.optim.lr_scheduler`` and the weight-decay schedulers.
 
 Closed forms of the optimizer step with Cerebras's names and signatures, written once through
-:mod:`schedulers.kernels`; every class is a ``torch.optim.lr_scheduler.LRScheduler``. Step-count arguments
+:mod:`schedulers.core.kernels`; every class is a ``torch.optim.lr_scheduler.LRScheduler``. Step-count arguments
 also take time strings (``"1000ba"``, ``"2ep"``, ``"0.1dur"``); see docs/cerebras.md.
 
 >>> import torch

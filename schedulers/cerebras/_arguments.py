@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import operator
 
-from schedulers.arguments import choice_argument as choice
-from schedulers.arguments import number_argument as number
+from schedulers.core.arguments import choice_argument as choice
+from schedulers.core.arguments import number_argument as number
 
 __all__ = ["boolean", "choice", "integer", "number", "numbers"]
 

@@ -3,7 +3,7 @@ r"""The Cerebras schedules as closed forms of the step, on generic values (Cereb
 Each class here schedules "a value" (``val``, ``initial_val``, ``end_val``, ...); the learning-rate
 classes (:mod:`schedulers.cerebras.lr_scheduler`) rename the arguments (``initial_learning_rate``,
 ...), the weight-decay classes (:mod:`schedulers.cerebras.weight_decay_scheduler`) keep these names.
-Every curve is evaluated by :mod:`schedulers.kernels` (one implementation for floats and tensors);
+Every curve is evaluated by :mod:`schedulers.core.kernels` (one implementation for floats and tensors);
 ``t`` below is the number of steps taken (``last_epoch``), :math:`v_0` the initial value, :math:`v_1`
 the end value and :math:`T` ``total_iters``.
 """
@@ -14,10 +14,10 @@ import math
 
 import torch
 
-from schedulers import kernels
-from schedulers._ops import ops
 from schedulers.cerebras import _arguments
 from schedulers.cerebras.scheduler import HyperparameterScheduler
+from schedulers.core import kernels
+from schedulers.core._ops import ops
 
 __all__ = [
     "ConstantForm",
@@ -408,7 +408,7 @@ class MultiplicativeForm(HyperparameterScheduler):
 
 class CyclicForm(HyperparameterScheduler):
     r"""Cyclical values between ``base_val`` and ``max_val`` (CLR), exactly torch's ``CyclicLR`` (see
-    :func:`schedulers.kernels.cyclic`); ``mode`` picks the amplitude scaling: ``"triangular"`` (none),
+    :func:`schedulers.core.kernels.cyclic`); ``mode`` picks the amplitude scaling: ``"triangular"`` (none),
     ``"triangular2"`` (halved each cycle), ``"exp_range"`` (:math:`\gamma^{t}`). ``scale_mode`` follows
     from ``mode`` (cycle for the triangular modes, iterations for ``exp_range``), as in Cerebras and torch.
     """
@@ -454,7 +454,7 @@ class CyclicForm(HyperparameterScheduler):
 
 class OneCycleForm(HyperparameterScheduler):
     r"""The 1cycle policy, torch's ``OneCycleLR`` with ``initial_val`` = ``max_lr / div_factor`` (see
-    :func:`schedulers.kernels.one_cycle`): up from ``initial_val`` to ``max_val`` over
+    :func:`schedulers.core.kernels.one_cycle`): up from ``initial_val`` to ``max_val`` over
     ``pct_start · total_steps`` steps, then down to ``initial_val / final_div_factor`` at step
     ``total_steps - 1`` (three-phase: back to ``initial_val`` first), held after that.
     """

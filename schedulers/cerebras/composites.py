@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import math
 
-from schedulers._ops import ops
 from schedulers.cerebras import _arguments
 from schedulers.cerebras.scheduler import HyperparameterScheduler
+from schedulers.core._ops import ops
 
 __all__ = ["ChainedForm", "ScalePerParamForm", "SequentialForm"]
 

@@ -39,7 +39,7 @@ import warnings
 
 from schedulers.cerebras.lr_scheduler import ChainedScheduler, ConstantLR, LRScheduler, ScalePerParamLR, SequentialLR
 from schedulers.cerebras.steps import PENDING
-from schedulers.registry import UnknownSchedulerError
+from schedulers.core.registry import UnknownSchedulerError
 
 __all__ = ["configure_lr_scheduler"]
 

@@ -41,7 +41,7 @@ from schedulers.cerebras.closed_forms import (
 )
 from schedulers.cerebras.composites import ChainedForm, ScalePerParamForm, SequentialForm
 from schedulers.cerebras.scheduler import HyperparameterScheduler
-from schedulers.registry import register_scheduler
+from schedulers.core.registry import register_scheduler
 
 __all__ = [
     "ChainedLR",

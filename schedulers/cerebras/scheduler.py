@@ -20,7 +20,7 @@ The contract, for a scheduler built on an optimizer:
 
 Built-in classes define ``_value(t)``: the closed form of a step ``t`` given as a Python float (the fast
 per-step path) or a float64 tensor of any shape (``_get_closed_form_lr``, :meth:`values_at`), written
-once through :mod:`schedulers.kernels`.
+once through :mod:`schedulers.core.kernels`.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ import torch
 
 from schedulers.cerebras import _arguments
 from schedulers.cerebras.steps import PENDING, resolve_steps
-from schedulers.resolution import check_ssr
-from schedulers.tags import matches, normalize_tags, targeted_groups
+from schedulers.core.resolution import check_ssr
+from schedulers.core.tags import matches, normalize_tags, targeted_groups
 from timeunits import Time
 
 __all__ = ["HyperparameterScheduler"]
@@ -114,7 +114,7 @@ class HyperparameterScheduler(torch.optim.lr_scheduler.LRScheduler):
         total_iters: the number of steps the schedule lasts (None when it has no end); a number or a
             time string (see :mod:`schedulers.cerebras.steps`).
         last_epoch: the step to start after (-1: a fresh run); construction takes one step.
-        param_group_tags: write only to param groups with one of these tags (see :mod:`schedulers.tags`).
+        param_group_tags: write only to param groups with one of these tags (see :mod:`schedulers.core.tags`).
         state: the run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to
             resolve ``"ep"``/``"dur"`` time strings; it may also be given later with :meth:`attach_state`.
     """

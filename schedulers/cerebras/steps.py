@@ -9,7 +9,7 @@ A Cerebras scheduler counts optimizer steps. Each of its step-count arguments (`
 * ``"sp"`` and ``"tok"`` are errors: a step-indexed scheduler cannot follow samples or tokens, the
   time-aware schedulers (``schedulers.CosineAnnealingWithWarmupScheduler``, ...) do.
 
-Resolution follows :class:`schedulers.resolution.RunContext` (Composer's rules), so with a scale
+Resolution follows :class:`schedulers.core.resolution.RunContext` (Composer's rules), so with a scale
 schedule ratio ``ssr`` a count in ``ba``/``ep`` (and a plain number) is multiplied by ``ssr`` and
 truncated, while a ``dur`` is not (the run's length is already scaled).
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import operator
 
-from schedulers.resolution import RunContext, whole_count
+from schedulers.core.resolution import RunContext, whole_count
 from timeunits import Time, TimeUnit
 
 __all__ = ["PENDING", "StepArgumentError", "resolve_steps"]

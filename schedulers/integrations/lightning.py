@@ -37,9 +37,9 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from schedulers.base import FunctionSchedule, Schedule
-from schedulers.compile import CompiledScheduler
-from schedulers.state import as_dataloader_len, as_max_duration
+from schedulers.core.base import FunctionSchedule, Schedule
+from schedulers.core.compile import CompiledScheduler
+from schedulers.core.state import as_dataloader_len, as_max_duration
 from timeunits import Time, Timestamp, TimeUnit
 
 # CadenceClockCallback is made on first use by the module's __getattr__ (it subclasses Lightning's Callback)

@@ -18,8 +18,8 @@ With :math:`W` = ``num_warmup_steps``, :math:`T` = ``num_training_steps`` and :m
 So α is 0 at step 0, exactly 1 at step :math:`W`, exactly :math:`r` at step :math:`T`, and the value
 reached at :math:`T` is held afterwards (that is :math:`r` for the default ``num_cycles=0.5``).
 
-The curves are :func:`schedulers.kernels.warmup`, :func:`~schedulers.kernels.cosine` and
-:func:`~schedulers.kernels.linear`; nothing here re-implements a curve.
+The curves are :func:`schedulers.core.kernels.warmup`, :func:`~schedulers.core.kernels.cosine` and
+:func:`~schedulers.core.kernels.linear`; nothing here re-implements a curve.
 
 >>> import torch
 >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
@@ -36,9 +36,9 @@ import operator
 from torch.optim import Optimizer
 from torch.optim.lr_scheduler import LambdaLR
 
-from schedulers import kernels
-from schedulers._ops import ops
-from schedulers.registry import register_scheduler
+from schedulers.core import kernels
+from schedulers.core._ops import ops
+from schedulers.core.registry import register_scheduler
 
 __all__ = [
     "SambaFlowLambda",

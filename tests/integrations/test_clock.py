@@ -16,7 +16,7 @@ from schedulers import (
     compile_scheduler,
     evaluate_run,
 )
-from schedulers.clock import Clock
+from schedulers.core.clock import Clock
 from timeunits import Time, Timestamp
 
 SAMPLES, BATCH_SIZE = 37, 8  # five batches an epoch: 8, 8, 8, 8, 5 samples

@@ -28,7 +28,7 @@ from schedulers import (
     evaluate_run,
     register_scheduler,
 )
-from schedulers.expressions import ExpressionError, UnknownScheduleNameError, parse_schedule, schedule_names
+from schedulers.tools.expressions import ExpressionError, UnknownScheduleNameError, parse_schedule, schedule_names
 
 FUZZ = settings(deadline=None, max_examples=300)
 

@@ -1,4 +1,4 @@
-"""Tests for schedulers.kernels: float path == tensor path, torch parity, known values, properties,
+"""Tests for schedulers.core.kernels: float path == tensor path, torch parity, known values, properties,
 torch.compile tracing and parameter validation."""
 
 import doctest
@@ -10,10 +10,10 @@ import torch
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-import schedulers._ops
-import schedulers.kernels
-from schedulers._ops import FloatOps, TensorOps, ops
-from schedulers.kernels import (
+import schedulers.core._ops
+import schedulers.core.kernels
+from schedulers.core._ops import FloatOps, TensorOps, ops
+from schedulers.core.kernels import (
     constant,
     cosine,
     cyclic,
@@ -506,7 +506,7 @@ def test_integer_tensors_are_rejected():
 
 
 def test_docstring_examples_run():
-    for module in (schedulers.kernels, schedulers._ops):
+    for module in (schedulers.core.kernels, schedulers.core._ops):
         assert doctest.testmod(module).failed == 0
 
 

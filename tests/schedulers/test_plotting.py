@@ -29,9 +29,9 @@ from schedulers import (  # noqa: E402
     evaluate_run,
     run_timeline,
 )
-from schedulers.__main__ import _write_atomically, main  # noqa: E402
-from schedulers.expressions import parse_schedule  # noqa: E402
-from schedulers.plotting import _keep, plot_schedules, schedule_table, terminal_plot  # noqa: E402
+from schedulers.tools.cli import _write_atomically, main  # noqa: E402
+from schedulers.tools.expressions import parse_schedule  # noqa: E402
+from schedulers.tools.plotting import _keep, plot_schedules, schedule_table, terminal_plot  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 COSINE = "CosineAnnealingWithWarmupScheduler(t_warmup='0.1dur', alpha_f=0.1)"

@@ -23,7 +23,7 @@ from schedulers import (
     evaluate_run,
     run_timeline,
 )
-from schedulers.report import render_report, schedule_report, schedule_report_rows
+from schedulers.tools.report import render_report, schedule_report, schedule_report_rows
 
 
 def of_kind(rows, kind, **match):

@@ -46,9 +46,9 @@ from schedulers import (
     register_scheduler,
     registered_schedulers,
 )
-from schedulers.base import Curve
-from schedulers.registry import scheduler_family
-from schedulers.serialization import (
+from schedulers.core.base import Curve
+from schedulers.core.registry import scheduler_family
+from schedulers.tools.serialization import (
     ScheduleConfigError,
     ScheduleNotSerializableError,
     schedule_from_config,

@@ -73,7 +73,7 @@ def test_a_bad_config_exits_2_with_one_line_and_no_traceback(config):
     assert lines == [
         "cadence: error: trainer.init.schedulers[0].SequentialLR.schedulers[1].CosineDecayLRR: unknown schedule "
         "'CosineDecayLRR' (did you mean CosineDecayLR, CosineDecayWD, ChainedLR?); see "
-        "schedulers.registry.registered_schedulers() for every name, or give 'module:Class'"
+        "schedulers.core.registry.registered_schedulers() for every name, or give 'module:Class'"
     ]
 
 

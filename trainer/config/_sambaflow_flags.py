@@ -7,7 +7,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-import schedulers.registry
+import schedulers.core.registry
 import schedulers.sambaflow
 from trainer.config._errors import ConfigError, ConfigWarning
 from trainer.config._keys import _ITEM_OPTIONS
@@ -127,7 +127,7 @@ def _sambaflow_entries(items: Any) -> list[tuple[int, str, dict]]:
     """``(index, key, arguments)`` of the top-level SambaFlow items of a schedulers list (arguments made a dict)."""
     if not isinstance(items, list):
         return []
-    sambaflow = schedulers.registry.registered_schedulers("sambaflow")
+    sambaflow = schedulers.core.registry.registered_schedulers("sambaflow")
     names = {
         name.lower()
         for name, cls in sambaflow.items()

@@ -14,7 +14,7 @@ import schedulers.cerebras  # noqa: F401  (registers the Cerebras names)
 import schedulers.sambaflow  # noqa: F401  (registers the SambaFlow names)
 from schedulers import Schedule
 from schedulers.cerebras.scheduler import HyperparameterScheduler
-from schedulers.registry import UnknownSchedulerError, get_scheduler
+from schedulers.core.registry import UnknownSchedulerError, get_scheduler
 from timeunits import Time, TimeUnit
 from trainer.config._context import _Context
 from trainer.config._errors import ConfigError, _show
@@ -111,7 +111,7 @@ def _scheduler_spec(item: Any, path: str, ctx: _Context, max_duration: Time, *, 
             raise ctx.error(
                 named_path,
                 f"{error}".split("; known:")[0]
-                + "; see schedulers.registry.registered_schedulers() for every name, or give 'module:Class'",
+                + "; see schedulers.core.registry.registered_schedulers() for every name, or give 'module:Class'",
             ) from None
     display = name if ":" in name else getattr(target, "__name__", name)
     kind = _kind(target)

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 import torch
 from torch.optim.lr_scheduler import LRScheduler
 
-from schedulers.resolution import check_ssr
+from schedulers.core.resolution import check_ssr
 
 __all__ = ["CompiledScheduler", "compile_scheduler"]
 

@@ -1,6 +1,6 @@
 """Composition in time units: a warmup in front of any schedule, a sequence of schedules, a product.
 
-All three are :class:`~schedulers.base.Schedule` objects themselves, so they nest, compile to torch and
+All three are :class:`~schedulers.core.base.Schedule` objects themselves, so they nest, compile to torch and
 evaluate over a whole run like any other schedule.
 """
 
@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from schedulers._ops import ops
-from schedulers.arguments import time_argument
-from schedulers.base import Curve, Schedule
-from schedulers.registry import register_scheduler
-from schedulers.resolution import RunContext
+from schedulers.core._ops import ops
+from schedulers.core.arguments import time_argument
+from schedulers.core.base import Curve, Schedule
+from schedulers.core.registry import register_scheduler
+from schedulers.core.resolution import RunContext
 from timeunits import Time
 
 __all__ = ["Product", "Sequence", "Warmup"]

@@ -6,7 +6,7 @@ import inspect
 import warnings
 from typing import Any, Callable
 
-from schedulers.resolution import RunContext, check_ssr, same_unit
+from schedulers.core.resolution import RunContext, check_ssr, same_unit
 from timeunits import Time, Timestamp, TimeUnit
 
 __all__ = ["Curve", "FunctionSchedule", "Schedule", "as_schedule"]
@@ -90,15 +90,15 @@ class Schedule:
         raise NotImplementedError(f"{type(self).__name__} must implement _resolve(run) -> Curve")
 
     def to_config(self, *, include_defaults: bool = True) -> dict:
-        """This schedule as ``{ClassName: {argument: value}}``; YAML round-trips it (see schedulers.serialization)."""
-        from schedulers.serialization import schedule_to_config  # serialization imports this module
+        """This schedule as ``{ClassName: {argument: value}}``; YAML round-trips it (docs/schedules.md)."""
+        from schedulers.tools.serialization import schedule_to_config  # serialization imports this module
 
         return schedule_to_config(self, include_defaults=include_defaults)
 
     @classmethod
     def from_config(cls, config: dict | str) -> Schedule:
         """The schedule a ``{Name: {argument: value}}`` config describes (on a subclass: of that class)."""
-        from schedulers.serialization import schedule_from_config
+        from schedulers.tools.serialization import schedule_from_config
 
         return schedule_from_config(config, expected=None if cls is Schedule else cls)
 

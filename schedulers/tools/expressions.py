@@ -1,7 +1,7 @@
 """Schedules written as Python call expressions, parsed safely (``ast``, never ``eval``).
 
 An expression is a call of a registered Cadence schedule (Composer's schedulers, Cadence's own, the
-composites ``Sequence``/``Product``/``Warmup`` and user-registered :class:`~schedulers.base.Schedule`
+composites ``Sequence``/``Product``/``Warmup`` and user-registered :class:`~schedulers.core.base.Schedule`
 subclasses), with literal arguments only::
 
     CosineAnnealingWithWarmupScheduler(t_warmup='0.05dur', alpha_f=0.1)
@@ -26,8 +26,8 @@ import ast
 import difflib
 import inspect
 
-from schedulers.base import Schedule
-from schedulers.registry import UnknownSchedulerError, get_scheduler, registered_schedulers
+from schedulers.core.base import Schedule
+from schedulers.core.registry import UnknownSchedulerError, get_scheduler, registered_schedulers
 
 __all__ = ["ExpressionError", "UnknownScheduleNameError", "parse_schedule", "schedule_names"]
 
@@ -62,7 +62,7 @@ def parse_schedule(text: str) -> Schedule:
 
     Names are matched as the registry matches them (case-insensitive, aliases, full names). Errors:
     :class:`ExpressionError` for anything but a schedule call with literal arguments;
-    :class:`UnknownScheduleNameError` (a :class:`~schedulers.registry.UnknownSchedulerError`) for a name
+    :class:`UnknownScheduleNameError` (a :class:`~schedulers.core.registry.UnknownSchedulerError`) for a name
     that is not a registered schedule, with close names; a schedule's own ``ValueError`` for bad argument
     values, its message prefixed with the expression.
 
@@ -72,7 +72,7 @@ def parse_schedule(text: str) -> Schedule:
     >>> parse_schedule("__import__('os').system('echo hi')")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    schedulers.expressions.ExpressionError: "__import__('os').system('echo hi')": attribute access ...
+    schedulers.tools.expressions.ExpressionError: "__import__('os').system('echo hi')": attribute access ...
     """
     if not isinstance(text, str):
         raise ExpressionError(f"a schedule expression must be a string, got {text!r}")

@@ -13,9 +13,9 @@ from typing import Union
 
 import torch
 
-from schedulers.base import FunctionSchedule, Schedule
-from schedulers.resolution import RunContext, scale_max_duration
-from schedulers.state import SchedulerState
+from schedulers.core.base import FunctionSchedule, Schedule
+from schedulers.core.resolution import RunContext, scale_max_duration
+from schedulers.core.state import SchedulerState
 from timeunits import Time, TimeUnit
 
 __all__ = ["RunTimeline", "evaluate_run", "run_timeline"]

@@ -1,19 +1,19 @@
 """MosaicML Composer's 13 schedulers: same names, arguments, defaults, formulas and boundary values.
 
-Each class is a :class:`~schedulers.base.Schedule`: ``scheduler(state, ssr=1.0)`` returns the multiplier α
-of the base learning rate. Times are resolved as in :mod:`schedulers.resolution`; ``x`` below is the
+Each class is a :class:`~schedulers.core.base.Schedule`: ``scheduler(state, ssr=1.0)`` returns the multiplier α
+of the base learning rate. Times are resolved as in :mod:`schedulers.core.resolution`; ``x`` below is the
 run's count in the resolved unit (batches, samples or tokens) and ``τ`` a fraction of a resolved time.
 Where Cadence deliberately departs from Composer it says so (docs/composer-deviations.md).
 """
 
 from __future__ import annotations
 
-from schedulers import kernels
-from schedulers._ops import ops
-from schedulers.arguments import milestones_argument, number_argument, positive_count, time_argument
-from schedulers.base import Curve, Schedule
-from schedulers.registry import register_scheduler
-from schedulers.resolution import RunContext
+from schedulers.core import kernels
+from schedulers.core._ops import ops
+from schedulers.core.arguments import milestones_argument, number_argument, positive_count, time_argument
+from schedulers.core.base import Curve, Schedule
+from schedulers.core.registry import register_scheduler
+from schedulers.core.resolution import RunContext
 from timeunits import Time, Timestamp, TimeUnit  # noqa: F401  (Timestamp: doctests)
 
 __all__ = [

@@ -5,16 +5,17 @@ Names are matched case-insensitively: a full class name (``CosineAnnealingWithWa
 suffix (``CosineDecay`` for ``CosineDecayLR``) when that is unambiguous. A name that matches more than
 one entry is an error listing the full names.
 
->>> from schedulers.registry import get_scheduler
+>>> from schedulers.core.registry import get_scheduler
 >>> get_scheduler("cosine_with_warmup").__name__
 'CosineAnnealingWithWarmupScheduler'
 """
 
 from __future__ import annotations
 
-import difflib
 import importlib
 from typing import Callable, TypeVar
+
+from schedulers.core.names import did_you_mean
 
 __all__ = ["UnknownSchedulerError", "get_scheduler", "register_scheduler", "registered_schedulers", "scheduler_family"]
 
@@ -95,8 +96,7 @@ def get_scheduler(name: str, *, family: str | None = None) -> type:
         names = ", ".join(sorted(cls.__name__ for cls in unique))
         raise UnknownSchedulerError(f"schedule name {name!r} is ambiguous: it matches {names}; use a full name")
     known = registered_schedulers(family)
-    close = difflib.get_close_matches(key, [n.lower() for n in known], n=3, cutoff=0.6)
-    hint = f" (did you mean {', '.join(_display(c, known) for c in close)}?)" if close else ""
+    hint = did_you_mean(key, known)
     raise UnknownSchedulerError(f"unknown schedule {name!r}{hint}; known: {', '.join(sorted(known))}")
 
 
@@ -136,7 +136,3 @@ def _strip_suffix(full: str) -> str:
 
 def _describe(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
-
-
-def _display(lower: str, known: dict[str, type]) -> str:
-    return next((name for name in known if name.lower() == lower), lower)

@@ -1,19 +1,19 @@
 """Schedules Composer lacks, in time units: warmup-stable-decay, inverse square root, one-cycle, cyclic.
 
 Every time argument takes any unit (``"0.1dur"``, ``"2ep"``, ``"500ba"``, ``"1_000_000tok"``) and resolves like
-Composer's (:mod:`schedulers.resolution`). Each returns a multiplier of the base lr, which is the peak.
+Composer's (:mod:`schedulers.core.resolution`). Each returns a multiplier of the base lr, which is the peak.
 """
 
 from __future__ import annotations
 
 import math
 
-from schedulers import kernels
-from schedulers._ops import ops
-from schedulers.arguments import choice_argument, number_argument, positive_count, time_argument
-from schedulers.base import Curve, Schedule
-from schedulers.registry import register_scheduler
-from schedulers.resolution import RunContext
+from schedulers.core import kernels
+from schedulers.core._ops import ops
+from schedulers.core.arguments import choice_argument, number_argument, positive_count, time_argument
+from schedulers.core.base import Curve, Schedule
+from schedulers.core.registry import register_scheduler
+from schedulers.core.resolution import RunContext
 from timeunits import Time
 
 __all__ = ["CyclicScheduler", "InverseSquareRootScheduler", "OneCycleScheduler", "WarmupStableDecayScheduler"]
@@ -102,7 +102,7 @@ class OneCycleScheduler(Schedule):
     From :math:`1/\mathrm{div\_factor}` up to 1 over ``pct_start`` of ``t_max``, then down to
     :math:`1/(\mathrm{div\_factor}\cdot\mathrm{final\_div\_factor})` (``three_phase``: back to the start
     value first), annealing by ``anneal_strategy`` (``"cos"`` or ``"linear"``); see
-    :func:`schedulers.kernels.one_cycle` for the exact phase boundaries.
+    :func:`schedulers.core.kernels.one_cycle` for the exact phase boundaries.
 
     >>> curve = OneCycleScheduler(div_factor=4.0).resolve("100ba")
     >>> curve(0), curve(29)
@@ -143,7 +143,7 @@ class CyclicScheduler(Schedule):
 
     One cycle rises over ``t_up`` and falls over ``t_down`` (default ``t_up``); ``mode`` is ``"triangular"``,
     ``"triangular2"`` (the amplitude halves each cycle) or ``"exp_range"`` (the amplitude decays as
-    :math:`\gamma^x`, with :math:`x` counted in the resolved unit). See :func:`schedulers.kernels.cyclic`.
+    :math:`\gamma^x`, with :math:`x` counted in the resolved unit). See :func:`schedulers.core.kernels.cyclic`.
 
     >>> curve = CyclicScheduler("10ba", base_ratio=0.1).resolve("100ba")
     >>> curve(0), curve(10), curve(20)

@@ -1,7 +1,7 @@
 """See a schedule before training: whole runs as a matplotlib figure, a per-batch table or a text plot.
 
 Every curve is one schedule over one run, evaluated in a single vectorised call
-(:func:`~schedulers.evaluate.evaluate_run`; no Python loop over batches), so a run of a million batches
+(:func:`~schedulers.core.evaluate.evaluate_run`; no Python loop over batches), so a run of a million batches
 draws in about a second.
 A *budget sweep* overlays several scale schedule ratios: each run is scaled as the trainer scales it
 (``max_duration × ssr`` and every schedule time with it), giving one curve per (schedule, ssr).
@@ -13,7 +13,7 @@ A *budget sweep* overlays several scale schedule ratios: each run is scaled as t
 * :func:`schedule_table` gives the exact per-batch values (never decimated) for CSV.
 * :func:`terminal_plot` renders the curves as text (braille dots, or one marker character per curve).
 
-Batch ``k`` trains with the value evaluated before it (as :func:`~schedulers.evaluate.evaluate_run`); a
+Batch ``k`` trains with the value evaluated before it (as :func:`~schedulers.core.evaluate.evaluate_run`); a
 plotted line holds that value across the batch (``steps-post``) and ends where the run ends.
 
 >>> from schedulers import CosineAnnealingWithWarmupScheduler
@@ -39,11 +39,11 @@ from typing import IO, Iterable, Iterator, Union
 
 import torch
 
-from schedulers.arguments import number_argument
-from schedulers.base import FunctionSchedule, Schedule
-from schedulers.evaluate import RunTimeline, evaluate_run, run_timeline
-from schedulers.resolution import check_ssr
-from schedulers.state import as_dataloader_len, as_max_duration
+from schedulers.core.arguments import number_argument
+from schedulers.core.base import FunctionSchedule, Schedule
+from schedulers.core.evaluate import RunTimeline, evaluate_run, run_timeline
+from schedulers.core.resolution import check_ssr
+from schedulers.core.state import as_dataloader_len, as_max_duration
 from timeunits import Time, TimeUnit
 
 __all__ = ["ScheduleTable", "plot_schedules", "schedule_table", "terminal_plot"]
@@ -172,7 +172,7 @@ def check_x_unit(
 
 
 def _labelled(schedules: ScheduleLike | Iterable[ScheduleLike]) -> list[tuple[str, Schedule]]:
-    from schedulers.expressions import parse_schedule
+    from schedulers.tools.expressions import parse_schedule
 
     if isinstance(schedules, (Schedule, str)) or (
         isinstance(schedules, tuple)
@@ -311,7 +311,7 @@ def plot_schedules(
     """Draw each schedule over a run of ``max_duration``, once per scale schedule ratio in ``ssrs``.
 
     ``schedules`` is a list of ``(label, schedule)`` pairs, schedules (labelled by their repr) or expression
-    strings (see :func:`schedulers.expressions.parse_schedule`). One line per (schedule, ssr), in
+    strings (see :func:`schedulers.tools.expressions.parse_schedule`). One line per (schedule, ssr), in
     ``ax.lines`` in that order (schedules first, for each ssr). ``x_unit`` is ``ba``, ``ep`` (fractional
     epochs; needs ``dataloader_len``), ``sp``/``tok`` (need ``samples_per_batch``/``tokens_per_batch``: a
     constant or one entry per batch) or ``dur`` (each run from 0 to 1). y is α, or ``base_value × α``.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from schedulers.state import SchedulerState, as_dataloader_len, as_max_duration
+from schedulers.core.state import SchedulerState, as_dataloader_len, as_max_duration
 from timeunits import Time, Timestamp
 
 __all__ = ["Clock"]
@@ -28,7 +28,7 @@ class Clock(SchedulerState):
 
     >>> import torch
     >>> from schedulers import CosineAnnealingWithWarmupScheduler, compile_scheduler
-    >>> from schedulers.clock import Clock
+    >>> from schedulers.core.clock import Clock
     >>> model = torch.nn.Linear(4, 1)
     >>> data = torch.utils.data.TensorDataset(torch.randn(40, 4), torch.randn(40, 1))
     >>> loader = torch.utils.data.DataLoader(data, batch_size=8)          # 5 batches per epoch

@@ -3,7 +3,7 @@ and the multiplier (and the hyperparameter's value) at the points where the sche
 
 :func:`schedule_report_rows` computes the report as a list of dicts (one per line of the report, each with a
 ``"kind"``); :func:`schedule_report` renders those rows as text. Both evaluate the run the way the trainer
-does (:func:`~schedulers.evaluate.run_timeline`, :func:`~schedulers.evaluate.evaluate_run`): batch ``k``
+does (:func:`~schedulers.core.evaluate.run_timeline`, :func:`~schedulers.core.evaluate.evaluate_run`): batch ``k``
 trains with α at the count *before* it, the run stops after the batch that reaches ``max_duration``, and
 ``ssr`` scales ``max_duration`` first. ``last batch`` is the last value the run trains with; ``end`` is the
 schedule at the count after the last batch (where its curve ends; no batch trains with it).
@@ -40,10 +40,10 @@ from typing import Any, Iterable, Mapping
 
 import torch
 
-from schedulers.base import FunctionSchedule, Schedule
-from schedulers.composition import Sequence
-from schedulers.evaluate import PerBatch, RunTimeline, evaluate_run, run_timeline
-from schedulers.state import SchedulerState, as_dataloader_len
+from schedulers.core.base import FunctionSchedule, Schedule
+from schedulers.core.composition import Sequence
+from schedulers.core.evaluate import PerBatch, RunTimeline, evaluate_run, run_timeline
+from schedulers.core.state import SchedulerState, as_dataloader_len
 from timeunits import Time, Timestamp, TimeUnit
 
 __all__ = ["render_report", "resolved_times_report", "schedule_report", "schedule_report_rows"]

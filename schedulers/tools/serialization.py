@@ -4,7 +4,7 @@
 constructor arguments: times as time strings (``"0.05dur"``, ``"10ep"``), numbers, bools, strings and
 ``None`` as themselves, lists as lists, and nested schedules (``Warmup.schedule``, ``Sequence.schedules``,
 ``Product.schedules``) as nested configs. :func:`schedule_from_config` is the inverse; it looks names up in
-the registry (:func:`schedulers.registry.get_scheduler`), so aliases and any case work there too. The layout
+the registry (:func:`schedulers.core.registry.get_scheduler`), so aliases and any case work there too. The layout
 is the one the trainer's YAML uses for an entry of ``trainer.init.schedulers``.
 
 >>> from schedulers import CosineAnnealingWithWarmupScheduler
@@ -20,7 +20,7 @@ even if a default changes in a later release, and it records every hyperparamete
 
 A schedule *is* its class plus its config: :func:`schedules_equal` compares exactly that. A schedule
 class must be registered and keep each constructor argument as an attribute of the same name (the
-:class:`~schedulers.base.Schedule` contract). ``as_schedule(fn)`` schedules are functions of the state and
+:class:`~schedulers.core.base.Schedule` contract). ``as_schedule(fn)`` schedules are functions of the state and
 have no config (:class:`ScheduleNotSerializableError`).
 """
 
@@ -33,8 +33,8 @@ import operator
 import re
 from typing import Any, Mapping
 
-from schedulers.base import FunctionSchedule, Schedule
-from schedulers.registry import UnknownSchedulerError, get_scheduler, registered_schedulers
+from schedulers.core.base import FunctionSchedule, Schedule
+from schedulers.core.registry import UnknownSchedulerError, get_scheduler, registered_schedulers
 from timeunits import Time
 
 __all__ = [
@@ -217,7 +217,7 @@ def schedule_from_config(
     ``Name`` is anything the registry resolves to a Cadence schedule class (a full class name, an alias,
     any case). Values are passed to the constructor as they are, except nested configs: a mapping
     anywhere among the arguments, and a name string in a ``schedule``/``schedules`` argument, is built as a
-    schedule. A :class:`~schedulers.base.Schedule` given in place of a config is returned as it is.
+    schedule. A :class:`~schedulers.core.base.Schedule` given in place of a config is returned as it is.
     ``expected`` (a class) requires the result to be an instance of it (``StepScheduler.from_config``).
 
     Every problem is a :class:`ScheduleConfigError` (a ``ValueError``) whose message starts with the key path,
@@ -227,7 +227,7 @@ def schedule_from_config(
     ...                                    "milestones": ["0.1dur"]}})
     Traceback (most recent call last):
     ...
-    schedulers.serialization.ScheduleConfigError: Sequence.schedules[1].cosine.t_mx: CosineAnnealingScheduler has
+    schedulers.tools.serialization.ScheduleConfigError: Sequence.schedules[1].cosine.t_mx: CosineAnnealingScheduler has
     no argument 't_mx' (did you mean 't_max'?); its arguments: t_max='1dur', alpha_f=0.0
     """
     schedule = _from_config(config, key_path)

@@ -9,7 +9,7 @@ multiplier :math:`\alpha` (``cyclic`` and ``one_cycle`` return absolute values, 
   agree with the float path), and traces under ``torch.compile(fullgraph=True)`` without graph breaks.
 
 Nothing branches on the values of ``x``: the body goes through the op namespace of
-:mod:`schedulers._ops` (``where``, ``clamp``, ``floor``, ``bucket``, ...). Python ``if`` appears only on
+:mod:`schedulers.core._ops` (``where``, ``clamp``, ``floor``, ``bucket``, ...). Python ``if`` appears only on
 static parameters. Bad parameters raise ``ValueError`` naming the argument and what is accepted.
 A value beyond the float range (a growing ``gamma > 1`` run far enough) is ``inf`` on both paths.
 

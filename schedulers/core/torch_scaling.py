@@ -15,7 +15,7 @@ from collections import Counter
 
 from torch.optim import lr_scheduler as torch_schedulers
 
-from schedulers.resolution import check_ssr
+from schedulers.core.resolution import check_ssr
 
 __all__ = ["scale_pytorch_scheduler"]
 

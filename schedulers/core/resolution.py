@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from schedulers.state import as_dataloader_len, as_max_duration
+from schedulers.core.state import as_dataloader_len, as_max_duration
 from timeunits import Time, TimeUnit
 from timeunits.counting import whole_count
 
