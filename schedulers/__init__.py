@@ -6,6 +6,10 @@
 0.0
 """
 
+# The front ends register their names when imported: importing them here makes every built-in name
+# known to the registry, which itself imports no front end.
+from schedulers import cerebras as _cerebras  # noqa: F401  (registers the Cerebras names)
+from schedulers import sambaflow as _sambaflow  # noqa: F401  (registers the SambaFlow names)
 from schedulers.core.base import Curve, FunctionSchedule, Schedule, as_schedule
 from schedulers.core.clock import Clock
 from schedulers.core.compile import CompiledScheduler, compile_scheduler

@@ -20,7 +20,7 @@ A value beyond the float range (a growing ``gamma > 1`` run far enough) is ``inf
 
 import math
 
-from ._ops import FloatOps, ops
+from schedulers.core._ops import FloatOps, ops
 
 __all__ = [
     "constant",

@@ -5,6 +5,10 @@ Names are matched case-insensitively: a full class name (``CosineAnnealingWithWa
 suffix (``CosineDecay`` for ``CosineDecayLR``) when that is unambiguous. A name that matches more than
 one entry is an error listing the full names.
 
+The registry knows no front end: each family registers its classes when its module is imported, and
+``import schedulers`` imports all of Cadence's (Composer's, the extended ones, Cerebras's, SambaFlow's), so
+every lookup sees every built-in name.
+
 >>> from schedulers.core.registry import get_scheduler
 >>> get_scheduler("cosine_with_warmup").__name__
 'CosineAnnealingWithWarmupScheduler'
@@ -12,7 +16,6 @@ one entry is an error listing the full names.
 
 from __future__ import annotations
 
-import importlib
 from typing import Callable, TypeVar
 
 from schedulers.core.names import did_you_mean
@@ -23,10 +26,6 @@ T = TypeVar("T", bound=type)
 
 # The suffixes that mark a family's full names (Composer: Scheduler; Cerebras: LR or WD).
 _SUFFIXES = ("scheduler", "lr", "wd")
-
-# Imported on the first lookup, so `import schedulers` stays light; importing them registers their names.
-_FRONT_ENDS = ("schedulers.cerebras", "schedulers.sambaflow")
-_front_ends_loaded = False
 
 _BY_NAME: dict[str, type] = {}
 _BY_ALIAS: dict[str, type] = {}
@@ -80,7 +79,6 @@ def get_scheduler(name: str, *, family: str | None = None) -> type:
     """The class registered as ``name`` (optionally only within ``family``), or an :class:`UnknownSchedulerError`."""
     if not isinstance(name, str):
         raise UnknownSchedulerError(f"a schedule name must be a string, got {name!r}")
-    _load_front_ends()
     key = name.strip().lower()
 
     def of_family(found: list) -> list:
@@ -102,7 +100,6 @@ def get_scheduler(name: str, *, family: str | None = None) -> type:
 
 def registered_schedulers(family: str | None = None) -> dict[str, type]:
     """Every registered name and alias (optionally of one family), mapped to its class."""
-    _load_front_ends()
     names = {cls.__name__: cls for cls in _BY_NAME.values()}
     names.update({alias: cls for alias, cls in _BY_ALIAS.items()})
     if family is not None:
@@ -112,19 +109,10 @@ def registered_schedulers(family: str | None = None) -> dict[str, type]:
 
 def scheduler_family(cls: type) -> str:
     """The family ``cls`` was registered in: ``composer``, ``cadence``, ``cerebras``, ``sambaflow`` or ``user``."""
-    _load_front_ends()
     try:
         return _FAMILY[cls]
     except KeyError:
         raise UnknownSchedulerError(f"{cls!r} is not a registered schedule") from None
-
-
-def _load_front_ends() -> None:
-    global _front_ends_loaded
-    if not _front_ends_loaded:
-        _front_ends_loaded = True  # first: a front end's own lookups during its import must not recurse
-        for module in _FRONT_ENDS:
-            importlib.import_module(module)
 
 
 def _strip_suffix(full: str) -> str:
