@@ -501,14 +501,17 @@ def times_beyond_the_run(rows: list[dict[str, Any]]) -> list[str]:
     ['cosine: t_warmup=5ep is after the end of the run at 4ep: the peak lr is never reached']
     """
     lengths = {row["unit"]: row["count"] for row in rows if row["kind"] == "length"}
-    messages, head = [], None
+    messages, head, told = [], None, set()
     for row in rows:
         if row["kind"] in ("schedule", "scheduler"):
-            head = row
+            head, told = row, set()
         if row["kind"] == "scheduler" and row["error"]:
             messages.append(f"{row['label']}: {row['error']} (the run would fail there too)")
         if row["kind"] != "time" or row["reached"] != "after" or row["point"] != row["argument"] or head is None:
             continue
+        if row["position"] in told or any(row["offset"] >= position for position in told):
+            continue  # the same point, or a part of the schedule that starts after a point already named
+        told.add(row["position"])
         shown = row["given"] if row["given"] is not None else f"{row['count']:,}{row['unit']}"
         if row["offset"]:
             shown += f" (at {row['position']:,}{row['unit']} of the run)"

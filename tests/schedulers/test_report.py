@@ -518,3 +518,19 @@ class _State:
         self.max_duration = Time.from_input(max_duration)
         self.dataloader_len = dataloader_len
         self.timestamp = Timestamp()
+
+
+def test_a_milestone_beyond_the_run_is_named_once_not_with_every_child_after_it():
+    import schedulers.cerebras as cs
+
+    optimizer = _optimizer()
+    scheduler = cs.SequentialLR(
+        optimizer,
+        [
+            cs.LinearLR(optimizer, initial_learning_rate=0.0, end_learning_rate=0.1, total_iters=50),
+            cs.CosineDecayLR(optimizer, initial_learning_rate=0.1, end_learning_rate=0.0, total_iters=100),
+        ],
+    )
+    assert times_beyond_the_run(stepped_report_rows("schedulers[0]", scheduler, steps=30)) == [
+        "schedulers[0]: milestones[0]=50ba is after the end of the run at 30ba: the run ends before this milestone"
+    ]
