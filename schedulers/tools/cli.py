@@ -280,9 +280,9 @@ def _text_plot(runs, args: argparse.Namespace, x_unit: TimeUnit) -> str:
 
 
 def _image_format(path: str) -> str:
-    from schedulers.tools.plotting import _matplotlib
+    from schedulers.tools.plotting import require_matplotlib
 
-    _matplotlib()  # a clear error naming the plot extra if matplotlib is missing
+    require_matplotlib()  # a clear error naming the plot extra if matplotlib is missing
     from matplotlib.backend_bases import FigureCanvasBase
 
     supported = FigureCanvasBase.get_supported_filetypes()

@@ -282,7 +282,8 @@ def _picks(values: torch.Tensor, change: torch.Tensor, buckets: int) -> torch.Te
 # -- matplotlib ---------------------------------------------------------------------------------------------
 
 
-def _matplotlib():
+def require_matplotlib():
+    """matplotlib's Figure class, or an ImportError naming the plot extra to install (one line for a CLI)."""
     try:
         import matplotlib  # noqa: F401
         from matplotlib.figure import Figure
@@ -333,7 +334,7 @@ def _plot(runs: _Runs, *, x_unit, ax=None, title=None, max_points=4000, size=Non
     if max_points is not None and (isinstance(max_points, bool) or not isinstance(max_points, int) or max_points < 16):
         raise ValueError(f"max_points={max_points!r} must be an int >= 16, or None for every batch")
     unit = runs.check_x_unit(x_unit)
-    Figure = _matplotlib()
+    Figure = require_matplotlib()
     own_figure = ax is None
     if own_figure:
         figure = Figure(figsize=(8, 4.5) if size is None else size, layout="constrained")
