@@ -40,8 +40,9 @@ import math
 import os
 import sys
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable, TextIO
+from typing import Any, TextIO
 
 from schedulers.tools.files import write_atomically
 from timeunits import Timestamp, TimeUnit
@@ -249,9 +250,10 @@ class ProgressBar(Callback):
 
     The position follows ``trainer.state.timestamp`` (so a resumed run starts where it left off) and stops at
     the total: the batch that crosses ``max_duration`` in ``sp`` or ``tok`` shows as 100%. The postfix shows the
-    last batch's loss and group 0's ``lr``; it is rebuilt at most once per ``refresh_interval`` seconds (also
-    tqdm's ``mininterval``), so a batch costs a clock read and a ``tqdm.update``. The bar is created at fit
-    start on ``sys.stderr`` (or ``file``) and closed at fit end, showing the final count.
+    last batch's loss and the ``lr`` of group 0 that batch trained with (read at batch start: by batch end the
+    schedulers have stepped to the next batch's value); it is rebuilt at most once per ``refresh_interval``
+    seconds (also tqdm's ``mininterval``), so a batch costs a clock read, an lr read and a ``tqdm.update``. The
+    bar is created at fit start on ``sys.stderr`` (or ``file``) and closed at fit end, showing the final count.
 
     ``desc`` prefixes the label; other keyword arguments go to ``tqdm`` (``leave``, ``position``, ``ncols``, ...).
     Evaluation metrics are printed above the bar as one line.
@@ -280,6 +282,7 @@ class ProgressBar(Callback):
         self._epochs: int | None = None  # max_duration in ep: the number of epochs (for the label)
         self._next_postfix = 0.0
         self._last_loss: float | None = None
+        self._batch_lr: Any = None  # group 0's lr when the last batch started (the lr it trained with)
 
     # -- set-up ---------------------------------------------------------------------------------------
     def on_fit_start(self, trainer: Any) -> None:
@@ -327,6 +330,7 @@ class ProgressBar(Callback):
         self.bar = tqdm(**options)
         self._next_postfix = 0.0
         self._last_loss = None
+        self._batch_lr = None
 
     def _label(self, timestamp: Timestamp) -> str | None:
         parts = [self.desc] if self.desc else []
@@ -347,13 +351,16 @@ class ProgressBar(Callback):
         parts = []
         if self._last_loss is not None:
             parts.append(f"loss={float(self._last_loss):.4g}")
-        try:
-            lr = trainer.optimizer.param_groups[0].get("lr")
-        except (AttributeError, IndexError):
-            lr = None
+        lr = self._batch_lr if self._batch_lr is not None else _group_lr(trainer)
         if lr is not None:
             parts.append(f"lr={float(lr):.4g}")
         return ", ".join(parts)
+
+    def on_batch_start(self, trainer: Any) -> None:
+        if self.bar is not None:
+            lr = _group_lr(trainer)
+            # a tensor lr is filled in place when the schedulers step: keep its value, not the tensor
+            self._batch_lr = lr if lr is None or isinstance(lr, (int, float)) else float(lr)
 
     def on_batch_end(self, trainer: Any, loss: float) -> None:
         bar = self.bar
@@ -391,6 +398,14 @@ class ProgressBar(Callback):
         bar, self.bar = self.bar, None
         if bar is not None:
             bar.close()
+
+
+def _group_lr(trainer: Any) -> Any:
+    """Param group 0's ``lr`` (None when there is none)."""
+    try:
+        return trainer.optimizer.param_groups[0].get("lr")
+    except (AttributeError, IndexError):
+        return None
 
 
 def _format_metric(value: Any) -> str:

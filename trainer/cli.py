@@ -67,6 +67,7 @@ def build_parser(prog: str = "cadence") -> argparse.ArgumentParser:
         prog=prog,
         description="Cadence: train a PyTorch model with time-aware schedules from a YAML config.",
     )
+    parser.add_argument("--version", action="version", version=f"cadence {version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     fit = commands.add_parser(
         "fit",
@@ -94,26 +95,95 @@ def build_parser(prog: str = "cadence") -> argparse.ArgumentParser:
     )
     add_lr_schedule_args(samba)
 
+    _add_plot_parser(commands, add_lr_schedule_args)
+    return parser
+
+
+_PLOT_DESCRIPTION = """\
+Draw every scheduled hyperparameter before training, in one of two modes:
+
+  cadence plot CONFIG.yaml [options]     a training config: the trainer it describes is built (as
+                                         cadence fit --dry-run does) and its schedulers are stepped through
+                                         the whole run without training; every scheduled hyperparameter of
+                                         every param group is drawn (Cadence, torch, Cerebras, SambaFlow)
+  cadence plot EXPR [EXPR ...] --max-duration TIME [--dataloader-len N] [options]
+                                         schedule expressions, as python -m schedulers plot draws them
+                                         (cadence plot EXPR --help lists its options)
+
+Without -o and --csv the curves are printed as a text plot. An error is one line on stderr (exit status 2).
+"""
+
+_PLOT_EPILOG = """\
+expression mode (EXPR is a call of a registered schedule with literal arguments, quoted for the shell):
+  --max-duration TIME     the run's length: 10ep, 100000ba, 2e9tok (required)
+  --dataloader-len N      batches per epoch (times in ep, or --x ep)
+  --samples-per-batch N, --tokens-per-batch N   for times in sp or tok
+  --ssr RATIO             scale schedule ratio (repeat, or 0.5,1,2, to overlay a budget sweep)
+  --base-lr LR            plot LR x alpha instead of alpha
+  -o FILE, --csv FILE, --x UNIT, --title, --width, --height: as in config mode
+
+images (-o) need matplotlib: pip install 'cadence[plot]'
+
+examples:
+  cadence plot examples/classifier.yaml                       # a text plot in the terminal
+  cadence plot run.yaml --set trainer.init.loop.max_steps=2000 -o lr.png
+  cadence plot run.yaml --ssr 0.5 --ssr 1 --ssr 2 --multipliers -o sweep.svg
+  cadence plot run.yaml --lr_schedule cosine_schedule_with_warmup --warmup_steps 100 --max_steps 1000 \\
+      --csv lr.csv
+  cadence plot "cosine_with_warmup('0.05dur')" --max-duration 10ep --dataloader-len 500
+  cadence plot "wsd('0.05dur', t_decay='0.2dur')" --max-duration 100000ba --ssr 0.5,1,2 -o wsd.png
+"""
+
+
+def _add_plot_parser(commands, add_lr_schedule_args) -> None:
+    """``cadence plot``: its config-mode options; the help describes the expression mode too."""
     plot = commands.add_parser(
         "plot",
         help="draw every scheduled hyperparameter of a config (or schedule expressions) before training",
-        description=(
-            "cadence plot CONFIG.yaml: build the trainer the config describes, step its schedulers through the "
-            "whole run without training, and draw every scheduled hyperparameter of every param group. "
-            "cadence plot EXPR ...: the same as python -m schedulers plot (see its --help)."
-        ),
+        description=_PLOT_DESCRIPTION,
+        epilog=_PLOT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    plot.add_argument("config", metavar="CONFIG.yaml", help="the YAML configuration")
-    plot.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE")
-    plot.add_argument("--ssr", type=float, action="append", help="a scale schedule ratio (repeat to overlay runs)")
+    plot.add_argument("config", metavar="CONFIG.yaml", help="the YAML configuration (or EXPR: see above)")
+    plot.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY.PATH=VALUE",
+        help="override one key of the config (repeatable; as in cadence fit)",
+    )
+    plot.add_argument(
+        "--ssr", type=float, action="append", help="a scale schedule ratio (repeat to overlay runs; default 1)"
+    )
     plot.add_argument("--x", dest="x_unit", choices=["ba", "ep", "sp", "tok", "dur"], help="the x axis unit")
-    plot.add_argument("--multipliers", action="store_true", help="plot multipliers of the base values")
-    plot.add_argument("-o", "--output", help="write an image (.png, .svg, ...)")
-    plot.add_argument("--csv", help="write one row per batch")
-    plot.add_argument("--title")
-    plot.add_argument("--width", type=int)
-    plot.add_argument("--height", type=int)
-    return parser
+    plot.add_argument(
+        "--multipliers", action="store_true", help="plot each value over its group's base value (shared axis)"
+    )
+    plot.add_argument("-o", "--output", metavar="FILE", help="write an image (.png, .svg, .pdf, ...; needs matplotlib)")
+    plot.add_argument("--csv", metavar="FILE", help="write the value of every curve at every batch")
+    plot.add_argument("--title", help="the plot's title")
+    plot.add_argument("--width", type=int, help="characters (text plot) or pixels (-o)")
+    plot.add_argument("--height", type=int, help="lines (text plot) or pixels (-o)")
+    samba = plot.add_argument_group("SambaFlow learning-rate flags", "override the YAML, as in cadence fit")
+    add_lr_schedule_args(samba)
+
+
+def version() -> str:
+    """Cadence's version: the installed distribution's, else the source tree's pyproject.toml, else unknown."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("cadence")
+    except metadata.PackageNotFoundError:
+        pass
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    try:
+        import tomllib
+
+        return str(tomllib.loads(pyproject.read_text())["project"]["version"])
+    except (OSError, KeyError, ValueError, ImportError):
+        return "unknown (not installed)"
 
 
 @contextlib.contextmanager
@@ -132,12 +202,25 @@ def _plain_warnings() -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "cadence") -> int:
-    """Run the command line ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
+    """Run the command line ``argv`` (default ``sys.argv[1:]``); returns the exit status (130 after Ctrl-C)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if len(argv) >= 2 and argv[0] == "plot" and not _looks_like_config(argv[1]):
-        from schedulers.tools.cli import main as plot_expressions  # cadence plot EXPR ...
+    try:
+        return _run(argv, prog)
+    except KeyboardInterrupt:  # the trainer has said where its last checkpoint is: no traceback here
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
 
-        return plot_expressions(argv, prog=prog)
+
+def _run(argv: list[str], prog: str) -> int:
+    if argv[:1] == ["plot"]:
+        mode = _plot_mode(argv[1:])
+        if mode == "expressions":
+            from schedulers.tools.cli import main as plot_expressions  # cadence plot EXPR ...
+
+            return plot_expressions(argv, prog=prog)
+        if mode != "config":
+            print(f"{prog}: error: {mode}", file=sys.stderr)
+            return 2
     parser = build_parser(prog)
     args = parser.parse_args(argv)
     if args.command == "fit":
@@ -148,16 +231,46 @@ def main(argv: Sequence[str] | None = None, prog: str = "cadence") -> int:
     return 2
 
 
+def _plot_mode(arguments: list[str]) -> str:
+    """``"config"`` or ``"expressions"`` for ``cadence plot ARGUMENTS``, else the error to print: the first
+    argument names a config file (``.yaml``/``.yml``, or an existing file) or is a schedule expression."""
+    if not arguments or arguments[0].startswith("-"):  # --help, or options first
+        return "expressions" if any(a.startswith("--max-duration") for a in arguments) else "config"
+    target = arguments[0]
+    if _looks_like_config(target):
+        return "config"
+    from schedulers.core.names import did_you_mean
+    from schedulers.tools.expressions import schedule_names
+
+    names = {name.lower() for name in schedule_names()}
+    if "(" in target or target.strip().lower() in names:  # the expression parser reports its own mistakes
+        return "expressions"
+    folder = Path(target).parent
+    configs = [str(folder / p.name) if str(folder) != "." else p.name for p in _configs_in(folder)]
+    return (
+        f"no such file or schedule expression: {target!r}{did_you_mean(target, configs)} "
+        "(give a config file CONFIG.yaml, or a schedule call such as \"cosine_with_warmup('0.05dur')\")"
+    )
+
+
+def _configs_in(folder: Path) -> list[Path]:
+    try:
+        return sorted(p for p in folder.iterdir() if p.suffix.lower() in (".yaml", ".yml"))
+    except OSError:
+        return []
+
+
 def _looks_like_config(argument: str) -> bool:
     return argument.lower().endswith((".yaml", ".yml")) or Path(argument).is_file()
 
 
 def _plot_config(args: argparse.Namespace) -> int:
-    from trainer.config import ConfigError, apply_overrides, load_config, trainer_from_config
+    from schedulers.tools.plotting import require_matplotlib
+    from trainer.config import ConfigError, apply_overrides, apply_sambaflow_flags, load_config, trainer_from_config
     from trainer.plot_config import plot_config
 
     def build(ssr: float):
-        config = load_config(args.config)
+        config = apply_sambaflow_flags(load_config(args.config), args)
         overrides = [
             *args.overrides,
             f"trainer.init.loop.scale_schedule_ratio={ssr}",
@@ -168,6 +281,8 @@ def _plot_config(args: argparse.Namespace) -> int:
 
     with _plain_warnings():
         try:
+            if args.output is not None:
+                require_matplotlib()  # before the run is simulated; missing, it is one line naming the extra
             print(
                 plot_config(
                     build,
@@ -181,7 +296,7 @@ def _plot_config(args: argparse.Namespace) -> int:
                     height=args.height,
                 )
             )
-        except (ConfigError, ValueError, TypeError, OSError) as error:
+        except (ConfigError, ValueError, TypeError, OSError, ImportError) as error:
             print(f"cadence: error: {' '.join(str(error).split())}", file=sys.stderr)
             return 2
     return 0
@@ -210,7 +325,7 @@ def _fit(args: argparse.Namespace) -> int:
                 print(
                     f"cadence: {args.config} is valid: max_duration {state.max_duration}, "
                     f"{state.dataloader_len} batches per epoch, "
-                    f"{len(trainer.schedulers)} scheduler(s) on {', '.join(trainer.scheduled_keys) or 'nothing'}"
+                    f"{_count_schedulers(trainer)} scheduler(s) on {', '.join(trainer.scheduled_keys) or 'nothing'}"
                     + (f", {trainer.num_steps} steps this run" if trainer.num_steps is not None else "")
                 )
                 print(trainer.schedule_report())
@@ -228,6 +343,11 @@ def _fit(args: argparse.Namespace) -> int:
     if trainer.is_rank_zero:
         print(f"cadence: {run_summary(trainer)}", flush=True)
     return 0
+
+
+def _count_schedulers(trainer) -> int:
+    """The schedulers the config gave (several Cadence schedules on one key are compiled into one)."""
+    return len(trainer.scheduled.schedules) + len(trainer.scheduled.others)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,7 +14,7 @@ import shutil
 import sys
 import textwrap
 import warnings
-from typing import Callable
+from collections.abc import Callable
 
 from schedulers.tools.files import write_atomically
 from timeunits import Time, TimeUnit
@@ -81,6 +81,14 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     plot.add_argument("expressions", nargs="+", metavar="EXPR", help="a schedule expression (see above)")
+    _add_run_arguments(plot)
+    _add_view_arguments(plot)
+    _add_output_arguments(plot)
+    return parser
+
+
+def _add_run_arguments(plot: argparse.ArgumentParser) -> None:
+    """The run: its length, batches per epoch, samples and tokens per batch, scale schedule ratios."""
     run = plot.add_argument_group("the run")
     run.add_argument(
         "--max-duration",
@@ -115,6 +123,10 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         help="scale schedule ratio of a run; repeat it (or give a comma list: 0.5,1,2) to overlay a budget "
         "sweep (default: 1)",
     )
+
+
+def _add_view_arguments(plot: argparse.ArgumentParser) -> None:
+    """The plot: x axis, base lr, title, size, style, colour, points per line."""
     view = plot.add_argument_group("the plot")
     view.add_argument(
         "--x",
@@ -162,6 +174,10 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         metavar="N",
         help="image: at most N points per line, keeping every jump (default 4000); CSV is always exact",
     )
+
+
+def _add_output_arguments(plot: argparse.ArgumentParser) -> None:
+    """Where the curves go: an image, a CSV, or (neither) the text plot."""
     out = plot.add_argument_group("output (without -o and --csv the text plot is printed)")
     out.add_argument(
         "-o",
@@ -176,7 +192,6 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         help="write the exact value of every curve at every batch: batch, epoch, sample, token, dur, one column "
         "per curve ('-': to stdout)",
     )
-    return parser
 
 
 def main(argv: list[str] | None = None, prog: str = PROG) -> int:
@@ -280,9 +295,9 @@ def _text_plot(runs, args: argparse.Namespace, x_unit: TimeUnit) -> str:
 
 
 def _image_format(path: str) -> str:
-    from schedulers.tools.plotting import _matplotlib
+    from schedulers.tools.plotting import require_matplotlib
 
-    _matplotlib()  # a clear error naming the plot extra if matplotlib is missing
+    require_matplotlib()  # a clear error naming the plot extra if matplotlib is missing
     from matplotlib.backend_bases import FigureCanvasBase
 
     supported = FigureCanvasBase.get_supported_filetypes()

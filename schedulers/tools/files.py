@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any, Callable
+from typing import IO, Any
 
 __all__ = ["TEMP_SUFFIX", "fsync_dir", "temporary_name", "write_atomically"]
 

@@ -35,22 +35,22 @@ from __future__ import annotations
 import csv
 import math
 import os
-from typing import IO, Iterable, Iterator, Union
+from collections.abc import Iterable, Iterator
+from typing import IO
 
 import torch
 
 from schedulers.core.arguments import number_argument
 from schedulers.core.base import FunctionSchedule, Schedule
-from schedulers.core.evaluate import RunTimeline, evaluate_run, run_timeline
+from schedulers.core.evaluate import PerBatch, RunTimeline, evaluate_run, run_timeline
 from schedulers.core.resolution import check_ssr
 from schedulers.core.state import as_dataloader_len, as_max_duration
 from timeunits import Time, TimeUnit
 
 __all__ = ["ScheduleTable", "plot_schedules", "schedule_table", "terminal_plot"]
 
-PerBatch = Union[int, torch.Tensor, None]
 #: a schedule, an expression string, or a ``(label, schedule or expression)`` pair
-ScheduleLike = Union[Schedule, str, "tuple[str, Schedule | str]"]
+ScheduleLike = Schedule | str | tuple[str, Schedule | str]
 
 UNIT_LABELS = {
     TimeUnit.BATCH: "batches (ba)",
@@ -282,7 +282,8 @@ def _picks(values: torch.Tensor, change: torch.Tensor, buckets: int) -> torch.Te
 # -- matplotlib ---------------------------------------------------------------------------------------------
 
 
-def _matplotlib():
+def require_matplotlib():
+    """matplotlib's Figure class, or an ImportError naming the plot extra to install (one line for a CLI)."""
     try:
         import matplotlib  # noqa: F401
         from matplotlib.figure import Figure
@@ -333,7 +334,7 @@ def _plot(runs: _Runs, *, x_unit, ax=None, title=None, max_points=4000, size=Non
     if max_points is not None and (isinstance(max_points, bool) or not isinstance(max_points, int) or max_points < 16):
         raise ValueError(f"max_points={max_points!r} must be an int >= 16, or None for every batch")
     unit = runs.check_x_unit(x_unit)
-    Figure = _matplotlib()
+    Figure = require_matplotlib()
     own_figure = ax is None
     if own_figure:
         figure = Figure(figsize=(8, 4.5) if size is None else size, layout="constrained")
@@ -415,7 +416,7 @@ class ScheduleTable:
         return values + [None] * (n - len(values))
 
     def __iter__(self) -> Iterator[tuple]:
-        return zip(*(self._values(j) for j in range(len(self.header))))
+        return zip(*(self._values(j) for j in range(len(self.header))), strict=True)
 
     def write_csv(self, file: IO[str] | str | os.PathLike) -> None:
         """Write the header and every row as CSV (floats in their shortest exact form: they parse back equal)."""
@@ -428,7 +429,7 @@ class ScheduleTable:
         for begin in range(0, n, chunk):
             stop = min(begin + chunk, n)
             cells = [self._cells(j, begin, stop) for j in range(len(self.header))]
-            file.write("".join(line + "\n" for line in map(",".join, zip(*cells))))
+            file.write("".join(line + "\n" for line in map(",".join, zip(*cells, strict=True))))
 
     def _cells(self, j: int, begin: int, stop: int) -> list[str]:
         column = self._columns[j]
@@ -470,7 +471,7 @@ def _table(runs: _Runs) -> ScheduleTable:
         None if runs.tokens_per_batch is None else longest.counts(TimeUnit.TOKEN),
     ]
     integer = [True] * 4
-    for ssr, timeline in zip(runs.ssrs, runs.timelines):
+    for ssr, timeline in zip(runs.ssrs, runs.timelines, strict=True):
         header.append("dur" if len(runs.ssrs) == 1 else f"dur (ssr={ssr:g})")
         columns.append(timeline.fraction())
         integer.append(False)
@@ -517,55 +518,19 @@ def terminal_plot(
 
 
 def _text(runs: _Runs, *, x_unit, title=None, width=72, height=16, style=None, color=False) -> str:
-    for name, value, low in (("width", width, 8), ("height", height, 2)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise ValueError(f"{name}={value!r} must be an int >= {low} (characters)")
-    if style not in (None, "braille", "ascii"):
-        raise ValueError(f"style={style!r} must be 'braille', 'ascii' or None (automatic)")
+    """The text plot: the curves rasterised onto ``width`` × ``height`` characters, with axes and a legend."""
+    style = _check_text_options(runs, width, height, style, color)
     unit = runs.check_x_unit(x_unit)
-    if style is None:
-        style = "braille" if len(runs.curves) == 1 or color else "ascii"
     cols, rows = (width * 2, height * 4) if style == "braille" else (width, height)
-
     axes = [runs.x_axis(curve, unit) for curve in runs.curves]
     x_end = max(end for _, end in axes) or 1.0
-    y_low = min(float(curve.values.min()) for curve in runs.curves)
-    y_high = max(float(curve.values.max()) for curve in runs.curves)
-    if not (math.isfinite(y_low) and math.isfinite(y_high)):
-        raise ValueError("a curve has values that are not finite: it cannot be drawn")
-    span_low, span_high = y_low, y_high
-    if y_high == y_low:  # a constant: centre it
-        span_low, span_high = y_low - (abs(y_low) or 1.0) / 2, y_high + (abs(y_high) or 1.0) / 2
-
-    grids = []
-    for curve, (x, end) in zip(runs.curves, axes):
-        grids.append(_raster(x, end, curve.values, x_end, span_low, span_high, cols, rows))
-
-    if style == "braille":
-        cells, owner = _braille(grids, width, height)
-    else:
-        cells = [[" "] * width for _ in range(height)]
-        owner = [[-1] * width for _ in range(height)]
-        for index, grid in enumerate(grids):
-            marker = _MARKERS[index % len(_MARKERS)]
-            for r, c in grid.nonzero().tolist():
-                cells[r][c], owner[r][c] = marker, index
-
-    def paint(text: str, index: int) -> str:
-        if not color or index < 0:
-            return text
-        return f"\x1b[{_COLORS[index % len(_COLORS)]}m{text}\x1b[0m"
-
-    def row_text(r: int) -> str:  # runs of one owner share one colour code
-        pieces, c = [], 0
-        while c < width:
-            end = c + 1
-            while end < width and owner[r][end] == owner[r][c]:
-                end += 1
-            pieces.append(paint("".join(cells[r][c:end]), owner[r][c]))
-            c = end
-        return "".join(pieces)
-
+    span_low, span_high = _y_span(runs)
+    grids = [
+        _raster(x, end, curve.values, x_end, span_low, span_high, cols, rows)
+        for curve, (x, end) in zip(runs.curves, axes, strict=True)
+    ]
+    cells, owner = _braille(grids, width, height) if style == "braille" else _markers(grids, width, height)
+    paint = _painter(color)
     top, bottom = _number(span_high), _number(span_low)
     margin = max(len(top), len(bottom))
     lines = [] if title is None else [title]
@@ -573,7 +538,7 @@ def _text(runs: _Runs, *, x_unit, title=None, width=72, height=16, style=None, c
     for r in range(height):
         label = top if r == 0 else bottom if r == height - 1 else ""
         tick = "┤" if label else "│"
-        lines.append(f"{label:>{margin}} {tick}{row_text(r)}")
+        lines.append(f"{label:>{margin}} {tick}{_row_text(cells[r], owner[r], paint)}")
     lines.append(" " * margin + " └" + "─" * width)
     left, right = "0", _number(x_end, digits=6)
     lines.append(" " * (margin + 2) + left + right.rjust(width - len(left)))
@@ -582,6 +547,63 @@ def _text(runs: _Runs, *, x_unit, title=None, width=72, height=16, style=None, c
         marker = "⣿" if style == "braille" else _MARKERS[index % len(_MARKERS)]
         lines.append(f"  {paint(marker, index if color or style == 'ascii' else -1)} {curve.label}")
     return "\n".join(lines)
+
+
+def _check_text_options(runs: _Runs, width, height, style, color) -> str:
+    """Check the text plot's size and style; the style to draw with (braille for one curve or with colour)."""
+    for name, value, low in (("width", width, 8), ("height", height, 2)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ValueError(f"{name}={value!r} must be an int >= {low} (characters)")
+    if style not in (None, "braille", "ascii"):
+        raise ValueError(f"style={style!r} must be 'braille', 'ascii' or None (automatic)")
+    if style is None:
+        style = "braille" if len(runs.curves) == 1 or color else "ascii"
+    return style
+
+
+def _y_span(runs: _Runs) -> tuple[float, float]:
+    """The y range of every curve (a constant is centred in a span of its own size, or 1)."""
+    y_low = min(float(curve.values.min()) for curve in runs.curves)
+    y_high = max(float(curve.values.max()) for curve in runs.curves)
+    if not (math.isfinite(y_low) and math.isfinite(y_high)):
+        raise ValueError("a curve has values that are not finite: it cannot be drawn")
+    if y_high == y_low:
+        return y_low - (abs(y_low) or 1.0) / 2, y_high + (abs(y_high) or 1.0) / 2
+    return y_low, y_high
+
+
+def _markers(grids: list[torch.Tensor], width: int, height: int) -> tuple[list[list[str]], list[list[int]]]:
+    """ASCII cells: one marker character per curve (a later curve draws over an earlier one)."""
+    cells = [[" "] * width for _ in range(height)]
+    owner = [[-1] * width for _ in range(height)]
+    for index, grid in enumerate(grids):
+        marker = _MARKERS[index % len(_MARKERS)]
+        for r, c in grid.nonzero().tolist():
+            cells[r][c], owner[r][c] = marker, index
+    return cells, owner
+
+
+def _painter(color: bool):
+    """``paint(text, curve_index)``: the text in the curve's colour (unchanged without colour or owner)."""
+
+    def paint(text: str, index: int) -> str:
+        if not color or index < 0:
+            return text
+        return f"\x1b[{_COLORS[index % len(_COLORS)]}m{text}\x1b[0m"
+
+    return paint
+
+
+def _row_text(cells: list[str], owner: list[int], paint) -> str:
+    """One row of cells; runs of one owner share one colour code."""
+    pieces, c, width = [], 0, len(cells)
+    while c < width:
+        end = c + 1
+        while end < width and owner[end] == owner[c]:
+            end += 1
+        pieces.append(paint("".join(cells[c:end]), owner[c]))
+        c = end
+    return "".join(pieces)
 
 
 def _raster(

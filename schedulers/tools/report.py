@@ -31,12 +31,40 @@ lr: cosine
 
 Formatting is deterministic: counts with thousands separators, other numbers with six significant digits
 (``format(x, ",.6g")``, and ``0`` for a zero of either sign).
+
+Step-indexed schedulers (torch, Cerebras, SambaFlow) are reported too: :func:`stepped_report_rows` (from
+:mod:`schedulers.tools.stepped`) steps a deep copy of one through the run and gives rows of the same kinds,
+which :func:`render_report` renders after the Cadence schedules. :func:`times_beyond_the_run` reads any of
+these rows and names each warmup, ``total_iters`` or milestone that lies beyond the end of the run.
+
+Kinds of rows and their keys:
+
+* ``"run"``: ``max_duration`` (as given), ``ssr``, ``length`` (the scaled length the run has), ``dataloader_len``;
+* ``"length"``: the run's length in one unit: ``unit`` (``ba``, ``ep``, ``sp``, ``tok``), ``count`` (an int;
+  epochs a float when not whole, with ``full_epochs`` and ``extra_batches``), ``per_batch`` (the constant,
+  ``"tensor"``, or the batches per epoch for ``ep``);
+* ``"schedule"``: ``index``, ``label``, ``hyperparameter``, ``schedule`` (its repr), ``unit`` (the unit it counts
+  in; None for a function of the state), ``base_value``;
+* ``"scheduler"``: a step-indexed scheduler (see :func:`stepped_report_rows`);
+* ``"time"``: a time argument: ``index``, ``argument`` (``t_warmup``, ``schedules[1].t_max``), ``given`` (the
+  time string as written, or None), ``resolved`` and ``count``/``unit`` (for a child of a :class:`Sequence`,
+  counted from its segment's start, ``offset``), ``point`` and ``position``: where it takes effect in the run,
+  a count (the argument itself at ``offset + count``; a length is placed where it ends:
+  ``decay start`` = ``t_max - t_decay``, ``end of first cycle`` = ``t_up + t_down``), ``reached`` (``"run"``,
+  ``"end"``: at the run's end, or ``"after"``: beyond it) and ``batch`` (the first batch trained at a count
+  >= ``position``, None unless ``reached == "run"``);
+* ``"value"``: ``index``, ``point`` (``"start"``, argument names, ``"last batch"``, ``"end"``; several joined by
+  ``", "`` when they fall on one batch), ``batch`` (``num_batches`` for the end, the count after the last
+  batch), ``count`` (in the schedule's unit, before that batch), ``alpha``, ``value``;
+* ``"combined"``: for a hyperparameter written by several schedules (their multipliers multiply):
+  ``hyperparameter``, ``labels``, ``point``, ``batch``, ``alpha`` (the product), ``value``.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import torch
 
@@ -44,9 +72,18 @@ from schedulers.core.base import FunctionSchedule, Schedule
 from schedulers.core.composition import Sequence
 from schedulers.core.evaluate import PerBatch, RunTimeline, evaluate_run, run_timeline
 from schedulers.core.state import SchedulerState, as_dataloader_len
+from schedulers.tools.stepped import run_steps, stepped_report_rows
 from timeunits import Time, Timestamp, TimeUnit
 
-__all__ = ["render_report", "resolved_times_report", "schedule_report", "schedule_report_rows"]
+__all__ = [
+    "render_report",
+    "resolved_times_report",
+    "run_steps",
+    "schedule_report",
+    "schedule_report_rows",
+    "stepped_report_rows",
+    "times_beyond_the_run",
+]
 
 Entry = tuple[str, Schedule, str]
 
@@ -70,45 +107,23 @@ def schedule_report_rows(
     ssr: float = 1.0,
     base_values: Mapping[str, float] | float | None = None,
 ) -> list[dict[str, Any]]:
-    """The report as data: a list of dicts, each with a ``"kind"``, in the order :func:`schedule_report` prints.
+    """The report as data: a list of dicts, each with a ``"kind"`` (see the module docs for the kinds and their
+    keys), in the order :func:`schedule_report` prints.
 
     ``schedules`` is a schedule, or a list of schedules and ``(label, schedule, hyperparameter)`` tuples
     (``(label, schedule)`` means the hyperparameter ``"lr"``; a bare schedule is labelled with its class name).
     ``base_values`` maps hyperparameters to their base value (a number applies to every hyperparameter);
     a row's ``value`` is ``base × alpha``, or None without a base.
-
-    Kinds and their keys:
-
-    * ``"run"``: ``max_duration`` (as given), ``ssr``, ``length`` (the scaled length the run has),
-      ``dataloader_len``;
-    * ``"length"``: the run's length in one unit: ``unit`` (``ba``, ``ep``, ``sp``, ``tok``), ``count`` (an int;
-      epochs a float when not whole, with ``full_epochs`` and ``extra_batches``), ``per_batch`` (the constant,
-      ``"tensor"``, or the batches per epoch for ``ep``);
-    * ``"schedule"``: ``index``, ``label``, ``hyperparameter``, ``schedule`` (its repr), ``unit`` (the unit it counts
-      in; None for a function of the state), ``base_value``;
-    * ``"time"``: a time argument: ``index``, ``argument`` (``t_warmup``, ``schedules[1].t_max``), ``given`` (the
-      time string as written, or None), ``resolved`` and ``count``/``unit`` (for a child of a :class:`Sequence`,
-      counted from its segment's start, ``offset``), ``point`` and ``position``: where it takes effect in the run,
-      a count (the argument itself at ``offset + count``; a length is placed where it ends:
-      ``decay start`` = ``t_max - t_decay``, ``end of first cycle`` = ``t_up + t_down``), ``reached`` (``"run"``,
-      ``"end"``: at the run's end, or ``"after"``: beyond it) and ``batch`` (the first batch trained at a count
-      >= ``position``, None unless ``reached == "run"``);
-    * ``"value"``: ``index``, ``point`` (``"start"``, argument names, ``"last batch"``, ``"end"``; several joined by
-      ``", "`` when they fall on one batch), ``batch`` (``num_batches`` for the end, the count after the last
-      batch), ``count`` (in the schedule's unit, before that batch), ``alpha``, ``value``;
-    * ``"combined"``: for a hyperparameter written by several schedules (their multipliers multiply):
-      ``hyperparameter``, ``labels``, ``point``, ``batch``, ``alpha`` (the product), ``value``.
     """
     entries = _entries(schedules)
     dataloader_len = as_dataloader_len(dataloader_len)
     timeline = run_timeline(
         max_duration, dataloader_len, samples_per_batch=samples_per_batch, tokens_per_batch=tokens_per_batch, ssr=ssr
     )
-    given_length = Time.from_input(max_duration)
     rows: list[dict[str, Any]] = [
         {
             "kind": "run",
-            "max_duration": str(given_length),
+            "max_duration": str(Time.from_input(max_duration)),
             "ssr": float(ssr),
             "length": str(timeline.max_duration),
             "dataloader_len": dataloader_len,
@@ -120,8 +135,7 @@ def schedule_report_rows(
         TimeUnit.TOKEN: _total(tokens_per_batch, timeline.num_batches),
     }
     rows += _length_rows(timeline, samples_per_batch, tokens_per_batch, totals)
-
-    per_entry: list[tuple[Entry, list[dict[str, Any]], torch.Tensor, float]] = []
+    reported = []
     for index, (label, schedule, hyperparameter) in enumerate(entries):
         base = _base_value(base_values, hyperparameter)
         try:
@@ -132,10 +146,9 @@ def schedule_report_rows(
             error.add_note(f"while reporting schedule {index} ({label!r}, {hyperparameter})")
             raise
         rows += entry_rows
-        per_entry.append(((label, schedule, hyperparameter), entry_rows, alphas, end_alpha))
-
-    for hyperparameter in dict.fromkeys(e[0][2] for e in per_entry):
-        members = [e for e in per_entry if e[0][2] == hyperparameter]
+        reported.append(((label, schedule, hyperparameter), entry_rows, alphas, end_alpha))
+    for hyperparameter in dict.fromkeys(entry[0][2] for entry in reported):
+        members = [entry for entry in reported if entry[0][2] == hyperparameter]
         if len(members) > 1:
             rows += _combined_rows(hyperparameter, members, _base_value(base_values, hyperparameter), timeline)
     return rows
@@ -224,32 +237,50 @@ def _length_rows(timeline: RunTimeline, samples: PerBatch, tokens: PerBatch, tot
 
 
 def _schedule_rows(index, label, schedule, hyperparameter, base, timeline, ssr, totals):
+    """The rows of one schedule: its head, its time arguments, its values; also α at every batch and at the end."""
     common = {"index": index, "label": label, "hyperparameter": hyperparameter}
-    n = timeline.num_batches
     alphas = evaluate_run(schedule, timeline.max_duration, timeline.dataloader_len, ssr=ssr, timeline=timeline)
     if isinstance(schedule, FunctionSchedule):
         unit, times, curve = None, {}, None
     else:
         curve = schedule.resolve(timeline.max_duration, timeline.dataloader_len, ssr)
         unit, times = curve.unit, curve.times
-    rows: list[dict[str, Any]] = [
-        {
-            "kind": "schedule",
-            **common,
-            "schedule": repr(schedule),
-            "unit": None if unit is None else unit.value,
-            "base_value": base,
-        }
-    ]
+    head = {
+        "kind": "schedule",
+        **common,
+        "schedule": repr(schedule),
+        "unit": None if unit is None else unit.value,
+        "base_value": base,
+    }
     axis = timeline.counts(unit) if unit is not None else None
-    end_count = totals.get(unit) if unit is not None else None
-    if unit is not None and end_count is None:
-        end_count = 0  # no per-batch counts: the count stays 0 (clarification 5)
+    end_count = None
+    if unit is not None:
+        end_count = totals.get(unit) or 0  # no per-batch counts: the count stays 0 (clarification 5)
+    time_rows = _time_rows(common, schedule, times, axis, end_count)
+    n = timeline.num_batches
+    labels: dict[int, list[str]] = {0: ["start"]}
+    for row in time_rows:
+        if row["reached"] != "after":
+            labels.setdefault(row["batch"] if row["reached"] == "run" else n, []).append(row["point"])
+    labels.setdefault(n - 1, []).append("last batch")
+    labels.setdefault(n, []).append("end")
+    end_alpha = _end_alpha(schedule, curve, timeline, end_count, totals)
+    value_rows = []
+    for batch in sorted(labels):
+        alpha = end_alpha if batch == n else float(alphas[batch])
+        count = None if unit is None else end_count if batch == n else _as_count(axis[batch])
+        value_rows.append(
+            {"kind": "value", **common, "point": ", ".join(labels[batch]), "batch": batch, "count": count}
+            | {"unit": head["unit"], "alpha": alpha, "value": None if base is None else base * alpha}
+        )
+    return [head, *time_rows, *value_rows], alphas, end_alpha
 
-    # time arguments, each at the position of the run where it takes effect
+
+def _time_rows(common, schedule, times: dict[str, Time], axis, end_count) -> list[dict[str, Any]]:
+    """Each time argument at the position of the run where it takes effect (a length where it ends)."""
     located = {name: _locate(schedule, times, name) for name in times}
     positions = {name: offset + times[name].value for name, (_, offset) in located.items()}
-    labels: dict[int, list[str]] = {0: ["start"]}
+    rows = []
     for name, time in times.items():
         given, offset = located[name]
         point, position = name, positions[name]
@@ -259,48 +290,11 @@ def _schedule_rows(index, label, schedule, hyperparameter, base, timeline, ssr, 
             point, position = prefix + derived, positions[prefix + sibling] + sign * time.value
         batch, reached = _reached(axis, position, end_count)
         rows.append(
-            {
-                "kind": "time",
-                **common,
-                "argument": name,
-                "given": None if given is None else str(given),
-                "resolved": str(time),
-                "count": time.value,
-                "unit": time.unit.value,
-                "offset": offset,
-                "point": point,
-                "position": position,
-                "reached": reached,
-                "batch": batch,
-            }
+            {"kind": "time", **common, "argument": name, "given": None if given is None else str(given)}
+            | {"resolved": str(time), "count": time.value, "unit": time.unit.value, "offset": offset}
+            | {"point": point, "position": position, "reached": reached, "batch": batch}
         )
-        if reached == "run":
-            labels.setdefault(batch, []).append(point)
-        elif reached == "end":
-            labels.setdefault(n, []).append(point)
-    labels.setdefault(n - 1, []).append("last batch")
-    labels.setdefault(n, []).append("end")
-
-    end_alpha = _end_alpha(schedule, curve, timeline, end_count, totals)
-    for batch in sorted(labels):
-        alpha = end_alpha if batch == n else float(alphas[batch])
-        if unit is None:
-            count = None
-        else:
-            count = end_count if batch == n else _as_count(axis[batch])
-        rows.append(
-            {
-                "kind": "value",
-                **common,
-                "point": ", ".join(labels[batch]),
-                "batch": batch,
-                "count": count,
-                "unit": None if unit is None else unit.value,
-                "alpha": alpha,
-                "value": None if base is None else base * alpha,
-            }
-        )
-    return rows, alphas, end_alpha
+    return rows
 
 
 def _end_alpha(schedule, curve, timeline: RunTimeline, end_count, totals) -> float:
@@ -429,31 +423,123 @@ def schedule_report(
 
 
 def render_report(rows: list[dict[str, Any]]) -> str:
-    """Render :func:`schedule_report_rows` as text."""
+    """Render :func:`schedule_report_rows` (and :func:`stepped_report_rows`) as text."""
     lines: list[str] = []
-    run = next(row for row in rows if row["kind"] == "run")
-    head = f"run: max_duration {_time_text(run['max_duration'])}"
-    if run["ssr"] != 1.0:
-        head += f" x ssr {_number(run['ssr'])} = {_time_text(run['length'])}"
-    lines.append(head)
-    lines += _table([_length_cells(row) for row in rows if row["kind"] == "length"], indent=2, align="lrl")
-
-    index = 0
-    while index < len(rows):
-        row = rows[index]
-        if row["kind"] == "schedule":
-            block = [r for r in rows[index + 1 :] if r.get("index") == row["index"] and r["kind"] in ("time", "value")]
-            lines += [""] + _schedule_text(row, block)
-            index += 1 + len(block)
-        elif row["kind"] == "combined":
-            block = [
-                r for r in rows[index:] if r["kind"] == "combined" and r["hyperparameter"] == row["hyperparameter"]
-            ]
-            lines += [""] + _combined_text(block)
-            index += len(block)
-        else:
-            index += 1
+    run = next((row for row in rows if row["kind"] == "run"), None)
+    if run is not None:
+        head = f"run: max_duration {_time_text(run['max_duration'])}"
+        if run["ssr"] != 1.0:
+            head += f" x ssr {_number(run['ssr'])} = {_time_text(run['length'])}"
+        lines.append(head)
+        lines += _table([_length_cells(row) for row in rows if row["kind"] == "length"], indent=2, align="lrl")
+    for block in _blocks(rows):
+        kind = block[0]["kind"]
+        text = {"schedule": _schedule_text, "scheduler": _scheduler_text, "combined": _combined_text}[kind]
+        lines += ([""] if lines else []) + (text(block) if kind == "combined" else text(block[0], block[1:]))
     return "\n".join(lines)
+
+
+def _blocks(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The rows cut into blocks: a schedule's or a scheduler's head with its time and value rows; the combined
+    rows of one hyperparameter."""
+    blocks: list[list[dict[str, Any]]] = []
+    for row in rows:
+        kind = row["kind"]
+        if kind in ("schedule", "scheduler"):
+            blocks.append([row])
+        elif kind in ("time", "value") and blocks and blocks[-1][0]["kind"] != "combined":
+            blocks[-1].append(row)
+        elif kind == "combined":
+            same = blocks and blocks[-1][0]["kind"] == "combined"
+            if same and blocks[-1][0]["hyperparameter"] == row["hyperparameter"]:
+                blocks[-1].append(row)
+            else:
+                blocks.append([row])
+    return blocks
+
+
+def _scheduler_text(head: dict[str, Any], block: list[dict[str, Any]]) -> list[str]:
+    """A step-indexed scheduler: its step counts and the values a copy of it took."""
+    key, unit = head["hyperparameter"], head["unit"]
+    every = "epoch" if unit == "ep" else "batch"
+    lines = [
+        f"{key}: {head['label']} {head['scheduler']} ({head['family']}; steps once per {every}; "
+        "values from stepping a copy)"
+    ]
+    if head["steps"] is None:
+        lines.append("  steps in the run: not known before the data is read (the run is counted in samples or tokens)")
+    times = [r for r in block if r["kind"] == "time"]
+    if times:
+        lines.append("  times")
+        lines += _table([_time_cells(r) for r in times], indent=4, align="llll")
+    values = [r for r in block if r["kind"] == "value"]
+    shown = [", ".join(_column(r["values"])) if len(set(r["values"])) > 1 else _number(r["value"]) for r in values]
+    cells = [["point", every, key]] + [[r["point"], _count(r["batch"]), shown[i]] for i, r in enumerate(values)]
+    lines.append("  values")
+    lines += _table(cells, indent=4, align="lrr")
+    if head["error"]:
+        lines.append(f"  note: {head['error']}")
+    return lines
+
+
+# -- times beyond the run ------------------------------------------------------------------------------------
+
+
+def times_beyond_the_run(rows: list[dict[str, Any]]) -> list[str]:
+    """A message for each time argument of the report ``rows`` that lies beyond the end of the run: a warmup,
+    a ``t_max``, a ``total_iters``, a milestone the run never reaches, naming the argument and both times.
+
+    ``rows`` are :func:`schedule_report_rows` and/or :func:`stepped_report_rows` (the same resolution the
+    report prints); a scheduler whose copy could not be stepped through the run is named too.
+    The end of the run is given in the argument's own unit when the report knows the run's length in it
+    (``t_warmup=5ep ... at 4ep``), else in the unit the argument resolved to.
+
+    >>> from schedulers import CosineAnnealingWithWarmupScheduler
+    >>> rows = schedule_report_rows([("cosine", CosineAnnealingWithWarmupScheduler("5ep"), "lr")], "4ep",
+    ...                             dataloader_len=10)
+    >>> times_beyond_the_run(rows)
+    ['cosine: t_warmup=5ep is after the end of the run at 4ep: the peak lr is never reached']
+    """
+    lengths = {row["unit"]: row["count"] for row in rows if row["kind"] == "length"}
+    messages, head, told = [], None, set()
+    for row in rows:
+        if row["kind"] in ("schedule", "scheduler"):
+            head, told = row, set()
+        if row["kind"] == "scheduler" and row["error"]:
+            messages.append(f"{row['label']}: {row['error']} (the run would fail there too)")
+        if row["kind"] != "time" or row["reached"] != "after" or row["point"] != row["argument"] or head is None:
+            continue
+        if row["position"] in told or any(row["offset"] >= position for position in told):
+            continue  # the same point, or a part of the schedule that starts after a point already named
+        told.add(row["position"])
+        shown = row["given"] if row["given"] is not None else f"{row['count']:,}{row['unit']}"
+        if row["offset"]:
+            shown += f" (at {row['position']:,}{row['unit']} of the run)"
+        message = f"{row['argument']}={shown} is after the end of the run at {_run_end(row, head, lengths)}"
+        messages.append(f"{head['label']}: {message}: {_consequence(row['argument'], head['hyperparameter'])}")
+    return messages
+
+
+def _run_end(row: dict[str, Any], head: dict[str, Any], lengths: dict[str, Any]) -> str:
+    """The end of the run in the unit ``row``'s argument was given in (or resolved to)."""
+    try:
+        given_unit = Time.from_input(row["given"]).unit.value
+    except (TypeError, ValueError):  # no time string given (a plain count)
+        given_unit = None
+    for unit in (given_unit, row["unit"]):
+        if unit in lengths:
+            return f"{_count(lengths[unit])}{unit}"
+    steps = head.get("steps")
+    return f"{steps:,}{row['unit']}" if steps is not None else "its end"
+
+
+def _consequence(argument: str, key: str) -> str:
+    leaf = argument.rpartition(".")[2]
+    if "warmup" in leaf.lower() or leaf == "pct_start":
+        return f"the peak {key} is never reached"
+    if leaf.startswith("milestones["):
+        return "the run ends before this milestone"
+    return f"the {key} never reaches the end of its schedule"
 
 
 def _length_cells(row: dict[str, Any]) -> list[str]:
@@ -511,7 +597,7 @@ def _time_cells(row: dict[str, Any]) -> list[str]:
         notes.append(f"{row['point'].rpartition('.')[2]} at {row['position']:,}{unit}")
     elif row["offset"]:
         notes.append(f"at {row['position']:,}{unit} of the run")
-    if row["reached"] == "run" and unit != "ba":
+    if row["reached"] == "run" and unit != "ba" and row["batch"] is not None:
         notes.append(f"batch {row['batch']:,}")
     elif row["reached"] == "end":
         notes.append("end of run")
@@ -542,7 +628,7 @@ def _table(cells: list[list[str]], *, indent: int, align: str) -> list[str]:
     widths = [max(len(line[i]) for line in cells) for i in range(len(cells[0]))]
     out = []
     for line in cells:
-        padded = [cell.rjust(w) if a == "r" else cell.ljust(w) for cell, w, a in zip(line, widths, align)]
+        padded = [cell.rjust(w) if a == "r" else cell.ljust(w) for cell, w, a in zip(line, widths, align, strict=True)]
         out.append((" " * indent + "  ".join(padded)).rstrip())
     return out
 

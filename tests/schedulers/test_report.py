@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import pytest
 import torch
@@ -13,6 +14,7 @@ from schedulers import (
     CosineAnnealingWithWarmupScheduler,
     CyclicScheduler,
     LinearScheduler,
+    MultiStepScheduler,
     MultiStepWithWarmupScheduler,
     Product,
     Sequence,
@@ -23,7 +25,14 @@ from schedulers import (
     evaluate_run,
     run_timeline,
 )
-from schedulers.tools.report import render_report, schedule_report, schedule_report_rows
+from schedulers.tools.report import (
+    render_report,
+    run_steps,
+    schedule_report,
+    schedule_report_rows,
+    stepped_report_rows,
+    times_beyond_the_run,
+)
 
 
 def of_kind(rows, kind, **match):
@@ -334,3 +343,194 @@ def test_numbers_are_formatted_with_thousands_separators_and_six_digits():
     assert "batches  12,345" in text
     assert "    start            0  1,234.57  3,878.51" in text  # 1234.5678 x pi
     assert "    t_max, end  12,345         1   3.14159" in text
+
+
+# -- step-indexed schedulers: values from stepping a copy (issue 11 item 7) ------------------------------------
+
+
+def _optimizer(lr=0.1):
+    return torch.optim.SGD([torch.zeros(3, requires_grad=True)], lr=lr, momentum=0.9)
+
+
+def _live_state(scheduler):
+    groups = [{k: v for k, v in g.items() if k != "params"} for g in scheduler.optimizer.param_groups]
+    return int(scheduler.last_epoch), repr(scheduler.state_dict()), repr(groups)
+
+
+def _stepped(scheduler, steps):
+    """The values the trainer would see: the real scheduler stepped ``steps`` times (after the report)."""
+    values = [float(scheduler.optimizer.param_groups[0]["lr"])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's "step() before optimizer.step()": nothing trains here
+        for _ in range(steps):
+            scheduler.step()
+            values.append(float(scheduler.optimizer.param_groups[0]["lr"]))
+    return values
+
+
+def test_a_cerebras_sequence_is_resolved_at_its_milestones_without_touching_the_live_scheduler():
+    import schedulers.cerebras as cs
+
+    optimizer = _optimizer()
+    optimizer.state[optimizer.param_groups[0]["params"][0]] = {"momentum_buffer": torch.ones(3)}
+    scheduler = cs.SequentialLR(
+        optimizer,
+        [
+            cs.LinearLR(optimizer, initial_learning_rate=0.0, end_learning_rate=0.1, total_iters=5),
+            cs.CosineDecayLR(optimizer, initial_learning_rate=0.1, end_learning_rate=0.0, total_iters="15ba"),
+        ],
+    )
+    before = _live_state(scheduler)
+    rows = stepped_report_rows("schedulers[0]", scheduler, "lr", steps=20)
+    assert _live_state(scheduler) == before  # the report stepped a copy
+    assert torch.equal(optimizer.state[optimizer.param_groups[0]["params"][0]]["momentum_buffer"], torch.ones(3))
+    (head,) = of_kind(rows, "scheduler")
+    assert (head["scheduler"], head["family"], head["unit"], head["steps"], head["error"]) == (
+        "SequentialLR",
+        "Cerebras",
+        "ba",
+        20,
+        None,
+    )
+    times = {r["argument"]: r for r in of_kind(rows, "time")}
+    assert times["milestones[0]"]["position"] == 5 and times["schedulers[0].total_iters"]["position"] == 5
+    assert times["schedulers[1].total_iters"]["given"] == "15ba"
+    assert (
+        times["schedulers[1].total_iters"]["position"] == 20 and times["schedulers[1].total_iters"]["reached"] == "end"
+    )
+    expected = _stepped(scheduler, 20)
+    for point, step in (("start", 0), ("milestones[0]", 5), ("last batch", 19), ("end", 20)):
+        row = value_at(rows, point)
+        assert row["batch"] == step and row["value"] == pytest.approx(expected[step], rel=1e-12, abs=1e-15)
+    assert value_at(rows, "milestones[0]")["value"] == pytest.approx(0.1)
+    assert value_at(rows, "end")["value"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_torch_and_sambaflow_schedulers_step_per_batch_or_per_epoch():
+    from torch.optim import lr_scheduler as torch_schedulers
+
+    from schedulers.sambaflow import cosine_schedule_with_warmup
+
+    optimizer = _optimizer()
+    multistep = torch_schedulers.MultiStepLR(optimizer, milestones=[3, 3, 6], gamma=0.1)
+    rows = stepped_report_rows("ms", multistep, steps=10)
+    assert [r["argument"] for r in of_kind(rows, "time")] == ["milestones[0]", "milestones[1]"]
+    assert value_at(rows, "milestones[0]")["value"] == pytest.approx(0.001)
+    assert value_at(rows, "milestones[1]")["value"] == pytest.approx(0.0001)
+    assert multistep.last_epoch == 0 and optimizer.param_groups[0]["lr"] == 0.1
+
+    samba = cosine_schedule_with_warmup(_optimizer(0.5), num_warmup_steps=2, num_training_steps=6)
+    rows = stepped_report_rows("samba", samba, steps=8, per_epoch=True)
+    (head,) = of_kind(rows, "scheduler")
+    assert head["family"] == "SambaFlow" and head["unit"] == "ep"
+    assert value_at(rows, "num_warmup_steps")["value"] == pytest.approx(0.5)
+    expected = _stepped(samba, 8)
+    assert value_at(rows, "num_training_steps")["value"] == pytest.approx(expected[6], rel=1e-12)
+    assert [r["point"] for r in of_kind(rows, "value")] == [
+        "start",
+        "num_warmup_steps",
+        "num_training_steps",
+        "last epoch",
+        "end",
+    ]
+    text = render_report(rows)
+    assert text.startswith("lr: samba LambdaLR (SambaFlow; steps once per epoch; values from stepping a copy)")
+    assert "    num_warmup_steps      = 2ep\n" in text and "    point               epoch    lr\n" in text
+
+
+def test_torch_sequential_children_count_from_their_milestone():
+    from torch.optim import lr_scheduler as torch_schedulers
+
+    optimizer = _optimizer()
+    scheduler = torch_schedulers.SequentialLR(
+        optimizer,
+        [torch_schedulers.LinearLR(optimizer, 0.1, total_iters=5), torch_schedulers.CosineAnnealingLR(optimizer, 10)],
+        milestones=[5],
+    )
+    rows = stepped_report_rows("seq", scheduler, steps=15)
+    t_max = of_kind(rows, "time", argument="schedulers[1].T_max")[0]
+    assert (t_max["offset"], t_max["position"], t_max["reached"]) == (5, 15, "end")
+    expected = _stepped(scheduler, 15)
+    assert value_at(rows, "end")["value"] == pytest.approx(expected[15], abs=1e-15)
+
+
+def test_a_scheduler_that_fails_inside_the_run_is_reported_and_named():
+    from torch.optim import lr_scheduler as torch_schedulers
+
+    scheduler = torch_schedulers.OneCycleLR(_optimizer(), max_lr=1.0, total_steps=10)
+    rows = stepped_report_rows("onecycle", scheduler, steps=15)
+    (head,) = of_kind(rows, "scheduler")
+    assert head["error"].startswith("stepping a copy failed at step 11: ValueError:")
+    assert value_at(rows, "pct_start")["value"] == pytest.approx(1.0)
+    assert "  note: stepping a copy failed at step 11" in render_report(rows)
+    (message,) = times_beyond_the_run(rows)
+    assert message.startswith("onecycle: stepping a copy failed at step 11")
+
+
+def test_run_steps_counts_what_the_trainer_steps():
+    assert run_steps("100ba", 30) == 100
+    assert run_steps("4ep", 30) == 120
+    assert run_steps("100ba", 30, per_epoch=True) == 3  # the last, unfinished epoch is not closed
+    assert run_steps("4ep", None, per_epoch=True) == 4
+    assert run_steps("1000sp", 30) is None and run_steps("4ep", None) is None
+
+
+# -- times beyond the run (issue 11 item 9) ----------------------------------------------------------------------
+
+
+def test_a_warmup_after_the_end_of_the_run_is_named_with_both_times():
+    rows = schedule_report_rows(
+        [("schedulers[0]", CosineAnnealingWithWarmupScheduler(t_warmup="5ep"), "lr")], "4ep", dataloader_len=10
+    )
+    assert times_beyond_the_run(rows) == [
+        "schedulers[0]: t_warmup=5ep is after the end of the run at 4ep: the peak lr is never reached"
+    ]
+    inside = schedule_report_rows(CosineAnnealingWithWarmupScheduler(t_warmup="4ep"), "4ep", dataloader_len=10)
+    assert times_beyond_the_run(inside) == []  # reached at the end of the run: not beyond it
+
+
+def test_milestones_and_total_iters_beyond_the_run():
+    import schedulers.cerebras as cs
+
+    rows = schedule_report_rows([("steps", MultiStepScheduler(["50ba", "150ba"]), "lr")], "100ba")
+    assert times_beyond_the_run(rows) == [
+        "steps: milestones[1]=150ba is after the end of the run at 100ba: the run ends before this milestone"
+    ]
+    optimizer = _optimizer()
+    decay = cs.CosineDecayLR(optimizer, initial_learning_rate=0.1, end_learning_rate=0.0, total_iters="6ep")
+    decay.attach_state(_State("4ep", 10))
+    rows = stepped_report_rows("schedulers[1]", decay, "lr", steps=40)
+    assert times_beyond_the_run(rows) == [
+        "schedulers[1]: total_iters=6ep is after the end of the run at 40ba: the lr never reaches the end of its "
+        "schedule"
+    ]
+    # with the run's lengths in the report, the end is told in the argument's own unit
+    lengths = schedule_report_rows(ConstantScheduler(), "4ep", dataloader_len=10)
+    assert times_beyond_the_run(lengths + rows)[0].endswith(
+        "is after the end of the run at 4ep: the lr never reaches the end of its schedule"
+    )
+
+
+class _State:
+    def __init__(self, max_duration, dataloader_len):
+        from timeunits import Time, Timestamp
+
+        self.max_duration = Time.from_input(max_duration)
+        self.dataloader_len = dataloader_len
+        self.timestamp = Timestamp()
+
+
+def test_a_milestone_beyond_the_run_is_named_once_not_with_every_child_after_it():
+    import schedulers.cerebras as cs
+
+    optimizer = _optimizer()
+    scheduler = cs.SequentialLR(
+        optimizer,
+        [
+            cs.LinearLR(optimizer, initial_learning_rate=0.0, end_learning_rate=0.1, total_iters=50),
+            cs.CosineDecayLR(optimizer, initial_learning_rate=0.1, end_learning_rate=0.0, total_iters=100),
+        ],
+    )
+    assert times_beyond_the_run(stepped_report_rows("schedulers[0]", scheduler, steps=30)) == [
+        "schedulers[0]: milestones[0]=50ba is after the end of the run at 30ba: the run ends before this milestone"
+    ]

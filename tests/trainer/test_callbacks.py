@@ -420,3 +420,31 @@ def test_progress_bar_tqdm_options_and_validation():
     assert bar.bar.total == 5
     bar.close()
     bar.close()
+
+
+def _trainer_like_fit(trainer, bar, lrs, *, tensor=False):
+    """The trainer's order: batch k's lr is written, batch start, the optimizer step, the clock and the schedulers
+    step (the lr becomes batch k + 1's), then batch end."""
+    group = trainer.optimizer.param_groups[0]
+    write = (lambda v: group["lr"].fill_(v)) if tensor else (lambda v: group.__setitem__("lr", v))
+    if tensor:
+        group["lr"] = torch.tensor(lrs[0], dtype=torch.float64)
+    write(lrs[0])
+    bar.on_fit_start(trainer)
+    shown = []
+    for k in range(len(lrs) - 1):
+        bar.on_batch_start(trainer)
+        trainer.state.timestamp = trainer.state.timestamp.to_next_batch()
+        write(lrs[k + 1])  # the scheduler stepped inside the trainer's advance
+        bar.on_batch_end(trainer, 1.0)
+        shown.append(bar.bar.postfix)
+    bar.on_fit_end(trainer)
+    return shown
+
+
+@pytest.mark.parametrize("tensor", [False, True])
+def test_progress_bar_shows_the_lr_of_the_batch_shown(tensor):
+    lrs = [0.5, 0.25, 0.125, 0.0625]
+    bar = ProgressBar(file=io.StringIO(), refresh_interval=0)
+    shown = _trainer_like_fit(make_trainer("3ba"), bar, lrs, tensor=tensor)
+    assert shown == ["loss=1, lr=0.5", "loss=1, lr=0.25", "loss=1, lr=0.125"]  # never the next batch's lr

@@ -226,3 +226,143 @@ def test_the_charlm_example_runs_in_tokens(tmp_path):
     assert tokens >= 40_000 and batches < tokens / 32  # variable-length sequences: many tokens per sample
     first, last = _means(result.stdout)
     assert last < first
+
+
+# ----------------------------------------------------------------------------------------------------
+# cadence plot: both modes, missing files, missing matplotlib; --version; Ctrl-C; the dry-run count
+# ----------------------------------------------------------------------------------------------------
+
+
+def test_plot_help_documents_both_modes_with_examples():
+    result = run("plot", "--help")
+    assert result.returncode == 0, result.stderr
+    for needle in (
+        "CONFIG.yaml",
+        "--set KEY.PATH=VALUE",
+        "--multipliers",
+        "--csv",
+        "-o FILE",
+        "--ssr",
+        "--lr_schedule",
+        "--learning_rate",
+        "--warmup_steps",
+        "EXPR [EXPR ...] --max-duration TIME",
+        "--dataloader-len N",
+        "pip install 'cadence[plot]'",
+        "examples:",
+        "cadence plot examples/classifier.yaml",
+        "cadence plot \"cosine_with_warmup('0.05dur')\" --max-duration 10ep --dataloader-len 500",
+    ):
+        assert needle in result.stdout, needle
+
+
+def test_plot_of_a_name_that_is_no_file_and_no_expression_says_so(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "params.yaml").write_text(CONFIG)
+    assert main(["plot", "params"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cadence: error: no such file or schedule expression: 'params' (did you mean params.yaml?)")
+    assert err.count("\n") == 1 and "--max-duration" not in err
+    assert main(["plot", "runs/missing.yaml"]) == 2  # a config name: the config loader says it is missing
+    assert "no such config file" in capsys.readouterr().err
+    # an expression still goes to the expression mode, which names what it needs
+    assert main(["plot", "cosine_with_warmup('0.05dur')"]) == 2
+    assert "--max-duration" in capsys.readouterr().err
+
+
+def test_plot_image_without_matplotlib_is_one_line_naming_the_extra(config, tmp_path):
+    image = tmp_path / "x.png"
+    without = (
+        "import sys; sys.modules['matplotlib'] = None; from trainer.cli import main; "
+        f"sys.exit(main(['plot', {str(config)!r}, '-o', {str(image)!r}]))"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+    result = subprocess.run(
+        [sys.executable, "-c", without], cwd=HERE, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and not image.exists()
+    errors = [line for line in result.stderr.splitlines() if line.startswith("cadence: error:")]
+    assert errors == [
+        "cadence: error: plotting a schedule needs matplotlib, which is not installed: pip install 'cadence[plot]' "
+        "(or pip install 'matplotlib>=3.7'); without it, use schedule_table() or terminal_plot()"
+    ]
+    # the expression mode says the same
+    expression = without.replace(f"'plot', {str(config)!r}", "'plot', \"cosine()\", '--max-duration', '10ba'")
+    result = subprocess.run(
+        [sys.executable, "-c", expression], cwd=HERE, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 2 and errors[0].split("error: ")[1] in result.stderr
+
+
+def test_version_prints_the_installed_version(capsys):
+    from importlib import metadata
+
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == f"cadence {metadata.version('cadence')}\n"
+
+
+def test_version_falls_back_to_the_source_tree(monkeypatch):
+    from importlib import metadata
+
+    from trainer import cli
+
+    def missing(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "version", missing)
+    expected = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert cli.version() == expected
+
+
+def test_ctrl_c_during_fit_exits_130_with_one_line(config, capsys, monkeypatch):
+    from trainer.trainer import Trainer
+
+    monkeypatch.chdir(HERE)
+
+    def interrupted(self, duration=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Trainer, "fit", interrupted)
+    assert main(["fit", str(config)]) == 130
+    captured = capsys.readouterr()
+    assert captured.err == "cadence: interrupted\n" and "Traceback" not in captured.err
+
+
+def test_ctrl_c_in_any_command_exits_130(capsys, monkeypatch):
+    from trainer import cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_plot_config", interrupted)
+    assert main(["plot", "run.yaml"]) == 130
+    assert capsys.readouterr().err == "cadence: interrupted\n"
+
+
+def test_dry_run_counts_every_scheduler_given(config, capsys, monkeypatch):
+    monkeypatch.chdir(HERE)
+    two = CONFIG.replace(
+        """      - SequentialLR:
+          schedulers:
+            - LinearLR: {initial_learning_rate: 0.05, end_learning_rate: 0.01, total_iters: 10}
+            - CosineDecayLR: {initial_learning_rate: 0.01, end_learning_rate: 0.001, total_iters: 10}
+""",
+        """      - CosineAnnealingWithWarmupScheduler: {t_warmup: 0.1dur}
+      - ConstantScheduler: {alpha: 0.5}
+""",
+    )
+    config.write_text(two)
+    assert main(["fit", str(config), "--dry-run"]) == 0
+    assert "2 scheduler(s) on lr" in capsys.readouterr().out
+
+
+def test_plot_accepts_the_sambaflow_flags(config, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(HERE)
+    csv = tmp_path / "lr.csv"
+    assert main(["plot", str(config), "--lr_schedule", "fixed_lr", "--learning_rate", "0.3", "--csv", str(csv)]) == 0
+    lines = csv.read_text().splitlines()
+    column = lines[0].split(",").index("lr/group0")
+    assert len(lines) == 21 and {float(line.split(",")[column]) for line in lines[1:]} == {0.3}
