@@ -151,9 +151,7 @@ def _add_sweep_parser(commands) -> None:
     sweep.add_argument("config", metavar="CONFIG.yaml", help="the YAML configuration")
     budgets = sweep.add_mutually_exclusive_group(required=True)
     budgets.add_argument("--ssr", nargs="+", type=float, metavar="R", help="scale schedule ratios")
-    budgets.add_argument(
-        "--max-duration", "--budgets", dest="max_duration", nargs="+", metavar="T", help="run lengths"
-    )
+    budgets.add_argument("--max-duration", "--budgets", dest="max_duration", nargs="+", metavar="T", help="run lengths")
     sweep.add_argument("--branch-from-stable", action="store_true", help="WSD: branch each decay from one main run")
     sweep.add_argument("--out", metavar="DIR", help="the sweep's folder (default: sweep-<config name>)")
     sweep.add_argument("--jobs", type=int, default=1, metavar="N", help="points run at once (default 1)")

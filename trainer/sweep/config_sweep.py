@@ -59,7 +59,9 @@ def plan_config_sweep(
     if (ssr is None) == (max_duration is None):
         raise ValueError("give the budgets as scale schedule ratios (--ssr) or run lengths (--max-duration/--budgets)")
     if branch_from_stable and ssr is not None:
-        raise ValueError("--branch-from-stable branches over run lengths: give --budgets (or --max-duration), not --ssr")
+        raise ValueError(
+            "--branch-from-stable branches over run lengths: give --budgets (or --max-duration), not --ssr"
+        )
     config = apply_overrides(load_config(config_path), list(overrides))
     probe = trainer_from_config(
         apply_overrides(config, ["trainer.init.progress_bar=false"]), base_dir=Path(config_path).parent
@@ -146,7 +148,11 @@ def sweep_config(
 ) -> list[dict[str, Any]]:
     """Plan and run the sweep of a config (``cadence sweep``); returns the summary rows."""
     points, config = plan_config_sweep(
-        config_path, out=out, ssr=ssr, max_duration=max_duration, branch_from_stable=branch_from_stable,
+        config_path,
+        out=out,
+        ssr=ssr,
+        max_duration=max_duration,
+        branch_from_stable=branch_from_stable,
         overrides=overrides,
     )
     launcher = ConfigLauncher(config_path, config, points, overrides)
@@ -163,5 +169,3 @@ def _as_list(value: Any) -> list:
     if value is None:
         return []
     return list(value) if isinstance(value, list) else [value]
-
-

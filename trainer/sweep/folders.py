@@ -56,7 +56,9 @@ def start_batch(point: Any) -> int:
         return 0
     batch = newest_batch(point.start_folder)
     if batch is None:
-        raise CheckpointError(f"the main run saved no checkpoint in {point.start_folder} (the decay start of {point.name})")
+        raise CheckpointError(
+            f"the main run saved no checkpoint in {point.start_folder} (the decay start of {point.name})"
+        )
     return batch
 
 

@@ -31,20 +31,25 @@ def draw_sweep(points: list[Any], summary: list[dict[str, Any]], figure=None, ti
     series = [_series(point) for point in points]
     unit = "token" if any(row["tokens"] > 0 for row in summary) else "sample"
     curve = 0
-    for index, (point, data) in enumerate(zip(points, series)):
+    # the longest run first, so the shorter ones (which it hides where they agree) are drawn over it
+    for index, point, data in reversed(list(zip(range(len(points)), points, series))):
         color = f"C{index % 10}"
         xs = [int(row[unit]) for row in data["rows"]]
-        line, = loss_ax.plot(xs, [float(row["train/loss"]) for row in data["rows"]], color=color, lw=1.0, label=point.name)
+        losses = [float(row["train/loss"]) for row in data["rows"]]
+        (line,) = loss_ax.plot(xs, losses, color=color, lw=0.8, label=point.name)
         line.set_gid(f"cadence-curve-{curve}")
         curve += 1
         for style, key in zip(("-", "--", ":", "-."), data["keys"]):
             label = point.name if key == data["keys"][0] else None
             values = [float(row[key]) for row in data["rows"]]
-            (line,) = schedule_ax.plot(xs, values, color=color, linestyle=style, lw=1.0, drawstyle="steps-post", label=label)
+            (line,) = schedule_ax.plot(
+                xs, values, color=color, linestyle=style, lw=1.0, drawstyle="steps-post", label=label
+            )
             line.set_gid(f"cadence-curve-{curve}")
             curve += 1
     loss_ax.set_ylabel("training loss")
-    loss_ax.legend(loc="upper right")
+    handles, labels = loss_ax.get_legend_handles_labels()
+    loss_ax.legend(handles[::-1], labels[::-1], loc="upper right")
     loss_ax.tick_params(labelbottom=False)
     keys = sorted({key for data in series for key in data["keys"]})
     schedule_ax.set_ylabel(", ".join(keys) if len(keys) <= 2 else "scheduled values")
@@ -63,8 +68,7 @@ def _draw_budgets(ax, summary: list[dict[str, Any]], unit: str, gid: int) -> Non
     line.set_gid(f"cadence-curve-{gid}")
     for row, x in zip(summary, xs):
         ax.annotate(row["point"], (x, row[key]), textcoords="offset points", xytext=(4, 4), fontsize=7)
-    if len(xs) > 1 and min(xs) > 0:
-        ax.set_xscale("log")
+    ax.set_xlim(0, max(xs) * 1.15)
     ax.set_xlabel(f"budget ({unit}s)")
     ax.set_ylabel(key.replace("_", " "))
 

@@ -49,6 +49,11 @@ class Budget:
         return f"{self.kind}-{self.value}"
 
     @property
+    def argument(self) -> Any:
+        """What ``make_trainer`` gets: the ratio (a float), or the run length as a time string (``"600ba"``)."""
+        return self.value if self.kind == SSR else str(self.value)
+
+    @property
     def trainer_kwargs(self) -> dict[str, Any]:
         """The ``Trainer`` argument this budget sets."""
         if self.kind == SSR:

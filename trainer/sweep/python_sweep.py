@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 
 from trainer.sweep import folders
 from trainer.sweep.engine import Finish, run_points
-from trainer.sweep.plan import SSR, SweepPoint, budgets_from_python, main_starts, plan_points
+from trainer.sweep.plan import SSR, Budget, SweepPoint, budgets_from_python, main_starts, plan_points
 
 __all__ = ["PythonLauncher", "budget_sweep", "run_python_point"]
 
@@ -55,7 +55,7 @@ def budget_sweep(
     if branch_from_stable:
         if planned[0].kind == SSR:
             raise ValueError("branch_from_stable branches over run lengths: give budgets such as '300ba', not ratios")
-        probe = _check_trainer(make_trainer(planned[-1].value), planned[-1].value, None, planned[-1].kind)
+        probe = _check_trainer(make_trainer(planned[-1].argument), planned[-1], None)
         starts = decay_starts(probe, [budget.value for budget in planned])
     if jobs > 1:
         try:
@@ -104,7 +104,7 @@ def run_python_point(make_trainer: Callable[..., Any], point: SweepPoint, starts
     with warnings.catch_warnings():
         if point.is_branch:
             warnings.filterwarnings("ignore", message=_BRANCH_WARNING, category=UserWarning)
-        trainer = _check_trainer(make_trainer(point.budget.value, **run), point.budget.value, point.folder, point.budget.kind)
+        trainer = _check_trainer(make_trainer(point.budget.argument, **run), point.budget, point.folder)
     trainer.callbacks.append(LoggerCallback([CSVLogger(point.folder / folders.METRICS, append=True)]))
     if point.is_main and starts:
         trainer.callbacks.append(DecayStartCheckpoints(starts))
@@ -115,17 +115,17 @@ def run_python_point(make_trainer: Callable[..., Any], point: SweepPoint, starts
     return time.perf_counter() - start
 
 
-def _check_trainer(trainer: Any, budget: Any, folder: Path | None, kind: str) -> Any:
+def _check_trainer(trainer: Any, budget: Budget, folder: Path | None) -> Any:
     """``trainer`` if it is a Trainer built for ``budget`` in ``folder``; else a TypeError/ValueError saying why."""
     from trainer.trainer import Trainer
 
-    call = f"make_trainer({budget!r}, ...)"
+    call = f"make_trainer({budget.argument!r}, ...)"
     if not isinstance(trainer, Trainer):
         raise TypeError(f"{call} must return a trainer.Trainer, got {type(trainer).__name__}")
     state = trainer.state
-    if kind == SSR and state.ssr != budget:
+    if budget.kind == SSR and state.ssr != budget.value:
         raise ValueError(f"{call} built a trainer with scale_schedule_ratio={state.ssr}: pass the budget on to Trainer")
-    if kind != SSR and state.unscaled_max_duration != budget:
+    if budget.kind != SSR and state.unscaled_max_duration != budget.value:
         raise ValueError(
             f"{call} built a trainer with max_duration={state.unscaled_max_duration}: pass the budget on to Trainer"
         )
