@@ -63,9 +63,9 @@ def plan_config_sweep(
             "--branch-from-stable branches over run lengths: give --budgets (or --max-duration), not --ssr"
         )
     config = apply_overrides(load_config(config_path), list(overrides))
-    probe = trainer_from_config(
-        apply_overrides(config, ["trainer.init.progress_bar=false"]), base_dir=Path(config_path).parent
-    )
+    # checked like a point (which has a save_folder); `out` itself never holds checkpoints, so nothing loads
+    probe_sets = ["trainer.init.progress_bar=false", f"trainer.init.checkpoint.save_folder={out}"]
+    probe = trainer_from_config(apply_overrides(config, probe_sets), base_dir=Path(config_path).parent)
     if ssr is not None:
         return plan_points(budgets_from_ssrs(ssr), Path(out)), config
     state = probe.state
