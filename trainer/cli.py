@@ -249,10 +249,10 @@ def _sweep(args: argparse.Namespace) -> int:
                 jobs=args.jobs,
                 overrides=args.overrides,
             )
+        except CheckpointError as error:  # before ValueError, its base class
+            print(f"cadence: error: {' '.join(str(error).split())}", file=sys.stderr)
+            return 1
         except (ConfigError, ValueError, TypeError) as error:
-            if isinstance(error, CheckpointError):
-                print(f"cadence: error: {' '.join(str(error).split())}", file=sys.stderr)
-                return 1
             print(f"cadence: error: {' '.join(str(error).split())}", file=sys.stderr)
             return 2
         except SweepError as error:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from trainer.sweep import folders
-from trainer.sweep.engine import Finish, run_points
+from trainer.sweep.engine import Finish, check_jobs, run_points
 from trainer.sweep.plan import (
     SweepPoint,
     budgets_from_durations,
@@ -147,6 +147,7 @@ def sweep_config(
     overrides: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
     """Plan and run the sweep of a config (``cadence sweep``); returns the summary rows."""
+    jobs = check_jobs(jobs)
     points, config = plan_config_sweep(
         config_path,
         out=out,
@@ -156,13 +157,7 @@ def sweep_config(
         overrides=overrides,
     )
     launcher = ConfigLauncher(config_path, config, points, overrides)
-    return run_points(points, launcher, Path(out), _jobs(jobs))
-
-
-def _jobs(jobs: Any) -> int:
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs={jobs!r} must be an int >= 1 (the points run at once)")
-    return jobs
+    return run_points(points, launcher, Path(out), jobs)
 
 
 def _as_list(value: Any) -> list:

@@ -16,7 +16,7 @@ from trainer.sweep.picture import save_picture
 from trainer.sweep.plan import SweepPoint
 from trainer.sweep.summary import compute_line, point_row, table, write_summary
 
-__all__ = ["Finish", "Launcher", "SweepError", "run_points"]
+__all__ = ["Finish", "Launcher", "SweepError", "check_jobs", "run_points"]
 
 POINTS_FILE = "points.txt"
 SUMMARY_FILE = "summary.csv"
@@ -37,6 +37,13 @@ class Launcher(Protocol):
     def run(self, points: list[SweepPoint], jobs: int, finish: Finish) -> None:
         """Run ``points``, ``jobs`` at once, calling ``finish(point, exit status, seconds, where its output is)``
         as each one ends."""
+
+
+def check_jobs(jobs: Any) -> int:
+    """``jobs`` (the points run at once) if it is an int >= 1; else a ValueError naming it."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs={jobs!r} must be an int >= 1 (the points run at once)")
+    return jobs
 
 
 def run_points(

@@ -18,7 +18,18 @@ from typing import Any
 from schedulers.tools.files import write_atomically
 from trainer.checkpoint import CheckpointError, checkpoint_batch, resolve_checkpoint
 
-__all__ = ["DONE", "LOG", "METRICS", "finished", "mark_done", "prepare", "read_rows", "start_batch"]
+__all__ = [
+    "DONE",
+    "LOG",
+    "METRICS",
+    "finished",
+    "mark_done",
+    "newest_batch",
+    "prepare",
+    "read_rows",
+    "read_table",
+    "start_batch",
+]
 
 METRICS = "metrics.csv"
 DONE = "done.json"

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from trainer.sweep import folders
-from trainer.sweep.engine import Finish, run_points
+from trainer.sweep.engine import Finish, check_jobs, run_points
 from trainer.sweep.plan import SSR, Budget, SweepPoint, budgets_from_python, main_starts, plan_points
 
 __all__ = ["PythonLauncher", "budget_sweep", "run_python_point"]
@@ -46,10 +46,9 @@ def budget_sweep(
     it at their decay start (see :mod:`trainer.sweep.wsd`). Rerunning the same call skips finished points and
     resumes an interrupted one. Writes ``out/summary.csv`` and, with matplotlib, ``out/sweep.png``.
     """
-    from trainer.sweep.config_sweep import _jobs
     from trainer.sweep.wsd import decay_starts
 
-    jobs = _jobs(jobs)
+    jobs = check_jobs(jobs)
     planned = budgets_from_python(budgets)
     starts = None
     if branch_from_stable:

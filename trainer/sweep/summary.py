@@ -22,7 +22,7 @@ from typing import Any, Iterable
 from schedulers.tools.files import write_atomically
 from trainer.sweep import folders
 
-__all__ = ["COLUMNS", "compute_line", "point_row", "write_summary"]
+__all__ = ["COLUMNS", "compute_line", "point_row", "table", "write_summary"]
 
 COLUMNS = (
     "point",
