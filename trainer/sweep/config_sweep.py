@@ -89,8 +89,9 @@ class ConfigLauncher:
         self.total = len(points)
         self.order = {point.name: index for index, point in enumerate(points, 1)}
 
-    def arguments(self, point: SweepPoint, *, progress: bool = False) -> list[str]:
-        """The ``cadence fit`` arguments of ``point`` (``progress``: label its progress bar with the point)."""
+    def arguments(self, point: SweepPoint, *, progress: bool | None = None) -> list[str]:
+        """The ``cadence fit`` arguments of ``point``: as the config says (``progress=None``, ``points.txt``), with
+        its progress bar labelled with the point (True), or without a progress bar (False: output to a log)."""
         sets = [*self.overrides, point.budget.override]
         sets += [f"trainer.init.checkpoint.save_folder={point.folder}", "trainer.init.checkpoint.autoresume=true"]
         logger = {"CSVLogger": {"path": str(point.folder / folders.METRICS), "append": True}}
@@ -98,9 +99,10 @@ class ConfigLauncher:
         callbacks = list(self.callbacks)
         if point.is_main and self.starts:
             callbacks.append({"trainer.sweep.wsd:DecayStartCheckpoints": {"starts": self.starts}})
-        if progress and self.shows_progress:
-            callbacks.append({"ProgressBar": {"desc": f"{point.name} [{self.order[point.name]}/{self.total}]"}})
-            sets.append("trainer.init.progress_bar=false")  # the labelled bar replaces the default one
+        if progress is not None and self.shows_progress:
+            if progress:
+                callbacks.append({"ProgressBar": {"desc": f"{point.name} [{self.order[point.name]}/{self.total}]"}})
+            sets.append("trainer.init.progress_bar=false")  # no bar, or the labelled one instead of the default
         if callbacks != self.callbacks:
             sets.append(f"trainer.init.callbacks={json.dumps(callbacks)}")
         if point.is_branch and point.start_folder is not None:
