@@ -1,4 +1,5 @@
-"""Draw the pictures of docs/schedules.md from the code: one per schedule class, and the ssr overlay.
+"""Draw the pictures of docs/schedules.md from the code: one per schedule class, and the ssr overlay; and the
+picture of docs/sweeps.md, from a real (small) budget sweep of examples/sweep_classifier.py.
 
     python docs/make_pictures.py            # rewrites docs/images/*.svg
     python docs/make_pictures.py OUT_DIR    # writes them elsewhere (the docs test compares the two)
@@ -123,11 +124,44 @@ def _ssr_picture() -> Figure:
     return figure
 
 
+def _sweep_picture() -> Figure:
+    """The WSD sweep of examples/sweep_classifier.py (150, 300 and 600 batches, branched), drawn by the code
+    that draws ``cadence sweep``'s ``sweep.png``; trained here, in a temporary folder, on one thread."""
+    import contextlib
+    import io
+    import tempfile
+
+    import torch
+
+    sys.path.insert(0, str(ROOT / "examples"))
+    try:
+        import sweep_classifier
+    finally:
+        sys.path.remove(str(ROOT / "examples"))
+    from trainer.sweep import budget_sweep
+    from trainer.sweep.picture import draw_sweep
+    from trainer.sweep.plan import budgets_from_durations, plan_points
+    from trainer.sweep.summary import compute_line
+
+    threads = torch.get_num_threads()
+    with tempfile.TemporaryDirectory() as out, contextlib.redirect_stdout(io.StringIO()):
+        try:
+            rows = budget_sweep(sweep_classifier.make_trainer, SWEEP_BUDGETS, out=out, branch_from_stable=True)
+        finally:
+            torch.set_num_threads(threads)
+        points = plan_points(budgets_from_durations(SWEEP_BUDGETS), Path(out))
+        return draw_sweep(points, rows, Figure(figsize=(9.0, 4.8), layout="constrained"), title=compute_line(rows))
+
+
+SWEEP_BUDGETS = ["150ba", "300ba", "600ba"]
+
+
 def pictures() -> dict[str, Figure]:
     """Every picture, by file name (without ``.svg``)."""
     _check_one_per_class()
     figures = {_class_name(template): _schedule_picture(template, tuple(values)) for template, *values in SCHEDULES}
     figures["scale-schedule-ratio"] = _ssr_picture()
+    figures["budget-sweep"] = _sweep_picture()
     return figures
 
 

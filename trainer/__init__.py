@@ -15,6 +15,7 @@ from trainer.callbacks import Callback, LRMonitor, ProgressBar
 from trainer.loggers import CSVLogger, LoggerCallback, TensorBoardLogger
 from trainer.param_groups import apply_adjust_learning_rate, decay_groups, tagged_groups
 from trainer.state import TrainerState
+from trainer.sweep import budget_sweep
 from trainer.trainer import Trainer
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "Trainer",
     "TrainerState",
     "apply_adjust_learning_rate",
+    "budget_sweep",
     "decay_groups",
     "tagged_groups",
 ]

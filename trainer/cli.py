@@ -1,5 +1,7 @@
 """The ``cadence`` command: ``cadence fit CONFIG.yaml [--set key.path=value ...] [SambaFlow flags]``.
 
+``cadence sweep CONFIG.yaml --ssr 0.25 0.5 1.0`` runs a budget sweep (:mod:`trainer.sweep`, docs/sweeps.md).
+
 Also ``python -m trainer fit ...``. Precedence (API.md clarification 13): ``--set`` > SambaFlow flags > YAML.
 A configuration error prints one line to stderr (``cadence: error: <key path>: <what>``) and exits with 2;
 a checkpoint that cannot be loaded exits with 1. After training, one line sums the run up on stdout
@@ -60,7 +62,7 @@ examples:
 
 
 def build_parser(prog: str = "cadence") -> argparse.ArgumentParser:
-    """The ``cadence`` argument parser (subcommand ``fit``)."""
+    """The ``cadence`` argument parser (subcommands ``fit``, ``plot`` and ``sweep``)."""
     from schedulers.sambaflow import add_lr_schedule_args
 
     parser = argparse.ArgumentParser(
@@ -96,6 +98,7 @@ def build_parser(prog: str = "cadence") -> argparse.ArgumentParser:
     add_lr_schedule_args(samba)
 
     _add_plot_parser(commands, add_lr_schedule_args)
+    _add_sweep_parser(commands)
     return parser
 
 
@@ -186,6 +189,45 @@ def version() -> str:
         return "unknown (not installed)"
 
 
+_SWEEP_EPILOG = """\
+budgets (one kind):
+  --ssr R ...             scale schedule ratios: the run and every schedule scaled, as fit's
+                          --set trainer.init.loop.scale_schedule_ratio=R
+  --max-duration T ...    run lengths (10ep, 600ba, 2e6tok) or fractions of the config's horizon (0.5dur);
+  --budgets T ...         the same option by another name
+
+each point is a run folder OUT/<point> (checkpoints, metrics.csv); OUT/points.txt holds one cadence fit line
+per point; OUT/summary.csv and OUT/sweep.png come at the end. Rerun the same command after an interruption:
+finished points are skipped and an interrupted one resumes from its newest checkpoint.
+
+--branch-from-stable (a WarmupStableDecayScheduler with an absolute t_warmup and t_max in dur): one main run
+to the largest budget saves a checkpoint where each smaller budget's decay starts, and each smaller budget
+is a branch from it, equal to its own run.
+
+examples:
+  cadence sweep examples/classifier.yaml --ssr 0.25 0.5 1.0 --out runs/ssr
+  cadence sweep examples/classifier_wsd.yaml --branch-from-stable --budgets 0.25dur 0.5dur 1dur --jobs 2
+"""
+
+
+def _add_sweep_parser(commands) -> None:
+    sweep = commands.add_parser(
+        "sweep",
+        help="train a config at several budgets (ssr or max_duration) and compare them",
+        description="cadence sweep CONFIG.yaml: run the config once per budget, resumably, and summarize.",
+        epilog=_SWEEP_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sweep.add_argument("config", metavar="CONFIG.yaml", help="the YAML configuration")
+    budgets = sweep.add_mutually_exclusive_group(required=True)
+    budgets.add_argument("--ssr", nargs="+", type=float, metavar="R", help="scale schedule ratios")
+    budgets.add_argument("--max-duration", "--budgets", dest="max_duration", nargs="+", metavar="T", help="run lengths")
+    sweep.add_argument("--branch-from-stable", action="store_true", help="WSD: branch each decay from one main run")
+    sweep.add_argument("--out", metavar="DIR", help="the sweep's folder (default: sweep-<config name>)")
+    sweep.add_argument("--jobs", type=int, default=1, metavar="N", help="points run at once (default 1)")
+    sweep.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE")
+
+
 @contextlib.contextmanager
 def _plain_warnings() -> Iterator[None]:
     """Warnings as one line each, ``cadence: warning: ...``, without the source line."""
@@ -227,6 +269,8 @@ def _run(argv: list[str], prog: str) -> int:
         return _fit(args)
     if args.command == "plot":
         return _plot_config(args)
+    if args.command == "sweep":
+        return _sweep(args)
     parser.error(f"unknown command {args.command!r}")  # pragma: no cover - argparse rejects it first
     return 2
 
@@ -299,6 +343,39 @@ def _plot_config(args: argparse.Namespace) -> int:
         except (ConfigError, ValueError, TypeError, OSError, ImportError) as error:
             print(f"cadence: error: {' '.join(str(error).split())}", file=sys.stderr)
             return 2
+    return 0
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from trainer.checkpoint import CheckpointError
+    from trainer.config import ConfigError
+    from trainer.sweep import SweepError
+    from trainer.sweep.config_sweep import sweep_config
+
+    out = args.out or f"sweep-{Path(args.config).stem}"
+    with _plain_warnings():
+        try:
+            sweep_config(
+                args.config,
+                out=out,
+                ssr=args.ssr,
+                max_duration=args.max_duration,
+                branch_from_stable=args.branch_from_stable,
+                jobs=args.jobs,
+                overrides=args.overrides,
+            )
+        except CheckpointError as error:  # before ValueError, its base class
+            print(f"cadence: error: {' '.join(str(error).split())}", file=sys.stderr)
+            return 1
+        except (ConfigError, ValueError, TypeError) as error:
+            print(f"cadence: error: {' '.join(str(error).split())}", file=sys.stderr)
+            return 2
+        except SweepError as error:
+            print(f"cadence: error: {error}", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            print(f"cadence: interrupted; rerun the same command to continue the sweep in {out}", file=sys.stderr)
+            return 130
     return 0
 
 

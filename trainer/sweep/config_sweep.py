@@ -1,0 +1,168 @@
+"""``cadence sweep CONFIG``: one ``cadence fit`` process per point, each an ordinary run folder.
+
+Every point runs ``cadence fit CONFIG`` with the sweep's ``--set`` options, then its budget
+(``trainer.init.loop.scale_schedule_ratio`` or ``trainer.init.loop.max_duration``), its folder
+(``checkpoint.save_folder``, ``checkpoint.autoresume=true``) and a ``CSVLogger`` writing
+``metrics.csv``; the main run of a WSD sweep also gets a :class:`~trainer.sweep.wsd.DecayStartCheckpoints`
+callback, and a branch ``checkpoint.load_path`` (the main run's checkpoint at its decay start). These are
+the lines of ``OUT/points.txt``, so any point can be run on its own, and a killed point continues from its
+newest checkpoint. With ``jobs=1`` a point's progress bar is labelled with the point; with more, each
+point's output goes to ``OUT/<point>/log.txt``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any, Sequence
+
+from trainer.sweep import folders
+from trainer.sweep.engine import Finish, check_jobs, run_points
+from trainer.sweep.plan import (
+    SweepPoint,
+    budgets_from_durations,
+    budgets_from_ssrs,
+    main_starts,
+    plan_points,
+    resolve_fraction,
+)
+
+__all__ = ["ConfigLauncher", "plan_config_sweep", "sweep_config"]
+
+_RESUME_WARNING = "ignore:resuming from"  # a branch starts from a run of another max_duration on purpose
+
+
+def plan_config_sweep(
+    config_path: str | os.PathLike,
+    *,
+    out: str | os.PathLike,
+    ssr: Sequence[Any] | None = None,
+    max_duration: Sequence[Any] | None = None,
+    branch_from_stable: bool = False,
+    overrides: Sequence[str] = (),
+) -> tuple[list[SweepPoint], dict]:
+    """The points of a config sweep, and the config (with ``overrides``) they start from.
+
+    Builds the config's trainer once, here: configuration errors (:class:`~trainer.config.ConfigError`)
+    come before any point runs, a ``dur`` budget becomes a fraction of the config's horizon, and
+    branching checks the schedules (:class:`~trainer.sweep.wsd.BranchingError`).
+    """
+    from trainer.config import apply_overrides, load_config, trainer_from_config
+    from trainer.sweep.wsd import decay_starts
+
+    if (ssr is None) == (max_duration is None):
+        raise ValueError("give the budgets as scale schedule ratios (--ssr) or run lengths (--max-duration/--budgets)")
+    if branch_from_stable and ssr is not None:
+        raise ValueError(
+            "--branch-from-stable branches over run lengths: give --budgets (or --max-duration), not --ssr"
+        )
+    config = apply_overrides(load_config(config_path), list(overrides))
+    # checked like a point (which has a save_folder); `out` itself never holds checkpoints, so nothing loads
+    probe_sets = ["trainer.init.progress_bar=false", f"trainer.init.checkpoint.save_folder={out}"]
+    probe = trainer_from_config(apply_overrides(config, probe_sets), base_dir=Path(config_path).parent)
+    if ssr is not None:
+        return plan_points(budgets_from_ssrs(ssr), Path(out)), config
+    state = probe.state
+    lengths = [resolve_fraction(value, state.unscaled_max_duration, state.dataloader_len) for value in max_duration]
+    budgets = budgets_from_durations(lengths)
+    starts = decay_starts(probe, [budget.value for budget in budgets]) if branch_from_stable else None
+    return plan_points(budgets, Path(out), starts), config
+
+
+class ConfigLauncher:
+    """Runs points as ``python -m trainer fit`` processes (see the module docstring)."""
+
+    def __init__(self, config_path: str | os.PathLike, config: dict, points: list[SweepPoint], overrides=()) -> None:
+        self.config_path = str(config_path)
+        init = config.get("trainer", {}).get("init", {}) or {}
+        self.loggers = _as_list(init.get("loggers"))
+        self.callbacks = _as_list(init.get("callbacks"))
+        self.shows_progress = init.get("progress_bar", True) is not False
+        self.overrides = list(overrides)
+        self.starts = main_starts(points)
+        self.total = len(points)
+        self.order = {point.name: index for index, point in enumerate(points, 1)}
+
+    def arguments(self, point: SweepPoint, *, progress: bool | None = None) -> list[str]:
+        """The ``cadence fit`` arguments of ``point``: as the config says (``progress=None``, ``points.txt``), with
+        its progress bar labelled with the point (True), or without a progress bar (False: output to a log)."""
+        sets = [*self.overrides, point.budget.override]
+        sets += [f"trainer.init.checkpoint.save_folder={point.folder}", "trainer.init.checkpoint.autoresume=true"]
+        logger = {"CSVLogger": {"path": str(point.folder / folders.METRICS), "append": True}}
+        sets.append(f"trainer.init.loggers={json.dumps([*self.loggers, logger])}")
+        callbacks = list(self.callbacks)
+        if point.is_main and self.starts:
+            callbacks.append({"trainer.sweep.wsd:DecayStartCheckpoints": {"starts": self.starts}})
+        if progress is not None and self.shows_progress:
+            if progress:
+                callbacks.append({"ProgressBar": {"desc": f"{point.name} [{self.order[point.name]}/{self.total}]"}})
+            sets.append("trainer.init.progress_bar=false")  # no bar, or the labelled one instead of the default
+        if callbacks != self.callbacks:
+            sets.append(f"trainer.init.callbacks={json.dumps(callbacks)}")
+        if point.is_branch and point.start_folder is not None:
+            sets.append(f"trainer.init.checkpoint.load_path={point.start_folder}")
+        return [self.config_path, *(part for value in sets for part in ("--set", value))]
+
+    def command(self, point: SweepPoint) -> str:
+        return shlex.join(["cadence", "fit", *self.arguments(point)])
+
+    def run(self, points: list[SweepPoint], jobs: int, finish: Finish) -> None:
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            futures = {pool.submit(self._run_one, point, jobs): point for point in points}
+            for future in as_completed(futures):
+                finish(futures[future], *future.result())
+
+    def _run_one(self, point: SweepPoint, jobs: int) -> tuple[int, float, str]:
+        argv = [sys.executable, "-m", "trainer", "fit", *self.arguments(point, progress=jobs == 1)]
+        env = dict(os.environ)
+        root = str(Path(__file__).resolve().parents[2])  # the children import this very Cadence
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+        if point.is_branch and folders.newest_batch(point.folder) is None:
+            env["PYTHONWARNINGS"] = ",".join(filter(None, [env.get("PYTHONWARNINGS"), _RESUME_WARNING]))
+        start = time.perf_counter()
+        if jobs == 1:
+            print(f"sweep: [{self.order[point.name]}/{self.total}] {point.name}", flush=True)
+            status = subprocess.run(argv, env=env).returncode
+            return status, time.perf_counter() - start, "above"
+        log = point.folder / folders.LOG
+        with open(log, "ab") as stream:
+            status = subprocess.run(argv, env=env, stdout=stream, stderr=subprocess.STDOUT).returncode
+        seconds = time.perf_counter() - start
+        print(f"sweep: {point.name} {'done' if status == 0 else 'FAILED'} in {seconds:.1f} s (log: {log})", flush=True)
+        return status, seconds, str(log)
+
+
+def sweep_config(
+    config_path: str | os.PathLike,
+    *,
+    out: str | os.PathLike,
+    ssr: Sequence[Any] | None = None,
+    max_duration: Sequence[Any] | None = None,
+    branch_from_stable: bool = False,
+    jobs: int = 1,
+    overrides: Sequence[str] = (),
+) -> list[dict[str, Any]]:
+    """Plan and run the sweep of a config (``cadence sweep``); returns the summary rows."""
+    jobs = check_jobs(jobs)
+    points, config = plan_config_sweep(
+        config_path,
+        out=out,
+        ssr=ssr,
+        max_duration=max_duration,
+        branch_from_stable=branch_from_stable,
+        overrides=overrides,
+    )
+    launcher = ConfigLauncher(config_path, config, points, overrides)
+    return run_points(points, launcher, Path(out), jobs)
+
+
+def _as_list(value: Any) -> list:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]

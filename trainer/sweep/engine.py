@@ -1,0 +1,98 @@
+"""Running a planned sweep: skip finished points, run the rest (the main run of a WSD sweep first), record
+each point's wall time, then write ``summary.csv`` and ``sweep.png``.
+
+How a point runs is the launcher's business (:mod:`trainer.sweep.config_sweep` starts ``cadence fit``
+processes, :mod:`trainer.sweep.python_sweep` calls a function); this module only orders and records.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Protocol
+
+from schedulers.tools.files import write_atomically
+from trainer.sweep import folders
+from trainer.sweep.picture import save_picture
+from trainer.sweep.plan import SweepPoint
+from trainer.sweep.summary import compute_line, point_row, table, write_summary
+
+__all__ = ["Finish", "Launcher", "SweepError", "check_jobs", "run_points"]
+
+POINTS_FILE = "points.txt"
+SUMMARY_FILE = "summary.csv"
+PICTURE_FILE = "sweep.png"
+
+
+class SweepError(RuntimeError):
+    """A point of the sweep failed (the message names it and where its output is)."""
+
+
+Finish = Callable[[SweepPoint, int, float, str], None]
+
+
+class Launcher(Protocol):
+    def command(self, point: SweepPoint) -> str | None:
+        """The shell command that runs ``point`` on its own (for ``points.txt``), or None."""
+
+    def run(self, points: list[SweepPoint], jobs: int, finish: Finish) -> None:
+        """Run ``points``, ``jobs`` at once, calling ``finish(point, exit status, seconds, where its output is)``
+        as each one ends."""
+
+
+def check_jobs(jobs: Any) -> int:
+    """``jobs`` (the points run at once) if it is an int >= 1; else a ValueError naming it."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs={jobs!r} must be an int >= 1 (the points run at once)")
+    return jobs
+
+
+def run_points(
+    points: list[SweepPoint], launcher: Launcher, out: Path, jobs: int, log: Callable[[str], None] = print
+) -> list[dict[str, Any]]:
+    """Run every unfinished point of ``points`` with ``launcher`` and return the summary rows."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    commands = [launcher.command(point) for point in points]
+    if any(commands):
+        text = "".join(f"{command}\n" for command in commands if command)
+        write_atomically(out / POINTS_FILE, lambda stream: stream.write(text))
+        log(f"sweep: one command per point in {out / POINTS_FILE}")
+    main = [point for point in points if point.is_main]
+    phases = [main, [point for point in points if not point.is_main]] if main else [points]
+    for phase in phases:
+        _run_phase(phase, launcher, jobs, main[0].folder if main else None, log)
+    rows = [point_row(point) for point in points]
+    write_summary(out / SUMMARY_FILE, rows)
+    line = compute_line(rows)
+    picture = save_picture(out / PICTURE_FILE, points, rows, title=line)
+    log(table(rows))
+    log(f"sweep: {line}; summary in {out / SUMMARY_FILE}" + (f", picture in {picture}" if picture else ""))
+    return rows
+
+
+def _run_phase(
+    phase: list[SweepPoint], launcher: Launcher, jobs: int, main_folder: Path | None, log: Callable[[str], None]
+) -> None:
+    pending = []
+    for point in phase:
+        if folders.finished(point.folder) is not None:
+            log(f"sweep: {point.name} is finished (skipped)")
+            continue
+        folders.prepare(point, main_folder)
+        if point.is_branch:
+            start = f"its decay start {point.decay_start}" if point.start_folder else "batch 0 (its decay starts at 0)"
+            log(f"sweep: {point.name} branches from the main run at {start} with max_duration {point.budget.value}")
+        pending.append(point)
+    if not pending:
+        return
+    failed = []
+
+    def finish(point: SweepPoint, status: int, seconds: float, output: str) -> None:
+        if status == 0:  # recorded at once: a sweep killed later skips this point
+            folders.mark_done(point.folder, {"wall_time_s": seconds, "start_batch": folders.start_batch(point)})
+        else:
+            failed.append(f"{point.name} (exit status {status}; its output: {output})")
+
+    launcher.run(pending, jobs, finish)
+    if failed:
+        raise SweepError(f"{len(failed)} point(s) failed: {'; '.join(failed)}; rerun the same command to continue")

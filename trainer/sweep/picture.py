@@ -1,0 +1,86 @@
+"""The sweep's picture: every point's loss on one axis of samples (tokens when the run counts them), the
+scheduled values beneath on the same axis, and the final eval loss (else the final training loss) against
+the budget. ``cadence sweep`` writes it as ``OUT/sweep.png`` when matplotlib is installed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from trainer.sweep import folders
+
+__all__ = ["draw_sweep", "save_picture"]
+
+
+def _series(point: Any) -> dict[str, Any]:
+    rows = folders.read_rows(Path(point.folder) / folders.METRICS)
+    trained = [row for row in rows if row.get("train/loss", "") != ""]
+    keys = [key for key in (trained[0] if trained else {}) if "/group" in key and trained[0][key] != ""]
+    return {"rows": trained, "keys": keys}
+
+
+def draw_sweep(points: list[Any], summary: list[dict[str, Any]], figure=None, title: str | None = None):
+    """Draw the sweep of ``points`` (with their ``summary`` rows) on ``figure`` (a new one by default)."""
+    from matplotlib.figure import Figure
+
+    figure = figure or Figure(figsize=(10.0, 5.5), layout="constrained")
+    grid = figure.add_gridspec(2, 2, width_ratios=(2.2, 1.0), height_ratios=(1.6, 1.0))
+    loss_ax = figure.add_subplot(grid[0, 0])
+    schedule_ax = figure.add_subplot(grid[1, 0], sharex=loss_ax)
+    budget_ax = figure.add_subplot(grid[:, 1])
+    series = [_series(point) for point in points]
+    unit = "token" if any(row["tokens"] > 0 for row in summary) else "sample"
+    curve = 0
+    # the longest run first, so the shorter ones (which it hides where they agree) are drawn over it
+    for index, point, data in reversed(list(zip(range(len(points)), points, series))):
+        color = f"C{index % 10}"
+        xs = [int(row[unit]) for row in data["rows"]]
+        losses = [float(row["train/loss"]) for row in data["rows"]]
+        (line,) = loss_ax.plot(xs, losses, color=color, lw=0.8, label=point.name)
+        line.set_gid(f"cadence-curve-{curve}")
+        curve += 1
+        for style, key in zip(("-", "--", ":", "-."), data["keys"]):
+            label = point.name if key == data["keys"][0] else None
+            values = [float(row[key]) for row in data["rows"]]
+            (line,) = schedule_ax.plot(
+                xs, values, color=color, linestyle=style, lw=1.0, drawstyle="steps-post", label=label
+            )
+            line.set_gid(f"cadence-curve-{curve}")
+            curve += 1
+    loss_ax.set_ylabel("training loss")
+    handles, labels = loss_ax.get_legend_handles_labels()
+    loss_ax.legend(handles[::-1], labels[::-1], loc="upper right")
+    loss_ax.tick_params(labelbottom=False)
+    keys = sorted({key for data in series for key in data["keys"]})
+    schedule_ax.set_ylabel(", ".join(keys) if len(keys) <= 2 else "scheduled values")
+    schedule_ax.set_xlabel(f"{unit}s")
+    _draw_budgets(budget_ax, summary, unit, curve)
+    if title:
+        figure.suptitle(title, fontsize=10)
+    return figure
+
+
+def _draw_budgets(ax, summary: list[dict[str, Any]], unit: str, gid: int) -> None:
+    evaluated = all(row["final_eval_loss"] is not None for row in summary)
+    key = "final_eval_loss" if evaluated else "final_train_loss"
+    xs = [row[f"{unit}s"] for row in summary]
+    (line,) = ax.plot(xs, [row[key] for row in summary], marker="o", color="0.2", lw=1.0)
+    line.set_gid(f"cadence-curve-{gid}")
+    for row, x in zip(summary, xs):
+        ax.annotate(row["point"], (x, row[key]), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    ax.set_xlim(0, max(xs) * 1.15)
+    ax.set_xlabel(f"budget ({unit}s)")
+    ax.set_ylabel(key.replace("_", " "))
+
+
+def save_picture(path: Path, points: list[Any], summary: list[dict[str, Any]], title: str | None = None) -> Path | None:
+    """Write the picture to ``path`` (atomically); None when matplotlib is not installed."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return None
+    from schedulers.tools.files import write_atomically
+
+    figure = draw_sweep(points, summary, title=title)
+    suffix = Path(path).suffix.lstrip(".") or "png"
+    return write_atomically(path, lambda stream: figure.savefig(stream, format=suffix), binary=True)

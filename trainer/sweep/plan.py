@@ -1,0 +1,208 @@
+"""Planning a sweep: the budgets, in order, and one point (a run folder) per budget.
+
+A budget is a scale schedule ratio (``ssr``: the run and every schedule scaled by it, as ``cadence fit --set
+trainer.init.loop.scale_schedule_ratio=R`` does) or a ``max_duration`` (the run's length; every ``dur`` of
+the schedules follows it). Each point is an ordinary run folder ``OUT/<name>`` named by its budget
+(``ssr-0.5``, ``max_duration-600ba``).
+
+>>> [b.name for b in budgets_from_ssrs([1, 0.25, 0.5])]
+['ssr-0.25', 'ssr-0.5', 'ssr-1.0']
+>>> [str(b.value) for b in budgets_from_durations(["600ba", "150ba", "300ba"])]
+['150ba', '300ba', '600ba']
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Iterable
+
+from timeunits import Time, TimeUnit
+
+__all__ = [
+    "Budget",
+    "SweepPoint",
+    "budgets_from_durations",
+    "budgets_from_python",
+    "budgets_from_ssrs",
+    "main_starts",
+    "plan_points",
+    "resolve_fraction",
+]
+
+SSR = "ssr"
+MAX_DURATION = "max_duration"
+
+
+@dataclass(frozen=True)
+class Budget:
+    """One budget of a sweep: ``kind`` is ``"ssr"`` (``value`` a float) or ``"max_duration"`` (a ``Time``)."""
+
+    kind: str
+    value: Any
+
+    @property
+    def name(self) -> str:
+        """The point's folder name: ``ssr-0.5`` or ``max_duration-600ba``."""
+        return f"{self.kind}-{self.value}"
+
+    @property
+    def argument(self) -> Any:
+        """What ``make_trainer`` gets: the ratio (a float), or the run length as a time string (``"600ba"``)."""
+        return self.value if self.kind == SSR else str(self.value)
+
+    @property
+    def trainer_kwargs(self) -> dict[str, Any]:
+        """The ``Trainer`` argument this budget sets."""
+        if self.kind == SSR:
+            return {"scale_schedule_ratio": self.value}
+        return {"max_duration": str(self.value)}
+
+    @property
+    def override(self) -> str:
+        """The ``--set`` of ``cadence fit`` this budget sets."""
+        key = "scale_schedule_ratio" if self.kind == SSR else "max_duration"
+        return f"trainer.init.loop.{key}={self.value}"
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """A point of a sweep: its budget and run folder; a WSD branch also has its decay start and where the
+    main run saved the checkpoint there (``start_folder``; None when the decay starts at batch 0)."""
+
+    budget: Budget
+    folder: Path
+    decay_start: Time | None = None
+    start_folder: Path | None = None
+    is_main: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.budget.name
+
+    @property
+    def is_branch(self) -> bool:
+        return self.decay_start is not None and not self.is_main
+
+
+def budgets_from_ssrs(values: Iterable[Any]) -> list[Budget]:
+    """Scale schedule ratios (finite numbers > 0, no repeats), smallest first."""
+    ratios = []
+    for value in values:
+        ratio = _number(value)
+        if ratio is None or not math.isfinite(ratio) or ratio <= 0:
+            raise ValueError(f"ssr {value!r} is not a scale schedule ratio: expected a finite number > 0 (e.g. 0.5)")
+        ratios.append(ratio)
+    return _sorted_unique([Budget(SSR, ratio) for ratio in ratios], key=lambda b: b.value)
+
+
+def budgets_from_durations(values: Iterable[Any]) -> list[Budget]:
+    """Run lengths (time strings or Times in ep, ba, sp or tok, all in one unit, no repeats), shortest first."""
+    times = []
+    for value in values:
+        time = _duration(value)
+        if time.unit is TimeUnit.DURATION:
+            raise ValueError(
+                f"max_duration {value!r} is a fraction of a run: give the run's length (10ep, 600ba, 2e6tok), "
+                "or use a config (cadence sweep --budgets 0.5dur ...), whose horizon the fraction is of"
+            )
+        if time.value <= 0:
+            raise ValueError(f"max_duration {value!r} must be > 0")
+        times.append(time)
+    units = sorted({time.unit.value for time in times})
+    if len(units) > 1:
+        raise ValueError(f"the budgets {[str(t) for t in times]} mix units ({', '.join(units)}): give them in one unit")
+    return _sorted_unique([Budget(MAX_DURATION, time) for time in times], key=lambda b: b.value.value)
+
+
+def budgets_from_python(values: Iterable[Any]) -> list[Budget]:
+    """The budgets of :func:`trainer.sweep.budget_sweep`: numbers are ssr, strings and Times max_duration."""
+    values = list(values)
+    if not values:
+        raise ValueError("budgets is empty: give scale schedule ratios (0.5, 1.0) or run lengths ('300ba', '2ep')")
+    numbers = [_number(value) is not None for value in values]
+    if all(numbers):
+        return budgets_from_ssrs(values)
+    if not any(numbers):
+        return budgets_from_durations(values)
+    raise ValueError(
+        f"budgets {values!r} mix numbers (scale schedule ratios) and run lengths: give one kind "
+        "(write an epoch count as '2ep')"
+    )
+
+
+def resolve_fraction(value: Any, horizon: Time, dataloader_len: int | None) -> Time:
+    """A budget given as a fraction of ``horizon`` (``"0.25dur"``) as a run length; other times pass through.
+
+    The fraction is read as the decimal written (0.29 is 29/100, exactly). A length in epochs that is not a
+    whole number of epochs becomes batches (``dataloader_len`` per epoch).
+
+    >>> resolve_fraction("0.25dur", Time(300, "ba"), None), resolve_fraction("0.5dur", Time(3, "ep"), 10)
+    (Time(75, TimeUnit.BATCH), Time(15, TimeUnit.BATCH))
+    """
+    time = _duration(value)
+    if time.unit is not TimeUnit.DURATION:
+        return time
+    fraction = Fraction(repr(float(time.value)))
+    length = fraction * horizon.value
+    if length.denominator == 1:
+        return Time(int(length), horizon.unit)
+    if horizon.unit is TimeUnit.EPOCH and dataloader_len is not None:
+        batches = length * dataloader_len
+        if batches.denominator == 1:
+            return Time(int(batches), TimeUnit.BATCH)
+    raise ValueError(
+        f"budget {value!r} is {float(length):g} {horizon.unit.value} of the horizon {horizon}, not a whole count: "
+        "give it as a whole run length (e.g. in ba)"
+    )
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def _duration(value: Any) -> Time:
+    if isinstance(value, Time):
+        return value
+    if not isinstance(value, str):
+        raise ValueError(f"budget {value!r} is not a time: expected a string like '600ba', '2ep' or '0.5dur'")
+    try:
+        return Time.from_timestring(value)
+    except ValueError as error:
+        raise ValueError(f"budget {value!r} is not a time: {error}") from None
+
+
+def _sorted_unique(budgets: list[Budget], key) -> list[Budget]:
+    seen: set[Any] = set()
+    for budget in budgets:
+        if key(budget) in seen:
+            raise ValueError(f"budget {budget.value} is given twice")
+        seen.add(key(budget))
+    return sorted(budgets, key=key)
+
+
+def plan_points(budgets: list[Budget], out: Path, decay_starts: dict[Any, Time] | None = None) -> list[SweepPoint]:
+    """One point per budget in ``out``. With ``decay_starts`` (budget value -> decay start, see
+    :mod:`trainer.sweep.wsd`) the largest budget is the main run and the others branch from the checkpoint it
+    saves at their decay start, in ``out/decay-starts/<time>`` (none when the decay starts at 0)."""
+    out = Path(out)
+    if decay_starts is None:
+        return [SweepPoint(budget, out / budget.name) for budget in budgets]
+    points = []
+    for budget in budgets:
+        start = decay_starts[budget.value]
+        if budget is budgets[-1]:
+            points.append(SweepPoint(budget, out / budget.name, decay_start=start, is_main=True))
+        else:
+            folder = None if start.value == 0 else out / "decay-starts" / str(start)
+            points.append(SweepPoint(budget, out / budget.name, decay_start=start, start_folder=folder))
+    return points
+
+
+def main_starts(points: list[SweepPoint]) -> dict[str, str]:
+    """The decay starts the main run saves at: ``{"120ba": "OUT/decay-starts/120ba", ...}``."""
+    return {str(p.decay_start): str(p.start_folder) for p in points if p.is_branch and p.start_folder is not None}

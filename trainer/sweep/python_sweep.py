@@ -1,0 +1,133 @@
+"""``budget_sweep(make_trainer, budgets, out=...)``: the sweep of a function that builds a Trainer.
+
+``make_trainer(budget, **run)`` is called once per point with the budget as listed (a scale schedule ratio,
+or a run length such as ``"600ba"``) and keyword arguments it must pass on to :class:`~trainer.Trainer`:
+``save_folder`` and ``autoresume=True`` (the point's run folder), and for a WSD branch ``load_path`` (the
+main run's checkpoint at its decay start). The sweep checks the trainer it gets (its folder, its budget),
+adds a ``CSVLogger`` writing the point's ``metrics.csv`` (and, on the main run of a WSD sweep, the
+:class:`~trainer.sweep.wsd.DecayStartCheckpoints` callback), and fits it. With ``jobs > 1`` the points run
+in ``jobs`` processes started with ``spawn``: ``make_trainer`` must then be importable by name (a function
+at the top level of a module, not a lambda or a closure), since it is pickled by reference.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import time
+import warnings
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from trainer.sweep import folders
+from trainer.sweep.engine import Finish, check_jobs, run_points
+from trainer.sweep.plan import SSR, Budget, SweepPoint, budgets_from_python, main_starts, plan_points
+
+__all__ = ["PythonLauncher", "budget_sweep", "run_python_point"]
+
+# the warning a branch's first resume gives on purpose (only max_duration changed)
+_BRANCH_WARNING = r"resuming from .* with changed settings \(max_duration [^;()]*\)"
+
+
+def budget_sweep(
+    make_trainer: Callable[..., Any],
+    budgets: Sequence[Any],
+    *,
+    out: str | os.PathLike,
+    jobs: int = 1,
+    branch_from_stable: bool = False,
+) -> list[dict[str, Any]]:
+    """Train ``make_trainer(budget, **run)`` once per budget into ``out/<point>`` and return the summary rows.
+
+    ``budgets``: scale schedule ratios (numbers) or run lengths (time strings in one unit). With
+    ``branch_from_stable`` (run lengths only) the largest budget is the main run and the others branch from
+    it at their decay start (see :mod:`trainer.sweep.wsd`). Rerunning the same call skips finished points and
+    resumes an interrupted one. Writes ``out/summary.csv`` and, with matplotlib, ``out/sweep.png``.
+    """
+    from trainer.sweep.wsd import decay_starts
+
+    jobs = check_jobs(jobs)
+    planned = budgets_from_python(budgets)
+    starts = None
+    if branch_from_stable:
+        if planned[0].kind == SSR:
+            raise ValueError("branch_from_stable branches over run lengths: give budgets such as '300ba', not ratios")
+        probe = _check_trainer(make_trainer(planned[-1].argument), planned[-1], None)
+        starts = decay_starts(probe, [budget.value for budget in planned])
+    if jobs > 1:
+        try:
+            pickle.dumps(make_trainer)
+        except (pickle.PicklingError, AttributeError, TypeError) as error:
+            raise ValueError(
+                f"with jobs={jobs}, make_trainer must be importable by name (a module-level function) to run in "
+                f"other processes; {make_trainer!r} cannot be pickled: {error}"
+            ) from None
+    points = plan_points(planned, Path(out), starts)
+    return run_points(points, PythonLauncher(make_trainer, points), Path(out), jobs)
+
+
+class PythonLauncher:
+    """Runs points by calling ``make_trainer``: in this process with ``jobs=1``, else in spawned processes."""
+
+    def __init__(self, make_trainer: Callable[..., Any], points: list[SweepPoint]) -> None:
+        self.make_trainer = make_trainer
+        self.starts = main_starts(points)
+        self.total = len(points)
+
+    def command(self, point: SweepPoint) -> None:
+        return None  # a function call, not a command line
+
+    def run(self, points: list[SweepPoint], jobs: int, finish: Finish) -> None:
+        if jobs == 1:
+            for point in points:
+                finish(point, 0, run_python_point(self.make_trainer, point, self.starts), "above")
+            return
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+            futures = {pool.submit(run_python_point, self.make_trainer, p, self.starts): p for p in points}
+            for future in as_completed(futures):
+                finish(futures[future], 0, future.result(), "above")
+
+
+def run_python_point(make_trainer: Callable[..., Any], point: SweepPoint, starts: dict[str, str]) -> float:
+    """Build ``point``'s trainer with ``make_trainer``, fit it, and return the wall time in seconds."""
+    from trainer.callbacks import ProgressBar
+    from trainer.loggers import CSVLogger, LoggerCallback
+    from trainer.sweep.wsd import DecayStartCheckpoints
+
+    start = time.perf_counter()
+    run: dict[str, Any] = {"save_folder": str(point.folder), "autoresume": True}
+    if point.is_branch and point.start_folder is not None:
+        run["load_path"] = str(point.start_folder)
+    with warnings.catch_warnings():
+        if point.is_branch:
+            warnings.filterwarnings("ignore", message=_BRANCH_WARNING, category=UserWarning)
+        trainer = _check_trainer(make_trainer(point.budget.argument, **run), point.budget, point.folder)
+    trainer.callbacks.append(LoggerCallback([CSVLogger(point.folder / folders.METRICS, append=True)]))
+    if point.is_main and starts:
+        trainer.callbacks.append(DecayStartCheckpoints(starts))
+    for callback in trainer.callbacks:
+        if isinstance(callback, ProgressBar) and callback.desc is None:
+            callback.desc = point.name
+    trainer.fit()
+    return time.perf_counter() - start
+
+
+def _check_trainer(trainer: Any, budget: Budget, folder: Path | None) -> Any:
+    """``trainer`` if it is a Trainer built for ``budget`` in ``folder``; else a TypeError/ValueError saying why."""
+    from trainer.trainer import Trainer
+
+    call = f"make_trainer({budget.argument!r}, ...)"
+    if not isinstance(trainer, Trainer):
+        raise TypeError(f"{call} must return a trainer.Trainer, got {type(trainer).__name__}")
+    state = trainer.state
+    if budget.kind == SSR and state.ssr != budget.value:
+        raise ValueError(f"{call} built a trainer with scale_schedule_ratio={state.ssr}: pass the budget on to Trainer")
+    if budget.kind != SSR and state.unscaled_max_duration != budget.value:
+        raise ValueError(
+            f"{call} built a trainer with max_duration={state.unscaled_max_duration}: pass the budget on to Trainer"
+        )
+    if folder is not None and (trainer.save_folder is None or Path(trainer.save_folder).resolve() != folder.resolve()):
+        raise ValueError(f"{call} built a trainer with save_folder={trainer.save_folder}: pass **run on to Trainer")
+    return trainer

@@ -1,0 +1,128 @@
+r"""Warmup-stable-decay branching: which runs can share their stable phase, where each decay starts, and the
+callback that saves the main run's checkpoint there.
+
+A :class:`~schedulers.WarmupStableDecayScheduler` resolved for a run of length :math:`B` is
+
+.. math::
+    \alpha_B(x) = \mathrm{clamp}(x / t_w, 0, 1)\,\bigl(\alpha_f + (1 - \alpha_f)\,g(p_B)\bigr), \quad
+    p_B = \mathrm{clamp}\bigl((x - s_B) / d_B, 0, 1\bigr), \quad s_B = t_{max}(B) - d_B
+
+so :math:`\alpha_B(x) = \alpha_L(x)` for every :math:`x \le s_B` when :math:`t_w` does not depend on the run
+(``ba``, ``ep``, ``sp`` or ``tok``, or 0) and :math:`s_B \le s_L`. That holds when ``t_max`` is a fraction
+of the run (``m·dur``, default ``1dur``) and ``t_decay`` is either a fraction (:math:`d_B = f·B`,
+:math:`s_B = (m - f)·B`) or an absolute time (:math:`s_B = m·B - d`): both grow with :math:`B`. A run of
+length :math:`B` therefore equals the run of length :math:`L \ge B` up to the first batch boundary
+:math:`T_B` whose count reaches :math:`s_B` (every batch before it trained with :math:`x < s_B`), and from
+:math:`T_B` on it is a short branch resuming the longer run's checkpoint at :math:`T_B`.
+
+Refused, with the reason: a run with any other scheduler (a torch, Cerebras or SambaFlow scheduler, or a
+Cadence schedule that is not WSD), a ``t_warmup`` in ``dur`` (the warmup would differ per budget), a
+``t_max`` that is not in ``dur`` (the decay would not follow the budget), and several WSD schedules whose
+decay starts resolve to different units.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable
+
+from schedulers import WarmupStableDecayScheduler
+from schedulers.core.resolution import scale_max_duration
+from timeunits import Time, Timestamp, TimeUnit
+from trainer.callbacks import Callback
+from trainer.checkpoint import save_checkpoint
+
+__all__ = ["BranchingError", "DecayStartCheckpoints", "decay_starts", "wsd_schedules"]
+
+NEEDS = (
+    "branching needs every schedule of the run to be a WarmupStableDecayScheduler (wsd) whose t_warmup is "
+    "absolute (ba, ep, sp or tok) and whose t_max is a fraction of the run (the default 1dur); t_decay may be "
+    "a fraction (0.2dur) or absolute"
+)
+
+
+class BranchingError(ValueError):
+    """A run whose schedules cannot branch from a shared stable phase (the message says which and why)."""
+
+
+def wsd_schedules(trainer: Any) -> list[tuple[str, WarmupStableDecayScheduler]]:
+    """The run's ``(label, schedule)`` pairs, all WSD schedules that can branch; else :class:`BranchingError`."""
+    scheduled = trainer.scheduled
+    if scheduled.others:
+        label, scheduler, key = scheduled.others[0]
+        raise BranchingError(f"{label} ({type(scheduler).__name__} on {key}) steps by itself: {NEEDS}")
+    if not scheduled.schedules:
+        raise BranchingError(f"the run has no schedule: {NEEDS}")
+    found = []
+    for label, schedule, key in scheduled.schedules:
+        if not isinstance(schedule, WarmupStableDecayScheduler):
+            raise BranchingError(f"{label} ({type(schedule).__name__} on {key}) is not warmup-stable-decay: {NEEDS}")
+        if schedule.t_warmup.unit is TimeUnit.DURATION and schedule.t_warmup.value != 0:
+            raise BranchingError(
+                f"{label}: t_warmup={schedule.t_warmup} is a fraction of the run, so every budget would warm up "
+                f"differently; give it in ba, ep, sp or tok ({NEEDS})"
+            )
+        if schedule.t_max.unit is not TimeUnit.DURATION:
+            raise BranchingError(
+                f"{label}: t_max={schedule.t_max} is absolute, so the decay would not follow the budget; "
+                f"use a fraction of the run such as 1dur ({NEEDS})"
+            )
+        found.append((label, schedule))
+    return found
+
+
+def decay_starts(trainer: Any, budgets: Iterable[Time]) -> dict[Time, Time]:
+    """Each budget's decay start :math:`s_B` (the earliest over the run's WSD schedules), in the unit the
+    schedules resolve to (``ba``, ``sp`` or ``tok``), for a run like ``trainer``'s of length ``budget``."""
+    schedules = wsd_schedules(trainer)
+    state = trainer.state
+    starts = {}
+    for budget in budgets:
+        scaled = scale_max_duration(budget, state.ssr, state.dataloader_len)
+        times = []
+        for label, schedule in schedules:
+            try:
+                curve = schedule.resolve(scaled, state.dataloader_len, state.ssr)
+            except ValueError as error:
+                raise BranchingError(f"budget {budget}: {label}: {error}") from None
+            stable_end = curve.times["t_max"].value - curve.times["t_decay"].value
+            times.append(Time(stable_end, curve.times["t_max"].unit))
+        units = sorted({time.unit.value for time in times})
+        if len(units) > 1:
+            raise BranchingError(f"budget {budget}: the WSD schedules' decays start in different units ({units})")
+        starts[budget] = min(times, key=lambda time: time.value)
+    return starts
+
+
+class DecayStartCheckpoints(Callback):
+    """Saves a checkpoint at the first batch boundary whose count reaches each decay start.
+
+    ``starts`` maps a time (``"120ba"``, ``"7680sp"``) to a folder; the checkpoint goes there (``ba00000120.pt``
+    and ``latest``), apart from the run's own ``save_folder``, so ``save_num_checkpoints_to_keep`` never
+    deletes it and a branch can name it before the main run has trained. It holds exactly what the trainer's
+    own checkpoints hold (``trainer.state_dict()``), taken as the batch ends. Every rank gathers; rank 0 writes.
+    """
+
+    def __init__(self, starts: dict[str, str]) -> None:
+        if not isinstance(starts, dict) or not starts:
+            raise ValueError(f"starts={starts!r} must map decay-start times to folders, e.g. {{'120ba': 'runs/120ba'}}")
+        self.starts = []
+        for time, folder in starts.items():
+            parsed = Time.from_input(time)
+            if parsed.unit in (TimeUnit.DURATION, TimeUnit.EPOCH):
+                raise ValueError(f"decay start {time!r} must be in ba, sp or tok")
+            self.starts.append((Timestamp.counter(parsed.unit), parsed.value, Path(folder)))
+        self._before: Timestamp | None = None
+
+    def on_batch_start(self, trainer: Any) -> None:
+        self._before = trainer.state.timestamp
+
+    def on_batch_end(self, trainer: Any, loss: float) -> None:
+        before, now = self._before, trainer.state.timestamp
+        due = [folder for count, at, folder in self.starts if count(before) < at <= count(now)]
+        if not due:
+            return
+        payload = trainer.state_dict()  # a collective under DDP: every rank calls it
+        if trainer.is_rank_zero:
+            for folder in due:
+                save_checkpoint(folder, now.batch.value, payload)
