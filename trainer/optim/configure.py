@@ -3,8 +3,8 @@
 Names match case-insensitively among ``torch.optim``'s optimizers and Cadence's :class:`Lamb` and
 :class:`Lion`. A keyword argument the constructor does not take is a ``ValueError`` naming it (with the
 closest accepted name), as in a YAML config; ``learning_rate`` is accepted for ``lr``. Where Cerebras
-documents a default that differs from torch's for an optimizer both provide, Cerebras's default is used (``Adam``/``AdamW`` ``eps=1e-6``,
-``AdamW`` ``weight_decay=0.0``, ...): see :data:`CEREBRAS_DEFAULTS`.
+documents a default that differs from torch's for an optimizer both provide, Cerebras's default is used
+(``Adam``/``AdamW`` ``eps=1e-6``, ``AdamW`` ``weight_decay=0.0``, ...): see :data:`CEREBRAS_DEFAULTS`.
 
 >>> import torch
 >>> opt = configure_optimizer("adamw", [torch.zeros(2, requires_grad=True)], learning_rate=3e-4)
