@@ -25,7 +25,13 @@ from schedulers.core.names import did_you_mean
 from trainer.optim.lamb import Lamb
 from trainer.optim.lion import Lion
 
-__all__ = ["CEREBRAS_DEFAULTS", "OptimizerArgumentError", "configure_optimizer", "optimizer_classes"]
+__all__ = [
+    "CEREBRAS_DEFAULTS",
+    "OptimizerArgumentError",
+    "configure_optimizer",
+    "optimizer_class",
+    "optimizer_classes",
+]
 
 # Cerebras's documented constructor defaults (cerebras.pytorch.optim 2.x signatures) where they differ
 # from torch's for the same optimizer. Adafactor is left out: Cerebras's is the Hugging Face algorithm,
@@ -67,11 +73,12 @@ def optimizer_classes() -> dict[str, type[Optimizer]]:
 
 
 class OptimizerArgumentError(ValueError):
-    """A value of one keyword argument that cannot be used; ``argument`` is its name (``"lr"``)."""
+    """A value of one keyword argument that cannot be used: ``argument`` (``"lr"``), ``value`` and ``problem``
+    (``"expected a number"``)."""
 
-    def __init__(self, argument: str, message: str) -> None:
-        self.argument = argument
-        super().__init__(message)
+    def __init__(self, optimizer: str, argument: str, value: Any, problem: str) -> None:
+        self.argument, self.value, self.problem = argument, value, problem
+        super().__init__(f"{optimizer}: {argument}={value!r}: {problem}")
 
 
 def configure_optimizer(optimizer_type: str | type[Optimizer], params: Any, **kwargs: Any) -> Optimizer:
@@ -90,7 +97,7 @@ def configure_optimizer(optimizer_type: str | type[Optimizer], params: Any, **kw
 
     ``optimizer_type`` may also be an ``Optimizer`` subclass.
     """
-    cls = _resolve(optimizer_type)
+    cls = optimizer_class(optimizer_type)
     kwargs = dict(kwargs)
     parameters = _parameters(cls)
     _take_learning_rate(cls, kwargs)
@@ -154,7 +161,7 @@ def _check_numbers(cls: type, kwargs: dict[str, Any], parameters: dict[str, insp
         if isinstance(value, str):
             kwargs[name] = value = _number_text(value)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value is None:
-            raise OptimizerArgumentError(name, f"{cls.__name__}: {name}={value!r}: expected a number")
+            raise OptimizerArgumentError(cls.__name__, name, value, "expected a number")
 
 
 def _number_text(text: str) -> Any:
@@ -165,7 +172,9 @@ def _number_text(text: str) -> Any:
     return number if math.isfinite(number) else text
 
 
-def _resolve(optimizer_type: Any) -> type[Optimizer]:
+def optimizer_class(optimizer_type: str | type[Optimizer]) -> type[Optimizer]:
+    """The optimizer class named ``optimizer_type`` (any case; a class passes through), else a ``ValueError``
+    naming close names and every known one."""
     if inspect.isclass(optimizer_type) and issubclass(optimizer_type, Optimizer):
         return optimizer_type
     known = optimizer_classes()
