@@ -7,8 +7,9 @@ from typing import Any
 
 from timeunits import Time, TimeUnit
 from trainer.config._context import _Context
+from trainer.config._read import read_section
 from trainer.config._schema import CHECKPOINT, INIT
-from trainer.config._values import check_output, read_section
+from trainer.config._values import check_output
 
 
 def _checkpoint(init: dict, fit: dict, ctx: _Context) -> dict[str, Any]:

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from timeunits import Time, TimeUnit
 from trainer.config._context import _Context
+from trainer.config._read import read_section
 from trainer.config._schema import LOOP
-from trainer.config._values import read_section
 
 _HORIZONS = (("max_steps", TimeUnit.BATCH), ("num_epochs", TimeUnit.EPOCH), ("max_duration", None))
 

@@ -9,9 +9,10 @@ import torch
 
 from trainer.config._context import _Context
 from trainer.config._errors import _join, _show
+from trainer.config._read import read_section
 from trainer.config._references import _check_call, _Ref
 from trainer.config._schema import FACTORY
-from trainer.config._values import _mapping, read_section
+from trainer.config._values import _mapping
 
 
 @dataclass

@@ -15,10 +15,10 @@ from trainer.config._errors import ConfigError, _show
 from trainer.config._loop import _Loop, _loop
 from trainer.config._optimizer import _optimizer
 from trainer.config._precision import _precision
+from trainer.config._read import read_section
 from trainer.config._references import _check_factory_form, _loss_reference, _Ref, _reference
 from trainer.config._schedulers import _schedulers
 from trainer.config._schema import FIT, INIT, ROOT, TRAINER
-from trainer.config._values import read_section
 
 
 @dataclass

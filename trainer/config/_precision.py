@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from trainer.config._context import _Context
+from trainer.config._read import read_section
 from trainer.config._schema import PRECISION
-from trainer.config._values import read_section
 
 _FP16_TYPES = {"float16": "fp16", "bfloat16": "bf16", "cbfloat16": "bf16"}
 

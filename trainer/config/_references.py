@@ -12,8 +12,9 @@ import torch
 from schedulers.core.names import did_you_mean, suggest
 from trainer.config._context import _Context
 from trainer.config._errors import _join, _show
+from trainer.config._read import read_section
 from trainer.config._schema import FACTORY
-from trainer.config._values import _mapping, read_section
+from trainer.config._values import _mapping
 
 
 @dataclass
