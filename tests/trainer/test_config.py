@@ -1115,3 +1115,13 @@ def test_a_folder_that_cannot_be_created_is_named(tmp_path):
     config["trainer"]["init"]["checkpoint"] = {"save_folder": str(tmp_path / "new" / "deeper")}
     build(config)  # missing folders are fine: the trainer creates them
     assert not (tmp_path / "new").exists()  # ... when it saves, not when the config is checked
+
+
+def test_trainer_errors_are_phrased_in_config_keys_not_python_arguments():
+    config = base_config(max_steps=8)
+    config["trainer"]["init"]["schedulers"] = [{"LinearWithWarmupScheduler": {"t_warmup": "20tok", "t_max": "100tok"}}]
+    with pytest.raises(ConfigError) as raised:
+        build(config)
+    message = str(raised.value)
+    assert message.startswith("trainer.init.schedulers[0]") and "counts tokens" in message, message
+    assert "trainer.init.get_num_tokens is not given" in message and "get_num_tokens is None" not in message
