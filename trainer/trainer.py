@@ -39,7 +39,7 @@ from trainer.scheduling import ScheduledRun, build_schedulers
 from trainer.seeding import seed_everything
 from trainer.state import TrainerState
 
-__all__ = ["Trainer", "seed_everything"]
+__all__ = ["Trainer"]
 
 
 class Trainer:

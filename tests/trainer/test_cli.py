@@ -226,3 +226,24 @@ def test_the_charlm_example_runs_in_tokens(tmp_path):
     assert tokens >= 40_000 and batches < tokens / 32  # variable-length sequences: many tokens per sample
     first, last = _means(result.stdout)
     assert last < first
+
+
+def test_a_folder_that_cannot_be_created_exits_2_naming_the_key_and_the_folder(config, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(HERE)
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    args = ["fit", str(config), "--set", f"trainer.init.checkpoint.save_folder={blocker / 'runs'}"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cadence: error: trainer.init.checkpoint.save_folder (from --set ")
+    assert f"cannot create the folder {str(blocker / 'runs')!r}: {str(blocker)!r} is a file" in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_flag_warnings_name_both_values(config, capsys, monkeypatch):
+    monkeypatch.chdir(HERE)
+    assert main(["fit", str(config), "--dry-run", "--max_steps", "10", "--steps_this_run", "25"]) == 0
+    err = capsys.readouterr().err
+    assert "cadence: warning: trainer.init.loop.num_steps (from --steps_this_run): 25 steps this run" in err
+    assert "trainer.init.loop.max_steps (from --max_steps) = 10" in err
+    assert main(["fit", str(config), "--dry-run", "--learning_rate", "0"]) == 0
+    assert "cadence: warning: --learning_rate 0: " in capsys.readouterr().err
