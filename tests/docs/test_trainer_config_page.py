@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from schedulers.tools.files import write_atomically
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "trainer-config.md"
 _MARKED = re.compile(r"<!-- output of: cadence (?P<args>[^\n]*?) -->\n```text\n(?P<output>.*?)```", re.S)
@@ -53,7 +55,7 @@ def test_a_marked_block_is_the_commands_output(args):
 def _update() -> None:
     text = PAGE.read_text()
     text = _MARKED.sub(lambda m: f"<!-- output of: cadence {m['args']} -->\n```text\n{_run(m['args'])}```", text)
-    PAGE.write_text(text)
+    write_atomically(PAGE, lambda stream: stream.write(text))  # the page is never left half-written
 
 
 if __name__ == "__main__":

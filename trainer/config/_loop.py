@@ -31,8 +31,9 @@ def _loop(value: object, *, evaluates: bool, counts_tokens: bool, ctx: _Context)
     the evaluation interval (the horizon when a val loader is given without one)."""
     given = read_section(LOOP, value, ctx)
     horizon, horizon_path, num_steps = _horizon(given, ctx)
-    eval_path = f"{LOOP.path}.eval_frequency" if given["eval_frequency"] else f"{LOOP.path}.eval_interval"
-    interval = Time(given["eval_frequency"], TimeUnit.BATCH) if given["eval_frequency"] else given["eval_interval"]
+    frequency = given["eval_frequency"]
+    eval_path = f"{LOOP.path}.eval_frequency" if frequency is not None else f"{LOOP.path}.eval_interval"
+    interval = Time(frequency, TimeUnit.BATCH) if frequency is not None else given["eval_interval"]
     if not evaluates:
         for key in ("eval_frequency", "eval_interval", "eval_steps"):
             if given[key] is not None:
