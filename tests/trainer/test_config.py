@@ -393,7 +393,8 @@ def test_num_steps_splits_a_run_without_moving_the_horizon(tmp_path):
 def test_num_steps_alone_is_the_horizon_and_a_longer_one_changes_nothing():
     trainer = build(base_config(num_steps=5))
     assert trainer.state.max_duration.value == 5 and trainer.num_steps is None
-    trainer = build(base_config(max_steps=5, num_steps=50))
+    with pytest.warns(ConfigWarning, match="50 steps this run is more than the horizon"):
+        trainer = build(base_config(max_steps=5, num_steps=50))
     assert trainer.num_steps is None
     trainer.fit()
     assert trainer.state.timestamp.batch.value == 5
