@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import fnmatch
 import math
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import torch
 from torch import nn
@@ -94,9 +95,32 @@ def decay_groups(
     weight_decay = _non_negative("weight_decay", weight_decay)
     if not isinstance(model, nn.Module):
         raise TypeError(f"decay_groups needs a torch.nn.Module, got {type(model).__name__}")
+    exempt_types, patterns = _no_decay_rules(no_decay, no_decay_embeddings)
+    exempt_ids = {
+        id(p)
+        for module in model.modules()
+        if isinstance(module, exempt_types)
+        for p in module.parameters(recurse=False)
+    }
+    decay: list[nn.Parameter] = []
+    kept: list[nn.Parameter] = []
+    for name, param in model.named_parameters():
+        exempt = id(param) in exempt_ids or any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+        (kept if param.dim() <= 1 or exempt else decay).append(param)
+    groups = [
+        {"params": decay, "weight_decay": weight_decay, "tags": ["decay"]},
+        {"params": kept, "weight_decay": 0.0, "tags": ["no_decay"]},
+    ]
+    return [group for group in groups if group["params"]]
+
+
+def _no_decay_rules(
+    no_decay: Iterable[type[nn.Module] | str], embeddings: bool
+) -> tuple[tuple[type[nn.Module], ...], list[str]]:
+    """``(module types, name patterns)`` of ``decay_groups``'s ``no_decay`` (plus the embeddings on request)."""
     if isinstance(no_decay, (str, type)):
         no_decay = (no_decay,)
-    module_types: list[type] = []
+    module_types: list[type[nn.Module]] = []
     patterns: list[str] = []
     for index, entry in enumerate(no_decay):
         if isinstance(entry, str):
@@ -107,32 +131,9 @@ def decay_groups(
             raise TypeError(
                 f"no_decay[{index}]={entry!r} must be an nn.Module subclass or a glob pattern on parameter names"
             )
-    if no_decay_embeddings:
+    if embeddings:
         module_types.extend(_EMBEDDINGS)
-    exempt_types = tuple(module_types)
-
-    exempt_ids: set[int] = set()
-    if exempt_types:
-        for module in model.modules():
-            if isinstance(module, exempt_types):
-                exempt_ids.update(id(p) for p in module.parameters(recurse=False))
-
-    decay: list[nn.Parameter] = []
-    kept: list[nn.Parameter] = []
-    for name, param in model.named_parameters():
-        if (
-            param.dim() <= 1
-            or id(param) in exempt_ids
-            or any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
-        ):
-            kept.append(param)
-        else:
-            decay.append(param)
-    groups = [
-        {"params": decay, "weight_decay": weight_decay, "tags": ["decay"]},
-        {"params": kept, "weight_decay": 0.0, "tags": ["no_decay"]},
-    ]
-    return [group for group in groups if group["params"]]
+    return tuple(module_types), patterns
 
 
 # -----------------------------------------------------------------------------------------------------
@@ -171,30 +172,8 @@ def tagged_groups(
     if default_tag is not None and not isinstance(default_tag, str):
         raise TypeError(f"default_tag={default_tag!r} must be a str or None")
     named = list(model.named_parameters())
-    names = [name for name, _ in named]
-
-    parsed: list[tuple[list[str], dict[str, Any]]] = []
-    for index, spec in enumerate(specs):
-        parsed.append(_parse_spec(index, spec))
-
-    owner: dict[str, tuple[int, str]] = {}  # parameter name -> (spec index, pattern that matched it)
-    for index, (patterns, _) in enumerate(parsed):
-        for pattern in patterns:
-            matched = [name for name in names if fnmatch.fnmatchcase(name, pattern)]
-            if not matched:
-                raise ValueError(
-                    f"specs[{index}] pattern {pattern!r} matches no parameter of {type(model).__name__}; "
-                    f"its parameters are: {_shorten(names)}"
-                )
-            for name in matched:
-                previous = owner.get(name)
-                if previous is not None and previous[0] != index:
-                    raise ValueError(
-                        f"parameter {name!r} is matched by specs[{previous[0]}] pattern {previous[1]!r} and by "
-                        f"specs[{index}] pattern {pattern!r}; each parameter may belong to one group only"
-                    )
-                owner.setdefault(name, (index, pattern))
-
+    parsed = [_parse_spec(index, spec) for index, spec in enumerate(specs)]
+    owner = _owners([name for name, _ in named], [patterns for patterns, _ in parsed], type(model).__name__)
     groups: list[dict[str, Any]] = []
     for index, (_, options) in enumerate(parsed):
         params = [param for name, param in named if owner.get(name, (None,))[0] == index]
@@ -206,6 +185,29 @@ def tagged_groups(
             default["tags"] = [default_tag]
         groups.append(default)
     return groups
+
+
+def _owners(names: list[str], patterns: list[list[str]], model: str) -> dict[str, tuple[int, str]]:
+    """Parameter name -> (spec index, pattern that matched it); a pattern matching nothing, or a parameter
+    matched by two specs, is a ValueError naming them."""
+    owner: dict[str, tuple[int, str]] = {}
+    for index, spec_patterns in enumerate(patterns):
+        for pattern in spec_patterns:
+            matched = [name for name in names if fnmatch.fnmatchcase(name, pattern)]
+            if not matched:
+                raise ValueError(
+                    f"specs[{index}] pattern {pattern!r} matches no parameter of {model}; "
+                    f"its parameters are: {_shorten(names)}"
+                )
+            for name in matched:
+                previous = owner.get(name)
+                if previous is not None and previous[0] != index:
+                    raise ValueError(
+                        f"parameter {name!r} is matched by specs[{previous[0]}] pattern {previous[1]!r} and by "
+                        f"specs[{index}] pattern {pattern!r}; each parameter may belong to one group only"
+                    )
+                owner.setdefault(name, (index, pattern))
+    return owner
 
 
 def _parse_spec(index: int, spec: Any) -> tuple[list[str], dict[str, Any]]:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
-import random
 import signal
 import sys
 import threading
@@ -37,9 +36,10 @@ from trainer.loggers import LoggerCallback
 from trainer.param_groups import apply_adjust_learning_rate
 from trainer.precision import Precision
 from trainer.scheduling import ScheduledRun, build_schedulers
+from trainer.seeding import seed_everything
 from trainer.state import TrainerState
 
-__all__ = ["Trainer", "seed_everything"]
+__all__ = ["Trainer"]
 
 
 class Trainer:
@@ -515,12 +515,13 @@ class Trainer:
             return batch_size * self.grad_accum if self.get_num_samples is count_samples else None
         return None
 
-    @staticmethod
-    def from_config(config: dict | str | Path, base_dir: str | Path | None = None, **kwargs: Any) -> Trainer:
-        """A trainer built from a Cerebras-style config (a dict, or a YAML file); see :mod:`trainer.config`."""
-        from trainer.config import trainer_from_config
+    @classmethod
+    def from_config(cls, config: dict | str | Path, base_dir: str | Path | None = None, **kwargs: Any) -> Trainer:
+        """A ``cls`` built from a Cerebras-style config (a dict, or a YAML file), honouring ``loop.num_steps``;
+        see :mod:`trainer.config` (which builds the arguments without importing this module)."""
+        from trainer.config._arguments import trainer_arguments
 
-        return trainer_from_config(config, base_dir, **kwargs)
+        return trainer_arguments(config, base_dir, **kwargs).construct(cls)
 
     def _check_schedule_units(self, entries: Any) -> None:
         if self.get_num_tokens is not None:
@@ -571,21 +572,6 @@ def _optional_count(name: str, value: Any) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{name}={value!r} must be an int >= 1, or None (keep every checkpoint)")
     return value
-
-
-def seed_everything(seed: Any) -> int:
-    """Seed python's ``random``, torch and numpy with ``seed`` (an int >= 0); return it."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed={seed!r} must be an int >= 0")
-    random.seed(seed)
-    torch.manual_seed(seed)
-    try:
-        import numpy
-
-        numpy.random.seed(seed % 2**32)
-    except ImportError:  # numpy is a dependency, but the trainer does not need it
-        pass
-    return seed
 
 
 def _max_duration(value: Any, name: str = "max_duration") -> Time:

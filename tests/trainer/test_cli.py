@@ -366,3 +366,25 @@ def test_plot_accepts_the_sambaflow_flags(config, tmp_path, capsys, monkeypatch)
     lines = csv.read_text().splitlines()
     column = lines[0].split(",").index("lr/group0")
     assert len(lines) == 21 and {float(line.split(",")[column]) for line in lines[1:]} == {0.3}
+
+
+def test_a_folder_that_cannot_be_created_exits_2_naming_the_key_and_the_folder(config, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(HERE)
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    args = ["fit", str(config), "--set", f"trainer.init.checkpoint.save_folder={blocker / 'runs'}"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cadence: error: trainer.init.checkpoint.save_folder (from --set ")
+    assert f"cannot create the folder {str(blocker / 'runs')!r}: {str(blocker)!r} is a file" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_flag_warnings_name_both_values(config, capsys, monkeypatch):
+    monkeypatch.chdir(HERE)
+    assert main(["fit", str(config), "--dry-run", "--max_steps", "10", "--steps_this_run", "25"]) == 0
+    err = capsys.readouterr().err
+    assert "cadence: warning: trainer.init.loop.num_steps (from --steps_this_run): 25 steps this run" in err
+    assert "trainer.init.loop.max_steps (from --max_steps) = 10" in err
+    assert main(["fit", str(config), "--dry-run", "--learning_rate", "0"]) == 0
+    assert "cadence: warning: --learning_rate 0: " in capsys.readouterr().err

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import copy
 import math
+import re
 import warnings
 from pathlib import Path
 
@@ -392,7 +393,8 @@ def test_num_steps_splits_a_run_without_moving_the_horizon(tmp_path):
 def test_num_steps_alone_is_the_horizon_and_a_longer_one_changes_nothing():
     trainer = build(base_config(num_steps=5))
     assert trainer.state.max_duration.value == 5 and trainer.num_steps is None
-    trainer = build(base_config(max_steps=5, num_steps=50))
+    with pytest.warns(ConfigWarning, match="50 steps this run is more than the horizon"):
+        trainer = build(base_config(max_steps=5, num_steps=50))
     assert trainer.num_steps is None
     trainer.fit()
     assert trainer.state.timestamp.batch.value == 5
@@ -915,3 +917,212 @@ def test_the_config_is_not_modified():
     frozen = copy.deepcopy(config)
     build(config).fit()
     assert config == frozen
+
+
+# ----------------------------------------------------------------------------------------------------
+# Issue 10 items 5 and 6: no import cycle; one key table
+# ----------------------------------------------------------------------------------------------------
+
+ROOT = HERE.parents[1]
+
+
+def _imports_of(path: Path, package_root: Path) -> set[str]:
+    """Every module ``path`` names in an import, at module level or inside functions (``from a import b`` is
+    an import of ``a.b`` when that is a module, else of ``a``; a package's ``__init__`` that Python runs on the
+    way is not counted, or every module of the ``trainer`` package would import ``trainer.trainer``)."""
+    import ast
+
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                candidate = package_root.joinpath(*f"{node.module}.{alias.name}".split("."))
+                is_module = candidate.with_suffix(".py").exists() or (candidate / "__init__.py").exists()
+                found.add(f"{node.module}.{alias.name}" if is_module else node.module)
+    return found
+
+
+def test_no_import_cycle_through_the_trainer_even_inside_functions():
+    modules = {}
+    for file in (ROOT / "trainer").rglob("*.py"):
+        name = ".".join(file.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        modules[name] = file
+    graph = {name: {m for m in _imports_of(file, ROOT) if m in modules} for name, file in modules.items()}
+
+    def reaches(start: str, goal: str) -> list[str] | None:
+        stack, seen = [(start, [start])], set()
+        while stack:
+            node, trail = stack.pop()
+            for nxt in graph[node]:
+                if nxt == goal:
+                    return [*trail, nxt]
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, [*trail, nxt]))
+        return None
+
+    assert "trainer.config._arguments" in graph["trainer.trainer"]  # Trainer.from_config's function-level import
+    assert reaches("trainer.trainer", "trainer.trainer") is None
+    for name in modules:
+        if name.startswith("trainer.config"):
+            cycle = reaches(name, name)
+            assert cycle is None, " -> ".join(cycle)
+
+
+def test_trainer_from_config_builds_the_configured_class():
+    from trainer import Trainer
+
+    config = base_config(max_steps=8, num_steps=3)
+    trainer = Trainer.from_config(config, HERE)
+    assert type(trainer) is ConfiguredTrainer and trainer.num_steps == 3
+    trainer.fit()
+    assert trainer.state.timestamp.batch.value == 3 and trainer.loss_history.count == 3
+
+    class MyTrainer(Trainer):
+        pass
+
+    mine = MyTrainer.from_config(config, HERE)
+    assert isinstance(mine, MyTrainer) and mine.num_steps == 3 and mine.config is config
+    assert type(ConfiguredTrainer.from_config(config, HERE)) is ConfiguredTrainer
+    with pytest.raises(ConfigError, match=r"^trainer.init.loop.max_steps: must be an integer >= 1"):
+        Trainer.from_config(base_config(max_steps=0), HERE)
+
+
+def test_every_key_of_the_tables_is_documented():
+    from trainer.config._schema import SECTIONS
+
+    page = (ROOT / "docs" / "trainer-config.md").read_text()
+    for section in SECTIONS:
+        for key in [*section.by_name, *section.ignored, *section.unsupported]:
+            written = re.search(rf"`(?:[\w.]+\.)?{key}(?:[`:(]| \()", page)  # `key`, `init.key`, `key: ...`
+            assert written, f"{section.path}.{key} is not in docs/trainer-config.md"
+
+
+def test_exclusive_groups_come_from_the_tables_for_set_too():
+    config = base_config(max_steps=8)
+    config["trainer"]["init"]["checkpoint"] = {"save_folder": "x", "disable_strict_checkpoint_loading": True}
+    out = apply_overrides(config, ["trainer.init.checkpoint.load_strict_model_weights=false"])
+    assert out["trainer"]["init"]["checkpoint"] == {"save_folder": "x", "load_strict_model_weights": False}
+    config["trainer"]["init"]["checkpoint"]["load_strict_model_weights"] = True
+    with pytest.raises(ConfigError, match="give only one of load_strict_model_weights, disable_strict_checkpoint"):
+        build(config)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Issue 11 items 10 (flags), 11 (messages), 12 (optimizer arguments)
+# ----------------------------------------------------------------------------------------------------
+
+
+def test_steps_this_run_beyond_max_steps_warns_naming_both():
+    sources = {}
+    out = apply_sambaflow_flags(base_config(), _flags("--max_steps", "10", "--steps_this_run", "25"), sources=sources)
+    with pytest.warns(ConfigWarning) as record:
+        trainer = build(out, sources=sources)
+    (message,) = [str(w.message) for w in record if "steps this run" in str(w.message)]
+    assert message.startswith("trainer.init.loop.num_steps (from --steps_this_run): 25 steps this run")
+    assert "trainer.init.loop.max_steps (from --max_steps) = 10" in message
+    assert trainer.num_steps is None and trainer.state.max_duration.value == 10
+
+
+def test_learning_rate_zero_warns():
+    with pytest.warns(ConfigWarning, match="--learning_rate 0: .*trains nothing"):
+        apply_sambaflow_flags(base_config(), _flags("--learning_rate", "0"))
+
+
+def test_a_bad_time_in_one_of_two_schedulers_names_only_that_one_once():
+    config = base_config(max_steps=8)
+    good = {"initial_learning_rate": 0.1, "end_learning_rate": 0.01, "total_iters": 4}
+    config["trainer"]["init"]["schedulers"] = [
+        {"CosineDecayLR": good},
+        {"LinearLR": {**good, "total_iters": "-1ba"}},
+    ]
+    with pytest.raises(ConfigError) as raised:
+        build(config)
+    message = str(raised.value)
+    assert message.startswith("trainer.init.schedulers[1].LinearLR: total_iters='-1ba'"), message
+    assert message.count("LinearLR") == 1 and "schedulers[0]" not in message and "CosineDecayLR" not in message
+
+
+def test_a_number_that_is_not_a_number_names_the_key_and_the_value():
+    config = base_config()
+    config["trainer"]["init"]["optimizer"] = {"SGD": {"lr": "1e-2x", "momentum": 0.9}}
+    with pytest.raises(ConfigError) as raised:
+        build(config)
+    assert str(raised.value) == "trainer.init.optimizer.SGD.lr: expected a number, got '1e-2x'"
+
+
+def test_a_misspelt_optimizer_argument_suggests_the_right_one():
+    config = base_config()
+    config["trainer"]["init"]["optimizer"] = {"SGD": {"lr": 0.1, "momentun": 0.9}}
+    with pytest.raises(ConfigError, match=r"^trainer.init.optimizer.SGD: SGD does not take momentun \(did you mean "):
+        build(config)
+
+
+@pytest.mark.parametrize(
+    "where, value",
+    [
+        ("schedulers", [{"cosine_with_warmup": {"t_warmup": math.nan}}]),
+        (
+            "schedulers",
+            [{"LinearLR": {"initial_learning_rate": 0.1, "end_learning_rate": 0.0, "total_iters": math.inf}}],
+        ),
+        ("loop", {"max_duration": math.nan}),
+        ("loop", {"max_steps": 4, "eval_interval": math.nan}),
+    ],
+)
+def test_nan_where_a_time_is_expected_suggests_no_time_string(where, value):
+    config = base_config()
+    config["trainer"]["init"][where] = value
+    with pytest.raises(
+        ConfigError, match=r"(nan|inf) is not a number \(YAML \.nan/\.inf\): give a finite value$"
+    ) as raised:
+        build(config)
+    message = str(raised.value)
+    for nonsense in ("nanep", "nandur", "nanba", "did you mean", "'10ep'", "1000ba"):
+        assert nonsense not in message
+
+
+def test_a_folder_that_cannot_be_created_is_named(tmp_path):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    cases = [
+        ("checkpoint", {"save_folder": str(blocker / "ckpt")}, "trainer.init.checkpoint.save_folder"),
+        ("loggers", [{"CSVLogger": {"path": str(blocker / "m.csv")}}], "trainer.init.loggers[0].CSVLogger.path"),
+        (
+            "loggers",
+            [{"TensorBoardLogger": {"log_dir": str(blocker / "tb")}}],
+            "trainer.init.loggers[0].TensorBoardLogger.log_dir",
+        ),
+        (
+            "callbacks",
+            [{"LRMonitor": {"csv_path": str(blocker / "x" / "lr.csv")}}],
+            "trainer.init.callbacks[0].LRMonitor.csv_path",
+        ),
+    ]
+    for key, value, path in cases:
+        config = base_config()
+        config["trainer"]["init"][key] = value
+        with pytest.raises(ConfigError) as raised:
+            build(config)
+        message = str(raised.value)
+        assert message.startswith(f"{path}: cannot create the folder "), message
+        assert f"{str(blocker)!r} is a file" in message and ".tmp" not in message
+    config = base_config()
+    config["trainer"]["init"]["checkpoint"] = {"save_folder": str(blocker)}
+    with pytest.raises(ConfigError, match=r"save_folder: .*a_file' is a file, not a folder"):
+        build(config)
+    config["trainer"]["init"]["checkpoint"] = {"save_folder": str(tmp_path / "new" / "deeper")}
+    build(config)  # missing folders are fine: the trainer creates them
+    assert not (tmp_path / "new").exists()  # ... when it saves, not when the config is checked
+
+
+def test_trainer_errors_are_phrased_in_config_keys_not_python_arguments():
+    config = base_config(max_steps=8)
+    config["trainer"]["init"]["schedulers"] = [{"LinearWithWarmupScheduler": {"t_warmup": "20tok", "t_max": "100tok"}}]
+    with pytest.raises(ConfigError) as raised:
+        build(config)
+    message = str(raised.value)
+    assert message.startswith("trainer.init.schedulers[0]") and "counts tokens" in message, message
+    assert "trainer.init.get_num_tokens is not given" in message and "get_num_tokens is None" not in message

@@ -43,11 +43,11 @@ trainer.init.schedulers[0].CosineDecayLRR: unknown schedule 'CosineDecayLRR' (di
 
 from __future__ import annotations
 
-from trainer.config._build import trainer_from_config
 from trainer.config._errors import ConfigError, ConfigWarning
 from trainer.config._overrides import apply_overrides, parse_override
+from trainer.config._run import LossHistory, run_summary
 from trainer.config._sambaflow_flags import apply_sambaflow_flags
-from trainer.config._trainer import ConfiguredTrainer, LossHistory, run_summary
+from trainer.config._trainer import ConfiguredTrainer, trainer_from_config
 from trainer.config._yaml import load_config
 
 __all__ = [

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import sys
 import warnings
 from pathlib import Path
 from typing import Any
 
+from schedulers.core.names import did_you_mean
 from trainer.config._errors import ConfigError, ConfigWarning
 
 
@@ -65,9 +65,7 @@ class _Context:
         target: Any = module
         for part in attribute.split("."):
             if not hasattr(target, part):
-                names = [n for n in dir(target) if not n.startswith("_")]
-                close = difflib.get_close_matches(part, names, n=3, cutoff=0.6)
-                hint = f" (did you mean {', '.join(close)}?)" if close else ""
+                hint = did_you_mean(part, [n for n in dir(target) if not n.startswith("_")])
                 raise self.error(path, f"{module_name} has no attribute {attribute!r}{hint}")
             target = getattr(target, part)
         return target

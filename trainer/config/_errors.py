@@ -28,7 +28,10 @@ def _one_line(text: str) -> str:
 
 
 def _join(path: str, key: str | int) -> str:
-    return f"{path}[{key}]" if isinstance(key, int) else f"{path}.{key}"
+    """``path.key`` or ``path[index]``; a key of the top level (``path == ""``) is its own path."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else str(key)
 
 
 def _show(value: Any) -> str:

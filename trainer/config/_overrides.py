@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from trainer.config._errors import ConfigError
-from trainer.config._keys import _EXCLUSIVE
+from trainer.config._schema import exclusive_groups
 from trainer.config._yaml import _yaml_load
 
 _TOKEN = re.compile(r"([^.\[\]]+)|\[(-?\d+)\]")
@@ -71,8 +71,8 @@ def apply_overrides(config: dict, overrides: Iterable[str], *, sources: dict[str
 
     Missing mappings on the way are created; a list item must exist. Setting one of a group of alternatives
     (``loop.max_steps`` / ``num_epochs`` / ``max_duration``, ``loop.eval_frequency`` / ``eval_interval``,
-    ``checkpoint.steps`` / ``save_interval``, ...) removes the others from the same mapping. ``sources``
-    (optional) records which flag set which key, for error messages.
+    ``checkpoint.steps`` / ``save_interval``, ...: the exclusive groups of the key tables) removes the others
+    from the same mapping. ``sources`` (optional) records which flag set which key, for error messages.
     """
     config = copy.deepcopy(config)
     for text in overrides:
@@ -81,47 +81,58 @@ def apply_overrides(config: dict, overrides: Iterable[str], *, sources: dict[str
         if not isinstance(tokens[0], str):
             raise ConfigError(where, "a key path starts with a name, e.g. trainer.init...")
         node: Any = config
-        walked: list[str | int] = []
-        for position, token in enumerate(tokens):
-            last = position == len(tokens) - 1
-            if isinstance(node, dict):
-                if not isinstance(token, str):
-                    raise ConfigError(where, f"{_path_text(walked) or 'the top level'} is a mapping, not a list")
-                token = _find_key(node, token)
-                tokens[position] = token
-                if last:
-                    group = _EXCLUSIVE.get(str(walked[-1]) if walked else "", ())
-                    for alternatives in group:
-                        if token in alternatives:
-                            for other in alternatives:
-                                if other != token:
-                                    node.pop(other, None)
-                                    if sources is not None:
-                                        sources.pop(_path_text([*walked, other]), None)
-                    node[token] = value
-                else:
-                    child = node.get(token)
-                    if child is None:
-                        if not isinstance(tokens[position + 1], str):
-                            raise ConfigError(where, f"{_path_text([*walked, token])} is not a list")
-                        child = node[token] = {}
-                    node = child
-            elif isinstance(node, list):
-                if not isinstance(token, int):
-                    raise ConfigError(where, f"{_path_text(walked)} is a list: address its items as [0], [1], ...")
-                if not -len(node) <= token < len(node):
-                    raise ConfigError(where, f"{_path_text(walked)} has {len(node)} items, there is no [{token}]")
-                token = token % len(node)
-                tokens[position] = token
-                if last:
-                    node[token] = value
-                else:
-                    if node[token] is None and isinstance(tokens[position + 1], str):
-                        node[token] = {}
-                    node = node[token]
-            else:
-                raise ConfigError(where, f"{_path_text(walked)} is {node!r}, not a mapping or a list")
-            walked.append(token)
+        for position in range(len(tokens) - 1):
+            node = _step(node, tokens, position, where)
+        _set(node, tokens, value, where, sources)
         if sources is not None:
             sources[_path_text(tokens)] = where
     return config
+
+
+def _step(node: Any, tokens: list[str | int], position: int, where: str) -> Any:
+    """The child of ``node`` at ``tokens[position]`` (a mapping created when missing); the token is rewritten
+    to the key or index it found (``sgd`` → ``SGD``, ``-1`` → the last index)."""
+    token, walked, following = tokens[position], tokens[:position], tokens[position + 1]
+    if isinstance(node, dict):
+        token = tokens[position] = _key(node, token, walked, where)
+        if node.get(token) is None:
+            if not isinstance(following, str):
+                raise ConfigError(where, f"{_path_text([*walked, token])} is not a list")
+            node[token] = {}
+        return node[token]
+    token = tokens[position] = _index(node, token, walked, where)
+    if node[token] is None and isinstance(following, str):
+        node[token] = {}
+    return node[token]
+
+
+def _set(node: Any, tokens: list[str | int], value: Any, where: str, sources: dict[str, str] | None) -> None:
+    walked = tokens[:-1]
+    if not isinstance(node, dict):
+        tokens[-1] = _index(node, tokens[-1], walked, where)
+        node[tokens[-1]] = value
+        return
+    token = tokens[-1] = _key(node, tokens[-1], walked, where)
+    for alternatives in exclusive_groups(_path_text(walked)):
+        for other in alternatives if token in alternatives else ():
+            if other != token:
+                node.pop(other, None)
+                if sources is not None:
+                    sources.pop(_path_text([*walked, other]), None)
+    node[token] = value
+
+
+def _key(node: dict, token: str | int, walked: list[str | int], where: str) -> str:
+    if not isinstance(token, str):
+        raise ConfigError(where, f"{_path_text(walked) or 'the top level'} is a mapping, not a list")
+    return _find_key(node, token)
+
+
+def _index(node: Any, token: str | int, walked: list[str | int], where: str) -> int:
+    if not isinstance(node, list):
+        raise ConfigError(where, f"{_path_text(walked)} is {node!r}, not a mapping or a list")
+    if not isinstance(token, int):
+        raise ConfigError(where, f"{_path_text(walked)} is a list: address its items as [0], [1], ...")
+    if not -len(node) <= token < len(node):
+        raise ConfigError(where, f"{_path_text(walked)} has {len(node)} items, there is no [{token}]")
+    return token % len(node)

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import copy
-import difflib
 import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
+from schedulers.core.names import did_you_mean, suggest
 from trainer.config._context import _Context
 from trainer.config._errors import _join, _show
-from trainer.config._values import _check_keys, _mapping
+from trainer.config._read import read_section
+from trainer.config._schema import FACTORY
+from trainer.config._values import _mapping
 
 
 @dataclass
@@ -49,7 +51,7 @@ def _reference(value: Any, path: str, ctx: _Context, *, what: str, string_calls:
             raise ctx.error(path, f"{value!r} is {type(target).__name__}, not a function")
         return _Ref(path, value, target, call=False)
     if isinstance(value, dict):
-        _check_keys(value, path, ("factory", "kwargs"), ctx)
+        read_section(FACTORY.at(path), value, ctx)
         if "factory" not in value:
             raise ctx.error(path, f"{what} as a mapping needs 'factory: module:function' (and optional 'kwargs')")
         factory = value["factory"]
@@ -121,9 +123,7 @@ def _check_call(
     ]
     accepted = _signature_text(name, target)
     if unexpected:
-        close = []
-        for key in unexpected:
-            close += difflib.get_close_matches(key, [n for n in named if n not in filled], n=1, cutoff=0.6)
+        close = [match for key in unexpected for match in suggest(key, [n for n in named if n not in filled], n=1)]
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
         raise ctx.error(
             path, f"{name} got unexpected argument(s) {', '.join(map(repr, unexpected))}{hint}; accepted: {accepted}"
@@ -152,8 +152,7 @@ def _loss_reference(value: Any, path: str, ctx: _Context) -> _Ref | None:
         function = getattr(torch.nn.functional, value.strip(), None)
         if function is None or not callable(function) or value.startswith("_"):
             names = [n for n in dir(torch.nn.functional) if n.endswith("loss") or n in ("cross_entropy", "nll_loss")]
-            close = difflib.get_close_matches(value, names, n=3, cutoff=0.5)
-            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            hint = did_you_mean(value, names, cutoff=0.5)
             raise ctx.error(
                 path,
                 f"{value!r} is not a torch.nn.functional loss{hint}; give a name such as cross_entropy, "

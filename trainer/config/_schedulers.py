@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import copy
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import torch
 from torch.optim.lr_scheduler import LRScheduler
@@ -18,9 +19,12 @@ from schedulers.core.registry import UnknownSchedulerError, get_scheduler
 from timeunits import Time, TimeUnit
 from trainer.config._context import _Context
 from trainer.config._errors import ConfigError, _show
-from trainer.config._keys import _CHILD_ARGUMENTS, _ITEM_OPTIONS
 from trainer.config._references import _check_call, _signature, _signature_text
-from trainer.config._values import _mapping
+from trainer.config._values import _mapping, check_finite
+
+# The options a top-level item may give next to its name, and the arguments that hold nested schedulers.
+_ITEM_OPTIONS = ("hyperparameter", "param_group_tags")
+_CHILD_ARGUMENTS = ("schedule", "schedules", "scheduler", "schedulers")
 
 
 @dataclass
@@ -77,106 +81,123 @@ def _writes_absolute_lr(spec: _Sched) -> bool:
 
 
 def _scheduler_spec(item: Any, path: str, ctx: _Context, max_duration: Time, *, top: bool) -> _Sched:
-    if isinstance(item, str):
-        name, arguments, options = item, {}, {}
-    elif isinstance(item, dict):
-        options = {key: item[key] for key in _ITEM_OPTIONS if key in item}
-        names = [key for key in item if key not in _ITEM_OPTIONS]
-        if len(names) != 1:
-            found = ", ".join(map(str, names)) or "none"
-            raise ctx.error(
-                path,
-                f"each scheduler is a one-key mapping {{Name: {{arguments}}}} (plus optional hyperparameter, "
-                f"param_group_tags); found the names {found}",
-            )
-        name = names[0]
-        arguments = item[name]
-    else:
-        raise ctx.error(path, f"a scheduler is {{Name: {{arguments}}}} or a name, got {_show(item)}")
-    if not isinstance(name, str):
-        raise ctx.error(path, f"a scheduler name must be a string, got {_show(name)}")
+    """One item ``{Name: {arguments}}`` (or ``Name``) checked: the name resolved, the arguments checked against
+    the signature, nested schedulers checked in turn, SambaFlow's ``num_training_steps`` defaulted."""
+    name, arguments, options = _item_parts(item, path, ctx)
     named_path = f"{path}.{name}"
-    arguments = dict(_mapping(arguments, named_path, ctx))
     if options and not top:
         raise ctx.error(
             f"{path}.{next(iter(options))}", "only top-level schedulers take hyperparameter / param_group_tags"
         )
-
-    if ":" in name:
-        target = ctx.import_object(name, named_path)
-    else:
-        try:
-            target = get_scheduler(name)
-        except UnknownSchedulerError as error:
-            raise ctx.error(
-                named_path,
-                f"{error}".split("; known:")[0]
-                + "; see schedulers.core.registry.registered_schedulers() for every name, or give 'module:Class'",
-            ) from None
+    target = _target(name, named_path, ctx)
     display = name if ":" in name else getattr(target, "__name__", name)
     kind = _kind(target)
     if kind is None:
         raise ctx.error(named_path, f"{name} is not a schedule class or a function optimizer -> scheduler")
-
-    for reserved in ("state", "optimizer"):
+    check_finite(arguments, named_path, ctx)
+    for reserved, owner in (("state", "the trainer's state"), ("optimizer", "the trainer's optimizer")):
         if reserved in arguments:
-            owner = "the trainer's state" if reserved == "state" else "the trainer's optimizer"
             raise ctx.error(f"{named_path}.{reserved}", f"is filled in by Cadence ({owner}); remove it")
     signature = _signature(target)
     parameters = signature.parameters if signature is not None else {}
+    spec = _Sched(named_path, display, target, kind, arguments)
+    _apply_options(spec, options, parameters, path, ctx)
+    if kind == "optimizer":
+        _default_training_steps(spec, parameters, max_duration, ctx)
+    _nest_children(spec, parameters, max_duration, ctx)
+    _check_call(target, arguments, display, named_path, ctx, leading=("optimizer",) if kind == "optimizer" else ())
+    return spec
 
-    hyperparameter = options.get("hyperparameter")
-    tags = options.get("param_group_tags")
+
+def _item_parts(item: Any, path: str, ctx: _Context) -> tuple[str, dict, dict]:
+    """``(name, arguments, options)`` of one item; options are ``hyperparameter`` and ``param_group_tags``."""
+    if isinstance(item, str):
+        return item, {}, {}
+    if not isinstance(item, dict):
+        raise ctx.error(path, f"a scheduler is {{Name: {{arguments}}}} or a name, got {_show(item)}")
+    options = {key: item[key] for key in _ITEM_OPTIONS if key in item}
+    names = [key for key in item if key not in _ITEM_OPTIONS]
+    if len(names) != 1:
+        found = ", ".join(map(str, names)) or "none"
+        raise ctx.error(
+            path,
+            f"each scheduler is a one-key mapping {{Name: {{arguments}}}} (plus optional hyperparameter, "
+            f"param_group_tags); found the names {found}",
+        )
+    name = names[0]
+    if not isinstance(name, str):
+        raise ctx.error(path, f"a scheduler name must be a string, got {_show(name)}")
+    return name, dict(_mapping(item[name], f"{path}.{name}", ctx)), options
+
+
+def _target(name: str, path: str, ctx: _Context) -> Any:
+    """``module:Class``, or a name of the registry (schedulers.core.registry, the one name table)."""
+    if ":" in name:
+        return ctx.import_object(name, path)
+    try:
+        return get_scheduler(name)
+    except UnknownSchedulerError as error:
+        raise ctx.error(
+            path,
+            f"{error}".split("; known:")[0]
+            + "; see schedulers.core.registry.registered_schedulers() for every name, or give 'module:Class'",
+        ) from None
+
+
+def _apply_options(spec: _Sched, options: dict, parameters: Any, path: str, ctx: _Context) -> None:
+    """``hyperparameter`` and ``param_group_tags`` of a top-level item: kept for a Cadence schedule (the
+    trainer applies them); for a scheduler built on the optimizer, checked against what it writes and takes."""
+    hyperparameter, tags = options.get("hyperparameter"), options.get("param_group_tags")
     if hyperparameter is not None and not isinstance(hyperparameter, str):
         raise ctx.error(
             f"{path}.hyperparameter",
             f"must be a param-group key such as lr or weight_decay, got {_show(hyperparameter)}",
         )
-    if kind != "schedule":
-        writes = getattr(target, "param_group_key", "lr") if inspect.isclass(target) else "lr"
-        if hyperparameter is not None and hyperparameter != writes:
-            raise ctx.error(
-                f"{path}.hyperparameter",
-                f"{display} writes {writes!r}, not {hyperparameter!r} (Cerebras *WD classes write weight_decay; "
-                "Cadence schedules take any hyperparameter)",
-            )
-        hyperparameter = None
-        if tags is not None:
-            if "param_group_tags" not in parameters:
-                raise ctx.error(f"{path}.param_group_tags", f"{display} does not take param_group_tags")
-            if "param_group_tags" in arguments:
-                raise ctx.error(f"{path}.param_group_tags", f"given twice: also in {named_path}")
-            arguments["param_group_tags"] = tags
-            tags = None
+    if spec.kind == "schedule":
+        spec.hyperparameter, spec.tags = hyperparameter, tags
+        return
+    writes = getattr(spec.target, "param_group_key", "lr") if inspect.isclass(spec.target) else "lr"
+    if hyperparameter is not None and hyperparameter != writes:
+        raise ctx.error(
+            f"{path}.hyperparameter",
+            f"{spec.name} writes {writes!r}, not {hyperparameter!r} (Cerebras *WD classes write weight_decay; "
+            "Cadence schedules take any hyperparameter)",
+        )
+    if tags is not None:
+        if "param_group_tags" not in parameters:
+            raise ctx.error(f"{path}.param_group_tags", f"{spec.name} does not take param_group_tags")
+        if "param_group_tags" in spec.args:
+            raise ctx.error(f"{path}.param_group_tags", f"given twice: also in {spec.path}")
+        spec.args["param_group_tags"] = tags
 
-    if kind == "optimizer" and "num_training_steps" in parameters and "num_training_steps" not in arguments:
-        if parameters["num_training_steps"].default is inspect.Parameter.empty:
-            if max_duration.unit is not TimeUnit.BATCH:
-                raise ctx.error(
-                    named_path, f"needs num_training_steps: the horizon {max_duration} is not in optimizer steps (ba)"
-                )
-            arguments["num_training_steps"] = max_duration.value  # SambaFlow: decay over --max_steps
 
-    children_kind = "schedule" if kind == "schedule" else "optimizer"
+def _default_training_steps(spec: _Sched, parameters: Any, max_duration: Time, ctx: _Context) -> None:
+    """SambaFlow: ``num_training_steps`` defaults to the horizon (``loop.max_steps``, ``--max_steps``)."""
+    needed = parameters.get("num_training_steps")
+    if needed is None or "num_training_steps" in spec.args or needed.default is not inspect.Parameter.empty:
+        return
+    if max_duration.unit is not TimeUnit.BATCH:
+        raise ctx.error(
+            spec.path, f"needs num_training_steps: the horizon {max_duration} is not in optimizer steps (ba)"
+        )
+    spec.args["num_training_steps"] = max_duration.value
+
+
+def _nest_children(spec: _Sched, parameters: Any, max_duration: Time, ctx: _Context) -> None:
+    """Nested schedulers (``SequentialLR.schedulers``, ``Warmup.schedule``, ...) checked as specs too."""
+    children_kind = "schedule" if spec.kind == "schedule" else "optimizer"
     for key in _CHILD_ARGUMENTS:
-        if key not in arguments or key not in parameters:
+        if key not in spec.args or key not in parameters:
             continue
-        value = arguments[key]
-        child_base = f"{named_path}.{key}"
+        value, base = spec.args[key], f"{spec.path}.{key}"
         if isinstance(value, list):
-            arguments[key] = [
-                _child(v, f"{child_base}[{i}]", ctx, max_duration, children_kind, display) for i, v in enumerate(value)
+            spec.args[key] = [
+                _child(v, f"{base}[{i}]", ctx, max_duration, children_kind, spec.name) for i, v in enumerate(value)
             ]
         elif isinstance(value, (dict, str)):
-            arguments[key] = _child(value, child_base, ctx, max_duration, children_kind, display)
+            spec.args[key] = _child(value, base, ctx, max_duration, children_kind, spec.name)
         else:
-            raise ctx.error(
-                child_base, f"must be a scheduler {{Name: {{arguments}}}} or a list of them, got {_show(value)}"
-            )
-
-    leading = ("optimizer",) if kind == "optimizer" else ()
-    _check_call(target, arguments, display, named_path, ctx, leading=leading)
-    return _Sched(named_path, display, target, kind, arguments, hyperparameter, tags)
+            raise ctx.error(base, f"must be a scheduler {{Name: {{arguments}}}} or a list of them, got {_show(value)}")
 
 
 def _child(value: Any, path: str, ctx: _Context, max_duration: Time, expected: str, parent: str) -> _Sched:
@@ -222,9 +243,8 @@ def _build_schedule(spec: _Sched, ctx: _Context) -> Any:
     except ConfigError:
         raise
     except (TypeError, ValueError) as error:
-        raise ctx.error(
-            spec.path, f"{spec.name}: {error}; accepted: {_signature_text(spec.name, spec.target)}"
-        ) from None
+        message = _without_name(str(error), spec.name)
+        raise ctx.error(spec.path, f"{message}; accepted: {_signature_text(spec.name, spec.target)}") from None
     if not (isinstance(schedule, Schedule) or callable(schedule)):
         raise ctx.error(spec.path, f"{spec.name} returned {type(schedule).__name__}, not a schedule")
     return schedule
@@ -245,13 +265,15 @@ def _build_scheduler(spec: _Sched, optimizer: torch.optim.Optimizer, ctx: _Conte
     except ConfigError:
         raise
     except (TypeError, ValueError) as error:
-        message = str(error)
-        if not message.startswith(spec.name):
-            message = f"{spec.name}: {message}"
-        raise ctx.error(spec.path, message) from None
+        raise ctx.error(spec.path, _without_name(str(error), spec.name)) from None
     if not isinstance(scheduler, LRScheduler):
         raise ctx.error(spec.path, f"{spec.name} returned {type(scheduler).__name__}, not a torch LRScheduler")
     return scheduler
+
+
+def _without_name(message: str, name: str) -> str:
+    """``message`` without a leading ``"Name: "``: the key path (``...schedulers[1].LinearLR``) names it once."""
+    return message[len(name) + 2 :] if message.startswith(f"{name}: ") else message
 
 
 def _factory(spec: _Sched, ctx: _Context) -> Callable[[torch.optim.Optimizer], LRScheduler]:

@@ -1,80 +1,47 @@
-"""The trainer a config builds (:class:`ConfiguredTrainer`), its loss history, and the summary of a run."""
+"""The trainer a config builds (:class:`ConfiguredTrainer`) and :func:`trainer_from_config`.
+
+This module sits above both ``trainer.trainer`` and the config's checking and building
+(:mod:`trainer.config._arguments`), which do not import it: ``Trainer.from_config`` goes through
+``_arguments`` directly, so no import cycle joins the trainer and its configuration.
+"""
 
 from __future__ import annotations
 
-from collections import deque
-from typing import Any
+import os
 
-from timeunits import Time, TimeUnit
-from trainer.callbacks import Callback
+from trainer.config._arguments import trainer_arguments
+from trainer.config._run import ConfiguredRun, register_configured
 from trainer.trainer import Trainer
 
 
-class LossHistory(Callback):
-    """Keeps the first and last losses of a run (rank 0 sees the same values as the others)."""
-
-    def __init__(self, window: int = 10) -> None:
-        self.window = window
-        self.count = 0
-        self.first: list[float] = []
-        self.last: deque[float] = deque(maxlen=window)
-        self.eval_metrics: dict[str, float] | None = None
-        self.start_batch: int | None = None
-
-    def on_fit_start(self, trainer: Any) -> None:
-        self.start_batch = trainer.state.timestamp.batch.value
-
-    def on_batch_end(self, trainer: Any, loss: float) -> None:
-        self.count += 1
-        if len(self.first) < self.window:
-            self.first.append(loss)
-        self.last.append(loss)
-
-    def on_eval(self, trainer: Any, metrics: dict) -> None:
-        self.eval_metrics = dict(metrics)
-
-
-class ConfiguredTrainer(Trainer):
+class ConfiguredTrainer(ConfiguredRun, Trainer):
     """The :class:`~trainer.Trainer` a config builds: the same trainer, plus ``num_steps`` and a loss history.
 
     ``num_steps`` (``loop.num_steps``, ``--steps_this_run``) is how many optimizer steps one ``fit()`` takes at
     most, counted from the timestamp it starts at (after a resume); ``max_duration`` stays the horizon every
-    schedule sees. ``config`` is the configuration it was built from, ``loss_history`` a :class:`LossHistory`.
-
+    schedule sees. ``config`` is the configuration it was built from, ``loss_history`` a
+    :class:`~trainer.config.LossHistory`.
     """
 
-    def __init__(self, *args: Any, num_steps: int | None = None, config: dict | None = None, **kwargs: Any) -> None:
-        self.num_steps = num_steps
-        self.config = config
-        self.loss_history = LossHistory()
-        callbacks = kwargs.pop("callbacks", ())
-        callbacks = list(callbacks) if isinstance(callbacks, (list, tuple)) else [callbacks]
-        super().__init__(*args, callbacks=[*callbacks, self.loss_history], **kwargs)
 
-    def fit(self, duration: Any = None) -> None:
-        """Train until ``max_duration``, or until this call has taken ``num_steps`` optimizer steps."""
-        if duration is None and self.num_steps is not None:
-            duration = Time(self.num_steps, TimeUnit.BATCH)
-        super().fit(duration)
+register_configured(Trainer, ConfiguredTrainer)  # Trainer.from_config builds this class
 
 
-def run_summary(trainer: ConfiguredTrainer) -> str:
-    """One line about a finished ``fit()``: the batches trained, the first and last losses, the last evaluation."""
-    history = trainer.loss_history
-    state = trainer.state
-    end = state.timestamp
-    start = history.start_batch if history.start_batch is not None else 0
-    unit = state.max_duration.unit
-    progress = f"{end.get(unit)} of {state.max_duration}" if unit is not TimeUnit.BATCH else f"of {state.max_duration}"
-    parts = [f"trained batches {start}-{end.batch.value} ({history.count} this run) {progress}"]
-    if history.count:
-        first, last = history.first[0], history.last[-1]
-        parts.append(f"loss {first:.4f} (first batch) -> {last:.4f} (last batch)")
-        if history.count > 1:
-            window = min(history.window, history.count)
-            head = sum(history.first[:window]) / window
-            tail = sum(list(history.last)[-window:]) / window
-            parts.append(f"mean of the first/last {window}: {head:.4f} -> {tail:.4f}")
-    if history.eval_metrics:
-        parts.append(", ".join(f"{k} {v:.4f}" for k, v in history.eval_metrics.items()))
-    return "; ".join(parts)
+def trainer_from_config(
+    config: dict | str | os.PathLike,
+    base_dir: str | os.PathLike | None = None,
+    *,
+    sources: dict[str, str] | None = None,
+) -> ConfiguredTrainer:
+    """Check ``config`` and build its trainer; call ``.fit()`` on the result to train.
+
+    ``config`` is a dict in the layout of this module (or a YAML file's path, read with :func:`load_config`;
+    ``base_dir`` then defaults to its folder). ``module:function`` references are imported with ``base_dir``
+    (the config file's folder) and the working directory on ``sys.path``. Every mistake is a
+    :class:`ConfigError` naming its key path, raised before the first batch: the structure, names, argument
+    lists and imports are checked before any factory runs; the model and loaders are built next; then the
+    trainer builds the optimizer and schedulers and checks them against the run (units, horizons, tokens).
+    ``sources`` maps key paths to the flag that set them (the CLI fills it), to name the flag in errors.
+    The same as ``ConfiguredTrainer.from_config(config, base_dir, sources=sources)``.
+    """
+    return trainer_arguments(config, base_dir, sources=sources).construct(ConfiguredTrainer)

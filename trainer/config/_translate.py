@@ -13,10 +13,25 @@ _LABEL = re.compile(
 )
 _OWN_MODULES = ("trainer.", "schedulers.", "timeunits")
 
+# The trainer's Python phrasing, said in config keys: a YAML user has no Python arguments to pass.
+_PHRASES = (
+    (re.compile(r"\bget_num_tokens is None\b"), "trainer.init.get_num_tokens is not given"),
+    (
+        re.compile(r"\(pass loss_fn=None to have model\(item\) return the loss\)"),
+        "(set trainer.init.loss_fn: null when the model returns the loss)",
+    ),
+)
+
+
+def _in_config_terms(message: str) -> str:
+    for pattern, replacement in _PHRASES:
+        message = pattern.sub(replacement, message)
+    return message
+
 
 def _translate(error: Exception, labels: dict[str, str], paths: list[str], ctx: _Context) -> ConfigError | None:
     """The trainer's ``ValueError``/``TypeError`` about one of its arguments, as a ConfigError on the key path."""
-    message = _one_line(str(error))
+    message = _in_config_terms(_one_line(str(error)))
 
     def scheduler_path(match: re.Match) -> str:
         index = int(match.group(1))

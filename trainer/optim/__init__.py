@@ -7,8 +7,22 @@
 ('Lion', (0.9, 0.99))
 """
 
-from trainer.optim.configure import CEREBRAS_DEFAULTS, configure_optimizer, optimizer_classes
+from trainer.optim.configure import (
+    CEREBRAS_DEFAULTS,
+    OptimizerArgumentError,
+    configure_optimizer,
+    optimizer_class,
+    optimizer_classes,
+)
 from trainer.optim.lamb import Lamb
 from trainer.optim.lion import Lion
 
-__all__ = ["CEREBRAS_DEFAULTS", "Lamb", "Lion", "configure_optimizer", "optimizer_classes"]
+__all__ = [
+    "CEREBRAS_DEFAULTS",
+    "Lamb",
+    "OptimizerArgumentError",
+    "Lion",
+    "configure_optimizer",
+    "optimizer_class",
+    "optimizer_classes",
+]

@@ -1,10 +1,10 @@
 """``configure_optimizer(optimizer_type, params, **kwargs)``: an optimizer by name, Cerebras style.
 
 Names match case-insensitively among ``torch.optim``'s optimizers and Cadence's :class:`Lamb` and
-:class:`Lion`. Keyword arguments the constructor does not take are dropped with one warning naming them;
-``learning_rate`` is accepted for ``lr``. Where Cerebras documents a default that differs from torch's for
-an optimizer both provide, Cerebras's default is used (``Adam``/``AdamW`` ``eps=1e-6``,
-``AdamW`` ``weight_decay=0.0``, ...): see :data:`CEREBRAS_DEFAULTS`.
+:class:`Lion`. A keyword argument the constructor does not take is a ``ValueError`` naming it (with the
+closest accepted name), as in a YAML config; ``learning_rate`` is accepted for ``lr``. Where Cerebras
+documents a default that differs from torch's for an optimizer both provide, Cerebras's default is used
+(``Adam``/``AdamW`` ``eps=1e-6``, ``AdamW`` ``weight_decay=0.0``, ...): see :data:`CEREBRAS_DEFAULTS`.
 
 >>> import torch
 >>> opt = configure_optimizer("adamw", [torch.zeros(2, requires_grad=True)], learning_rate=3e-4)
@@ -14,18 +14,24 @@ an optimizer both provide, Cerebras's default is used (``Adam``/``AdamW`` ``eps=
 
 from __future__ import annotations
 
-import difflib
 import inspect
-import warnings
+import math
 from typing import Any
 
 import torch
 from torch.optim import Optimizer
 
+from schedulers.core.names import did_you_mean
 from trainer.optim.lamb import Lamb
 from trainer.optim.lion import Lion
 
-__all__ = ["CEREBRAS_DEFAULTS", "configure_optimizer", "optimizer_classes"]
+__all__ = [
+    "CEREBRAS_DEFAULTS",
+    "OptimizerArgumentError",
+    "configure_optimizer",
+    "optimizer_class",
+    "optimizer_classes",
+]
 
 # Cerebras's documented constructor defaults (cerebras.pytorch.optim 2.x signatures) where they differ
 # from torch's for the same optimizer. Adafactor is left out: Cerebras's is the Hugging Face algorithm,
@@ -66,54 +72,38 @@ def optimizer_classes() -> dict[str, type[Optimizer]]:
     return dict(sorted(found.items(), key=lambda item: item[0].lower()))
 
 
+class OptimizerArgumentError(ValueError):
+    """A value of one keyword argument that cannot be used: ``argument`` (``"lr"``), ``value`` and ``problem``
+    (``"expected a number"``)."""
+
+    def __init__(self, optimizer: str, argument: str, value: Any, problem: str) -> None:
+        self.argument, self.value, self.problem = argument, value, problem
+        super().__init__(f"{optimizer}: {argument}={value!r}: {problem}")
+
+
 def configure_optimizer(optimizer_type: str | type[Optimizer], params: Any, **kwargs: Any) -> Optimizer:
     """Build the optimizer named ``optimizer_type`` (any case) on ``params``.
 
     - ``learning_rate`` is taken as ``lr`` when it is a number or a numeric string; a dict or list there is
       a Cerebras schedule configuration and is left to the scheduler (ignored here). Giving both
       ``learning_rate`` and a different ``lr`` is an error.
-    - Arguments the constructor does not accept are dropped with one ``UserWarning`` naming them
-      and the accepted ones; Cerebras's old spellings (``beta1``/``beta2``, ``weight_decay_rate``, ...)
-      are a ``ValueError`` naming the argument to use.
+    - An argument the constructor does not accept is a ``ValueError`` naming it, suggesting the closest
+      accepted name and listing them all (``momentun`` → ``momentum``); Cerebras's old spellings
+      (``beta1``/``beta2``, ``weight_decay_rate``, ...) are a ``ValueError`` naming the argument to use.
+    - An argument whose default is a number takes a number (a numeric string such as ``"1e-3"`` is read as
+      one); anything else is an :class:`OptimizerArgumentError` naming it (``lr='1e-2x': expected a number``).
     - Cerebras's defaults (:data:`CEREBRAS_DEFAULTS`) fill arguments that were not given.
     - An unknown name is a ``ValueError`` listing close names and every known one.
 
     ``optimizer_type`` may also be an ``Optimizer`` subclass.
     """
-    cls = _resolve(optimizer_type)
+    cls = optimizer_class(optimizer_type)
     kwargs = dict(kwargs)
-    signature = inspect.signature(cls.__init__)
-    parameters = list(signature.parameters.values())[1:]  # after self
-    if not parameters or parameters[0].name != "params":
-        raise ValueError(f"{cls.__name__} cannot be configured by name: its first argument is not 'params'")
-    accepted = {p.name for p in parameters[1:] if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-    takes_any = any(p.kind is p.VAR_KEYWORD for p in parameters)
-
+    parameters = _parameters(cls)
     _take_learning_rate(cls, kwargs)
-    for name, fixed in _FIXED_IN_TORCH.get(cls, {}).items():
-        if name in kwargs and name not in accepted:
-            if kwargs[name] != fixed:
-                raise ValueError(
-                    f"{cls.__name__}({name}={kwargs[name]!r}) is not supported: torch's {cls.__name__} "
-                    f"always behaves as {name}={fixed!r}"
-                )
-            del kwargs[name]
-    renamed = [(new, old) for new, olds in _RENAMED.items() if new in accepted for old in olds if old in kwargs]
-    if renamed and not takes_any:
-        fixes = "; ".join(f"use {new} instead of {old}" for new, old in renamed)
-        raise ValueError(f"{cls.__name__} got arguments Cerebras no longer supports: {fixes}")
-
-    if not takes_any:
-        dropped = sorted(name for name in kwargs if name not in accepted)
-        if dropped:
-            warnings.warn(
-                f"{cls.__name__} does not take {', '.join(dropped)}; dropped. "
-                f"It accepts: {', '.join(p.name for p in parameters[1:])}",
-                UserWarning,
-                stacklevel=2,
-            )
-            for name in dropped:
-                del kwargs[name]
+    _drop_fixed_in_torch(cls, kwargs, parameters)
+    _check_names(cls, kwargs, parameters)
+    _check_numbers(cls, kwargs, parameters)
     for name, value in CEREBRAS_DEFAULTS.get(cls, {}).items():
         kwargs.setdefault(name, value)
     try:
@@ -122,7 +112,69 @@ def configure_optimizer(optimizer_type: str | type[Optimizer], params: Any, **kw
         raise TypeError(f"could not configure {cls.__name__}: {error}") from error
 
 
-def _resolve(optimizer_type: Any) -> type[Optimizer]:
+def _parameters(cls: type[Optimizer]) -> dict[str, inspect.Parameter]:
+    """The constructor's parameters after ``params`` (``**kwargs`` included, under its own name)."""
+    parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]  # after self
+    if not parameters or parameters[0].name != "params":
+        raise ValueError(f"{cls.__name__} cannot be configured by name: its first argument is not 'params'")
+    return {p.name: p for p in parameters[1:]}
+
+
+def _accepted(parameters: dict[str, inspect.Parameter]) -> tuple[list[str], bool]:
+    named = [n for n, p in parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    return named, any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+
+
+def _drop_fixed_in_torch(cls: type, kwargs: dict[str, Any], parameters: dict[str, inspect.Parameter]) -> None:
+    for name, fixed in _FIXED_IN_TORCH.get(cls, {}).items():
+        if name in kwargs and name not in parameters:
+            if kwargs[name] != fixed:
+                raise ValueError(
+                    f"{cls.__name__}({name}={kwargs[name]!r}) is not supported: torch's {cls.__name__} "
+                    f"always behaves as {name}={fixed!r}"
+                )
+            del kwargs[name]
+
+
+def _check_names(cls: type, kwargs: dict[str, Any], parameters: dict[str, inspect.Parameter]) -> None:
+    """Cerebras's renamed arguments and arguments the constructor does not take are errors naming them."""
+    accepted, takes_any = _accepted(parameters)
+    if takes_any:
+        return
+    renamed = [(new, old) for new, olds in _RENAMED.items() if new in accepted for old in olds if old in kwargs]
+    if renamed:
+        fixes = "; ".join(f"use {new} instead of {old}" for new, old in renamed)
+        raise ValueError(f"{cls.__name__} got arguments Cerebras no longer supports: {fixes}")
+    unknown = sorted(name for name in kwargs if name not in accepted)
+    if unknown:
+        named = ", ".join(name + did_you_mean(name, accepted) for name in unknown)
+        raise ValueError(f"{cls.__name__} does not take {named}; it accepts: {', '.join(accepted)}")
+
+
+def _check_numbers(cls: type, kwargs: dict[str, Any], parameters: dict[str, inspect.Parameter]) -> None:
+    """Arguments whose default is a number get numbers (numeric strings are read as floats)."""
+    for name, value in list(kwargs.items()):
+        parameter = parameters.get(name)
+        default = None if parameter is None else parameter.default
+        if isinstance(default, bool) or not isinstance(default, (int, float)) or isinstance(value, torch.Tensor):
+            continue
+        if isinstance(value, str):
+            kwargs[name] = value = _number_text(value)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value is None:
+            raise OptimizerArgumentError(cls.__name__, name, value, "expected a number")
+
+
+def _number_text(text: str) -> Any:
+    try:
+        number = float(text)
+    except ValueError:
+        return text  # reported as "expected a number"
+    return number if math.isfinite(number) else text
+
+
+def optimizer_class(optimizer_type: str | type[Optimizer]) -> type[Optimizer]:
+    """The optimizer class named ``optimizer_type`` (any case; a class passes through), else a ``ValueError``
+    naming close names and every known one."""
     if inspect.isclass(optimizer_type) and issubclass(optimizer_type, Optimizer):
         return optimizer_type
     known = optimizer_classes()
@@ -132,9 +184,7 @@ def _resolve(optimizer_type: Any) -> type[Optimizer]:
     key = optimizer_type.strip().lower()
     if key in by_lower:
         return by_lower[key]
-    close = difflib.get_close_matches(key, list(by_lower), n=3, cutoff=0.5)
-    display = {name.lower(): name for name in known}
-    hint = f" (did you mean {', '.join(display[c] for c in close)}?)" if close else ""
+    hint = did_you_mean(key, known, cutoff=0.5)
     raise ValueError(f"unknown optimizer {optimizer_type!r}{hint}; known: {', '.join(known)}")
 
 

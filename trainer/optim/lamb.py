@@ -7,7 +7,8 @@ Training BERT in 76 minutes", ICLR 2020, arXiv:1904.00962 (Algorithm 2).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import torch
 from torch.optim import Optimizer

@@ -7,7 +7,8 @@ Algorithms", NeurIPS 2023, arXiv:2302.06675 (Program 1 / Algorithm 2).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import torch
 from torch.optim import Optimizer

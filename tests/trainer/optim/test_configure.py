@@ -7,7 +7,14 @@ import warnings
 import pytest
 import torch
 
-from trainer.optim import CEREBRAS_DEFAULTS, Lamb, Lion, configure_optimizer, optimizer_classes
+from trainer.optim import (
+    CEREBRAS_DEFAULTS,
+    Lamb,
+    Lion,
+    OptimizerArgumentError,
+    configure_optimizer,
+    optimizer_classes,
+)
 
 
 def params():
@@ -83,11 +90,25 @@ def test_a_schedule_in_learning_rate_is_left_to_the_scheduler():
     assert opt.defaults["lr"] == 1e-3
 
 
-def test_arguments_the_constructor_does_not_take_are_dropped_with_a_warning():
-    with pytest.warns(UserWarning, match=r"SGD does not take bogus, unused_flag; dropped") as record:
-        opt = configure_optimizer("sgd", params(), lr=0.1, momentum=0.5, bogus=1, unused_flag="x")
-    assert len(record) == 1 and "momentum" in str(record[0].message)  # lists what SGD accepts
-    assert opt.param_groups[0]["momentum"] == 0.5 and "bogus" not in opt.param_groups[0]
+def test_arguments_the_constructor_does_not_take_are_an_error_naming_them():
+    # issue 11 item 12: an error, as in a YAML config (it used to be dropped with a warning)
+    with pytest.raises(ValueError, match=r"SGD does not take bogus, unused_flag; it accepts: ") as info:
+        configure_optimizer("sgd", params(), lr=0.1, momentum=0.5, bogus=1, unused_flag="x")
+    assert "momentum" in str(info.value)  # lists what SGD accepts
+
+
+def test_a_misspelt_argument_is_an_error_suggesting_the_right_one():
+    with pytest.raises(ValueError, match=r"SGD does not take momentun \(did you mean momentum\?\)"):
+        configure_optimizer("SGD", params(), momentun=0.9)
+
+
+def test_a_numeric_argument_needs_a_number():
+    with pytest.raises(OptimizerArgumentError, match=r"SGD: lr='1e-2x': expected a number") as info:
+        configure_optimizer("SGD", params(), lr="1e-2x")
+    assert info.value.argument == "lr" and isinstance(info.value, ValueError)
+    with pytest.raises(OptimizerArgumentError, match="momentum=.*expected a number"):
+        configure_optimizer("SGD", params(), momentum=[0.9])
+    assert configure_optimizer("SGD", params(), lr="1e-2", momentum="0.5").defaults["lr"] == 0.01
 
 
 def test_no_warning_when_everything_is_used():

@@ -97,7 +97,7 @@ def test_lamb_zero_norm_guards():
 def test_lamb_with_trust_ratio_one_is_adam_or_adamw(wd, reference):
     got, _, _ = run(Lamb, [G1, G2, G3], lr=0.01, eps=1e-6, weight_decay=wd, adam=True)
     want, _, _ = run(reference, [G1, G2, G3], lr=0.01, eps=1e-6, weight_decay=wd)
-    for a, b in zip(got, want):
+    for a, b in zip(got, want, strict=True):
         torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-14)
 
 

@@ -1,0 +1,25 @@
+"""``seed_everything``: one seed for Python's ``random``, torch and numpy (the trainer and configs use it)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import torch
+
+__all__ = ["seed_everything"]
+
+
+def seed_everything(seed: Any) -> int:
+    """Seed python's ``random``, torch and numpy with ``seed`` (an int >= 0); return it."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed={seed!r} must be an int >= 0")
+    random.seed(seed)
+    torch.manual_seed(seed)
+    try:
+        import numpy
+
+        numpy.random.seed(seed % 2**32)
+    except ImportError:  # numpy is a dependency, but the trainer does not need it
+        pass
+    return seed
