@@ -37,6 +37,8 @@ def compile_scheduler(
     ``scheduler`` is a Cadence schedule or any callable ``(state, ssr) -> float`` (a one-argument
     ``(state) -> float`` callable works when ``ssr`` is 1). ``state`` has ``.timestamp``, ``.max_duration``
     and ``.dataloader_len``. ``param_groups`` (indices) limits it to some groups; the others are untouched.
+    ``hyperparameter`` is a param-group key (a str). Every check runs before the optimizer is touched, so a
+    call that raises leaves every param group exactly as it was (no ``initial_<h>`` written, no value changed).
 
     >>> import torch
     >>> from schedulers import SchedulerState, LinearScheduler, compile_scheduler
