@@ -234,7 +234,9 @@ class Time:
         if type(other) is int:
             return other
         if _is_number(other):
-            return _plain_number(other) if self._unit is _DURATION else _checked_value(other, self._unit)
+            if self._unit is _DURATION:
+                return _plain_number(other)
+            return _integer_count(other, self._unit, f"cannot compare {self} with {other!r}")
         return self._same_unit(other, "compare")._value
 
     def __lt__(self, other: object) -> bool:
