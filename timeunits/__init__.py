@@ -8,13 +8,21 @@
 """
 
 from timeunits.counting import whole_count
-from timeunits.errors import NonIntegralTimeError, TimeParseError, TimeUnitMismatchError
+from timeunits.errors import (
+    MissingTimeUnitError,
+    NonIntegralTimeError,
+    NotATimeError,
+    TimeParseError,
+    TimeUnitMismatchError,
+)
 from timeunits.time import Time, TimeLike
 from timeunits.timestamp import Timestamp
 from timeunits.units import TimeUnit
 
 __all__ = [
+    "MissingTimeUnitError",
     "NonIntegralTimeError",
+    "NotATimeError",
     "Time",
     "TimeLike",
     "TimeParseError",

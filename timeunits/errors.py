@@ -6,7 +6,7 @@ against Composer (``except RuntimeError``, ``except TypeError``) keeps working.
 
 from __future__ import annotations
 
-__all__ = ["NonIntegralTimeError", "TimeParseError", "TimeUnitMismatchError"]
+__all__ = ["MissingTimeUnitError", "NonIntegralTimeError", "NotATimeError", "TimeParseError", "TimeUnitMismatchError"]
 
 
 class TimeUnitMismatchError(ValueError, RuntimeError):
@@ -22,3 +22,17 @@ class NonIntegralTimeError(ValueError, TypeError):
 
 class TimeParseError(ValueError):
     """A string is not a valid time string."""
+
+
+class NotATimeError(TypeError, RuntimeError):
+    """``Time.from_input`` got something that is neither a Time, a time string nor a number.
+
+    Composer raises :class:`RuntimeError` here; Cadence's error is also a :class:`TypeError`.
+    """
+
+
+class MissingTimeUnitError(ValueError, RuntimeError):
+    """``Time.from_input`` got a bare number and no ``default_int_unit`` to read it in.
+
+    Composer raises :class:`RuntimeError` here; Cadence's error is also a :class:`ValueError`.
+    """

@@ -55,13 +55,14 @@ def parse_timestring(timestring: str) -> tuple[int | float, TimeUnit]:
 
 def _exact_integer(number: str, timestring: str, unit: TimeUnit) -> int:
     exact = Decimal(number.replace("_", ""))
-    if not exact.is_zero() and exact.adjusted() >= _MAX_INTEGER_DIGITS:
-        raise TimeParseError(f"{timestring!r} is not a time: {number} has more than {_MAX_INTEGER_DIGITS} digits")
+    # Integrality first: a non-integral count is wrong whatever its size (Decimal compares it exactly).
     if exact != exact.to_integral_value():
         raise NonIntegralTimeError(
             f"{timestring!r} is not a time: {number} is not a whole number, and {unit.value} counts are "
             f"integers (use a whole number, or a dur fraction such as '0.3dur')"
         )
+    if not exact.is_zero() and exact.adjusted() >= _MAX_INTEGER_DIGITS:
+        raise TimeParseError(f"{timestring!r} is not a time: {number} has more than {_MAX_INTEGER_DIGITS} digits")
     return int(exact)
 
 

@@ -7,7 +7,7 @@ import operator
 from typing import Union
 
 from timeunits.counting import whole_count
-from timeunits.errors import NonIntegralTimeError, TimeUnitMismatchError
+from timeunits.errors import MissingTimeUnitError, NonIntegralTimeError, NotATimeError, TimeUnitMismatchError
 from timeunits.parsing import parse_timestring
 from timeunits.units import TimeUnit
 
@@ -66,12 +66,12 @@ class Time:
         if isinstance(value, str):
             return cls.from_timestring(value)
         if not _is_number(value):
-            raise TypeError(
+            raise NotATimeError(
                 f"{value!r} of type {type(value).__name__} is not a time: expected a Time, a time string "
                 "such as '10ep', or a number with default_int_unit"
             )
         if default_int_unit is None:
-            raise ValueError(
+            raise MissingTimeUnitError(
                 f"{value!r} is a bare number, not a time: write it with a unit (e.g. '{value}ep') "
                 "or pass default_int_unit"
             )
@@ -230,8 +230,13 @@ class Time:
         return NotImplemented
 
     def _compare_value(self, other: object) -> int | float:
+        """``other``'s value for ordering: a number is read in this unit, so a float is no count of ``ep``."""
+        if type(other) is int:
+            return other
         if _is_number(other):
-            return _plain_number(other)  # ordering against a bare number needs no unit check
+            if self._unit is _DURATION:
+                return _plain_number(other)
+            return _integer_count(other, self._unit, f"cannot compare {self} with {other!r}")
         return self._same_unit(other, "compare")._value
 
     def __lt__(self, other: object) -> bool:
@@ -259,7 +264,7 @@ def _make(value: int | float, unit: TimeUnit) -> Time:
 
 
 def _is_number(value: object) -> bool:
-    if isinstance(value, (bool, str, Time)):
+    if isinstance(value, (bool, str, bytes, bytearray, Time)):  # float(b"0.5") works, but bytes are no number
         return False
     if isinstance(value, (int, float)):
         return True
@@ -292,7 +297,7 @@ def _is_operand(value: object) -> bool:
 
 
 def _checked_value(value: object, unit: TimeUnit) -> int | float:
-    if isinstance(value, (bool, str, Time)) or not _is_number(value):
+    if not _is_number(value):
         hint = f" (to parse a string use Time.from_timestring({value!r}))" if isinstance(value, str) else ""
         raise TypeError(f"a Time value must be a number, got {value!r} of type {type(value).__name__}{hint}")
     if unit is _DURATION:
@@ -300,16 +305,24 @@ def _checked_value(value: object, unit: TimeUnit) -> int | float:
         if not math.isfinite(result):
             raise ValueError(f"a dur value must be a finite number, got {value!r}")
         return result
+    return _integer_count(value, unit, f"Time({value!r}, {unit.value!r})")
+
+
+def _integer_count(value: object, unit: TimeUnit, subject: str) -> int:
+    """A number as a count of an integer ``unit``; any float (even ``2.0``) is a :class:`NonIntegralTimeError`.
+
+    ``subject`` names the value in the error (``"Time(2.5, 'ep')"``, ``"Timestamp batch"``).
+    """
     if isinstance(value, float):
         raise NonIntegralTimeError(
-            f"Time({value!r}, {unit.value!r}): {unit.value} values must be ints, got the float {value!r}"
+            f"{subject}: {unit.value} values must be ints, got the float {value!r}"
             + (f" (write {int(value)})" if value.is_integer() else "")
         )
     try:
         return operator.index(value)
     except TypeError:
         raise NonIntegralTimeError(
-            f"Time({value!r}, {unit.value!r}): {unit.value} values must be ints, got {type(value).__name__} {value!r}"
+            f"{subject}: {unit.value} values must be ints, got {type(value).__name__} {value!r}"
         ) from None
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import operator
 from typing import Any, Callable
 
-from timeunits.time import Time, _make
+from timeunits.errors import TimeUnitMismatchError
+from timeunits.time import Time, _integer_count, _is_number, _make
 from timeunits.units import TimeUnit
 
 __all__ = ["Timestamp"]
@@ -66,12 +67,9 @@ class Timestamp:
             sample_in_epoch=sample_in_epoch,
             token_in_epoch=token_in_epoch,
         )
+        # Counters are independent, as in Composer: a partial timestamp (``epoch=2, batch_in_epoch=3``) is valid.
         for name, value in values.items():
             setattr(self, f"_{name}", _count(name, value))
-        for unit in ("batch", "sample", "token"):
-            in_epoch, total = getattr(self, f"_{unit}_in_epoch"), getattr(self, f"_{unit}")
-            if in_epoch > total:
-                raise ValueError(f"Timestamp: {unit}_in_epoch={in_epoch} exceeds the total {unit}={total}")
 
     # -- the counters as Times ---------------------------------------------------------------
     epoch = property(lambda self: _make(self._epoch, TimeUnit.EPOCH), doc="Epochs completed.")
@@ -118,7 +116,8 @@ class Timestamp:
     def to_next_batch(self, samples: int | Time = 0, tokens: int | Time = 0) -> Timestamp:
         """The timestamp after one more batch of ``samples`` samples and ``tokens`` tokens."""
         if type(samples) is not int or type(tokens) is not int or samples < 0 or tokens < 0:
-            samples, tokens = _count("samples", samples, TimeUnit.SAMPLE), _count("tokens", tokens, TimeUnit.TOKEN)
+            samples = _count("samples", samples, TimeUnit.SAMPLE, "Timestamp.to_next_batch")
+            tokens = _count("tokens", tokens, TimeUnit.TOKEN, "Timestamp.to_next_batch")
         new = _new(Timestamp)
         new._epoch = self._epoch
         new._batch = self._batch + 1
@@ -175,8 +174,14 @@ class Timestamp:
         return self.get(other.unit)
 
     def __eq__(self, other: object) -> bool:
+        """Equal counters; with a Time or a time string, its unit's total is equal (``dur`` and non-times: False)."""
         if isinstance(other, Timestamp):
             return self.state_dict() == other.state_dict()
+        if isinstance(other, str):
+            try:
+                other = Time.from_timestring(other)
+            except ValueError:
+                return False  # as Time == "not a time" is: equality never raises
         if isinstance(other, Time):
             return other.unit is not TimeUnit.DURATION and self.get(other.unit) == other
         return NotImplemented
@@ -214,21 +219,23 @@ def _from_state(state: dict[str, int]) -> Timestamp:
     return Timestamp(**state)
 
 
-def _count(name: str, value: object, unit: TimeUnit | None = None) -> int:
-    """A counter value as a non-negative int; a Time must be in the counter's unit."""
+def _count(name: str, value: object, unit: TimeUnit | None = None, owner: str = "Timestamp") -> int:
+    """A counter value as a non-negative int; a Time must be in the counter's unit.
+
+    Errors name ``owner`` and the counter: a float is a :class:`NonIntegralTimeError`, a Time of another unit a
+    :class:`TimeUnitMismatchError`, anything else that is no number a :class:`TypeError`.
+    """
     unit = unit or _FIELD_UNITS[name]
+    subject = f"{owner} {name}"
     if isinstance(value, Time):
         if value.unit is not unit:
-            raise ValueError(f"Timestamp {name} must be in {unit.value}, got {value}")
+            raise TimeUnitMismatchError(f"{subject} must be in {unit.value}, got {value} (in {value.unit.value})")
         value = value.value
-    if isinstance(value, bool) or isinstance(value, float):
-        raise TypeError(f"Timestamp {name} must be an int (or a Time in {unit.value}), got {value!r}")
-    try:
-        count = operator.index(value)
-    except TypeError:
+    if not _is_number(value):
         raise TypeError(
-            f"Timestamp {name} must be an int (or a Time in {unit.value}), got {value!r} of type {type(value).__name__}"
-        ) from None
+            f"{subject} must be an int (or a Time in {unit.value}), got {value!r} of type {type(value).__name__}"
+        )
+    count = _integer_count(value, unit, subject)
     if count < 0:
-        raise ValueError(f"Timestamp {name} must be >= 0, got {count}")
+        raise ValueError(f"{subject} must be >= 0, got {count}")
     return count

@@ -37,6 +37,8 @@ def compile_scheduler(
     ``scheduler`` is a Cadence schedule or any callable ``(state, ssr) -> float`` (a one-argument
     ``(state) -> float`` callable works when ``ssr`` is 1). ``state`` has ``.timestamp``, ``.max_duration``
     and ``.dataloader_len``. ``param_groups`` (indices) limits it to some groups; the others are untouched.
+    ``hyperparameter`` is a param-group key (a str). Every check runs before the optimizer is touched, so a
+    call that raises leaves every param group exactly as it was (no ``initial_<h>`` written, no value changed).
 
     >>> import torch
     >>> from schedulers import SchedulerState, LinearScheduler, compile_scheduler
@@ -74,24 +76,22 @@ class CompiledScheduler(LRScheduler):
         hyperparameter: str = "lr",
         param_groups: Sequence[int] | None = None,
     ) -> None:
-        if not callable(scheduler):
-            raise TypeError(f"scheduler must be callable as scheduler(state, ssr), got {scheduler!r}")
-        if not isinstance(optimizer, torch.optim.Optimizer):
-            raise TypeError(f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}")
-        for name in ("timestamp", "max_duration", "dataloader_len"):
-            if not hasattr(state, name):
-                raise TypeError(f"state must have .timestamp, .max_duration and .dataloader_len; it lacks .{name}")
-        self.optimizer = optimizer
-        self.scheduler = scheduler
-        self.state = state
-        self.ssr = check_ssr(ssr)
+        _check_arguments(scheduler, optimizer, state, hyperparameter)
+        ssr = check_ssr(ssr)
+        indices = _group_indices(param_groups, len(optimizer.param_groups))
+        initial_key = f"initial_{hyperparameter}"
+        bases = [_base_value(optimizer.param_groups[i], i, hyperparameter, initial_key) for i in indices]
+        alpha = _bind_ssr(scheduler, ssr)
+        first = alpha(state)  # the schedule's own checks against the state, before anything is written
+        # Every check passed: only now touch the optimizer (a failed call leaves it exactly as it was).
+        for index, (stored, _) in zip(indices, bases):
+            optimizer.param_groups[index].setdefault(initial_key, stored)
+        self.optimizer, self.scheduler, self.state, self.ssr = optimizer, scheduler, state, ssr
         self.hyperparameter = hyperparameter
-        self._alpha = _bind_ssr(scheduler, self.ssr)
-        self._initial_key = f"initial_{hyperparameter}"
-        self.param_groups = _group_indices(param_groups, len(optimizer.param_groups))
-        self.base_values = [
-            _base_value(optimizer.param_groups[i], i, hyperparameter, self._initial_key) for i in self.param_groups
-        ]
+        self._alpha = alpha
+        self._initial_key = initial_key
+        self.param_groups = indices
+        self.base_values = [base for _, base in bases]
         if hyperparameter == "lr":
             self.base_lrs = list(self.base_values)  # what torch's own schedulers expose
         self._tensor_groups = any(
@@ -102,10 +102,12 @@ class CompiledScheduler(LRScheduler):
         self._single = (self.param_groups[0], self.base_values[0]) if one_float else None
         self.last_epoch = 0
         self._step_count = 1
-        self._apply()
+        self._apply(first)
 
-    def _apply(self) -> None:
-        alpha = self._alpha(self.state)
+    def _apply(self, alpha: float | None = None) -> None:
+        """Write ``base · α`` into the driven groups; ``alpha`` defaults to ``α(state)``."""
+        if alpha is None:
+            alpha = self._alpha(self.state)
         groups, key = self.optimizer.param_groups, self.hyperparameter  # looked up each time: load_state_dict
         if self._single is not None:  # the common case, kept to a few operations: one group, a float value
             value = self._single[1] * alpha
@@ -178,6 +180,21 @@ class CompiledScheduler(LRScheduler):
         self._apply()
 
 
+def _check_arguments(scheduler: Any, optimizer: Any, state: Any, hyperparameter: Any) -> None:
+    if not callable(scheduler):
+        raise TypeError(f"scheduler must be callable as scheduler(state, ssr), got {scheduler!r}")
+    if not isinstance(optimizer, torch.optim.Optimizer):
+        raise TypeError(f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}")
+    for name in ("timestamp", "max_duration", "dataloader_len"):
+        if not hasattr(state, name):
+            raise TypeError(f"state must have .timestamp, .max_duration and .dataloader_len; it lacks .{name}")
+    if not isinstance(hyperparameter, str) or not hyperparameter:
+        raise TypeError(
+            f"hyperparameter must be a param-group key string such as 'lr', 'weight_decay' or 'momentum', "
+            f"got {hyperparameter!r} of type {type(hyperparameter).__name__}"
+        )
+
+
 def _group_indices(param_groups: Sequence[int] | None, count: int) -> list[int]:
     if param_groups is None:
         return list(range(count))
@@ -212,8 +229,11 @@ def _takes_ssr(scheduler: Callable[..., float]) -> bool:
     return len(positional) >= 2 or any(p.kind is p.VAR_POSITIONAL for p in parameters)
 
 
-def _base_value(group: dict, index: int, key: str, initial_key: str) -> float:
-    """The group's base value of ``key`` (kept as ``initial_<key>``), checked to be a scalar."""
+def _base_value(group: dict, index: int, key: str, initial_key: str) -> tuple[Any, float]:
+    """The group's base value of ``key``: what to keep as ``initial_<key>`` and its float, checked, unwritten.
+
+    An ``initial_<key>`` already in the group (a reloaded optimizer) is the base; else the current value is.
+    """
     if key not in group:
         raise ValueError(
             f"param group {index} has no {key!r} to schedule; its keys are {sorted(k for k in group if k != 'params')}"
@@ -225,13 +245,12 @@ def _base_value(group: dict, index: int, key: str, initial_key: str) -> float:
                 f"param group {index}'s {key!r} is a tensor of shape {tuple(value.shape)}; "
                 "only scalars can be scheduled"
             )
-        group.setdefault(initial_key, value.detach().clone())
+        stored = group[initial_key] if initial_key in group else value.detach().clone()
     elif isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"param group {index}'s {key!r} is {value!r}; only a float or a 0-d tensor can be scheduled")
     else:
-        group.setdefault(initial_key, float(value))
-    base = group[initial_key]
-    base = float(base) if isinstance(base, torch.Tensor) else base
-    if not math.isfinite(base):
-        raise ValueError(f"param group {index}'s {initial_key!r} is {base!r}; it must be finite")
-    return base
+        stored = group[initial_key] if initial_key in group else float(value)
+    base = float(stored) if isinstance(stored, torch.Tensor) else stored
+    if isinstance(base, bool) or not isinstance(base, (int, float)) or not math.isfinite(base):
+        raise ValueError(f"param group {index}'s {initial_key!r} is {base!r}; it must be a finite number")
+    return stored, base

@@ -210,3 +210,87 @@ def test_keeps_driving_the_groups_after_the_optimizer_loads_a_state_dict():
     state.timestamp = state.timestamp.copy(batch=5)
     sched.step()
     assert [g["lr"] for g in opt.param_groups] == pytest.approx([0.05, 0.01])
+
+
+# --------------------------------------------------------------------------- a failed call changes nothing
+
+
+def _snapshot(opt) -> list[dict]:
+    """Each param group's keys and values (tensors cloned, so in-place writes show)."""
+    return [
+        {k: v.detach().clone() if isinstance(v, torch.Tensor) else v for k, v in g.items()} for g in opt.param_groups
+    ]
+
+
+def _assert_untouched(opt, before: list[dict]) -> None:
+    after = _snapshot(opt)
+    assert [sorted(g) for g in after] == [sorted(g) for g in before]  # no initial_<key> added anywhere
+    for group_after, group_before in zip(after, before):
+        for key, old in group_before.items():
+            new = group_after[key]
+            if key == "params":
+                assert len(new) == len(old) and all(p is q for p, q in zip(new, old))
+            elif isinstance(old, torch.Tensor):
+                assert torch.equal(new, old), key
+            else:
+                assert new == old or (new != new and old != old), (key, new, old)  # nan stays nan
+
+
+def _bad_late_group(opt, key: str, value) -> None:
+    opt.param_groups[1][key] = value
+
+
+@pytest.mark.parametrize(
+    "spoil, kwargs, match",
+    [
+        (lambda opt: _bad_late_group(opt, "lr", [0.1]), {}, "param group 1's 'lr'"),
+        (lambda opt: _bad_late_group(opt, "lr", True), {}, "param group 1's 'lr'"),
+        (lambda opt: _bad_late_group(opt, "lr", math.nan), {}, "param group 1's 'initial_lr'"),
+        (lambda opt: _bad_late_group(opt, "lr", torch.tensor([0.1, 0.2])), {}, "shape"),
+        (lambda opt: _bad_late_group(opt, "initial_lr", math.inf), {}, "param group 1's 'initial_lr'"),
+        (lambda opt: _bad_late_group(opt, "initial_lr", "0.1"), {}, "param group 1's 'initial_lr'"),
+        (lambda opt: opt.param_groups[1].pop("weight_decay"), {"hyperparameter": "weight_decay"}, "no 'weight_decay'"),
+        (lambda opt: None, {"param_groups": [0, 5]}, "param_groups"),
+        (lambda opt: None, {"param_groups": [1, 1]}, "repeats"),
+        (lambda opt: None, {"ssr": -1.0}, "ssr"),
+    ],
+    ids=["list", "bool", "nan", "vector", "inf-initial", "str-initial", "missing-key", "index", "repeat", "ssr"],
+)
+def test_a_failed_call_leaves_the_optimizer_untouched(spoil, kwargs, match):
+    _, opt = _model_and_groups()
+    spoil(opt)
+    before = _snapshot(opt)
+    with pytest.raises(ValueError, match=match):
+        compile_scheduler(LinearScheduler(), opt, SchedulerState("10ba"), **kwargs)
+    _assert_untouched(opt, before)
+
+
+def test_a_schedule_failing_against_the_state_leaves_the_optimizer_untouched():
+    # The schedule's own check (a step that truncates to 0 batches at this ssr) is the last one to run.
+    _, opt = _model_and_groups()
+    opt.param_groups[0]["lr"] = torch.tensor(0.1)  # a tensor value too: it must not be filled in place
+    before = _snapshot(opt)
+    with pytest.raises(ValueError, match="step_size"):
+        compile_scheduler(StepScheduler("1ba"), opt, SchedulerState("10ba"), 0.5)
+    _assert_untouched(opt, before)
+
+
+def test_a_failed_call_keeps_an_existing_initial_value():
+    _, opt = _model_and_groups()
+    compile_scheduler(LinearScheduler(), opt, SchedulerState("10ba"))
+    before = _snapshot(opt)
+    opt.param_groups[1]["lr"] = [0.5]
+    before[1]["lr"] = [0.5]
+    with pytest.raises(ValueError):
+        compile_scheduler(StepScheduler("1ba", gamma=0.5), opt, SchedulerState("10ba"))
+    _assert_untouched(opt, before)
+
+
+@pytest.mark.parametrize("hyperparameter", [None, 0, b"lr", ["lr"], ""])
+def test_hyperparameter_that_is_not_a_key_string_is_a_type_error(hyperparameter):
+    _, opt = _model_and_groups()
+    before = _snapshot(opt)
+    with pytest.raises(TypeError, match=r"hyperparameter must be a param-group key string such as 'lr'") as info:
+        compile_scheduler(LinearScheduler(), opt, SchedulerState("10ba"), hyperparameter=hyperparameter)
+    assert repr(hyperparameter) in str(info.value)
+    _assert_untouched(opt, before)

@@ -465,3 +465,33 @@ def test_operations_do_not_mutate_operands():
     c = dur(0.5)
     _ = c * 2, -c, c / 2, c % 0.25
     assert c.value == 0.5
+
+
+# --------------------------------------------------------------------------- ordering against floats (ruling)
+
+
+@pytest.mark.parametrize("op", [operator.lt, operator.le, operator.gt, operator.ge])
+@pytest.mark.parametrize("number", [3.5, 3.0, np.float64(2.5), torch.tensor(3.5), float("inf")],
+                         ids=["3.5", "3.0", "np.float64", "torch.float", "inf"])  # fmt: skip
+@pytest.mark.parametrize("unit", ["ep", "ba", "sp", "tok"])
+def test_ordering_an_integer_unit_against_a_float_is_the_non_integral_error(op, number, unit):
+    # As ``+`` does: the number is read with from_input(number, self.unit), and a float is no count.
+    with pytest.raises(NonIntegralTimeError) as info:
+        op(Time(3, unit), number)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)
+    with pytest.raises(NonIntegralTimeError):
+        op(number, Time(3, unit))  # reflected
+
+
+@pytest.mark.parametrize("unit", ["ep", "ba", "sp", "tok"])
+def test_equality_against_a_float_answers_without_raising(unit):
+    assert (Time(3, unit) == 3.0) is True
+    assert (Time(3, unit) != 3.0) is False
+    assert (Time(3, unit) == 3.5) is False
+    assert (Time(3, unit) != 3.5) is True
+    assert (3.5 == Time(3, unit)) is False
+
+
+def test_ordering_dur_against_floats_and_ints_still_works():
+    assert dur(0.5) < 0.75 and dur(0.5) >= 0.5 and dur(1.0) <= 1 and dur(0.5) < float("inf")
+    assert ba(3) < 4 and ba(3) >= np.int64(3) and ba(3) > torch.tensor(2)

@@ -14,7 +14,9 @@ import pytest
 import torch
 
 from timeunits import (
+    MissingTimeUnitError,
     NonIntegralTimeError,
+    NotATimeError,
     Time,
     TimeParseError,
     TimeUnit,
@@ -600,3 +602,54 @@ def test_import_is_light():
         "import sys, timeunits; heavy = [m for m in ('torch', 'numpy') if m in sys.modules]; assert not heavy, heavy"
     )
     assert proc.returncode == 0, proc.stderr
+
+
+# --------------------------------------------------------------------------- rulings after the first conformance run
+
+
+@pytest.mark.parametrize(
+    "x,expected_class",
+    [(None, TypeError), ([123], TypeError), (object(), TypeError), (1, ValueError), (0.5, ValueError)],
+    ids=["None", "list", "object", "int-without-unit", "float-without-unit"],
+)
+def test_from_input_errors_are_also_runtime_errors(x, expected_class):
+    # Composer raises RuntimeError here; Cadence's errors are that and the built-in class that fits.
+    with pytest.raises(RuntimeError) as info:
+        Time.from_input(x)
+    assert isinstance(info.value, expected_class)
+    assert repr(x) in str(info.value)
+
+
+def test_from_input_bare_number_error_says_how_to_fix_it():
+    with pytest.raises(MissingTimeUnitError, match=r"default_int_unit.*'1ep'|'1ep'.*default_int_unit"):
+        Time.from_input(1)
+
+
+def test_from_input_bad_type_with_a_default_unit_is_also_a_runtime_error():
+    with pytest.raises(NotATimeError) as info:
+        Time.from_input(None, "ep")
+    assert isinstance(info.value, TypeError) and isinstance(info.value, RuntimeError)
+
+
+@pytest.mark.parametrize("value", [b"0.5", bytearray(b"0.5"), b"3"], ids=["bytes", "bytearray", "bytes-int"])
+@pytest.mark.parametrize("unit", ["dur", "ep"])
+def test_bytes_are_not_numbers(value, unit):
+    with pytest.raises(TypeError, match="number") as info:
+        Time(value, unit)
+    assert not isinstance(info.value, NonIntegralTimeError)
+    with pytest.raises(TypeError):
+        Time.from_input(value, unit)
+    with pytest.raises(TypeError):
+        Time(1, unit) + value
+
+
+@pytest.mark.parametrize("unit", ["ep", "ba", "sp", "tok"])
+def test_integrality_is_checked_before_the_digit_cap(unit):
+    huge_fraction = "9" * 4400 + ".5" + unit
+    with pytest.raises(NonIntegralTimeError) as info:
+        Time.from_timestring(huge_fraction)
+    assert "whole number" in str(info.value)
+    with pytest.raises(NonIntegralTimeError):
+        Time.from_timestring("1.5e-4400" + unit)
+    with pytest.raises(TimeParseError, match="digits"):  # an integral one still meets the cap
+        Time.from_timestring("9" * 4400 + ".0" + unit)

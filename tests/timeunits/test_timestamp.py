@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from timeunits import Time, Timestamp, TimeUnit
+from timeunits import NonIntegralTimeError, Time, Timestamp, TimeUnit, TimeUnitMismatchError
 
 FIELDS = {
     "epoch": TimeUnit.EPOCH,
@@ -325,3 +325,111 @@ def test_timestamp_is_immutable(field):
     with pytest.raises((AttributeError, TypeError)):
         setattr(ts, field, 0)
     assert counters(ts) == SAMPLE_TS
+
+
+# --------------------------------------------------------------------------- rulings after the first conformance run
+
+
+@pytest.mark.parametrize(
+    "other,expected",
+    [("50ba", True), ("51ba", False), (" 5 EP ", True), ("500sp", True), ("5001tok", False), ("50ep", False)],
+)
+def test_eq_with_a_time_string_parses_it_like_ordering_does(other, expected):
+    ts = Timestamp(**SAMPLE_TS)
+    assert (ts == other) is expected
+    assert (ts != other) is (not expected)
+    assert (ts == other) is (ts == Time.from_timestring(other))
+
+
+@pytest.mark.parametrize("other", ["0.5dur", "50", "not a time", "5sec"])
+def test_eq_with_a_string_that_is_no_count_is_false_never_an_error(other):
+    ts = Timestamp(**SAMPLE_TS)
+    assert (ts == other) is False
+    assert (ts != other) is True
+
+
+def _assert_non_integral(info, name: str) -> None:
+    assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)
+    assert name in str(info.value)
+
+
+@pytest.mark.parametrize("value", [1.5, 2.0, np.float64(3.0), torch.tensor(3.0)], ids=["1.5", "2.0", "np", "torch"])
+@pytest.mark.parametrize("field", list(FIELDS))
+def test_float_counter_is_the_non_integral_error(field, value):
+    with pytest.raises(NonIntegralTimeError) as info:
+        Timestamp(**{field: value})
+    _assert_non_integral(info, field)
+
+
+@pytest.mark.parametrize("argument", ["samples", "tokens"])
+def test_to_next_batch_float_count_is_the_non_integral_error(argument):
+    with pytest.raises(NonIntegralTimeError) as info:
+        Timestamp().to_next_batch(**{argument: 1.5})
+    _assert_non_integral(info, argument)
+
+
+def test_copy_and_from_state_dict_float_counter_is_the_non_integral_error():
+    with pytest.raises(NonIntegralTimeError) as info:
+        Timestamp(**SAMPLE_TS).copy(batch=2.5)
+    _assert_non_integral(info, "batch")
+    with pytest.raises(NonIntegralTimeError) as info:
+        Timestamp.from_state_dict({**SAMPLE_TS, "token": 7.0})
+    _assert_non_integral(info, "token")
+
+
+@pytest.mark.parametrize(
+    "argument,wrong", [("samples", Time(1, "ba")), ("samples", Time(1, "tok")), ("tokens", Time(1, "sp"))]
+)
+def test_to_next_batch_wrong_unit_time_is_a_unit_mismatch(argument, wrong):
+    with pytest.raises(TimeUnitMismatchError) as info:
+        Timestamp().to_next_batch(**{argument: wrong})
+    assert argument in str(info.value) and str(wrong) in str(info.value)
+
+
+def test_to_next_batch_accepts_a_time_of_the_right_unit():
+    ts = Timestamp().to_next_batch(samples=Time(32, "sp"), tokens=Time(4096, "tok"))
+    assert counters(ts) == expect(batch=1, sample=32, token=4096, batch_in_epoch=1, sample_in_epoch=32,
+                                  token_in_epoch=4096)  # fmt: skip
+
+
+def test_constructor_wrong_unit_time_is_a_unit_mismatch():
+    with pytest.raises(TimeUnitMismatchError) as info:
+        Timestamp(batch=Time(3, "ep"))
+    assert "batch" in str(info.value) and "3ep" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "partial",
+    [
+        dict(epoch=2, batch_in_epoch=3),
+        dict(sample_in_epoch=64),
+        dict(token_in_epoch=10, token=4),
+        dict(batch=1, batch_in_epoch=5, sample=0, sample_in_epoch=9),
+    ],
+)
+def test_partial_timestamps_are_accepted(partial):
+    # Composer's Timestamp relates no counter to another; a partial one (e.g. in a test or a resume) is fine.
+    ts = Timestamp(**partial)
+    assert counters(ts) == expect(**partial)
+    assert Timestamp.from_state_dict(ts.state_dict()) == ts
+    assert counters(ts.to_next_batch(samples=1)) == {
+        **expect(**partial),
+        "batch": partial.get("batch", 0) + 1,
+        "batch_in_epoch": partial.get("batch_in_epoch", 0) + 1,
+        "sample": partial.get("sample", 0) + 1,
+        "sample_in_epoch": partial.get("sample_in_epoch", 0) + 1,
+    }
+
+
+@pytest.mark.parametrize("field", list(FIELDS))
+def test_negative_counter_is_an_error_naming_it(field):
+    with pytest.raises(ValueError, match=rf"{field}\b.*-1"):
+        Timestamp(**{field: -1})
+    with pytest.raises(ValueError, match=field):
+        Timestamp().copy(**{field: -2})
+
+
+@pytest.mark.parametrize("argument", ["samples", "tokens"])
+def test_to_next_batch_negative_count_is_an_error_naming_it(argument):
+    with pytest.raises(ValueError, match=argument):
+        Timestamp().to_next_batch(**{argument: -1})
