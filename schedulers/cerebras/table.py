@@ -177,8 +177,7 @@ TABLE: tuple[Row, ...] = (
     Row(
         "ScalePerParam",
         composites.ScalePerParamForm,
-        "``scheduler``'s {value} times each param group's ``adjust_learning_rate`` entry (µP-style per-layer "
-        "scaling).",
+        "``scheduler``'s {value} times each param group's ``adjust_learning_rate`` entry (µP-style per-layer scaling).",
     ),
 )
 
@@ -246,7 +245,9 @@ def _build_class(family: Family, row: Row) -> type:
 def _renaming_init(name: str, module: str, form: type, names: Mapping[str, str]) -> Callable:
     """An ``__init__`` with ``form``'s signature, its arguments renamed by ``names``, calling ``form.__init__``."""
     generic = inspect.signature(form.__init__)
-    public = generic.replace(parameters=[p.replace(name=names.get(p.name, p.name)) for p in generic.parameters.values()])
+    public = generic.replace(
+        parameters=[p.replace(name=names.get(p.name, p.name)) for p in generic.parameters.values()]
+    )
     to_generic = {public_name: generic_name for generic_name, public_name in names.items()}
     shown = public.replace(parameters=list(public.parameters.values())[1:])  # without self, as users call it
 
