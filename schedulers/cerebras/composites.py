@@ -63,7 +63,7 @@ class _Composite(HyperparameterScheduler):
 
     def _sync_children(self) -> None:
         """Set each child's ``last_epoch`` to the step it sees (for inspection and checkpoints; not per step)."""
-        for child, step in zip(self._schedulers, self._local_steps(self.last_epoch)):
+        for child, step in zip(self._schedulers, self._local_steps(self.last_epoch), strict=True):
             child.last_epoch = step.clone()
 
     def state_dict(self) -> dict:
@@ -116,7 +116,7 @@ class SequentialForm(_Composite):
         for i, value in enumerate(self.milestones):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
                 raise ValueError(f"{owner}: milestones[{i}]={value!r} must be a number of steps >= 0")
-        if any(b < a for a, b in zip(self.milestones, self.milestones[1:])):
+        if any(b < a for a, b in zip(self.milestones, self.milestones[1:], strict=False)):
             raise ValueError(f"{owner}: milestones={self.milestones!r} must be increasing")
 
     def _local_steps(self, t):
@@ -125,7 +125,7 @@ class SequentialForm(_Composite):
     def _value(self, t):
         o = ops(t)
         value = self._schedulers[0]._closed_form_at(t)
-        for milestone, child in zip(self.milestones, self._schedulers[1:]):
+        for milestone, child in zip(self.milestones, self._schedulers[1:], strict=True):
             value = o.where(t < milestone, value, child._closed_form_at(o.maximum(t - milestone, 0.0)))
         return value
 
@@ -155,7 +155,7 @@ class ChainedForm(_Composite):
 
     def _value(self, t):
         value = self._schedulers[0]._closed_form_at(t)
-        for child, initial in zip(self._schedulers[1:], self._initials):
+        for child, initial in zip(self._schedulers[1:], self._initials, strict=True):
             value = value * (child._closed_form_at(t) / initial)
         return value
 
