@@ -252,6 +252,10 @@ def _renaming_init(name: str, module: str, form: type, names: Mapping[str, str])
     shown = public.replace(parameters=list(public.parameters.values())[1:])  # without self, as users call it
 
     def __init__(self, *args, **kwargs):
+        generic_names = [key for key in kwargs if key in names]
+        if generic_names:  # the weight-decay spelling of an argument, given to the learning-rate class
+            renamed = "; ".join(f"{key!r} is called {names[key]!r} here" for key in generic_names)
+            raise TypeError(f"{name}{shown}: {renamed}")
         try:
             bound = public.bind(self, *args, **kwargs)
         except TypeError as error:
