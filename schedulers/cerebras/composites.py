@@ -169,13 +169,17 @@ class ScalePerParamForm(_Composite):
 
     def __init__(self, optimizer, scheduler, param_group_tags=None, *, state=None):
         self._schedulers = _children(type(self).__name__, [scheduler])
-        self.adjustment_scalars = [
-            _arguments.number(
-                f"param_groups[{i}]['adjust_learning_rate']",
-                group.get("adjust_learning_rate", group.get("adjust_val", 1.0)),
-            )
-            for i, group in enumerate(optimizer.param_groups)
-        ]
+        try:  # a negative factor would write a negative value into its group
+            self.adjustment_scalars = [
+                _arguments.number(
+                    f"param_groups[{i}]['adjust_learning_rate']",
+                    group.get("adjust_learning_rate", group.get("adjust_val", 1.0)),
+                    low=0.0,
+                )
+                for i, group in enumerate(optimizer.param_groups)
+            ]
+        except ValueError as error:
+            raise ValueError(f"{type(self).__name__}: {error}") from None
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
     def _group_scale(self, index):

@@ -38,7 +38,7 @@ import warnings
 
 from schedulers.cerebras.lr_scheduler import ChainedScheduler, ConstantLR, LRScheduler, ScalePerParamLR, SequentialLR
 from schedulers.cerebras.steps import PENDING
-from schedulers.core.names import suggest
+from schedulers.core.names import did_you_mean
 from schedulers.core.registry import UnknownSchedulerError, registered_schedulers
 
 __all__ = ["configure_lr_scheduler"]
@@ -186,13 +186,9 @@ def _lookup(name: object, where: str) -> type:
     for candidate in (key, key + "lr", key.removesuffix("lr")):
         if candidate in classes:
             return classes[candidate]
-    spellings = {}  # every accepted spelling of each class's name -> that name
-    for cls in classes.values():
-        spellings.setdefault(cls.__name__.removesuffix("LR"), cls.__name__)
-        spellings[cls.__name__] = cls.__name__
-    close = dict.fromkeys(spellings[match] for match in suggest(key, spellings))
-    hint = f" (did you mean {', '.join(close)}?)" if close else ""
     names = sorted({cls.__name__ for cls in classes.values()})
+    # compared with the suffix on, as the full names have it ("CosineDecy" is close to "CosineDecayLR")
+    hint = did_you_mean(key if key.endswith("lr") else key + "lr", names)
     raise UnknownSchedulerError(
         f"{where}: unknown scheduler {name!r}{hint}; Cerebras learning-rate schedulers: {', '.join(names)}"
     )

@@ -63,3 +63,13 @@ def test_configure_lr_scheduler_reports_where():
         cs.configure_lr_scheduler(_optimizer(), config)
     with pytest.raises(ValueError, match=r"ConstantLR: learning_rate=-0.5 must be >= 0"):
         cs.configure_lr_scheduler(_optimizer(), -0.5)
+
+
+@pytest.mark.parametrize("name", ["ScalePerParamLR", "ScalePerParamWD"])
+def test_a_negative_per_group_factor_is_an_error(name):
+    optimizer = torch.optim.AdamW(
+        [{"params": [torch.zeros(1, requires_grad=True)], "adjust_learning_rate": -2.0}], lr=1.0, weight_decay=1.0
+    )
+    child = getattr(cs, name.replace("ScalePerParam", "Constant"))(optimizer, 0.1)
+    with pytest.raises(ValueError, match=rf"^{name}: param_groups\[0\]\['adjust_learning_rate'\]=-2.0 must be >= 0"):
+        getattr(cs, name)(optimizer, child)
