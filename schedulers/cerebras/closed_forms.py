@@ -46,7 +46,7 @@ class ConstantForm(HyperparameterScheduler):
     r"""Hold one value: :math:`f(t) = v`. ``total_iters`` (optional) only says how long, e.g. for a sequence."""
 
     def __init__(self, optimizer, val, total_iters=None, param_group_tags=None, *, state=None):
-        self.val = _arguments.number(self._name("val"), val)
+        self.val = self._value_argument("val", val)
         super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
 
     def _check_steps(self):
@@ -68,8 +68,8 @@ class PolynomialForm(HyperparameterScheduler):
     def __init__(
         self, optimizer, initial_val, end_val, total_iters, power=1.0, cycle=False, param_group_tags=None, *, state=None
     ):
-        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
-        self.end_val = _arguments.number(self._name("end_val"), end_val)
+        self.initial_val = self._value_argument("initial_val", initial_val)
+        self.end_val = self._value_argument("end_val", end_val)
         self.power = _arguments.number("power", power, low=0.0)
         self.cycle = _arguments.boolean("cycle", cycle)
         super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
@@ -110,7 +110,7 @@ class ExponentialForm(HyperparameterScheduler):
     def __init__(
         self, optimizer, initial_val, total_iters, decay_rate, staircase=False, param_group_tags=None, *, state=None
     ):
-        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
+        self.initial_val = self._value_argument("initial_val", initial_val)
         self.decay_rate = _arguments.number("decay_rate", decay_rate, low=0.0)
         self.staircase = _arguments.boolean("staircase", staircase)
         super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
@@ -142,7 +142,7 @@ class InverseExponentialTimeDecayForm(HyperparameterScheduler):
         *,
         state=None,
     ):
-        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
+        self.initial_val = self._value_argument("initial_val", initial_val)
         self.step_exponent = _arguments.number("step_exponent", step_exponent, low=0.0)
         self.decay_rate = _arguments.number("decay_rate", decay_rate, low=0.0)
         self.staircase = _arguments.boolean("staircase", staircase)
@@ -166,8 +166,8 @@ class InverseSquareRootDecayForm(HyperparameterScheduler):
     _step_arguments = ("warmup_steps",)
 
     def __init__(self, optimizer, initial_val=1.0, scale=1.0, warmup_steps=1.0, param_group_tags=None, *, state=None):
-        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
-        self.scale = _arguments.number("scale", scale)
+        self.initial_val = self._value_argument("initial_val", initial_val)
+        self.scale = self._value_argument("scale", scale)
         self.warmup_steps = warmup_steps
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
@@ -185,8 +185,8 @@ class CosineDecayForm(HyperparameterScheduler):
     """
 
     def __init__(self, optimizer, initial_val, end_val, total_iters, param_group_tags=None, *, state=None):
-        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
-        self.end_val = _arguments.number(self._name("end_val"), end_val)
+        self.initial_val = self._value_argument("initial_val", initial_val)
+        self.end_val = self._value_argument("end_val", end_val)
         super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
 
     def _check_steps(self):
@@ -212,23 +212,24 @@ def _milestone_tuple(owner, name: str, values, *, strict: bool) -> tuple:
     for i, value in enumerate(values):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
             raise ValueError(f"{type(owner).__name__}: {name}[{i}]={value!r} must be a number of steps >= 0")
-    if strict and any(b <= a for a, b in zip(values, values[1:])):
+    if strict and any(b <= a for a, b in zip(values, values[1:], strict=False)):
         raise ValueError(f"{type(owner).__name__}: {name}={list(values)!r} must be strictly increasing")
     return tuple(sorted(values))
 
 
 class PiecewiseConstantForm(HyperparameterScheduler):
-    r"""Hold ``vals[i]`` from milestone :math:`m_{i-1}` (0 for the first) until :math:`m_i`.
+    r"""Hold value :math:`v_i` from milestone :math:`m_{i-1}` (0 for the first) until :math:`m_i`
+    (:func:`schedulers.core.kernels.piecewise_constant`).
 
     .. math:: f(t) = v_{\#\{i : m_i \le t\}}
 
-    ``vals`` has one more entry than ``milestones`` (strictly increasing).
+    There is one more value than milestones (strictly increasing).
     """
 
     _step_arguments = ("milestones",)
 
     def __init__(self, optimizer, vals, milestones, param_group_tags=None, *, state=None):
-        self.vals = _arguments.numbers(self._name("vals"), vals)
+        self.vals = self._value_argument("vals", vals)
         self.milestones = _as_list(milestones)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
@@ -243,8 +244,7 @@ class PiecewiseConstantForm(HyperparameterScheduler):
         self._table = tuple(self.vals)
 
     def _value(self, t):
-        o = ops(t)
-        return o.take(self._table, o.bucket(t, self._points))
+        return kernels.piecewise_constant(t, self._points, self._table)
 
 
 class MultiStepForm(HyperparameterScheduler):
@@ -256,7 +256,7 @@ class MultiStepForm(HyperparameterScheduler):
     _step_arguments = ("milestones",)
 
     def __init__(self, optimizer, initial_val, gamma, milestones, param_group_tags=None, *, state=None):
-        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
+        self.initial_val = self._value_argument("initial_val", initial_val)
         self.gamma = _arguments.number("gamma", gamma, low=0.0)
         self.milestones = _as_list(milestones)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
@@ -274,7 +274,7 @@ class StepForm(HyperparameterScheduler):
     _step_arguments = ("step_size",)
 
     def __init__(self, optimizer, initial_val, step_size, gamma, param_group_tags=None, *, state=None):
-        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
+        self.initial_val = self._value_argument("initial_val", initial_val)
         self.step_size = step_size
         self.gamma = _arguments.number("gamma", gamma, low=0.0)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
@@ -292,27 +292,22 @@ class CosineAnnealingForm(HyperparameterScheduler):
 
     .. math:: f(t) = \eta_{min} + (v_0 - \eta_{min})\,\frac{1 + \cos(\pi t / T_{max})}{2}
 
-    The cosine is periodic, so :math:`t` is folded into :math:`[0, T_{max}]` (a triangle wave of period
-    :math:`2T_{max}`) before the half-cosine kernel.
+    The cosine goes on past :math:`T_{max}` (period :math:`2T_{max}`): :func:`schedulers.core.kernels.cosine_wave`.
     """
 
     _step_arguments = ("T_max",)
 
     def __init__(self, optimizer, initial_val, T_max, eta_min=0.0, param_group_tags=None, *, state=None):
-        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
+        self.initial_val = self._value_argument("initial_val", initial_val)
         self.T_max = T_max
-        self.eta_min = _arguments.number("eta_min", eta_min)
+        self.eta_min = self._value_argument("eta_min", eta_min)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
     def _check_steps(self):
         self._positive_steps("T_max")
 
     def _value(self, t):
-        o = ops(t)
-        period = 2 * self.T_max
-        within = t - o.floor(t / period) * period
-        folded = o.minimum(within, period - within)
-        return kernels.cosine(folded / self.T_max, self.initial_val, self.eta_min)
+        return kernels.cosine_wave(t / self.T_max, self.initial_val, self.eta_min)
 
 
 class LambdaForm(HyperparameterScheduler):
@@ -327,7 +322,7 @@ class LambdaForm(HyperparameterScheduler):
     _scalable = False  # the user's functions of the step cannot be rescaled
 
     def __init__(self, optimizer, initial_val, param_group_tags=None, *, state=None):
-        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
+        self.initial_val = self._value_argument("initial_val", initial_val)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
     def set_value_lambda(self):
@@ -364,10 +359,10 @@ class CosineAnnealingWarmRestartsForm(HyperparameterScheduler):
     _step_arguments = ("T_0",)
 
     def __init__(self, optimizer, initial_val, T_0, T_mult=1, eta_min=0.0, param_group_tags=None, *, state=None):
-        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
+        self.initial_val = self._value_argument("initial_val", initial_val)
         self.T_0 = T_0
         self.T_mult = _arguments.integer("T_mult", T_mult, low=1)
-        self.eta_min = _arguments.number("eta_min", eta_min)
+        self.eta_min = self._value_argument("eta_min", eta_min)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
     def _check_steps(self):
@@ -388,7 +383,7 @@ class MultiplicativeForm(HyperparameterScheduler):
     _scalable = False  # a factor per step: no step-count argument to scale
 
     def __init__(self, optimizer, initial_val, coefficient, param_group_tags=None, *, state=None):
-        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
+        self.initial_val = self._value_argument("initial_val", initial_val)
         self.coefficient = _arguments.number("coefficient", coefficient, low=0.0)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
@@ -407,7 +402,7 @@ class MultiplicativeForm(HyperparameterScheduler):
 
 
 class CyclicForm(HyperparameterScheduler):
-    r"""Cyclical values between ``base_val`` and ``max_val`` (CLR), exactly torch's ``CyclicLR`` (see
+    r"""Cyclical values between a base and a peak value (CLR), exactly torch's ``CyclicLR`` (see
     :func:`schedulers.core.kernels.cyclic`); ``mode`` picks the amplitude scaling: ``"triangular"`` (none),
     ``"triangular2"`` (halved each cycle), ``"exp_range"`` (:math:`\gamma^{t}`). ``scale_mode`` follows
     from ``mode`` (cycle for the triangular modes, iterations for ``exp_range``), as in Cerebras and torch.
@@ -429,8 +424,8 @@ class CyclicForm(HyperparameterScheduler):
         *,
         state=None,
     ):
-        self.base_val = _arguments.number(self._name("base_val"), base_val)
-        self.max_val = _arguments.number(self._name("max_val"), max_val)
+        self.base_val = self._value_argument("base_val", base_val)
+        self.max_val = self._value_argument("max_val", max_val)
         self.step_size_up = step_size_up
         self.step_size_down = step_size_down
         self.mode = _arguments.choice("mode", mode, ("triangular", "triangular2", "exp_range"))
@@ -453,10 +448,10 @@ class CyclicForm(HyperparameterScheduler):
 
 
 class OneCycleForm(HyperparameterScheduler):
-    r"""The 1cycle policy, torch's ``OneCycleLR`` with ``initial_val`` = ``max_lr / div_factor`` (see
-    :func:`schedulers.core.kernels.one_cycle`): up from ``initial_val`` to ``max_val`` over
-    ``pct_start · total_steps`` steps, then down to ``initial_val / final_div_factor`` at step
-    ``total_steps - 1`` (three-phase: back to ``initial_val`` first), held after that.
+    r"""The 1cycle policy, torch's ``OneCycleLR`` with the initial value :math:`v_0` = ``max_lr / div_factor``
+    (see :func:`schedulers.core.kernels.one_cycle`): up from :math:`v_0` to the peak over
+    ``pct_start · total_steps`` steps, then down to :math:`v_0` / ``final_div_factor`` at step
+    ``total_steps - 1`` (three-phase: back to :math:`v_0` first), held after that.
     """
 
     _step_arguments = ("total_steps",)
@@ -475,8 +470,8 @@ class OneCycleForm(HyperparameterScheduler):
         *,
         state=None,
     ):
-        self.initial_val = _arguments.number(self._name("initial_val"), initial_val)
-        self.max_val = _arguments.number(self._name("max_val"), max_val)
+        self.initial_val = self._value_argument("initial_val", initial_val)
+        self.max_val = self._value_argument("max_val", max_val)
         self.total_steps = total_steps
         self.pct_start = _arguments.number("pct_start", pct_start, low=0.0)
         self.final_div_factor = _arguments.number("final_div_factor", final_div_factor, low=0.0, low_open=True)

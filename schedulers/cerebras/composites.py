@@ -63,7 +63,7 @@ class _Composite(HyperparameterScheduler):
 
     def _sync_children(self) -> None:
         """Set each child's ``last_epoch`` to the step it sees (for inspection and checkpoints; not per step)."""
-        for child, step in zip(self._schedulers, self._local_steps(self.last_epoch)):
+        for child, step in zip(self._schedulers, self._local_steps(self.last_epoch), strict=True):
             child.last_epoch = step.clone()
 
     def state_dict(self) -> dict:
@@ -116,7 +116,7 @@ class SequentialForm(_Composite):
         for i, value in enumerate(self.milestones):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
                 raise ValueError(f"{owner}: milestones[{i}]={value!r} must be a number of steps >= 0")
-        if any(b < a for a, b in zip(self.milestones, self.milestones[1:])):
+        if any(b < a for a, b in zip(self.milestones, self.milestones[1:], strict=False)):
             raise ValueError(f"{owner}: milestones={self.milestones!r} must be increasing")
 
     def _local_steps(self, t):
@@ -125,7 +125,7 @@ class SequentialForm(_Composite):
     def _value(self, t):
         o = ops(t)
         value = self._schedulers[0]._closed_form_at(t)
-        for milestone, child in zip(self.milestones, self._schedulers[1:]):
+        for milestone, child in zip(self.milestones, self._schedulers[1:], strict=True):
             value = o.where(t < milestone, value, child._closed_form_at(o.maximum(t - milestone, 0.0)))
         return value
 
@@ -155,7 +155,7 @@ class ChainedForm(_Composite):
 
     def _value(self, t):
         value = self._schedulers[0]._closed_form_at(t)
-        for child, initial in zip(self._schedulers[1:], self._initials):
+        for child, initial in zip(self._schedulers[1:], self._initials, strict=True):
             value = value * (child._closed_form_at(t) / initial)
         return value
 
@@ -169,13 +169,17 @@ class ScalePerParamForm(_Composite):
 
     def __init__(self, optimizer, scheduler, param_group_tags=None, *, state=None):
         self._schedulers = _children(type(self).__name__, [scheduler])
-        self.adjustment_scalars = [
-            _arguments.number(
-                f"param_groups[{i}]['adjust_learning_rate']",
-                group.get("adjust_learning_rate", group.get("adjust_val", 1.0)),
-            )
-            for i, group in enumerate(optimizer.param_groups)
-        ]
+        try:  # a negative factor would write a negative value into its group
+            self.adjustment_scalars = [
+                _arguments.number(
+                    f"param_groups[{i}]['adjust_learning_rate']",
+                    group.get("adjust_learning_rate", group.get("adjust_val", 1.0)),
+                    low=0.0,
+                )
+                for i, group in enumerate(optimizer.param_groups)
+            ]
+        except ValueError as error:
+            raise ValueError(f"{type(self).__name__}: {error}") from None
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
     def _group_scale(self, index):

@@ -32,14 +32,14 @@ show the scheduler's signature.
 from __future__ import annotations
 
 import copy
-import difflib
 import inspect
 import math
 import warnings
 
 from schedulers.cerebras.lr_scheduler import ChainedScheduler, ConstantLR, LRScheduler, ScalePerParamLR, SequentialLR
 from schedulers.cerebras.steps import PENDING
-from schedulers.core.registry import UnknownSchedulerError
+from schedulers.core.names import did_you_mean
+from schedulers.core.registry import UnknownSchedulerError, registered_schedulers
 
 __all__ = ["configure_lr_scheduler"]
 
@@ -70,42 +70,50 @@ def configure_lr_scheduler(optimizer, learning_rate, adjust_learning_rate=None, 
         where = [f"learning_rate[{i}]" for i in range(len(entries))]
     else:
         rate = _scalar(learning_rate)
-        return _scaled(
-            optimizer,
-            _construct(ConstantLR, optimizer, {"learning_rate": rate}, "learning_rate", state),
-            adjust_learning_rate,
-        )
+        constant = _construct(ConstantLR, optimizer, {"learning_rate": rate}, "learning_rate", state)
+        return _scaled(optimizer, constant, adjust_learning_rate)
 
-    main = {}
-    schedulers = []
-    for params, name in zip(entries, where):
-        if not isinstance(params, dict):
-            raise ValueError(
-                f"{name}={params!r} must be a dict with a 'scheduler' key, e.g. {{'scheduler': 'CosineDecayLR', ...}}"
-            )
-        choice = params.pop("main_scheduler", None)
-        if choice is not None:
-            main[str(choice).strip().lower()] = choice
-        schedulers.append(_build(optimizer, params, name, state))
-    if len(main) > 1:
-        raise ValueError(f"conflicting main_scheduler values {sorted(main.values())}: give the same one in every entry")
-    choice = next(iter(main), None)
-    if choice is not None and choice not in _CHAINED + _SEQUENTIAL:
-        raise ValueError(
-            f"main_scheduler={main[choice]!r} must be 'chained' (ChainedLR) or 'sequential' (SequentialLR)"
-        )
-
-    if choice in _CHAINED:
+    choices = [_main_scheduler(params, name) for params, name in zip(entries, where, strict=True)]
+    schedulers = [_build(optimizer, params, name, state) for params, name in zip(entries, where, strict=True)]
+    chained = _chained(choices)
+    if chained is not None:
         if adjust_learning_rate:
             raise ValueError(
-                f"main_scheduler={main[choice]!r} cannot be combined with adjust_learning_rate (as in Cerebras): "
+                f"main_scheduler={chained!r} cannot be combined with adjust_learning_rate (as in Cerebras): "
                 "use a sequential schedule, or no lr scaling"
             )
         return ChainedScheduler(schedulers)
-    if len(schedulers) == 1:
-        return _scaled(optimizer, schedulers[0], adjust_learning_rate)
+    if len(schedulers) > 1:
+        schedulers = [SequentialLR(optimizer, schedulers, _milestones(schedulers, where))]
+    return _scaled(optimizer, schedulers[0], adjust_learning_rate)
+
+
+def _main_scheduler(params: object, where: str) -> object:
+    """Take the entry's ``main_scheduler`` (None when it has none) out of ``params``, a dict with a scheduler."""
+    if not isinstance(params, dict):
+        raise ValueError(
+            f"{where}={params!r} must be a dict with a 'scheduler' key, e.g. {{'scheduler': 'CosineDecayLR', ...}}"
+        )
+    return params.pop("main_scheduler", None)
+
+
+def _chained(choices: list) -> object:
+    """The entries' ``main_scheduler`` value (None where not given) when it asks for a chained scheduler, else None."""
+    given = {str(choice).strip().lower(): choice for choice in choices if choice is not None}
+    if len(given) > 1:
+        raise ValueError(
+            f"conflicting main_scheduler values {sorted(given.values())}: give the same one in every entry"
+        )
+    for key, choice in given.items():
+        if key not in _CHAINED + _SEQUENTIAL:
+            raise ValueError(f"main_scheduler={choice!r} must be 'chained' (ChainedLR) or 'sequential' (SequentialLR)")
+    return next((choice for key, choice in given.items() if key in _CHAINED), None)
+
+
+def _milestones(schedulers: list, where: list[str]) -> list:
+    """A sequence's milestones: the running sum of every scheduler's ``total_iters`` but the last's."""
     milestones, total = [], 0
-    for scheduler, name in zip(schedulers[:-1], where):
+    for scheduler, name in zip(schedulers[:-1], where, strict=False):
         steps = scheduler.total_iters
         if steps is None or steps is PENDING or isinstance(steps, str):
             raise ValueError(
@@ -115,7 +123,7 @@ def configure_lr_scheduler(optimizer, learning_rate, adjust_learning_rate=None, 
             )
         total += steps
         milestones.append(total)
-    return _scaled(optimizer, SequentialLR(optimizer, schedulers, milestones), adjust_learning_rate)
+    return milestones
 
 
 def _scalar(value: object) -> float:
@@ -146,44 +154,41 @@ def _scaled(optimizer, scheduler, adjust_learning_rate):
 
 
 def _lr_scheduler_classes() -> dict[str, type]:
-    """Every concrete LRScheduler subclass by lower-case name; a user class shadows a Cadence one."""
-    found: dict[str, type] = {}
-    pending = list(LRScheduler.__subclasses__())
-    seen = set()
-    ordered = []
+    """Every name ``configure_lr_scheduler`` accepts, in lower case, to its class.
+
+    The registry's Cerebras learning-rate classes and their aliases, then every user subclass of
+    :class:`LRScheduler` by class name (a user class shadows a Cadence one). User classes need not be
+    registered (Cerebras finds them by name), which is why they are collected from the subclasses.
+    """
+    found = {
+        name.lower(): cls
+        for name, cls in registered_schedulers("cerebras").items()
+        if isinstance(cls, type) and issubclass(cls, LRScheduler)
+    }
+    pending, seen = list(LRScheduler.__subclasses__()), set()
     while pending:
         cls = pending.pop(0)
         if cls in seen:
             continue
         seen.add(cls)
-        ordered.append(cls)
         pending.extend(cls.__subclasses__())
-    builtin = [c for c in ordered if c.__module__.startswith("schedulers.cerebras.")]
-    user = [c for c in ordered if not c.__module__.startswith("schedulers.cerebras.")]
-    for cls in builtin + user:
-        if not cls.__name__.startswith("_"):
+        if not cls.__module__.startswith("schedulers.cerebras.") and not cls.__name__.startswith("_"):
             found[cls.__name__.lower()] = cls
     return found
 
 
 def _lookup(name: object, where: str) -> type:
-    classes = _lr_scheduler_classes()
+    """The class ``name`` names, with or without its ``LR`` suffix, in any case; else a "did you mean" error."""
     if not isinstance(name, str):
         raise UnknownSchedulerError(f"{where}: scheduler={name!r} must be a scheduler name such as 'CosineDecayLR'")
+    classes = _lr_scheduler_classes()
     key = name.strip().lower()
-    for candidate in (key, key + "lr", key[:-2] if key.endswith("lr") else None):
+    for candidate in (key, key + "lr", key.removesuffix("lr")):
         if candidate in classes:
             return classes[candidate]
-    names = sorted(cls.__name__ for cls in classes.values())
-    close = difflib.get_close_matches(
-        key, [n.lower() for n in names] + [n.lower()[:-2] for n in names if n.lower().endswith("lr")], n=3, cutoff=0.6
-    )
-    shown = []
-    for c in close:
-        full = next((n for n in names if n.lower() in (c, c + "lr")), c)
-        if full not in shown:
-            shown.append(full)
-    hint = f" (did you mean {', '.join(shown)}?)" if shown else ""
+    names = sorted({cls.__name__ for cls in classes.values()})
+    # compared with the suffix on, as the full names have it ("CosineDecy" is close to "CosineDecayLR")
+    hint = did_you_mean(key if key.endswith("lr") else key + "lr", names)
     raise UnknownSchedulerError(
         f"{where}: unknown scheduler {name!r}{hint}; Cerebras learning-rate schedulers: {', '.join(names)}"
     )
@@ -199,6 +204,7 @@ def _build(optimizer, params: dict, where: str, state):
 
 
 def _construct(cls, optimizer, params: dict, where: str, state):
+    """``cls(optimizer, **params)``, every argument checked against ``cls``'s signature (errors show it)."""
     signature = inspect.signature(cls.__init__)
     parameters = list(signature.parameters.values())[1:]  # without self
     if not parameters or parameters[0].name != "optimizer":
@@ -206,31 +212,7 @@ def _construct(cls, optimizer, params: dict, where: str, state):
             f"{where}: {cls.__name__} cannot be configured: its first argument must be 'optimizer', "
             f"its signature is {cls.__name__}{signature}"
         )
-    kwargs, old, missing = {}, [], []
-    takes_anything = False
-    for parameter in parameters[1:]:
-        name = parameter.name
-        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
-            takes_anything = True
-            kwargs.update(params)
-            params.clear()
-            break
-        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
-            continue
-        if name == "state" and parameter.kind is inspect.Parameter.KEYWORD_ONLY:
-            if "state" in params:
-                kwargs["state"] = params.pop("state")
-            elif state is not None:
-                kwargs["state"] = state
-            continue
-        if name in params:
-            kwargs[name] = params.pop(name)
-        elif name.lower() != name and name.lower() in params:
-            old.append((name, name.lower()))
-        elif any(alias in params for alias in _OLD_NAMES.get(name, ())):
-            old.append((name, next(alias for alias in _OLD_NAMES[name] if alias in params)))
-        elif parameter.default is inspect.Parameter.empty:
-            missing.append(name)
+    kwargs, old, missing, takes_anything = _match_arguments(parameters[1:], params, state)
     shown = _signature_text(cls, parameters, kwargs)
     if old:
         renamed = "; ".join(f"expected {expected!r}, got {given!r}" for expected, given in old)
@@ -244,6 +226,36 @@ def _construct(cls, optimizer, params: dict, where: str, state):
     except (TypeError, ValueError) as error:
         message = str(error) if str(error).startswith(cls.__name__) else f"{cls.__name__}: {error}"
         raise ValueError(f"{where}: {message}") from error
+
+
+def _match_arguments(parameters: list, params: dict, state) -> tuple[dict, list, list, bool]:
+    """Move the config's arguments out of ``params`` into keyword arguments for ``parameters``.
+
+    Returns the keyword arguments, the (expected, given) pairs of old or miscased names, the names of
+    missing required arguments, and whether the signature takes ``**kwargs`` (then it takes the rest).
+    """
+    kwargs, old, missing = {}, [], []
+    for parameter in parameters:
+        name = parameter.name
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            kwargs.update(params)
+            params.clear()
+            return kwargs, old, missing, True
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            continue
+        if name == "state" and parameter.kind is inspect.Parameter.KEYWORD_ONLY:
+            given = params.pop("state", state)
+            if given is not None:
+                kwargs["state"] = given
+        elif name in params:
+            kwargs[name] = params.pop(name)
+        elif name.lower() != name and name.lower() in params:
+            old.append((name, name.lower()))
+        elif any(alias in params for alias in _OLD_NAMES.get(name, ())):
+            old.append((name, next(alias for alias in _OLD_NAMES[name] if alias in params)))
+        elif parameter.default is inspect.Parameter.empty:
+            missing.append(name)
+    return kwargs, old, missing, False
 
 
 def _signature_text(cls, parameters, given: dict) -> str:

@@ -1,18 +1,94 @@
 """The ``cstorch.optim`` namespace, so Cerebras code runs with only its import line changed.
 
 ``import cerebras.pytorch as cstorch`` becomes ``import schedulers.cerebras as cstorch``; then
-``cstorch.optim.lr_scheduler.LinearLR``, ``cstorch.optim.weight_decay_scheduler.CosineDecayWD``,
-``cstorch.optim.configure_lr_scheduler`` and ``cstorch.optim.SGD`` (torch's SGD: the same algorithm and
-arguments as Cerebras's) resolve as in Cerebras. Cerebras's other optimizers (with their own defaults,
-e.g. Adam's ``eps=1e-6``) are ``trainer.optim.configure_optimizer``'s job.
+``cstorch.optim.lr_scheduler.LinearLR``, ``cstorch.optim.weight_decay_scheduler.CosineDecayWD`` (also
+directly: ``cstorch.optim.LinearLR``) and ``cstorch.optim.configure_lr_scheduler`` resolve as in Cerebras,
+and so do the optimizers:
+
+* ``cstorch.optim.configure_optimizer(optimizer_type, params, **kwargs)`` is
+  :func:`trainer.optim.configure_optimizer`;
+* every optimizer name it resolves is an attribute: ``cstorch.optim.SGD``, ``Adam``, ``AdamW``, ``RMSprop``,
+  ... (torch's optimizers), ``Lamb`` and ``Lion`` (Cadence's). Where Cerebras documents a default that
+  differs from torch's (:data:`trainer.optim.CEREBRAS_DEFAULTS`: ``Adam``/``AdamW`` ``eps=1e-6``,
+  ``weight_decay=0.0``, ...), the class here is a subclass of torch's with Cerebras's defaults, so
+  ``cstorch.optim.AdamW(params, lr=1e-3)`` builds what ``configure_optimizer("AdamW", params, lr=1e-3)``
+  builds; the others (``SGD``, ...) are torch's classes themselves.
+
+>>> import torch
+>>> import schedulers.cerebras as cstorch
+>>> optimizer = cstorch.optim.AdamW([torch.zeros(1, requires_grad=True)], lr=1e-3)
+>>> isinstance(optimizer, torch.optim.AdamW), optimizer.defaults["eps"], cstorch.optim.SGD is torch.optim.SGD
+(True, 1e-06, True)
 """
 
-from torch.optim import SGD
+from __future__ import annotations
+
+import inspect
 
 from schedulers.cerebras import lr_scheduler, weight_decay_scheduler
 from schedulers.cerebras.configure import configure_lr_scheduler
 from schedulers.cerebras.lr_scheduler import *  # noqa: F401,F403  (Cerebras exposes its schedulers here too)
 from schedulers.cerebras.weight_decay_scheduler import *  # noqa: F401,F403
+from schedulers.core.names import did_you_mean
 
-__all__ = ["SGD", "configure_lr_scheduler", "lr_scheduler", "weight_decay_scheduler"]
+# The optimizer names are not listed: `from ... import *` would import the trainer (see __getattr__).
+__all__ = ["configure_lr_scheduler", "lr_scheduler", "weight_decay_scheduler"]
 __all__ += lr_scheduler.__all__ + weight_decay_scheduler.__all__
+
+_optimizers: dict[str, object] = {}
+
+
+def __getattr__(name: str) -> object:
+    """``configure_optimizer`` and the optimizers, looked up in :mod:`trainer.optim` on first access.
+
+    Dependencies point trainer -> schedulers: ``import schedulers`` must not import the trainer (nor
+    create an import cycle through it), so this module reaches ``trainer.optim`` only when a user asks
+    for an optimizer.
+    """
+    if name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if not _optimizers:
+        _optimizers.update(_load_optimizers())
+    try:
+        return _optimizers[name]
+    except KeyError:
+        hint = did_you_mean(name, [*_optimizers, *__all__])
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}{hint}") from None
+
+
+def __dir__() -> list[str]:
+    if not _optimizers:
+        _optimizers.update(_load_optimizers())
+    return sorted({*globals(), *_optimizers})
+
+
+def _load_optimizers() -> dict[str, object]:
+    from trainer.optim import CEREBRAS_DEFAULTS, configure_optimizer, optimizer_classes
+
+    found: dict[str, object] = {"configure_optimizer": configure_optimizer}
+    for name, cls in optimizer_classes().items():
+        defaults = CEREBRAS_DEFAULTS.get(cls)
+        found[name] = _with_defaults(cls, defaults) if defaults else cls
+    return found
+
+
+def _with_defaults(cls: type, defaults: dict[str, object]) -> type:
+    """A subclass of the optimizer ``cls`` named like it, whose arguments default to ``defaults`` instead."""
+    signature = inspect.signature(cls.__init__)
+    parameters = [
+        p.replace(default=defaults[p.name]) if p.name in defaults else p for p in signature.parameters.values()
+    ]
+    signature = signature.replace(parameters=parameters)
+
+    def __init__(self, *args, **kwargs):
+        bound = signature.bind(self, *args, **kwargs)
+        for argument, value in defaults.items():
+            bound.arguments.setdefault(argument, value)
+        cls.__init__(*bound.args, **bound.kwargs)
+
+    __init__.__signature__ = signature
+    __init__.__qualname__ = f"{cls.__name__}.__init__"
+    shown = ", ".join(f"{key}={value!r}" for key, value in defaults.items())
+    doc = f"torch's :class:`torch.optim.{cls.__name__}` with Cerebras's defaults ({shown})."
+    namespace = {"__init__": __init__, "__module__": __name__, "__qualname__": cls.__name__, "__doc__": doc}
+    return type(cls.__name__, (cls,), namespace)

@@ -220,6 +220,28 @@ class HyperparameterScheduler(torch.optim.lr_scheduler.LRScheduler):
         """The public name of the argument stored as ``generic`` (``initial_val`` -> ``initial_learning_rate``)."""
         return type(self)._argument_names.get(generic, generic)
 
+    def _value_argument(self, generic: str, value: object):
+        """A value the schedule writes (or scales) into the param groups: a finite number ``>= 0``, or for
+        ``vals`` a non-empty list of them; else a ValueError naming the class and the public argument name.
+
+        A learning rate or a weight decay below 0 is never meant: it would silently reverse the update.
+        """
+        owner, name = type(self).__name__, self._name(generic)
+        try:
+            if generic == "vals":
+                values = _arguments.numbers(name, value)
+                shown = [(f"{name}[{i}]", v) for i, v in enumerate(values)]
+            else:
+                values = _arguments.number(name, value)
+                shown = [(name, values)]
+        except ValueError as error:
+            raise ValueError(f"{owner}: {error}") from None
+        for label, number in shown:
+            if number < 0:
+                key = self.param_group_key
+                raise ValueError(f"{owner}: {label}={number!r} must be >= 0 (the {key} it schedules is never negative)")
+        return values
+
     def _positive_steps(self, name: str, *, optional: bool = False) -> None:
         """Check the resolved step count ``name`` is a number > 0 (or None when ``optional``)."""
         value = getattr(self, name)
@@ -445,7 +467,8 @@ class HyperparameterScheduler(torch.optim.lr_scheduler.LRScheduler):
                 f"{type(self).__name__}.load_state_dict: the checkpoint has {len(saved_children)} child schedulers, "
                 f"this scheduler has {len(children)}"
             )
-        for child, saved in zip(children, saved_children):
+        # lengths checked above when there are children; a leaf ignores a checkpoint's children
+        for child, saved in zip(children, saved_children, strict=False):
             child.load_state_dict(saved)
         self.last_epoch = torch.as_tensor(state_dict["last_epoch"]).to(_I64).reshape(()).clone()
         self._step_count = int(state_dict.get("_step_count", self._step_count))

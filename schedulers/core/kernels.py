@@ -439,3 +439,38 @@ def warmup_stable_decay(x, t_warmup, t_stable_end, t_end, alpha_f=0.0, decay_sha
     if t_warmup > 0:
         alpha = o.clamp(x / t_warmup, 0.0, 1.0) * alpha
     return alpha
+
+
+def cosine_wave(frac, start=1.0, end=0.0):
+    r"""A cosine from ``start`` to ``end`` as ``frac`` goes from 0 to 1 that goes on past 1: back to ``start`` at
+    2, and so on with period 2 (torch's ``CosineAnnealingLR`` closed form, Hugging Face's cosine with cycles).
+
+    .. math:: \alpha(f) = e + (s - e)\,\frac{1 + \cos(\pi f)}{2}, \qquad f \ge 0
+
+    Evaluated as :func:`cosine` of :math:`f` folded into :math:`[0, 1]` (a triangle wave, which leaves
+    :math:`\cos(\pi f)` unchanged), so the two agree exactly on :math:`[0, 1]`.
+
+    >>> cosine_wave(0.5), cosine_wave(1.5), cosine_wave(2.0, start=1.0, end=0.1), cosine_wave(3.0)
+    (0.5, 0.5, 1.0, 0.0)
+    """
+    o = ops(frac)
+    folded = frac - 2.0 * o.floor(frac / 2.0)
+    return cosine(o.minimum(folded, 2.0 - folded), start, end)
+
+
+def piecewise_constant(x, boundaries, values):
+    r"""Hold ``values[i]`` from boundary :math:`b_{i-1}` (0 for the first) until :math:`b_i` (Cerebras's
+    ``PiecewiseConstantLR``, Keras's ``PiecewiseConstantDecay`` with the switch at the boundary).
+
+    .. math:: \alpha(x) = v_{\#\{i : b_i \le x\}}
+
+    ``boundaries`` is a strictly increasing tuple; ``values`` a tuple with one more entry.
+
+    >>> piecewise_constant(4.0, (5, 8), (1.0, 0.5, 0.1)), piecewise_constant(5.0, (5, 8), (1.0, 0.5, 0.1))
+    (1.0, 0.5)
+    """
+    o = ops(x)
+    _check_increasing("boundaries", boundaries, strict=True, memo=o is FloatOps)
+    if type(values) is not tuple or len(values) != len(boundaries) + 1:
+        raise _bad("values", f"a tuple of {len(boundaries) + 1} numbers (one more than boundaries)", values)
+    return o.take(values, o.bucket(x, boundaries))

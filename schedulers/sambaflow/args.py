@@ -26,6 +26,7 @@ last column is what :func:`get_lr_scheduler` and :func:`steps_this_run` use in p
 from __future__ import annotations
 
 import argparse
+import inspect
 import math
 import operator
 from collections.abc import Iterable, Mapping
@@ -35,6 +36,8 @@ import torch
 from torch.optim import Optimizer
 from torch.optim.lr_scheduler import LambdaLR
 
+from schedulers.core.names import did_you_mean
+from schedulers.core.registry import get_scheduler
 from schedulers.sambaflow.schedules import (
     cosine_schedule_with_warmup,
     fixed_lr,
@@ -43,10 +46,10 @@ from schedulers.sambaflow.schedules import (
 
 __all__ = ["LR_SCHEDULES", "add_lr_schedule_args", "get_lr_scheduler", "steps_this_run"]
 
-LR_SCHEDULES = ("cosine_schedule_with_warmup", "polynomial_decay_schedule_with_warmup", "fixed_lr")
-
-# The default end_lr_ratio of each decaying schedule (SambaFlow's documented values).
-_END_LR_RATIO = {"cosine_schedule_with_warmup": 0.1, "polynomial_decay_schedule_with_warmup": 0.0}
+# SambaFlow's schedule names: the registered names of the three schedules (family "sambaflow")
+LR_SCHEDULES = tuple(
+    schedule.__name__ for schedule in (cosine_schedule_with_warmup, polynomial_decay_schedule_with_warmup, fixed_lr)
+)
 
 # flag -> (type, choices, help)
 _FLAGS: dict[str, tuple[Any, tuple[str, ...] | None, str]] = {
@@ -118,40 +121,42 @@ def get_lr_scheduler(optimizer: Optimizer, args: Any) -> LambdaLR:
     ``--max_steps`` is ``num_training_steps``; ``--steps_this_run`` does not change the schedule (see
     :func:`steps_this_run`). The returned scheduler is stepped once per optimizer step.
     """
-    name = _get(args, "lr_schedule")
-    if name is None:
-        raise ValueError(f"--lr_schedule is required: one of {', '.join(LR_SCHEDULES)}")
-    key = name.strip().lower() if isinstance(name, str) else name
-    if key not in LR_SCHEDULES:
-        raise ValueError(
-            f"--lr_schedule {name!r} is not one of {', '.join(LR_SCHEDULES)}: "
-            "get_lr_scheduler builds only these; build your own schedules in your code"
-        )
+    schedule = _schedule(_get(args, "lr_schedule"))
     learning_rate = _get(args, "learning_rate")
     warmup = _count(args, "warmup_steps", default=0)
     max_steps = _count(args, "max_steps", default=None)
     steps_this_run(args)  # validate it here too, so a bad flag fails before training starts
-    if key != "fixed_lr":
+    arguments = {}
+    end_ratio = inspect.signature(schedule).parameters.get("end_ratio")
+    if end_ratio is not None:  # a decaying schedule: its horizon and end ratio
+        name = schedule.__name__
         if max_steps is None:
-            raise ValueError(f"--max_steps is required with --lr_schedule {key}")
+            raise ValueError(f"--max_steps is required with --lr_schedule {name}")
         if warmup > max_steps:
             raise ValueError(f"--warmup_steps {warmup} must not exceed --max_steps {max_steps}")
-        end_ratio = _get(args, "end_lr_ratio")
-        if end_ratio is None:
-            end_ratio = _END_LR_RATIO[key]
-        elif isinstance(end_ratio, bool) or not isinstance(end_ratio, (int, float)) or not 0 <= end_ratio <= 1:
-            raise ValueError(f"--end_lr_ratio {end_ratio!r} must be a number in [0, 1]")
+        ratio = _get(args, "end_lr_ratio")
+        if ratio is None:
+            ratio = end_ratio.default  # the schedule's own default: one place says what it is
+        elif isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0 <= ratio <= 1:
+            raise ValueError(f"--end_lr_ratio {ratio!r} must be a number in [0, 1]")
+        arguments = {"num_warmup_steps": warmup, "num_training_steps": max_steps, "end_ratio": ratio}
     if learning_rate is not None:
         _set_peak(optimizer, learning_rate)
-    if key == "cosine_schedule_with_warmup":
-        return cosine_schedule_with_warmup(
-            optimizer, num_warmup_steps=warmup, num_training_steps=max_steps, num_cycles=0.5, end_ratio=end_ratio
+    return schedule(optimizer, **arguments)
+
+
+def _schedule(name: Any):
+    """The schedule ``--lr_schedule`` names, from the registry: one of :data:`LR_SCHEDULES` (any case)."""
+    if name is None:
+        raise ValueError(f"--lr_schedule is required: one of {', '.join(LR_SCHEDULES)}")
+    key = name.strip().lower() if isinstance(name, str) else name
+    if key not in LR_SCHEDULES:
+        hint = did_you_mean(key, LR_SCHEDULES) if isinstance(key, str) else ""
+        raise ValueError(
+            f"--lr_schedule {name!r} is not one of {', '.join(LR_SCHEDULES)}{hint}: "
+            "get_lr_scheduler builds only these; build your own schedules in your code"
         )
-    if key == "polynomial_decay_schedule_with_warmup":
-        return polynomial_decay_schedule_with_warmup(
-            optimizer, num_warmup_steps=warmup, num_training_steps=max_steps, end_ratio=end_ratio
-        )
-    return fixed_lr(optimizer)
+    return get_scheduler(key, family="sambaflow")
 
 
 def steps_this_run(args: Any) -> int | None:

@@ -18,8 +18,9 @@ With :math:`W` = ``num_warmup_steps``, :math:`T` = ``num_training_steps`` and :m
 So α is 0 at step 0, exactly 1 at step :math:`W`, exactly :math:`r` at step :math:`T`, and the value
 reached at :math:`T` is held afterwards (that is :math:`r` for the default ``num_cycles=0.5``).
 
-The curves are :func:`schedulers.core.kernels.warmup`, :func:`~schedulers.core.kernels.cosine` and
-:func:`~schedulers.core.kernels.linear`; nothing here re-implements a curve.
+The curves are :func:`schedulers.core.kernels.warmup`, :func:`~schedulers.core.kernels.cosine_wave` (the
+cosine, going on past a half-wave for ``num_cycles > 1/2``) and :func:`~schedulers.core.kernels.linear`;
+nothing here re-implements a curve.
 
 >>> import torch
 >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
@@ -88,7 +89,7 @@ class SambaFlowLambda:
         span = max(1, self.num_training_steps - warmup)
         p = o.clamp((x - warmup) / span, 0.0, 1.0)
         if self.kind == "cosine":
-            decay = kernels.cosine(_fold(o, 2.0 * self.num_cycles * p))
+            decay = kernels.cosine_wave(2.0 * self.num_cycles * p)
         else:
             decay = kernels.linear(p, 1.0, 0.0)
         alpha = self.end_ratio + (1.0 - self.end_ratio) * decay
@@ -212,15 +213,6 @@ register_scheduler(
     polynomial_decay_schedule_with_warmup, aliases=("get_polynomial_decay_schedule_with_warmup",), family="sambaflow"
 )
 register_scheduler(fixed_lr, aliases=("get_fixed_lr",), family="sambaflow")
-
-
-def _fold(o, z):
-    """Map ``z >= 0`` into ``[0, 1]`` with ``cos(πz) = cos(π·fold(z))``, so the clamped kernel runs past a half-wave.
-
-    Exact (``fold(z) = z``) on ``[0, 1]``, which covers the default ``num_cycles = 0.5``.
-    """
-    y = z - 2.0 * o.floor(z / 2.0)
-    return o.minimum(y, 2.0 - y)
 
 
 def _as_number(step):

@@ -14,7 +14,7 @@ from schedulers.cerebras import configure_lr_scheduler
 
 def _optimizer(*factors):
     groups = [{"params": [torch.zeros(1, requires_grad=True)]} for _ in range(max(1, len(factors)))]
-    for group, factor in zip(groups, factors):
+    for group, factor in zip(groups, factors, strict=False):
         if factor is not None:
             group["adjust_learning_rate"] = factor
     return torch.optim.SGD(groups, lr=1.0)
@@ -199,3 +199,12 @@ def test_chained_with_adjust_learning_rate_is_an_error():
 
 def test_also_reachable_as_cstorch_optim():
     assert cs.optim.configure_lr_scheduler is configure_lr_scheduler
+
+
+def test_names_and_aliases_come_from_the_registry():
+    optimizer = _optimizer()
+    config = {"scheduler": "CosineAnnealingWarmRestartsLR", "initial_learning_rate": 0.1, "T_0": 5}
+    assert type(configure_lr_scheduler(optimizer, config)) is cs.CosineAnnealingWarmRestarts
+    # weight-decay classes are in the registry too, but not learning-rate schedulers
+    with pytest.raises(ValueError, match=r"unknown scheduler 'CosineDecayWD' \(did you mean CosineDecayLR\?\)"):
+        configure_lr_scheduler(optimizer, {"scheduler": "CosineDecayWD", "initial_val": 0.1})

@@ -56,7 +56,7 @@ FACTORIES = {
 def test_float_path_equals_tensor_closed_form(name, a, b, n, at):
     scheduler = FACTORIES[name](_optimizer(), a, b, n)
     vectorized = scheduler.values_at(at).tolist()
-    for step, value in zip(at, vectorized):
+    for step, value in zip(at, vectorized, strict=True):
         assert _close(scheduler._closed_form_at(step), value), (step, scheduler._closed_form_at(step), value)
 
 

@@ -254,3 +254,17 @@ def test_extra_schedules_extend_the_choices():
     assert parser.parse_args(["--lr_schedule", "fixed_lr"]).lr_schedule == "fixed_lr"
     with pytest.raises(ValueError, match="build your own schedules"):
         get_lr_scheduler(optimizer(), args)
+
+
+def test_a_misspelt_schedule_suggests_the_close_name():
+    with pytest.raises(ValueError, match=r"\(did you mean cosine_schedule_with_warmup[,?]"):
+        get_lr_scheduler(optimizer(), argparse.Namespace(lr_schedule="cosine_schedule_with_warmpu", max_steps=10))
+
+
+def test_the_schedules_are_the_registered_ones():
+    from schedulers.core.registry import get_scheduler
+
+    for name in LR_SCHEDULES:
+        assert get_scheduler(name, family="sambaflow").__name__ == name
+    args = argparse.Namespace(lr_schedule=" Fixed_LR ", learning_rate=None)
+    assert get_lr_scheduler(optimizer(), args).lr_lambdas[0].kind == "fixed"

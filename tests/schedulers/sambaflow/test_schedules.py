@@ -336,7 +336,7 @@ def test_shape_properties(warmup, extra, end_ratio, kind):
     assert values[warmup] == 1.0 and values[total + 1] == end_ratio and values[-1] == end_ratio
     if warmup > 0:
         assert values[0] == 0.0
-        assert all(a <= b for a, b in zip(values[: warmup + 1], values[1 : warmup + 1]))  # rising warmup
+        assert all(a <= b for a, b in zip(values[: warmup + 1], values[1 : warmup + 1], strict=False))  # rising warmup
     decay = values[warmup:]
-    assert all(b <= a for a, b in zip(decay, decay[1:]))  # never rises after the peak
+    assert all(b <= a for a, b in zip(decay, decay[1:], strict=False))  # never rises after the peak
     assert all(end_ratio <= v <= 1.0 for v in decay)
