@@ -1,4 +1,4 @@
-"""Trainer overhead benchmarks (API.md clarification 18), each a ratio or a difference measured here.
+"""Trainer overhead benchmarks (docs/architecture.md), each a ratio or a difference measured here.
 
 Run: ``python bench/trainer_overhead.py [--batches 2000] [--rounds 5]``.
 

@@ -14,7 +14,7 @@ relative symlink to the most recent save::
 Every file is written to a temp file in the same folder, flushed and fsynced, then moved into
 place with ``os.replace``; the ``latest`` link is replaced the same way, so a crash leaves the
 previous checkpoint and ``latest`` intact. Payloads hold only values that
-``torch.load(weights_only=True)`` accepts (API.md clarification 7); ``save_checkpoint`` checks this
+``torch.load(weights_only=True)`` accepts (docs/resume.md); ``save_checkpoint`` checks this
 before writing, so a bad value fails at save time, naming where it sits in the payload.
 """
 

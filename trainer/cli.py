@@ -2,7 +2,7 @@
 
 ``cadence sweep CONFIG.yaml --ssr 0.25 0.5 1.0`` runs a budget sweep (:mod:`trainer.sweep`, docs/sweeps.md).
 
-Also ``python -m trainer fit ...``. Precedence (API.md clarification 13): ``--set`` > SambaFlow flags > YAML.
+Also ``python -m trainer fit ...``. Precedence (docs/trainer-config.md): ``--set`` > SambaFlow flags > YAML.
 A configuration error prints one line to stderr (``cadence: error: <key path>: <what>``) and exits with 2;
 a checkpoint that cannot be loaded exits with 1. After training, one line sums the run up on stdout
 (batches trained, the first and last losses, the last evaluation).

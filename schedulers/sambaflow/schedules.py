@@ -99,7 +99,7 @@ class SambaFlowLambda:
         return alpha
 
     def scaled(self, ssr: float) -> SambaFlowLambda:
-        """The same schedule with its step counts multiplied by ``ssr`` and truncated (clarification 10).
+        """The same schedule with its step counts multiplied by ``ssr`` and truncated (docs/trainer.md).
 
         A warmup may truncate to 0 (no warmup); a positive ``num_training_steps`` may not.
 
@@ -203,7 +203,7 @@ def fixed_lr(optimizer: Optimizer, last_epoch: int = -1) -> LambdaLR:
     return LambdaLR(optimizer, SambaFlowLambda("fixed"), last_epoch)
 
 
-# SambaFlow's own code spells them get_* (clarification 15).
+# SambaFlow's own code spells them get_* (docs/sambaflow.md).
 get_cosine_schedule_with_warmup = cosine_schedule_with_warmup
 get_polynomial_decay_schedule_with_warmup = polynomial_decay_schedule_with_warmup
 get_fixed_lr = fixed_lr

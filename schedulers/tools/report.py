@@ -255,7 +255,7 @@ def _schedule_rows(index, label, schedule, hyperparameter, base, timeline, ssr, 
     axis = timeline.counts(unit) if unit is not None else None
     end_count = None
     if unit is not None:
-        end_count = totals.get(unit) or 0  # no per-batch counts: the count stays 0 (clarification 5)
+        end_count = totals.get(unit) or 0  # no per-batch counts: the count stays 0 (docs/trainer.md)
     time_rows = _time_rows(common, schedule, times, axis, end_count)
     n = timeline.num_batches
     labels: dict[int, list[str]] = {0: ["start"]}

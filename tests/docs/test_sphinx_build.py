@@ -1,6 +1,6 @@
 """The documentation site builds, offline, with every Sphinx warning an error; its pictures are not stale.
 
-The build is a pytest test (API clarification 17) so the README's test command covers it: a broken
+The build is a pytest test (docs/architecture.md) so the README's test command covers it: a broken
 reference, a page missing from the toctree, a malformed docstring or a bad Markdown link fails here.
 Under ``CI=true`` a missing ``sphinx``/``myst_parser``/``matplotlib`` fails instead of skipping.
 """

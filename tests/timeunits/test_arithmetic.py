@@ -1,4 +1,4 @@
-"""Arithmetic, comparison, hashing and immutability of ``Time`` (API.md "timeunits", clarification 6).
+"""Arithmetic, comparison, hashing and immutability of ``Time`` (docs/time-units.md).
 
 Ports Composer's ``test_time_math`` and ``test_invalid_math``; where Cadence deviates (``==``/``!=``
 across units answer False/True instead of raising) the Cadence behaviour is expected.
@@ -287,7 +287,7 @@ def test_unit_mismatch_raises_and_names_both(op, a, b):
 
 
 def test_composer_invalid_math_still_runtime_errors():
-    # Composer's test_invalid_math, minus == and != (clarification 6: they answer False / True).
+    # Composer's test_invalid_math, minus == and != (docs/time-units.md: they answer False / True).
     t1, t2 = Time.from_timestring("1ep"), Time.from_timestring("1ba")
     for op in (operator.gt, operator.lt, operator.ge, operator.le, operator.add, operator.sub,
                operator.truediv, operator.mod, operator.mul):  # fmt: skip
@@ -383,7 +383,7 @@ def test_comparisons(a, op, b, expected):
     ids=["np.int64", "torch.int64", "np.uint8", "np.float64"],
 )
 def test_eq_with_integer_like_numbers_returns_bool(t, number):
-    # Clarification 6: integer-like values are accepted; a comparison answers a plain bool.
+    # docs/time-units.md: integer-like values are accepted; a comparison answers a plain bool.
     assert (t == number) is True
     assert (t != number) is False
     assert (t < number) is False

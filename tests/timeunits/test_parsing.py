@@ -1,4 +1,4 @@
-"""Parsing, construction, printing and unit lookup of ``timeunits`` (API.md "timeunits", clarification 6).
+"""Parsing, construction, printing and unit lookup of ``timeunits`` (docs/time-units.md).
 
 Composer's ``tests/test_time.py`` cases are ported where the contract keeps them; the ``iter``/``sec``
 cases become rejections (Cadence has no such units).
@@ -300,7 +300,7 @@ def test_zero_with_huge_exponent_is_exactly_zero():
     ids=["4300-digits-exp", "4301-digits-exp", "4301-digits", "4301-nines"],
 )
 def test_huge_integer_strings_are_refused_or_round_trip(s):
-    # Whatever size limit the parser has, an accepted time must print and parse back (API.md: "round-trips").
+    # Whatever size limit the parser has, an accepted time must print and parse back (docs/time-units.md).
     try:
         t = Time.from_timestring(s)
     except TimeParseError:
@@ -597,7 +597,7 @@ def test_import_does_not_import_torch():
 
 
 def test_import_is_light():
-    # DESIGN.md: "timeunits imports nothing heavier than attrs".
+    # docs/architecture.md: "timeunits imports nothing heavier than attrs".
     proc = _run_python(
         "import sys, timeunits; heavy = [m for m in ('torch', 'numpy') if m in sys.modules]; assert not heavy, heavy"
     )

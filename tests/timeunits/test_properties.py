@@ -1,4 +1,4 @@
-"""Hypothesis properties of ``timeunits`` (API.md "timeunits", clarifications 6, 7 and 17)."""
+"""Hypothesis properties of ``timeunits`` (docs/time-units.md, docs/resume.md, docs/architecture.md)."""
 
 import io
 import math
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from timeunits import NonIntegralTimeError, Time, Timestamp, TimeUnit
 
-# Clarification 17: no deadline (the first example pays for imports).
+# docs/architecture.md: no deadline (the first example pays for imports).
 PROPERTY = settings(deadline=None)
 
 INT_UNITS = [TimeUnit.EPOCH, TimeUnit.BATCH, TimeUnit.SAMPLE, TimeUnit.TOKEN]

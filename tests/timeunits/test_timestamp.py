@@ -1,4 +1,4 @@
-"""``Timestamp`` (API.md "timeunits", clarification 7).
+"""``Timestamp`` (docs/time-units.md, docs/resume.md).
 
 Ports Composer's ``test_timestamp``, ``test_timestamp_update`` and the counter part of
 ``test_timestamp_to_next_batch_epoch_iteration`` (Cadence has no iterations or wall-clock fields).

@@ -1,6 +1,6 @@
 """``trainer.checkpoint``: atomic files, the ``latest`` link, clear load errors, RNG state.
 
-API.md "trainer" (Checkpoints) and clarifications 7, 8; trainer_design.md "checkpoint.py".
+docs/trainer.md (Checkpoints), docs/resume.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Build a :class:`~trainer.Trainer` from a YAML file or a dict in the Cerebras Model Zoo layout.
 
-The layout (API.md clarification 12; every key in docs/trainer-config.md)::
+The layout (every key is in docs/trainer-config.md)::
 
     trainer:
       init:

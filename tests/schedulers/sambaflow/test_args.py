@@ -1,6 +1,6 @@
 """SambaFlow's flags: ``add_lr_schedule_args`` and ``get_lr_scheduler``.
 
-(API.md "schedulers.sambaflow", clarification 13.)
+(docs/sambaflow.md, docs/trainer-config.md.)
 """
 
 from __future__ import annotations

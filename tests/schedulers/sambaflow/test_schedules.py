@@ -1,4 +1,4 @@
-"""SambaFlow's schedules (API.md "schedulers.sambaflow", clarifications 7, 10, 15, 20)."""
+"""SambaFlow's schedules (docs/sambaflow.md, docs/resume.md, docs/trainer.md, docs/schedules.md)."""
 
 from __future__ import annotations
 

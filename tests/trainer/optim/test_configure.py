@@ -1,4 +1,4 @@
-"""``configure_optimizer`` (API.md "schedulers.cerebras" Optimizers bullet, clarifications 11, 12)."""
+"""``configure_optimizer`` (docs/cerebras.md, docs/trainer-config.md)."""
 
 from __future__ import annotations
 

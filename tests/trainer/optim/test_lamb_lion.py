@@ -1,4 +1,4 @@
-"""Cadence's ``Lamb`` and ``Lion`` (API.md "schedulers.cerebras" Optimizers bullet, clarification 11).
+"""Cadence's ``Lamb`` and ``Lion`` (docs/cerebras.md).
 
 Expected values are computed here with plain tensor math, written from the papers' update rules.
 """
