@@ -234,7 +234,8 @@ def _check_arguments(cls: type, args: list, kwargs: dict, prefix: str) -> None:
             if keyword not in parameters:
                 hint = did_you_mean(keyword, parameters, quote=True)
                 raise ExpressionError(
-                    f"{prefix}: {cls.__name__} has no argument {keyword!r}{hint}; it takes {_signature(cls)}"
+                    f"{prefix}: {cls.__name__}() got an unexpected keyword argument {keyword!r}{hint}; "
+                    f"{cls.__name__} takes {_signature(cls)}"
                 )
     try:
         signature.bind(*args, **kwargs)
