@@ -142,7 +142,7 @@ def multiplier_argument(name: str, value: object, *, final: bool = False) -> flo
         warnings.warn(
             f"{name}={value!r} > 1: the schedule ends above the base value (it rises); pass {name} <= 1 for a decay",
             UserWarning,
-            stacklevel=5,
+            stacklevel=4,
         )
     return result
 
