@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Callable, Iterable
-from typing import Sequence as Seq
+from collections.abc import Callable, Iterable
+from collections.abc import Sequence as Seq
+from typing import Any
 
 import attrs
 

@@ -9,7 +9,8 @@ equality, hash or repr), so a step costs one closed-form evaluation.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import attrs
 
@@ -94,12 +95,12 @@ class Schedule(Configurable):
 
     def _refresh(self, max_duration: object, dataloader_len: object, ssr: object) -> None:
         run = RunContext(max_duration, dataloader_len, check_ssr(ssr))
-        cache = self.__dict__
+        cache = self.__dict__  # not fields: written beside them, past the frozen __setattr__
         if run.key() != cache.get("_resolved_key", _UNSET):
             curve = self._resolve(run)
-            cache["_fn"], cache["_count"], cache["_resolved_key"] = curve.fn, Timestamp.counter(curve.unit), run.key()
+            cache.update(_fn=curve.fn, _count=Timestamp.counter(curve.unit), _resolved_key=run.key())
         # remember the objects themselves: the next step then checks identity, not value
-        cache["_seen_max_duration"], cache["_seen_dataloader_len"], cache["_seen_ssr"] = max_duration, dataloader_len, ssr
+        cache.update(_seen_max_duration=max_duration, _seen_dataloader_len=dataloader_len, _seen_ssr=ssr)
 
     def resolve(self, max_duration: Time | str, dataloader_len: int | Time | None = None, ssr: float = 1.0) -> Curve:
         """This schedule resolved for a run: a :class:`Curve` of the count in one unit.

@@ -6,7 +6,8 @@ evaluate over a whole run like any other schedule.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import attrs
 

@@ -17,7 +17,8 @@ import math
 import numbers
 import operator
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import attrs
 
@@ -25,7 +26,13 @@ from schedulers.core.names import did_you_mean
 from schedulers.core.registry import UnknownSchedulerError, get_scheduler, registered_schedulers
 from timeunits import Time
 
-__all__ = ["Configurable", "ScheduleConfigError", "ScheduleNotSerializableError", "schedule_from_config", "schedule_to_config"]
+__all__ = [
+    "Configurable",
+    "ScheduleConfigError",
+    "ScheduleNotSerializableError",
+    "schedule_from_config",
+    "schedule_to_config",
+]
 
 # the families whose classes are Cadence schedules (a "user" family class is seen through each of them)
 _SCHEDULE_FAMILIES = ("composer", "cadence")
@@ -255,7 +262,8 @@ def _name_and_arguments(config: object, path: str) -> tuple[str, object]:
         found = ", ".join(repr(key) for key in config) or "none"
         raise ScheduleConfigError(
             path,
-            f"a schedule config is a mapping with one key, the schedule's name ({{Name: {{arguments}}}}); found {found}",
+            "a schedule config is a mapping with one key, the schedule's name ({Name: {arguments}}); "
+            f"found {found}",
         )
     ((name, arguments),) = config.items()
     if not isinstance(name, str):
@@ -275,7 +283,8 @@ def _keyword_arguments(cls: type, arguments: Mapping[Any, Any], path: str) -> di
         if key not in parameters and not takes_any:
             hint = did_you_mean(key, parameters, n=1, quote=True)
             raise ScheduleConfigError(
-                _join(path, key), f"{cls.__name__} has no argument {key!r}{hint}; its arguments: {_describe(parameters)}"
+                _join(path, key),
+                f"{cls.__name__} has no argument {key!r}{hint}; its arguments: {_describe(parameters)}",
             )
         kwargs[key] = _argument(key, value, _join(path, key))
     try:

@@ -12,7 +12,14 @@ import attrs
 
 from schedulers.core import kernels
 from schedulers.core._ops import ops
-from schedulers.core.arguments import flag_field, milestones_field, multiplier_field, number_field, positive_count, time_field
+from schedulers.core.arguments import (
+    flag_field,
+    milestones_field,
+    multiplier_field,
+    number_field,
+    positive_count,
+    time_field,
+)
 from schedulers.core.base import Curve, Schedule
 from schedulers.core.composition import warmup_ramp
 from schedulers.core.registry import register_scheduler
@@ -260,7 +267,6 @@ class _WarmupSchedule(Schedule):
         return times, max(t_warmup, 0)
 
 
-
 def _after_warmup(t_warmup: int, t_max: int):
     """``x -> (x − t_w)/(t_max − t_w)``, the progress after warmup, which the kernels clamp to [0, 1].
 
@@ -314,7 +320,7 @@ class LinearWithWarmupScheduler(_WarmupSchedule):
 
 
 def _linear_with_warmup(schedule: _WarmupSchedule, run: RunContext, a_i: float, a_f: float) -> Curve:
-    """The warmup then linear curve of :class:`LinearWithWarmupScheduler` (also :class:`ConstantWithWarmupScheduler`)."""
+    """The warmup-then-linear curve of :class:`LinearWithWarmupScheduler` and :class:`ConstantWithWarmupScheduler`."""
     times, t_warmup = schedule._warmup(run, schedule._arguments("t_max"))
     progress = _after_warmup(t_warmup, times["t_max"].value)
 

@@ -12,7 +12,14 @@ import attrs
 
 from schedulers.core import kernels
 from schedulers.core._ops import ops
-from schedulers.core.arguments import choice_field, flag_field, multiplier_field, number_field, positive_count, time_field
+from schedulers.core.arguments import (
+    choice_field,
+    flag_field,
+    multiplier_field,
+    number_field,
+    positive_count,
+    time_field,
+)
 from schedulers.core.base import Curve, Schedule
 from schedulers.core.registry import register_scheduler
 from schedulers.core.resolution import RunContext

@@ -155,12 +155,7 @@ class _Builder:
         if isinstance(node, ast.Call):
             return self.call(node, depth)
         if isinstance(node, ast.Name):
-            hint = " (write strings in quotes, e.g. '0.1dur')"
-            if node.id in ("true", "false", "none", "null"):
-                hint = f" (write {node.id.capitalize() if node.id != 'null' else 'None'})"
-            elif _lookup_quietly(node.id) is not None:
-                hint = f" (write {node.id}(...) to build the schedule)"
-            self.fail(node, f"the name {node.id!r} is not allowed{hint}")
+            self.fail(node, f"the name {node.id!r} is not allowed{_name_hint(node.id)}")
         self.fail(node, f"{self.describe(node)} is not allowed")
         raise AssertionError("unreachable")
 
@@ -223,6 +218,15 @@ class _Builder:
         }
         kind = next((label for node_type, label in kinds.items() if isinstance(node, node_type)), "expression")
         return f"{kind} {self.segment(node)!r}"
+
+
+def _name_hint(name: str) -> str:
+    """What a bare name in an argument was probably meant to be."""
+    if name in ("true", "false", "none", "null"):
+        return f" (write {name.capitalize() if name != 'null' else 'None'})"
+    if _lookup_quietly(name) is not None:
+        return f" (write {name}(...) to build the schedule)"
+    return " (write strings in quotes, e.g. '0.1dur')"
 
 
 def _check_arguments(cls: type, args: list, kwargs: dict, prefix: str) -> None:

@@ -125,7 +125,9 @@ def test_changing_a_child_of_a_composite_raises_and_evolve_gives_the_fresh_value
     child = StepScheduler("50ba", gamma=0.5)
     p = Product([LinearScheduler(), child])
     before = p(state)
-    with pytest.raises(FrozenScheduleError, match=r"cannot set gamma of StepScheduler.*attrs\.evolve\(schedule, gamma=0\.1\)"):
+    with pytest.raises(
+        FrozenScheduleError, match=r"cannot set gamma of StepScheduler.*attrs\.evolve\(schedule, gamma=0\.1\)"
+    ):
         child.gamma = 0.1
     assert p(state) == before
     evolved = attrs.evolve(p, schedules=[LinearScheduler(), attrs.evolve(child, gamma=0.1)])
