@@ -76,7 +76,7 @@ class Schedule(Configurable):
     def __setattr__(self, name: str, value: object) -> None:  # reached only by classes that are not attrs
         raise FrozenScheduleError(
             f"{type(self).__qualname__} is a plain class, but Cadence schedules are immutable values: decorate it "
-            f"with @attrs.frozen and declare its arguments as fields (e.g. `{name}: float = 0.5`) instead of "
+            f"with @attrs.frozen and declare {name} as a field (`{name}: <type>` in the class body) instead of "
             f"setting self.{name} (docs/schedules.md, 'Your own schedule')"
         )
 
@@ -154,7 +154,7 @@ class FunctionSchedule(Schedule):
     and whole-run evaluation steps a state through the run to read it. Two are equal when their functions are.
     """
 
-    fn: Callable[[Any], float] = attrs.field()
+    fn: Callable[[ScheduleState], float] = attrs.field()
     _no_config: ClassVar[str] = (
         "is a function of the state (as_schedule), which has no config; write it as a Cadence schedule class "
         "(register it with @register_scheduler) to save it as a config"

@@ -595,3 +595,39 @@ def test_expected_class_is_checked():
     assert type(schedule_from_config({"step": {"step_size": "5ba"}}, expected=Schedule)) is StepScheduler
     with pytest.raises(ScheduleConfigError, match="^cosine: builds a CosineAnnealingScheduler, not a StepScheduler"):
         schedule_from_config({"cosine": {}}, expected=StepScheduler)
+
+
+# -- the methods, and where the conversion lives ---------------------------------------------------------
+
+
+def test_to_config_and_from_config_methods():
+    schedule = Warmup(MultiStepScheduler(["30ep", "0.8dur"], gamma=0.5), "2ep")
+    assert schedule.to_config() == schedule_to_config(schedule)
+    assert schedule.to_config(include_defaults=False) == schedule_to_config(schedule, include_defaults=False)
+    assert Schedule.from_config(yaml_round_trip(schedule.to_config())) == schedule
+    assert StepScheduler.from_config({"step": {"step_size": "10ba"}}) == StepScheduler("10ba")
+    assert Schedule.from_config("cosine") == CosineAnnealingScheduler()
+    with pytest.raises(ScheduleConfigError, match="builds a CosineAnnealingScheduler, not a StepScheduler"):
+        StepScheduler.from_config("cosine")
+
+
+def test_the_engine_imports_nothing_from_tools():
+    """schedulers.core (the engine) never imports schedulers.tools, not even inside a function; the config
+    conversion in core does not import the schedule base class (no base <-> config cycle)."""
+    import ast
+    from pathlib import Path
+
+    import schedulers.core
+
+    imported: dict[str, set[str]] = {}
+    for path in Path(schedulers.core.__file__).parent.glob("*.py"):
+        names = imported.setdefault(path.stem, set())
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names.add(node.module)
+            elif isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+    assert {m: sorted(n for n in names if n.startswith("schedulers.tools")) for m, names in imported.items()} == {
+        m: [] for m in imported
+    }
+    assert "schedulers.core.base" not in imported["config"]
