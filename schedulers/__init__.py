@@ -10,6 +10,7 @@
 # known to the registry, which itself imports no front end.
 from schedulers import cerebras as _cerebras  # noqa: F401  (registers the Cerebras names)
 from schedulers import sambaflow as _sambaflow  # noqa: F401  (registers the SambaFlow names)
+from schedulers.core.arguments import FrozenScheduleError
 from schedulers.core.base import Curve, FunctionSchedule, Schedule, as_schedule
 from schedulers.core.clock import Clock
 from schedulers.core.compile import CompiledScheduler, compile_scheduler
@@ -17,7 +18,7 @@ from schedulers.core.composition import Product, Sequence, Warmup
 from schedulers.core.evaluate import RunTimeline, evaluate_run, run_timeline
 from schedulers.core.registry import UnknownSchedulerError, get_scheduler, register_scheduler, registered_schedulers
 from schedulers.core.resolution import MissingDataloaderLenError, RunContext, scale_max_duration
-from schedulers.core.state import SchedulerState
+from schedulers.core.state import SchedulerState, ScheduleState
 from schedulers.core.torch_scaling import scale_pytorch_scheduler
 from schedulers.families.composer import (
     ConstantScheduler,
@@ -69,6 +70,7 @@ __all__ = [
     "CosineAnnealingWarmRestartsScheduler",
     "CosineAnnealingWithWarmupScheduler",
     "Curve",
+    "FrozenScheduleError",
     "FunctionSchedule",
     "ExponentialScheduler",
     "LinearScheduler",
@@ -83,6 +85,7 @@ __all__ = [
     "RunTimeline",
     "Schedule",
     "SchedulerState",
+    "ScheduleState",
     "Sequence",
     "StepScheduler",
     "UnknownSchedulerError",

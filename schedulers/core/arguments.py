@@ -1,13 +1,87 @@
-"""Checking schedule arguments: each bad value is a ValueError naming the argument and what is accepted."""
+"""Checking schedule arguments: each bad value is a ValueError naming the argument and what is accepted.
+
+The ``*_argument`` functions check one value; the ``*_field`` functions declare an argument of a frozen attrs
+schedule class with that check as its converter (the argument's name comes from the field), so a schedule
+class lists its arguments once, in constructor order, with their defaults:
+
+>>> import attrs
+>>> @attrs.frozen
+... class Example:
+...     t_max: Time = time_field("1dur")
+...     alpha_f: float = multiplier_field(0.0, final=True)
+>>> Example("10ba")
+Example(t_max='10ba', alpha_f=0.0)
+>>> Example(alpha_f=-0.5)
+Traceback (most recent call last):
+...
+ValueError: alpha_f=-0.5 must be >= 0: a negative multiplier would write a negative learning rate
+"""
 
 from __future__ import annotations
 
 import math
-from typing import Sequence as Seq
+import warnings
+from collections.abc import Callable, Iterable
+from collections.abc import Sequence as Seq
+from typing import Any
+
+import attrs
 
 from timeunits import Time
 
-__all__ = ["choice_argument", "milestones_argument", "number_argument", "positive_count", "time_argument"]
+__all__ = [
+    "FrozenList",
+    "FrozenScheduleError",
+    "argument_repr",
+    "evolve_hint",
+    "choice_argument",
+    "choice_field",
+    "flag_field",
+    "milestones_argument",
+    "milestones_field",
+    "multiplier_field",
+    "number_argument",
+    "number_field",
+    "positive_count",
+    "time_argument",
+    "time_field",
+]
+
+
+class FrozenScheduleError(attrs.exceptions.FrozenInstanceError):
+    """Changing a schedule in place: schedules are immutable values; the message says how to change one."""
+
+    def __init__(self, message: str) -> None:
+        AttributeError.__init__(self, message)
+        self.msg = message
+
+
+def evolve_hint(name: str, value: object = ...) -> str:
+    """How to change argument ``name`` of a schedule: make a changed copy with ``attrs.evolve``."""
+    shown = "..." if value is ... or len(repr(value)) > 40 else repr(value)
+    return f"schedules are immutable values; make a changed copy with attrs.evolve(schedule, {name}={shown})"
+
+
+class FrozenList(tuple):
+    """A list argument of a schedule, kept as a tuple: its list methods say how to change the schedule instead.
+
+    It equals (and hashes as) the plain tuple of its items.
+    """
+
+    def __new__(cls, items: Iterable[object], argument: str = "...") -> FrozenList:
+        self = super().__new__(cls, items)
+        self.argument = argument
+        return self
+
+    def __reduce__(self) -> tuple:
+        return type(self), (tuple(self), self.argument)
+
+    def _frozen(self, *args: object) -> None:
+        raise FrozenScheduleError(
+            f"{self.argument} of a schedule is a tuple and cannot change in place: {evolve_hint(self.argument)}"
+        )
+
+    append = extend = insert = remove = pop = clear = sort = reverse = __setitem__ = __delitem__ = _frozen
 
 
 def time_argument(name: str, value: object) -> Time:
@@ -43,13 +117,83 @@ def positive_count(name: str, count: Time, given: Time) -> int:
     return count.value
 
 
-def milestones_argument(value: object) -> list[Time]:
+def milestones_argument(value: object, name: str = "milestones") -> FrozenList:
+    """A list of times as a tuple of Times (immutable), or a ValueError naming the argument or the bad item."""
     if isinstance(value, (str, Time)) or not isinstance(value, Seq):
-        raise ValueError(f"milestones={value!r} must be a list of times, e.g. ['30ep', '0.8dur']")
-    return [time_argument(f"milestones[{i}]", m) for i, m in enumerate(value)]
+        raise ValueError(f"{name}={value!r} must be a list of times, e.g. ['30ep', '0.8dur']")
+    return FrozenList((time_argument(f"{name}[{i}]", m) for i, m in enumerate(value)), name)
 
 
 def choice_argument(name: str, value: object, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise ValueError(f"{name}={value!r} must be one of {', '.join(repr(c) for c in choices)}")
     return value
+
+
+def multiplier_argument(name: str, value: object, *, final: bool = False) -> float:
+    """A multiplier α of the base value: a finite number >= 0 (a negative one would write a negative lr).
+
+    ``final=True`` marks the value a schedule ends at (``alpha_f``): above 1 the schedule rises, which is
+    allowed with a ``UserWarning`` naming the argument.
+    """
+    result = number_argument(name, value)
+    if result < 0:
+        raise ValueError(f"{name}={value!r} must be >= 0: a negative multiplier would write a negative learning rate")
+    if final and result > 1:
+        warnings.warn(
+            f"{name}={value!r} > 1: the schedule ends above the base value (it rises); pass {name} <= 1 for a decay",
+            UserWarning,
+            stacklevel=4,
+        )
+    return result
+
+
+def argument_repr(value: object) -> str:
+    """An argument as a user writes it: times as time strings, tuples as lists, element by element."""
+    if isinstance(value, Time):
+        return repr(str(value))
+    if isinstance(value, (list, tuple)):
+        return f"[{', '.join(argument_repr(item) for item in value)}]"
+    return repr(value)
+
+
+# -- attrs fields: one argument of a frozen schedule class ------------------------------------------------
+
+
+def _named(check: Callable[..., Any], **options: Any) -> attrs.Converter:
+    """An attrs converter calling ``check(field_name, value, **options)``."""
+    return attrs.Converter(lambda value, field: check(field.name, value, **options), takes_field=True)
+
+
+def time_field(default: object = attrs.NOTHING, *, optional: bool = False) -> Any:
+    """A time argument (a Time or time string); ``optional=True`` also accepts None."""
+
+    def check(name: str, value: object) -> Time | None:
+        return None if optional and value is None else time_argument(name, value)
+
+    return attrs.field(default=default, converter=_named(check), repr=argument_repr)
+
+
+def milestones_field() -> Any:
+    """A list of times, kept as a tuple of Times."""
+    return attrs.field(converter=_named(lambda name, value: milestones_argument(value, name)), repr=argument_repr)
+
+
+def number_field(default: object = attrs.NOTHING, *, low: float | None = None, low_open: bool = False) -> Any:
+    """A finite real number (a float), optionally bounded below."""
+    return attrs.field(default=default, converter=_named(number_argument, low=low, low_open=low_open))
+
+
+def multiplier_field(default: object = attrs.NOTHING, *, final: bool = False) -> Any:
+    """A multiplier α >= 0 of the base value; ``final=True`` for the value a schedule ends at (warns above 1)."""
+    return attrs.field(default=default, converter=_named(multiplier_argument, final=final))
+
+
+def flag_field(default: bool = False) -> Any:
+    """A bool argument (any value is taken by its truth)."""
+    return attrs.field(default=default, converter=bool)
+
+
+def choice_field(default: str, choices: tuple[str, ...]) -> Any:
+    """A string argument that must be one of ``choices``."""
+    return attrs.field(default=default, converter=_named(choice_argument, choices=choices))

@@ -1,15 +1,26 @@
-"""The schedule base class: resolve times once per run, then evaluate a closed form per step."""
+"""The schedule base class: resolve times once per run, then evaluate a closed form per step.
+
+Schedules are immutable values: every schedule class is a frozen attrs class (``@attrs.frozen``), so equality,
+hashing and repr follow its arguments, and a changed schedule is a new one, ``attrs.evolve(schedule, gamma=0.1)``.
+What a schedule resolved for a run is cached on the instance beside its fields (not a field: not part of
+equality, hash or repr), so a step costs one closed-form evaluation.
+"""
 
 from __future__ import annotations
 
-import inspect
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any, ClassVar
 
+import attrs
+
+from schedulers.core.arguments import FrozenScheduleError, evolve_hint
+from schedulers.core.config import Configurable
 from schedulers.core.resolution import RunContext, check_ssr, same_unit
+from schedulers.core.state import ScheduleState
 from timeunits import Time, Timestamp, TimeUnit
 
-__all__ = ["Curve", "FunctionSchedule", "Schedule", "as_schedule"]
+__all__ = ["Curve", "FrozenScheduleError", "FunctionSchedule", "Schedule", "as_schedule"]
 
 _UNSET = object()
 
@@ -36,27 +47,43 @@ class Curve:
         return f"Curve(unit={self.unit.value}, {times})"
 
 
-class Schedule:
+class Schedule(Configurable):
     """Base class of Cadence's time-aware schedules: ``schedule(state, ssr=1.0) -> float``.
 
-    A subclass keeps its constructor arguments as attributes of the same names and implements
+    A subclass is a frozen attrs class whose fields are its constructor arguments, and implements
     :meth:`_resolve`, which turns its times into counts for one run (via :class:`RunContext`) and returns a
     :class:`Curve`. Resolution happens once per ``(max_duration, dataloader_len, ssr)`` and again only when
     one of them changes, so a step costs one closed-form evaluation.
     """
 
-    _seen_max_duration: object = _UNSET
-    _seen_dataloader_len: object = _UNSET
-    _seen_ssr: object = _UNSET
-    _resolved_key: object = _UNSET
+    # the resolution cache: instance entries written with object.__setattr__, never fields
+    _seen_max_duration: ClassVar[object] = _UNSET
+    _seen_dataloader_len: ClassVar[object] = _UNSET
+    _seen_ssr: ClassVar[object] = _UNSET
+    _resolved_key: ClassVar[object] = _UNSET
 
-    def __setattr__(self, name: str, value: object) -> None:
-        object.__setattr__(self, name, value)
-        if not name.startswith("_"):
-            object.__setattr__(self, "_resolved_key", _UNSET)  # an argument changed: resolve again
-            object.__setattr__(self, "_seen_ssr", _UNSET)
+    @classmethod
+    def __attrs_init_subclass__(cls) -> None:
+        """Each attrs subclass must be frozen; setting its attributes then says how to change a schedule."""
+        if not attrs.inspect(cls).is_frozen:
+            raise TypeError(
+                f"{cls.__qualname__} is a mutable attrs class, but Cadence schedules are immutable values: "
+                "decorate it with @attrs.frozen (attrs.define(frozen=True))"
+            )
+        cls.__setattr__ = _frozen_setattr  # type: ignore[method-assign]
+        cls.__delattr__ = _frozen_delattr  # type: ignore[method-assign]
 
-    def __call__(self, state, ssr: float = 1.0) -> float:
+    def __setattr__(self, name: str, value: object) -> None:  # reached only by classes that are not attrs
+        raise FrozenScheduleError(
+            f"{type(self).__qualname__} is a plain class, but Cadence schedules are immutable values: decorate it "
+            f"with @attrs.frozen and declare {name} as a field (`{name}: <type>` in the class body) instead of "
+            f"setting self.{name} (docs/schedules.md, 'Your own schedule')"
+        )
+
+    def __delattr__(self, name: str) -> None:
+        self.__setattr__(name, None)
+
+    def __call__(self, state: ScheduleState, ssr: float = 1.0) -> float:
         """The multiplier α of the base value at ``state.timestamp``."""
         if (
             state.max_duration is not self._seen_max_duration
@@ -68,13 +95,12 @@ class Schedule:
 
     def _refresh(self, max_duration: object, dataloader_len: object, ssr: object) -> None:
         run = RunContext(max_duration, dataloader_len, check_ssr(ssr))
-        if run.key() != self._resolved_key:
+        cache = self.__dict__  # not fields: written beside them, past the frozen __setattr__
+        if run.key() != cache.get("_resolved_key", _UNSET):
             curve = self._resolve(run)
-            self._fn = curve.fn
-            self._count = Timestamp.counter(curve.unit)
-            self._resolved_key = run.key()
+            cache.update(_fn=curve.fn, _count=Timestamp.counter(curve.unit), _resolved_key=run.key())
         # remember the objects themselves: the next step then checks identity, not value
-        self._seen_max_duration, self._seen_dataloader_len, self._seen_ssr = max_duration, dataloader_len, ssr
+        cache.update(_seen_max_duration=max_duration, _seen_dataloader_len=dataloader_len, _seen_ssr=ssr)
 
     def resolve(self, max_duration: Time | str, dataloader_len: int | Time | None = None, ssr: float = 1.0) -> Curve:
         """This schedule resolved for a run: a :class:`Curve` of the count in one unit.
@@ -88,19 +114,6 @@ class Schedule:
 
     def _resolve(self, run: RunContext) -> Curve:
         raise NotImplementedError(f"{type(self).__name__} must implement _resolve(run) -> Curve")
-
-    def to_config(self, *, include_defaults: bool = True) -> dict:
-        """This schedule as ``{ClassName: {argument: value}}``; YAML round-trips it (docs/schedules.md)."""
-        from schedulers.tools.serialization import schedule_to_config  # serialization imports this module
-
-        return schedule_to_config(self, include_defaults=include_defaults)
-
-    @classmethod
-    def from_config(cls, config: dict | str) -> Schedule:
-        """The schedule a ``{Name: {argument: value}}`` config describes (on a subclass: of that class)."""
-        from schedulers.tools.serialization import schedule_from_config
-
-        return schedule_from_config(config, expected=None if cls is Schedule else cls)
 
     def _resolve_times(
         self, run: RunContext, given: dict[str, Time], unscaled: tuple[str, ...] = ()
@@ -124,37 +137,35 @@ class Schedule:
             warned.add(key)
             warnings.warn(message, UserWarning, stacklevel=4)
 
-    def __repr__(self) -> str:
-        arguments = [
-            f"{name}={_argument_repr(self.__dict__[name])}"
-            for name in inspect.signature(type(self).__init__).parameters
-            if name != "self" and name in self.__dict__
-        ]
-        return f"{type(self).__name__}({', '.join(arguments)})"
+
+def _frozen_setattr(self: Schedule, name: str, value: object) -> None:
+    raise FrozenScheduleError(f"cannot set {name} of {type(self).__qualname__}: {evolve_hint(name, value)}")
 
 
-def _argument_repr(value: object) -> str:
-    """Arguments as a user writes them: times as time strings, lists element by element."""
-    if isinstance(value, Time):
-        return repr(str(value))
-    if isinstance(value, list):
-        return f"[{', '.join(_argument_repr(item) for item in value)}]"
-    return repr(value)
+def _frozen_delattr(self: Schedule, name: str) -> None:
+    raise FrozenScheduleError(f"cannot delete {name} of {type(self).__qualname__}: {evolve_hint(name)}")
 
 
+@attrs.frozen
 class FunctionSchedule(Schedule):
     """A schedule from a plain function of the state, ``fn(state) -> float`` (see :func:`as_schedule`).
 
     It has no closed form: it is called on every step, cannot apply a scale schedule ratio other than 1,
-    and whole-run evaluation steps a state through the run to read it.
+    and whole-run evaluation steps a state through the run to read it. Two are equal when their functions are.
     """
 
-    def __init__(self, fn: Callable[[Any], float]) -> None:
+    fn: Callable[[ScheduleState], float] = attrs.field()
+    _no_config: ClassVar[str] = (
+        "is a function of the state (as_schedule), which has no config; write it as a Cadence schedule class "
+        "(register it with @register_scheduler) to save it as a config"
+    )
+
+    @fn.validator
+    def _check(self, attribute: attrs.Attribute, fn: object) -> None:
         if not callable(fn):
             raise TypeError(f"as_schedule() needs a callable fn(state) -> float, got {fn!r}")
-        self.fn = fn
 
-    def __call__(self, state, ssr: float = 1.0) -> float:
+    def __call__(self, state: ScheduleState, ssr: float = 1.0) -> float:
         if ssr != 1.0:
             raise ValueError(
                 f"{self.fn!r} is a function of the state only, so it cannot apply scale_schedule_ratio={ssr}; "
@@ -169,7 +180,7 @@ class FunctionSchedule(Schedule):
         return f"as_schedule({self.fn!r})"
 
 
-def as_schedule(fn: Callable[[Any], float]) -> FunctionSchedule:
+def as_schedule(fn: Callable[[ScheduleState], float]) -> FunctionSchedule:
     """Wrap a one-parameter function of the state as a Cadence schedule (for the trainer and compile).
 
     >>> from schedulers import SchedulerState

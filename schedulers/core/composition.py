@@ -6,26 +6,59 @@ evaluate over a whole run like any other schedule.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
+import attrs
+
+from schedulers.core import kernels
 from schedulers.core._ops import ops
-from schedulers.core.arguments import time_argument
+from schedulers.core.arguments import FrozenList, argument_repr, flag_field, milestones_field, time_field
 from schedulers.core.base import Curve, Schedule
 from schedulers.core.registry import register_scheduler
 from schedulers.core.resolution import RunContext
 from timeunits import Time
 
-__all__ = ["Product", "Sequence", "Warmup"]
+__all__ = ["Product", "Sequence", "Warmup", "warmup_ramp"]
 
 
-def _schedules(name: str, value: object) -> list[Schedule]:
+def _schedules(name: str, value: object) -> FrozenList:
+    """A non-empty list of schedules as a tuple, or a ValueError naming the argument (or the bad item)."""
     items = list(value) if isinstance(value, Iterable) and not isinstance(value, (str, Schedule)) else None
     if not items:
         raise ValueError(f"{name} must be a non-empty list of schedules, got {value!r}")
     for i, item in enumerate(items):
         if not isinstance(item, Schedule):
             raise ValueError(f"{name}[{i}]={item!r} is not a Cadence schedule (a schedulers.Schedule)")
-    return items
+    return FrozenList(items, name)
+
+
+def _schedule(value: object) -> Schedule:
+    if not isinstance(value, Schedule):
+        raise ValueError(f"schedule={value!r} is not a Cadence schedule (a schedulers.Schedule)")
+    return value
+
+
+def _schedules_field() -> Any:
+    converter = attrs.Converter(lambda value, field: _schedules(field.name, value), takes_field=True)
+    return attrs.field(converter=converter, repr=argument_repr)
+
+
+def warmup_ramp(t_warmup: int, peak: float, main: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    r"""``main`` with a linear warmup from 0 to ``peak`` in front: the one warmup ramp of Cadence.
+
+    .. math:: \alpha(x) = \mathrm{peak} \cdot \mathrm{warmup}(x, t_w) \;(x < t_w), \qquad \mathrm{main}(x) \;(x \ge t_w)
+
+    with :func:`schedulers.core.kernels.warmup` the ramp; no ramp at all when ``t_w = 0``.
+
+    >>> ramped = warmup_ramp(10, 2.0, lambda x: 1.0)
+    >>> ramped(0.0), ramped(5.0), ramped(10.0)
+    (0.0, 1.0, 1.0)
+    """
+    if t_warmup <= 0:
+        return main
+    boundaries, pieces = (t_warmup,), (lambda x: peak * kernels.warmup(x, t_warmup), main)
+    return lambda x: ops(x).piecewise(x, boundaries, pieces)
 
 
 def _child_curve(run: RunContext, child: Schedule, label: str, unit) -> Curve:
@@ -39,6 +72,7 @@ def _child_curve(run: RunContext, child: Schedule, label: str, unit) -> Curve:
 
 
 @register_scheduler(family="cadence")
+@attrs.frozen
 class Warmup(Schedule):
     r"""A linear warmup in front of any schedule ``s``: from 0 to ``s(t_w)`` over ``t_warmup``, then ``s``.
 
@@ -53,10 +87,9 @@ class Warmup(Schedule):
     (0.0, 0.5, 1.0, 0.5)
     """
 
-    def __init__(self, schedule: Schedule, t_warmup: str | Time, scale_warmup: bool = False) -> None:
-        self.schedule = _schedules("schedule", [schedule])[0]
-        self.t_warmup = time_argument("t_warmup", t_warmup)
-        self.scale_warmup = bool(scale_warmup)
+    schedule: Schedule = attrs.field(converter=_schedule)
+    t_warmup: Time = time_field()
+    scale_warmup: bool = flag_field()
 
     def _resolve(self, run: RunContext) -> Curve:
         inner = self.schedule._resolve(run)
@@ -71,11 +104,11 @@ class Warmup(Schedule):
         if w <= 0:
             self._warn_once("zero-warmup", f"Warmup: t_warmup={self.t_warmup} resolves to 0; there is no warmup")
             return Curve(inner.unit, inner.fn, times)
-        main, peak = inner.fn, float(inner.fn(float(w)))
-        return Curve(inner.unit, lambda x: ops(x).piecewise(x, (w,), (lambda x: peak * (x / w), main)), times)
+        return Curve(inner.unit, warmup_ramp(w, float(inner.fn(float(w))), inner.fn), times)
 
 
 @register_scheduler(aliases=("sequential",), family="cadence")
+@attrs.frozen
 class Sequence(Schedule):
     r"""Schedules one after another, switching at ``milestones`` (times of the run).
 
@@ -90,11 +123,10 @@ class Sequence(Schedule):
     (0.5, 1.0, 0.5, 0.0)
     """
 
-    def __init__(self, schedules: list[Schedule], milestones: list[str | Time]) -> None:
-        self.schedules = _schedules("schedules", schedules)
-        if isinstance(milestones, (str, Time)) or not isinstance(milestones, Iterable):
-            raise ValueError(f"milestones={milestones!r} must be a list of times, e.g. ['0.1dur']")
-        self.milestones = [time_argument(f"milestones[{i}]", m) for i, m in enumerate(milestones)]
+    schedules: tuple[Schedule, ...] = _schedules_field()
+    milestones: tuple[Time, ...] = milestones_field()
+
+    def __attrs_post_init__(self) -> None:
         if len(self.milestones) != len(self.schedules) - 1:
             raise ValueError(
                 f"{len(self.schedules)} schedules need {len(self.schedules) - 1} milestones, got {len(self.milestones)}"
@@ -131,6 +163,7 @@ def _shifted(fn, start: int):
 
 
 @register_scheduler(family="cadence")
+@attrs.frozen
 class Product(Schedule):
     r"""The product of schedules: :math:`\alpha(x) = \prod_i s_i(x)`, e.g. a decay times a cyclic factor.
 
@@ -140,8 +173,7 @@ class Product(Schedule):
     (0.75, 0.25)
     """
 
-    def __init__(self, schedules: list[Schedule]) -> None:
-        self.schedules = _schedules("schedules", schedules)
+    schedules: tuple[Schedule, ...] = _schedules_field()
 
     def _resolve(self, run: RunContext) -> Curve:
         curves = [self.schedules[0]._resolve(run)]

@@ -9,7 +9,6 @@ batches: in ``ba`` that count is ``k``; in ``sp``/``tok`` it is the number of sa
 from __future__ import annotations
 
 import math
-from typing import Union
 
 import torch
 
@@ -20,7 +19,7 @@ from timeunits import Time, TimeUnit
 
 __all__ = ["RunTimeline", "evaluate_run", "run_timeline"]
 
-PerBatch = Union[int, torch.Tensor, None]
+PerBatch = int | torch.Tensor | None
 
 
 class RunTimeline:

@@ -1,12 +1,33 @@
-"""``SchedulerState``: the three things a schedule reads, for use outside the trainer."""
+"""What a schedule reads (the :class:`ScheduleState` protocol) and ``SchedulerState``, a record of it for use
+outside the trainer."""
 
 from __future__ import annotations
 
 import operator
+from typing import Protocol
 
 from timeunits import Time, Timestamp, TimeUnit
 
-__all__ = ["SchedulerState", "as_max_duration", "as_dataloader_len"]
+__all__ = ["ScheduleState", "SchedulerState", "as_max_duration", "as_dataloader_len"]
+
+
+class ScheduleState(Protocol):
+    """What every schedule reads from the state it is called with: any object with these three attributes.
+
+    :class:`SchedulerState` and the trainer's state are two; a schedule never writes to it.
+    """
+
+    @property
+    def timestamp(self) -> Timestamp:
+        """Where the run is now."""
+
+    @property
+    def max_duration(self) -> Time | str:
+        """The length of the run (ep, ba, sp or tok; never dur)."""
+
+    @property
+    def dataloader_len(self) -> int | Time | None:
+        """Batches per epoch (an int or a Time in ba), or None when the run never needs to turn epochs into batches."""
 
 
 class SchedulerState:

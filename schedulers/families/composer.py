@@ -8,10 +8,20 @@ Where Cadence deliberately departs from Composer it says so (docs/composer-devia
 
 from __future__ import annotations
 
+import attrs
+
 from schedulers.core import kernels
 from schedulers.core._ops import ops
-from schedulers.core.arguments import milestones_argument, number_argument, positive_count, time_argument
+from schedulers.core.arguments import (
+    flag_field,
+    milestones_field,
+    multiplier_field,
+    number_field,
+    positive_count,
+    time_field,
+)
 from schedulers.core.base import Curve, Schedule
+from schedulers.core.composition import warmup_ramp
 from schedulers.core.registry import register_scheduler
 from schedulers.core.resolution import RunContext
 from timeunits import Time, Timestamp, TimeUnit  # noqa: F401  (Timestamp: doctests)
@@ -51,6 +61,7 @@ def _run_count(run: RunContext, unit: TimeUnit) -> int | None:
 
 
 @register_scheduler(aliases=("step",), family="composer")
+@attrs.frozen
 class StepScheduler(Schedule):
     r"""Decay by ``gamma`` every ``step_size``.
 
@@ -61,9 +72,8 @@ class StepScheduler(Schedule):
     0.25
     """
 
-    def __init__(self, step_size: str | Time, gamma: float = 0.1) -> None:
-        self.step_size = time_argument("step_size", step_size)
-        self.gamma = number_argument("gamma", gamma, low=0.0)
+    step_size: Time = time_field()
+    gamma: float = number_field(0.1, low=0.0)
 
     def _resolve(self, run: RunContext) -> Curve:
         times = self._resolve_times(run, self._arguments("step_size"))
@@ -72,15 +82,15 @@ class StepScheduler(Schedule):
 
 
 @register_scheduler(aliases=("multistep",), family="composer")
+@attrs.frozen
 class MultiStepScheduler(Schedule):
     r"""Decay by ``gamma`` at each milestone reached.
 
     .. math:: \alpha(x) = \gamma^{\#\{i \,:\, x \ge m_i\}}
     """
 
-    def __init__(self, milestones: list[str | Time], gamma: float = 0.1) -> None:
-        self.milestones = milestones_argument(milestones)
-        self.gamma = number_argument("gamma", gamma, low=0.0)
+    milestones: tuple[Time, ...] = milestones_field()
+    gamma: float = number_field(0.1, low=0.0)
 
     def _resolve(self, run: RunContext) -> Curve:
         times = self._resolve_times(run, _milestone_arguments(self.milestones))
@@ -98,15 +108,15 @@ def _points(times: dict[str, Time]) -> tuple[int, ...]:
 
 
 @register_scheduler(aliases=("constant",), family="composer")
+@attrs.frozen
 class ConstantScheduler(Schedule):
     r"""Hold ``alpha`` until ``t_max``, then 1.
 
     .. math:: \alpha(x) = \alpha \text{ if } x < t_{max} \text{ else } 1
     """
 
-    def __init__(self, alpha: float = 1.0, t_max: str | Time = "1dur") -> None:
-        self.alpha = number_argument("alpha", alpha)
-        self.t_max = time_argument("t_max", t_max)
+    alpha: float = multiplier_field(1.0)
+    t_max: Time = time_field("1dur")
 
     def _resolve(self, run: RunContext) -> Curve:
         times = self._resolve_times(run, self._arguments("t_max"))
@@ -115,16 +125,16 @@ class ConstantScheduler(Schedule):
 
 
 @register_scheduler(aliases=("linear",), family="composer")
+@attrs.frozen
 class LinearScheduler(Schedule):
     r"""Move linearly from ``alpha_i`` to ``alpha_f`` over ``t_max``, then hold ``alpha_f``.
 
     .. math:: \alpha(x) = \alpha_i + (\alpha_f - \alpha_i)\,\min(1, x / t_{max})
     """
 
-    def __init__(self, alpha_i: float = 1.0, alpha_f: float = 0.0, t_max: str | Time = "1dur") -> None:
-        self.alpha_i = number_argument("alpha_i", alpha_i)
-        self.alpha_f = number_argument("alpha_f", alpha_f)
-        self.t_max = time_argument("t_max", t_max)
+    alpha_i: float = multiplier_field(1.0)
+    alpha_f: float = multiplier_field(0.0, final=True)
+    t_max: Time = time_field("1dur")
 
     def _resolve(self, run: RunContext) -> Curve:
         times = self._resolve_times(run, self._arguments("t_max"))
@@ -133,15 +143,15 @@ class LinearScheduler(Schedule):
 
 
 @register_scheduler(aliases=("exponential",), family="composer")
+@attrs.frozen
 class ExponentialScheduler(Schedule):
     r"""Decay by ``gamma`` per ``decay_period``, continuously.
 
     .. math:: \alpha(x) = \gamma^{x / \mathrm{decay\_period}}
     """
 
-    def __init__(self, gamma: float, decay_period: str | Time = "1ep") -> None:
-        self.gamma = number_argument("gamma", gamma, low=0.0)
-        self.decay_period = time_argument("decay_period", decay_period)
+    gamma: float = number_field(low=0.0)
+    decay_period: Time = time_field("1ep")
 
     def _resolve(self, run: RunContext) -> Curve:
         times = self._resolve_times(run, self._arguments("decay_period"))
@@ -150,15 +160,15 @@ class ExponentialScheduler(Schedule):
 
 
 @register_scheduler(aliases=("cosine",), family="composer")
+@attrs.frozen
 class CosineAnnealingScheduler(Schedule):
     r"""Half a cosine from 1 to ``alpha_f`` over ``t_max``.
 
     .. math:: \alpha(x) = \alpha_f + (1 - \alpha_f)\,\frac{1 + \cos(\pi \min(1, x / t_{max}))}{2}
     """
 
-    def __init__(self, t_max: str | Time = "1dur", alpha_f: float = 0.0) -> None:
-        self.t_max = time_argument("t_max", t_max)
-        self.alpha_f = number_argument("alpha_f", alpha_f)
+    t_max: Time = time_field("1dur")
+    alpha_f: float = multiplier_field(0.0, final=True)
 
     def _resolve(self, run: RunContext) -> Curve:
         times = self._resolve_times(run, self._arguments("t_max"))
@@ -167,6 +177,7 @@ class CosineAnnealingScheduler(Schedule):
 
 
 @register_scheduler(aliases=("cosine_warm_restarts",), family="composer")
+@attrs.frozen
 class CosineAnnealingWarmRestartsScheduler(Schedule):
     r"""Cosine annealing from 1 to ``alpha_f`` that restarts; each interval is ``t_mult`` times the last.
 
@@ -174,10 +185,9 @@ class CosineAnnealingWarmRestartsScheduler(Schedule):
     starting at :math:`s`: :math:`\alpha = \alpha_f + (1 - \alpha_f)(1 + \cos(\pi (x - s) / L_k))/2`.
     """
 
-    def __init__(self, t_0: str | Time, t_mult: float = 1.0, alpha_f: float = 0.0) -> None:
-        self.t_0 = time_argument("t_0", t_0)
-        self.t_mult = number_argument("t_mult", t_mult, low=0.0)
-        self.alpha_f = number_argument("alpha_f", alpha_f)
+    t_0: Time = time_field()
+    t_mult: float = number_field(1.0, low=0.0)
+    alpha_f: float = multiplier_field(0.0, final=True)
 
     def _resolve(self, run: RunContext) -> Curve:
         times = self._resolve_times(run, self._arguments("t_0"))
@@ -202,16 +212,16 @@ class CosineAnnealingWarmRestartsScheduler(Schedule):
 
 
 @register_scheduler(aliases=("polynomial",), family="composer")
+@attrs.frozen
 class PolynomialScheduler(Schedule):
     r"""Decay as a power of the fraction of ``t_max`` left.
 
     .. math:: \alpha(x) = \alpha_f + (1 - \alpha_f)\,(1 - \min(1, x / t_{max}))^{\mathrm{power}}
     """
 
-    def __init__(self, power: float, t_max: str | Time = "1dur", alpha_f: float = 0.0) -> None:
-        self.power = number_argument("power", power, low=0.0)
-        self.t_max = time_argument("t_max", t_max)
-        self.alpha_f = number_argument("alpha_f", alpha_f)
+    power: float = number_field(low=0.0)
+    t_max: Time = time_field("1dur")
+    alpha_f: float = multiplier_field(0.0, final=True)
 
     def _resolve(self, run: RunContext) -> Curve:
         times = self._resolve_times(run, self._arguments("t_max"))
@@ -256,14 +266,6 @@ class _WarmupSchedule(Schedule):
                 )
         return times, max(t_warmup, 0)
 
-    @staticmethod
-    def _with_ramp(t_warmup: int, target: float, main):
-        """α(x) = target·x/t_w for x < t_w, else main(x); no ramp at all when t_w = 0."""
-        if t_warmup == 0:
-            return main
-        boundaries, pieces = (t_warmup,), (lambda x: target * (x / t_warmup), main)
-        return lambda x: ops(x).piecewise(x, boundaries, pieces)
-
 
 def _after_warmup(t_warmup: int, t_max: int):
     """``x -> (x − t_w)/(t_max − t_w)``, the progress after warmup, which the kernels clamp to [0, 1].
@@ -277,6 +279,7 @@ def _after_warmup(t_warmup: int, t_max: int):
 
 
 @register_scheduler(aliases=("multistep_with_warmup",), family="composer")
+@attrs.frozen
 class MultiStepWithWarmupScheduler(_WarmupSchedule):
     r"""Linear warmup from 0 to 1 over ``t_warmup``, then :class:`MultiStepScheduler`.
 
@@ -285,22 +288,20 @@ class MultiStepWithWarmupScheduler(_WarmupSchedule):
 
     _checks_t_max = False
 
-    def __init__(
-        self, t_warmup: str | Time, milestones: list[str | Time], gamma: float = 0.1, scale_warmup: bool = False
-    ) -> None:
-        self.t_warmup = time_argument("t_warmup", t_warmup)
-        self.milestones = milestones_argument(milestones)
-        self.gamma = number_argument("gamma", gamma, low=0.0)
-        self.scale_warmup = bool(scale_warmup)
+    t_warmup: Time = time_field()
+    milestones: tuple[Time, ...] = milestones_field()
+    gamma: float = number_field(0.1, low=0.0)
+    scale_warmup: bool = flag_field()
 
     def _resolve(self, run: RunContext) -> Curve:
         times, t_warmup = self._warmup(run, _milestone_arguments(self.milestones))
         points, gamma = _points(times), self.gamma
-        fn = self._with_ramp(t_warmup, 1.0, lambda x: kernels.multistep(x, points, gamma))
+        fn = warmup_ramp(t_warmup, 1.0, lambda x: kernels.multistep(x, points, gamma))
         return Curve(times["t_warmup"].unit, fn, times)
 
 
 @register_scheduler(aliases=("linear_with_warmup",), family="composer")
+@attrs.frozen
 class LinearWithWarmupScheduler(_WarmupSchedule):
     r"""Linear warmup from 0 to ``alpha_i``, then linear from ``alpha_i`` to ``alpha_f`` at ``t_max``.
 
@@ -308,45 +309,46 @@ class LinearWithWarmupScheduler(_WarmupSchedule):
               \alpha_i + (\alpha_f - \alpha_i)\min\!\left(1, \tfrac{x - t_w}{t_{max} - t_w}\right) \;(x \ge t_w)
     """
 
-    def __init__(
-        self,
-        t_warmup: str | Time,
-        alpha_i: float = 1.0,
-        alpha_f: float = 0.0,
-        t_max: str | Time = "1dur",
-        scale_warmup: bool = False,
-    ) -> None:
-        self.t_warmup = time_argument("t_warmup", t_warmup)
-        self.alpha_i = number_argument("alpha_i", alpha_i)
-        self.alpha_f = number_argument("alpha_f", alpha_f)
-        self.t_max = time_argument("t_max", t_max)
-        self.scale_warmup = bool(scale_warmup)
+    t_warmup: Time = time_field()
+    alpha_i: float = multiplier_field(1.0)
+    alpha_f: float = multiplier_field(0.0, final=True)
+    t_max: Time = time_field("1dur")
+    scale_warmup: bool = flag_field()
 
     def _resolve(self, run: RunContext) -> Curve:
-        times, t_warmup = self._warmup(run, self._arguments("t_max"))
-        progress, a_i, a_f = _after_warmup(t_warmup, times["t_max"].value), self.alpha_i, self.alpha_f
+        return _linear_with_warmup(self, run, self.alpha_i, self.alpha_f)
 
-        def main(x):
-            return kernels.linear(progress(x), a_i, a_f)
 
-        return Curve(times["t_max"].unit, self._with_ramp(t_warmup, a_i, main), times)
+def _linear_with_warmup(schedule: _WarmupSchedule, run: RunContext, a_i: float, a_f: float) -> Curve:
+    """The warmup-then-linear curve of :class:`LinearWithWarmupScheduler` and :class:`ConstantWithWarmupScheduler`."""
+    times, t_warmup = schedule._warmup(run, schedule._arguments("t_max"))
+    progress = _after_warmup(t_warmup, times["t_max"].value)
+
+    def main(x):
+        return kernels.linear(progress(x), a_i, a_f)
+
+    return Curve(times["t_max"].unit, warmup_ramp(t_warmup, a_i, main), times)
 
 
 @register_scheduler(aliases=("constant_with_warmup",), family="composer")
-class ConstantWithWarmupScheduler(LinearWithWarmupScheduler):
+@attrs.frozen
+class ConstantWithWarmupScheduler(_WarmupSchedule):
     r"""Linear warmup from 0 to ``alpha``, then hold ``alpha`` (Composer: a linear warmup schedule with equal ends).
 
     .. math:: \alpha(x) = \alpha\, x / t_w \;(x < t_w), \qquad \alpha \;(x \ge t_w)
     """
 
-    def __init__(
-        self, t_warmup: str | Time, alpha: float = 1.0, t_max: str | Time = "1dur", scale_warmup: bool = False
-    ) -> None:
-        super().__init__(t_warmup, alpha_i=alpha, alpha_f=alpha, t_max=t_max, scale_warmup=scale_warmup)
-        self.alpha = self.alpha_i
+    t_warmup: Time = time_field()
+    alpha: float = multiplier_field(1.0)
+    t_max: Time = time_field("1dur")
+    scale_warmup: bool = flag_field()
+
+    def _resolve(self, run: RunContext) -> Curve:
+        return _linear_with_warmup(self, run, self.alpha, self.alpha)
 
 
 @register_scheduler(aliases=("cosine_with_warmup",), family="composer")
+@attrs.frozen
 class CosineAnnealingWithWarmupScheduler(_WarmupSchedule):
     r"""Linear warmup from 0 to 1, then half a cosine from 1 to ``alpha_f`` at ``t_max``.
 
@@ -355,13 +357,10 @@ class CosineAnnealingWithWarmupScheduler(_WarmupSchedule):
               \tau = \min\!\left(1, \tfrac{x - t_w}{t_{max} - t_w}\right) \;(x \ge t_w)
     """
 
-    def __init__(
-        self, t_warmup: str | Time, t_max: str | Time = "1dur", alpha_f: float = 0.0, scale_warmup: bool = False
-    ) -> None:
-        self.t_warmup = time_argument("t_warmup", t_warmup)
-        self.t_max = time_argument("t_max", t_max)
-        self.alpha_f = number_argument("alpha_f", alpha_f)
-        self.scale_warmup = bool(scale_warmup)
+    t_warmup: Time = time_field()
+    t_max: Time = time_field("1dur")
+    alpha_f: float = multiplier_field(0.0, final=True)
+    scale_warmup: bool = flag_field()
 
     def _resolve(self, run: RunContext) -> Curve:
         times, t_warmup = self._warmup(run, self._arguments("t_max"))
@@ -370,10 +369,11 @@ class CosineAnnealingWithWarmupScheduler(_WarmupSchedule):
         def main(x):
             return kernels.cosine(progress(x), 1.0, a_f)
 
-        return Curve(times["t_max"].unit, self._with_ramp(t_warmup, 1.0, main), times)
+        return Curve(times["t_max"].unit, warmup_ramp(t_warmup, 1.0, main), times)
 
 
 @register_scheduler(aliases=("polynomial_with_warmup",), family="composer")
+@attrs.frozen
 class PolynomialWithWarmupScheduler(_WarmupSchedule):
     r"""Linear warmup from 0 to 1, then polynomial decay to ``alpha_f`` at ``t_max``.
 
@@ -382,19 +382,11 @@ class PolynomialWithWarmupScheduler(_WarmupSchedule):
               \tau = \min\!\left(1, \tfrac{x - t_w}{t_{max} - t_w}\right) \;(x \ge t_w)
     """
 
-    def __init__(
-        self,
-        t_warmup: str | Time,
-        power: float = 2.0,
-        t_max: str | Time = "1dur",
-        alpha_f: float = 0.0,
-        scale_warmup: bool = False,
-    ) -> None:
-        self.t_warmup = time_argument("t_warmup", t_warmup)
-        self.power = number_argument("power", power, low=0.0)
-        self.t_max = time_argument("t_max", t_max)
-        self.alpha_f = number_argument("alpha_f", alpha_f)
-        self.scale_warmup = bool(scale_warmup)
+    t_warmup: Time = time_field()
+    power: float = number_field(2.0, low=0.0)
+    t_max: Time = time_field("1dur")
+    alpha_f: float = multiplier_field(0.0, final=True)
+    scale_warmup: bool = flag_field()
 
     def _resolve(self, run: RunContext) -> Curve:
         times, t_warmup = self._warmup(run, self._arguments("t_max"))
@@ -403,4 +395,4 @@ class PolynomialWithWarmupScheduler(_WarmupSchedule):
         def main(x):
             return kernels.polynomial(progress(x), power, 1.0, a_f)
 
-        return Curve(times["t_max"].unit, self._with_ramp(t_warmup, 1.0, main), times)
+        return Curve(times["t_max"].unit, warmup_ramp(t_warmup, 1.0, main), times)

@@ -8,9 +8,18 @@ from __future__ import annotations
 
 import math
 
+import attrs
+
 from schedulers.core import kernels
 from schedulers.core._ops import ops
-from schedulers.core.arguments import choice_argument, number_argument, positive_count, time_argument
+from schedulers.core.arguments import (
+    choice_field,
+    flag_field,
+    multiplier_field,
+    number_field,
+    positive_count,
+    time_field,
+)
 from schedulers.core.base import Curve, Schedule
 from schedulers.core.registry import register_scheduler
 from schedulers.core.resolution import RunContext
@@ -22,6 +31,7 @@ _DECAY_SHAPES = ("linear", "cosine", "1-sqrt")
 
 
 @register_scheduler(aliases=("wsd", "warmup_stable_decay"), family="cadence")
+@attrs.frozen
 class WarmupStableDecayScheduler(Schedule):
     r"""Warmup, a long stable phase at the peak, then a decay over the last ``t_decay`` of ``t_max``.
 
@@ -36,21 +46,12 @@ class WarmupStableDecayScheduler(Schedule):
     (0.5, 1.0, 0.55, 0.1)
     """
 
-    def __init__(
-        self,
-        t_warmup: str | Time,
-        t_decay: str | Time = "0.2dur",
-        alpha_f: float = 0.0,
-        decay_shape: str = "linear",
-        t_max: str | Time = "1dur",
-        scale_warmup: bool = False,
-    ) -> None:
-        self.t_warmup = time_argument("t_warmup", t_warmup)
-        self.t_decay = time_argument("t_decay", t_decay)
-        self.alpha_f = number_argument("alpha_f", alpha_f)
-        self.decay_shape = choice_argument("decay_shape", decay_shape, _DECAY_SHAPES)
-        self.t_max = time_argument("t_max", t_max)
-        self.scale_warmup = bool(scale_warmup)
+    t_warmup: Time = time_field()
+    t_decay: Time = time_field("0.2dur")
+    alpha_f: float = multiplier_field(0.0, final=True)
+    decay_shape: str = choice_field("linear", _DECAY_SHAPES)
+    t_max: Time = time_field("1dur")
+    scale_warmup: bool = flag_field()
 
     def _resolve(self, run: RunContext) -> Curve:
         unscaled = () if self.scale_warmup else ("t_warmup",)
@@ -72,6 +73,7 @@ class WarmupStableDecayScheduler(Schedule):
 
 
 @register_scheduler(aliases=("inverse_sqrt", "rsqrt"), family="cadence")
+@attrs.frozen
 class InverseSquareRootScheduler(Schedule):
     r"""Linear warmup to 1 over ``t_warmup``, then decay as the inverse square root of time.
 
@@ -82,9 +84,8 @@ class InverseSquareRootScheduler(Schedule):
     (0.5, 1.0, 0.5)
     """
 
-    def __init__(self, t_warmup: str | Time, scale_warmup: bool = False) -> None:
-        self.t_warmup = time_argument("t_warmup", t_warmup)
-        self.scale_warmup = bool(scale_warmup)
+    t_warmup: Time = time_field()
+    scale_warmup: bool = flag_field()
 
     def _resolve(self, run: RunContext) -> Curve:
         unscaled = () if self.scale_warmup else ("t_warmup",)
@@ -96,6 +97,7 @@ class InverseSquareRootScheduler(Schedule):
 
 
 @register_scheduler(aliases=("one_cycle", "onecycle"), family="cadence")
+@attrs.frozen
 class OneCycleScheduler(Schedule):
     r"""The 1cycle policy (torch's ``OneCycleLR``) over ``t_max``, as a multiplier of the peak lr.
 
@@ -109,23 +111,16 @@ class OneCycleScheduler(Schedule):
     (0.25, 1.0)
     """
 
-    def __init__(
-        self,
-        t_max: str | Time = "1dur",
-        pct_start: float = 0.3,
-        div_factor: float = 25.0,
-        final_div_factor: float = 1e4,
-        anneal_strategy: str = "cos",
-        three_phase: bool = False,
-    ) -> None:
-        self.t_max = time_argument("t_max", t_max)
-        self.pct_start = number_argument("pct_start", pct_start, low=0.0, low_open=True)
+    t_max: Time = time_field("1dur")
+    pct_start: float = number_field(0.3, low=0.0, low_open=True)
+    div_factor: float = number_field(25.0, low=0.0, low_open=True)
+    final_div_factor: float = number_field(1e4, low=0.0, low_open=True)
+    anneal_strategy: str = choice_field("cos", ("cos", "linear"))
+    three_phase: bool = flag_field()
+
+    def __attrs_post_init__(self) -> None:
         if self.pct_start >= 1:
-            raise ValueError(f"pct_start={pct_start!r} must be in (0, 1)")
-        self.div_factor = number_argument("div_factor", div_factor, low=0.0, low_open=True)
-        self.final_div_factor = number_argument("final_div_factor", final_div_factor, low=0.0, low_open=True)
-        self.anneal_strategy = choice_argument("anneal_strategy", anneal_strategy, ("cos", "linear"))
-        self.three_phase = bool(three_phase)
+            raise ValueError(f"pct_start={self.pct_start!r} must be in (0, 1)")
 
     def _resolve(self, run: RunContext) -> Curve:
         times = self._resolve_times(run, self._arguments("t_max"))
@@ -138,6 +133,7 @@ class OneCycleScheduler(Schedule):
 
 
 @register_scheduler(aliases=("cyclic", "clr"), family="cadence")
+@attrs.frozen
 class CyclicScheduler(Schedule):
     r"""Cyclical lr between ``base_ratio`` and 1 (torch's ``CyclicLR`` shape), with times in any unit.
 
@@ -150,19 +146,11 @@ class CyclicScheduler(Schedule):
     (0.1, 1.0, 0.1)
     """
 
-    def __init__(
-        self,
-        t_up: str | Time,
-        t_down: str | Time | None = None,
-        base_ratio: float = 0.1,
-        mode: str = "triangular",
-        gamma: float = 1.0,
-    ) -> None:
-        self.t_up = time_argument("t_up", t_up)
-        self.t_down = None if t_down is None else time_argument("t_down", t_down)
-        self.base_ratio = number_argument("base_ratio", base_ratio, low=0.0)
-        self.mode = choice_argument("mode", mode, ("triangular", "triangular2", "exp_range"))
-        self.gamma = number_argument("gamma", gamma, low=0.0, low_open=True)
+    t_up: Time = time_field()
+    t_down: Time | None = time_field(None, optional=True)
+    base_ratio: float = multiplier_field(0.1)
+    mode: str = choice_field("triangular", ("triangular", "triangular2", "exp_range"))
+    gamma: float = number_field(1.0, low=0.0, low_open=True)
 
     def _resolve(self, run: RunContext) -> Curve:
         names = ("t_up",) if self.t_down is None else ("t_up", "t_down")

@@ -23,10 +23,10 @@ CosineAnnealingWithWarmupScheduler(t_warmup='0.05dur', t_max='1.0dur', alpha_f=0
 from __future__ import annotations
 
 import ast
-import difflib
 import inspect
 
 from schedulers.core.base import Schedule
+from schedulers.core.names import did_you_mean
 from schedulers.core.registry import UnknownSchedulerError, get_scheduler, registered_schedulers
 
 __all__ = ["ExpressionError", "UnknownScheduleNameError", "parse_schedule", "schedule_names"]
@@ -123,10 +123,7 @@ class _Builder:
                 self.fail(keyword, f"the keyword argument {keyword.arg!r} is repeated")
             kwargs[keyword.arg] = self.value(keyword.value, depth + 1)
         prefix = self.where(node)
-        try:
-            inspect.signature(cls).bind(*args, **kwargs)
-        except TypeError as error:
-            raise ExpressionError(f"{prefix}: {error}; {cls.__name__} takes {_signature(cls)}") from None
+        _check_arguments(cls, args, kwargs, prefix)
         try:
             return cls(*args, **kwargs)
         except Exception as error:  # the schedule's own validation, prefixed with the call
@@ -158,12 +155,7 @@ class _Builder:
         if isinstance(node, ast.Call):
             return self.call(node, depth)
         if isinstance(node, ast.Name):
-            hint = " (write strings in quotes, e.g. '0.1dur')"
-            if node.id in ("true", "false", "none", "null"):
-                hint = f" (write {node.id.capitalize() if node.id != 'null' else 'None'})"
-            elif _lookup_quietly(node.id) is not None:
-                hint = f" (write {node.id}(...) to build the schedule)"
-            self.fail(node, f"the name {node.id!r} is not allowed{hint}")
+            self.fail(node, f"the name {node.id!r} is not allowed{_name_hint(node.id)}")
         self.fail(node, f"{self.describe(node)} is not allowed")
         raise AssertionError("unreachable")
 
@@ -228,6 +220,33 @@ class _Builder:
         return f"{kind} {self.segment(node)!r}"
 
 
+def _name_hint(name: str) -> str:
+    """What a bare name in an argument was probably meant to be."""
+    if name in ("true", "false", "none", "null"):
+        return f" (write {name.capitalize() if name != 'null' else 'None'})"
+    if _lookup_quietly(name) is not None:
+        return f" (write {name}(...) to build the schedule)"
+    return " (write strings in quotes, e.g. '0.1dur')"
+
+
+def _check_arguments(cls: type, args: list, kwargs: dict, prefix: str) -> None:
+    """The call's arguments fit ``cls``'s signature, or an ExpressionError (a misspelt keyword: with close names)."""
+    signature = inspect.signature(cls)
+    parameters = signature.parameters
+    if not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+        for keyword in kwargs:
+            if keyword not in parameters:
+                hint = did_you_mean(keyword, parameters, quote=True)
+                raise ExpressionError(
+                    f"{prefix}: {cls.__name__}() got an unexpected keyword argument {keyword!r}{hint}; "
+                    f"{cls.__name__} takes {_signature(cls)}"
+                )
+    try:
+        signature.bind(*args, **kwargs)
+    except TypeError as error:
+        raise ExpressionError(f"{prefix}: {error}; {cls.__name__} takes {_signature(cls)}") from None
+
+
 def _lookup_quietly(name: str) -> type | None:
     """The registered Schedule subclass ``name`` refers to, or None (not found, ambiguous, not a schedule)."""
     try:
@@ -261,10 +280,7 @@ def _family_of(cls: type) -> str:
 
 def _close(name: str) -> str:
     names = schedule_names()
-    lowered = {n.lower(): n for n in names}
-    close = difflib.get_close_matches(name.lower(), list(lowered), n=3, cutoff=0.6)
-    hint = f" (did you mean {', '.join(lowered[c] for c in close)}?)" if close else ""
-    return f"{hint}; known: {', '.join(names)}"
+    return f"{did_you_mean(name, names)}; known: {', '.join(names)}"
 
 
 def _signature(cls: type) -> str:

@@ -2,7 +2,9 @@
 
 Every case of Composer's ``test_scheduler_init`` is here with the *exact* float Composer computes (the spec's
 "exact" column), compared to 1e-12 (API.md clarification 21; Composer itself uses ``abs=1e-3``). A case that a
-deliberate deviation changes carries the deviation in its id (``dev1``) and expects Cadence's value.
+deliberate deviation changes carries the deviation in its id (``dev1``) and expects Cadence's value; the
+cases with ``alpha_f > 1`` carry ``dev3``: their values are Composer's, and Cadence also warns that the
+schedule rises (a negative multiplier, which Composer would accept, is a ValueError in Cadence).
 
 Harness (Composer's): ``dataloader_len = 1000``, ``max_duration = int(1000 * ssr) ep`` (already scaled, as
 the trainer does), and for a time string ``"Nba"`` the timestamp ``batch=N, epoch=N // 1000``; for ``"Nep"``
@@ -98,7 +100,7 @@ COMPOSER_CASES = [
         lambda: LinearScheduler(alpha_i=0.0, alpha_f=2.0),
         1.0,
         [("100000ba", 0.2), ("200000ba", 0.4), ("400000ba", 0.8)],
-        None,
+        3,  # alpha_f > 1: Cadence warns (deviation 3), the values are Composer's
     ),
     (
         10,
@@ -270,7 +272,7 @@ COMPOSER_CASES = [
         lambda: LinearWithWarmupScheduler(t_warmup="500ep", alpha_i=3.0, alpha_f=2.0, t_max="1002ep"),
         0.5,
         [("0ba", 0.0), ("250000ba", 1.5), ("500000ba", 3.0), ("500500ba", 2.5), ("501000ba", 2.0), ("502000ba", 2.0)],
-        None,
+        3,  # alpha_f > 1: Cadence warns (deviation 3), the values are Composer's
     ),
     (
         34,
@@ -436,6 +438,7 @@ CASE_PARAMS = [
 def test_case_table_is_complete():
     # 45 cases in the spec, case 28 listed twice → 46 Composer params; every point counted once.
     assert len(COMPOSER_CASES) == 46
+    assert len(RISING_CASES) == 2
     assert len(POINT_PARAMS) == sum(len(points) for *_, points, _ in COMPOSER_CASES) == 203
 
 
@@ -470,6 +473,33 @@ def test_composer_case_one_scheduler_all_points(factory, ssr, points):
     for timestring, expected in points + points[::-1]:
         state.timestamp = harness_state(ssr, timestring).timestamp
         assert scheduler(state, ssr) == approx(expected), timestring
+
+
+# the rising cases warn at construction; the tests below check the warning, the others only the values
+pytestmark = pytest.mark.filterwarnings(r"ignore:alpha_f=2.0 > 1. the schedule ends above:UserWarning")
+RISING_CASES = [pytest.param(factory, id=_case_id(n, dev)) for n, factory, _, _, dev in COMPOSER_CASES if dev == 3]
+
+
+@pytest.mark.parametrize("factory", RISING_CASES)
+def test_deviation3_rising_cases_warn_once_naming_alpha_f(factory):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        schedule = factory()
+        schedule(harness_state(1.0, "10ba"))
+        schedule(harness_state(1.0, "20ba"))
+    assert [str(w.message)[:15] for w in caught] == ["alpha_f=2.0 > 1"]
+    assert caught[0].category is UserWarning and "the schedule ends above the base value" in str(caught[0].message)
+
+
+def test_deviation3_negative_multipliers_composer_accepts_are_errors():
+    for build, argument in [
+        (lambda: LinearScheduler(alpha_i=0.0, alpha_f=-0.5), "alpha_f"),
+        (lambda: LinearWithWarmupScheduler("1ba", alpha_i=-1.0), "alpha_i"),
+        (lambda: ConstantWithWarmupScheduler("1ba", alpha=-0.1), "alpha"),
+        (lambda: CosineAnnealingScheduler(alpha_f=-0.5), "alpha_f"),
+    ]:
+        with pytest.raises(ValueError, match=rf"^{argument}=-[0-9.]+ must be >= 0: a negative multiplier"):
+            build()
 
 
 def test_deviation1_case36_differs_from_composer():

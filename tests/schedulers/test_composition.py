@@ -131,3 +131,20 @@ def test_repr_is_the_call_that_builds_the_schedule():
             evaluate_run(rebuilt, "20ep", 10, samples_per_batch=8),
             evaluate_run(schedule, "20ep", 10, samples_per_batch=8),
         )
+
+
+def test_one_warmup_ramp_for_warmup_and_the_composer_warmup_classes():
+    """Warmup and Composer's *WithWarmupScheduler share the ramp (kernels.warmup): equal values, float and tensor."""
+    from schedulers import ConstantWithWarmupScheduler
+    from schedulers.core import kernels
+    from schedulers.core.composition import warmup_ramp
+
+    composite = Warmup(ConstantScheduler(0.5, t_max="2dur"), t_warmup="10ba").resolve("100ba")
+    composer = ConstantWithWarmupScheduler("10ba", alpha=0.5).resolve("100ba")
+    x = torch.arange(30, dtype=torch.float64)
+    assert torch.equal(composite(x), composer(x))
+    assert [composite(float(k)) for k in range(30)] == [composer(float(k)) for k in range(30)]
+    assert composer(4.0) == 0.5 * kernels.warmup(4.0, 10) == 0.2
+    ramped = warmup_ramp(10, 0.5, lambda x: 0.5)
+    assert [ramped(float(k)) for k in range(30)] == [composer(float(k)) for k in range(30)]
+    assert warmup_ramp(0, 0.5, abs) is abs  # no warmup: the main curve itself

@@ -9,6 +9,7 @@ import os
 import subprocess
 from unittest import mock
 
+import attrs
 import pytest
 import torch
 from hypothesis import given, settings
@@ -67,7 +68,10 @@ def test_suffixless_name_shared_with_cerebras_picks_the_schedule():
 def test_literals_negative_numbers_lists_tuples_none_and_bools():
     schedule = parse_schedule("MultiStepScheduler(milestones=('10ba', '20ba'), gamma=0.5)")
     assert same_curve(schedule, MultiStepScheduler(["10ba", "20ba"], gamma=0.5))
-    assert parse_schedule("LinearScheduler(-1, -0.5)").alpha_i == -1.0
+    assert parse_schedule("LinearScheduler(+1, 0.5)").alpha_i == 1.0
+    # a negative number parses, and the schedule refuses it: it would write a negative learning rate
+    with pytest.raises(ValueError, match=r"alpha_i=-1 must be >= 0: a negative multiplier"):
+        parse_schedule("LinearScheduler(-1, 0.5)")
     assert parse_schedule("CyclicScheduler('10ba', None, 0.1, 'triangular2', 1.0)").t_down is None
     assert parse_schedule("cosine_with_warmup('1ba', scale_warmup=True)").scale_warmup is True
     assert parse_schedule("step('1_000ba')").step_size.value == 1000  # a time string keeps underscores
@@ -86,9 +90,9 @@ def test_nested_composites():
 
 def test_user_registered_schedule_is_an_expression():
     @register_scheduler(aliases=("expression_test_half",))
+    @attrs.frozen
     class ExpressionTestHalf(Schedule):
-        def __init__(self, value: float = 0.5) -> None:
-            self.value = value
+        value: float = 0.5
 
         def __call__(self, state, ssr: float = 1.0) -> float:
             return self.value
@@ -221,6 +225,17 @@ def test_bad_argument_names_and_counts_list_the_signature():
         parse_schedule("StepScheduler()")
     with pytest.raises(ExpressionError, match="too many positional arguments"):
         parse_schedule("StepScheduler('1ba', 0.1, 3)")
+
+
+def test_a_misspelt_keyword_is_named_with_the_close_ones():
+    with pytest.raises(ExpressionError, match=r"unexpected keyword argument 't_warmpu' \(did you mean 't_warmup'"):
+        parse_schedule("CosineAnnealingWithWarmupScheduler(t_warmpu='0.1dur')")
+
+
+def test_nan_as_a_time_names_the_argument_and_suggests_no_time():
+    with pytest.raises(ValueError, match=r"t_warmup='\.nan' is not a time") as error:
+        parse_schedule("CosineAnnealingWithWarmupScheduler(t_warmup='.nan')")
+    assert "did you mean" not in str(error.value)
 
 
 def test_literal_strings_are_never_code():

@@ -18,6 +18,7 @@ from schedulers import (
     CosineAnnealingScheduler,
     CosineAnnealingWarmRestartsScheduler,
     CosineAnnealingWithWarmupScheduler,
+    CyclicScheduler,
     ExponentialScheduler,
     LinearScheduler,
     LinearWithWarmupScheduler,
@@ -28,6 +29,7 @@ from schedulers import (
     PolynomialWithWarmupScheduler,
     SchedulerState,
     StepScheduler,
+    WarmupStableDecayScheduler,
 )
 from timeunits import Time, Timestamp, TimeUnit
 
@@ -369,6 +371,41 @@ ALPHA_ARGUMENTS = [
 def test_non_finite_alpha(build, argument, alpha):
     info = fails(lambda: build(alpha))
     names(info, argument)
+
+
+NEGATIVE_MULTIPLIERS = ALPHA_ARGUMENTS + [
+    ("WSD.alpha_f", lambda a: WarmupStableDecayScheduler("1ba", alpha_f=a), "alpha_f"),
+    ("Cyclic.base_ratio", lambda a: CyclicScheduler("1ba", base_ratio=a), "base_ratio"),
+]
+
+
+@pytest.mark.parametrize("alpha", [-0.5, -1, -1e-300])
+@pytest.mark.parametrize(
+    "build, argument", [a[1:] for a in NEGATIVE_MULTIPLIERS], ids=[a[0] for a in NEGATIVE_MULTIPLIERS]
+)
+def test_negative_multiplier_is_an_error_naming_it(build, argument, alpha):
+    """Issue 11 item 8: a multiplier that would write a negative learning rate fails at construction."""
+    with pytest.raises(ValueError, match=rf"^{argument}={alpha!r} must be >= 0: a negative multiplier would write"):
+        build(alpha)
+
+
+FINAL_MULTIPLIERS = [a for a in NEGATIVE_MULTIPLIERS if a[2] == "alpha_f"]
+
+
+@pytest.mark.parametrize("build, argument", [a[1:] for a in FINAL_MULTIPLIERS], ids=[a[0] for a in FINAL_MULTIPLIERS])
+def test_alpha_f_above_one_rises_with_one_warning_naming_it(build, argument):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        schedule = build(1.5)
+        schedule(SchedulerState("100ba", Timestamp(batch=99)))
+    assert [str(w.message) for w in caught] == [
+        "alpha_f=1.5 > 1: the schedule ends above the base value (it rises); pass alpha_f <= 1 for a decay"
+    ]
+    assert caught[0].category is UserWarning and caught[0].filename == __file__  # points at the caller
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        build(1.0)  # exactly 1 (and anything up to it) is quiet
+        build(0.0)
 
 
 @pytest.mark.parametrize(
