@@ -105,14 +105,20 @@ def build_parser(prog: str = "cadence") -> argparse.ArgumentParser:
     )
     plot.add_argument("config", metavar="CONFIG.yaml", help="the YAML configuration")
     plot.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE")
-    plot.add_argument("--ssr", type=float, action="append", help="a scale schedule ratio (repeat to overlay runs)")
+    plot.add_argument(
+        "--ssr",
+        type=float,
+        action="append",
+        help="a scale schedule ratio, overriding the config's (repeat to overlay runs)",
+    )
     plot.add_argument("--x", dest="x_unit", choices=["ba", "ep", "sp", "tok", "dur"], help="the x axis unit")
-    plot.add_argument("--multipliers", action="store_true", help="plot multipliers of the base values")
+    plot.add_argument("--multipliers", action="store_true", help="plot each value over its param group's base value")
     plot.add_argument("-o", "--output", help="write an image (.png, .svg, ...)")
-    plot.add_argument("--csv", help="write one row per batch")
+    plot.add_argument("--csv", help="write one row per batch (- for stdout)")
     plot.add_argument("--title")
     plot.add_argument("--width", type=int)
     plot.add_argument("--height", type=int)
+    add_lr_schedule_args(plot.add_argument_group("SambaFlow learning-rate flags", "as cadence fit takes them"))
     return parser
 
 
@@ -153,37 +159,35 @@ def _looks_like_config(argument: str) -> bool:
 
 
 def _plot_config(args: argparse.Namespace) -> int:
-    from trainer.config import ConfigError, apply_overrides, load_config, trainer_from_config
+    from trainer.config import ConfigError, apply_overrides, apply_sambaflow_flags, load_config, trainer_from_config
     from trainer.plot_config import plot_config
 
-    def build(ssr: float):
+    def build(ssr: float | None):  # exactly as _fit builds the trainer; --ssr (when given) overrides the config's
         config = load_config(args.config)
-        overrides = [
-            *args.overrides,
-            f"trainer.init.loop.scale_schedule_ratio={ssr}",
-            "trainer.init.progress_bar=false",
-        ]
-        config = apply_overrides(config, overrides)
-        return trainer_from_config(config, base_dir=Path(args.config).parent)
+        sources: dict[str, str] = {}
+        config = apply_sambaflow_flags(config, args, sources=sources)
+        overrides = [*args.overrides] + ([] if ssr is None else [f"trainer.init.loop.scale_schedule_ratio={ssr}"])
+        config = apply_overrides(config, overrides, sources=sources)
+        return trainer_from_config(config, base_dir=Path(args.config).parent, sources=sources)
 
     with _plain_warnings():
         try:
-            print(
-                plot_config(
-                    build,
-                    ssrs=tuple(args.ssr or (1.0,)),
-                    x_unit=args.x_unit,
-                    multipliers=args.multipliers,
-                    output=args.output,
-                    csv=args.csv,
-                    title=args.title,
-                    width=args.width,
-                    height=args.height,
-                )
+            text = plot_config(
+                build,
+                ssrs=tuple(args.ssr or ()),
+                x_unit=args.x_unit,
+                multipliers=args.multipliers,
+                output=args.output,
+                csv=args.csv,
+                title=args.title,
+                width=args.width,
+                height=args.height,
             )
         except (ConfigError, ValueError, TypeError, OSError) as error:
             print(f"cadence: error: {' '.join(str(error).split())}", file=sys.stderr)
             return 2
+    if text:  # with --csv -, stdout holds the CSV alone
+        print(text, file=sys.stderr if args.csv == "-" else sys.stdout)
     return 0
 
 
