@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from timeunits import Timestamp
@@ -32,21 +32,17 @@ _STEP_ORDER_WARNING = r"Detected call of `lr_scheduler\.step\(\)` before `optimi
 
 
 class Training:
-    """``fit``: train every batch; evaluate and checkpoint at their intervals; every callback sees the run."""
+    """``fit``: train every batch; evaluate and checkpoint at their intervals; every callback sees the run.
+
+    Its steps are the trainer's bound methods themselves: the per-batch path pays no extra call.
+    """
 
     def __init__(self, trainer: Trainer) -> None:
-        self.trainer = trainer
         self.hooks = trainer.callbacks
         self.wants_loss = trainer.callbacks.has("on_batch_end")
-
-    def batches(self) -> Iterator[list]:
-        return self.trainer._epoch_batches()
-
-    def run(self, items: list) -> tuple[float, int, int] | None:
-        return self.trainer._train_batch(items)
-
-    def after_batch(self, before: Timestamp, epoch_done: bool, finished: bool) -> None:
-        self.trainer._after_batch(before, epoch_done, finished)
+        self.batches: Callable[[], Iterator[list]] = trainer._epoch_batches
+        self.run: Callable[[list], tuple[float, int, int] | None] = trainer._train_batch
+        self.after_batch: Callable[[Timestamp, bool, bool], None] = trainer._after_batch
 
     def context(self) -> contextlib.AbstractContextManager:
         return contextlib.nullcontext()

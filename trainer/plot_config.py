@@ -117,7 +117,7 @@ class _PlotView:
         if in_counts and len(runs) > 1:
             raise ValueError("a run counted in samples or tokens is plotted one --ssr at a time (its batches vary)")
         if in_counts:  # the recorded run as it is: its batches, unscaled again by plotting
-            by_ssr = {1.0: run for run in runs.values()}
+            by_ssr = {1.0: first}
             self.max_duration = Time(first.num_batches, TimeUnit.BATCH)
         else:  # the unscaled length in batches, which plotting scales by each ssr exactly as the trainer did
             by_ssr = runs

@@ -155,7 +155,7 @@ class Clock(SchedulerState):
     (2, 10, 80, [0.0, 0.05, 0.1, 0.0962])
     """
 
-    __slots__ = ()
+    __slots__ = ("_done_at",)
 
     def __init__(
         self,
@@ -165,6 +165,7 @@ class Clock(SchedulerState):
         timestamp: Timestamp | None = None,
     ) -> None:
         super().__init__(max_duration, timestamp, dataloader_len)
+        self._done_at: tuple = (None, None, None)  # (max_duration, its counter, its value), set by `done`
 
     # -- advancing ------------------------------------------------------------------------------
     def batch(self, samples: int | Time = 0, tokens: int | Time = 0) -> Timestamp:
@@ -197,7 +198,11 @@ class Clock(SchedulerState):
     @property
     def done(self) -> bool:
         """True once the run has reached ``max_duration``, counted in max_duration's own unit."""
-        return self.timestamp.count(self._max_duration.unit) >= self._max_duration.value
+        limit = self._max_duration
+        if self._done_at[0] is not limit:  # a per-batch check: the unit's counter is looked up once
+            self._done_at = (limit, Timestamp.counter(limit.unit), limit.value)
+        _, count, value = self._done_at
+        return count(self.timestamp) >= value
 
     @property
     def epochs(self) -> int:
