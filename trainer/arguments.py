@@ -122,7 +122,7 @@ def dataloader_len(loader: Iterable, grad_accum: int) -> int | None:
             f"grad_accum={grad_accum} does not divide the {items} loader items of an epoch: the last {leftover} "
             f"of each epoch are dropped ({batches} optimizer steps per epoch)",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
     return batches
 

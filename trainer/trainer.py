@@ -419,7 +419,7 @@ class Trainer:
             warnings.warn(
                 f"the loss of {where} is {loss}: training goes on (on_nonfinite_loss='warn')",
                 RuntimeWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
             return
         self.optimizer.zero_grad(set_to_none=True)
