@@ -109,7 +109,7 @@ def bench_loops(batches: int, rounds: int) -> bool:
                 elapsed, build, trainer_model = trainer_loop(data, template)
                 trainer_times.append(elapsed)
                 build_times.append(build)
-        for a, b in zip(hand_model.parameters(), trainer_model.parameters()):
+        for a, b in zip(hand_model.parameters(), trainer_model.parameters(), strict=True):
             assert torch.equal(a, b), "the trainer and the hand loop did different work"
     build = statistics.median(build_times)
     hand_wall, trained_wall = (statistics.median(t[0] for t in x) for x in (hand_times, trainer_times))

@@ -16,13 +16,14 @@ from trainer.loggers import CSVLogger, LoggerCallback, TensorBoardLogger
 from trainer.param_groups import apply_adjust_learning_rate, decay_groups, tagged_groups
 from trainer.state import TrainerState
 from trainer.sweep import budget_sweep
-from trainer.trainer import Trainer
+from trainer.trainer import NonFiniteLossError, Trainer
 
 __all__ = [
     "CSVLogger",
     "Callback",
     "LRMonitor",
     "LoggerCallback",
+    "NonFiniteLossError",
     "ProgressBar",
     "TensorBoardLogger",
     "Trainer",

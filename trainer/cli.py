@@ -157,14 +157,14 @@ def _add_plot_parser(commands, add_lr_schedule_args) -> None:
         help="override one key of the config (repeatable; as in cadence fit)",
     )
     plot.add_argument(
-        "--ssr", type=float, action="append", help="a scale schedule ratio (repeat to overlay runs; default 1)"
+        "--ssr", type=float, action="append", help="a scale schedule ratio, overriding the config's (repeatable)"
     )
     plot.add_argument("--x", dest="x_unit", choices=["ba", "ep", "sp", "tok", "dur"], help="the x axis unit")
     plot.add_argument(
         "--multipliers", action="store_true", help="plot each value over its group's base value (shared axis)"
     )
     plot.add_argument("-o", "--output", metavar="FILE", help="write an image (.png, .svg, .pdf, ...; needs matplotlib)")
-    plot.add_argument("--csv", metavar="FILE", help="write the value of every curve at every batch")
+    plot.add_argument("--csv", metavar="FILE", help="write the value of every curve at every batch (- for stdout)")
     plot.add_argument("--title", help="the plot's title")
     plot.add_argument("--width", type=int, help="characters (text plot) or pixels (-o)")
     plot.add_argument("--height", type=int, help="lines (text plot) or pixels (-o)")
@@ -313,36 +313,34 @@ def _plot_config(args: argparse.Namespace) -> int:
     from trainer.config import ConfigError, apply_overrides, apply_sambaflow_flags, load_config, trainer_from_config
     from trainer.plot_config import plot_config
 
-    def build(ssr: float):
-        config = apply_sambaflow_flags(load_config(args.config), args)
-        overrides = [
-            *args.overrides,
-            f"trainer.init.loop.scale_schedule_ratio={ssr}",
-            "trainer.init.progress_bar=false",
-        ]
-        config = apply_overrides(config, overrides)
-        return trainer_from_config(config, base_dir=Path(args.config).parent)
+    def build(ssr: float | None):  # exactly as _fit builds the trainer; --ssr (when given) overrides the config's
+        config = load_config(args.config)
+        sources: dict[str, str] = {}
+        config = apply_sambaflow_flags(config, args, sources=sources)
+        overrides = [*args.overrides] + ([] if ssr is None else [f"trainer.init.loop.scale_schedule_ratio={ssr}"])
+        config = apply_overrides(config, overrides, sources=sources)
+        return trainer_from_config(config, base_dir=Path(args.config).parent, sources=sources)
 
     with _plain_warnings():
         try:
             if args.output is not None:
-                require_matplotlib()  # before the run is simulated; missing, it is one line naming the extra
-            print(
-                plot_config(
-                    build,
-                    ssrs=tuple(args.ssr or (1.0,)),
-                    x_unit=args.x_unit,
-                    multipliers=args.multipliers,
-                    output=args.output,
-                    csv=args.csv,
-                    title=args.title,
-                    width=args.width,
-                    height=args.height,
-                )
+                require_matplotlib()  # before the run is previewed; missing, it is one line naming the extra
+            text = plot_config(
+                build,
+                ssrs=tuple(args.ssr or ()),
+                x_unit=args.x_unit,
+                multipliers=args.multipliers,
+                output=args.output,
+                csv=args.csv,
+                title=args.title,
+                width=args.width,
+                height=args.height,
             )
         except (ConfigError, ValueError, TypeError, OSError, ImportError) as error:
             print(f"cadence: error: {' '.join(str(error).split())}", file=sys.stderr)
             return 2
+    if text:  # with --csv -, stdout holds the CSV alone
+        print(text, file=sys.stderr if args.csv == "-" else sys.stdout)
     return 0
 
 

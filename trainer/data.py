@@ -13,6 +13,7 @@ already trained on, so the resumed epoch yields exactly the batches an uninterru
 from __future__ import annotations
 
 import inspect
+import itertools
 import math
 import sys
 from collections.abc import Iterable, Iterator, Mapping
@@ -29,7 +30,15 @@ from torch.utils.data import (
     SequentialSampler,
 )
 
-__all__ = ["ResumableSampler", "prepare_loader", "count_samples", "skip_batches"]
+__all__ = [
+    "ResumableSampler",
+    "count_samples",
+    "groups_of",
+    "prepare_loader",
+    "resume_iterator",
+    "skip_batches",
+    "to_device",
+]
 
 
 def _check_int(name: str, value: Any, minimum: int) -> int:
@@ -300,4 +309,47 @@ def skip_batches(loader_iter: Iterable, n: int) -> Iterator:
             next(iterator)
         except StopIteration:
             raise ValueError(f"cannot skip n={n} batches on resume: the loader ran out after {skipped}") from None
+    return iterator
+
+
+def to_device(item: Any, device: torch.device) -> Any:
+    if device.type == "cpu":
+        return item
+    if isinstance(item, torch.Tensor):
+        return item.to(device, non_blocking=True)
+    if isinstance(item, (list, tuple)):
+        return type(item)(to_device(x, device) for x in item)
+    if isinstance(item, dict):
+        return {key: to_device(value, device) for key, value in item.items()}
+    return item
+
+
+def resume_iterator(loader: Iterable, sampler: Any, skip: int) -> Iterator:
+    """An iterator over ``loader`` past its first ``skip`` items (the sampler skips them unloaded when it can)."""
+    batch_size = getattr(loader, "batch_size", None)
+    # with workers, replaying the skipped batches through them reproduces their random streams exactly
+    in_process = getattr(loader, "num_workers", 0) == 0
+    if skip and isinstance(sampler, ResumableSampler) and batch_size and in_process:
+        sampler.skip(skip * batch_size)
+        return _rng_neutral_iter(loader)
+    iterator = _rng_neutral_iter(loader)
+    return skip_batches(iterator, skip) if skip else iterator  # others: consumed and discarded
+
+
+def groups_of(iterator: Iterator, n: int) -> Iterator[list]:
+    """Consecutive groups of ``n`` items; leftovers that do not fill a group are dropped (warned at construction)."""
+    while len(items := list(itertools.islice(iterator, n))) == n:
+        yield items
+
+
+def _rng_neutral_iter(loader: Iterable) -> Iterator:
+    """``iter(loader)`` without touching the global torch RNG.
+
+    A DataLoader draws its workers' base seed from the global generator each time an iterator is made; a
+    resumed run makes one mid-epoch where the uninterrupted run did not, so the draw would shift every later
+    random number (dropout, ...) and break bit-exact resume.
+    """
+    state = torch.random.get_rng_state()
+    iterator = iter(loader)
+    torch.random.set_rng_state(state)
     return iterator

@@ -44,11 +44,14 @@ def wrap_model(model: torch.nn.Module, world: World, device: torch.device) -> to
     return torch.nn.parallel.DistributedDataParallel(model, device_ids=device_ids)
 
 
-def sum_counts(samples: int, tokens: int, device: torch.device) -> tuple[int, int]:
-    """This step's samples and tokens summed over all ranks."""
-    counts = torch.tensor([samples, tokens], dtype=torch.int64, device=device)
+def sum_counts(samples: int, tokens: int, device: torch.device, nonfinite: bool = False) -> tuple[int, int, bool]:
+    """This step's samples and tokens summed over all ranks, and whether any rank's loss was not finite.
+
+    One all-reduce for the three, before the optimizer step, so that every rank stops (or goes on) together.
+    """
+    counts = torch.tensor([samples, tokens, int(nonfinite)], dtype=torch.int64, device=device)
     dist.all_reduce(counts)
-    return int(counts[0]), int(counts[1])
+    return int(counts[0]), int(counts[1]), bool(counts[2])
 
 
 def sum_eval(total: torch.Tensor, count: int, device: torch.device) -> tuple[torch.Tensor, int]:

@@ -10,18 +10,22 @@ Entries (API clarifications 1–3, 10):
   tagged param groups.
 
 Everything Cadence builds steps once per batch; a torch scheduler the user built steps per epoch unless
-``step_schedulers_every_batch=True`` (Composer's default).
+``step_schedulers_every_batch=True`` (Composer's default). With ``step_schedulers_every_batch=False``, a
+Cadence schedule is evaluated at each epoch boundary and held for the epoch (Composer's staircase), and a
+Cerebras or SambaFlow scheduler (which counts optimizer steps) is a ValueError naming it.
 """
 
 from __future__ import annotations
 
-import inspect
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
 from torch.optim.lr_scheduler import LambdaLR, LRScheduler
 
-from schedulers import CompiledScheduler, Schedule, compile_scheduler, scale_pytorch_scheduler
+from schedulers import CompiledScheduler, compile_scheduler, scale_pytorch_scheduler
+from schedulers.core.callables import CallableKind, callable_kind
+from schedulers.core.clock import EpochStartView
 from schedulers.core.tags import matches, normalize_tags
 
 __all__ = ["ScheduledRun", "build_schedulers"]
@@ -79,59 +83,73 @@ def build_schedulers(
     ssr: float,
     step_every_batch: bool | None,
 ) -> ScheduledRun:
-    """Compile, build and scale the trainer's ``schedulers=`` entries; errors name the list index."""
-    cadence: list[_Entry] = []
-    built: list[tuple[str, LRScheduler]] = []
-    for label, entry in _entries(entries):
-        if isinstance(entry.schedule, LRScheduler):
-            built.append((label, entry.schedule))
-        elif _is_cadence_schedule(entry.schedule):
-            cadence.append(entry)
-        elif callable(entry.schedule):
-            built.append((label, _from_factory(label, entry.schedule, optimizer)))
-        else:
-            raise TypeError(
-                f"{label}={entry.schedule!r} is not a schedule: expected a Cadence schedule, a (state, ssr) callable, "
-                "a torch LRScheduler, or a callable optimizer -> LRScheduler"
-            )
+    """Compile, build and scale the trainer's ``schedulers=`` entries; errors name the list index.
 
+    With ``step_every_batch=False`` every Cadence schedule reads the run from the start of the current epoch
+    (:class:`~schedulers.core.clock.EpochStartView`) and steps at each epoch's end: Composer's staircase.
+    """
+    cadence, built = _classify(entries, optimizer)
+    per_epoch_clock = step_every_batch is False
     writers: dict[str, list[tuple[str, bool]]] = {}  # key -> (who, whether it must write alone)
     per_batch: list[LRScheduler] = []
     per_epoch: list[LRScheduler] = []
     for label, scheduler in built:
         if scheduler.optimizer is not optimizer:
             raise ValueError(f"{label} ({type(scheduler).__name__}) was built on another optimizer than the trainer's")
-        key = _written_key(scheduler)
-        writers.setdefault(key, []).append((f"{label} ({type(scheduler).__name__})", True))
-        _scale(label, scheduler, ssr, state)
-        if _cadence_built(scheduler):
-            if step_every_batch is False:
-                raise ValueError(
-                    f"step_schedulers_every_batch=False, but {label} ({type(scheduler).__name__}) is built by Cadence "
-                    "and steps once per batch; per-epoch stepping is only for torch schedulers you built"
-                )
-            per_batch.append(scheduler)
-        else:
-            (per_batch if step_every_batch else per_epoch).append(scheduler)
+        writers.setdefault(_written_key(scheduler), []).append((f"{label} ({type(scheduler).__name__})", True))
+        _check_per_epoch(label, scheduler, step_every_batch)
+        _scale(label, scheduler, ssr, EpochStartView(state) if per_epoch_clock else state)
+        steps_per_batch = step_every_batch or (step_every_batch is None and _cadence_built(scheduler))
+        (per_batch if steps_per_batch else per_epoch).append(scheduler)
 
-    if cadence and step_every_batch is False:
-        raise ValueError(
-            f"step_schedulers_every_batch=False, but {cadence[0].label} is a Cadence schedule, which the trainer "
-            "compiles to step once per batch; per-epoch stepping is only for torch schedulers you built"
-        )
+    clock = EpochStartView(state) if per_epoch_clock else state
     for key, group_entries in _by_key(cadence).items():
         writers.setdefault(key, []).extend((e.label, False) for e in group_entries)
-        per_batch.extend(_compile_key(key, group_entries, optimizer, state, ssr))
+        (per_epoch if per_epoch_clock else per_batch).extend(_compile_key(key, group_entries, optimizer, clock, ssr))
 
+    _check_writers(writers)
+    schedules = [(entry.label, entry.schedule, entry.hyperparameter) for entry in cadence]
+    others = [(label, scheduler, _written_key(scheduler)) for label, scheduler in built]
+    return ScheduledRun(per_batch, per_epoch, sorted(writers), schedules, others)
+
+
+def _classify(entries: Any, optimizer: torch.optim.Optimizer) -> tuple[list[_Entry], list[tuple[str, LRScheduler]]]:
+    """Cadence schedules (to compile) apart from schedulers (built, or made by a factory now)."""
+    cadence: list[_Entry] = []
+    built: list[tuple[str, LRScheduler]] = []
+    for label, entry in _entries(entries):
+        kind = callable_kind(entry.schedule)  # the one rule of what a callable is (schedulers.core.callables)
+        if isinstance(entry.schedule, LRScheduler):
+            built.append((label, entry.schedule))
+        elif kind is CallableKind.SCHEDULE:
+            cadence.append(entry)
+        elif kind is CallableKind.ONE_ARGUMENT:
+            built.append((label, _from_factory(label, entry.schedule, optimizer)))
+        else:
+            raise TypeError(
+                f"{label}={entry.schedule!r} is not a schedule: expected a Cadence schedule, a (state, ssr) callable, "
+                "a torch LRScheduler, or a callable optimizer -> LRScheduler"
+            )
+    return cadence, built
+
+
+def _check_per_epoch(label: str, scheduler: LRScheduler, step_every_batch: bool | None) -> None:
+    """Per-epoch stepping stretches a scheduler that counts optimizer steps (Cerebras, SambaFlow): refuse it."""
+    if step_every_batch is False and _cadence_built(scheduler) and not isinstance(scheduler, CompiledScheduler):
+        raise ValueError(
+            f"step_schedulers_every_batch=False, but {label} ({type(scheduler).__name__}) counts optimizer steps "
+            "and must step once per batch; per-epoch stepping is for Cadence schedules (held for each epoch) "
+            "and torch schedulers you built"
+        )
+
+
+def _check_writers(writers: dict[str, list[tuple[str, bool]]]) -> None:
     for key, who in writers.items():
         if len(who) > 1 and any(alone for _, alone in who):
             raise ValueError(
                 f"{' and '.join(name for name, _ in who)} all write {key!r}: a torch, Cerebras or SambaFlow scheduler "
                 "must be the only writer of its hyperparameter (only Cadence schedules on one key multiply)"
             )
-    schedules = [(entry.label, entry.schedule, entry.hyperparameter) for entry in cadence]
-    others = [(label, scheduler, _written_key(scheduler)) for label, scheduler in built]
-    return ScheduledRun(per_batch, per_epoch, sorted(writers), schedules, others)
 
 
 def _entries(entries: Any):
@@ -158,19 +176,6 @@ def _entries(entries: Any):
             )
         else:
             yield label, _Entry(label, item, "lr", None)
-
-
-def _is_cadence_schedule(candidate: Any) -> bool:
-    if isinstance(candidate, Schedule):
-        return True
-    if not callable(candidate) or isinstance(candidate, type):
-        return False
-    try:
-        parameters = list(inspect.signature(candidate).parameters.values())
-    except (TypeError, ValueError):
-        return False
-    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    return len(positional) == 2
 
 
 def _from_factory(label: str, factory: Callable, optimizer: torch.optim.Optimizer) -> LRScheduler:

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from schedulers import SchedulerState
+from schedulers.core.clock import Clock
 from timeunits import Time
 
 __all__ = ["TrainerState"]
 
 
-class TrainerState(SchedulerState):
-    """The scheduler protocol (``timestamp``, ``max_duration``, ``dataloader_len``) plus the run's settings.
+class TrainerState(Clock):
+    """The trainer's :class:`~schedulers.core.clock.Clock` plus the run's settings.
 
-    ``max_duration`` is the scaled length of the run (``scale_schedule_ratio`` applied, epochs becoming
-    exact batches); ``unscaled_max_duration`` is what the user asked for. ``dataloader_len`` counts
-    optimizer-step batches per epoch (after ``grad_accum``).
+    Time moves by the clock's one rule (a batch advances it, the batch that completes an epoch closes it,
+    the run is done at ``max_duration``). ``max_duration`` is the scaled length of the run
+    (``scale_schedule_ratio`` applied, epochs becoming exact batches); ``unscaled_max_duration`` is what the
+    user asked for. ``dataloader_len`` counts optimizer-step batches per epoch (after ``grad_accum``).
     """
 
     __slots__ = ("unscaled_max_duration", "ssr", "grad_accum")
@@ -27,11 +28,7 @@ class TrainerState(SchedulerState):
         ssr: float,
         grad_accum: int,
     ) -> None:
-        super().__init__(max_duration, dataloader_len=dataloader_len)
+        super().__init__(max_duration, dataloader_len)
         self.unscaled_max_duration = unscaled_max_duration
         self.ssr = ssr
         self.grad_accum = grad_accum
-
-    def is_done(self) -> bool:
-        """Whether the run has reached ``max_duration`` (in its own unit)."""
-        return self.timestamp >= self.max_duration

@@ -2,7 +2,8 @@
 
 It counts samples, tokens, batches (optimizer steps) and epochs — globally across DDP ranks — applies
 ``scale_schedule_ratio`` to ``max_duration`` and to every schedule, steps schedules per batch or per epoch,
-and checkpoints everything needed to continue a run exactly.
+and checkpoints everything needed to continue a run exactly. Time moves by the one rule of
+:mod:`schedulers.core.clock` (the trainer's state is a :class:`~schedulers.core.clock.Clock`).
 
 Batch ``k`` (counting from 0) trains with every schedule evaluated at the timestamp before it: the
 schedules are written at construction (α(0)) and stepped after each optimizer step, once time has
@@ -12,48 +13,67 @@ advanced (Composer steps before advancing, so its batch ``k`` trains with α(k �
 from __future__ import annotations
 
 import contextlib
+import inspect
 import itertools
 import math
 import signal
 import sys
 import threading
 import warnings
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 import torch
 
 from schedulers import Schedule
 from schedulers.core.resolution import check_ssr, scale_max_duration
-from schedulers.core.state import as_max_duration
 from schedulers.tools.report import resolved_times_report, schedule_report
 from timeunits import Time, Timestamp, TimeUnit
 from trainer import checkpoint as checkpoints
 from trainer import distributed
+from trainer.arguments import (
+    build_optimizer,
+    dataloader_len,
+    nonfinite_loss_action,
+    one_optimizer,
+    optional_count,
+    optional_positive,
+    reject_unknown_keywords,
+    run_time,
+)
 from trainer.callbacks import CallbackList, ProgressBar
-from trainer.data import ResumableSampler, count_samples, prepare_loader, skip_batches
+from trainer.data import ResumableSampler, count_samples, groups_of, prepare_loader, resume_iterator, to_device
 from trainer.loggers import LoggerCallback
+from trainer.loop import Preview, Training
 from trainer.param_groups import apply_adjust_learning_rate
 from trainer.precision import Precision
 from trainer.scheduling import ScheduledRun, build_schedulers
 from trainer.seeding import seed_everything
 from trainer.state import TrainerState
 
-__all__ = ["Trainer"]
+__all__ = ["NonFiniteLossError", "Trainer"]
+
+
+class NonFiniteLossError(FloatingPointError):
+    """A batch's loss was nan or inf (``on_nonfinite_loss="raise"``): training stopped before its optimizer step."""
 
 
 class Trainer:
     """Train ``model`` on ``train_dataloader`` for ``max_duration`` with time-aware schedules.
 
-    ``optimizer`` is an optimizer, a callable ``model -> optimizer`` (Cerebras style), or a name with
-    arguments for :func:`trainer.optim.configure_optimizer` (``"AdamW"`` or ``{"AdamW": {"lr": 1e-3}}``).
-    ``schedulers`` is one entry or a list: Cadence schedules (compiled here, several on one hyperparameter
-    multiply), torch ``LRScheduler`` objects, callables ``optimizer -> LRScheduler``, or dicts
-    ``{"schedule", "hyperparameter", "param_group_tags"}`` (see :mod:`trainer.scheduling`).
-    ``max_duration`` is a Time or time string in ``ep``, ``ba``, ``sp`` or ``tok`` (an int means epochs).
+    ``optimizer`` (or Composer's spelling ``optimizers``) is an optimizer, a callable ``model -> optimizer``
+    (Cerebras style), or a name with arguments for :func:`trainer.optim.configure_optimizer` (``"AdamW"``
+    or ``{"AdamW": {"lr": 1e-3}}``). ``schedulers`` is one entry or a list: Cadence schedules (compiled here,
+    several on one hyperparameter multiply), torch ``LRScheduler`` objects, callables
+    ``optimizer -> LRScheduler``, or dicts ``{"schedule", "hyperparameter", "param_group_tags"}`` (see
+    :mod:`trainer.scheduling`). ``max_duration`` is a Time or time string in ``ep``, ``ba``, ``sp`` or
+    ``tok`` (an int means epochs). An unknown keyword is a TypeError suggesting the closest accepted one.
 
     Each loader item is ``(inputs, targets)`` → ``loss_fn(model(inputs), targets)``, or with ``loss_fn=None``
     ``model(item)`` returns the loss. ``grad_accum=n`` makes ``n`` consecutive items one optimizer step.
+    A nan or inf loss stops training with :class:`NonFiniteLossError` naming the batch, before its optimizer
+    step and before any checkpoint of it; ``on_nonfinite_loss="warn"`` warns and trains on instead.
     """
 
     def __init__(
@@ -61,7 +81,7 @@ class Trainer:
         model: torch.nn.Module,
         train_dataloader: Iterable,
         max_duration: Time | str | int,
-        optimizer: Any,
+        optimizer: Any = None,
         schedulers: Any = None,
         loss_fn: Callable | None = None,
         scale_schedule_ratio: float = 1.0,
@@ -86,29 +106,49 @@ class Trainer:
         load_strict_model_weights: bool = True,
         loggers: Any = (),
         print_schedule_report: bool = True,
+        on_nonfinite_loss: str = "raise",
+        optimizers: Any = None,
+        **unknown: Any,
     ) -> None:
-        if not isinstance(model, torch.nn.Module):
-            raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
-        if isinstance(grad_accum, bool) or not isinstance(grad_accum, int) or grad_accum < 1:
-            raise ValueError(f"grad_accum={grad_accum!r} must be an int >= 1")
-        if step_schedulers_every_batch not in (None, True, False):
-            raise ValueError(f"step_schedulers_every_batch={step_schedulers_every_batch!r} must be None, True or False")
+        reject_unknown_keywords(unknown, _KEYWORDS)
+        optimizer = one_optimizer(optimizer, optimizers)
+        _check_loop_arguments(model, grad_accum, step_schedulers_every_batch)
         ssr = check_ssr(scale_schedule_ratio, "scale_schedule_ratio")
+        self.on_nonfinite_loss = nonfinite_loss_action(on_nonfinite_loss)
+        self._setup_process(seed, device, precision, max_grad_norm, save_num_checkpoints_to_keep)
+        self.print_schedule_report = bool(print_schedule_report)
+        self.loss_fn = loss_fn
+        self._setup_data(model, train_dataloader, grad_accum, get_num_samples, get_num_tokens)
+        self._setup_clock(max_duration, ssr)
+        self._setup_schedules(optimizer, schedulers, ssr, step_schedulers_every_batch)
+        self._setup_outputs(eval_dataloader, eval_interval, save_folder, save_interval)
+        self._setup_callbacks(callbacks, loggers, progress_bar)
+        if autoresume:
+            load_path, load_weights_only = self._autoresume_path(load_path, load_weights_only)
+        if load_path is not None:
+            if load_weights_only:
+                self._load_weights(load_path, strict=load_strict_model_weights)
+            else:
+                self._resume(load_path)
+
+    # -- construction, one concern each ----------------------------------------------------------------
+    def _setup_process(self, seed, device, precision, max_grad_norm, keep_checkpoints) -> None:
+        """Seeds, device, process group, precision and the numbers that shape each optimizer step."""
         self.seed = seed_everything(seed)
         self.device = torch.device(device)
         self.world = distributed.setup(self.device)
         self.is_rank_zero = self.world.rank == 0
-        self.loss_fn = loss_fn
-        self.grad_accum = grad_accum
-        self.get_num_samples = get_num_samples or count_samples
-        self.get_num_tokens = get_num_tokens
-        self.print_schedule_report = bool(print_schedule_report)
-        self.max_grad_norm = _optional_positive("max_grad_norm", max_grad_norm)
+        self.max_grad_norm = optional_positive("max_grad_norm", max_grad_norm)
         self.last_grad_norm: float | None = None
         self.precision = Precision(precision, self.device)
         self._moves_data = self.device.type != "cpu"
-        self.keep_checkpoints = _optional_count("save_num_checkpoints_to_keep", save_num_checkpoints_to_keep)
+        self.keep_checkpoints = optional_count("save_num_checkpoints_to_keep", keep_checkpoints)
 
+    def _setup_data(self, model, train_dataloader, grad_accum, get_num_samples, get_num_tokens) -> None:
+        """The model on its device (DDP-wrapped when distributed) and the train loader the trainer iterates."""
+        self.grad_accum = grad_accum
+        self.get_num_samples = get_num_samples or count_samples
+        self.get_num_tokens = get_num_tokens
         self.model = model.to(self.device)
         self.train_model = distributed.wrap_model(self.model, self.world, self.device)
         # one process in fp32 needs no autocast, scaler or no_sync: the per-batch path skips them
@@ -117,24 +157,37 @@ class Trainer:
             train_dataloader, seed=self.seed, rank=self.world.rank, world_size=self.world.size
         )
         self._sampler = getattr(self.train_dataloader, "sampler", None)
-        dataloader_len = _dataloader_len(self.train_dataloader, grad_accum)
 
-        requested = _max_duration(max_duration)
+    def _setup_clock(self, max_duration: Any, ssr: float) -> None:
+        """The run's clock: ``max_duration`` scaled by ``ssr``, batches per epoch after ``grad_accum``."""
+        per_epoch = dataloader_len(self.train_dataloader, self.grad_accum)
+        requested = run_time(max_duration)
         self._check_tokens("max_duration", requested)
         self.state = TrainerState(
-            scale_max_duration(requested, ssr, dataloader_len),
-            dataloader_len,
+            scale_max_duration(requested, ssr, per_epoch),
+            per_epoch,
             unscaled_max_duration=requested,
             ssr=ssr,
-            grad_accum=grad_accum,
+            grad_accum=self.grad_accum,
         )
-        self._limit = self._stop = (Timestamp.counter(self.state.max_duration.unit), self.state.max_duration.value)
-        self.optimizer = _build_optimizer(optimizer, self.model)
+        self._stop = (Timestamp.counter(self.state.max_duration.unit), self.state.max_duration.value)
+        self._skipped_in_epoch = 0  # optimizer steps the fp16 scaler skipped in this epoch (their data is used)
+        self._terminate_requested = False
+        self._spent_by_preview = False
+
+    def _setup_schedules(self, optimizer: Any, schedulers: Any, ssr: float, every_batch: bool | None) -> None:
+        """The optimizer, each group's base values (before any scheduler writes), and the compiled schedulers."""
+        self.optimizer = build_optimizer(optimizer, self.model)
         apply_adjust_learning_rate(self.optimizer)  # before schedules take each group's base value
-        self.scheduled: ScheduledRun = build_schedulers(
-            schedulers, self.optimizer, self.state, ssr, step_schedulers_every_batch
-        )
+        self._base_values = [
+            {key: float(value) for key, value in group.items() if _is_scalar(value)}
+            for group in self.optimizer.param_groups
+        ]
+        self.scheduled: ScheduledRun = build_schedulers(schedulers, self.optimizer, self.state, ssr, every_batch)
         self._check_schedule_units(schedulers)
+
+    def _setup_outputs(self, eval_dataloader, eval_interval, save_folder, save_interval) -> None:
+        """Evaluation and checkpoint settings, checked against each other."""
         self.eval_dataloader = eval_dataloader
         self.eval_interval = self._interval("eval_interval", eval_interval)
         self.save_folder = None if save_folder is None else Path(save_folder)
@@ -143,27 +196,25 @@ class Trainer:
             raise ValueError(f"save_interval={save_interval!r} needs save_folder")
         if self.eval_interval is not None and eval_dataloader is None:
             raise ValueError(f"eval_interval={eval_interval!r} needs eval_dataloader")
+        self.last_loss: float | None = None
+        self._last_saved_batch: int | None = None
+        self._last_checkpoint: Path | None = None
+        self._resumed_from: Path | None = None
+
+    def _setup_callbacks(self, callbacks: Any, loggers: Any, progress_bar: bool) -> None:
         self.callbacks = CallbackList(callbacks)
         self.loggers = [] if loggers is None else list(loggers) if isinstance(loggers, (list, tuple)) else [loggers]
         if self.loggers:
             self.callbacks.append(LoggerCallback(self.loggers))
         if progress_bar:
             self.callbacks.append(ProgressBar())
-        self.last_loss: float | None = None
-        self._last_saved_batch: int | None = None
-        self._terminate_requested = False
-        self._skipped_in_epoch = 0  # optimizer steps the fp16 scaler skipped in this epoch (their data is used)
-        self._batches_in_epoch = Timestamp.counter(TimeUnit.BATCH, in_epoch=True)
-        if autoresume:
-            if self.save_folder is None:
-                raise ValueError("autoresume=True needs save_folder (it resumes from save_folder's latest checkpoint)")
-            if checkpoints.list_checkpoints(self.save_folder) or (self.save_folder / checkpoints.LATEST).exists():
-                load_path, load_weights_only = self.save_folder, False  # a preempted run continues exactly
-        if load_path is not None:
-            if load_weights_only:
-                self._load_weights(load_path, strict=load_strict_model_weights)
-            else:
-                self._resume(load_path)
+
+    def _autoresume_path(self, load_path: Any, load_weights_only: bool) -> tuple[Any, bool]:
+        if self.save_folder is None:
+            raise ValueError("autoresume=True needs save_folder (it resumes from save_folder's latest checkpoint)")
+        if checkpoints.list_checkpoints(self.save_folder) or (self.save_folder / checkpoints.LATEST).exists():
+            return self.save_folder, False  # a preempted run continues exactly
+        return load_path, load_weights_only
 
     # -- what callbacks and loggers read ---------------------------------------------------------
     @property
@@ -176,86 +227,125 @@ class Trainer:
         """The param-group hyperparameters something schedules (``["lr", "weight_decay"]``, ...)."""
         return self.scheduled.keys
 
+    def base_value(self, key: str, group: int = 0) -> float:
+        """Param group ``group``'s base value of ``key``: what a multiplier of the schedule multiplies.
+
+        It is ``group["initial_<key>"]`` when a scheduler keeps one there (Cadence's compiled schedules and
+        torch's schedulers do), else the group's value when the trainer got the optimizer, before any
+        scheduler wrote it (Cerebras's schedulers keep no ``initial_lr``).
+        """
+        param_group = self.optimizer.param_groups[group]
+        initial = param_group.get(f"initial_{key}")
+        if initial is not None and _is_scalar(initial):
+            return float(initial)
+        try:
+            return self._base_values[group][key]
+        except (IndexError, KeyError):
+            raise KeyError(f"param group {group} had no scalar {key!r} when the trainer got the optimizer") from None
+
     # -- the loop ------------------------------------------------------------------------------------
     def fit(self, duration: Time | str | int | None = None) -> None:
         """Train until ``max_duration`` (in its own unit), then save a final checkpoint if ``save_folder`` is set.
 
         ``duration`` (a time; an int means epochs) stops this call earlier, after at most that much more
         training; every schedule still sees ``max_duration`` as the run's length (a run split over several
-        jobs, like ``--steps_this_run``).
+        jobs, like ``--steps_this_run``). Rank 0 tells on stderr where it resumed from, where checkpoints go,
+        and when there is nothing left to train; Ctrl-C prints where the last checkpoint is, then re-raises.
         """
-        state = self.state
-        self._limit = (Timestamp.counter(state.max_duration.unit), state.max_duration.value)
-        self._stop = self._limit
-        if duration is not None:
-            more = _max_duration(duration, "duration")
-            self._check_tokens("duration", more)
-            count = Timestamp.counter(more.unit)
-            self._stop = (count, count(state.timestamp) + more.value)
+        if self._spent_by_preview:
+            raise RuntimeError("this trainer ran preview(), which moved its clock to the end: build a new one to fit")
+        self._set_stop(duration)
+        self._announce()
         hooks = self.callbacks
-        wants_loss = hooks.has("on_batch_end")
-        if self.print_schedule_report and self.is_rank_zero and self.scheduled.all:
-            print(self.schedule_report(), file=sys.stderr, flush=True)
         hooks.on_fit_start(self)
-        with _sigterm_requests(self):
-            self._fit_loop(wants_loss)
-        if self.save_folder is not None and self._last_saved_batch != state.timestamp.batch.value:
+        try:
+            with _sigterm_requests(self):
+                self._fit_loop(Training(self))
+        except KeyboardInterrupt:
+            self._say(f"interrupted at {self.state.timestamp.batch}: {self._where_the_last_checkpoint_is()}")
+            raise
+        if self.save_folder is not None and self._last_saved_batch != self.state.timestamp.batch.value:
             self.save_checkpoint()
         hooks.on_fit_end(self)
         if self._terminate_requested:
             raise SystemExit(128 + signal.SIGTERM)
 
-    def _finished(self) -> bool:
-        (reached, limit), (stop_count, stop_at) = self._limit, self._stop
-        timestamp = self.state.timestamp
-        return reached(timestamp) >= limit or stop_count(timestamp) >= stop_at
+    def preview(self, callbacks: Any = ()) -> None:
+        """Run the loop to ``max_duration`` without training: the schedulers step exactly as ``fit()`` steps them.
 
-    def _fit_loop(self, wants_loss: bool) -> None:
-        state, hooks = self.state, self.callbacks
+        No forward, backward or optimizer step, no evaluation, checkpoint, report or message; only
+        ``callbacks`` (e.g. an :class:`~trainer.LRMonitor`) see the batches, so what they record is what
+        ``fit()`` would train with. The data is read only when needed to count samples or tokens. The clock
+        ends at ``max_duration``, so the trainer cannot ``fit()`` afterwards: build a new one.
+        """
+        if self._spent_by_preview:
+            raise RuntimeError("this trainer already ran preview(): build a new one")
+        self._spent_by_preview = True
+        self._set_stop(None)
+        mode = Preview(self, callbacks)
+        mode.hooks.on_fit_start(self)
+        self._fit_loop(mode)
+        mode.hooks.on_fit_end(self)
+
+    def _set_stop(self, duration: Any) -> None:
+        state = self.state
+        self._stop = (Timestamp.counter(state.max_duration.unit), state.max_duration.value)
+        if duration is not None:
+            more = run_time(duration, "duration")
+            self._check_tokens("duration", more)
+            count = Timestamp.counter(more.unit)
+            self._stop = (count, count(state.timestamp) + more.value)
+
+    def _finished(self) -> bool:
+        stop_count, stop_at = self._stop
+        return self.state.done or stop_count(self.state.timestamp) >= stop_at
+
+    def _fit_loop(self, mode: Training | Preview) -> None:
+        """The one loop: ``mode`` decides what a batch does (train it, or only count it)."""
+        state = self.state
+        hooks, run, after_batch, wants_loss = mode.hooks, mode.run, mode.after_batch, mode.wants_loss
         self.train_model.train()  # once: evaluate() restores it
-        while not self._finished() and not self._terminate_requested:
-            epoch_done = False
-            for items in self._epoch_batches():
-                before = state.timestamp
-                hooks.on_batch_start(self)
-                trained = self._train_batch(items)
-                if trained is None:  # the fp16 scaler skipped the step: no optimizer step, so no batch in time
-                    self._skipped_in_epoch += 1
-                    continue
-                loss, samples, tokens = trained
-                epoch_done = self._advance(samples, tokens)
-                if wants_loss:
-                    self.last_loss = float(loss)
-                    hooks.on_batch_end(self, self.last_loss)
-                finished = self._finished()
-                self._after_batch(before, epoch_done, finished)
-                if finished or epoch_done or self._terminate_requested:
-                    break
-            else:  # the loader ran out before dataloader_len batches, or it has no length
-                if state.timestamp.batch_in_epoch.value == 0:
-                    raise RuntimeError(f"the train dataloader yielded no batch in epoch {state.timestamp.epoch}")
-                before = state.timestamp
-                self._close_epoch()
-                self._after_batch(before, True, self._finished())
+        with mode.context():
+            while not self._finished() and not self._terminate_requested:
+                for items in mode.batches():
+                    before = state.timestamp
+                    hooks.on_batch_start(self)
+                    trained = run(items)
+                    if trained is None:  # the fp16 scaler skipped the step: no optimizer step, so no batch in time
+                        self._skipped_in_epoch += 1
+                        continue
+                    loss, samples, tokens = trained
+                    epoch_done = self._advance(samples, tokens)
+                    if wants_loss:
+                        self.last_loss = loss
+                        hooks.on_batch_end(self, loss)
+                    finished = self._finished()
+                    after_batch(before, epoch_done, finished)
+                    if finished or epoch_done or self._terminate_requested:
+                        break
+                else:  # the loader ran out before dataloader_len batches, or it has no length
+                    self._loader_ran_out(after_batch)
+
+    def _loader_ran_out(self, after_batch: Callable[[Timestamp, bool, bool], None]) -> None:
+        before = self.state.timestamp
+        if before.batch_in_epoch.value == 0:
+            raise RuntimeError(f"the train dataloader yielded no batch in epoch {before.epoch}")
+        self.state.epoch()
+        self._epoch_closed()
+        after_batch(before, True, self._finished())
 
     def _advance(self, samples: int, tokens: int) -> bool:
-        """One optimizer step of time: the clock moves, the epoch's last batch closes it, and the schedulers step
-        (per-batch ones every time, per-epoch ones when the epoch closed). Returns whether it closed."""
-        state = self.state
-        state.timestamp = state.timestamp.to_next_batch(samples, tokens)
-        epoch_done = self._batches_in_epoch(state.timestamp) == state.dataloader_len
-        if epoch_done:
-            state.timestamp = state.timestamp.to_next_epoch()
+        """One optimizer step of time: the clock moves (closing the epoch on its last batch), and the schedulers
+        step (per-batch ones every time, per-epoch ones when the epoch closed). Returns whether it closed."""
+        epoch_done = self.state.advance(samples, tokens)
         for scheduler in self.scheduled.per_batch:
             scheduler.step()
         if epoch_done:
-            self._close_epoch(advanced=True)
+            self._epoch_closed()
         return epoch_done
 
-    def _close_epoch(self, *, advanced: bool = False) -> None:
-        """Close the epoch (unless the clock already did) and step the per-epoch schedulers."""
-        if not advanced:
-            self.state.timestamp = self.state.timestamp.to_next_epoch()
+    def _epoch_closed(self) -> None:
+        """What follows the clock closing an epoch: the per-epoch schedulers step."""
         self._skipped_in_epoch = 0
         for scheduler in self.scheduled.per_epoch:
             scheduler.step()
@@ -272,23 +362,41 @@ class Trainer:
         elif hasattr(self._sampler, "set_epoch"):
             self._sampler.set_epoch(timestamp.epoch.value)
         done_in_epoch = timestamp.batch_in_epoch.value + self._skipped_in_epoch  # loader groups already used
-        iterator = _resume_iterator(self.train_dataloader, self._sampler, done_in_epoch * n)
+        iterator = resume_iterator(self.train_dataloader, self._sampler, done_in_epoch * n)
         remaining = None if self.state.dataloader_len is None else self.state.dataloader_len - done_in_epoch
-        groups = ([item] for item in iterator) if n == 1 else _groups_of(iterator, n)
+        groups = ([item] for item in iterator) if n == 1 else groups_of(iterator, n)
         yield from groups if remaining is None else itertools.islice(groups, max(remaining, 0))
 
-    def _train_batch(self, items: list) -> tuple[torch.Tensor, int, int] | None:
+    def _train_batch(self, items: list) -> tuple[float, int, int] | None:
         """Forward, backward and one optimizer step over ``grad_accum`` items.
 
         Returns the batch's loss and its (global) samples and tokens, or None when the fp16 scaler skipped the
-        optimizer step.
+        optimizer step. A non-finite loss (on any rank) is handled before the optimizer step.
         """
+        total, samples, tokens = self._backward(items)
+        loss = float(total)
+        nonfinite = not math.isfinite(loss)
+        if self.world.size > 1:
+            samples, tokens, nonfinite = distributed.sum_counts(samples, tokens, self.device, nonfinite)
+        if nonfinite:
+            self._nonfinite_loss(loss)
+        if self.max_grad_norm is not None:
+            self.precision.unscale(self.optimizer)  # clip the true gradients, not the scaled ones
+            self.last_grad_norm = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.max_grad_norm))
+        stepped = self.precision.step(self.optimizer)
+        self.optimizer.zero_grad(set_to_none=True)
+        if not stepped:
+            return None
+        return loss, int(samples), int(tokens)
+
+    def _backward(self, items: list) -> tuple[torch.Tensor, int, int]:
+        """Forward and backward over the micro-batches: their summed (detached) loss, samples and tokens."""
         n = len(items)
         samples = tokens = 0
         total = None
         for i, item in enumerate(items):
             if self._moves_data:
-                item = _to_device(item, self.device)
+                item = to_device(item, self.device)
             if self._plain_step:
                 loss = self._loss(self.train_model, item)
                 if n > 1:
@@ -301,16 +409,50 @@ class Trainer:
             samples += self.get_num_samples(item)
             if self.get_num_tokens is not None:
                 tokens += self.get_num_tokens(item)
-        if self.max_grad_norm is not None:
-            self.precision.unscale(self.optimizer)  # clip the true gradients, not the scaled ones
-            self.last_grad_norm = float(torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.max_grad_norm))
-        stepped = self.precision.step(self.optimizer)
+        return total, samples, tokens
+
+    def _nonfinite_loss(self, loss: float) -> None:
+        """``on_nonfinite_loss``: stop before the optimizer step (gradients dropped), or warn and go on."""
+        timestamp = self.state.timestamp
+        where = f"batch {timestamp.batch.value} (epoch {timestamp.epoch.value})"
+        if self.on_nonfinite_loss == "warn":
+            warnings.warn(
+                f"the loss of {where} is {loss}: training goes on (on_nonfinite_loss='warn')",
+                RuntimeWarning,
+                stacklevel=5,
+            )
+            return
         self.optimizer.zero_grad(set_to_none=True)
-        if not stepped:
-            return None
-        if self.world.size > 1:
-            samples, tokens = distributed.sum_counts(samples, tokens, self.device)
-        return total, int(samples), int(tokens)
+        raise NonFiniteLossError(
+            f"the loss of {where} is {loss} (on any rank): training stopped before its optimizer step; "
+            f"{self._where_the_last_checkpoint_is()} (pass on_nonfinite_loss='warn' to train on)"
+        )
+
+    # -- what the run tells (rank 0, stderr) ------------------------------------------------------------
+    def _say(self, message: str) -> None:
+        if self.is_rank_zero:
+            print(message, file=sys.stderr, flush=True)
+
+    def _announce(self) -> None:
+        """Before the first batch: where the run resumed, where checkpoints go, the schedule report."""
+        state = self.state
+        if self._resumed_from is not None:
+            self._say(f"resumed from {self._resumed_from} at {state.timestamp.batch}")
+            self._resumed_from = None  # told once
+        if self._finished():
+            self._say(f"the run already reached {state.max_duration}: nothing to train")
+            return
+        if self.save_folder is not None:
+            self._say(f"checkpoints in {self.save_folder}")
+        if self.print_schedule_report and self.is_rank_zero and self.scheduled.all:
+            print(self.schedule_report(), file=sys.stderr, flush=True)
+
+    def _where_the_last_checkpoint_is(self) -> str:
+        if self._last_checkpoint is not None:
+            return f"the last checkpoint is {self._last_checkpoint}"
+        if self.save_folder is None:
+            return "no checkpoint (save_folder is None)"
+        return f"no checkpoint saved yet in {self.save_folder}"
 
     def _precise_backward(self, item: Any, n: int, *, sync: bool) -> torch.Tensor:
         """Forward under autocast and a scaled backward; DDP gradient sync only on the last micro-batch."""
@@ -363,7 +505,7 @@ class Trainer:
         count = 0
         with torch.no_grad():
             for item in self.eval_dataloader:
-                item = _to_device(item, self.device)
+                item = to_device(item, self.device)
                 samples = self.get_num_samples(item)
                 total += self._loss(model, item).double().cpu() * samples
                 count += samples
@@ -407,6 +549,7 @@ class Trainer:
         if not self.is_rank_zero:
             return None
         path = checkpoints.save_checkpoint(self.save_folder, self._last_saved_batch, payload)
+        self._last_checkpoint = path
         if self.keep_checkpoints is not None:
             # only once the new file is safely in place and `latest` points at it
             for old in checkpoints.list_checkpoints(self.save_folder)[: -self.keep_checkpoints]:
@@ -428,13 +571,14 @@ class Trainer:
             raise checkpoints.CheckpointError(
                 f"{file} holds {len(payload['schedulers'])} scheduler states, this run has {len(self.schedulers)}"
             )
-        for scheduler, saved in zip(self.schedulers, payload["schedulers"]):
+        for scheduler, saved in zip(self.schedulers, payload["schedulers"], strict=True):
             scheduler.load_state_dict(saved)
         self.precision.load_state_dict(payload.get("precision", {}))
         self._skipped_in_epoch = int(payload.get("precision", {}).get("skipped_in_epoch", 0))
         checkpoints.set_rng_state(distributed.pick_rng(self.world, payload["rng"]))
         self._warn_on_changed_settings(payload["run"], saved_lrs, file)
         self._last_saved_batch = self.state.timestamp.batch.value
+        self._last_checkpoint = self._resumed_from = file
 
     def _load_weights(self, load_path: str | Path, *, strict: bool) -> None:
         """Fine-tuning: the model's weights alone; optimizer, schedules and time start fresh."""
@@ -469,7 +613,7 @@ class Trainer:
     def _interval(self, name: str, value: Any) -> Time | None:
         if value is None:
             return None
-        interval = _max_duration(value, name)
+        interval = run_time(value, name)
         self._check_tokens(name, interval)
         return interval
 
@@ -509,11 +653,16 @@ class Trainer:
         return "\n".join(lines)
 
     def _constant_batch_size(self) -> int | None:
-        batch_size = getattr(self.train_dataloader, "batch_size", None)
-        drops_last = getattr(self.train_dataloader, "drop_last", False)
-        if batch_size and drops_last is not None and self.world.size == 1:
-            return batch_size * self.grad_accum if self.get_num_samples is count_samples else None
-        return None
+        """Samples per optimizer step when every batch has the same size (known without reading data), else None."""
+        loader = self.train_dataloader
+        batch_size = getattr(loader, "batch_size", None)
+        if not batch_size or self.world.size != 1 or self.get_num_samples is not count_samples:
+            return None
+        try:
+            even = getattr(loader, "drop_last", False) or len(loader.dataset) % batch_size == 0
+        except (AttributeError, TypeError):
+            even = False  # an iterable dataset: its last batch may be short
+        return batch_size * self.grad_accum if even else None
 
     @classmethod
     def from_config(cls, config: dict | str | Path, base_dir: str | Path | None = None, **kwargs: Any) -> Trainer:
@@ -558,106 +707,20 @@ def _sigterm_requests(trainer: Trainer):
         signal.signal(signal.SIGTERM, previous)
 
 
-def _optional_positive(name: str, value: Any) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name}={value!r} must be a finite number > 0, or None")
-    return float(value)
+def _check_loop_arguments(model: Any, grad_accum: Any, step_schedulers_every_batch: Any) -> None:
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    if isinstance(grad_accum, bool) or not isinstance(grad_accum, int) or grad_accum < 1:
+        raise ValueError(f"grad_accum={grad_accum!r} must be an int >= 1")
+    if step_schedulers_every_batch not in (None, True, False):
+        raise ValueError(f"step_schedulers_every_batch={step_schedulers_every_batch!r} must be None, True or False")
 
 
-def _optional_count(name: str, value: Any) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name}={value!r} must be an int >= 1, or None (keep every checkpoint)")
-    return value
+def _is_scalar(value: Any) -> bool:
+    if isinstance(value, torch.Tensor):
+        return value.dim() == 0 and value.is_floating_point()
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _max_duration(value: Any, name: str = "max_duration") -> Time:
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = Time(value, TimeUnit.EPOCH)  # Composer: an int means epochs
-    return as_max_duration(value, name)
-
-
-def _dataloader_len(loader: Iterable, grad_accum: int) -> int | None:
-    try:
-        items = len(loader)
-    except TypeError:
-        return None  # an iterable of unknown length: epochs end when it runs out
-    batches, leftover = divmod(items, grad_accum)
-    if batches == 0:
-        raise ValueError(f"the train dataloader has {items} items per epoch, fewer than grad_accum={grad_accum}")
-    if leftover:
-        warnings.warn(
-            f"grad_accum={grad_accum} does not divide the {items} loader items of an epoch: the last {leftover} "
-            f"of each epoch are dropped ({batches} optimizer steps per epoch)",
-            UserWarning,
-            stacklevel=3,
-        )
-    return batches
-
-
-def _build_optimizer(optimizer: Any, model: torch.nn.Module) -> torch.optim.Optimizer:
-    if isinstance(optimizer, torch.optim.Optimizer):
-        return optimizer
-    if isinstance(optimizer, (str, dict)):
-        from trainer.optim import configure_optimizer
-
-        if isinstance(optimizer, str):
-            return configure_optimizer(optimizer, model.parameters())
-        if len(optimizer) != 1:
-            raise ValueError(f"optimizer={optimizer!r} must name one optimizer, e.g. {{'AdamW': {{'lr': 1e-3}}}}")
-        ((name, kwargs),) = optimizer.items()
-        return configure_optimizer(name, model.parameters(), **(kwargs or {}))
-    if callable(optimizer):
-        built = optimizer(model)
-        if not isinstance(built, torch.optim.Optimizer):
-            raise TypeError(f"optimizer is a callable, so it must return a torch optimizer; it returned {built!r}")
-        return built
-    raise TypeError(
-        f"optimizer={optimizer!r} must be a torch optimizer, a callable model -> optimizer, or a name such as 'AdamW'"
-    )
-
-
-def _to_device(item: Any, device: torch.device) -> Any:
-    if device.type == "cpu":
-        return item
-    if isinstance(item, torch.Tensor):
-        return item.to(device, non_blocking=True)
-    if isinstance(item, (list, tuple)):
-        return type(item)(_to_device(x, device) for x in item)
-    if isinstance(item, dict):
-        return {key: _to_device(value, device) for key, value in item.items()}
-    return item
-
-
-def _resume_iterator(loader: Iterable, sampler: Any, skip: int) -> Iterator:
-    """An iterator over ``loader`` past its first ``skip`` items (the sampler skips them unloaded when it can)."""
-    batch_size = getattr(loader, "batch_size", None)
-    # with workers, replaying the skipped batches through them reproduces their random streams exactly
-    in_process = getattr(loader, "num_workers", 0) == 0
-    if skip and isinstance(sampler, ResumableSampler) and batch_size and in_process:
-        sampler.skip(skip * batch_size)
-        return _rng_neutral_iter(loader)
-    iterator = _rng_neutral_iter(loader)
-    return skip_batches(iterator, skip) if skip else iterator  # others: consumed and discarded
-
-
-def _groups_of(iterator: Iterator, n: int) -> Iterator[list]:
-    """Consecutive groups of ``n`` items; leftovers that do not fill a group are dropped (warned at construction)."""
-    while len(items := list(itertools.islice(iterator, n))) == n:
-        yield items
-
-
-def _rng_neutral_iter(loader: Iterable) -> Iterator:
-    """``iter(loader)`` without touching the global torch RNG.
-
-    A DataLoader draws its workers' base seed from the global generator each time an iterator is made; a
-    resumed run makes one mid-epoch where the uninterrupted run did not, so the draw would shift every later
-    random number (dropout, ...) and break bit-exact resume.
-    """
-    state = torch.random.get_rng_state()
-    iterator = iter(loader)
-    torch.random.set_rng_state(state)
-    return iterator
+# the keywords Trainer() accepts (for the "did you mean" of an unknown one)
+_KEYWORDS = tuple(name for name in inspect.signature(Trainer.__init__).parameters if name not in ("self", "unknown"))

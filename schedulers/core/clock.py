@@ -1,4 +1,11 @@
-"""``Clock``: Cadence's time units in a plain PyTorch loop, without the trainer.
+"""The one clock of Cadence: how a run's time moves, for the trainer, whole-run evaluation, Lightning and you.
+
+The rule, written here once: **a batch (one optimizer step) advances time; the batch that completes an
+epoch (``dataloader_len`` batches) closes it; the run is done once its count in max_duration's unit reaches
+max_duration.** :class:`Clock` applies it one batch at a time (the trainer's state is a Clock; so is the
+state of :func:`~schedulers.evaluate_run`'s stepped path); :func:`epochs_before` and :func:`batches_in_run`
+are the same rule over a whole run at once (the vectorised timeline of :mod:`schedulers.core.evaluate`);
+:func:`closes_epoch` is the epoch rule for clocks built from someone else's counters (Lightning's).
 
 A :class:`Clock` is a :class:`~schedulers.SchedulerState` that your loop advances: one
 :meth:`Clock.batch` per optimizer step (with the samples and tokens it consumed), one
@@ -9,13 +16,111 @@ call ``scheduler.step()`` after each ``clock.batch()``: batch ``k`` then trains 
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
-from schedulers.core.state import SchedulerState, as_dataloader_len, as_max_duration
-from timeunits import Time, Timestamp
+import torch
 
-__all__ = ["Clock"]
+from schedulers.core.state import SchedulerState, as_dataloader_len, as_max_duration
+from timeunits import Time, Timestamp, TimeUnit
+
+__all__ = ["Clock", "EpochStartView", "batches_in_run", "closes_epoch", "epoch_start", "epochs_before"]
+
+PerBatch = int | torch.Tensor | None
+_BATCH_IN_EPOCH = Timestamp.counter(TimeUnit.BATCH, in_epoch=True)
+
+
+def closes_epoch(batch_in_epoch: int, dataloader_len: int | None) -> bool:
+    """Whether the batch that brought the epoch to ``batch_in_epoch`` batches completes it.
+
+    .. math:: \\text{closes} \\iff L \\ne \\text{None} \\wedge b_{\\text{epoch}} \\ge L
+
+    Without ``dataloader_len`` (``L``: a loader of unknown length) an epoch ends when the data runs out.
+    """
+    return dataloader_len is not None and batch_in_epoch >= dataloader_len
+
+
+def epochs_before(batches: torch.Tensor, dataloader_len: int) -> torch.Tensor:
+    """The epochs closed after ``batches`` batches (any tensor of counts): :math:`\\lfloor b / L \\rfloor`.
+
+    The vectorised form of :func:`closes_epoch`: epoch ``e`` closes with batch ``(e + 1)·L``.
+
+    >>> epochs_before(torch.arange(6.0), 2).tolist()
+    [0.0, 0.0, 1.0, 1.0, 2.0, 2.0]
+    """
+    return torch.floor(batches / dataloader_len)
+
+
+def batches_in_run(length: Time, dataloader_len: int | None, samples: PerBatch, tokens: PerBatch) -> int:
+    """The batches a run of ``length`` takes: it is done after the first batch whose count reaches ``length``.
+
+    ``samples`` / ``tokens`` are per-batch counts (a constant or a 1-D tensor, one entry per batch) for runs
+    in ``sp`` / ``tok``. :math:`n = \\min\\{k : \\sum_{i<k} c_i \\ge \\text{length}\\}`.
+
+    >>> batches_in_run(Time(100, "sp"), None, 32, None)
+    4
+    """
+    if length.unit is TimeUnit.BATCH:
+        return length.value
+    if length.unit is TimeUnit.EPOCH:
+        if dataloader_len is None:
+            raise ValueError(f"max_duration={length} needs dataloader_len to count batches")
+        return length.value * dataloader_len
+    per_batch, name = (samples, "samples_per_batch") if length.unit is TimeUnit.SAMPLE else (tokens, "tokens_per_batch")
+    if per_batch is None:
+        raise ValueError(f"max_duration={length} is counted in {length.unit.value}: pass {name}")
+    if not isinstance(per_batch, torch.Tensor):
+        if per_batch <= 0:
+            raise ValueError(f"{name}={per_batch} must be > 0 to reach max_duration={length}")
+        return math.ceil(length.value / per_batch)
+    cumulative = torch.cumsum(per_batch.to(torch.float64), 0)
+    reached = torch.nonzero(cumulative >= length.value)
+    if reached.numel() == 0:
+        raise ValueError(
+            f"{name} covers {int(cumulative[-1]) if cumulative.numel() else 0}{length.unit.value}, less than "
+            f"max_duration={length}: give one entry per batch for the whole run"
+        )
+    return int(reached[0]) + 1
+
+
+def epoch_start(timestamp: Timestamp) -> Timestamp:
+    """The timestamp at the start of ``timestamp``'s epoch (its in-epoch counts taken off the totals)."""
+    return Timestamp(
+        epoch=timestamp.count(TimeUnit.EPOCH),
+        batch=timestamp.count(TimeUnit.BATCH) - _BATCH_IN_EPOCH(timestamp),
+        sample=timestamp.count(TimeUnit.SAMPLE) - timestamp.sample_in_epoch.value,
+        token=timestamp.count(TimeUnit.TOKEN) - timestamp.token_in_epoch.value,
+    )
+
+
+class EpochStartView:
+    """A state seen from the start of its current epoch: a schedule reading it holds one value per epoch.
+
+    ``timestamp`` is :func:`epoch_start` of ``state.timestamp``; ``max_duration`` and ``dataloader_len`` are
+    ``state``'s. This is Composer's per-epoch stepping (``step_schedulers_every_batch=False``): the schedule
+    is evaluated at each epoch boundary and held for the epoch, a staircase.
+    """
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: Any) -> None:
+        self.state = state
+
+    @property
+    def timestamp(self) -> Timestamp:
+        return epoch_start(self.state.timestamp)
+
+    @property
+    def max_duration(self) -> Time:
+        return self.state.max_duration
+
+    @property
+    def dataloader_len(self) -> int | None:
+        return self.state.dataloader_len
+
+    def __repr__(self) -> str:
+        return f"EpochStartView({self.state!r})"
 
 
 class Clock(SchedulerState):
@@ -50,7 +155,7 @@ class Clock(SchedulerState):
     (2, 10, 80, [0.0, 0.05, 0.1, 0.0962])
     """
 
-    __slots__ = ()
+    __slots__ = ("_done_at",)
 
     def __init__(
         self,
@@ -60,6 +165,7 @@ class Clock(SchedulerState):
         timestamp: Timestamp | None = None,
     ) -> None:
         super().__init__(max_duration, timestamp, dataloader_len)
+        self._done_at: tuple = (None, None, None)  # (max_duration, its counter, its value), set by `done`
 
     # -- advancing ------------------------------------------------------------------------------
     def batch(self, samples: int | Time = 0, tokens: int | Time = 0) -> Timestamp:
@@ -68,12 +174,15 @@ class Clock(SchedulerState):
         With gradient accumulation, call it once per optimizer step with the micro-batches' summed counts.
         When ``dataloader_len`` is set and this batch completes the epoch, the epoch is closed too.
         """
+        self.advance(samples, tokens)
+        return self.timestamp
+
+    def advance(self, samples: int | Time = 0, tokens: int | Time = 0) -> bool:
+        """:meth:`batch`, returning whether this batch closed the epoch (the trainer's hot path)."""
         timestamp = self.timestamp.to_next_batch(samples, tokens)
-        per_epoch = self._dataloader_len
-        if per_epoch is not None and timestamp.batch_in_epoch.value >= per_epoch:
-            timestamp = timestamp.to_next_epoch()
-        self.timestamp = timestamp
-        return timestamp
+        closed = closes_epoch(_BATCH_IN_EPOCH(timestamp), self._dataloader_len)
+        self.timestamp = timestamp.to_next_epoch() if closed else timestamp
+        return closed
 
     def epoch(self) -> Timestamp:
         """Close the epoch in progress; return the new timestamp.
@@ -89,7 +198,11 @@ class Clock(SchedulerState):
     @property
     def done(self) -> bool:
         """True once the run has reached ``max_duration``, counted in max_duration's own unit."""
-        return self.timestamp.count(self._max_duration.unit) >= self._max_duration.value
+        limit = self._max_duration
+        if self._done_at[0] is not limit:  # a per-batch check: the unit's counter is looked up once
+            self._done_at = (limit, Timestamp.counter(limit.unit), limit.value)
+        _, count, value = self._done_at
+        return count(self.timestamp) >= value
 
     @property
     def epochs(self) -> int:

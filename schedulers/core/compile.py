@@ -11,13 +11,13 @@ only. ``h`` is ``"lr"`` or any other scalar hyperparameter (``"weight_decay"``, 
 
 from __future__ import annotations
 
-import inspect
 import math
 from typing import Any, Callable, Sequence
 
 import torch
 from torch.optim.lr_scheduler import LRScheduler
 
+from schedulers.core.callables import CallableKind, callable_kind
 from schedulers.core.resolution import check_ssr
 
 __all__ = ["CompiledScheduler", "compile_scheduler"]
@@ -208,25 +208,19 @@ def _group_indices(param_groups: Sequence[int] | None, count: int) -> list[int]:
 
 def _bind_ssr(scheduler: Callable[..., float], ssr: float) -> Callable[[Any], float]:
     """``state -> α``: pass ssr to two-argument schedules; a one-argument schedule needs ssr == 1."""
-    if _takes_ssr(scheduler):
+    kind = callable_kind(scheduler)  # the one rule of what a callable is (schedulers.core.callables)
+    if kind is CallableKind.SCHEDULE:
         if ssr == 1.0:
             return scheduler
         return lambda state: scheduler(state, ssr)
+    if kind is CallableKind.OTHER:
+        raise TypeError(f"scheduler must be callable as scheduler(state, ssr) or scheduler(state), got {scheduler!r}")
     if ssr != 1.0:
         raise ValueError(
             f"scheduler {scheduler!r} takes only (state), so it cannot apply ssr={ssr}: give it a second "
             "parameter (state, ssr=1.0), or use a Cadence schedule"
         )
     return scheduler
-
-
-def _takes_ssr(scheduler: Callable[..., float]) -> bool:
-    try:
-        parameters = list(inspect.signature(scheduler).parameters.values())
-    except (TypeError, ValueError):
-        return True  # builtins and C callables: assume the documented (state, ssr) protocol
-    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    return len(positional) >= 2 or any(p.kind is p.VAR_POSITIONAL for p in parameters)
 
 
 def _base_value(group: dict, index: int, key: str, initial_key: str) -> tuple[Any, float]:

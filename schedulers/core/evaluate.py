@@ -1,6 +1,7 @@
 """Whole-run evaluation: the multiplier at every batch of a run, in one vectorised call.
 
-Batch ``k`` (counting from 0) trains with α evaluated at the timestamp *before* it, i.e. after ``k``
+Time moves by the rule of :mod:`schedulers.core.clock` (the trainer's), in vectorised form. Batch ``k``
+(counting from 0) trains with α evaluated at the timestamp *before* it, i.e. after ``k``
 batches: in ``ba`` that count is ``k``; in ``sp``/``tok`` it is the number of samples/tokens of batches
 ``0 … k−1``. A run in samples or tokens ends after the first batch whose cumulative count reaches
 ``max_duration`` (as the trainer does).
@@ -8,18 +9,14 @@ batches: in ``ba`` that count is ``k``; in ``sp``/``tok`` it is the number of sa
 
 from __future__ import annotations
 
-import math
-
 import torch
 
 from schedulers.core.base import FunctionSchedule, Schedule
+from schedulers.core.clock import Clock, PerBatch, batches_in_run, epochs_before
 from schedulers.core.resolution import RunContext, scale_max_duration
-from schedulers.core.state import SchedulerState
 from timeunits import Time, TimeUnit
 
 __all__ = ["RunTimeline", "evaluate_run", "run_timeline"]
-
-PerBatch = int | torch.Tensor | None
 
 
 class RunTimeline:
@@ -57,7 +54,7 @@ class RunTimeline:
         if unit is TimeUnit.EPOCH:
             if self.dataloader_len is None:
                 raise ValueError("an epoch axis needs dataloader_len (batches per epoch)")
-            return torch.floor(self.counts(TimeUnit.BATCH) / self.dataloader_len)
+            return epochs_before(self.counts(TimeUnit.BATCH), self.dataloader_len)
         if unit is TimeUnit.DURATION:
             return self.fraction()
         name = "samples_per_batch" if unit is TimeUnit.SAMPLE else "tokens_per_batch"
@@ -90,7 +87,7 @@ def run_timeline(
     [0.0, 32.0, 64.0]
     """
     length = scale_max_duration(max_duration, ssr, dataloader_len)
-    num_batches = _num_batches(length, dataloader_len, samples_per_batch, tokens_per_batch)
+    num_batches = batches_in_run(length, dataloader_len, samples_per_batch, tokens_per_batch)
     per_batch = {TimeUnit.SAMPLE: samples_per_batch, TimeUnit.TOKEN: tokens_per_batch}
     return RunTimeline(length, dataloader_len, num_batches, per_batch, dtype)
 
@@ -132,42 +129,14 @@ def evaluate_run(
 
 def _stepped(schedule: FunctionSchedule, timeline: RunTimeline) -> torch.Tensor:
     """α per batch of a schedule without a closed form, by stepping a state through the run."""
-    state = SchedulerState(timeline.max_duration, dataloader_len=timeline.dataloader_len)
+    clock = Clock(timeline.max_duration, timeline.dataloader_len)
     samples, tokens = (timeline.counts(unit).tolist() for unit in (TimeUnit.SAMPLE, TimeUnit.TOKEN))
-    alphas, per_epoch = [], timeline.dataloader_len
+    alphas = []
     for k in range(timeline.num_batches):
-        if k:  # advance over batch k-1 to the timestamp before batch k
-            state.timestamp = state.timestamp.to_next_batch(
-                int(samples[k] - samples[k - 1]), int(tokens[k] - tokens[k - 1])
-            )
-            if per_epoch and k % per_epoch == 0:
-                state.timestamp = state.timestamp.to_next_epoch()
-        alphas.append(float(schedule(state)))
+        if k:  # advance over batch k-1 to the timestamp before batch k (closing its epoch when it completes one)
+            clock.batch(int(samples[k] - samples[k - 1]), int(tokens[k] - tokens[k - 1]))
+        alphas.append(float(schedule(clock)))
     return torch.tensor(alphas, dtype=timeline.dtype)
-
-
-def _num_batches(length: Time, dataloader_len: int | None, samples: PerBatch, tokens: PerBatch) -> int:
-    if length.unit is TimeUnit.BATCH:
-        return length.value
-    if length.unit is TimeUnit.EPOCH:
-        if dataloader_len is None:
-            raise ValueError(f"max_duration={length} needs dataloader_len to count batches")
-        return length.value * dataloader_len
-    per_batch, name = (samples, "samples_per_batch") if length.unit is TimeUnit.SAMPLE else (tokens, "tokens_per_batch")
-    if per_batch is None:
-        raise ValueError(f"max_duration={length} is counted in {length.unit.value}: pass {name}")
-    if not isinstance(per_batch, torch.Tensor):
-        if per_batch <= 0:
-            raise ValueError(f"{name}={per_batch} must be > 0 to reach max_duration={length}")
-        return math.ceil(length.value / per_batch)
-    cumulative = torch.cumsum(per_batch.to(torch.float64), 0)
-    reached = torch.nonzero(cumulative >= length.value)
-    if reached.numel() == 0:
-        raise ValueError(
-            f"{name} covers {int(cumulative[-1]) if cumulative.numel() else 0}{length.unit.value}, less than "
-            f"max_duration={length}: give one entry per batch for the whole run"
-        )
-    return int(reached[0]) + 1
 
 
 def _before_each(per_batch: PerBatch, num_batches: int, dtype: torch.dtype, name: str) -> torch.Tensor:

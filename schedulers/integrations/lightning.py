@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import importlib
 import math
-from collections.abc import Mapping
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import torch
 
 from schedulers.core.base import FunctionSchedule, Schedule
+from schedulers.core.clock import closes_epoch
 from schedulers.core.compile import CompiledScheduler
 from schedulers.core.state import as_dataloader_len, as_max_duration
 from timeunits import Time, Timestamp, TimeUnit
@@ -165,7 +166,7 @@ class LightningState:
             step0 = min(step, epoch * per_epoch) if per_epoch else step
             samples0, tokens0 = samples, tokens
         in_epoch = [max(0, step - step0), max(0, samples - samples0), max(0, tokens - tokens0)]
-        if per_epoch and in_epoch[0] >= per_epoch:  # the batch that completes an epoch closes it
+        if closes_epoch(in_epoch[0], per_epoch):  # Cadence's one clock rule (schedulers.core.clock)
             epoch, in_epoch = epoch + 1, [0, 0, 0]
         return Timestamp(
             epoch=epoch,

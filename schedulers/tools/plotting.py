@@ -47,7 +47,7 @@ from schedulers.core.resolution import check_ssr
 from schedulers.core.state import as_dataloader_len, as_max_duration
 from timeunits import Time, TimeUnit
 
-__all__ = ["ScheduleTable", "plot_schedules", "schedule_table", "terminal_plot"]
+__all__ = ["RecordedValues", "ScheduleTable", "plot_schedules", "schedule_table", "terminal_plot"]
 
 #: a schedule, an expression string, or a ``(label, schedule or expression)`` pair
 ScheduleLike = Schedule | str | tuple[str, Schedule | str]
@@ -63,6 +63,25 @@ UNIT_LABELS = {
 
 #: the y axis of multipliers (with a base value: "lr = base × α")
 DEFAULT_Y_LABEL = "lr multiplier α"
+
+
+class RecordedValues:
+    """Values recorded at every batch of a run, one tensor per scale schedule ratio: plotted like a schedule.
+
+    For curves that are not a closed form to evaluate (what ``cadence plot CONFIG`` records by running the
+    trainer's loop without training): give ``(label, RecordedValues({ssr: values}))`` wherever a schedule is
+    accepted; each run's tensor must have one value per batch of that run.
+    """
+
+    def __init__(self, by_ssr: dict[float, torch.Tensor]) -> None:
+        self.by_ssr = {float(ssr): torch.as_tensor(values, dtype=torch.float64) for ssr, values in by_ssr.items()}
+
+    def values(self, label: str, ssr: float, timeline: RunTimeline) -> torch.Tensor:
+        recorded = self.by_ssr.get(ssr)
+        if recorded is None or recorded.shape != (timeline.num_batches,):
+            have = "none" if recorded is None else f"{recorded.numel()} values"
+            raise ValueError(f"{label}: recorded {have} for ssr={ssr:g}, whose run has {timeline.num_batches} batches")
+        return recorded
 
 
 class _Curve:
@@ -191,7 +210,7 @@ def _labelled(schedules: ScheduleLike | Iterable[ScheduleLike]) -> list[tuple[st
             label, schedule = None, item
         if isinstance(schedule, str):
             schedule = parse_schedule(schedule)
-        if not isinstance(schedule, Schedule):
+        if not isinstance(schedule, (Schedule, RecordedValues)):
             raise TypeError(
                 f"schedules[{i}]={schedule!r} is not a Cadence schedule: give a schedulers.Schedule, an expression "
                 "string, or a (label, schedule) pair (wrap a function of the state with schedulers.as_schedule)"
@@ -216,6 +235,8 @@ def _base_value(base_value: float | None) -> float | None:
 
 
 def _evaluate(label: str, schedule: Schedule, timeline: RunTimeline, ssr: float) -> torch.Tensor:
+    if isinstance(schedule, RecordedValues):
+        return schedule.values(label, ssr, timeline)
     if isinstance(schedule, FunctionSchedule) and ssr != 1.0:
         raise ValueError(
             f"{label}: {schedule.fn!r} is a function of the state only, so it cannot apply ssr={ssr:g}; write it "

@@ -207,3 +207,60 @@ def test_invalid_counts_are_rejected() -> None:
     with pytest.raises(TypeError):
         clock.batch(samples=2.5)
     assert clock.batches == 0
+
+
+# -- one rule: the stepping clock, the vectorised timeline and the trainer agree ---------------------------
+
+
+@pytest.mark.parametrize("dataloader_len", [1, 3, 7])
+def test_vectorised_epochs_match_the_stepping_clock(dataloader_len):
+    from schedulers import run_timeline
+    from schedulers.core.clock import epochs_before
+
+    clock = Clock("30ba", dataloader_len=dataloader_len)
+    stepped = []
+    while not clock.done:
+        stepped.append(clock.epochs)
+        clock.batch()
+    timeline = run_timeline("30ba", dataloader_len)
+    assert timeline.counts("ep").tolist() == stepped == epochs_before(torch.arange(30.0), dataloader_len).tolist()
+
+
+def test_run_length_in_samples_matches_the_stepping_clock():
+    from schedulers.core.clock import batches_in_run
+
+    sizes = torch.tensor([8, 8, 5, 8, 8, 5, 8, 8, 5])
+    clock = Clock("40sp", dataloader_len=3)
+    taken = 0
+    while not clock.done:
+        clock.batch(samples=int(sizes[taken]))
+        taken += 1
+    assert taken == batches_in_run(Time(40, "sp"), 3, sizes, None) == 6
+
+
+def test_the_trainer_state_is_the_clock():
+    from trainer import Trainer, TrainerState
+
+    model = torch.nn.Linear(3, 1)
+    trainer = Trainer(
+        model, _loader(), "7ba", torch.optim.SGD(model.parameters(), lr=0.1), progress_bar=False,
+        loss_fn=torch.nn.functional.mse_loss,
+    )  # fmt: skip
+    assert isinstance(trainer.state, TrainerState) and isinstance(trainer.state, Clock)
+    trainer.fit()
+    clock = Clock("7ba", dataloader_len=len(_loader()))
+    for size in [8, 8, 8, 8, 5, 8, 8]:
+        clock.batch(samples=size)
+    assert trainer.state.timestamp == clock.timestamp and trainer.state.done and clock.done
+
+
+def test_epoch_start_view_holds_the_epoch_start():
+    from schedulers.core.clock import EpochStartView
+
+    clock = Clock("4ep", dataloader_len=3)
+    view = EpochStartView(clock)
+    for _ in range(4):
+        clock.batch(samples=2, tokens=5)
+    assert (clock.batch_in_epoch, clock.epochs) == (1, 1)
+    assert view.timestamp == Timestamp(epoch=1, batch=3, sample=6, token=15)
+    assert (view.max_duration, view.dataloader_len) == (clock.max_duration, 3)

@@ -926,49 +926,8 @@ def test_the_config_is_not_modified():
 ROOT = HERE.parents[1]
 
 
-def _imports_of(path: Path, package_root: Path) -> set[str]:
-    """Every module ``path`` names in an import, at module level or inside functions (``from a import b`` is
-    an import of ``a.b`` when that is a module, else of ``a``; a package's ``__init__`` that Python runs on the
-    way is not counted, or every module of the ``trainer`` package would import ``trainer.trainer``)."""
-    import ast
-
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            for alias in node.names:
-                candidate = package_root.joinpath(*f"{node.module}.{alias.name}".split("."))
-                is_module = candidate.with_suffix(".py").exists() or (candidate / "__init__.py").exists()
-                found.add(f"{node.module}.{alias.name}" if is_module else node.module)
-    return found
-
-
-def test_no_import_cycle_through_the_trainer_even_inside_functions():
-    modules = {}
-    for file in (ROOT / "trainer").rglob("*.py"):
-        name = ".".join(file.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
-        modules[name] = file
-    graph = {name: {m for m in _imports_of(file, ROOT) if m in modules} for name, file in modules.items()}
-
-    def reaches(start: str, goal: str) -> list[str] | None:
-        stack, seen = [(start, [start])], set()
-        while stack:
-            node, trail = stack.pop()
-            for nxt in graph[node]:
-                if nxt == goal:
-                    return [*trail, nxt]
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append((nxt, [*trail, nxt]))
-        return None
-
-    assert "trainer.config._arguments" in graph["trainer.trainer"]  # Trainer.from_config's function-level import
-    assert reaches("trainer.trainer", "trainer.trainer") is None
-    for name in modules:
-        if name.startswith("trainer.config"):
-            cycle = reaches(name, name)
-            assert cycle is None, " -> ".join(cycle)
+# No import cycle through the trainer (even inside functions): tests/test_architecture.py checks every
+# package.
 
 
 def test_trainer_from_config_builds_the_configured_class():

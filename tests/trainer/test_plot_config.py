@@ -92,3 +92,125 @@ def test_bad_config_is_one_line_and_exit_2(config: Path, tmp_path: Path, change:
     result = _cadence("plot", str(config), cwd=tmp_path)
     assert result.returncode == 2
     assert "Traceback" not in result.stderr and result.stderr.startswith("cadence: error:")
+
+
+# -- preview equals run: `cadence plot`'s CSV is LRMonitor's record of `cadence fit` -------------------------
+
+EXAMPLES = ROOT / "examples"
+
+CEREBRAS = """
+trainer:
+  init:
+    seed: 3
+    model: "config_fixtures:tiny_model"
+    loss_fn: mse_loss
+    optimizer:
+      AdamW: {lr: 0.02, weight_decay: 0.1}
+    schedulers:
+      - SequentialLR:
+          schedulers:
+            - LinearLR: {initial_learning_rate: 0.001, end_learning_rate: 0.02, total_iters: 6}
+            - CosineDecayLR: {initial_learning_rate: 0.02, end_learning_rate: 0.0001, total_iters: 24}
+      - LinearWD: {initial_val: 0.1, end_val: 0.01, total_iters: 30}
+    loop: {max_steps: 30, scale_schedule_ratio: 0.5, grad_accum_steps: 2}
+  fit:
+    train_dataloader: {factory: "config_fixtures:train_loader", kwargs: {batch_size: 4}}
+"""
+
+SAMBAFLOW_FLAGS = (
+    "--lr_schedule", "cosine_schedule_with_warmup", "--warmup_steps", "5", "--max_steps", "40",
+    "--learning_rate", "0.05", "--end_lr_ratio", "0.1",
+)  # fmt: skip
+
+
+def _main(*args: str, capsys) -> tuple[int, str, str]:
+    from trainer.cli import main
+
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _values(rows: list[dict]) -> dict[str, list[float]]:
+    names = [name for name in rows[0] if "/group" in name]
+    return {name: [float(row[name]) for row in rows] for name in names}
+
+
+def _plot_and_fit(path: Path, tmp_path: Path, capsys, *flags: str, fit_flags: tuple[str, ...] = ()):
+    """(plot rows, fit's LRMonitor rows) for one config and one set of command-line flags."""
+    plot_csv, fit_csv = tmp_path / "plot.csv", tmp_path / "fit.csv"
+    code, _, err = _main("plot", str(path), *flags, "--csv", str(plot_csv), capsys=capsys)
+    assert code == 0, err
+    monitor = f"trainer.init.callbacks=[{{LRMonitor: {{csv_path: {fit_csv}}}}}]"
+    code, _, err = _main("fit", str(path), *flags, *fit_flags, "--set", monitor, capsys=capsys)
+    assert code == 0, err
+    return list(csv.DictReader(plot_csv.open())), list(csv.DictReader(fit_csv.open()))
+
+
+@pytest.fixture()
+def fixtures_on_path(monkeypatch):
+    monkeypatch.syspath_prepend(str(HERE))
+    monkeypatch.chdir(HERE)
+
+
+@pytest.mark.parametrize(
+    "name, flags",
+    [
+        ("classifier.yaml", ("--set", "trainer.init.loop.max_steps=60")),
+        ("charlm.yaml", ("--set", "trainer.init.loop.max_duration=30_000tok")),
+    ],
+)
+def test_plot_equals_fit_for_every_example(name, flags, tmp_path, capsys, fixtures_on_path):
+    plotted, trained = _plot_and_fit(EXAMPLES / name, tmp_path, capsys, *flags)
+    assert len(plotted) == len(trained) > 0
+    assert _values(plotted) == _values(trained)
+
+
+def test_plot_equals_fit_for_a_cerebras_config_with_ssr_and_grad_accum(tmp_path, capsys, fixtures_on_path):
+    path = tmp_path / "cerebras.yaml"
+    path.write_text(textwrap.dedent(CEREBRAS))
+    plotted, trained = _plot_and_fit(path, tmp_path, capsys)
+    assert len(plotted) == 15  # 30 steps scaled by the config's ratio 0.5: the preview takes it from the config
+    assert _values(plotted) == _values(trained)
+    assert set(_values(plotted)) == {"lr/group0", "weight_decay/group0"}
+
+
+def test_ssr_flag_overrides_the_config(tmp_path, capsys, fixtures_on_path):
+    path = tmp_path / "cerebras.yaml"
+    path.write_text(textwrap.dedent(CEREBRAS))
+    code, out, err = _main("plot", str(path), "--ssr", "1", "--csv", "-", capsys=capsys)
+    assert code == 0, err
+    assert len(list(csv.DictReader(out.splitlines()))) == 30
+
+
+def test_plot_takes_the_sambaflow_flags_and_shows_the_whole_horizon(tmp_path, capsys, fixtures_on_path, config):
+    plotted, trained = _plot_and_fit(config, tmp_path, capsys, *SAMBAFLOW_FLAGS, fit_flags=("--steps_this_run", "15"))
+    assert len(plotted) == 40 and len(trained) == 15  # fit runs 15 steps of the 40-step horizon the plot shows
+    lr = [float(row["lr/group0"]) for row in plotted]
+    assert [float(row["lr/group0"]) for row in trained] == lr[:15]
+    assert lr[0] == 0.0 and lr[5] == 0.05  # --warmup_steps 5 to --learning_rate
+
+
+def test_csv_to_stdout_without_torch_step_order_warning(tmp_path, capsys, fixtures_on_path, config):
+    code, out, err = _main("plot", str(config), "--csv", "-", capsys=capsys)
+    assert code == 0, err
+    assert "lr_scheduler.step()" not in err and "wrote" not in out
+    rows = list(csv.DictReader(out.splitlines()))
+    code, _, err = _main("plot", str(config), "--csv", str(tmp_path / "file.csv"), capsys=capsys)
+    assert rows == list(csv.DictReader((tmp_path / "file.csv").open()))
+    assert len(rows) == 40 and rows[0]["lr/group0"] == "0.0"
+
+
+def test_multipliers_divide_by_the_lr_before_any_scheduler_wrote_it(tmp_path, capsys, fixtures_on_path):
+    """Cerebras schedulers keep no initial_lr: the base is the optimizer's lr when the trainer got it (0.02)."""
+    path = tmp_path / "cerebras.yaml"
+    path.write_text(textwrap.dedent(CEREBRAS))
+    plain = tmp_path / "plain.csv"
+    assert _main("plot", str(path), "--csv", str(plain), capsys=capsys)[0] == 0
+    code, out, err = _main("plot", str(path), "--multipliers", "--csv", "-", capsys=capsys)
+    assert code == 0, err
+    values = _values(list(csv.DictReader(plain.open())))
+    multiples = _values(list(csv.DictReader(out.splitlines())))
+    assert multiples["lr/group0"] == pytest.approx([v / 0.02 for v in values["lr/group0"]], rel=1e-15)
+    assert multiples["weight_decay/group0"] == pytest.approx([v / 0.1 for v in values["weight_decay/group0"]])
+    assert multiples["lr/group0"][0] == pytest.approx(0.001 / 0.02)

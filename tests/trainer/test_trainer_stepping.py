@@ -233,25 +233,82 @@ def test_user_steplr_steps_without_torch_order_warning():
     assert not [w for w in caught if "lr_scheduler.step()" in str(w.message)]
 
 
-def test_false_with_user_compiled_cadence_scheduler_is_value_error():
+def _composer_staircase(per_epoch: list[float], dataloader_len: int) -> list[float]:
+    """Composer's per-epoch stepping: every batch of epoch ``e`` trains with α at the start of epoch ``e``."""
+    return [alpha for alpha in per_epoch for _ in range(dataloader_len)]
+
+
+def test_false_holds_each_cadence_schedule_for_the_epoch_like_composer():
+    """Clarification 1 (revised): step_schedulers_every_batch=False evaluates a Cadence schedule at each
+    epoch boundary and holds it for the epoch, for every hyperparameter it drives. Composer's values by hand:
+    MultiStepScheduler(['0.4dur', '0.8dur'], gamma=0.5) over 5ep resolves its milestones to 2ep and 4ep, and
+    at the start of epoch e the factor is 0.5 ** #{m <= e}; LinearScheduler(1, 0) over 5ep is 1 - e/5 there."""
     model = linear_model()
-    optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
-    compiled = compile_scheduler(LinearScheduler(), optimizer, SchedulerState("10ba"))
-    with pytest.raises(ValueError, match="step_schedulers_every_batch"):
-        make_trainer(model=model, optimizer=optimizer, schedulers=compiled, step_schedulers_every_batch=False)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, weight_decay=0.01)
+    trainer = make_trainer(
+        batches(3),
+        "5ep",
+        model=model,
+        optimizer=optimizer,
+        schedulers=[
+            MultiStepScheduler(["0.4dur", "0.8dur"], gamma=0.5),
+            {"schedule": LinearScheduler(1.0, 0.0), "hyperparameter": "weight_decay"},
+        ],
+        step_schedulers_every_batch=False,
+    )
+    recorder = StepRecorder(trainer, keys=("lr", "weight_decay"))
+    trainer.fit()
+    composer_lr = [0.1 * 0.5 ** sum(m <= e for m in (2, 4)) for e in range(5)]
+    composer_wd = [0.01 * (1 - e / 5) for e in range(5)]
+    assert recorder.series("lr") == pytest.approx(_composer_staircase(composer_lr, 3), abs=1e-15)
+    assert recorder.series("weight_decay") == pytest.approx(_composer_staircase(composer_wd, 3), abs=1e-15)
+    # never a silent per-batch stepping: within each epoch the value does not move
+    assert all(len(set(recorder.series("weight_decay")[3 * e : 3 * e + 3])) == 1 for e in range(5))
 
 
 @pytest.mark.parametrize(
     "entry",
-    [LinearScheduler(), lambda state, ssr=1.0: 1.0, {"schedule": LinearScheduler(), "hyperparameter": "lr"}],
-    ids=["schedule", "state-ssr-callable", "dict"],
+    [LinearScheduler(), lambda state, ssr=1.0: 1.0 - state.timestamp.batch.value / 6, "compiled", "dict"],
+    ids=["schedule", "state-ssr-callable", "user-compiled", "dict"],
 )
-def test_false_with_cadence_schedule_the_trainer_compiles_is_value_error(entry):
-    """Clarification 1: everything Cadence builds steps per batch (the trainer compiles these entries with
-    compile_scheduler); step_schedulers_every_batch=False with one of them is a ValueError, never a silent
-    per-batch stepping the user asked not to have."""
-    with pytest.raises(ValueError, match="step_schedulers_every_batch"):
-        make_trainer(schedulers=entry, step_schedulers_every_batch=False)
+def test_false_holds_every_kind_of_cadence_entry(entry):
+    """A schedule, a (state, ssr) callable, a dict entry, and a scheduler the user compiled: all held per epoch."""
+    model = linear_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
+    if entry == "compiled":
+        entry = compile_scheduler(LinearScheduler(), optimizer, SchedulerState("10ba"))
+    elif entry == "dict":
+        entry = {"schedule": LinearScheduler(), "hyperparameter": "lr"}
+    trainer = make_trainer(
+        batches(2), "3ep", model=model, optimizer=optimizer, schedulers=entry, step_schedulers_every_batch=False
+    )
+    recorder = StepRecorder(trainer)
+    trainer.fit()
+    assert recorder.series() == pytest.approx(_composer_staircase([1.0, 2 / 3, 1 / 3], 2), abs=1e-12)
+
+
+def test_false_staircase_survives_a_mid_epoch_resume(tmp_path):
+    """Resumed mid-epoch, a held schedule still trains with the value of the epoch's start."""
+
+    def run(**kwargs):
+        model = linear_model()
+        optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
+        return make_trainer(
+            batches(4),
+            "3ep",
+            model=model,
+            optimizer=optimizer,
+            schedulers=LinearScheduler(),
+            step_schedulers_every_batch=False,
+            **kwargs,
+        )
+
+    first = run(save_folder=tmp_path, save_interval="6ba")
+    first.fit(duration="6ba")  # stops in the middle of the second epoch
+    resumed = run(load_path=tmp_path)
+    recorder = StepRecorder(resumed)
+    resumed.fit()
+    assert recorder.series() == pytest.approx([2 / 3, 2 / 3, 1 / 3, 1 / 3, 1 / 3, 1 / 3], abs=1e-12)
 
 
 def test_cerebras_scheduler_steps_per_batch_and_refuses_false():
@@ -603,7 +660,7 @@ def test_grad_accum_larger_than_loader_is_value_error():
 
 def test_ssr_max_duration_in_epochs_becomes_exact_batches():
     data = batches(100, batch_size=1, features=1)
-    trainer = make_trainer(data, "3ep", model=linear_model(1), scale_schedule_ratio=0.75)
+    trainer = make_trainer(data, "3ep", model=linear_model(1), lr=0.01, scale_schedule_ratio=0.75)
     assert trainer.state.max_duration == Time(225, "ba")
     assert trainer.state.max_duration.unit == "ba"
     assert trainer.state.unscaled_max_duration == Time(3, "ep")

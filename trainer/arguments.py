@@ -1,0 +1,132 @@
+"""The trainer's arguments checked and converted: each helper names the argument it rejects.
+
+Also the one place that knows the trainer's keyword names: an unknown keyword is a TypeError suggesting
+the closest accepted one (``did_you_mean``), and Composer's spelling ``optimizers=`` is accepted for
+``optimizer=``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterable
+from typing import Any
+
+import torch
+
+from schedulers.core.names import did_you_mean
+from schedulers.core.state import as_max_duration
+from timeunits import Time, TimeUnit
+
+__all__ = [
+    "NONFINITE_LOSS_ACTIONS",
+    "build_optimizer",
+    "dataloader_len",
+    "nonfinite_loss_action",
+    "one_optimizer",
+    "optional_count",
+    "optional_positive",
+    "reject_unknown_keywords",
+    "run_time",
+]
+
+NONFINITE_LOSS_ACTIONS = ("raise", "warn")
+
+
+def reject_unknown_keywords(unknown: dict[str, Any], accepted: Iterable[str]) -> None:
+    """A TypeError for the first keyword the trainer does not take, suggesting the closest accepted ones."""
+    if not unknown:
+        return
+    name = sorted(unknown)[0]
+    accepted = sorted(accepted)
+    raise TypeError(
+        f"Trainer() got an unexpected keyword argument {name!r}{did_you_mean(name, accepted, quote=True)}; "
+        f"it accepts {', '.join(accepted)}"
+    )
+
+
+def one_optimizer(optimizer: Any, optimizers: Any) -> Any:
+    """``optimizer=``, or Composer's ``optimizers=`` (one optimizer, or a list or tuple holding exactly one)."""
+    if optimizers is None:
+        if optimizer is None:
+            raise TypeError(
+                "Trainer() needs optimizer=: a torch optimizer, a callable model -> optimizer, "
+                "or a name such as 'AdamW'"
+            )
+        return optimizer
+    if optimizer is not None:
+        raise TypeError("Trainer() got both optimizer= and optimizers= (Composer's spelling of it): give one")
+    if isinstance(optimizers, (list, tuple)):
+        if len(optimizers) != 1:
+            raise ValueError(f"optimizers= holds {len(optimizers)} optimizers; the trainer trains with exactly one")
+        return optimizers[0]
+    return optimizers
+
+
+def nonfinite_loss_action(value: Any) -> str:
+    """``on_nonfinite_loss`` checked: ``"raise"`` or ``"warn"``."""
+    if value not in NONFINITE_LOSS_ACTIONS:
+        raise ValueError(f"on_nonfinite_loss={value!r} must be 'raise' (stop training) or 'warn' (warn and go on)")
+    return value
+
+
+def optional_positive(name: str, value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name}={value!r} must be a finite number > 0, or None")
+    return float(value)
+
+
+def optional_count(name: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name}={value!r} must be an int >= 1, or None (keep every checkpoint)")
+    return value
+
+
+def run_time(value: Any, name: str = "max_duration") -> Time:
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = Time(value, TimeUnit.EPOCH)  # Composer: an int means epochs
+    return as_max_duration(value, name)
+
+
+def dataloader_len(loader: Iterable, grad_accum: int) -> int | None:
+    try:
+        items = len(loader)
+    except TypeError:
+        return None  # an iterable of unknown length: epochs end when it runs out
+    batches, leftover = divmod(items, grad_accum)
+    if batches == 0:
+        raise ValueError(f"the train dataloader has {items} items per epoch, fewer than grad_accum={grad_accum}")
+    if leftover:
+        warnings.warn(
+            f"grad_accum={grad_accum} does not divide the {items} loader items of an epoch: the last {leftover} "
+            f"of each epoch are dropped ({batches} optimizer steps per epoch)",
+            UserWarning,
+            stacklevel=4,
+        )
+    return batches
+
+
+def build_optimizer(optimizer: Any, model: torch.nn.Module) -> torch.optim.Optimizer:
+    if isinstance(optimizer, torch.optim.Optimizer):
+        return optimizer
+    if isinstance(optimizer, (str, dict)):
+        from trainer.optim import configure_optimizer
+
+        if isinstance(optimizer, str):
+            return configure_optimizer(optimizer, model.parameters())
+        if len(optimizer) != 1:
+            raise ValueError(f"optimizer={optimizer!r} must name one optimizer, e.g. {{'AdamW': {{'lr': 1e-3}}}}")
+        ((name, kwargs),) = optimizer.items()
+        return configure_optimizer(name, model.parameters(), **(kwargs or {}))
+    if callable(optimizer):
+        built = optimizer(model)
+        if not isinstance(built, torch.optim.Optimizer):
+            raise TypeError(f"optimizer is a callable, so it must return a torch optimizer; it returned {built!r}")
+        return built
+    raise TypeError(
+        f"optimizer={optimizer!r} must be a torch optimizer, a callable model -> optimizer, or a name such as 'AdamW'"
+    )
