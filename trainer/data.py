@@ -1,6 +1,6 @@
 """Data for the trainer: a resumable, seeded sampler, loader rebuilding, batch counting, skipping.
 
-The trainer owns shuffling (API.md clarification 8): ``prepare_loader`` rebuilds a plain
+The trainer owns shuffling (docs/resume.md): ``prepare_loader`` rebuilds a plain
 ``DataLoader`` around a :class:`ResumableSampler` whose order depends only on ``(seed, epoch)``
 and which shards like ``DistributedSampler``. Resuming mid-epoch skips the sampler indices
 already trained on, so the resumed epoch yields exactly the batches an uninterrupted run would.

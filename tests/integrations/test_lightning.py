@@ -1,7 +1,7 @@
 """Cadence schedules inside PyTorch Lightning: the lr of every optimizer step is the schedule at Lightning's step.
 
 PyTorch Lightning is in the test extra. Under ``CI=true`` a missing Lightning fails this module
-(clarification 16); elsewhere the module is skipped with the install line.
+(docs/integrations.md); elsewhere the module is skipped with the install line.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def _import_lightning():
             continue
     message = "PyTorch Lightning is not installed: pip install -e '.[test]' (or pip install pytorch_lightning)"
     if _IN_CI:
-        raise ImportError(message)  # clarification 16: in CI a missing integration dependency fails
+        raise ImportError(message)  # docs/integrations.md: in CI a missing integration dependency fails
     pytest.skip(message, allow_module_level=True)
 
 

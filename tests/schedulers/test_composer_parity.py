@@ -1,7 +1,7 @@
-"""Parity with MosaicML Composer's scheduler tests (notes/composer_spec.md §3.1 and §3.3, API.md).
+"""Parity with MosaicML Composer's scheduler tests (Composer's tests/optim/test_scheduler.py).
 
 Every case of Composer's ``test_scheduler_init`` is here with the *exact* float Composer computes (the spec's
-"exact" column), compared to 1e-12 (API.md clarification 21; Composer itself uses ``abs=1e-3``). A case that a
+"exact" column), compared to 1e-12 (docs/composer-deviations.md; Composer itself uses ``abs=1e-3``). A case that a
 deliberate deviation changes carries the deviation in its id (``dev1``) and expects Cadence's value; the
 cases with ``alpha_f > 1`` carry ``dev3``: their values are Composer's, and Cadence also warns that the
 schedule rises (a negative multiplier, which Composer would accept, is a ValueError in Cadence).
@@ -288,7 +288,7 @@ COMPOSER_CASES = [
         [("0ba", 0.0), ("250ba", 0.5), ("500ba", 1.0), ("249875ba", 0.5007507507507507)],
         None,
     ),  # 1 − 249375/499500
-    # Deviation 1 (API.md "Deliberate deviations" 1): scale_warmup=True scales the warmup boundary too, so the
+    # Deviation 1 (docs/composer-deviations.md): scale_warmup=True scales the warmup boundary too, so the
     # warmup ends at 250ba, not 500ba. Composer gives 0.5007507507507507 (1 − 249375/499500) at 249875ba;
     # Cadence gives 1 − 249625/499750 = 0.5005002501250626. At 250ba both give 1.0 (Composer: frozen ramp).
     (
@@ -923,7 +923,7 @@ def test_nonzero_warmup_does_not_warn():
 
 
 # ------------------------------------------------------------------------------------------------------------
-# §3.3: test_warmup_schedulers_fail_fast, with Cadence's one-unit rule (API.md clarification 4)
+# §3.3: test_warmup_schedulers_fail_fast, with Cadence's one-unit rule (docs/schedules.md)
 # ------------------------------------------------------------------------------------------------------------
 
 TOK_PER_SAMPLE, SAMPLES_PER_BATCH, BATCHES_PER_EPOCH, EPOCHS = 8, 16, 32, 4
@@ -966,7 +966,7 @@ def _in_batches_or_none(unit: str, pct: float, md_unit: str):
 def _expected_outcome(cls_name: str, md_unit: str, warmup_unit: str, t_max_unit: str, pct: float):
     warm = _effective(warmup_unit, md_unit)
     if cls_name == "MultiStepWithWarmup":
-        # no t_max; Cadence (clarification 4) requires t_warmup and milestones=['60ba'] to share one unit
+        # no t_max; Cadence (docs/schedules.md) requires t_warmup and milestones=['60ba'] to share one unit
         return "units" if warm != "ba" else "ok"
     if warm != _effective(t_max_unit, md_unit):
         return "units"

@@ -1,5 +1,5 @@
-"""Bad input to Composer's schedulers: each a clear ValueError naming the argument (API.md "schedulers",
-"Deliberate deviations" 3, clarifications 4, 5, 22).
+"""Bad input to Composer's schedulers: each a clear ValueError naming the argument (docs/schedules.md,
+docs/composer-deviations.md deviation 3, docs/trainer.md).
 
 An invalid argument may fail at construction or at the first resolution (deviation 3), never with a bare
 ZeroDivisionError mid-run; the helper :func:`fails` builds the schedule *and* evaluates it, so either is fine.
@@ -123,7 +123,7 @@ def test_milestones_must_be_a_list(build, bad):
 
 
 # ------------------------------------------------------------------------------------------------------------
-# units of one schedule (Composer's warmup/t_max rule, extended to every time: clarification 4)
+# units of one schedule (Composer's warmup/t_max rule, extended to every time: docs/schedules.md)
 # ------------------------------------------------------------------------------------------------------------
 
 WARMUP_WITH_T_MAX = [
@@ -437,7 +437,7 @@ def test_negative_warmup_is_an_error():
 
 
 # ------------------------------------------------------------------------------------------------------------
-# ssr (clarification 22): a finite number > 0, a ValueError naming it
+# ssr (docs/trainer.md): a finite number > 0, a ValueError naming it
 # ------------------------------------------------------------------------------------------------------------
 
 BAD_SSRS = [0, 0.0, -1, -0.5, math.nan, math.inf, -math.inf, "x", "1.0", None]

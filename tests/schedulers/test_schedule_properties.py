@@ -1,4 +1,5 @@
-"""Hypothesis properties of Composer's 13 schedulers in Cadence (API.md "schedulers", clarifications 17, 21).
+"""Hypothesis properties of Composer's 13 schedulers in Cadence (docs/schedules.md,
+docs/composer-deviations.md).
 
 - values stay within the range of the schedule's alphas (0 included for warmups);
 - the warmup ramp meets the post-warmup curve without a jump (also with ssr ≠ 1 and scale_warmup=True,
@@ -42,7 +43,7 @@ from schedulers import (
 )
 from timeunits import Time, Timestamp
 
-# Clarification 17: a hypothesis profile with no deadline (the first example pays for imports).
+# docs/architecture.md: a hypothesis profile with no deadline (the first example pays for imports).
 settings.register_profile(
     "cadence-schedulers", deadline=None, max_examples=80, suppress_health_check=[HealthCheck.too_slow]
 )
@@ -392,7 +393,7 @@ def test_non_increasing_detects_an_increase():
 
 
 # ------------------------------------------------------------------------------------------------------------
-# ssr invariance (clarification 21): scaled run, scaled ssr, scaled count ⇒ same value
+# ssr invariance (docs/composer-deviations.md): scaled run, scaled ssr, scaled count ⇒ same value
 # ------------------------------------------------------------------------------------------------------------
 
 RATIOS = [Fraction(1, 2), Fraction(1, 4), Fraction(3, 2), Fraction(2), Fraction(3), Fraction(5, 4), Fraction(3, 4)]
@@ -726,7 +727,7 @@ def test_two_states_alternating_on_one_schedule():
     ids=repr,
 )
 def test_returns_a_float_even_for_int_arguments(schedule):
-    """API.md: ``scheduler(state, ssr=1.0) -> float``, also when alpha/gamma/power are given as ints."""
+    """docs/schedules.md: ``scheduler(state, ssr=1.0) -> float``, also when alpha/gamma/power are given as ints."""
     for batch in (0, 3, 10, 60):
         value = schedule(SchedulerState("100ba", Timestamp(batch=batch)))
         assert type(value) is float, (batch, value)

@@ -1,4 +1,4 @@
-"""``trainer.callbacks``: hook dispatch, ProgressBar, LRMonitor (trainer_design.md "callbacks.py")."""
+"""``trainer.callbacks``: hook dispatch, ProgressBar, LRMonitor (docs/trainer.md "Callbacks")."""
 
 from __future__ import annotations
 

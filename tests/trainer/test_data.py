@@ -1,6 +1,6 @@
 """``trainer.data``: ResumableSampler, prepare_loader, count_samples, skip_batches.
 
-API.md "trainer" (Distributed) and clarifications 8, 9; trainer_design.md "data.py".
+docs/trainer.md (Distributed) and docs/resume.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """DDP on CPU: 2 ranks under ``torch.distributed.run`` (gloo, loopback only).
 
-API.md "trainer" (Distributed), clarifications 8 and 9: the trainer initialises the process group itself,
+docs/trainer.md (Distributed) and docs/resume.md: the trainer initialises the process group itself,
 shards a plain DataLoader, counts samples globally (every rank has the same clock, so the same lr), and
 only rank 0 writes checkpoints. One launch runs two trainers per rank (``grad_accum`` 1, then 2 in the
 process group the first one created); ``trainer_fixtures.py ddp`` records what each rank saw.

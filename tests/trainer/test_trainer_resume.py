@@ -1,7 +1,7 @@
 """Exact resume: a run killed with SIGKILL and resumed from ``latest`` reproduces the uninterrupted run's weights
 and lr trace bit for bit; corrupt checkpoints fail clearly; changed settings warn; files load weights_only.
 
-API.md "trainer" (Checkpoints), clarifications 7 and 8. The kill/resume runs happen in subprocesses
+docs/trainer.md (Checkpoints), docs/resume.md. The kill/resume runs happen in subprocesses
 (``trainer_fixtures.py train``): a shuffled DataLoader and dropout make the data order and the RNG state matter.
 """
 
@@ -325,7 +325,7 @@ def test_checkpoint_of_another_run_shape_is_clear_error(tmp_path):
 
 
 # --------------------------------------------------------------------------------------------------
-# changed settings on resume (clarification 8)
+# changed settings on resume (docs/resume.md)
 # --------------------------------------------------------------------------------------------------
 
 
@@ -370,7 +370,7 @@ def test_unchanged_settings_do_not_warn(tmp_path):
 
 
 # --------------------------------------------------------------------------------------------------
-# checkpoint contents (clarification 7)
+# checkpoint contents (docs/resume.md)
 # --------------------------------------------------------------------------------------------------
 
 

@@ -1,9 +1,9 @@
 """Trainer stepping semantics: which α each batch trains with, when schedulers step, how entries combine,
 grad_accum, scale_schedule_ratio, where a run stops, and when evaluations and checkpoints happen.
 
-API.md "trainer", deviation 4, clarifications 1, 2, 3, 5, 9, 10. The lr a batch *trains* with is read in an
-``optimizer.register_step_pre_hook`` (the value ``optimizer.step()`` uses), together with the trainer's
-timestamp at that moment (the counts before the batch).
+The rules are in docs/trainer.md, docs/stepping.md, docs/hyperparameters.md and docs/composer-deviations.md
+(deviation 4). The lr a batch *trains* with is read in an ``optimizer.register_step_pre_hook`` (the value
+``optimizer.step()`` uses), together with the trainer's timestamp at that moment (the counts before the batch).
 """
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ def test_warmup_batch_zero_trains_with_zero_lr():
 
 
 # --------------------------------------------------------------------------------------------------
-# per-batch vs per-epoch stepping (clarification 1)
+# per-batch vs per-epoch stepping (docs/stepping.md)
 # --------------------------------------------------------------------------------------------------
 
 
@@ -239,7 +239,7 @@ def _composer_staircase(per_epoch: list[float], dataloader_len: int) -> list[flo
 
 
 def test_false_holds_each_cadence_schedule_for_the_epoch_like_composer():
-    """Clarification 1 (revised): step_schedulers_every_batch=False evaluates a Cadence schedule at each
+    """docs/stepping.md: step_schedulers_every_batch=False evaluates a Cadence schedule at each
     epoch boundary and holds it for the epoch, for every hyperparameter it drives. Composer's values by hand:
     MultiStepScheduler(['0.4dur', '0.8dur'], gamma=0.5) over 5ep resolves its milestones to 2ep and 4ep, and
     at the start of epoch e the factor is 0.5 ** #{m <= e}; LinearScheduler(1, 0) over 5ep is 1 - e/5 there."""
@@ -362,7 +362,7 @@ def test_per_epoch_torch_scheduler_with_loader_without_length():
 
 
 def test_user_compiled_scheduler_follows_the_trainers_clock():
-    """A compile_scheduler result is a valid entry that steps per batch (clarification 1). The user cannot
+    """A compile_scheduler result is a valid entry that steps per batch (docs/stepping.md). The user cannot
     compile against the trainer's state (it does not exist yet), so the trainer must drive it by its own
     clock — or refuse it at construction with a ValueError naming the entry. A silently frozen lr (the
     scheduler keeps reading the user's never-advanced SchedulerState) is neither."""
@@ -392,7 +392,7 @@ def test_cadence_schedule_scales_every_param_group_from_its_own_base():
 
 
 # --------------------------------------------------------------------------------------------------
-# combining entries (clarifications 2, 3)
+# combining entries (docs/trainer.md, docs/hyperparameters.md)
 # --------------------------------------------------------------------------------------------------
 
 
@@ -497,7 +497,7 @@ def test_lr_and_weight_decay_schedules_together_and_param_group_tags():
 
 
 # --------------------------------------------------------------------------------------------------
-# factories (clarification 2)
+# factories (docs/trainer.md)
 # --------------------------------------------------------------------------------------------------
 
 
@@ -550,7 +550,7 @@ def test_factory_building_on_another_optimizer_is_value_error():
 
 
 # --------------------------------------------------------------------------------------------------
-# grad_accum (clarification 9)
+# grad_accum (docs/trainer.md)
 # --------------------------------------------------------------------------------------------------
 
 
@@ -654,7 +654,7 @@ def test_grad_accum_larger_than_loader_is_value_error():
 
 
 # --------------------------------------------------------------------------------------------------
-# scale_schedule_ratio (deviation 4, clarification 10)
+# scale_schedule_ratio (deviation 4, docs/trainer.md)
 # --------------------------------------------------------------------------------------------------
 
 
@@ -787,7 +787,7 @@ def test_invalid_ssr_is_value_error_naming_it(bad):
 
 
 # --------------------------------------------------------------------------------------------------
-# stopping exactly at max_duration (clarification 5)
+# stopping exactly at max_duration (docs/trainer.md)
 # --------------------------------------------------------------------------------------------------
 
 

@@ -1,0 +1,188 @@
+"""The architecture stays as docs/architecture.md draws it: layers that import one way, no import cycles,
+short functions, and code that cites only the repo's own docs.
+
+Imports are read from the source (every ``import`` statement, also inside functions, except under
+``if TYPE_CHECKING:``), so a lazy import cannot hide a cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("timeunits", "schedulers", "trainer")
+MAX_FUNCTION_LINES = 60
+
+# The one upward import, made lazily: ``cstorch.optim.<Optimizer>`` re-exports trainer.optim's optimizers so
+# that Cerebras code needs only its import line changed (docs/migrating-cerebras.md). trainer.optim imports
+# nothing from schedulers, so this adds no cycle.
+ALLOWED_UPWARD = {("schedulers.cerebras.optim", "trainer.optim")}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _sources() -> dict[str, Path]:
+    return {_module_name(path): path for package in PACKAGES for path in sorted((ROOT / package).rglob("*.py"))}
+
+
+MODULES = _sources()
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imported(node: ast.AST, module: str) -> list[str]:
+    """The project modules an import statement loads (``from a import b`` loads ``a.b`` when it is a module)."""
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+    elif isinstance(node, ast.ImportFrom):
+        if node.level:  # the project writes absolute imports only
+            raise AssertionError(f"{module}: relative import 'from {'.' * node.level}{node.module or ''}'")
+        base = node.module or ""
+        names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base for alias in node.names]
+    else:
+        return []
+    return [name for name in names if name.split(".")[0] in PACKAGES and name in MODULES]
+
+
+def _imports(module: str) -> set[str]:
+    tree = ast.parse(MODULES[module].read_text())
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node):
+            for child in node.orelse:
+                visit(child)
+            return
+        found.update(_imported(node, module))
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    found.discard(module)
+    return found
+
+
+GRAPH = {module: _imports(module) for module in MODULES}
+
+
+def _cycle_from(start: str) -> list[str] | None:
+    """A shortest import path from ``start`` back to itself, or None."""
+    paths = {start: [start]}
+    frontier = [start]
+    while frontier:
+        following = []
+        for module in frontier:
+            for target in sorted(GRAPH[module]):
+                if target == start:
+                    return [*paths[module], start]
+                if target not in paths:
+                    paths[target] = [*paths[module], target]
+                    following.append(target)
+        frontier = following
+    return None
+
+
+def test_no_import_cycles() -> None:
+    cycles = {tuple(sorted(set(cycle))): cycle for module in GRAPH if (cycle := _cycle_from(module))}
+    described = [" -> ".join(cycle) for cycle in cycles.values()]
+    assert not described, "import cycles (every import counts, also inside functions):\n" + "\n".join(described)
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    if parts[0] != "schedulers" or len(parts) == 1:
+        return parts[0]
+    return f"schedulers.{parts[1]}"
+
+
+# What each layer may import (besides itself): dependencies point trainer -> schedulers -> timeunits, and
+# inside schedulers: tools and front ends -> families -> core.
+LAYERS = {
+    "timeunits": set(),
+    "schedulers.core": {"timeunits"},
+    "schedulers.families": {"timeunits", "schedulers.core"},
+    "schedulers.cerebras": {"timeunits", "schedulers.core"},
+    "schedulers.sambaflow": {"timeunits", "schedulers.core"},
+    "schedulers.integrations": {"timeunits", "schedulers.core"},
+    "schedulers.tools": {
+        "timeunits",
+        "schedulers",
+        "schedulers.core",
+        "schedulers.families",
+        "schedulers.cerebras",
+        "schedulers.sambaflow",
+    },
+    "schedulers.__main__": {"schedulers.tools"},
+}
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if _layer(m) in LAYERS))
+def test_layers_import_one_way(module: str) -> None:
+    allowed = LAYERS[_layer(module)] | {_layer(module)}
+    wrong = sorted(
+        target for target in GRAPH[module] if _layer(target) not in allowed and (module, target) not in ALLOWED_UPWARD
+    )
+    assert not wrong, f"{module} ({_layer(module)}) may import only {sorted(allowed)}; it imports {wrong}"
+
+
+def test_timeunits_imports_no_torch() -> None:
+    heavy = [
+        f"{module}: {name}"
+        for module in MODULES
+        if _layer(module) == "timeunits"
+        for node in ast.walk(ast.parse(MODULES[module].read_text()))
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for name in ([a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""])
+        if name.split(".")[0] in ("torch", "numpy")
+    ]
+    assert not heavy, heavy
+
+
+def _long_functions() -> list[str]:
+    found = []
+    for module, path in MODULES.items():
+        if _layer(module) == "timeunits":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                if length > MAX_FUNCTION_LINES:
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({length} lines)")
+    return found
+
+
+def test_functions_stay_short() -> None:
+    """A function over 60 lines (docstring included) is a design question: split it along its seams."""
+    assert not _long_functions(), "\n".join(_long_functions())
+
+
+_OUTSIDE = re.compile(r"\bAPI\.md\b|\bDESIGN\.md\b|\.\./shared\b|\bclarification \d+\b", re.I)
+
+
+def test_code_and_docs_cite_only_the_repo() -> None:
+    """Comments and docs point to docs/ pages, never to files a user of the repo does not have."""
+    files = [path for path in MODULES.values()]
+    files += sorted((ROOT / "docs").rglob("*.md")) + sorted((ROOT / "tests").rglob("*.py"))
+    files += [ROOT / "README.md", *sorted((ROOT / "examples").glob("*")), *sorted((ROOT / "bench").glob("*.py"))]
+    hits = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in files
+        if path.is_file() and path != Path(__file__)
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1)
+        if _OUTSIDE.search(line)
+    ]
+    assert not hits, "\n".join(hits)
