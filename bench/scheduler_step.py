@@ -156,7 +156,7 @@ def compiled_optimizer(steps: int = 50) -> None:
             elapsed = time.perf_counter() - start
             # the compiled steps must have used the moving values: compare with eager training
             _, _, eager = _compiled_run(make_value, steps, compiled=False)
-            gap = max((a - b).abs().max().item() for a, b in zip(model.parameters(), eager.parameters()))
+            gap = max((a - b).abs().max().item() for a, b in zip(model.parameters(), eager.parameters(), strict=True))
             print(
                 f"  {label}: graphs after 2 steps {early}, after {steps}: {total} -> recompiles after warm-up: "
                 f"{total - early}; max |compiled - eager| weight gap {gap:.1e} ({elapsed:.1f}s)"

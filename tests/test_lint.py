@@ -27,3 +27,12 @@ def _ruff() -> list[str]:
 def test_ruff(command):
     result = subprocess.run([*_ruff(), *command], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_rule_set_keeps_bugbear_pyupgrade_and_complexity():
+    """The lint runs flake8-bugbear (B), pyupgrade (UP) and mccabe (C90) with a complexity limit of 12."""
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+
+    lint = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["ruff"]["lint"]
+    assert {"E", "F", "W", "I", "B", "UP", "C90"} <= set(lint["select"])
+    assert lint["mccabe"]["max-complexity"] == 12

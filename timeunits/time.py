@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Union
 
 from timeunits.counting import whole_count
 from timeunits.errors import MissingTimeUnitError, NonIntegralTimeError, NotATimeError, TimeUnitMismatchError
@@ -252,7 +251,7 @@ class Time:
         return self._value >= self._compare_value(other) if _is_operand(other) else NotImplemented
 
 
-TimeLike = Union[Time, str, int, float]
+TimeLike = Time | str | int | float
 
 
 def _make(value: int | float, unit: TimeUnit) -> Time:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import operator
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from timeunits.errors import TimeUnitMismatchError
 from timeunits.time import Time, _integer_count, _is_number, _make

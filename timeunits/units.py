@@ -37,7 +37,7 @@ class TimeUnit(str, Enum):
         return self.value
 
     @classmethod
-    def _missing_(cls, value: object) -> "TimeUnit":
+    def _missing_(cls, value: object) -> TimeUnit:
         if isinstance(value, str):
             key = value.strip().lower()
             for unit in cls:

@@ -14,8 +14,8 @@ import argparse
 import contextlib
 import sys
 import warnings
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Iterator, Sequence
 
 __all__ = ["build_parser", "main"]
 

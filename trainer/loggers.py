@@ -31,8 +31,9 @@ import json
 import math
 import os
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from schedulers.tools.files import write_atomically
 from timeunits import Time, Timestamp, TimeUnit

@@ -139,7 +139,7 @@ class TensorOps:
     @staticmethod
     def piecewise(x, boundaries, pieces):
         result = pieces[-1](x)
-        for boundary, piece in zip(reversed(boundaries), reversed(pieces[:-1])):
+        for boundary, piece in zip(reversed(boundaries), reversed(pieces[:-1]), strict=True):
             result = torch.where(x < boundary, piece(x), result)
         return result
 

@@ -12,7 +12,8 @@ only. ``h`` is ``"lr"`` or any other scalar hyperparameter (``"weight_decay"``, 
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import torch
 from torch.optim.lr_scheduler import LRScheduler
@@ -84,7 +85,7 @@ class CompiledScheduler(LRScheduler):
         alpha = _bind_ssr(scheduler, ssr)
         first = alpha(state)  # the schedule's own checks against the state, before anything is written
         # Every check passed: only now touch the optimizer (a failed call leaves it exactly as it was).
-        for index, (stored, _) in zip(indices, bases):
+        for index, (stored, _) in zip(indices, bases, strict=True):
             optimizer.param_groups[index].setdefault(initial_key, stored)
         self.optimizer, self.scheduler, self.state, self.ssr = optimizer, scheduler, state, ssr
         self.hyperparameter = hyperparameter
@@ -115,7 +116,7 @@ class CompiledScheduler(LRScheduler):
             self._last_lr = [value]
             return
         values = [base * alpha for base in self.base_values]
-        for index, value in zip(self.param_groups, values):
+        for index, value in zip(self.param_groups, values, strict=True):
             group = groups[index]
             if isinstance(group[key], torch.Tensor):
                 group[key].fill_(value)  # in place: a compiled optimizer step keeps its graph

@@ -16,7 +16,8 @@ every lookup sees every built-in name.
 
 from __future__ import annotations
 
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 from schedulers.core.names import did_you_mean
 

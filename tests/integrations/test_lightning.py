@@ -275,7 +275,7 @@ def test_several_hyperparameters_each_follow_their_schedule() -> None:
     schedule = SCHEDULES["dur"]
     module = TwoKnobs(schedule)
     trainer = _fit(module, max_steps=10)
-    lrs, wds = zip(*[values for _, values, _ in module.seen])
+    lrs, wds = zip(*[values for _, values, _ in module.seen], strict=True)
     torch.testing.assert_close(torch.tensor(lrs, dtype=torch.float64), BASE_LR * evaluate_run(schedule, "10ba"))
     linear = LinearScheduler(alpha_i=1.0, alpha_f=0.0)
     torch.testing.assert_close(torch.tensor(wds, dtype=torch.float64), 0.01 * evaluate_run(linear, "10ba"))

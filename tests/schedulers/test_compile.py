@@ -43,7 +43,7 @@ def test_lr_and_weight_decay_written_to_every_group_with_per_group_bases(optimiz
     wd_sched = compile_scheduler(wd_schedule, opt, state, hyperparameter="weight_decay")
     assert isinstance(lr_sched, torch.optim.lr_scheduler.LRScheduler)
     assert [g["lr"] for g in opt.param_groups] == [0.0, 0.0]  # α(0) written at construction
-    for batch in range(1, 100):
+    for _ in range(1, 100):
         _advance(state)
         lr_sched.step()
         wd_sched.step()
@@ -225,11 +225,11 @@ def _snapshot(opt) -> list[dict]:
 def _assert_untouched(opt, before: list[dict]) -> None:
     after = _snapshot(opt)
     assert [sorted(g) for g in after] == [sorted(g) for g in before]  # no initial_<key> added anywhere
-    for group_after, group_before in zip(after, before):
+    for group_after, group_before in zip(after, before, strict=True):
         for key, old in group_before.items():
             new = group_after[key]
             if key == "params":
-                assert len(new) == len(old) and all(p is q for p, q in zip(new, old))
+                assert len(new) == len(old) and all(p is q for p, q in zip(new, old, strict=True))
             elif isinstance(old, torch.Tensor):
                 assert torch.equal(new, old), key
             else:

@@ -45,7 +45,7 @@ def assert_paths_agree(kernel, xs, *args, **kwargs):
     assert all(type(v) in (float, int) for v in floats), "the float path must not return tensors"
     tensor = kernel(torch.tensor(xs, dtype=torch.float64), *args, **kwargs)
     assert tensor.dtype == torch.float64 and tensor.shape == (len(xs),)
-    for x, a, b in zip(xs, floats, tensor.tolist()):
+    for x, a, b in zip(xs, floats, tensor.tolist(), strict=True):
         assert close(a, b), f"x={x!r}: float path {a!r} != tensor path {b!r}"
     return floats
 
@@ -69,13 +69,13 @@ def torch_lrs(make_scheduler, steps):
 def assert_matches_torch(reference, kernel, steps):
     floats = [kernel(k) for k in range(steps)]
     tensor = kernel(torch.arange(steps, dtype=torch.float64)).tolist()
-    for k, (want, a, b) in enumerate(zip(reference, floats, tensor)):
+    for k, (want, a, b) in enumerate(zip(reference, floats, tensor, strict=True)):
         relative = math.isclose(a, want, rel_tol=1e-12) and math.isclose(b, want, rel_tol=1e-12)
         assert relative, f"step {k}: torch {want!r}, float {a!r}, tensor {b!r}"
 
 
 def monotone(values, increasing, slack=1e-12):
-    pairs = list(zip(values, values[1:]))
+    pairs = list(zip(values, values[1:], strict=False))
     if increasing:
         return all(b >= a - slack for a, b in pairs)
     return all(b <= a + slack for a, b in pairs)
@@ -233,7 +233,7 @@ def test_warmup_stable_decay_paths_agree_and_match_piecewise(xs, params):
     t_w, t_s, t_e, _, _ = params
     xs = xs + [0.0, t_w, t_s, t_e, (t_s + t_e) / 2, t_e + 1]
     values = assert_paths_agree(warmup_stable_decay, xs, *params)
-    for x, v in zip(xs, values):
+    for x, v in zip(xs, values, strict=True):
         assert close(v, wsd_reference(x, *params)), x
 
 
@@ -376,7 +376,7 @@ def test_restart_boundaries_default_horizon_covers_every_exact_count():
     assert ends[:4] == (10, 30, 70, 150) and ends[-2] <= 2**53 < ends[-1] and len(ends) == 50
     assert restart_boundaries(10, 1.0) == (10,)
     xs = [0.0, 99.0, 150.0, 200.0, 630.0, 1e6, 123456789.0, 2.0**40 + 3]
-    for x, v in zip(xs, assert_paths_agree(warm_restarts, xs, ends, 0.1)):
+    for x, v in zip(xs, assert_paths_agree(warm_restarts, xs, ends, 0.1), strict=True):
         assert close(v, restarts_reference(x, 10, 2.0, 0.1)), x
 
 
@@ -394,14 +394,14 @@ def test_warm_restarts_matches_composer_semantics_up_to_the_horizon(t_0, t_mult,
     except ValueError:
         assume(False)
     xs = sorted({*range(0, horizon + 1, max(1, horizon // 200)), *(e for e in ends if e <= horizon), horizon})
-    for x, v in zip(xs, assert_paths_agree(warm_restarts, xs, ends, alpha_f)):
+    for x, v in zip(xs, assert_paths_agree(warm_restarts, xs, ends, alpha_f), strict=True):
         assert close(v, restarts_reference(x, t_0, t_mult, alpha_f)), x
 
 
 def test_warm_restarts_tail_repeats_a_fixed_point_forever():
     ends = restart_boundaries(10, 1.0, 10**9)
     xs = [10**9 - 5.0, 10**9 + 0.0, 10**9 + 2.5, 123456789.0]
-    for x, v in zip(xs, assert_paths_agree(warm_restarts, xs, ends, 0.2)):
+    for x, v in zip(xs, assert_paths_agree(warm_restarts, xs, ends, 0.2), strict=True):
         assert close(v, 0.2 + 0.8 * (1 + math.cos(math.pi * (x % 10) / 10)) / 2), x
     assert warm_restarts(12345.0, ends, 0.2) == restarts_reference(12345.0, 10, 1.0, 0.2)
 
@@ -557,7 +557,7 @@ def test_warm_restarts_decay_within_each_interval(t_0, t_mult, alpha_f):
     values = warm_restarts(run, ends, alpha_f)
     assert within(values, alpha_f, 1.0)
     starts = [0, *ends]
-    for begin, end in zip(starts, starts[1:]):
+    for begin, end in zip(starts, starts[1:], strict=False):
         inside = values[(run >= begin) & (run < min(end, 3001))].tolist()
         assert inside[0] == 1.0 and monotone(inside, increasing=False)
 

@@ -76,7 +76,7 @@ def test_one_line_per_schedule_and_ssr_with_each_run_as_long_as_the_trainer_make
     assert [line.get_label() for line in lines] == [
         f"{name} (ssr={ssr})" for ssr in ("0.5", "1", "2") for name in ("cosine", "steps")
     ]
-    for line, ssr in zip(lines, (0.5, 0.5, 1.0, 1.0, 2.0, 2.0)):
+    for line, ssr in zip(lines, (0.5, 0.5, 1.0, 1.0, 2.0, 2.0), strict=True):
         x = line.get_xdata()
         assert x[0] == 0 and x[-1] == 1000 * ssr  # the run's length in batches: 10ep × 100 × ssr
         assert len(x) == 1000 * ssr + 1  # every batch (under max_points), plus the end of the last one

@@ -590,8 +590,8 @@ def _run_python(code: str) -> subprocess.CompletedProcess:
 def test_import_does_not_import_torch():
     proc = _run_python(
         "import sys, timeunits; "
-        "assert timeunits.__file__.startswith(%r), timeunits.__file__; "
-        "assert 'torch' not in sys.modules, 'timeunits imported torch'" % str(REPO)
+        f"assert timeunits.__file__.startswith({str(REPO)!r}), timeunits.__file__; "
+        "assert 'torch' not in sys.modules, 'timeunits imported torch'"
     )
     assert proc.returncode == 0, proc.stderr
 

@@ -30,7 +30,7 @@ def values(ts) -> dict:
 
 def mixed_case(draw, word: str) -> str:
     flips = draw(st.lists(st.booleans(), min_size=len(word), max_size=len(word)))
-    return "".join(c.upper() if f else c for c, f in zip(word, flips))
+    return "".join(c.upper() if f else c for c, f in zip(word, flips, strict=True))
 
 
 # --------------------------------------------------------------------------- print / parse round trip

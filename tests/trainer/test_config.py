@@ -221,7 +221,7 @@ def test_gradient_clipping_from_precision_max_gradient_norm():
     trainer = build(config)
     before = [p.detach().clone() for p in trainer.model.parameters()]
     trainer.fit()
-    step = torch.cat([(p.detach() - b).flatten() for p, b in zip(trainer.model.parameters(), before)])
+    step = torch.cat([(p.detach() - b).flatten() for p, b in zip(trainer.model.parameters(), before, strict=True)])
     assert 0 < float(step.norm()) <= 0.001 + 1e-9
 
 
@@ -236,7 +236,7 @@ def test_precision_by_name_and_gradient_value_clipping():
     assert trainer.precision.name == "fp32"
     before = [p.detach().clone() for p in trainer.model.parameters()]
     trainer.fit()
-    steps = torch.cat([(p.detach() - b).flatten() for p, b in zip(trainer.model.parameters(), before)])
+    steps = torch.cat([(p.detach() - b).flatten() for p, b in zip(trainer.model.parameters(), before, strict=True)])
     assert float(steps.abs().max()) == pytest.approx(1e-4, rel=1e-4)  # every gradient was clipped to 1e-4
 
 

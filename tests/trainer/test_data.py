@@ -55,7 +55,7 @@ def run_epoch(loader, epoch: int, skip: int = 0):
 
 def assert_batches_equal(a, b):
     assert len(a) == len(b)
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=True):
         assert torch.equal(x[0], y[0]) and torch.equal(x[1], y[1])
 
 

@@ -363,7 +363,7 @@ def test_csv_lr_rows_equal_what_the_optimizer_used_in_a_real_run(tmp_path):
     assert len(used) == 15 and len(train) == 15
     assert [int(row["batch"]) for row in train] == list(range(1, 16))
     assert [int(row["sample"]) for row in train] == [3 * k for k in range(1, 16)]
-    for row, step in zip(train, used):
+    for row, step in zip(train, used, strict=True):
         assert {key: float(row[key]) for key in step} == step  # exact: repr round-trips
     assert len({step["lr/group0"] for step in used}) > 5  # the schedule really moved
     assert all(

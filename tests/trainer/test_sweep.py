@@ -147,7 +147,7 @@ def test_ssr_sweep_in_processes_equals_the_sweep_in_this_process(tmp_path):
     here = budget_sweep(sweep_classifier.make_ssr_trainer, [0.15, 0.3], out=tmp_path / "here")
     there = budget_sweep(sweep_classifier.make_ssr_trainer, [0.3, 0.15], out=tmp_path / "there", jobs=2)
     assert [row["batches"] for row in there] == [90, 180] and [row["point"] for row in there] == ["ssr-0.15", "ssr-0.3"]
-    for a, b in zip(here, there):
+    for a, b in zip(here, there, strict=True):
         assert a["final_train_loss"] == b["final_train_loss"] and a["final_eval_loss"] == b["final_eval_loss"]
         folder = Path(a["point"])
         weights = [load_checkpoint(tmp_path / side / folder)["model"] for side in ("here", "there")]

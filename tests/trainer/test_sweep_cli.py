@@ -82,7 +82,7 @@ def test_every_ssr_point_equals_the_cadence_fit_line_it_prints(ssr_sweep, tmp_pa
         ("ssr-0.5", "100", "6400", "100"),
     ]
     assert (out / "sweep.png").stat().st_size > 0
-    for line, row in zip(lines, rows):
+    for line, row in zip(lines, rows, strict=True):
         alone = _alone(line, tmp_path / row["point"])
         assert alone.returncode == 0, alone.stderr[-3000:]
         point = out / row["point"]
@@ -127,7 +127,7 @@ def test_every_wsd_branch_equals_its_standalone_run(tmp_path):
     assert not any("resuming from" in text for text in logs.values())  # the branch's resume is on purpose
     lines = (out / "points.txt").read_text().splitlines()
     assert "load_path=" in lines[0] and "DecayStartCheckpoints" in lines[2]
-    for line, point in zip(lines[:2], ("max_duration-50ba", "max_duration-100ba")):
+    for line, point in zip(lines[:2], ("max_duration-50ba", "max_duration-100ba"), strict=True):
         alone = _alone(line, tmp_path / point, "--set", "trainer.init.checkpoint.load_path=null")
         assert alone.returncode == 0, alone.stderr[-3000:]
         assert "(50 this run)" in alone.stdout or "(100 this run)" in alone.stdout  # from batch 0

@@ -106,7 +106,7 @@ def test_nonfinite_loss_stops_before_its_step_and_keeps_the_last_checkpoint(tmp_
     assert [path.name for path in list_checkpoints(tmp_path)] == ["ba00000002.pt", "ba00000004.pt"]
     assert trainer.state.timestamp.batch.value == 5  # the bad batch was not counted
     assert all(p.grad is None for p in model.parameters())  # its gradients were dropped, never stepped with
-    assert any(not torch.equal(a, b) for a, b in zip(before, model.parameters()))  # batches 0-4 did train
+    assert any(not torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))  # batches 0-4 did train
 
 
 def test_nonfinite_loss_warn_trains_on():

@@ -184,7 +184,7 @@ def test_ddp_averages_gradients_like_one_process_on_the_union(ddp_records):
                     (model(item) / (grad_accum * WORLD)).backward()
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
-        for got, want in zip(per_rank[0]["weights"], model.parameters()):
+        for got, want in zip(per_rank[0]["weights"], model.parameters(), strict=True):
             torch.testing.assert_close(torch.tensor(got), want.detach().flatten(), rtol=1e-5, atol=1e-6)
 
 
@@ -200,6 +200,6 @@ def test_ddp_resume_restores_every_ranks_rng_and_is_bit_identical(ddp_records):
     assert [lr for _, lr in lead["resumed_lr"]] == lead["reference_lr"][10:]
     assert resume[1]["resumed_lr"] == [] and resume[1]["reference_lr"] == []
     for rank, result in enumerate(resume):
-        for want, got in zip(result["reference_weights"], result["resumed_weights"]):
+        for want, got in zip(result["reference_weights"], result["resumed_weights"], strict=True):
             assert want == got, f"rank {rank}: weights differ after a DDP resume"
     assert resume[0]["resumed_weights"] == resume[1]["resumed_weights"]

@@ -51,7 +51,7 @@ def test_clipping_changes_the_update_exactly_as_clip_grad_norm():
         F.mse_loss(model(x), y).backward()
         norms.append(float(torch.nn.utils.clip_grad_norm_(model.parameters(), 0.01)))
         opt.step()
-    for mine, theirs in zip(clipped.model.parameters(), model.parameters()):
+    for mine, theirs in zip(clipped.model.parameters(), model.parameters(), strict=True):
         assert torch.equal(mine, theirs)
     assert clipped.last_grad_norm == norms[-1] and norms[-1] > 0.01  # the pre-clip norm is reported
 

@@ -246,7 +246,9 @@ def test_resume_in_process_matches_uninterrupted(kind, resume_at, tmp_path):
         assert float(resumed.optimizer.param_groups[0][key]) == ref_rows[resume_at][f"{key}/group0"], key
     resumed.fit()
     assert monitor2.rows == ref_rows[resume_at:]
-    for (name, want), got in zip(reference.model.state_dict().items(), resumed.model.state_dict().values()):
+    for (name, want), got in zip(
+        reference.model.state_dict().items(), resumed.model.state_dict().values(), strict=True
+    ):
         assert torch.equal(want, got), f"{kind}: {name} differs after resume"
 
 
@@ -446,5 +448,7 @@ def test_resume_with_random_augmentation_is_bit_identical(num_workers, tmp_path)
     reference.fit()
     resumed = augmented_trainer(tmp_path / "b", num_workers, load_path=tmp_path / "a" / "ba00000008.pt")
     resumed.fit()
-    for (name, want), got in zip(reference.model.state_dict().items(), resumed.model.state_dict().values()):
+    for (name, want), got in zip(
+        reference.model.state_dict().items(), resumed.model.state_dict().values(), strict=True
+    ):
         assert torch.equal(want, got), f"num_workers={num_workers}: {name} differs after resume"

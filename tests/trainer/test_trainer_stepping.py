@@ -593,7 +593,7 @@ def test_grad_accum_matches_hand_loop_bit_for_bit(n, items):
     alphas = [r[0]["lr"] / 0.1 for r in recorder.values]
     assert alphas == pytest.approx([1 - k / steps for k in range(steps)], abs=1e-15)
     hand_loop(reference, data, n, 2, 0.1, [1 - k / steps for k in range(steps)])
-    for (name, got), want in zip(model.state_dict().items(), reference.state_dict().values()):
+    for (name, got), want in zip(model.state_dict().items(), reference.state_dict().values(), strict=True):
         assert torch.equal(got, want), name
 
 

@@ -18,9 +18,10 @@ import shlex
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from trainer.sweep import folders
 from trainer.sweep.engine import Finish, check_jobs, run_points

@@ -7,8 +7,9 @@ processes, :mod:`trainer.sweep.python_sweep` calls a function); this module only
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from schedulers.tools.files import write_atomically
 from trainer.sweep import folders

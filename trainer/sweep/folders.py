@@ -102,7 +102,7 @@ def read_table(path: Path) -> tuple[list[str], list[list[str]]]:
 def read_rows(path: Path) -> list[dict[str, str]]:
     """A CSV's rows as dicts (empty cells are empty strings)."""
     header, rows = read_table(path)
-    return [dict(zip(header, row + [""] * (len(header) - len(row)))) for row in rows]
+    return [dict(zip(header, row + [""] * (len(header) - len(row)), strict=False)) for row in rows]
 
 
 def _write_table(path: Path, header: list[str], rows: list[list[str]]) -> None:

@@ -32,14 +32,14 @@ def draw_sweep(points: list[Any], summary: list[dict[str, Any]], figure=None, ti
     unit = "token" if any(row["tokens"] > 0 for row in summary) else "sample"
     curve = 0
     # the longest run first, so the shorter ones (which it hides where they agree) are drawn over it
-    for index, point, data in reversed(list(zip(range(len(points)), points, series))):
+    for index, point, data in reversed(list(zip(range(len(points)), points, series, strict=True))):
         color = f"C{index % 10}"
         xs = [int(row[unit]) for row in data["rows"]]
         losses = [float(row["train/loss"]) for row in data["rows"]]
         (line,) = loss_ax.plot(xs, losses, color=color, lw=0.8, label=point.name)
         line.set_gid(f"cadence-curve-{curve}")
         curve += 1
-        for style, key in zip(("-", "--", ":", "-."), data["keys"]):
+        for style, key in zip(("-", "--", ":", "-."), data["keys"], strict=False):
             label = point.name if key == data["keys"][0] else None
             values = [float(row[key]) for row in data["rows"]]
             (line,) = schedule_ax.plot(
@@ -66,7 +66,7 @@ def _draw_budgets(ax, summary: list[dict[str, Any]], unit: str, gid: int) -> Non
     xs = [row[f"{unit}s"] for row in summary]
     (line,) = ax.plot(xs, [row[key] for row in summary], marker="o", color="0.2", lw=1.0)
     line.set_gid(f"cadence-curve-{gid}")
-    for row, x in zip(summary, xs):
+    for row, x in zip(summary, xs, strict=True):
         ax.annotate(row["point"], (x, row[key]), textcoords="offset points", xytext=(4, 4), fontsize=7)
     ax.set_xlim(0, max(xs) * 1.15)
     ax.set_xlabel(f"budget ({unit}s)")

@@ -14,10 +14,11 @@ the schedules follows it). Each point is an ordinary run folder ``OUT/<name>`` n
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from timeunits import Time, TimeUnit
 

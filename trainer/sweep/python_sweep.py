@@ -16,10 +16,11 @@ import os
 import pickle
 import time
 import warnings
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from trainer.sweep import folders
 from trainer.sweep.engine import Finish, check_jobs, run_points

@@ -16,8 +16,9 @@ the batches trained by the whole sweep with the largest run and with the sum of 
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from schedulers.tools.files import write_atomically
 from trainer.sweep import folders
@@ -86,7 +87,7 @@ def table(rows: list[dict[str, Any]]) -> str:
     shown = ("point", "batches", "samples", "tokens", "trained_batches", "final_train_loss", "final_eval_loss")
     cells = [list(shown)] + [[_short(row[key]) for key in shown] for row in rows]
     widths = [max(len(line[i]) for line in cells) for i in range(len(shown))]
-    return "\n".join("  ".join(cell.rjust(width) for cell, width in zip(line, widths)) for line in cells)
+    return "\n".join("  ".join(cell.rjust(width) for cell, width in zip(line, widths, strict=True)) for line in cells)
 
 
 def _cell(value: Any) -> str:

@@ -23,8 +23,9 @@ decay starts resolve to different units.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from schedulers import WarmupStableDecayScheduler
 from schedulers.core.resolution import scale_max_duration
