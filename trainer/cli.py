@@ -403,7 +403,10 @@ def _fit(args: argparse.Namespace) -> int:
                     f"{_count_schedulers(trainer)} scheduler(s) on {', '.join(trainer.scheduled_keys) or 'nothing'}"
                     + (f", {trainer.num_steps} steps this run" if trainer.num_steps is not None else "")
                 )
-                print(trainer.schedule_report())
+                report, beyond = trainer.schedule_report_and_warnings()
+                print(report)
+                for message in beyond:  # what fit() would warn at its start
+                    print(f"cadence: warning: {message}", file=sys.stderr)
                 return 0
             trainer.fit()
         except ConfigError as error:

@@ -28,7 +28,13 @@ import torch
 
 from schedulers import Schedule
 from schedulers.core.resolution import check_ssr, scale_max_duration
-from schedulers.tools.report import resolved_times_report, schedule_report
+from schedulers.tools.report import (
+    render_report,
+    resolved_times_report,
+    schedule_report_rows,
+    times_beyond_the_run,
+)
+from schedulers.tools.stepped import run_steps, stepped_report_rows
 from timeunits import Time, Timestamp, TimeUnit
 from trainer import checkpoint as checkpoints
 from trainer import distributed
@@ -444,8 +450,12 @@ class Trainer:
             return
         if self.save_folder is not None:
             self._say(f"checkpoints in {self.save_folder}")
-        if self.print_schedule_report and self.is_rank_zero and self.scheduled.all:
-            print(self.schedule_report(), file=sys.stderr, flush=True)
+        if self.is_rank_zero and self.scheduled.all:
+            report, beyond = self.schedule_report_and_warnings()
+            if self.print_schedule_report:
+                print(report, file=sys.stderr, flush=True)
+            for message in beyond:  # told even without the report: the run would not do what was written
+                warnings.warn(message, UserWarning, stacklevel=3)
 
     def _where_the_last_checkpoint_is(self) -> str:
         if self._last_checkpoint is not None:
@@ -622,35 +632,52 @@ class Trainer:
             raise ValueError(f"{name}={time} is counted in tokens, but get_num_tokens is None (tokens would stay 0)")
 
     def schedule_report(self) -> str:
-        """Every schedule of the run resolved: time arguments in batches, the run in every unit, the values
-        at the start, the end of warmup, each milestone and the end (see :mod:`schedulers.tools.report`)."""
+        """Every scheduler of the run resolved (see :mod:`schedulers.tools.report`): for a Cadence schedule its
+        time arguments in batches, the run in every unit, the values at the start, the end of warmup, each
+        milestone and the end; for a torch, Cerebras or SambaFlow scheduler the values a copy of it takes at
+        its step-count arguments (the live scheduler is never stepped)."""
+        return self.schedule_report_and_warnings()[0]
+
+    def schedule_report_and_warnings(self) -> tuple[str, list[str]]:
+        """The report's text, and a message for each time argument that lies beyond the end of the run
+        (both from one resolution, so the warning and the report never disagree)."""
+        rows, lines = self._cadence_report()
         state = self.state
-        lines = []
+        for index, (label, scheduler, key) in enumerate(self.scheduled.others, start=len(self.scheduled.schedules)):
+            per_epoch = any(scheduler is other for other in self.scheduled.per_epoch)
+            steps = run_steps(state.max_duration, state.dataloader_len, per_epoch=per_epoch)
+            rows += stepped_report_rows(label, scheduler, key, steps=steps, per_epoch=per_epoch, index=index)
+        if rows:
+            lines.append(render_report(rows))
+        return "\n\n".join(lines), times_beyond_the_run(rows)
+
+    def _cadence_report(self) -> tuple[list[dict[str, Any]], list[str]]:
+        """The Cadence schedules' report rows; or, when the samples or tokens per batch are not known before the
+        data is read, no rows and a shorter text per schedule (each time argument resolved, in its own unit)."""
+        state = self.state
         reportable = [entry for entry in self.scheduled.schedules if isinstance(entry[1], Schedule)]
-        if reportable:
-            base_values = {
-                key: float(self.optimizer.param_groups[0].get(f"initial_{key}", 0.0)) for _, _, key in reportable
-            }
-            try:
-                lines.append(
-                    schedule_report(
-                        reportable,
-                        state.unscaled_max_duration,
-                        dataloader_len=state.dataloader_len,
-                        samples_per_batch=self._constant_batch_size(),
-                        ssr=state.ssr,
-                        base_values=base_values,
-                    )
-                )
-            except (TypeError, ValueError):  # samples/tokens per batch unknown before the data is seen
-                lines.extend(
-                    resolved_times_report(label, schedule, key, state.max_duration, state.dataloader_len, state.ssr)
-                    for label, schedule, key in reportable
-                )
-        for label, scheduler, key in self.scheduled.others:
-            values = ", ".join(f"{float(group[key]):.6g}" for group in self.optimizer.param_groups if key in group)
-            lines.append(f"{key}: {label} {type(scheduler).__name__} (steps by itself; {key} now {values})")
-        return "\n".join(lines)
+        if not reportable:
+            return [], []
+        base_values = {}
+        for _, _, key in reportable:
+            with contextlib.suppress(KeyError):  # group 0 without the key: the report shows multipliers only
+                base_values[key] = self.base_value(key, 0)
+        try:
+            rows = schedule_report_rows(
+                reportable,
+                state.unscaled_max_duration,
+                dataloader_len=state.dataloader_len,
+                samples_per_batch=self._constant_batch_size(),
+                ssr=state.ssr,
+                base_values=base_values,
+            )
+        except (TypeError, ValueError):  # samples/tokens per batch unknown before the data is seen
+            texts = [
+                resolved_times_report(label, schedule, key, state.max_duration, state.dataloader_len, state.ssr)
+                for label, schedule, key in reportable
+            ]
+            return [], ["\n".join(texts)]
+        return rows, []
 
     def _constant_batch_size(self) -> int | None:
         """Samples per optimizer step when every batch has the same size (known without reading data), else None."""
