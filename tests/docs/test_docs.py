@@ -41,3 +41,24 @@ def test_every_docs_page_is_linked_from_the_index() -> None:
     for page in (ROOT / "docs").glob("*.md"):
         if page.name != "index.md":
             assert f"({page.name})" in index, f"docs/index.md does not link {page.name}"
+
+
+def test_trainer_md_lists_every_trainer_argument_with_its_default() -> None:
+    import inspect
+
+    from trainer import Trainer
+
+    page = (ROOT / "docs" / "trainer.md").read_text()
+    rows = dict(re.findall(r"^\| `(\w+)` \| ([^|]+?) \|", page, re.M))
+    for parameter in inspect.signature(Trainer.__init__).parameters.values():
+        if parameter.name in ("self", "unknown"):
+            continue
+        assert parameter.name in rows, f"docs/trainer.md's argument table lacks {parameter.name}"
+        want = "required" if parameter.default is parameter.empty else f"`{parameter.default!r}`".replace("'", '"')
+        assert rows[parameter.name] == want, f"{parameter.name}: the table says {rows[parameter.name]}, not {want}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_ids(PAGES))
+def test_user_facing_snippets_do_not_import_pytest(page: Path) -> None:
+    for block in _BLOCK.findall(page.read_text()):
+        assert not re.search(r"^\s*(import pytest|from pytest\b)", block, re.M), f"{page.name} imports pytest"

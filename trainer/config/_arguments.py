@@ -71,6 +71,7 @@ def trainer_arguments(
         optimizer=plan.optimizer,
         schedulers=schedulers,
         scale_schedule_ratio=plan.loop.ssr,
+        on_nonfinite_loss=plan.loop.on_nonfinite_loss,
         step_schedulers_every_batch=True,  # everything a config builds steps once per batch (docs/stepping.md)
         grad_accum=plan.loop.grad_accum,
         eval_interval=plan.loop.eval_interval if kwargs["eval_dataloader"] is not None else None,

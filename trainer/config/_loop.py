@@ -1,4 +1,5 @@
-"""``trainer.init.loop``: the horizon, the length of this run, evaluation, gradient accumulation and ssr."""
+"""``trainer.init.loop``: the horizon, the length of this run, evaluation, gradient accumulation, ssr, and what
+a non-finite loss does."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ class _Loop:
     grad_accum: int
     grad_accum_path: str | None  # None: not given
     ssr: float
+    on_nonfinite_loss: str
 
 
 def _loop(value: object, *, evaluates: bool, counts_tokens: bool, ctx: _Context) -> _Loop:
@@ -57,6 +59,7 @@ def _loop(value: object, *, evaluates: bool, counts_tokens: bool, ctx: _Context)
         grad_accum=given[accum_key] if accum_key else 1,
         grad_accum_path=f"{LOOP.path}.{accum_key}" if accum_key else None,
         ssr=given["scale_schedule_ratio"],
+        on_nonfinite_loss=given["on_nonfinite_loss"],
     )
 
 

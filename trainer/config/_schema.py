@@ -97,6 +97,12 @@ LOOP = Section(
         Key("grad_accum_steps", count(1), help="loader items per optimizer step"),
         Key("grad_accum", count(1), help="another name of grad_accum_steps"),
         Key("scale_schedule_ratio", number, 1.0),
+        Key(
+            "on_nonfinite_loss",
+            choice(("raise", "warn")),
+            "raise",
+            help="a nan or inf loss: stop with an error naming the batch (raise), or warn and train on",
+        ),
     ),
     unsupported={
         "steps_per_epoch": "an epoch is one pass over the train loader (shorten the loader, or count in batches)"
