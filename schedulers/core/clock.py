@@ -25,7 +25,15 @@ import torch
 from schedulers.core.state import SchedulerState, as_dataloader_len, as_max_duration
 from timeunits import Time, Timestamp, TimeUnit
 
-__all__ = ["Clock", "EpochStartView", "batches_in_run", "closes_epoch", "epoch_start", "epochs_before"]
+__all__ = [
+    "Clock",
+    "EpochStartView",
+    "after_batches",
+    "batches_in_run",
+    "closes_epoch",
+    "epoch_start",
+    "epochs_before",
+]
 
 PerBatch = int | torch.Tensor | None
 _BATCH_IN_EPOCH = Timestamp.counter(TimeUnit.BATCH, in_epoch=True)
@@ -82,6 +90,20 @@ def batches_in_run(length: Time, dataloader_len: int | None, samples: PerBatch, 
             f"max_duration={length}: give one entry per batch for the whole run"
         )
     return int(reached[0]) + 1
+
+
+def after_batches(batches: int, dataloader_len: int | None, samples: int = 0, tokens: int = 0) -> Timestamp:
+    """The timestamp after the first ``batches`` batches of a run (the whole-run form of :meth:`Clock.batch`).
+
+    .. math:: e = \\lfloor b / L \rfloor, \\qquad b_{\text{epoch}} = b - eL
+
+    Without ``dataloader_len`` (``L``) no epoch has closed. ``samples`` / ``tokens`` are the run's totals.
+
+    >>> after_batches(7, 3).epoch.value, after_batches(7, 3).batch_in_epoch.value
+    (2, 1)
+    """
+    epochs, in_epoch = divmod(batches, dataloader_len) if dataloader_len else (0, batches)
+    return Timestamp(epoch=epochs, batch=batches, sample=samples, token=tokens, batch_in_epoch=in_epoch)
 
 
 def epoch_start(timestamp: Timestamp) -> Timestamp:

@@ -69,11 +69,12 @@ from typing import Any
 import torch
 
 from schedulers.core.base import FunctionSchedule, Schedule
+from schedulers.core.clock import after_batches
 from schedulers.core.composition import Sequence
 from schedulers.core.evaluate import PerBatch, RunTimeline, evaluate_run, run_timeline
 from schedulers.core.state import SchedulerState, as_dataloader_len
 from schedulers.tools.stepped import run_steps, stepped_report_rows
-from timeunits import Time, Timestamp, TimeUnit
+from timeunits import Time, TimeUnit
 
 __all__ = [
     "render_report",
@@ -218,7 +219,8 @@ def _length_rows(timeline: RunTimeline, samples: PerBatch, tokens: PerBatch, tot
     n = timeline.num_batches
     rows = [{"kind": "length", "unit": "ba", "count": n, "per_batch": None}]
     if timeline.dataloader_len is not None:
-        full, extra = divmod(n, timeline.dataloader_len)
+        end = after_batches(n, timeline.dataloader_len)  # the clock's rule: epochs closed, batches past them
+        full, extra = end.epoch.value, end.batch_in_epoch.value
         rows.append(
             {
                 "kind": "length",
@@ -302,15 +304,9 @@ def _end_alpha(schedule, curve, timeline: RunTimeline, end_count, totals) -> flo
     if curve is not None:
         out = curve.fn(torch.tensor([float(end_count)], dtype=torch.float64))
         return float(torch.as_tensor(out, dtype=torch.float64).reshape(-1)[0])
-    n, per_epoch = timeline.num_batches, timeline.dataloader_len
-    timestamp = Timestamp(
-        epoch=n // per_epoch if per_epoch else 0,
-        batch=n,
-        sample=int(totals[TimeUnit.SAMPLE] or 0),
-        token=int(totals[TimeUnit.TOKEN] or 0),
-        batch_in_epoch=n % per_epoch if per_epoch else n,
-    )
-    return float(schedule(SchedulerState(timeline.max_duration, timestamp, per_epoch)))
+    samples, tokens = int(totals[TimeUnit.SAMPLE] or 0), int(totals[TimeUnit.TOKEN] or 0)
+    timestamp = after_batches(timeline.num_batches, timeline.dataloader_len, samples, tokens)
+    return float(schedule(SchedulerState(timeline.max_duration, timestamp, timeline.dataloader_len)))
 
 
 def _as_count(x: torch.Tensor) -> int | float:
