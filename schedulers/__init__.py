@@ -1,4 +1,9 @@
-"""Schedules written in training time: closed-form kernels, Composer's schedulers, composition, torch glue.
+"""Schedules written in training time: Composer's schedulers and more, composition, and the torch glue.
+
+The top level holds the schedules and the few entry points a user calls; the engine's parts live in
+``schedulers.core`` (resolution, kernels, the clock, evaluation), the tools in ``schedulers.tools`` (report,
+plot, serialization, expressions) and the front ends in ``schedulers.cerebras`` and ``schedulers.sambaflow``
+(see docs/architecture.md).
 
 >>> from schedulers import CosineAnnealingWithWarmupScheduler, SchedulerState
 >>> schedule = CosineAnnealingWithWarmupScheduler(t_warmup="0.1dur", alpha_f=0.1)
@@ -11,13 +16,14 @@
 from schedulers import cerebras as _cerebras  # noqa: F401  (registers the Cerebras names)
 from schedulers import sambaflow as _sambaflow  # noqa: F401  (registers the SambaFlow names)
 from schedulers.core.arguments import FrozenScheduleError
-from schedulers.core.base import Curve, FunctionSchedule, Schedule, as_schedule
+from schedulers.core.base import FunctionSchedule, Schedule, as_schedule
 from schedulers.core.clock import Clock
-from schedulers.core.compile import CompiledScheduler, compile_scheduler
+from schedulers.core.compile import compile_scheduler
 from schedulers.core.composition import Product, Sequence, Warmup
-from schedulers.core.evaluate import RunTimeline, evaluate_run, run_timeline
+from schedulers.core.config import ScheduleConfigError
+from schedulers.core.evaluate import evaluate_run, run_timeline
 from schedulers.core.registry import UnknownSchedulerError, get_scheduler, register_scheduler, registered_schedulers
-from schedulers.core.resolution import MissingDataloaderLenError, RunContext, scale_max_duration
+from schedulers.core.resolution import MissingDataloaderLenError
 from schedulers.core.state import SchedulerState, ScheduleState
 from schedulers.core.torch_scaling import scale_pytorch_scheduler
 from schedulers.families.composer import (
@@ -41,62 +47,48 @@ from schedulers.families.extended import (
     OneCycleScheduler,
     WarmupStableDecayScheduler,
 )
-from schedulers.tools.report import schedule_report, schedule_report_rows
-from schedulers.tools.serialization import (
-    ScheduleConfigError,
-    ScheduleNotSerializableError,
-    schedule_from_config,
-    schedule_to_config,
-    schedules_equal,
-)
 
 __all__ = [
-    "Clock",
-    "ScheduleConfigError",
-    "ScheduleNotSerializableError",
-    "schedule_from_config",
-    "schedule_report",
-    "schedule_report_rows",
-    "schedule_to_config",
-    "schedules_equal",
-    "CyclicScheduler",
-    "InverseSquareRootScheduler",
-    "OneCycleScheduler",
-    "WarmupStableDecayScheduler",
-    "CompiledScheduler",
+    # Composer's 13 schedulers
     "ConstantScheduler",
     "ConstantWithWarmupScheduler",
     "CosineAnnealingScheduler",
     "CosineAnnealingWarmRestartsScheduler",
     "CosineAnnealingWithWarmupScheduler",
-    "Curve",
-    "FrozenScheduleError",
-    "FunctionSchedule",
     "ExponentialScheduler",
     "LinearScheduler",
     "LinearWithWarmupScheduler",
-    "MissingDataloaderLenError",
     "MultiStepScheduler",
     "MultiStepWithWarmupScheduler",
     "PolynomialScheduler",
     "PolynomialWithWarmupScheduler",
-    "Product",
-    "RunContext",
-    "RunTimeline",
-    "Schedule",
-    "SchedulerState",
-    "ScheduleState",
-    "Sequence",
     "StepScheduler",
-    "UnknownSchedulerError",
+    # more schedules, and composition
+    "CyclicScheduler",
+    "InverseSquareRootScheduler",
+    "OneCycleScheduler",
+    "WarmupStableDecayScheduler",
+    "FunctionSchedule",
+    "Product",
+    "Sequence",
     "Warmup",
+    # what a schedule is and reads
+    "Schedule",
+    "ScheduleState",
+    "SchedulerState",
+    "Clock",
+    # entry points
     "as_schedule",
     "compile_scheduler",
     "evaluate_run",
+    "run_timeline",
+    "scale_pytorch_scheduler",
     "get_scheduler",
     "register_scheduler",
     "registered_schedulers",
-    "run_timeline",
-    "scale_max_duration",
-    "scale_pytorch_scheduler",
+    # the errors those raise
+    "FrozenScheduleError",
+    "MissingDataloaderLenError",
+    "ScheduleConfigError",
+    "UnknownSchedulerError",
 ]

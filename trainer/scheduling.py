@@ -23,9 +23,10 @@ from typing import Any
 import torch
 from torch.optim.lr_scheduler import LambdaLR, LRScheduler
 
-from schedulers import CompiledScheduler, compile_scheduler, scale_pytorch_scheduler
+from schedulers import compile_scheduler, scale_pytorch_scheduler
 from schedulers.core.callables import CallableKind, callable_kind
 from schedulers.core.clock import EpochStartView
+from schedulers.core.compile import CompiledScheduler
 from schedulers.core.tags import matches, normalize_tags
 
 __all__ = ["ScheduledRun", "build_schedulers"]

@@ -26,6 +26,7 @@ import math
 import operator
 
 from schedulers.core.resolution import RunContext, whole_count
+from schedulers.core.state import ScheduleState
 from timeunits import Time, TimeUnit
 
 __all__ = ["PENDING", "StepArgumentError", "resolve_steps"]
@@ -50,7 +51,9 @@ class StepArgumentError(ValueError):
     """A step-count argument that is not a step count, or cannot be resolved to one."""
 
 
-def resolve_steps(name: str, value: object, state: object = None, ssr: float = 1.0, *, required: bool = True):
+def resolve_steps(
+    name: str, value: object, state: ScheduleState | None = None, ssr: float = 1.0, *, required: bool = True
+):
     """``value`` (a number, a time string or Time, a list of these, or None) as whole steps.
 
     Returns :data:`PENDING` when a time needs the run's state and ``state`` is None and not ``required``.
@@ -77,7 +80,7 @@ def resolve_steps(name: str, value: object, state: object = None, ssr: float = 1
     )
 
 
-def _resolve_time(name: str, value: object, state: object, ssr: float, required: bool):
+def _resolve_time(name: str, value: object, state: ScheduleState | None, ssr: float, required: bool):
     try:
         time = Time.from_input(value)
     except (TypeError, ValueError) as error:

@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from schedulers.core.state import SchedulerState, as_dataloader_len, as_max_duration
+from schedulers.core.state import SchedulerState, ScheduleState, as_dataloader_len, as_max_duration
 from timeunits import Time, Timestamp, TimeUnit
 
 __all__ = [
@@ -126,7 +126,7 @@ class EpochStartView:
 
     __slots__ = ("state",)
 
-    def __init__(self, state: Any) -> None:
+    def __init__(self, state: ScheduleState) -> None:
         self.state = state
 
     @property

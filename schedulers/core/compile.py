@@ -20,6 +20,7 @@ from torch.optim.lr_scheduler import LRScheduler
 
 from schedulers.core.callables import CallableKind, callable_kind
 from schedulers.core.resolution import check_ssr
+from schedulers.core.state import ScheduleState
 
 __all__ = ["CompiledScheduler", "compile_scheduler"]
 
@@ -27,7 +28,7 @@ __all__ = ["CompiledScheduler", "compile_scheduler"]
 def compile_scheduler(
     scheduler: Callable[..., float],
     optimizer: torch.optim.Optimizer,
-    state: Any,
+    state: ScheduleState,
     ssr: float = 1.0,
     *,
     hyperparameter: str = "lr",
@@ -71,7 +72,7 @@ class CompiledScheduler(LRScheduler):
         self,
         scheduler: Callable[..., float],
         optimizer: torch.optim.Optimizer,
-        state: Any,
+        state: ScheduleState,
         ssr: float = 1.0,
         *,
         hyperparameter: str = "lr",
@@ -133,7 +134,7 @@ class CompiledScheduler(LRScheduler):
         self.last_epoch += 1
         self._apply()
 
-    def attach_state(self, state: Any, ssr: float | None = None) -> CompiledScheduler:
+    def attach_state(self, state: ScheduleState, ssr: float | None = None) -> CompiledScheduler:
         """Read time from ``state`` from now on (and apply ``ssr`` if given), then write the current values.
 
         The trainer calls this for a compiled scheduler it is handed, so the schedule follows the trainer's clock.

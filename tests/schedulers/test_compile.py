@@ -9,7 +9,6 @@ import pytest
 import torch
 
 from schedulers import (
-    CompiledScheduler,
     CosineAnnealingWithWarmupScheduler,
     LinearScheduler,
     SchedulerState,
@@ -17,6 +16,7 @@ from schedulers import (
     as_schedule,
     compile_scheduler,
 )
+from schedulers.core.compile import CompiledScheduler
 
 
 def _model_and_groups(optimizer_cls=torch.optim.SGD, **kwargs):
