@@ -95,7 +95,7 @@ def batches_in_run(length: Time, dataloader_len: int | None, samples: PerBatch, 
 def after_batches(batches: int, dataloader_len: int | None, samples: int = 0, tokens: int = 0) -> Timestamp:
     """The timestamp after the first ``batches`` batches of a run (the whole-run form of :meth:`Clock.batch`).
 
-    .. math:: e = \\lfloor b / L \rfloor, \\qquad b_{\text{epoch}} = b - eL
+    .. math:: e = \\lfloor b / L \\rfloor, \\qquad b_{\\text{epoch}} = b - eL
 
     Without ``dataloader_len`` (``L``) no epoch has closed. ``samples`` / ``tokens`` are the run's totals.
 
