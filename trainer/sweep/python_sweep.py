@@ -17,8 +17,6 @@ import pickle
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +83,10 @@ class PythonLauncher:
             for point in points:
                 finish(point, 0, run_python_point(self.make_trainer, point, self.starts), "above")
             return
+        # imported here: loading the process pool costs ~80 ms, which `import trainer` should not pay
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from multiprocessing import get_context
+
         with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
             futures = {pool.submit(run_python_point, self.make_trainer, p, self.starts): p for p in points}
             for future in as_completed(futures):
