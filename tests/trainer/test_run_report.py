@@ -5,6 +5,7 @@ Cerebras, SambaFlow), steps only copies, and a time argument beyond the end of t
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import pytest
 import torch
@@ -21,10 +22,10 @@ def _data(batches: int = 4):
     return [(torch.randn(2, 3, generator=generator), torch.randn(2, 1, generator=generator)) for _ in range(batches)]
 
 
-def _trainer(schedulers, *, lr: float = 0.1, **kwargs) -> Trainer:
+def _trainer(schedulers, **kwargs) -> Trainer:
+    """A trainer for ``schedulers`` (a schedule, or a factory ``optimizer -> scheduler`` the trainer calls)."""
     model = torch.nn.Linear(3, 1)
-    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
-    schedulers = schedulers(optimizer) if callable(schedulers) and not hasattr(schedulers, "resolve") else schedulers
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     kwargs.setdefault("max_duration", "4ep")
     return Trainer(model, _data(), optimizer=optimizer, schedulers=schedulers, loss_fn=F.mse_loss,
                    progress_bar=False, **kwargs)  # fmt: skip
@@ -77,7 +78,7 @@ def test_cerebras_schedulers_are_reported_by_stepping_a_copy():
 
 
 def test_dry_run_prints_the_messages_fit_would_warn(tmp_path, capsys, monkeypatch):
-    monkeypatch.syspath_prepend(str(__import__("pathlib").Path(__file__).parent))
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))  # config_fixtures
     config = tmp_path / "run.yaml"
     config.write_text(
         """\
