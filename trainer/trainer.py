@@ -176,7 +176,7 @@ class Trainer:
             ssr=ssr,
             grad_accum=self.grad_accum,
         )
-        self._stop = (Timestamp.counter(self.state.max_duration.unit), self.state.max_duration.value)
+        self._set_stop(None)
         self._skipped_in_epoch = 0  # optimizer steps the fp16 scaler skipped in this epoch (their data is used)
         self._terminate_requested = False
         self._spent_by_preview = False
