@@ -54,8 +54,7 @@ def make_trainer(max_duration, **run) -> Trainer:
 
 def make_ssr_trainer(ssr, **run) -> Trainer:
     """The same classifier, 600 batches scaled by the scale schedule ratio ``ssr``."""
-    trainer = make_trainer("600ba", scale_schedule_ratio=ssr, **run)
-    return trainer
+    return make_trainer("600ba", scale_schedule_ratio=ssr, **run)
 
 
 def main(argv=None) -> None:

@@ -36,6 +36,7 @@ __all__ = [
     "groups_of",
     "prepare_loader",
     "resume_iterator",
+    "rng_neutral_iter",
     "skip_batches",
     "to_device",
 ]
@@ -331,8 +332,8 @@ def resume_iterator(loader: Iterable, sampler: Any, skip: int) -> Iterator:
     in_process = getattr(loader, "num_workers", 0) == 0
     if skip and isinstance(sampler, ResumableSampler) and batch_size and in_process:
         sampler.skip(skip * batch_size)
-        return _rng_neutral_iter(loader)
-    iterator = _rng_neutral_iter(loader)
+        return rng_neutral_iter(loader)
+    iterator = rng_neutral_iter(loader)
     return skip_batches(iterator, skip) if skip else iterator  # others: consumed and discarded
 
 
@@ -342,12 +343,14 @@ def groups_of(iterator: Iterator, n: int) -> Iterator[list]:
         yield items
 
 
-def _rng_neutral_iter(loader: Iterable) -> Iterator:
+def rng_neutral_iter(loader: Iterable) -> Iterator:
     """``iter(loader)`` without touching the global torch RNG.
 
     A DataLoader draws its workers' base seed from the global generator each time an iterator is made; a
     resumed run makes one mid-epoch where the uninterrupted run did not, so the draw would shift every later
-    random number (dropout, ...) and break bit-exact resume.
+    random number (dropout, ...) and break bit-exact resume. Evaluation iterates this way too, so a run's
+    random numbers do not depend on when it evaluates (a WSD branch that starts where the main run evaluated
+    equals its own run, docs/sweeps.md).
     """
     state = torch.random.get_rng_state()
     iterator = iter(loader)

@@ -49,7 +49,9 @@ class Training:
 
 
 class Preview:
-    """``preview``: count each batch and step the schedulers, without training; ``callbacks`` see the batches.
+    """``preview``: count each batch and step the schedulers, without training; ``callbacks`` see the batches
+    through ``on_fit_start``, ``on_batch_start``, ``on_epoch_end`` and ``on_fit_end`` (no batch has a loss, so
+    ``on_batch_end`` is not called).
 
     Samples per batch come from the data when the run needs them and they are not a known constant (a
     run in ``sp``/``tok``, a token counter, a loader without a length, a batch size that varies); otherwise

@@ -49,7 +49,15 @@ from trainer.arguments import (
     run_time,
 )
 from trainer.callbacks import CallbackList, ProgressBar
-from trainer.data import ResumableSampler, count_samples, groups_of, prepare_loader, resume_iterator, to_device
+from trainer.data import (
+    ResumableSampler,
+    count_samples,
+    groups_of,
+    prepare_loader,
+    resume_iterator,
+    rng_neutral_iter,
+    to_device,
+)
 from trainer.loggers import LoggerCallback
 from trainer.loop import Preview, Training
 from trainer.param_groups import apply_adjust_learning_rate
@@ -202,7 +210,6 @@ class Trainer:
             raise ValueError(f"save_interval={save_interval!r} needs save_folder")
         if self.eval_interval is not None and eval_dataloader is None:
             raise ValueError(f"eval_interval={eval_interval!r} needs eval_dataloader")
-        self.last_loss: float | None = None
         self._last_saved_batch: int | None = None
         self._last_checkpoint: Path | None = None
         self._resumed_from: Path | None = None
@@ -280,9 +287,11 @@ class Trainer:
         """Run the loop to ``max_duration`` without training: the schedulers step exactly as ``fit()`` steps them.
 
         No forward, backward or optimizer step, no evaluation, checkpoint, report or message; only
-        ``callbacks`` (e.g. an :class:`~trainer.LRMonitor`) see the batches, so what they record is what
-        ``fit()`` would train with. The data is read only when needed to count samples or tokens. The clock
-        ends at ``max_duration``, so the trainer cannot ``fit()`` afterwards: build a new one.
+        ``callbacks`` (e.g. an :class:`~trainer.LRMonitor`) see the batches, through ``on_fit_start``,
+        ``on_batch_start``, ``on_epoch_end`` and ``on_fit_end`` (a previewed batch has no loss, so no
+        ``on_batch_end``), and what they record is what ``fit()`` would train with. The data is read only when
+        needed to count samples or tokens. The clock ends at ``max_duration``, so the trainer cannot ``fit()``
+        afterwards: build a new one.
         """
         if self._spent_by_preview:
             raise RuntimeError("this trainer already ran preview(): build a new one")
@@ -323,7 +332,6 @@ class Trainer:
                     loss, samples, tokens = trained
                     epoch_done = self._advance(samples, tokens)
                     if wants_loss:
-                        self.last_loss = loss
                         hooks.on_batch_end(self, loss)
                     finished = self._finished()
                     after_batch(before, epoch_done, finished)
@@ -514,7 +522,7 @@ class Trainer:
         total = torch.zeros((), dtype=torch.float64)
         count = 0
         with torch.no_grad():
-            for item in self.eval_dataloader:
+            for item in rng_neutral_iter(self.eval_dataloader):  # evaluating never shifts training's RNG
                 item = to_device(item, self.device)
                 samples = self.get_num_samples(item)
                 total += self._loss(model, item).double().cpu() * samples

@@ -38,7 +38,7 @@ class CountBatches(Callback):
         TRAINED[self.key] += 1
 
 
-def tiny_trainer(budget, schedule=None, monitor=None, **run) -> Trainer:
+def tiny_trainer(budget, schedule=None, monitor=None, eval_loader=None, **run) -> Trainer:
     """A 4-16-1 regression of 10 batches per epoch with dropout (so the RNG state matters), WSD by default."""
     torch.manual_seed(0)
     torch.set_num_threads(1)
@@ -53,7 +53,7 @@ def tiny_trainer(budget, schedule=None, monitor=None, **run) -> Trainer:
         torch.optim.AdamW(model.parameters(), lr=1e-2),
         schedulers=schedule or WarmupStableDecayScheduler("5ba", t_decay="0.25dur", alpha_f=0.1, decay_shape="cosine"),
         loss_fn=torch.nn.functional.mse_loss,
-        eval_dataloader=[(torch.ones(4, 4), torch.zeros(4, 1))],
+        eval_dataloader=eval_loader or [(torch.ones(4, 4), torch.zeros(4, 1))],
         eval_interval="10ba",
         seed=3,
         progress_bar=False,
@@ -100,6 +100,21 @@ def test_every_wsd_branch_equals_its_standalone_run(tmp_path):
     assert compute_line(rows) == "3 budgets for 1.25× the largest run (independent runs: 2.00×)"
     assert (tmp_path / "wsd" / "summary.csv").read_text().splitlines()[0].startswith("point,budget,batches,samples")
     assert (tmp_path / "wsd" / "sweep.png").stat().st_size > 0
+
+
+def _data_loader_eval(budget, **run) -> Trainer:
+    """tiny_trainer evaluating a DataLoader (making its iterator draws from torch's global RNG) every 10ba."""
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.ones(8, 4), torch.zeros(8, 1)), 4)
+    return tiny_trainer(budget, eval_loader=loader, **run)
+
+
+def test_a_branch_whose_decay_starts_on_an_evaluation_batch_equals_its_standalone_run(tmp_path):
+    # decays start at 30 and 60 (0.25dur of 40ba and 80ba), both batches the main run evaluates at
+    budget_sweep(_data_loader_eval, ["40ba", "80ba"], out=tmp_path / "wsd", branch_from_stable=True)
+    alone = _data_loader_eval("40ba")
+    alone.fit()
+    branch = load_checkpoint(tmp_path / "wsd" / "max_duration-40ba")
+    assert _same_weights(branch["model"], alone.model.state_dict())
 
 
 INTERRUPT = {"at": None}

@@ -145,6 +145,30 @@ def test_branching_a_config_without_a_wsd_schedule_is_refused_in_one_line():
     assert result.returncode == 2 and "give --budgets (or --max-duration), not --ssr" in result.stderr
 
 
+def test_a_ratio_that_leaves_no_run_is_refused_before_any_point_runs(tmp_path):
+    out = tmp_path / "sweep"
+    result = cadence("sweep", str(CLASSIFIER), "--ssr", "1", "0.001", "--out", str(out))
+    assert result.returncode == 2, result.stderr[-2000:]
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("cadence: error: ") and "0ba" in line
+    assert not (out / "points.txt").exists()  # nothing planned, nothing trained
+
+
+def test_ctrl_c_stops_a_sweep_at_its_running_point(tmp_path, monkeypatch):
+    from trainer.sweep import config_sweep
+
+    started = []
+
+    def interrupted(self, point, jobs):
+        started.append(point.name)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(config_sweep.ConfigLauncher, "_run_one", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        config_sweep.sweep_config(CLASSIFIER, out=tmp_path / "sweep", ssr=[0.25, 0.5, 1.0], jobs=1)
+    assert started == ["ssr-0.25"]  # the points after the one Ctrl-C stopped never start
+
+
 def test_the_sweep_command_line():
     args = build_parser().parse_args(["sweep", "run.yaml", "--budgets", "0.5dur", "1dur", "--jobs", "2"])
     assert (args.command, args.max_duration, args.ssr, args.jobs) == ("sweep", ["0.5dur", "1dur"], None, 2)

@@ -54,6 +54,7 @@ def plan_config_sweep(
     come before any point runs, a ``dur`` budget becomes a fraction of the config's horizon, and
     branching checks the schedules (:class:`~trainer.sweep.wsd.BranchingError`).
     """
+    from schedulers.core.resolution import scale_max_duration
     from trainer.config import apply_overrides, load_config, trainer_from_config
     from trainer.sweep.wsd import decay_starts
 
@@ -67,9 +68,12 @@ def plan_config_sweep(
     # checked like a point (which has a save_folder); `out` itself never holds checkpoints, so nothing loads
     probe_sets = ["trainer.init.progress_bar=false", f"trainer.init.checkpoint.save_folder={out}"]
     probe = trainer_from_config(apply_overrides(config, probe_sets), base_dir=Path(config_path).parent)
-    if ssr is not None:
-        return plan_points(budgets_from_ssrs(ssr), Path(out)), config
     state = probe.state
+    if ssr is not None:
+        budgets = budgets_from_ssrs(ssr)
+        for budget in budgets:  # a ratio that shrinks the run to nothing is refused before any point runs
+            scale_max_duration(state.unscaled_max_duration, budget.value, state.dataloader_len)
+        return plan_points(budgets, Path(out)), config
     lengths = [resolve_fraction(value, state.unscaled_max_duration, state.dataloader_len) for value in max_duration]
     budgets = budgets_from_durations(lengths)
     starts = decay_starts(probe, [budget.value for budget in budgets]) if branch_from_stable else None
@@ -114,10 +118,18 @@ class ConfigLauncher:
         return shlex.join(["cadence", "fit", *self.arguments(point)])
 
     def run(self, points: list[SweepPoint], jobs: int, finish: Finish) -> None:
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        if jobs == 1:  # in this thread: Ctrl-C stops the sweep at the running point
+            for point in points:
+                finish(point, *self._run_one(point, jobs))
+            return
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
             futures = {pool.submit(self._run_one, point, jobs): point for point in points}
-            for future in as_completed(futures):
-                finish(futures[future], *future.result())
+            try:
+                for future in as_completed(futures):
+                    finish(futures[future], *future.result())
+            except BaseException:  # Ctrl-C: the points not started yet never start
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
 
     def _run_one(self, point: SweepPoint, jobs: int) -> tuple[int, float, str]:
         argv = [sys.executable, "-m", "trainer", "fit", *self.arguments(point, progress=jobs == 1)]

@@ -55,13 +55,6 @@ class Budget:
         return self.value if self.kind == SSR else str(self.value)
 
     @property
-    def trainer_kwargs(self) -> dict[str, Any]:
-        """The ``Trainer`` argument this budget sets."""
-        if self.kind == SSR:
-            return {"scale_schedule_ratio": self.value}
-        return {"max_duration": str(self.value)}
-
-    @property
     def override(self) -> str:
         """The ``--set`` of ``cadence fit`` this budget sets."""
         key = "scale_schedule_ratio" if self.kind == SSR else "max_duration"

@@ -73,7 +73,6 @@ class PythonLauncher:
     def __init__(self, make_trainer: Callable[..., Any], points: list[SweepPoint]) -> None:
         self.make_trainer = make_trainer
         self.starts = main_starts(points)
-        self.total = len(points)
 
     def command(self, point: SweepPoint) -> None:
         return None  # a function call, not a command line
@@ -89,8 +88,12 @@ class PythonLauncher:
 
         with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
             futures = {pool.submit(run_python_point, self.make_trainer, p, self.starts): p for p in points}
-            for future in as_completed(futures):
-                finish(futures[future], 0, future.result(), "above")
+            try:
+                for future in as_completed(futures):
+                    finish(futures[future], 0, future.result(), "above")
+            except BaseException:  # Ctrl-C or a failed point: the points not started yet never start
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
 
 
 def run_python_point(make_trainer: Callable[..., Any], point: SweepPoint, starts: dict[str, str]) -> float:
