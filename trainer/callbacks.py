@@ -47,7 +47,7 @@ from typing import Any, TextIO
 from schedulers.tools.files import write_atomically
 from timeunits import Timestamp, TimeUnit
 
-__all__ = ["HOOK_NAMES", "Callback", "CallbackList", "call_hooks", "ProgressBar", "LRMonitor"]
+__all__ = ["HOOK_NAMES", "Callback", "CallbackList", "as_callbacks", "call_hooks", "ProgressBar", "LRMonitor"]
 
 #: The hooks a callback can override, in the order a run calls them.
 HOOK_NAMES = (
@@ -102,6 +102,15 @@ def _overridden_hook(callback: object, name: str) -> Callable | None:
     return hook
 
 
+def as_callbacks(callbacks: Iterable[object] | object | None) -> tuple[object, ...]:
+    """What ``callbacks=`` may be, as a tuple: None (none), one callback, or any iterable of them."""
+    if callbacks is None:
+        return ()
+    if isinstance(callbacks, Callback) or not isinstance(callbacks, Iterable):
+        return (callbacks,)
+    return tuple(callbacks)
+
+
 class CallbackList:
     """The trainer's callbacks, with each hook's overriding methods bound once, in list order.
 
@@ -116,12 +125,8 @@ class CallbackList:
     __slots__ = ("_callbacks", "_hooks") + tuple(f"_{name}" for name in HOOK_NAMES)
 
     def __init__(self, callbacks: Iterable[object] | object | None = None) -> None:
-        if callbacks is None:
-            callbacks = ()
-        elif isinstance(callbacks, Callback) or not isinstance(callbacks, Iterable):
-            callbacks = (callbacks,)
         self._callbacks: tuple[object, ...] = ()
-        self._rebuild(tuple(callbacks))
+        self._rebuild(as_callbacks(callbacks))
 
     def _rebuild(self, callbacks: tuple[object, ...]) -> None:
         hooks: dict[str, list[Callable]] = {name: [] for name in HOOK_NAMES}

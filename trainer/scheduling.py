@@ -9,10 +9,11 @@ Entries (API clarifications 1–3, 10):
 * a dict ``{"schedule": ..., "hyperparameter": "lr", "param_group_tags": None}`` targets another key or
   tagged param groups.
 
-Everything Cadence builds steps once per batch; a torch scheduler the user built steps per epoch unless
-``step_schedulers_every_batch=True`` (Composer's default). With ``step_schedulers_every_batch=False``, a
-Cadence schedule is evaluated at each epoch boundary and held for the epoch (Composer's staircase), and a
-Cerebras or SambaFlow scheduler (which counts optimizer steps) is a ValueError naming it.
+By default everything Cadence builds steps once per batch, and a torch scheduler the user built steps per
+epoch unless ``step_schedulers_every_batch=True`` (Composer's default). With
+``step_schedulers_every_batch=False``, a Cadence schedule is evaluated at each epoch boundary and held for the
+epoch (Composer's staircase), and a Cerebras or SambaFlow scheduler (which counts optimizer steps) is a
+ValueError naming it.
 """
 
 from __future__ import annotations
@@ -94,16 +95,16 @@ def build_schedulers(
     writers: dict[str, list[tuple[str, bool]]] = {}  # key -> (who, whether it must write alone)
     per_batch: list[LRScheduler] = []
     per_epoch: list[LRScheduler] = []
+    clock = EpochStartView(state) if per_epoch_clock else state
     for label, scheduler in built:
         if scheduler.optimizer is not optimizer:
             raise ValueError(f"{label} ({type(scheduler).__name__}) was built on another optimizer than the trainer's")
         writers.setdefault(_written_key(scheduler), []).append((f"{label} ({type(scheduler).__name__})", True))
         _check_per_epoch(label, scheduler, step_every_batch)
-        _scale(label, scheduler, ssr, EpochStartView(state) if per_epoch_clock else state)
+        _scale(label, scheduler, ssr, clock)
         steps_per_batch = step_every_batch or (step_every_batch is None and _cadence_built(scheduler))
         (per_batch if steps_per_batch else per_epoch).append(scheduler)
 
-    clock = EpochStartView(state) if per_epoch_clock else state
     for key, group_entries in _by_key(cadence).items():
         writers.setdefault(key, []).extend((e.label, False) for e in group_entries)
         (per_epoch if per_epoch_clock else per_batch).extend(_compile_key(key, group_entries, optimizer, clock, ssr))

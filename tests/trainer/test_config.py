@@ -1092,3 +1092,14 @@ def test_on_nonfinite_loss_is_a_loop_key():
     assert build(base_config(max_steps=8, on_nonfinite_loss="warn")).on_nonfinite_loss == "warn"
     with pytest.raises(ConfigError, match=r"^trainer.init.loop.on_nonfinite_loss: must be one of raise, warn, got"):
         build(base_config(max_steps=8, on_nonfinite_loss="ignore"))
+
+
+def test_a_configured_trainer_takes_callbacks_as_trainer_does():
+    from trainer import LRMonitor
+
+    for callbacks in (None, LRMonitor(), (c for c in [LRMonitor()])):
+        model = torch.nn.Linear(2, 1)
+        data = [(torch.randn(4, 2), torch.randn(4, 1))] * 2
+        sgd = torch.optim.SGD(model.parameters(), lr=0.1)
+        trainer = ConfiguredTrainer(model, data, "2ba", sgd, callbacks=callbacks, progress_bar=False)
+        assert trainer.loss_history in list(trainer.callbacks)

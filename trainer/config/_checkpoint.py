@@ -17,10 +17,9 @@ def _checkpoint(init: dict, fit: dict, ctx: _Context) -> dict[str, Any]:
     ``trainer.init.model_dir`` (plus the key paths of the interval and of autoresume, for error messages)."""
     path = CHECKPOINT.path
     given = read_section(CHECKPOINT, init["checkpoint"], ctx)
-    raw = init["checkpoint"] or {}
     interval_path = f"{path}.steps" if given["steps"] is not None else f"{path}.save_interval"
     save_interval = Time(given["steps"], TimeUnit.BATCH) if given["steps"] is not None else given["save_interval"]
-    autoresume_key = "autoresume" if raw.get("autoresume") is not None else "autoload_last_checkpoint"
+    autoresume_key = "autoresume" if given["autoresume"] else "autoload_last_checkpoint"  # the one given (exclusive)
     autoresume = given["autoload_last_checkpoint"] or given["autoresume"]
     strict = given["load_strict_model_weights"] and not given["disable_strict_checkpoint_loading"]
     if not strict and not given["load_weights_only"]:

@@ -6,9 +6,7 @@ from typing import Any
 
 from trainer.config._context import _Context
 from trainer.config._read import read_section
-from trainer.config._schema import PRECISION
-
-_FP16_TYPES = {"float16": "fp16", "bfloat16": "bf16", "cbfloat16": "bf16"}
+from trainer.config._schema import FP16_TYPES, PRECISION
 
 
 def _precision(value: Any, ctx: _Context) -> tuple[str, float | None, float | None]:
@@ -32,7 +30,7 @@ def _precision(value: Any, ctx: _Context) -> tuple[str, float | None, float | No
     kind = given["fp16_type"]
     name = "fp32"
     if given["enabled"]:
-        name = _FP16_TYPES[kind or "float16"]
+        name = FP16_TYPES[kind or "float16"]
         if kind == "cbfloat16":
             ctx.warn(f"{path}.fp16_type", "cbfloat16 is Cerebras hardware's format; Cadence uses bfloat16 (bf16)")
     elif kind is not None:

@@ -7,7 +7,7 @@ from collections import deque
 from typing import Any
 
 from timeunits import Time, TimeUnit
-from trainer.callbacks import Callback
+from trainer.callbacks import Callback, as_callbacks
 
 
 class LossHistory(Callback):
@@ -46,8 +46,7 @@ class ConfiguredRun:
         self.num_steps = num_steps
         self.config = config
         self.loss_history = LossHistory()
-        callbacks = kwargs.pop("callbacks", ())
-        callbacks = list(callbacks) if isinstance(callbacks, (list, tuple)) else [callbacks]
+        callbacks = as_callbacks(kwargs.pop("callbacks", ()))  # the rule Trainer's callbacks= follows
         super().__init__(*args, callbacks=[*callbacks, self.loss_history], **kwargs)
 
     def fit(self, duration: Any = None) -> None:

@@ -1,6 +1,6 @@
 """Every key of the layout, described once: its reader (type and accepted values), default, what to give when
 it is missing, and per section the Cerebras keys Cadence ignores (with the reason), the keys it does not
-support, and the groups of keys of which one may be given. :func:`trainer.config._values.read_section`
+support, and the groups of keys of which one may be given. :func:`trainer.config._read.read_section`
 checks a mapping against its section; ``--set`` (``apply_overrides``) uses the same exclusive groups."""
 
 from __future__ import annotations
@@ -9,7 +9,11 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from trainer.arguments import NONFINITE_LOSS_ACTIONS
 from trainer.config._values import Reader, choice, count, device, duration, flag, number, output, text
+
+# Cerebras's fp16_type -> the trainer's precision (cbfloat16 has no CPU/GPU twin: bf16, with a warning)
+FP16_TYPES = {"float16": "fp16", "bfloat16": "bf16", "cbfloat16": "bf16"}
 
 
 @dataclass(frozen=True)
@@ -99,7 +103,7 @@ LOOP = Section(
         Key("scale_schedule_ratio", number, 1.0),
         Key(
             "on_nonfinite_loss",
-            choice(("raise", "warn")),
+            choice(NONFINITE_LOSS_ACTIONS),
             "raise",
             help="a nan or inf loss: stop with an error naming the batch (raise), or warn and train on",
         ),
@@ -138,7 +142,7 @@ PRECISION = Section(
     "trainer.init.precision",
     (
         Key("enabled", flag, False),
-        Key("fp16_type", choice(("float16", "bfloat16", "cbfloat16"))),
+        Key("fp16_type", choice(tuple(FP16_TYPES))),
         Key("max_gradient_norm", number),
         Key("max_gradient_value", number),
     ),

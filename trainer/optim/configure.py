@@ -84,14 +84,15 @@ class OptimizerArgumentError(ValueError):
 def configure_optimizer(optimizer_type: str | type[Optimizer], params: Any, **kwargs: Any) -> Optimizer:
     """Build the optimizer named ``optimizer_type`` (any case) on ``params``.
 
-    - ``learning_rate`` is taken as ``lr`` when it is a number or a numeric string; a dict or list there is
-      a Cerebras schedule configuration and is left to the scheduler (ignored here). Giving both
-      ``learning_rate`` and a different ``lr`` is an error.
+    - ``learning_rate`` is taken as ``lr`` when it is a finite number or a numeric string; a dict or list
+      there is a Cerebras schedule configuration and is left to the scheduler (ignored here); anything else is
+      an :class:`OptimizerArgumentError`. Giving both ``learning_rate`` and a different ``lr`` is an error.
     - An argument the constructor does not accept is a ``ValueError`` naming it, suggesting the closest
       accepted name and listing them all (``momentun`` → ``momentum``); Cerebras's old spellings
       (``beta1``/``beta2``, ``weight_decay_rate``, ...) are a ``ValueError`` naming the argument to use.
-    - An argument whose default is a number takes a number (a numeric string such as ``"1e-3"`` is read as
-      one); anything else is an :class:`OptimizerArgumentError` naming it (``lr='1e-2x': expected a number``).
+    - An argument whose default is a number takes a finite number (a numeric string such as ``"1e-3"`` is read
+      as one); anything else is an :class:`OptimizerArgumentError` naming it (``lr='1e-2x': expected a number``,
+      ``lr=nan: expected a finite number``).
     - Cerebras's defaults (:data:`CEREBRAS_DEFAULTS`) fill arguments that were not given.
     - An unknown name is a ``ValueError`` listing close names and every known one.
 
@@ -160,8 +161,16 @@ def _check_numbers(cls: type, kwargs: dict[str, Any], parameters: dict[str, insp
             continue
         if isinstance(value, str):
             kwargs[name] = value = _number_text(value)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value is None:
-            raise OptimizerArgumentError(cls.__name__, name, value, "expected a number")
+        problem = _number_problem(value)
+        if problem is not None:
+            raise OptimizerArgumentError(cls.__name__, name, value, problem)
+
+
+def _number_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be a numeric optimizer argument, or None when it can (a finite int or float)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return "expected a number"
+    return None if math.isfinite(value) else "expected a finite number"
 
 
 def _number_text(text: str) -> Any:
@@ -193,13 +202,13 @@ def _take_learning_rate(cls: type, kwargs: dict[str, Any]) -> None:
     if "learning_rate" not in kwargs:
         return
     learning_rate = kwargs.pop("learning_rate")
+    if learning_rate is None or isinstance(learning_rate, (dict, list)):
+        return  # a Cerebras schedule configuration: the scheduler's business
     if isinstance(learning_rate, str):
-        try:
-            learning_rate = float(learning_rate)
-        except ValueError:
-            raise ValueError(f"learning_rate={learning_rate!r} is not a number") from None
-    elif isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float, torch.Tensor)):
-        return  # None, or a Cerebras schedule (dict / list): the scheduler's business
+        learning_rate = _number_text(learning_rate)  # read as the other numeric arguments are
+    problem = None if isinstance(learning_rate, torch.Tensor) else _number_problem(learning_rate)
+    if problem is not None:
+        raise OptimizerArgumentError(cls.__name__, "learning_rate", learning_rate, problem)
     if "lr" in kwargs and not _same(kwargs["lr"], learning_rate):
         raise ValueError(f"{cls.__name__} got both lr={kwargs['lr']!r} and learning_rate={learning_rate!r}; give one")
     kwargs["lr"] = learning_rate

@@ -192,3 +192,19 @@ def test_param_groups_pass_through():
 def test_constructor_errors_surface_with_the_class_name():
     with pytest.raises(ValueError, match="lr"):
         configure_optimizer("Lion", params(), lr=-1.0)
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ({"learning_rate": True}, "SGD: learning_rate=True: expected a number"),
+        ({"learning_rate": "abc"}, "SGD: learning_rate='abc': expected a number"),
+        ({"learning_rate": "inf"}, "SGD: learning_rate='inf': expected a number"),
+        ({"lr": float("nan")}, "SGD: lr=nan: expected a finite number"),
+        ({"momentum": float("inf")}, "SGD: momentum=inf: expected a finite number"),
+    ],
+)
+def test_learning_rate_and_numeric_arguments_are_read_one_way(arguments, message):
+    with pytest.raises(OptimizerArgumentError) as raised:
+        configure_optimizer("SGD", [torch.zeros(1, requires_grad=True)], **arguments)
+    assert str(raised.value) == message
