@@ -310,16 +310,12 @@ def _looks_like_config(argument: str) -> bool:
 
 def _plot_config(args: argparse.Namespace) -> int:
     from schedulers.tools.plotting import require_matplotlib
-    from trainer.config import ConfigError, apply_overrides, apply_sambaflow_flags, load_config, trainer_from_config
+    from trainer.config import ConfigError, trainer_from_command_line
     from trainer.plot_config import plot_config
 
     def build(ssr: float | None):  # exactly as _fit builds the trainer; --ssr (when given) overrides the config's
-        config = load_config(args.config)
-        sources: dict[str, str] = {}
-        config = apply_sambaflow_flags(config, args, sources=sources)
         overrides = [*args.overrides] + ([] if ssr is None else [f"trainer.init.loop.scale_schedule_ratio={ssr}"])
-        config = apply_overrides(config, overrides, sources=sources)
-        return trainer_from_config(config, base_dir=Path(args.config).parent, sources=sources)
+        return trainer_from_command_line(args.config, overrides, args)
 
     with _plain_warnings():
         try:
@@ -337,15 +333,13 @@ def _plot_config(args: argparse.Namespace) -> int:
                 height=args.height,
             )
         except (ConfigError, ValueError, TypeError, OSError, ImportError) as error:
-            print(f"cadence: error: {' '.join(str(error).split())}", file=sys.stderr)
-            return 2
+            return _error(error)
     if text:  # with --csv -, stdout holds the CSV alone
         print(text, file=sys.stderr if args.csv == "-" else sys.stdout)
     return 0
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from trainer.checkpoint import CheckpointError
     from trainer.config import ConfigError
     from trainer.sweep import SweepError
     from trainer.sweep.config_sweep import sweep_config
@@ -362,15 +356,8 @@ def _sweep(args: argparse.Namespace) -> int:
                 jobs=args.jobs,
                 overrides=args.overrides,
             )
-        except CheckpointError as error:  # before ValueError, its base class
-            print(f"cadence: error: {' '.join(str(error).split())}", file=sys.stderr)
-            return 1
-        except (ConfigError, ValueError, TypeError) as error:
-            print(f"cadence: error: {' '.join(str(error).split())}", file=sys.stderr)
-            return 2
-        except SweepError as error:
-            print(f"cadence: error: {error}", file=sys.stderr)
-            return 1
+        except (ConfigError, SweepError, ValueError, TypeError, OSError) as error:  # a CheckpointError is a ValueError
+            return _error(error)
         except KeyboardInterrupt:
             print(f"cadence: interrupted; rerun the same command to continue the sweep in {out}", file=sys.stderr)
             return 130
@@ -379,22 +366,11 @@ def _sweep(args: argparse.Namespace) -> int:
 
 def _fit(args: argparse.Namespace) -> int:
     from trainer.checkpoint import CheckpointError
-    from trainer.config import (
-        ConfigError,
-        apply_overrides,
-        apply_sambaflow_flags,
-        load_config,
-        run_summary,
-        trainer_from_config,
-    )
+    from trainer.config import ConfigError, run_summary, trainer_from_command_line
 
     with _plain_warnings():
         try:
-            config = load_config(args.config)
-            sources: dict[str, str] = {}
-            config = apply_sambaflow_flags(config, args, sources=sources)
-            config = apply_overrides(config, args.overrides, sources=sources)
-            trainer = trainer_from_config(config, base_dir=Path(args.config).parent, sources=sources)
+            trainer = trainer_from_command_line(args.config, args.overrides, args)
             if args.dry_run:
                 state = trainer.state
                 print(
@@ -409,18 +385,24 @@ def _fit(args: argparse.Namespace) -> int:
                     print(f"cadence: warning: {message}", file=sys.stderr)
                 return 0
             trainer.fit()
-        except ConfigError as error:
-            print(f"cadence: error: {error}", file=sys.stderr)
-            return 2
-        except CheckpointError as error:
-            print(f"cadence: error: {' '.join(str(error).split())}", file=sys.stderr)
-            return 1
+        except (ConfigError, CheckpointError) as error:
+            return _error(error)
         except KeyboardInterrupt:
             print("cadence: interrupted", file=sys.stderr)
             return 130
     if trainer.is_rank_zero:
         print(f"cadence: {run_summary(trainer)}", flush=True)
     return 0
+
+
+def _error(error: BaseException) -> int:
+    """Report ``error`` in one line on stderr; the exit status: 1 when a checkpoint or a sweep's point failed (the
+    command can be rerun), 2 for a mistake in the config or the command line."""
+    from trainer.checkpoint import CheckpointError
+    from trainer.sweep import SweepError
+
+    print(f"cadence: error: {' '.join(str(error).split())}", file=sys.stderr)
+    return 1 if isinstance(error, (CheckpointError, SweepError)) else 2
 
 
 def _count_schedulers(trainer) -> int:

@@ -154,6 +154,15 @@ def test_a_ratio_that_leaves_no_run_is_refused_before_any_point_runs(tmp_path):
     assert not (out / "points.txt").exists()  # nothing planned, nothing trained
 
 
+def test_a_bad_set_is_named_as_cadence_fit_names_it(tmp_path):
+    result = cadence("sweep", str(CLASSIFIER), "--ssr", "1", "--set", "trainer.init.loop.max_steps=-1")
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        "cadence: error: trainer.init.loop.max_steps (from --set trainer.init.loop.max_steps=-1): "
+        "must be an integer >= 1, got -1"
+    )
+
+
 def test_ctrl_c_stops_a_sweep_at_its_running_point(tmp_path, monkeypatch):
     from trainer.sweep import config_sweep
 

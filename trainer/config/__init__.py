@@ -47,7 +47,7 @@ from trainer.config._errors import ConfigError, ConfigWarning
 from trainer.config._overrides import apply_overrides, parse_override
 from trainer.config._run import LossHistory, run_summary
 from trainer.config._sambaflow_flags import apply_sambaflow_flags
-from trainer.config._trainer import ConfiguredTrainer, trainer_from_config
+from trainer.config._trainer import ConfiguredTrainer, trainer_from_command_line, trainer_from_config
 from trainer.config._yaml import load_config
 
 __all__ = [
@@ -60,5 +60,6 @@ __all__ = [
     "load_config",
     "parse_override",
     "run_summary",
+    "trainer_from_command_line",
     "trainer_from_config",
 ]

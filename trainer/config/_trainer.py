@@ -8,9 +8,15 @@ This module sits above both ``trainer.trainer`` and the config's checking and bu
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 from trainer.config._arguments import trainer_arguments
+from trainer.config._overrides import apply_overrides
 from trainer.config._run import ConfiguredRun, register_configured
+from trainer.config._sambaflow_flags import apply_sambaflow_flags
+from trainer.config._yaml import load_config
 from trainer.trainer import Trainer
 
 
@@ -45,3 +51,17 @@ def trainer_from_config(
     The same as ``ConfiguredTrainer.from_config(config, base_dir, sources=sources)``.
     """
     return trainer_arguments(config, base_dir, sources=sources).construct(ConfiguredTrainer)
+
+
+def trainer_from_command_line(
+    path: str | os.PathLike, overrides: Sequence[str] = (), flags: Any = None
+) -> ConfiguredTrainer:
+    """The trainer ``cadence fit PATH [SambaFlow flags] --set KEY=VALUE ...`` builds: the YAML file, then the
+    SambaFlow ``flags`` (an argparse namespace, or None), then the ``--set`` ``overrides``, each key path
+    remembering the flag that set it so that an error names it (``cadence fit``, ``plot`` and ``sweep`` alike)."""
+    config = load_config(path)
+    sources: dict[str, str] = {}
+    if flags is not None:
+        config = apply_sambaflow_flags(config, flags, sources=sources)
+    config = apply_overrides(config, list(overrides), sources=sources)
+    return trainer_from_config(config, base_dir=Path(path).parent, sources=sources)

@@ -55,7 +55,7 @@ def plan_config_sweep(
     branching checks the schedules (:class:`~trainer.sweep.wsd.BranchingError`).
     """
     from schedulers.core.resolution import scale_max_duration
-    from trainer.config import apply_overrides, load_config, trainer_from_config
+    from trainer.config import apply_overrides, load_config, trainer_from_command_line
     from trainer.sweep.wsd import decay_starts
 
     if (ssr is None) == (max_duration is None):
@@ -64,10 +64,10 @@ def plan_config_sweep(
         raise ValueError(
             "--branch-from-stable branches over run lengths: give --budgets (or --max-duration), not --ssr"
         )
-    config = apply_overrides(load_config(config_path), list(overrides))
-    # checked like a point (which has a save_folder); `out` itself never holds checkpoints, so nothing loads
+    config = apply_overrides(load_config(config_path), list(overrides))  # what every point starts from
+    # built as `cadence fit` builds a point (which has a save_folder; `out` itself never holds checkpoints)
     probe_sets = ["trainer.init.progress_bar=false", f"trainer.init.checkpoint.save_folder={out}"]
-    probe = trainer_from_config(apply_overrides(config, probe_sets), base_dir=Path(config_path).parent)
+    probe = trainer_from_command_line(config_path, [*overrides, *probe_sets])
     state = probe.state
     if ssr is not None:
         budgets = budgets_from_ssrs(ssr)
