@@ -235,7 +235,10 @@ class Time:
         if _is_number(other):
             if self._unit is _DURATION:
                 return _plain_number(other)
-            return _integer_count(other, self._unit, f"cannot compare {self} with {other!r}")
+            count = _whole(other)
+            if count is None:
+                raise _not_a_count(other, self._unit, f"cannot compare {self} with {other!r}")
+            return count
         return self._same_unit(other, "compare")._value
 
     def __lt__(self, other: object) -> bool:
@@ -296,6 +299,10 @@ def _is_operand(value: object) -> bool:
 
 
 def _checked_value(value: object, unit: TimeUnit) -> int | float:
+    if unit is not _DURATION:
+        count = _whole(value)  # numpy and torch integers; the messages below are built only to raise
+        if count is not None:
+            return count
     if not _is_number(value):
         hint = f" (to parse a string use Time.from_timestring({value!r}))" if isinstance(value, str) else ""
         raise TypeError(f"a Time value must be a number, got {value!r} of type {type(value).__name__}{hint}")
@@ -304,25 +311,34 @@ def _checked_value(value: object, unit: TimeUnit) -> int | float:
         if not math.isfinite(result):
             raise ValueError(f"a dur value must be a finite number, got {value!r}")
         return result
-    return _integer_count(value, unit, f"Time({value!r}, {unit.value!r})")
+    raise _not_a_count(value, unit, f"Time({value!r}, {unit.value!r})")
 
 
-def _integer_count(value: object, unit: TimeUnit, subject: str) -> int:
-    """A number as a count of an integer ``unit``; any float (even ``2.0``) is a :class:`NonIntegralTimeError`.
+def _whole(value: object) -> int | None:
+    """``value`` as an int when it is an integer number (an int, a numpy or torch integer), else None.
+
+    A bool is no number here and a float (even ``2.0``) no count, as :func:`_is_number` and
+    :func:`_not_a_count` say; a Time has no ``__index__``.
+    """
+    if isinstance(value, (bool, float)):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
+def _not_a_count(value: object, unit: TimeUnit, subject: str) -> NonIntegralTimeError:
+    """The error for a number that is no count of the integer ``unit`` (a float, even ``2.0``, or a Fraction).
 
     ``subject`` names the value in the error (``"Time(2.5, 'ep')"``, ``"Timestamp batch"``).
     """
     if isinstance(value, float):
-        raise NonIntegralTimeError(
+        return NonIntegralTimeError(
             f"{subject}: {unit.value} values must be ints, got the float {value!r}"
             + (f" (write {int(value)})" if value.is_integer() else "")
         )
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise NonIntegralTimeError(
-            f"{subject}: {unit.value} values must be ints, got {type(value).__name__} {value!r}"
-        ) from None
+    return NonIntegralTimeError(f"{subject}: {unit.value} values must be ints, got {type(value).__name__} {value!r}")
 
 
 def _finite_factor(factor: object, verb: str, time: Time) -> int | float:
