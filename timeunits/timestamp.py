@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from timeunits.errors import TimeUnitMismatchError
-from timeunits.time import Time, _is_number, _make, _not_a_count, _whole
+from timeunits.time import Time, _make, _not_a_count, _whole, is_number
 from timeunits.units import TimeUnit
 
 __all__ = ["Timestamp"]
@@ -228,7 +228,7 @@ def _count(name: str, value: object, unit: TimeUnit | None = None, owner: str = 
         value = value.value
     count = _whole(value)
     if count is None:
-        if not _is_number(value):
+        if not is_number(value):
             raise TypeError(
                 f"{owner} {name} must be an int (or a Time in {unit.value}), got {value!r} of type "
                 f"{type(value).__name__}"

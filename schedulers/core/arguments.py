@@ -27,7 +27,7 @@ from typing import Any
 
 import attrs
 
-from timeunits import Time
+from timeunits import Time, is_number
 
 __all__ = [
     "FrozenList",
@@ -93,8 +93,11 @@ def time_argument(name: str, value: object) -> Time:
 
 
 def number_argument(name: str, value: object, *, low: float | None = None, low_open: bool = False) -> float:
-    """A finite real (int, float, numpy or 0-d tensor) as a float, optionally bounded below; else a ValueError."""
-    if isinstance(value, (bool, str)) or value is None:
+    """A finite real (int, float, numpy or 0-d tensor) as a float, optionally bounded below; else a ValueError.
+
+    What is a number is :func:`timeunits.is_number`'s rule: a bool, a string, bytes or a Time is not.
+    """
+    if not is_number(value):
         raise ValueError(f"{name}={value!r} must be a number")
     try:
         result = float(value)
