@@ -15,7 +15,7 @@ from timeunits.errors import (
     TimeParseError,
     TimeUnitMismatchError,
 )
-from timeunits.time import Time, TimeLike
+from timeunits.time import Time, TimeLike, is_number
 from timeunits.timestamp import Timestamp
 from timeunits.units import TimeUnit
 
@@ -29,5 +29,6 @@ __all__ = [
     "TimeUnit",
     "TimeUnitMismatchError",
     "Timestamp",
+    "is_number",
     "whole_count",
 ]

@@ -10,7 +10,7 @@ from timeunits.errors import MissingTimeUnitError, NonIntegralTimeError, NotATim
 from timeunits.parsing import parse_timestring
 from timeunits.units import TimeUnit
 
-__all__ = ["Time", "TimeLike"]
+__all__ = ["Time", "TimeLike", "is_number"]
 
 _DURATION = TimeUnit.DURATION
 # Exact-value lookup first: TimeUnit(...) costs several hundred ns and Time() is built often.
@@ -64,7 +64,7 @@ class Time:
             return value
         if isinstance(value, str):
             return cls.from_timestring(value)
-        if not _is_number(value):
+        if not is_number(value):
             raise NotATimeError(
                 f"{value!r} of type {type(value).__name__} is not a time: expected a Time, a time string "
                 "such as '10ep', or a number with default_int_unit"
@@ -183,7 +183,7 @@ class Time:
 
     def __mul__(self, other: TimeLike | float) -> Time:
         """``Time * number`` keeps the unit (``int()`` truncation for int units); ``Time * Time`` needs one ``dur``."""
-        if _is_number(other):
+        if is_number(other):
             return _scaled(self, _finite_factor(other, "multiply", self), operator.mul)
         if not _is_operand(other):
             return NotImplemented
@@ -203,7 +203,7 @@ class Time:
 
     def __truediv__(self, other: TimeLike | float) -> Time:
         """``Time / number`` keeps the unit (truncating int units); ``Time / Time`` of one unit is a ``dur``."""
-        if _is_number(other):
+        if is_number(other):
             return _scaled(self, _finite_factor(other, "divide", self), _truncating_div)
         if not _is_operand(other):
             return NotImplemented
@@ -224,7 +224,7 @@ class Time:
             except ValueError:
                 return False
             return self._unit is other._unit and self._value == other._value
-        if _is_number(other):
+        if is_number(other):
             return self._value == _plain_number(other)
         return NotImplemented
 
@@ -232,10 +232,13 @@ class Time:
         """``other``'s value for ordering: a number is read in this unit, so a float is no count of ``ep``."""
         if type(other) is int:
             return other
-        if _is_number(other):
+        if is_number(other):
             if self._unit is _DURATION:
                 return _plain_number(other)
-            return _integer_count(other, self._unit, f"cannot compare {self} with {other!r}")
+            count = _whole(other)
+            if count is None:
+                raise _not_a_count(other, self._unit, f"cannot compare {self} with {other!r}")
+            return count
         return self._same_unit(other, "compare")._value
 
     def __lt__(self, other: object) -> bool:
@@ -262,7 +265,15 @@ def _make(value: int | float, unit: TimeUnit) -> Time:
     return time
 
 
-def _is_number(value: object) -> bool:
+def is_number(value: object) -> bool:
+    """Whether ``value`` is a real number: an int or float, a numpy or torch scalar, a Fraction or Decimal.
+
+    A bool, a string, bytes and a Time are not numbers, although ``float()`` reads each of them; Cadence's
+    number arguments all ask this one question (docs/time-units.md).
+
+    >>> is_number(3), is_number(0.5), is_number(True), is_number("0.5"), is_number(b"0.5")
+    (True, True, False, False, False)
+    """
     if isinstance(value, (bool, str, bytes, bytearray, Time)):  # float(b"0.5") works, but bytes are no number
         return False
     if isinstance(value, (int, float)):
@@ -292,11 +303,15 @@ def _plain_number(value: object) -> int | float:
 
 
 def _is_operand(value: object) -> bool:
-    return isinstance(value, (Time, str)) or _is_number(value)
+    return isinstance(value, (Time, str)) or is_number(value)
 
 
 def _checked_value(value: object, unit: TimeUnit) -> int | float:
-    if not _is_number(value):
+    if unit is not _DURATION:
+        count = _whole(value)  # numpy and torch integers; the messages below are built only to raise
+        if count is not None:
+            return count
+    if not is_number(value):
         hint = f" (to parse a string use Time.from_timestring({value!r}))" if isinstance(value, str) else ""
         raise TypeError(f"a Time value must be a number, got {value!r} of type {type(value).__name__}{hint}")
     if unit is _DURATION:
@@ -304,25 +319,34 @@ def _checked_value(value: object, unit: TimeUnit) -> int | float:
         if not math.isfinite(result):
             raise ValueError(f"a dur value must be a finite number, got {value!r}")
         return result
-    return _integer_count(value, unit, f"Time({value!r}, {unit.value!r})")
+    raise _not_a_count(value, unit, f"Time({value!r}, {unit.value!r})")
 
 
-def _integer_count(value: object, unit: TimeUnit, subject: str) -> int:
-    """A number as a count of an integer ``unit``; any float (even ``2.0``) is a :class:`NonIntegralTimeError`.
+def _whole(value: object) -> int | None:
+    """``value`` as an int when it is an integer number (an int, a numpy or torch integer), else None.
+
+    A bool is no number here and a float (even ``2.0``) no count, as :func:`is_number` and
+    :func:`_not_a_count` say; a Time has no ``__index__``.
+    """
+    if isinstance(value, (bool, float)):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
+def _not_a_count(value: object, unit: TimeUnit, subject: str) -> NonIntegralTimeError:
+    """The error for a number that is no count of the integer ``unit`` (a float, even ``2.0``, or a Fraction).
 
     ``subject`` names the value in the error (``"Time(2.5, 'ep')"``, ``"Timestamp batch"``).
     """
     if isinstance(value, float):
-        raise NonIntegralTimeError(
+        return NonIntegralTimeError(
             f"{subject}: {unit.value} values must be ints, got the float {value!r}"
             + (f" (write {int(value)})" if value.is_integer() else "")
         )
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise NonIntegralTimeError(
-            f"{subject}: {unit.value} values must be ints, got {type(value).__name__} {value!r}"
-        ) from None
+    return NonIntegralTimeError(f"{subject}: {unit.value} values must be ints, got {type(value).__name__} {value!r}")
 
 
 def _finite_factor(factor: object, verb: str, time: Time) -> int | float:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from timeunits.errors import TimeUnitMismatchError
-from timeunits.time import Time, _integer_count, _is_number, _make
+from timeunits.time import Time, _make, _not_a_count, _whole, is_number
 from timeunits.units import TimeUnit
 
 __all__ = ["Timestamp"]
@@ -22,6 +22,7 @@ _FIELD_UNITS = {
     "sample_in_epoch": TimeUnit.SAMPLE,
     "token_in_epoch": TimeUnit.TOKEN,
 }
+_SLOTS = tuple(f"_{name}" for name in _FIELDS)
 _TOTAL_FIELD = {
     TimeUnit.EPOCH: "_epoch",
     TimeUnit.BATCH: "_batch",
@@ -46,7 +47,7 @@ class Timestamp:
     True
     """
 
-    __slots__ = tuple(f"_{name}" for name in _FIELDS)
+    __slots__ = _SLOTS
 
     def __init__(
         self,
@@ -59,18 +60,10 @@ class Timestamp:
         sample_in_epoch: int | Time = 0,
         token_in_epoch: int | Time = 0,
     ) -> None:
-        values = dict(
-            epoch=epoch,
-            batch=batch,
-            sample=sample,
-            token=token,
-            batch_in_epoch=batch_in_epoch,
-            sample_in_epoch=sample_in_epoch,
-            token_in_epoch=token_in_epoch,
-        )
+        values = (epoch, batch, sample, token, batch_in_epoch, sample_in_epoch, token_in_epoch)
         # Counters are independent, as in Composer: a partial timestamp (``epoch=2, batch_in_epoch=3``) is valid.
-        for name, value in values.items():
-            setattr(self, f"_{name}", _count(name, value))
+        for slot, name, value in zip(_SLOTS, _FIELDS, values, strict=True):
+            setattr(self, slot, _count(name, value))
 
     # -- the counters as Times ---------------------------------------------------------------
     epoch = property(lambda self: _make(self._epoch, TimeUnit.EPOCH), doc="Epochs completed.")
@@ -226,17 +219,21 @@ def _count(name: str, value: object, unit: TimeUnit | None = None, owner: str = 
     Errors name ``owner`` and the counter: a float is a :class:`NonIntegralTimeError`, a Time of another unit a
     :class:`TimeUnitMismatchError`, anything else that is no number a :class:`TypeError`.
     """
+    if type(value) is int and value >= 0:
+        return value  # the common case; messages are built only to raise
     unit = unit or _FIELD_UNITS[name]
-    subject = f"{owner} {name}"
     if isinstance(value, Time):
         if value.unit is not unit:
-            raise TimeUnitMismatchError(f"{subject} must be in {unit.value}, got {value} (in {value.unit.value})")
+            raise TimeUnitMismatchError(f"{owner} {name} must be in {unit.value}, got {value} (in {value.unit.value})")
         value = value.value
-    if not _is_number(value):
-        raise TypeError(
-            f"{subject} must be an int (or a Time in {unit.value}), got {value!r} of type {type(value).__name__}"
-        )
-    count = _integer_count(value, unit, subject)
+    count = _whole(value)
+    if count is None:
+        if not is_number(value):
+            raise TypeError(
+                f"{owner} {name} must be an int (or a Time in {unit.value}), got {value!r} of type "
+                f"{type(value).__name__}"
+            )
+        raise _not_a_count(value, unit, f"{owner} {name}")
     if count < 0:
-        raise ValueError(f"{subject} must be >= 0, got {count}")
+        raise ValueError(f"{owner} {name} must be >= 0, got {count}")
     return count

@@ -303,17 +303,18 @@ class Trainer:
         mode.hooks.on_fit_end(self)
 
     def _set_stop(self, duration: Any) -> None:
-        state = self.state
-        self._stop = (Timestamp.counter(state.max_duration.unit), state.max_duration.value)
+        """Where this call stops early: ``(counter, count)`` after ``duration`` more, or None (at max_duration,
+        which ``state.done`` checks: the one clock rule, docs/architecture.md)."""
+        self._stop = None
         if duration is not None:
             more = run_time(duration, "duration")
             self._check_tokens("duration", more)
             count = Timestamp.counter(more.unit)
-            self._stop = (count, count(state.timestamp) + more.value)
+            self._stop = (count, count(self.state.timestamp) + more.value)
 
     def _finished(self) -> bool:
-        stop_count, stop_at = self._stop
-        return self.state.done or stop_count(self.state.timestamp) >= stop_at
+        stop = self._stop
+        return self.state.done or (stop is not None and stop[0](self.state.timestamp) >= stop[1])
 
     def _fit_loop(self, mode: Training | Preview) -> None:
         """The one loop: ``mode`` decides what a batch does (train it, or only count it)."""

@@ -50,9 +50,6 @@ class FloatOps:
     cos = math.cos
     sqrt = math.sqrt
     floor = math.floor
-    exp = math.exp
-    log = math.log
-    abs = abs
     pow = staticmethod(_float_pow)
     clamp = staticmethod(_float_clamp)
 
@@ -117,9 +114,6 @@ class TensorOps:
     cos = torch.cos
     sqrt = torch.sqrt
     floor = torch.floor
-    exp = torch.exp
-    log = torch.log
-    abs = torch.abs
     pow = torch.pow
     clamp = torch.clamp
     where = staticmethod(_tensor_where)

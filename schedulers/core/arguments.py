@@ -27,7 +27,7 @@ from typing import Any
 
 import attrs
 
-from timeunits import Time
+from timeunits import Time, is_number
 
 __all__ = [
     "FrozenList",
@@ -40,6 +40,7 @@ __all__ = [
     "milestones_argument",
     "milestones_field",
     "multiplier_field",
+    "named_converter",
     "number_argument",
     "number_field",
     "positive_count",
@@ -93,8 +94,11 @@ def time_argument(name: str, value: object) -> Time:
 
 
 def number_argument(name: str, value: object, *, low: float | None = None, low_open: bool = False) -> float:
-    """A finite real (int, float, numpy or 0-d tensor) as a float, optionally bounded below; else a ValueError."""
-    if isinstance(value, (bool, str)) or value is None:
+    """A finite real (int, float, numpy or 0-d tensor) as a float, optionally bounded below; else a ValueError.
+
+    What is a number is :func:`timeunits.is_number`'s rule: a bool, a string, bytes or a Time is not.
+    """
+    if not is_number(value):
         raise ValueError(f"{name}={value!r} must be a number")
     try:
         result = float(value)
@@ -117,7 +121,7 @@ def positive_count(name: str, count: Time, given: Time) -> int:
     return count.value
 
 
-def milestones_argument(value: object, name: str = "milestones") -> FrozenList:
+def milestones_argument(name: str, value: object) -> FrozenList:
     """A list of times as a tuple of Times (immutable), or a ValueError naming the argument or the bad item."""
     if isinstance(value, (str, Time)) or not isinstance(value, Seq):
         raise ValueError(f"{name}={value!r} must be a list of times, e.g. ['30ep', '0.8dur']")
@@ -160,7 +164,7 @@ def argument_repr(value: object) -> str:
 # -- attrs fields: one argument of a frozen schedule class ------------------------------------------------
 
 
-def _named(check: Callable[..., Any], **options: Any) -> attrs.Converter:
+def named_converter(check: Callable[..., Any], **options: Any) -> attrs.Converter:
     """An attrs converter calling ``check(field_name, value, **options)``."""
     return attrs.Converter(lambda value, field: check(field.name, value, **options), takes_field=True)
 
@@ -171,22 +175,22 @@ def time_field(default: object = attrs.NOTHING, *, optional: bool = False) -> An
     def check(name: str, value: object) -> Time | None:
         return None if optional and value is None else time_argument(name, value)
 
-    return attrs.field(default=default, converter=_named(check), repr=argument_repr)
+    return attrs.field(default=default, converter=named_converter(check), repr=argument_repr)
 
 
 def milestones_field() -> Any:
     """A list of times, kept as a tuple of Times."""
-    return attrs.field(converter=_named(lambda name, value: milestones_argument(value, name)), repr=argument_repr)
+    return attrs.field(converter=named_converter(milestones_argument), repr=argument_repr)
 
 
 def number_field(default: object = attrs.NOTHING, *, low: float | None = None, low_open: bool = False) -> Any:
     """A finite real number (a float), optionally bounded below."""
-    return attrs.field(default=default, converter=_named(number_argument, low=low, low_open=low_open))
+    return attrs.field(default=default, converter=named_converter(number_argument, low=low, low_open=low_open))
 
 
 def multiplier_field(default: object = attrs.NOTHING, *, final: bool = False) -> Any:
     """A multiplier α >= 0 of the base value; ``final=True`` for the value a schedule ends at (warns above 1)."""
-    return attrs.field(default=default, converter=_named(multiplier_argument, final=final))
+    return attrs.field(default=default, converter=named_converter(multiplier_argument, final=final))
 
 
 def flag_field(default: bool = False) -> Any:
@@ -196,4 +200,4 @@ def flag_field(default: bool = False) -> Any:
 
 def choice_field(default: str, choices: tuple[str, ...]) -> Any:
     """A string argument that must be one of ``choices``."""
-    return attrs.field(default=default, converter=_named(choice_argument, choices=choices))
+    return attrs.field(default=default, converter=named_converter(choice_argument, choices=choices))

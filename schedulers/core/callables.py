@@ -22,6 +22,7 @@ trainer's ``schedulers=``) decides with :func:`callable_kind`:
 from __future__ import annotations
 
 import enum
+import functools
 import inspect
 import math
 from typing import Any
@@ -45,8 +46,8 @@ def callable_kind(candidate: Any) -> CallableKind:
         return CallableKind.SCHEDULE
     if not callable(candidate):
         return CallableKind.OTHER
-    if isinstance(candidate, type):
-        return CallableKind.ONE_ARGUMENT  # a class: built from its one argument (an optimizer)
+    if isinstance(_unwrap_partials(candidate), type):
+        return CallableKind.ONE_ARGUMENT  # a class, or a partial of one: built from its one argument (an optimizer)
     arity = _positional_arity(candidate)
     if arity is None:
         return CallableKind.SCHEDULE  # builtins and C callables: assume the documented (state, ssr) protocol
@@ -56,6 +57,13 @@ def callable_kind(candidate: Any) -> CallableKind:
     if required <= 1 <= most:
         return CallableKind.ONE_ARGUMENT
     return CallableKind.OTHER
+
+
+def _unwrap_partials(candidate: Any) -> Any:
+    """The callable under any nesting of ``functools.partial``."""
+    while isinstance(candidate, functools.partial):
+        candidate = candidate.func
+    return candidate
 
 
 def _positional_arity(candidate: Any) -> tuple[int, float] | None:

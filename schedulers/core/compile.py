@@ -96,11 +96,8 @@ class CompiledScheduler(LRScheduler):
         self.base_values = [base for _, base in bases]
         if hyperparameter == "lr":
             self.base_lrs = list(self.base_values)  # what torch's own schedulers expose
-        self._tensor_groups = any(
-            isinstance(optimizer.param_groups[i][hyperparameter], torch.Tensor) for i in self.param_groups
-        )
-
-        one_float = len(self.param_groups) == 1 and not self._tensor_groups
+        tensor_groups = any(isinstance(optimizer.param_groups[i][hyperparameter], torch.Tensor) for i in indices)
+        one_float = len(indices) == 1 and not tensor_groups
         self._single = (self.param_groups[0], self.base_values[0]) if one_float else None
         self.last_epoch = 0
         self._step_count = 1
@@ -116,7 +113,7 @@ class CompiledScheduler(LRScheduler):
             groups[self._single[0]][key] = value
             self._last_lr = [value]
             return
-        values = [base * alpha for base in self.base_values]
+        values = self._values(alpha)
         for index, value in zip(self.param_groups, values, strict=True):
             group = groups[index]
             if isinstance(group[key], torch.Tensor):
@@ -124,6 +121,9 @@ class CompiledScheduler(LRScheduler):
             else:
                 group[key] = value
         self._last_lr = values
+
+    def _values(self, alpha: float) -> list[float]:
+        return [base * alpha for base in self.base_values]
 
     def step(self, epoch: None = None) -> None:  # type: ignore[override]
         """Advance the bookkeeping count and write ``base · α(state)`` into every group."""
@@ -148,8 +148,7 @@ class CompiledScheduler(LRScheduler):
 
     def get_lr(self) -> list[float]:
         """The values the next write would use (torch's protocol)."""
-        alpha = self._alpha(self.state)
-        return [base * alpha for base in self.base_values]
+        return self._values(self._alpha(self.state))
 
     def get_last_lr(self) -> list[float]:
         """The values written by the last construction/``step()``/``load_state_dict()``."""

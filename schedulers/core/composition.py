@@ -13,7 +13,14 @@ import attrs
 
 from schedulers.core import kernels
 from schedulers.core._ops import ops
-from schedulers.core.arguments import FrozenList, argument_repr, flag_field, milestones_field, time_field
+from schedulers.core.arguments import (
+    FrozenList,
+    argument_repr,
+    flag_field,
+    milestones_field,
+    named_converter,
+    time_field,
+)
 from schedulers.core.base import Curve, Schedule
 from schedulers.core.registry import register_scheduler
 from schedulers.core.resolution import RunContext
@@ -40,8 +47,7 @@ def _schedule(value: object) -> Schedule:
 
 
 def _schedules_field() -> Any:
-    converter = attrs.Converter(lambda value, field: _schedules(field.name, value), takes_field=True)
-    return attrs.field(converter=converter, repr=argument_repr)
+    return attrs.field(converter=named_converter(_schedules), repr=argument_repr)
 
 
 def warmup_ramp(t_warmup: int, peak: float, main: Callable[[Any], Any]) -> Callable[[Any], Any]:

@@ -34,8 +34,6 @@ __all__ = [
     "schedule_to_config",
 ]
 
-# the families whose classes are Cadence schedules (a "user" family class is seen through each of them)
-_SCHEDULE_FAMILIES = ("composer", "cadence")
 # argument names whose string values are schedule names (as in the trainer's YAML), not plain strings
 _CHILD_ARGUMENTS = ("schedule", "schedules")
 
@@ -318,27 +316,19 @@ def _argument(key: str, value: object, path: str) -> Any:
 def _schedule_class(name: str, path: str) -> type:
     """The Cadence schedule class registered as ``name``, or a ScheduleConfigError at ``path``."""
     try:
-        cls = get_scheduler(name)
+        return get_scheduler(name, where=_is_schedule_class)  # among schedule classes only
     except UnknownSchedulerError as error:
-        found = set()
-        for family in _SCHEDULE_FAMILIES:  # ambiguous across front ends: look among schedule classes only
-            try:
-                found.add(get_scheduler(name, family=family))
-            except UnknownSchedulerError:
-                pass
-        schedules = [c for c in found if _is_schedule_class(c)]
-        if len(schedules) != 1:
-            message = str(error).split("; known:")[0]
-            raise ScheduleConfigError(path, f"{message}; schedule names: {', '.join(_schedule_names())}") from None
-        cls = schedules[0]
-    if not _is_schedule_class(cls):
-        raise ScheduleConfigError(
-            path,
-            f"{name!r} names {cls.__module__}.{cls.__qualname__}, which is not a Cadence schedule (a "
-            "schedulers.Schedule class): it is built on an optimizer, so it has no schedule config; use a Composer "
-            "or Cadence schedule name",
-        )
-    return cls
+        unknown = error
+    try:
+        cls = get_scheduler(name)
+    except UnknownSchedulerError:
+        raise ScheduleConfigError(path, f"{unknown.reason}; schedule names: {', '.join(_schedule_names())}") from None
+    raise ScheduleConfigError(
+        path,
+        f"{name!r} names {cls.__module__}.{cls.__qualname__}, which is not a Cadence schedule (a "
+        "schedulers.Schedule class): it is built on an optimizer, so it has no schedule config; use a Composer "
+        "or Cadence schedule name",
+    )
 
 
 def _is_schedule_class(cls: object) -> bool:
@@ -347,10 +337,7 @@ def _is_schedule_class(cls: object) -> bool:
 
 def _schedule_names() -> list[str]:
     """The full names of the registered Cadence schedule classes (aliases work too, but are not listed)."""
-    names = set()
-    for family in _SCHEDULE_FAMILIES:
-        names.update(cls.__name__ for cls in registered_schedulers(family).values() if _is_schedule_class(cls))
-    return sorted(names)
+    return sorted({cls.__name__ for cls in registered_schedulers(where=_is_schedule_class).values()})
 
 
 def _describe(parameters: Mapping[str, inspect.Parameter]) -> str:

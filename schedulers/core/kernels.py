@@ -23,6 +23,9 @@ import math
 from schedulers.core._ops import FloatOps, ops
 
 __all__ = [
+    "ANNEAL_STRATEGIES",
+    "CYCLIC_MODES",
+    "DECAY_SHAPES",
     "constant",
     "cosine",
     "cosine_wave",
@@ -43,9 +46,10 @@ __all__ = [
 ]
 
 _INF = math.inf
-_CYCLIC_MODES = ("triangular", "triangular2", "exp_range")
-_ANNEAL_STRATEGIES = ("cos", "linear")
-_DECAY_SHAPES = ("linear", "cosine", "1-sqrt")
+# The choices of the kernels' string parameters; the schedules built on them offer exactly these.
+CYCLIC_MODES = ("triangular", "triangular2", "exp_range")
+ANNEAL_STRATEGIES = ("cos", "linear")
+DECAY_SHAPES = ("linear", "cosine", "1-sqrt")
 
 
 def _bad(name, accepted, value):
@@ -319,8 +323,8 @@ def cyclic(x, base, peak, step_size_up=2000, step_size_down=None, mode="triangul
         raise _bad("step_size_up", "a finite number > 0", step_size_up)
     if step_size_down is not None and not 0 <= step_size_down < _INF:
         raise _bad("step_size_down", "None or a finite number >= 0", step_size_down)
-    if mode not in _CYCLIC_MODES:
-        raise _bad("mode", _one_of(_CYCLIC_MODES), mode)
+    if mode not in CYCLIC_MODES:
+        raise _bad("mode", _one_of(CYCLIC_MODES), mode)
     if mode == "exp_range" and not 0 < gamma < _INF:
         raise _bad("gamma", "a finite number > 0 with mode 'exp_range'", gamma)
     up = float(step_size_up)
@@ -375,8 +379,8 @@ def one_cycle(x, total_steps, max_lr, initial_lr, min_lr, pct_start=0.3, anneal_
         raise _bad("total_steps", "an int > 0", total_steps)
     if not 0 <= pct_start <= 1:
         raise _bad("pct_start", "a number in [0, 1]", pct_start)
-    if anneal_strategy not in _ANNEAL_STRATEGIES:
-        raise _bad("anneal_strategy", _one_of(_ANNEAL_STRATEGIES), anneal_strategy)
+    if anneal_strategy not in ANNEAL_STRATEGIES:
+        raise _bad("anneal_strategy", _one_of(ANNEAL_STRATEGIES), anneal_strategy)
     first_end = float(pct_start * total_steps) - 1
     if first_end == 0:
         raise ValueError(
@@ -428,8 +432,8 @@ def warmup_stable_decay(x, t_warmup, t_stable_end, t_end, alpha_f=0.0, decay_sha
         raise _bad("t_stable_end", f"a finite number >= t_warmup ({t_warmup!r})", t_stable_end)
     if not t_stable_end < t_end < _INF:
         raise _bad("t_end", f"a finite number > t_stable_end ({t_stable_end!r})", t_end)
-    if decay_shape not in _DECAY_SHAPES:
-        raise _bad("decay_shape", _one_of(_DECAY_SHAPES), decay_shape)
+    if decay_shape not in DECAY_SHAPES:
+        raise _bad("decay_shape", _one_of(DECAY_SHAPES), decay_shape)
     o = ops(x)
     p = o.clamp((x - t_stable_end) / (t_end - t_stable_end), 0.0, 1.0)
     if decay_shape == "linear":

@@ -34,7 +34,15 @@ _FAMILY: dict[type, str] = {}
 
 
 class UnknownSchedulerError(ValueError, KeyError):
-    """A schedule name that is not registered, or that matches several entries."""
+    """A schedule name that is not registered, or that matches several entries.
+
+    ``reason`` is the message without the list of known names (what is wrong with the name, with close names),
+    for a caller that lists the names it accepts its own way.
+    """
+
+    def __init__(self, *args: object, reason: str | None = None) -> None:
+        super().__init__(*args)
+        self.reason = str(self) if reason is None else reason
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return str(self.args[0]) if self.args else ""
@@ -76,36 +84,47 @@ def register_scheduler(
     return register if cls is None else register(cls)
 
 
-def get_scheduler(name: str, *, family: str | None = None) -> type:
-    """The class registered as ``name`` (optionally only within ``family``), or an :class:`UnknownSchedulerError`."""
+def get_scheduler(name: str, *, family: str | None = None, where: Callable[[type], bool] | None = None) -> type:
+    """The class registered as ``name``, or an :class:`UnknownSchedulerError`.
+
+    ``family`` keeps only that family's entries (and the user's); ``where`` keeps only the entries it is true
+    for (e.g. schedule classes). Both apply before a name is ambiguous and to the close names suggested; an
+    exact name or alias that ``where`` drops is unknown, not read as another entry's shortened name.
+    """
     if not isinstance(name, str):
         raise UnknownSchedulerError(f"a schedule name must be a string, got {name!r}")
     key = name.strip().lower()
 
     def of_family(found: list) -> list:
         found = [cls for cls in dict.fromkeys(found) if cls is not None]
-        return [cls for cls in found if family is None or _FAMILY[cls] in (family, "user")]
+        return [cls for cls in found if _keeps(cls, family, None)]
 
-    unique = of_family([_BY_NAME.get(key), _BY_ALIAS.get(key)]) or of_family(
+    # an exact name or alias is never read as a shortened full name, even when ``where`` drops it
+    found = of_family([_BY_NAME.get(key), _BY_ALIAS.get(key)]) or of_family(
         [cls for full, cls in _BY_NAME.items() if _strip_suffix(full) == key]
     )
+    unique = found if where is None else [cls for cls in found if where(cls)]
     if len(unique) == 1:
         return unique[0]
     if len(unique) > 1:
         names = ", ".join(sorted(cls.__name__ for cls in unique))
         raise UnknownSchedulerError(f"schedule name {name!r} is ambiguous: it matches {names}; use a full name")
-    known = registered_schedulers(family)
-    hint = did_you_mean(key, known)
-    raise UnknownSchedulerError(f"unknown schedule {name!r}{hint}; known: {', '.join(sorted(known))}")
+    known = registered_schedulers(family, where=where)
+    reason = f"unknown schedule {name!r}{did_you_mean(key, known)}"
+    raise UnknownSchedulerError(f"{reason}; known: {', '.join(sorted(known))}", reason=reason)
 
 
-def registered_schedulers(family: str | None = None) -> dict[str, type]:
-    """Every registered name and alias (optionally of one family), mapped to its class."""
+def registered_schedulers(family: str | None = None, *, where: Callable[[type], bool] | None = None) -> dict[str, type]:
+    """Every registered name and alias (optionally of one ``family``, or those ``where`` is true for), to its class."""
     names = {cls.__name__: cls for cls in _BY_NAME.values()}
     names.update({alias: cls for alias, cls in _BY_ALIAS.items()})
-    if family is not None:
-        names = {n: c for n, c in names.items() if _FAMILY[c] in (family, "user")}
+    if family is not None or where is not None:
+        names = {n: c for n, c in names.items() if _keeps(c, family, where)}
     return names
+
+
+def _keeps(cls: type, family: str | None, where: Callable[[type], bool] | None) -> bool:
+    return (family is None or _FAMILY[cls] in (family, "user")) and (where is None or where(cls))
 
 
 def scheduler_family(cls: type) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 from schedulers.core.state import as_dataloader_len, as_max_duration
-from timeunits import Time, TimeUnit
+from timeunits import Time, TimeUnit, is_number
 from timeunits.counting import whole_count
 
 __all__ = ["MissingDataloaderLenError", "RunContext", "check_ssr", "same_unit", "scale_max_duration", "whole_count"]
@@ -33,7 +33,7 @@ class MissingDataloaderLenError(ValueError, RuntimeError):
 def check_ssr(ssr: object, name: str = "ssr") -> float:
     """``ssr`` as a float, which must be finite and > 0 (a ValueError naming ``name`` otherwise)."""
     try:
-        value = float(ssr) if not isinstance(ssr, (bool, str)) else math.nan
+        value = float(ssr) if is_number(ssr) else math.nan  # bytes and Times are no numbers either
     except (TypeError, ValueError):
         value = math.nan
     if not (math.isfinite(value) and value > 0):

@@ -27,8 +27,6 @@ from timeunits import Time
 
 __all__ = ["CyclicScheduler", "InverseSquareRootScheduler", "OneCycleScheduler", "WarmupStableDecayScheduler"]
 
-_DECAY_SHAPES = ("linear", "cosine", "1-sqrt")
-
 
 @register_scheduler(aliases=("wsd", "warmup_stable_decay"), family="cadence")
 @attrs.frozen
@@ -49,7 +47,7 @@ class WarmupStableDecayScheduler(Schedule):
     t_warmup: Time = time_field()
     t_decay: Time = time_field("0.2dur")
     alpha_f: float = multiplier_field(0.0, final=True)
-    decay_shape: str = choice_field("linear", _DECAY_SHAPES)
+    decay_shape: str = choice_field("linear", kernels.DECAY_SHAPES)
     t_max: Time = time_field("1dur")
     scale_warmup: bool = flag_field()
 
@@ -115,7 +113,7 @@ class OneCycleScheduler(Schedule):
     pct_start: float = number_field(0.3, low=0.0, low_open=True)
     div_factor: float = number_field(25.0, low=0.0, low_open=True)
     final_div_factor: float = number_field(1e4, low=0.0, low_open=True)
-    anneal_strategy: str = choice_field("cos", ("cos", "linear"))
+    anneal_strategy: str = choice_field("cos", kernels.ANNEAL_STRATEGIES)
     three_phase: bool = flag_field()
 
     def __attrs_post_init__(self) -> None:
@@ -149,7 +147,7 @@ class CyclicScheduler(Schedule):
     t_up: Time = time_field()
     t_down: Time | None = time_field(None, optional=True)
     base_ratio: float = multiplier_field(0.1)
-    mode: str = choice_field("triangular", ("triangular", "triangular2", "exp_range"))
+    mode: str = choice_field("triangular", kernels.CYCLIC_MODES)
     gamma: float = number_field(1.0, low=0.0, low_open=True)
 
     def _resolve(self, run: RunContext) -> Curve:

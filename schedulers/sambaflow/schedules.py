@@ -40,6 +40,7 @@ from torch.optim.lr_scheduler import LambdaLR
 from schedulers.core import kernels
 from schedulers.core._ops import ops
 from schedulers.core.registry import register_scheduler
+from timeunits import is_number
 
 __all__ = [
     "SambaFlowLambda",
@@ -233,7 +234,7 @@ def _steps(name: str, value) -> int:
 
 
 def _finite(name: str, value, *, low: float) -> float:
-    if isinstance(value, bool):
+    if not is_number(value):  # timeunits' rule: a bool, a string, bytes or a Time is no number
         raise ValueError(f"{name}={value!r} must be a number")
     try:
         number = float(value)

@@ -54,7 +54,7 @@ class UnknownScheduleNameError(ExpressionError, UnknownSchedulerError):
 
 def schedule_names() -> list[str]:
     """Every name (class names and aliases) an expression may call, sorted case-insensitively."""
-    return sorted((n for n, cls in registered_schedulers().items() if _is_schedule(cls)), key=str.lower)
+    return sorted(registered_schedulers(where=_is_schedule), key=str.lower)
 
 
 def parse_schedule(text: str) -> Schedule:
@@ -248,21 +248,11 @@ def _check_arguments(cls: type, args: list, kwargs: dict, prefix: str) -> None:
 
 
 def _lookup_quietly(name: str) -> type | None:
-    """The registered Schedule subclass ``name`` refers to, or None (not found, ambiguous, not a schedule)."""
+    """The registered Schedule subclass ``name`` refers to, or None (not found, or ambiguous among schedules)."""
     try:
-        cls = get_scheduler(name)
+        return get_scheduler(name, where=_is_schedule)
     except UnknownSchedulerError:
-        # ambiguous across front ends (e.g. 'CosineAnnealing'): keep the match among time-aware schedules
-        matches = set()
-        for family in ("composer", "cadence", "user"):
-            try:
-                found = get_scheduler(name, family=family)
-            except UnknownSchedulerError:
-                continue
-            if _is_schedule(found):
-                matches.add(found)
-        return matches.pop() if len(matches) == 1 else None
-    return cls if _is_schedule(cls) else None
+        return None
 
 
 def _is_schedule(cls: object) -> bool:

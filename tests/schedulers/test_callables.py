@@ -6,7 +6,7 @@ import functools
 
 import pytest
 import torch
-from torch.optim.lr_scheduler import LinearLR, LRScheduler
+from torch.optim.lr_scheduler import ConstantLR, LinearLR, LRScheduler
 
 from schedulers import LinearScheduler, SchedulerState, as_schedule, compile_scheduler
 from schedulers.core.callables import CallableKind, callable_kind
@@ -38,6 +38,9 @@ def _factory(optimizer, gamma=0.5, last_epoch=-1):
         (_factory, CallableKind.ONE_ARGUMENT),
         (functools.partial(LinearLR, start_factor=0.5, total_iters=2), CallableKind.ONE_ARGUMENT),
         (LinearLR, CallableKind.ONE_ARGUMENT),
+        # a partial of a class is a factory even when its leftover signature has two positional parameters
+        (functools.partial(ConstantLR, total_iters=3), CallableKind.ONE_ARGUMENT),
+        (functools.partial(functools.partial(ConstantLR, total_iters=3), factor=0.5), CallableKind.ONE_ARGUMENT),
         (lambda a, b, c: 1.0, CallableKind.OTHER),
         (lambda: 1.0, CallableKind.OTHER),
         (0.5, CallableKind.OTHER),
@@ -72,6 +75,8 @@ def test_the_trainer_applies_the_same_rule():
     assert trainer(_two).scheduled.schedules[0][1] is _two  # compiled as a Cadence schedule
     built = trainer(_factory).schedulers[0]
     assert isinstance(built, LinearLR) and isinstance(built, LRScheduler)  # a factory optimizer -> LRScheduler
+    made = trainer(functools.partial(ConstantLR, total_iters=3)).schedulers[0]
+    assert isinstance(made, ConstantLR) and made.total_iters == 3  # a partial of a class is a factory too
     with pytest.raises(TypeError, match="as_schedule"):  # a state function must be wrapped for the trainer
         trainer(lambda state: 0.5)
     with pytest.raises(TypeError, match="schedulers\\[0\\].*is not a schedule"):

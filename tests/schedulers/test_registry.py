@@ -104,3 +104,33 @@ def test_ambiguous_suffixless_name_lists_full_names():
     with pytest.raises(UnknownSchedulerError, match="ambiguous.*ZigzagLR, ZigzagScheduler"):
         get_scheduler("zigzag")
     assert get_scheduler("zigzag", family="cerebras-test") is ZigzagLR
+
+
+def _is_schedule(cls: object) -> bool:
+    return isinstance(cls, type) and issubclass(cls, Schedule)
+
+
+def test_where_filters_before_ambiguity_and_suggestions():
+    # 'CosineAnnealing' matches Composer's CosineAnnealingScheduler and Cerebras's CosineAnnealingLR
+    with pytest.raises(UnknownSchedulerError, match="ambiguous"):
+        get_scheduler("CosineAnnealing")
+    assert get_scheduler("CosineAnnealing", where=_is_schedule) is schedulers.CosineAnnealingScheduler
+    with pytest.raises(UnknownSchedulerError) as error:
+        get_scheduler("Cosinne", where=_is_schedule)
+    assert error.value.reason == "unknown schedule 'Cosinne' (did you mean cosine?)"  # no Cerebras names offered
+    assert str(error.value).startswith(error.value.reason + "; known: ")
+    assert "CosineDecayLR" not in str(error.value)
+    # an exact name that ``where`` drops is unknown, not read as the shortened name of another entry
+    with pytest.raises(UnknownSchedulerError, match="unknown schedule 'CosineAnnealingWarmRestarts'"):
+        get_scheduler("CosineAnnealingWarmRestarts", where=_is_schedule)
+    listed = registered_schedulers(where=_is_schedule)
+    assert "cosine" in listed and "CosineDecayLR" not in listed and "fixed_lr" not in listed
+
+
+def test_the_reason_survives_pickling():
+    import pickle
+
+    with pytest.raises(UnknownSchedulerError) as error:
+        get_scheduler("Cosinne")
+    copy = pickle.loads(pickle.dumps(error.value))
+    assert str(copy) == str(error.value) and copy.reason == error.value.reason

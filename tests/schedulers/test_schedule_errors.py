@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from fractions import Fraction
 
 import pytest
 
@@ -31,6 +32,7 @@ from schedulers import (
     StepScheduler,
     WarmupStableDecayScheduler,
 )
+from schedulers.core.resolution import check_ssr
 from timeunits import Time, Timestamp, TimeUnit
 
 # Every time argument of every class, as (id, builder(value) -> schedule, argument name in the message).
@@ -502,3 +504,26 @@ def test_bad_dataloader_len(bad):
         SchedulerState("10ep", dataloader_len=bad)
     with pytest.raises(ValueError, match="dataloader_len"):
         StepScheduler("1ep").resolve("10ep", bad)
+
+
+# Bytes, strings and Times are no numbers (timeunits.is_number), although float() reads each of them.
+NOT_NUMBERS = [b"0.5", bytearray(b"0.5"), "0.5", Time(0.5, "dur"), True, None]
+
+
+@pytest.mark.parametrize("bad", NOT_NUMBERS, ids=repr)
+def test_a_number_argument_takes_numbers_only(bad):
+    with pytest.raises(ValueError, match=r"^gamma=.* must be a number$"):
+        StepScheduler("10ba", gamma=bad)
+    with pytest.raises(ValueError, match=r"^ssr=.* must be a finite number > 0$"):
+        check_ssr(bad)
+    with pytest.raises(ValueError, match="ssr"):
+        LinearScheduler().resolve("10ba", ssr=bad)
+
+
+def test_numeric_scalars_are_still_numbers():
+    import numpy as np
+    import torch
+
+    assert StepScheduler("10ba", gamma=np.float32(0.5)).gamma == 0.5
+    assert StepScheduler("10ba", gamma=torch.tensor(0.25)).gamma == 0.25
+    assert check_ssr(np.int64(2)) == 2.0 and check_ssr(Fraction(1, 2)) == 0.5

@@ -589,6 +589,17 @@ def test_unknown_name_lists_schedule_names_only():
     assert "CosineDecayLR" not in text  # optimizer-built classes are not offered
 
 
+def test_unknown_name_suggests_schedule_names_only():
+    with pytest.raises(ScheduleConfigError) as error:
+        schedule_from_config({"Cosinne": {}})
+    assert str(error.value).startswith("Cosinne: unknown schedule 'Cosinne' (did you mean cosine?); schedule names: ")
+    with pytest.raises(ScheduleConfigError) as error:
+        schedule_from_config({"CosineDecayLRR": {}})
+    assert "CosineDecayLR," not in str(error.value) and "CosineDecayWD" not in str(error.value)
+    # ambiguous across front ends, one schedule among them: that one
+    assert type(schedule_from_config({"CosineAnnealing": {}})).__name__ == "CosineAnnealingScheduler"
+
+
 def test_expected_class_is_checked():
     built = schedule_from_config({"step": {"step_size": "5ba"}}, expected=StepScheduler)
     assert type(built) is StepScheduler

@@ -7,6 +7,7 @@ cases become rejections (Cadence has no such units).
 import os
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,7 @@ from timeunits import (
     Time,
     TimeParseError,
     TimeUnit,
+    is_number,
 )
 
 EP, BA, SP, TOK, DUR = TimeUnit.EPOCH, TimeUnit.BATCH, TimeUnit.SAMPLE, TimeUnit.TOKEN, TimeUnit.DURATION
@@ -641,6 +643,13 @@ def test_bytes_are_not_numbers(value, unit):
         Time.from_input(value, unit)
     with pytest.raises(TypeError):
         Time(1, unit) + value
+
+
+def test_is_number_is_the_one_rule():
+    numbers = [0, -3, 2.5, float("inf"), np.int64(3), np.float32(0.5), torch.tensor(2.0), Fraction(1, 3)]
+    assert all(is_number(v) for v in numbers)
+    others = [True, None, "0.5", b"0.5", bytearray(b"3"), Time(1, "ep"), [1], object()]
+    assert not any(is_number(v) for v in others)
 
 
 @pytest.mark.parametrize("unit", ["ep", "ba", "sp", "tok"])

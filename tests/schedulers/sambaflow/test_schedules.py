@@ -259,10 +259,19 @@ def test_invalid_arguments_are_value_errors_naming_them(build, kwargs, name):
         build(optimizer(), **kwargs)
 
 
-@pytest.mark.parametrize("cycles", [-0.5, math.inf, "half"])
+@pytest.mark.parametrize("cycles", [-0.5, math.inf, "half", "0.5", b"0.5", bytearray(b"0.5"), True])
 def test_invalid_num_cycles(cycles):
     with pytest.raises(ValueError, match="num_cycles"):
         cosine_schedule_with_warmup(optimizer(), 0, 10, num_cycles=cycles)
+
+
+@pytest.mark.parametrize("bad", ["0.5", b"0.5", bytearray(b"0.5")], ids=repr)
+def test_strings_and_bytes_are_no_numbers(bad):
+    # float() reads each of them; timeunits.is_number, the rule of every number argument, does not
+    with pytest.raises(ValueError, match=r"end_ratio=.* must be a number in \[0, 1\]"):
+        polynomial_decay_schedule_with_warmup(optimizer(), 0, 10, end_ratio=bad)
+    with pytest.raises(ValueError, match=r"^ssr=.* must be a number$"):
+        SambaFlowLambda("linear", 1, 10).scaled(bad)
 
 
 def test_integer_like_steps_are_accepted():
