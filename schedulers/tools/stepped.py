@@ -23,6 +23,7 @@ from typing import Any
 
 import torch
 
+from schedulers.core.clock import after_batches, batches_in_run
 from timeunits import Time, TimeUnit
 
 __all__ = ["run_steps", "stepped_report_rows"]
@@ -46,20 +47,19 @@ def run_steps(max_duration: Time | str, dataloader_len: int | None, *, per_epoch
 
     Per batch: the run's batches; per epoch: the epochs it closes (a run that stops inside an epoch does
     not close it). None when that is not known before the data is read (a run in samples or tokens, or in
-    epochs without ``dataloader_len``).
+    epochs without ``dataloader_len``). The counts are the clock's (:func:`schedulers.core.clock.batches_in_run`,
+    :func:`schedulers.core.clock.after_batches`).
     """
     run = Time.from_input(max_duration)
-    if run.unit is TimeUnit.BATCH:
-        batches = int(run.value)
-    elif run.unit is TimeUnit.EPOCH and dataloader_len:
-        batches = int(run.value) * int(dataloader_len)
-    elif run.unit is TimeUnit.EPOCH and per_epoch:
-        return int(run.value)
-    else:
+    length = int(dataloader_len) if dataloader_len else None
+    if run.unit not in (TimeUnit.BATCH, TimeUnit.EPOCH):
         return None
-    if per_epoch:
-        return batches // int(dataloader_len) if dataloader_len else None
-    return batches
+    if run.unit is TimeUnit.EPOCH and length is None:
+        return int(run.value) if per_epoch else None  # every epoch of the run closes, however long it is
+    batches = batches_in_run(run, length, None, None)
+    if not per_epoch:
+        return batches
+    return after_batches(batches, length).epoch.value if length else None
 
 
 def stepped_report_rows(

@@ -475,6 +475,22 @@ def test_run_steps_counts_what_the_trainer_steps():
     assert run_steps("1000sp", 30) is None and run_steps("4ep", None) is None
 
 
+def test_run_steps_follows_the_clock_in_every_case():
+    from schedulers.core.clock import Clock
+
+    for run in ("1ba", "7ba", "9ba", "1ep", "3ep"):
+        for length in (1, 3, 4):  # the trainer's clock, one batch at a time
+            clock = Clock(run, length)
+            while not clock.done:
+                clock.advance()
+            assert (run_steps(run, length), run_steps(run, length, per_epoch=True)) == (clock.batches, clock.epochs)
+        epochs = int(run[:-2]) if run.endswith("ep") else None  # without dataloader_len: no batch count
+        assert (run_steps(run, None), run_steps(run, None, per_epoch=True)) == (
+            None if epochs is not None else int(run[:-2]),
+            epochs,
+        )
+
+
 # -- times beyond the run (issue 11 item 9) ----------------------------------------------------------------------
 
 
