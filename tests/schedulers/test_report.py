@@ -491,6 +491,19 @@ def test_run_steps_follows_the_clock_in_every_case():
         )
 
 
+def test_an_unknown_number_of_steps_names_both_reasons():
+    from torch.optim import lr_scheduler as torch_schedulers
+
+    scheduler = torch_schedulers.LinearLR(_optimizer(), 0.1, total_iters=5)
+    steps = run_steps("4ep", None)  # an epoch run without dataloader_len, stepped per batch
+    text = render_report(stepped_report_rows("linear", scheduler, steps=steps))
+    assert steps is None
+    assert (
+        "  steps in the run: not known before the data is read "
+        "(a run in samples or tokens, or in epochs of unknown length)\n" in text
+    )
+
+
 # -- times beyond the run (issue 11 item 9) ----------------------------------------------------------------------
 
 
