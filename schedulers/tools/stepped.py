@@ -23,7 +23,9 @@ from typing import Any
 
 import torch
 
+from schedulers.cerebras.scheduler import HyperparameterScheduler
 from schedulers.core.clock import after_batches, batches_in_run
+from schedulers.sambaflow.schedules import SambaFlowLambda
 from timeunits import Time, TimeUnit
 
 __all__ = ["run_steps", "stepped_report_rows"]
@@ -120,12 +122,14 @@ def stepped_report_rows(
 
 
 def _family(scheduler: object) -> str:
-    module = type(scheduler).__module__
-    if module.startswith("schedulers.cerebras"):
+    """``Cerebras`` for any Cerebras-style scheduler (user subclasses included), ``SambaFlow`` for a ``LambdaLR``
+    of SambaFlow multipliers, ``torch`` for torch's classes; another class is named by its module."""
+    if isinstance(scheduler, HyperparameterScheduler):
         return "Cerebras"
     lambdas = getattr(scheduler, "lr_lambdas", ())
-    if lambdas and all(type(f).__module__.startswith("schedulers.sambaflow") for f in lambdas):
+    if lambdas and all(isinstance(f, SambaFlowLambda) for f in lambdas):
         return "SambaFlow"
+    module = type(scheduler).__module__
     return "torch" if module.startswith("torch.") else module
 
 

@@ -438,6 +438,30 @@ def test_torch_and_sambaflow_schedulers_step_per_batch_or_per_epoch():
     assert "    num_warmup_steps      = 2ep\n" in text and "    point               epoch    lr\n" in text
 
 
+def test_the_family_is_that_of_the_class_a_user_subclass_derives_from():
+    from torch.optim import lr_scheduler as torch_schedulers
+
+    import schedulers.cerebras as cs
+    from schedulers.sambaflow.schedules import SambaFlowLambda
+
+    class MyLinear(cs.LinearLR):  # defined here: its module is the test's, not schedulers.cerebras
+        pass
+
+    class MyCosine(torch_schedulers.CosineAnnealingLR):
+        pass
+
+    optimizer = _optimizer()
+    mine = MyLinear(optimizer, initial_learning_rate=0.1, end_learning_rate=0.0, total_iters=5)
+    (head,) = of_kind(stepped_report_rows("mine", mine, steps=10), "scheduler")
+    assert (head["scheduler"], head["family"]) == ("MyLinear", "Cerebras")
+    samba = torch_schedulers.LambdaLR(_optimizer(), SambaFlowLambda("linear", 2, 6))  # built without the helper
+    assert of_kind(stepped_report_rows("samba", samba, steps=8), "scheduler")[0]["family"] == "SambaFlow"
+    plain = torch_schedulers.LambdaLR(_optimizer(), lambda step: 1.0)
+    assert of_kind(stepped_report_rows("plain", plain, steps=8), "scheduler")[0]["family"] == "torch"
+    cosine = MyCosine(_optimizer(), T_max=5)
+    assert of_kind(stepped_report_rows("cos", cosine, steps=8), "scheduler")[0]["family"] == __name__
+
+
 def test_torch_sequential_children_count_from_their_milestone():
     from torch.optim import lr_scheduler as torch_schedulers
 
