@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable
 
 from schedulers.cerebras import _arguments
-from schedulers.cerebras.scheduler import HyperparameterScheduler
+from schedulers.cerebras.scheduler import HyperparameterScheduler, is_step_count
 from schedulers.cerebras.steps import PENDING
 from schedulers.core._ops import ops
 
@@ -127,7 +127,7 @@ class SequentialForm(_Composite):
                 ),
             )
         for i, value in enumerate(self.milestones):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+            if not is_step_count(value):
                 raise ValueError(f"{owner}: milestones[{i}]={value!r} must be a number of steps >= 0")
         if any(b < a for a, b in zip(self.milestones, self.milestones[1:], strict=False)):
             raise ValueError(f"{owner}: milestones={self.milestones!r} must be increasing")
