@@ -11,11 +11,11 @@ a checkpoint that cannot be loaded exits with 1. After training, one line sums t
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
-import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
+
+from schedulers.tools.cli import plain_warnings
 
 __all__ = ["build_parser", "main"]
 
@@ -228,21 +228,6 @@ def _add_sweep_parser(commands) -> None:
     sweep.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE")
 
 
-@contextlib.contextmanager
-def _plain_warnings() -> Iterator[None]:
-    """Warnings as one line each, ``cadence: warning: ...``, without the source line."""
-    shown = warnings.showwarning
-
-    def show(message, category, filename, lineno, file=None, line=None):
-        print(f"cadence: warning: {message}", file=sys.stderr if file is None else file)
-
-    warnings.showwarning = show
-    try:
-        yield
-    finally:
-        warnings.showwarning = shown
-
-
 def main(argv: Sequence[str] | None = None, prog: str = "cadence") -> int:
     """Run the command line ``argv`` (default ``sys.argv[1:]``); returns the exit status (130 after Ctrl-C)."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -317,7 +302,7 @@ def _plot_config(args: argparse.Namespace) -> int:
         overrides = [*args.overrides] + ([] if ssr is None else [f"trainer.init.loop.scale_schedule_ratio={ssr}"])
         return trainer_from_command_line(args.config, overrides, args)
 
-    with _plain_warnings():
+    with plain_warnings("cadence"):
         try:
             if args.output is not None:
                 require_matplotlib()  # before the run is previewed; missing, it is one line naming the extra
@@ -345,7 +330,7 @@ def _sweep(args: argparse.Namespace) -> int:
     from trainer.sweep.config_sweep import sweep_config
 
     out = args.out or f"sweep-{Path(args.config).stem}"
-    with _plain_warnings():
+    with plain_warnings("cadence"):
         try:
             sweep_config(
                 args.config,
@@ -368,7 +353,7 @@ def _fit(args: argparse.Namespace) -> int:
     from trainer.checkpoint import CheckpointError
     from trainer.config import ConfigError, run_summary, trainer_from_command_line
 
-    with _plain_warnings():
+    with plain_warnings("cadence"):
         try:
             trainer = trainer_from_command_line(args.config, args.overrides, args)
             if args.dry_run:

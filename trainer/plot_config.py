@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import torch
 
+from schedulers.core.clock import batches_in_run
 from timeunits import Time, TimeUnit
 from trainer.callbacks import LRMonitor
 from trainer.trainer import Trainer
@@ -180,7 +181,6 @@ def _y_label(multipliers: bool) -> str:
 
 
 def _unscaled_batches(trainer: Trainer) -> int:
-    requested = trainer.state.unscaled_max_duration
-    if requested.unit is TimeUnit.EPOCH:
-        return requested.value * trainer.state.dataloader_len
-    return requested.value
+    """The batches of the unscaled run (in ``ba`` or ``ep`` with a known epoch length), by the clock's rule."""
+    state = trainer.state
+    return batches_in_run(state.unscaled_max_duration, state.dataloader_len, None, None)

@@ -10,12 +10,10 @@ the end value and :math:`T` ``total_iters``.
 
 from __future__ import annotations
 
-import math
-
 import torch
 
 from schedulers.cerebras import _arguments
-from schedulers.cerebras.scheduler import HyperparameterScheduler
+from schedulers.cerebras.scheduler import HyperparameterScheduler, is_step_count
 from schedulers.core import kernels
 from schedulers.core._ops import ops
 
@@ -210,7 +208,7 @@ def _milestone_tuple(owner, name: str, values, *, strict: bool) -> tuple:
     if not isinstance(values, (list, tuple)):
         raise ValueError(f"{type(owner).__name__}: {name}={values!r} must be a list of step counts")
     for i, value in enumerate(values):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+        if not is_step_count(value):
             raise ValueError(f"{type(owner).__name__}: {name}[{i}]={value!r} must be a number of steps >= 0")
     if strict and any(b <= a for a, b in zip(values, values[1:], strict=False)):
         raise ValueError(f"{type(owner).__name__}: {name}={list(values)!r} must be strictly increasing")
@@ -436,9 +434,7 @@ class CyclicForm(HyperparameterScheduler):
     def _check_steps(self):
         self._positive_steps("step_size_up")
         down = self.step_size_down
-        if down is not None and (
-            isinstance(down, bool) or not isinstance(down, (int, float)) or not 0 <= down < math.inf
-        ):
+        if down is not None and not is_step_count(down):
             raise ValueError(f"{type(self).__name__}: step_size_down={down!r} must be None or a number of steps >= 0")
 
     def _value(self, t):

@@ -7,9 +7,11 @@ of the step it would see (children of a sequence see the steps since their segme
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from schedulers.cerebras import _arguments
-from schedulers.cerebras.scheduler import HyperparameterScheduler
+from schedulers.cerebras.scheduler import HyperparameterScheduler, is_step_count
+from schedulers.cerebras.steps import PENDING
 from schedulers.core._ops import ops
 
 __all__ = ["ChainedForm", "ScalePerParamForm", "SequentialForm"]
@@ -28,6 +30,20 @@ def _children(owner: str, schedulers: object) -> list[HyperparameterScheduler]:
                 "(torch schedulers cannot be composed with these: they are not closed forms of the step)"
             )
     return children
+
+
+def running_milestones(schedulers: list, missing: Callable[[int, HyperparameterScheduler], Exception]) -> list:
+    """A sequence's milestones when none are given: the running sum of every scheduler's ``total_iters`` but
+    the last's. ``missing(i, scheduler)`` is the error raised for the first that has no step count (None, or a
+    time string not resolved yet)."""
+    milestones, total = [], 0
+    for i, scheduler in enumerate(schedulers[:-1]):
+        steps = scheduler.total_iters
+        if steps is None or steps is PENDING or isinstance(steps, str):
+            raise missing(i, scheduler)
+        total += steps
+        milestones.append(total)
+    return milestones
 
 
 class _Composite(HyperparameterScheduler):
@@ -103,18 +119,15 @@ class SequentialForm(_Composite):
     def _check_steps(self):
         owner = type(self).__name__
         if self.milestones is None:
-            total, milestones = 0, []
-            for i, child in enumerate(self._schedulers[:-1]):
-                if child.total_iters is None:
-                    raise ValueError(
-                        f"{owner} was given no milestones and schedulers[{i}] ({type(child).__name__}) has no "
-                        "total_iters: give milestones, or total_iters to every scheduler but the last"
-                    )
-                total += child.total_iters
-                milestones.append(total)
-            self.milestones = milestones
+            self.milestones = running_milestones(
+                self._schedulers,
+                lambda i, child: ValueError(
+                    f"{owner} was given no milestones and schedulers[{i}] ({type(child).__name__}) has no "
+                    "total_iters: give milestones, or total_iters to every scheduler but the last"
+                ),
+            )
         for i, value in enumerate(self.milestones):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+            if not is_step_count(value):
                 raise ValueError(f"{owner}: milestones[{i}]={value!r} must be a number of steps >= 0")
         if any(b < a for a, b in zip(self.milestones, self.milestones[1:], strict=False)):
             raise ValueError(f"{owner}: milestones={self.milestones!r} must be increasing")

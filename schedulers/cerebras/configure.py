@@ -36,8 +36,8 @@ import inspect
 import math
 import warnings
 
+from schedulers.cerebras.composites import running_milestones
 from schedulers.cerebras.lr_scheduler import ChainedScheduler, ConstantLR, LRScheduler, ScalePerParamLR, SequentialLR
-from schedulers.cerebras.steps import PENDING
 from schedulers.core.names import did_you_mean
 from schedulers.core.registry import UnknownSchedulerError, registered_schedulers
 
@@ -112,18 +112,16 @@ def _chained(choices: list) -> object:
 
 def _milestones(schedulers: list, where: list[str]) -> list:
     """A sequence's milestones: the running sum of every scheduler's ``total_iters`` but the last's."""
-    milestones, total = [], 0
-    for scheduler, name in zip(schedulers[:-1], where, strict=False):
+
+    def missing(i: int, scheduler) -> ValueError:
         steps = scheduler.total_iters
-        if steps is None or steps is PENDING or isinstance(steps, str):
-            raise ValueError(
-                f"{name} ({type(scheduler).__name__}) needs total_iters: in a sequence every scheduler but the last "
-                "says how many steps it lasts (the milestones are their running sum)"
-                + (f"; total_iters={steps!r} needs the run's state: pass state=" if isinstance(steps, str) else "")
-            )
-        total += steps
-        milestones.append(total)
-    return milestones
+        return ValueError(
+            f"{where[i]} ({type(scheduler).__name__}) needs total_iters: in a sequence every scheduler but the last "
+            "says how many steps it lasts (the milestones are their running sum)"
+            + (f"; total_iters={steps!r} needs the run's state: pass state=" if isinstance(steps, str) else "")
+        )
+
+    return running_milestones(schedulers, missing)
 
 
 def _scalar(value: object) -> float:

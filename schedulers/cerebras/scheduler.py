@@ -94,6 +94,14 @@ def _plain(value: object) -> object:
     raise TypeError(type(value).__name__)
 
 
+def is_step_count(value: object, *, positive: bool = False) -> bool:
+    """Whether a resolved step-count argument is a number of steps: an int or a float (not a bool), finite, and
+    ``>= 0`` (``> 0`` when ``positive``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return (0 < value if positive else 0 <= value) and value < math.inf
+
+
 def _same(a: object, b: object) -> bool:
     try:
         if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
@@ -249,7 +257,7 @@ class HyperparameterScheduler(torch.optim.lr_scheduler.LRScheduler):
             return
         given = self._given_steps.get(name, value)
         shown = f"{name}={given!r}" + (f" (resolved to {value!r} steps)" if given != value else "")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        if not is_step_count(value, positive=True):
             raise ValueError(f"{type(self).__name__}: {shown} must be a number of steps > 0")
 
     def attach_state(self, state, ssr: float = 1.0) -> HyperparameterScheduler:

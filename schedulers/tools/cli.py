@@ -8,13 +8,14 @@ line on stderr and exit status 2; files are written to a temporary file, then mo
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import shutil
 import sys
 import textwrap
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from schedulers.tools.files import write_atomically
 from timeunits import Time, TimeUnit
@@ -194,11 +195,29 @@ def _add_output_arguments(plot: argparse.ArgumentParser) -> None:
     )
 
 
+@contextlib.contextmanager
+def plain_warnings(prog: str) -> Iterator[None]:
+    """Warnings as one line each on stderr, ``PROG: warning: ...``, without the source line.
+
+    Both commands use it: ``python -m schedulers`` (and ``cadence plot EXPR``, which runs it as ``cadence``)
+    and the trainer's ``cadence fit`` / ``sweep`` / ``plot CONFIG``.
+    """
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        print(f"{prog}: warning: {' '.join(str(message).split())}", file=sys.stderr if file is None else file)
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = shown
+
+
 def main(argv: list[str] | None = None, prog: str = PROG) -> int:
     """Run the command line; returns the exit status (0, or 2 after a one-line error on stderr)."""
     try:
-        with warnings.catch_warnings():
-            warnings.showwarning = _show_warning
+        with warnings.catch_warnings(), plain_warnings(prog):
             return _main(argv, prog)
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
@@ -378,10 +397,6 @@ def _x_unit(text: str) -> TimeUnit:
         return TimeUnit(text.strip())
     except ValueError:
         raise argparse.ArgumentTypeError(f"--x={text!r} must be one of ba, ep, sp, tok, dur") from None
-
-
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    print(f"{PROG}: warning: {' '.join(str(message).split())}", file=sys.stderr)
 
 
 def _one_line(error: object) -> str:

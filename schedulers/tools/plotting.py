@@ -84,6 +84,10 @@ class RecordedValues:
         return recorded
 
 
+#: what a curve is drawn from: a schedule to evaluate, or values recorded at every batch of a run
+_PLOTTABLE = (Schedule, RecordedValues)
+
+
 class _Curve:
     """One line: a schedule evaluated over one run (one ssr). ``values`` is α, or ``base_value × α``."""
 
@@ -197,7 +201,7 @@ def _labelled(schedules: ScheduleLike | Iterable[ScheduleLike]) -> list[tuple[st
         isinstance(schedules, tuple)
         and len(schedules) == 2
         and isinstance(schedules[0], str)
-        and isinstance(schedules[1], Schedule)
+        and isinstance(schedules[1], _PLOTTABLE)
     ):
         schedules = [schedules]
     result = []
@@ -210,7 +214,7 @@ def _labelled(schedules: ScheduleLike | Iterable[ScheduleLike]) -> list[tuple[st
             label, schedule = None, item
         if isinstance(schedule, str):
             schedule = parse_schedule(schedule)
-        if not isinstance(schedule, (Schedule, RecordedValues)):
+        if not isinstance(schedule, _PLOTTABLE):
             raise TypeError(
                 f"schedules[{i}]={schedule!r} is not a Cadence schedule: give a schedulers.Schedule, an expression "
                 "string, or a (label, schedule) pair (wrap a function of the state with schedulers.as_schedule)"

@@ -463,7 +463,10 @@ def _scheduler_text(head: dict[str, Any], block: list[dict[str, Any]]) -> list[s
         "values from stepping a copy)"
     ]
     if head["steps"] is None:
-        lines.append("  steps in the run: not known before the data is read (the run is counted in samples or tokens)")
+        lines.append(
+            "  steps in the run: not known before the data is read "
+            "(a run in samples or tokens, or in epochs of unknown length)"
+        )
     times = [r for r in block if r["kind"] == "time"]
     if times:
         lines.append("  times")

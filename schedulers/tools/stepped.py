@@ -3,7 +3,9 @@
 Such a scheduler has no closed form Cadence can read for every class, so the report steps a deep copy of it
 (together with its optimizer) through the run, exactly as the trainer will step the real one, and reads the
 hyperparameter at the start, at each phase boundary the scheduler shows (warmup ends, ``total_iters``,
-milestones, ``T_max``, ...) and at the end. The live scheduler and optimizer are never stepped: their
+milestones, ``T_max``, ...) and at the end. A Cerebras-style copy, whose value is a closed form of the step
+(docs/cerebras.md), jumps to each of those points with one ``step(point)`` call instead: the same values, at a
+cost per point rather than per step. The live scheduler and optimizer are never stepped: their
 ``last_epoch``, ``state_dict()`` and the param groups' values stay as they are. The copy shares the
 parameters and the optimizer's per-parameter state with the original (a scheduler never touches them), so
 copying costs no memory of the model's size.
@@ -23,6 +25,9 @@ from typing import Any
 
 import torch
 
+from schedulers.cerebras.scheduler import HyperparameterScheduler
+from schedulers.core.clock import after_batches, batches_in_run
+from schedulers.sambaflow.schedules import SambaFlowLambda
 from timeunits import Time, TimeUnit
 
 __all__ = ["run_steps", "stepped_report_rows"]
@@ -46,20 +51,19 @@ def run_steps(max_duration: Time | str, dataloader_len: int | None, *, per_epoch
 
     Per batch: the run's batches; per epoch: the epochs it closes (a run that stops inside an epoch does
     not close it). None when that is not known before the data is read (a run in samples or tokens, or in
-    epochs without ``dataloader_len``).
+    epochs without ``dataloader_len``). The counts are the clock's (:func:`schedulers.core.clock.batches_in_run`,
+    :func:`schedulers.core.clock.after_batches`).
     """
     run = Time.from_input(max_duration)
-    if run.unit is TimeUnit.BATCH:
-        batches = int(run.value)
-    elif run.unit is TimeUnit.EPOCH and dataloader_len:
-        batches = int(run.value) * int(dataloader_len)
-    elif run.unit is TimeUnit.EPOCH and per_epoch:
-        return int(run.value)
-    else:
+    length = int(dataloader_len) if dataloader_len else None
+    if run.unit not in (TimeUnit.BATCH, TimeUnit.EPOCH):
         return None
-    if per_epoch:
-        return batches // int(dataloader_len) if dataloader_len else None
-    return batches
+    if run.unit is TimeUnit.EPOCH and length is None:
+        return int(run.value) if per_epoch else None  # every epoch of the run closes, however long it is
+    batches = batches_in_run(run, length, None, None)
+    if not per_epoch:
+        return batches
+    return after_batches(batches, length).epoch.value if length else None
 
 
 def stepped_report_rows(
@@ -75,7 +79,9 @@ def stepped_report_rows(
 
     ``per_epoch`` says it steps once per epoch (its counts are then epochs, ``ep``), else once per batch
     (``ba``). The copy starts where the scheduler is (``last_epoch``; a resumed run starts past 0), so the
-    points are those from there on. Rows:
+    points are those from there on. With ``steps`` None the points end at the largest step count the
+    scheduler shows: a Cerebras-style copy jumps there, a torch or SambaFlow copy is stepped there (a few
+    microseconds a step, as for a run of that length). Rows:
 
     * ``"scheduler"``: ``index``, ``label``, ``hyperparameter``, ``scheduler`` (its class name), ``family``
       (``torch``, ``Cerebras`` or ``SambaFlow``), ``unit``, ``steps``, ``first_step``, ``error`` (why stepping
@@ -120,12 +126,14 @@ def stepped_report_rows(
 
 
 def _family(scheduler: object) -> str:
-    module = type(scheduler).__module__
-    if module.startswith("schedulers.cerebras"):
+    """``Cerebras`` for any Cerebras-style scheduler (user subclasses included), ``SambaFlow`` for a ``LambdaLR``
+    of SambaFlow multipliers, ``torch`` for torch's classes; another class is named by its module."""
+    if isinstance(scheduler, HyperparameterScheduler):
         return "Cerebras"
     lambdas = getattr(scheduler, "lr_lambdas", ())
-    if lambdas and all(type(f).__module__.startswith("schedulers.sambaflow") for f in lambdas):
+    if lambdas and all(isinstance(f, SambaFlowLambda) for f in lambdas):
         return "SambaFlow"
+    module = type(scheduler).__module__
     return "torch" if module.startswith("torch.") else module
 
 
@@ -232,12 +240,20 @@ def _points(times: list[dict[str, Any]], first: int, steps: int | None, unit: Ti
 
 def _stepped_values(scheduler, key: str, first: int, points: list[int]) -> tuple[list[tuple[int, list]], str | None]:
     """Step a copy of ``scheduler`` from ``first`` through ``points`` (ascending steps); the values of ``key``
-    in every param group at each, and why stepping stopped early (or None)."""
+    in every param group at each, and why stepping stopped early (or None).
+
+    A Cerebras-style copy jumps to each point with one ``step(point)`` (its value is a closed form of the step,
+    docs/cerebras.md), so a million-step run costs a call per point; a torch or SambaFlow copy is stepped once
+    per step, as the trainer steps it (its value may depend on every step before).
+    """
     twin = _stepping_copy(scheduler)
+    jumps = _jumps(twin)
     values, at = [], first
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # torch's "step() before optimizer.step()": the copy trains nothing
         for point in points:
+            if jumps and point > at and _jumped(twin, point, at):
+                at = point
             try:
                 while at < point:
                     twin.step()
@@ -246,6 +262,23 @@ def _stepped_values(scheduler, key: str, first: int, points: list[int]) -> tuple
                 return values, f"stepping a copy failed at step {at + 1:,}: {type(error).__name__}: {error}"
             values.append((point, _group_values(twin.optimizer, key)))
     return values, None
+
+
+def _jumps(scheduler) -> bool:
+    """Whether ``scheduler`` takes exactly the values it would by stepping when ``step(k)`` jumps to step ``k``:
+    a Cerebras-style scheduler (the value is a closed form of ``last_epoch``) whose ``step`` is the base's."""
+    return isinstance(scheduler, HyperparameterScheduler) and type(scheduler).step is HyperparameterScheduler.step
+
+
+def _jumped(twin, point: int, at: int) -> bool:
+    """Jump the Cerebras-style ``twin`` from step ``at`` to ``point``; False, with ``twin`` back at ``at``, when
+    that fails (the caller then steps one by one, which names the exact step that fails)."""
+    try:
+        twin.step(point)
+    except Exception:  # noqa: BLE001 - stepping from ``at`` reports it
+        twin.last_epoch = torch.tensor(at, dtype=torch.int64)
+        return False
+    return True
 
 
 def _stepping_copy(scheduler):

@@ -235,6 +235,16 @@ def test_table_rows_are_exact_and_cover_the_longest_run():
     assert table.column("steps (ssr=1)") == evaluate_run(steps, "3ep", 7).tolist()
 
 
+def test_a_single_labelled_recorded_curve_is_accepted_like_a_single_labelled_schedule():
+    from schedulers.tools.plotting import RecordedValues
+
+    values = [1.0 - k / 10 for k in range(10)]
+    recorded = RecordedValues({1.0: torch.tensor(values, dtype=torch.float64)})
+    table = schedule_table(("lr", recorded), "10ba")
+    assert table.header[-1] == "lr" and table.column("lr") == values
+    assert schedule_table([("lr", recorded)], "10ba").column("lr") == values
+
+
 def test_csv_from_the_command_line_equals_evaluate_run(tmp_path):
     out = tmp_path / "lr.csv"
     result = cli(

@@ -406,6 +406,137 @@ def test_a_cerebras_sequence_is_resolved_at_its_milestones_without_touching_the_
     assert value_at(rows, "end")["value"] == pytest.approx(0.0, abs=1e-12)
 
 
+def _cerebras_schedulers():
+    """A few Cerebras-style schedulers of every kind: leaves, composites, a user closed form, weight decay."""
+    import schedulers.cerebras as cs
+
+    class UserWarmup(cs.LRScheduler):  # the Cerebras custom-scheduler recipe: a closed form of last_epoch
+        def __init__(self, optimizer):
+            super().__init__(optimizer, total_iters=None)
+
+        def _get_closed_form_lr(self):
+            return torch.clamp(self.last_epoch.double() / 7, max=1.0) * 0.2
+
+    class Halving(cs.LambdaLR):
+        def set_lr_lambda(self):
+            return lambda step: 0.9**step
+
+    def two_groups():
+        return torch.optim.SGD(
+            [{"params": [torch.zeros(1, requires_grad=True)], "adjust_learning_rate": f} for f in (1.0, 0.5)], lr=0.1
+        )
+
+    o = [_optimizer() for _ in range(8)]
+    scaled = two_groups()
+    return {
+        "linear": cs.LinearLR(o[0], initial_learning_rate=0.1, end_learning_rate=0.01, total_iters=13),
+        "cyclic": cs.CyclicLR(o[1], base_lr=0.01, max_lr=0.1, step_size_up=4, step_size_down=3, mode="triangular2"),
+        "restarts": cs.CosineAnnealingWarmRestarts(o[2], initial_learning_rate=0.1, T_0=3, T_mult=2, eta_min=0.001),
+        "onecycle": cs.OneCycleLR(o[3], initial_learning_rate=0.004, max_lr=0.1, total_steps=30),
+        "sequential": cs.SequentialLR(
+            o[4],
+            [
+                cs.LinearLR(o[4], initial_learning_rate=0.0, end_learning_rate=0.1, total_iters=5),
+                cs.CosineDecayLR(o[4], initial_learning_rate=0.1, end_learning_rate=0.0, total_iters=20),
+                cs.ConstantLR(o[4], learning_rate=0.003),
+            ],
+        ),
+        "chained": cs.ChainedScheduler(
+            [
+                cs.StepLR(o[5], initial_learning_rate=0.1, step_size=4, gamma=0.5),
+                cs.MultiStepLR(o[5], initial_learning_rate=1.0, gamma=0.3, milestones=[6, 9]),
+            ]
+        ),
+        "scaled": cs.ScalePerParamLR(
+            scaled, cs.PolynomialLR(scaled, initial_learning_rate=0.1, end_learning_rate=0.0, total_iters=9, power=2.0)
+        ),
+        "user": UserWarmup(o[6]),
+        "lambda": Halving(o[7], 0.1),
+        "weight decay": cs.CosineDecayWD(
+            torch.optim.AdamW([torch.zeros(1, requires_grad=True)], weight_decay=0.1), 0.1, 0.0, 11
+        ),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_cerebras_schedulers()))
+def test_a_cerebras_copy_jumps_to_each_point_with_the_values_stepping_gives(name, monkeypatch):
+    from schedulers.cerebras import HyperparameterScheduler
+    from schedulers.tools.stepped import _stepped_values
+
+    scheduler = _cerebras_schedulers()[name]
+    key = scheduler.param_group_key
+    before = _live_state(scheduler)
+    calls = []
+    step = HyperparameterScheduler.step
+    monkeypatch.setattr(HyperparameterScheduler, "step", lambda self, *a: calls.append(a) or step(self, *a))
+    points = [0, 1, 2, 3, 5, 8, 13, 21, 34, 35]
+    jumped, error = _stepped_values(scheduler, key, 0, points)
+    assert error is None and len(calls) == len(points) - 1  # one call per point after the start
+    monkeypatch.setattr(HyperparameterScheduler, "step", step)
+    assert _live_state(scheduler) == before
+    stepped = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for k in range(points[-1] + 1):
+            if k in points:
+                stepped.append((k, [float(g[key]) for g in scheduler.optimizer.param_groups if key in g]))
+            scheduler.step()
+    assert jumped == stepped  # exactly: the same closed form at the same step
+
+
+def test_a_resumed_cerebras_copy_jumps_from_where_it_is_and_a_failing_jump_names_its_step():
+    import schedulers.cerebras as cs
+
+    scheduler = cs.LinearLR(_optimizer(), initial_learning_rate=0.1, end_learning_rate=0.0, total_iters=10)
+    for _ in range(4):
+        scheduler.step()
+    rows = stepped_report_rows("linear", scheduler, steps=12)
+    assert [(r["point"], r["batch"]) for r in of_kind(rows, "value")] == [
+        ("now (step 4)", 4),
+        ("total_iters", 10),
+        ("last batch", 11),
+        ("end", 12),
+    ]
+    assert value_at(rows, "total_iters")["value"] == 0.0 and int(scheduler.last_epoch) == 4
+
+    class FailsAtSeven(cs.LRScheduler):  # a user closed form that raises from step 7 on
+        def __init__(self, optimizer):
+            super().__init__(optimizer, total_iters=None)
+
+        def _get_closed_form_lr(self):
+            if int(self.last_epoch) >= 7:
+                raise ValueError("no lr past step 6")
+            return torch.tensor(0.1, dtype=torch.float64)
+
+    rows = stepped_report_rows("fails", FailsAtSeven(_optimizer()), steps=12)
+    (head,) = of_kind(rows, "scheduler")
+    assert head["error"] == "stepping a copy failed at step 7: ValueError: no lr past step 6"  # as stepping says
+
+
+def test_with_an_unknown_run_length_a_cerebras_copy_jumps_to_its_farthest_step_count():
+    import schedulers.cerebras as cs
+
+    decay = cs.CosineDecayLR(_optimizer(), initial_learning_rate=0.1, end_learning_rate=0.0, total_iters=10**9)
+    rows = stepped_report_rows("decay", decay, steps=None)  # a billion steps: one jump, not a billion steps
+    assert [(r["point"], r["batch"]) for r in of_kind(rows, "value")] == [("start", 0), ("total_iters", 10**9)]
+    assert value_at(rows, "total_iters")["value"] == 0.0
+
+
+def test_a_cerebras_subclass_with_its_own_step_is_stepped_one_step_at_a_time():
+    import schedulers.cerebras as cs
+
+    class Counting(cs.LinearLR):
+        def step(self, epoch=None):
+            self.counted = getattr(self, "counted", 0) + 1
+            super().step(epoch)
+
+    from schedulers.tools.stepped import _stepped_values
+
+    scheduler = Counting(_optimizer(), initial_learning_rate=0.1, end_learning_rate=0.0, total_iters=10)
+    values, error = _stepped_values(scheduler, "lr", 0, [0, 5, 10])
+    assert error is None and values[1] == (5, [pytest.approx(0.05)]) and values[2] == (10, [0.0])
+
+
 def test_torch_and_sambaflow_schedulers_step_per_batch_or_per_epoch():
     from torch.optim import lr_scheduler as torch_schedulers
 
@@ -436,6 +567,30 @@ def test_torch_and_sambaflow_schedulers_step_per_batch_or_per_epoch():
     text = render_report(rows)
     assert text.startswith("lr: samba LambdaLR (SambaFlow; steps once per epoch; values from stepping a copy)")
     assert "    num_warmup_steps      = 2ep\n" in text and "    point               epoch    lr\n" in text
+
+
+def test_the_family_is_that_of_the_class_a_user_subclass_derives_from():
+    from torch.optim import lr_scheduler as torch_schedulers
+
+    import schedulers.cerebras as cs
+    from schedulers.sambaflow.schedules import SambaFlowLambda
+
+    class MyLinear(cs.LinearLR):  # defined here: its module is the test's, not schedulers.cerebras
+        pass
+
+    class MyCosine(torch_schedulers.CosineAnnealingLR):
+        pass
+
+    optimizer = _optimizer()
+    mine = MyLinear(optimizer, initial_learning_rate=0.1, end_learning_rate=0.0, total_iters=5)
+    (head,) = of_kind(stepped_report_rows("mine", mine, steps=10), "scheduler")
+    assert (head["scheduler"], head["family"]) == ("MyLinear", "Cerebras")
+    samba = torch_schedulers.LambdaLR(_optimizer(), SambaFlowLambda("linear", 2, 6))  # built without the helper
+    assert of_kind(stepped_report_rows("samba", samba, steps=8), "scheduler")[0]["family"] == "SambaFlow"
+    plain = torch_schedulers.LambdaLR(_optimizer(), lambda step: 1.0)
+    assert of_kind(stepped_report_rows("plain", plain, steps=8), "scheduler")[0]["family"] == "torch"
+    cosine = MyCosine(_optimizer(), T_max=5)
+    assert of_kind(stepped_report_rows("cos", cosine, steps=8), "scheduler")[0]["family"] == __name__
 
 
 def test_torch_sequential_children_count_from_their_milestone():
@@ -473,6 +628,35 @@ def test_run_steps_counts_what_the_trainer_steps():
     assert run_steps("100ba", 30, per_epoch=True) == 3  # the last, unfinished epoch is not closed
     assert run_steps("4ep", None, per_epoch=True) == 4
     assert run_steps("1000sp", 30) is None and run_steps("4ep", None) is None
+
+
+def test_run_steps_follows_the_clock_in_every_case():
+    from schedulers.core.clock import Clock
+
+    for run in ("1ba", "7ba", "9ba", "1ep", "3ep"):
+        for length in (1, 3, 4):  # the trainer's clock, one batch at a time
+            clock = Clock(run, length)
+            while not clock.done:
+                clock.advance()
+            assert (run_steps(run, length), run_steps(run, length, per_epoch=True)) == (clock.batches, clock.epochs)
+        epochs = int(run[:-2]) if run.endswith("ep") else None  # without dataloader_len: no batch count
+        assert (run_steps(run, None), run_steps(run, None, per_epoch=True)) == (
+            None if epochs is not None else int(run[:-2]),
+            epochs,
+        )
+
+
+def test_an_unknown_number_of_steps_names_both_reasons():
+    from torch.optim import lr_scheduler as torch_schedulers
+
+    scheduler = torch_schedulers.LinearLR(_optimizer(), 0.1, total_iters=5)
+    steps = run_steps("4ep", None)  # an epoch run without dataloader_len, stepped per batch
+    text = render_report(stepped_report_rows("linear", scheduler, steps=steps))
+    assert steps is None
+    assert (
+        "  steps in the run: not known before the data is read "
+        "(a run in samples or tokens, or in epochs of unknown length)\n" in text
+    )
 
 
 # -- times beyond the run (issue 11 item 9) ----------------------------------------------------------------------

@@ -256,6 +256,26 @@ def test_plot_help_documents_both_modes_with_examples():
         assert needle in result.stdout, needle
 
 
+def test_plot_of_an_expression_warns_as_cadence(capsys):
+    args = ["plot", "CosineAnnealingScheduler(alpha_f=2.0)", "--max-duration", "10ba", "--csv", "-"]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("cadence: warning: alpha_f=2.0 > 1") and err.count("\n") == 1
+    assert "python -m schedulers" not in err
+
+
+def test_one_helper_prints_each_commands_warnings_on_one_line(capsys):
+    import warnings
+
+    from schedulers.tools.cli import plain_warnings
+
+    for prog in ("cadence", "python -m schedulers"):
+        with warnings.catch_warnings(), plain_warnings(prog):
+            warnings.simplefilter("always")
+            warnings.warn("two\n   lines", UserWarning, stacklevel=1)
+        assert capsys.readouterr().err == f"{prog}: warning: two lines\n"
+
+
 def test_plot_of_a_name_that_is_no_file_and_no_expression_says_so(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "params.yaml").write_text(CONFIG)

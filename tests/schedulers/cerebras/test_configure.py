@@ -73,6 +73,19 @@ def test_a_list_is_a_sequence_with_milestones_the_running_sum_of_total_iters():
     assert type(configure_lr_scheduler(optimizer, [LINEAR])) is cs.LinearLR
 
 
+def test_a_sequence_without_milestones_sums_total_iters_as_the_config_does():
+    optimizer = _optimizer()
+    configured = configure_lr_scheduler(optimizer, [LINEAR, COSINE, CONSTANT])
+    children = [
+        cs.LinearLR(optimizer, 0.0, 0.01, total_iters=10),
+        cs.CosineDecayLR(optimizer, 0.01, 0.0, total_iters=90),
+        cs.ConstantLR(optimizer, 0.001),
+    ]
+    assert cs.SequentialLR(optimizer, children).milestones == configured.milestones == [10, 100]
+    with pytest.raises(ValueError, match=r"SequentialLR was given no milestones and schedulers\[1\] \(ConstantLR\)"):
+        cs.SequentialLR(optimizer, [children[0], cs.ConstantLR(optimizer, 0.001), children[1]])
+
+
 def test_main_scheduler_chained_is_a_chained_scheduler():
     optimizer = _optimizer()
     config = [

@@ -273,6 +273,37 @@ def test_invalid_arguments_are_value_errors_naming_them(factory, match, optimize
         factory(optimizer)
 
 
+def test_one_rule_says_what_a_resolved_step_count_is():
+    from schedulers.cerebras.scheduler import is_step_count
+
+    for value in (True, False, -1, -0.5, math.inf, math.nan, "3", None):
+        assert not is_step_count(value) and not is_step_count(value, positive=True), value
+    assert is_step_count(0) and is_step_count(0.0) and not is_step_count(0, positive=True)
+    assert is_step_count(2.5, positive=True) and is_step_count(10**12, positive=True)
+
+
+@pytest.mark.parametrize("bad", [-1, -0.5])
+def test_a_negative_step_count_is_refused_with_its_name_wherever_it_is_checked(bad, optimizer):
+    with pytest.raises(ValueError, match=r"^LinearLR: total_iters=.* must be a number of steps > 0$"):
+        cs.LinearLR(optimizer, 1.0, 0.0, total_iters=bad)
+    with pytest.raises(ValueError, match=r"^MultiStepLR: milestones\[1\]=.* must be a number of steps >= 0$"):
+        cs.MultiStepLR(optimizer, 1.0, 0.5, milestones=[2, bad])
+    with pytest.raises(ValueError, match=r"^CyclicLR: step_size_down=.* must be None or a number of steps >= 0$"):
+        cs.CyclicLR(optimizer, 0.1, 1.0, step_size_up=2, step_size_down=bad)
+    children = [cs.ConstantLR(optimizer, 1.0), cs.ConstantLR(optimizer, 0.5)]
+    with pytest.raises(ValueError, match=r"^SequentialLR: milestones\[0\]=.* must be a number of steps >= 0$"):
+        cs.SequentialLR(optimizer, children, [bad])
+    with pytest.raises(ValueError, match=r"^LinearLR: total_iters=0 must be a number of steps > 0$"):
+        cs.LinearLR(optimizer, 1.0, 0.0, total_iters=0)
+
+
+def test_zero_and_whole_floats_are_step_counts_where_zero_is_allowed(optimizer):
+    assert cs.MultiStepLR(optimizer, 1.0, 0.5, milestones=[0, 2.0]).values_at([0, 2]).tolist() == [0.5, 0.25]
+    assert cs.CyclicLR(optimizer, 0.1, 1.0, step_size_up=2, step_size_down=0).step_size_down == 0
+    children = [cs.ConstantLR(optimizer, 1.0), cs.ConstantLR(optimizer, 0.5)]
+    assert cs.SequentialLR(optimizer, children, [0]).values_at([0]).tolist() == [0.5]
+
+
 def test_not_an_optimizer_is_a_type_error():
     with pytest.raises(TypeError, match="Optimizer"):
         cs.ConstantLR(object(), 0.1)
