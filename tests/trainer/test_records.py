@@ -8,7 +8,6 @@ an uninterrupted run; and the rows reach disk before the checkpoint that claims 
 
 from __future__ import annotations
 
-import doctest
 import json
 import os
 import random
@@ -25,7 +24,7 @@ from hypothesis import strategies as st
 
 import trainer.checkpoint as checkpoints
 from schedulers import CosineAnnealingWithWarmupScheduler, LinearScheduler
-from trainer import Callback, CSVLogger, LRMonitor, TensorBoardLogger, Trainer, records, stopping
+from trainer import Callback, CSVLogger, LRMonitor, TensorBoardLogger, Trainer, stopping
 from trainer.records import RowFile, keep_rows_through, read_table
 
 HERE = Path(__file__).resolve().parent
@@ -37,11 +36,6 @@ from record_checks import assert_same_csv, assert_same_scalars, scalars  # noqa:
 
 FIXTURES = HERE / "trainer_fixtures.py"
 CLASSIFIER = ROOT / "examples" / "classifier.yaml"
-
-
-def test_the_modules_examples_run():
-    assert doctest.testmod(records).failed == 0
-    assert doctest.testmod(stopping).failed == 0
 
 
 # -- the one cut-back rule ---------------------------------------------------------------------------------
