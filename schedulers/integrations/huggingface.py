@@ -161,7 +161,9 @@ class HuggingFaceScheduler(CompiledScheduler):
         if clock.batches == batches - 1:
             clock.advance(samples, tokens)  # the one clock rule: closes the epoch the step completes
         else:  # not where the Trainer was: take its step count
-            clock.timestamp = after_batches(batches, clock.dataloader_len, clock.samples + samples, clock.tokens + tokens)
+            clock.timestamp = after_batches(
+                batches, clock.dataloader_len, clock.samples + samples, clock.tokens + tokens
+            )
         self._stepped = False
 
     def catch_up(self) -> None:
