@@ -53,7 +53,7 @@ from schedulers.core.state import as_dataloader_len, as_max_duration
 
 # The Lightning integration's counting helpers: one rule for which runs count samples, one batch-size probe.
 from schedulers.integrations.lightning import _count, _enable_counting, _first_dim, _steps_per_epoch
-from timeunits import Time, Timestamp, TimeUnit
+from timeunits import Time, TimeUnit
 
 # CadenceTrainerCallback is made on first use by the module's __getattr__ (it subclasses transformers' TrainerCallback)
 __all__ = ["CadenceTrainerCallback", "HuggingFaceScheduler", "TrainerSchedule", "huggingface_scheduler"]  # noqa: F822
@@ -62,7 +62,7 @@ _INSTALL_HINT = "pip install transformers accelerate  (or: pip install -e '.[hug
 
 
 class TrainerSchedule(NamedTuple):
-    """What :func:`huggingface_scheduler` returns: ``scheduler`` for ``optimizers=``, ``callback`` for ``callbacks=``."""
+    """What :func:`huggingface_scheduler` returns: ``scheduler`` for ``optimizers=``, ``callback`` for ``callbacks=``"""
 
     scheduler: HuggingFaceScheduler
     callback: Any
@@ -335,7 +335,7 @@ def _callback_class() -> type:
     return _CALLBACK_CLASSES[0]
 
 
-_CALLBACK_DOC = """A Hugging Face ``TrainerCallback`` that keeps a :class:`HuggingFaceScheduler`'s clock at the Trainer's step.
+_CALLBACK_DOC = """A Hugging Face ``TrainerCallback`` that keeps a HuggingFaceScheduler's clock at the Trainer's step.
 
 :func:`huggingface_scheduler` makes it with its scheduler; pass it in ``Trainer(callbacks=[...])``.
 """

@@ -1,4 +1,4 @@
-"""Cadence schedules inside the Hugging Face Trainer: the lr of every optimizer step is the schedule at the Trainer's step.
+"""Cadence schedules in the Hugging Face Trainer: the lr of every optimizer step is the schedule at the Trainer's step.
 
 transformers and accelerate are in the test extra. Under ``CI=true`` a missing one fails this module
 (docs/integrations.md); elsewhere the module is skipped with the install line. The models are tiny and built
@@ -292,7 +292,7 @@ def test_samples_and_tokens_are_counted_per_optimizer_step(tmp_path, unit, confi
     assert (scheduler.state.tokens if tokens else scheduler.state.samples) == int(per_step.sum())
 
 
-def _resume_run(tmp_path, schedule, save_steps, **overrides):
+def _resume_args(tmp_path, save_steps, **overrides):
     """A run that saves a checkpoint every ``save_steps`` (the optimizer and scheduler with it)."""
     settings = dict(num_train_epochs=3, gradient_accumulation_steps=3, save_strategy="steps", save_steps=save_steps)
     settings.update(overrides)
@@ -307,7 +307,7 @@ PER_STEP = torch.tensor([6, 6, 6, 6, 1] * 3, dtype=torch.float64)
 
 
 def test_resuming_from_a_mid_run_checkpoint_continues_the_steps_and_the_counts(tmp_path) -> None:
-    args = _resume_run(tmp_path, SAMPLES_AND_EPOCHS, save_steps=7)  # step 7: in the middle of epoch 1
+    args = _resume_args(tmp_path, save_steps=7)  # step 7: in the middle of epoch 1
     _, _, full = _train(SAMPLES_AND_EPOCHS, args, _regression_data(25))
     _assert_lrs(full, evaluate_run(SAMPLES_AND_EPOCHS, "3ep", dataloader_len=5, samples_per_batch=PER_STEP))
 
@@ -326,7 +326,7 @@ def test_resuming_from_a_mid_run_checkpoint_continues_the_steps_and_the_counts(t
 
 def test_a_checkpoint_without_the_scheduler_resumes_by_the_step_or_says_what_is_lost(tmp_path) -> None:
     schedule = LinearScheduler(alpha_f=0.2)
-    args = _resume_run(tmp_path, schedule, save_steps=6, num_train_epochs=2)
+    args = _resume_args(tmp_path, save_steps=6, num_train_epochs=2)
     _, _, full = _train(schedule, args, _regression_data(25))
     checkpoint = tmp_path / "out" / "checkpoint-6"
     (checkpoint / "scheduler.pt").unlink()  # as save_only_model=True leaves it (the optimizer is reset too)
