@@ -253,6 +253,12 @@ class _TrainerClock:
     # -- Trainer events (the callback class adds transformers' TrainerCallback as a base) ----------------
     def on_train_begin(self, args: Any, state: Any, control: Any, model: Any = None, **kwargs: Any) -> None:
         clock = self.scheduler.state
+        if self.scheduler.hyperparameter == "lr" and kwargs.get("lr_scheduler") is not self.scheduler:
+            raise ValueError(
+                "the Trainer steps another lr scheduler than the one this CadenceTrainerCallback keeps, and both "
+                "would write the lr: pass optimizers=(optimizer, scheduler) with the scheduler of "
+                "huggingface_scheduler()"
+            )
         if self._counts_inputs and state.global_step not in (0, clock.batches):
             raise ValueError(
                 f"resuming at global step {state.global_step}, but the scheduler's state (scheduler.pt) was not "

@@ -107,6 +107,7 @@ class Recorder(TrainerCallback):
         self.overflow_at = overflow_at
         self.seen: list[tuple[int, float, object]] = []
         self.skipped: list[int] = []
+        self.weight_decays: list[float] = []
         self.accelerator = None
 
     def on_step_begin(self, args, state, control, model=None, **kwargs):
@@ -114,7 +115,9 @@ class Recorder(TrainerCallback):
             model.overflow = state.global_step == self.overflow_at
 
     def on_pre_optimizer_step(self, args, state, control, optimizer=None, **kwargs):
-        self.seen.append((state.global_step, optimizer.param_groups[0]["lr"], self.scheduler.state.timestamp))
+        group = optimizer.param_groups[0]
+        self.seen.append((state.global_step, group["lr"], self.scheduler.state.timestamp))
+        self.weight_decays.append(group["weight_decay"])
 
     def on_step_end(self, args, state, control, **kwargs):
         if self.accelerator is not None and self.accelerator.optimizer_step_was_skipped:
@@ -350,6 +353,36 @@ def test_a_step_the_trainer_skips_still_moves_the_next_steps_lr(tmp_path) -> Non
     assert scheduler.state.done and scheduler.last_epoch == 10
 
 
+def test_another_hyperparameter_is_kept_by_its_callback_alone(tmp_path) -> None:
+    # The Trainer steps one scheduler (the lr's); a weight-decay schedule is written by its own callback.
+    args = _args(tmp_path, max_steps=8)
+    data = _regression_data(20)
+    model = Regression()
+    optimizer = torch.optim.SGD(model.parameters(), lr=BASE_LR, weight_decay=0.01)
+    decay = LinearScheduler(alpha_f=0.25)
+    lr, lr_clock = huggingface_scheduler(WARMUP_COSINE, optimizer, args, data)
+    _, wd_clock = huggingface_scheduler(decay, optimizer, args, data, hyperparameter="weight_decay")
+    recorder = Recorder(lr)
+    trainer = Trainer(
+        model=model, args=args, train_dataset=data, optimizers=(optimizer, lr), callbacks=[lr_clock, wd_clock, recorder]
+    )
+    trainer.train()
+    _assert_lrs(recorder, evaluate_run(WARMUP_COSINE, "8ba"))
+    weight_decays = torch.tensor(recorder.weight_decays, dtype=torch.float64)
+    torch.testing.assert_close(weight_decays, 0.01 * evaluate_run(decay, "8ba"), rtol=1e-12, atol=1e-15)
+
+
+def test_an_lr_schedule_the_trainer_does_not_step_is_an_error(tmp_path) -> None:
+    args = _args(tmp_path, max_steps=4)
+    data = _regression_data(8)
+    model = Regression()
+    optimizer = torch.optim.SGD(model.parameters(), lr=BASE_LR)
+    _, callback = huggingface_scheduler(WARMUP_COSINE, optimizer, args, data)
+    trainer = Trainer(model=model, args=args, train_dataset=data, callbacks=[callback])  # no optimizers=
+    with pytest.raises(ValueError, match=r"pass optimizers=\(optimizer, scheduler\)"):
+        trainer.train()
+
+
 def test_an_epoch_run_needs_the_dataset_or_its_length(tmp_path) -> None:
     optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=BASE_LR)
     args = _args(tmp_path, num_train_epochs=2)
@@ -372,8 +405,12 @@ def test_bad_input_is_one_clear_error(tmp_path) -> None:
         huggingface_scheduler(WARMUP_COSINE, optimizer, _args(tmp_path, max_steps=-1, num_train_epochs=0), 50)
 
 
-def test_a_missing_transformers_is_an_import_error_naming_the_package(monkeypatch) -> None:
+def test_a_missing_transformers_is_an_import_error_naming_the_package(tmp_path, monkeypatch) -> None:
+    args = _args(tmp_path, max_steps=4)
     monkeypatch.setitem(sys.modules, "transformers", None)  # as if not installed
+    optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=BASE_LR)
+    with pytest.raises(ImportError, match="pip install transformers"):
+        huggingface_scheduler(WARMUP_COSINE, optimizer, args)
     with pytest.raises(ImportError, match="pip install transformers"):
         integration._import_transformers()
 
