@@ -253,6 +253,40 @@ def test_several_processes_split_the_loader_as_accelerate_does(tmp_path, process
             assert scheduler.state.dataloader_len == math.ceil(len(shard) / 3), (samples, rank)
 
 
+def test_counts_are_summed_over_processes_once_per_optimizer_step(tmp_path, monkeypatch) -> None:
+    # The real thing needs a process group; here a second process that counted the same is faked.
+    reduced = []
+
+    def all_reduce(tensor):
+        reduced.append(tensor.tolist())
+        tensor.mul_(2)
+
+    args = _OnProcess(output_dir=str(tmp_path / "out"), max_steps=3, use_cpu=True, report_to="none")
+    assert args.device.type == "cpu"  # set up before the process group is faked
+    args.world = 2
+    monkeypatch.setattr(torch.distributed, "is_initialized", lambda: True)
+    monkeypatch.setattr(torch.distributed, "all_reduce", all_reduce)
+    optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=BASE_LR)
+    count_tokens = {"get_num_tokens": lambda inputs: 5 * len(inputs["x"])}
+    scheduler, callback = huggingface_scheduler(LinearScheduler(t_max="48sp"), optimizer, args, **count_tokens)
+    model, state = Regression(), transformers.TrainerState()
+    callback.on_train_begin(args, state, None, model=model, lr_scheduler=scheduler)
+    for step in range(3):  # two micro-batches of 4 an optimizer step
+        for _ in range(2):
+            model(x=torch.zeros(4, 3), labels=torch.zeros(4, 1))
+        with torch.no_grad():
+            model.eval()
+            model(x=torch.zeros(4, 3), labels=torch.zeros(4, 1))  # an evaluation: not counted
+            model.train()
+        callback.on_optimizer_step(args, state, None)
+        scheduler.step()
+        state.global_step = step + 1
+    callback.on_train_end(args, state, None)
+    assert reduced == [[8, 40]] * 3
+    assert (scheduler.state.samples, scheduler.state.tokens, scheduler.state.done) == (48, 240, True)
+    assert not model._forward_pre_hooks  # the counting hook is gone with the training
+
+
 @pytest.mark.parametrize(
     ("samples", "batch", "accumulate", "length"),
     [(50, 2, 4, {"num_train_epochs": 3}), (50, 2, 4, {"num_train_epochs": 2.5}), (50, 4, 3, {"max_steps": 10})],
