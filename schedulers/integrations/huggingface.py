@@ -52,12 +52,13 @@ from schedulers.core.compile import CompiledScheduler
 from schedulers.core.state import as_dataloader_len, as_max_duration
 
 # The Lightning integration's counting helpers: one rule for which runs count samples, one batch-size probe.
-from schedulers.integrations.lightning import _count, _enable_counting, _first_dim, _steps_per_epoch
+from schedulers.integrations.counting import enable_counting, samples_in, steps_per_epoch, tokens_in
 from timeunits import Time, TimeUnit
 
 # CadenceTrainerCallback is made on first use by the module's __getattr__ (it subclasses transformers' TrainerCallback)
 __all__ = ["CadenceTrainerCallback", "HuggingFaceScheduler", "TrainerSchedule", "huggingface_scheduler"]  # noqa: F822
 
+_WHO = "CadenceTrainerCallback"
 _INSTALL_HINT = "pip install transformers accelerate  (or: pip install -e '.[huggingface]')"
 
 
@@ -120,7 +121,7 @@ def huggingface_scheduler(
         fixed_dataloader_len=given_len is not None,
     )
     callback = callback_class(scheduler, get_num_samples, get_num_tokens, _trainer_counts_tokens(args))
-    _enable_counting(schedule, clock, scheduler.ssr, callback)
+    enable_counting(schedule, clock, scheduler.ssr, callback)
     return TrainerSchedule(scheduler, callback)
 
 
@@ -185,7 +186,7 @@ class HuggingFaceScheduler(CompiledScheduler):
         fixed_duration, fixed_len = self._fixed
         before = clock.dataloader_len
         if not fixed_len:
-            clock.dataloader_len = _steps_per_epoch(loader_batches, args.gradient_accumulation_steps)
+            clock.dataloader_len = steps_per_epoch(loader_batches, args.gradient_accumulation_steps)
         if not fixed_duration:
             clock.max_duration = _run_length(args, clock.dataloader_len)
         if clock.batches != global_step or clock.dataloader_len != before:
@@ -292,9 +293,9 @@ class _TrainerClock:
             return
         inputs = kwargs if kwargs or len(args) != 1 else args[0]
         if self.count_samples:
-            self._pending[0] += _count("get_num_samples", (self.get_num_samples or _leading_dim)(inputs), inputs)
+            self._pending[0] += samples_in(inputs, self.get_num_samples, who=_WHO, factory="huggingface_scheduler")
         if self.get_num_tokens is not None:
-            self._pending[1] += _count("get_num_tokens", self.get_num_tokens(inputs), inputs)
+            self._pending[1] += tokens_in(inputs, self.get_num_tokens)
 
     def _settle(self, args: Any) -> tuple[int, int]:
         """The counts of the optimizer step that just ended, summed over processes."""
@@ -379,7 +380,7 @@ def _steps_per_epoch_of(train_dataset: Any, args: Any) -> int | None:
             return None
     if samples < 0:
         raise ValueError(f"train_dataset={samples} must be a dataset or its number of samples (>= 0)")
-    return _steps_per_epoch(_loader_batches(samples, args), args.gradient_accumulation_steps)
+    return steps_per_epoch(_loader_batches(samples, args), args.gradient_accumulation_steps)
 
 
 def _loader_batches(samples: int, args: Any) -> int:
@@ -429,14 +430,3 @@ def _length(value: Any) -> int | None:
         return len(value)
     except TypeError:
         return None
-
-
-def _leading_dim(inputs: Any) -> int:
-    """The default sample count: the leading dimension of the inputs' first tensor (depth first)."""
-    found = _first_dim(inputs)
-    if found is None:
-        raise ValueError(
-            f"CadenceTrainerCallback found no tensor with a batch dimension in the model's {type(inputs).__name__} "
-            "inputs, and the schedule counts samples: pass get_num_samples= to huggingface_scheduler"
-        )
-    return found
