@@ -44,7 +44,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
-from schedulers.tools.files import write_atomically
+from schedulers.tools.files import check_writable, write_atomically
 from timeunits import Timestamp, TimeUnit
 
 __all__ = ["HOOK_NAMES", "Callback", "CallbackList", "as_callbacks", "call_hooks", "ProgressBar", "LRMonitor"]
@@ -446,6 +446,8 @@ class LRMonitor(Callback):
         if isinstance(keys, str):
             keys = (keys,)
         self.keys = None if keys is None else tuple(keys)
+        if csv_path is not None:  # written at fit end: a bad place fails now, not after the run
+            check_writable("LRMonitor csv_path", csv_path, folder=False)
         self.csv_path = csv_path
         self._rows: list[dict[str, float | int]] = []
         self._active: bool | None = None  # whether this process records (rank 0), set at fit start

@@ -4,7 +4,7 @@
 
 Also ``python -m trainer fit ...``. Precedence (docs/trainer-config.md): ``--set`` > SambaFlow flags > YAML.
 A configuration error prints one line to stderr (``cadence: error: <key path>: <what>``) and exits with 2;
-a checkpoint that cannot be loaded exits with 1. After training, one line sums the run up on stdout
+a checkpoint that cannot be loaded, or a nan/inf loss that stops the run, exits with 1 (one line too). After training, one line sums the run up on stdout
 (batches trained, the first and last losses, the last evaluation).
 """
 
@@ -51,7 +51,7 @@ precedence:
 
 exit status:
   0 trained (or --dry-run found no problem); 2 a config or command-line error (one line on stderr);
-  1 a checkpoint that cannot be loaded.
+  1 a checkpoint that cannot be loaded, or a nan/inf loss stopped the run (one line on stderr).
 
 examples:
   cadence fit examples/classifier.yaml
@@ -352,6 +352,7 @@ def _sweep(args: argparse.Namespace) -> int:
 def _fit(args: argparse.Namespace) -> int:
     from trainer.checkpoint import CheckpointError
     from trainer.config import ConfigError, run_summary, trainer_from_command_line
+    from trainer.trainer import NonFiniteLossError
 
     with plain_warnings("cadence"):
         try:
@@ -372,12 +373,18 @@ def _fit(args: argparse.Namespace) -> int:
             trainer.fit()
         except (ConfigError, CheckpointError) as error:
             return _error(error)
+        except NonFiniteLossError as error:  # the run failed: its way out as this command spells it
+            print(f"cadence: error: {error.what} (to train on, add --set {_NONFINITE_KEY}=warn)", file=sys.stderr)
+            return 1
         except KeyboardInterrupt:
             print("cadence: interrupted", file=sys.stderr)
             return 130
     if trainer.is_rank_zero:
         print(f"cadence: {run_summary(trainer)}", flush=True)
     return 0
+
+
+_NONFINITE_KEY = "trainer.init.loop.on_nonfinite_loss"
 
 
 def _error(error: BaseException) -> int:
