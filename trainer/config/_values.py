@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 from schedulers.tools.files import unwritable_reason
