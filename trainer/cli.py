@@ -80,28 +80,23 @@ def _command_parsers(prog: str) -> tuple[argparse.ArgumentParser, dict[str, argp
     )
     parser.add_argument("--version", action="version", version=f"cadence {version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    texts = {  # name: (help, description, epilog)
+        "fit": ("train from a YAML config", _FIT_DESCRIPTION, _FIT_EPILOG),
+        "plot": (
+            "draw every scheduled hyperparameter of a config (or schedule expressions) before training",
+            _PLOT_DESCRIPTION,
+            _PLOT_EPILOG,
+        ),
+        "sweep": (
+            "train a config at several budgets (ssr or max_duration) and compare them",
+            "cadence sweep CONFIG.yaml: run the config once per budget, resumably, and summarize.",
+            _SWEEP_EPILOG,
+        ),
+    }
+    formatter = argparse.RawDescriptionHelpFormatter
     return parser, {
-        "fit": commands.add_parser(
-            "fit",
-            help="train from a YAML config",
-            description=_FIT_DESCRIPTION,
-            epilog=_FIT_EPILOG,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        ),
-        "plot": commands.add_parser(
-            "plot",
-            help="draw every scheduled hyperparameter of a config (or schedule expressions) before training",
-            description=_PLOT_DESCRIPTION,
-            epilog=_PLOT_EPILOG,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        ),
-        "sweep": commands.add_parser(
-            "sweep",
-            help="train a config at several budgets (ssr or max_duration) and compare them",
-            description="cadence sweep CONFIG.yaml: run the config once per budget, resumably, and summarize.",
-            epilog=_SWEEP_EPILOG,
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        ),
+        name: commands.add_parser(name, help=text, description=description, epilog=epilog, formatter_class=formatter)
+        for name, (text, description, epilog) in texts.items()
     }
 
 
@@ -258,7 +253,7 @@ def _run(argv: list[str], prog: str) -> int:
         if mode != "config":
             print(f"{prog}: error: {mode}", file=sys.stderr)
             return 2
-    if argv[:1] not in (["fit"], ["plot"], ["sweep"]):  # --version, --help or a mistake: answered without torch
+    if not argv or argv[0] not in ("fit", "plot", "sweep"):  # --version, --help or a mistake: told without torch
         _command_parsers(prog)[0].parse_args(argv)
     parser = build_parser(prog)
     args = parser.parse_args(argv)

@@ -11,7 +11,6 @@ from typing import Any
 from schedulers.core.names import did_you_mean
 from trainer.config._errors import ConfigError, ConfigWarning
 
-
 _LONGEST_VALUE_SHOWN = 40
 
 
