@@ -4,6 +4,7 @@ messages of a run (resumed from, checkpoints in, nothing to train, interrupted),
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 import torch
@@ -102,7 +103,9 @@ def test_nonfinite_loss_stops_before_its_step_and_keeps_the_last_checkpoint(tmp_
     before = [p.detach().clone() for p in model.parameters()]
     with pytest.raises(NonFiniteLossError, match=r"batch 5 \(epoch 1\) is inf") as caught:
         trainer.fit()
-    assert f"the last checkpoint is {tmp_path / 'ba00000004.pt'}" in str(caught.value)
+    last = f"the last checkpoint is {tmp_path / 'ba00000004.pt'}"
+    assert str(caught.value).endswith(f'{last} (pass on_nonfinite_loss="warn" to train on)')  # Python's words
+    assert caught.value.what.endswith(last)  # what cadence fit ends with its own --set
     assert [path.name for path in list_checkpoints(tmp_path)] == ["ba00000002.pt", "ba00000004.pt"]
     assert trainer.state.timestamp.batch.value == 5  # the bad batch was not counted
     assert all(p.grad is None for p in model.parameters())  # its gradients were dropped, never stepped with
@@ -188,3 +191,37 @@ def test_preview_records_what_fit_trains_with_and_spends_the_trainer(capsys):
     assert previewed.rows == trained.rows and len(trained.rows) == 12
     with pytest.raises(RuntimeError, match="build a new one"):
         preview.fit()
+
+
+# -- every place a run writes is checked when it is built ---------------------------------------------------
+
+
+def _writers(place):
+    """Each object of a run that writes to a path, built with ``place`` as that path (or its folder)."""
+    from trainer import CSVLogger, TensorBoardLogger
+
+    return {
+        "save_folder": lambda: _trainer(save_folder=place / "run"),
+        "CSVLogger path": lambda: CSVLogger(place / "metrics.csv"),
+        "CSVLogger hparams_path": lambda: CSVLogger("metrics.csv", hparams_path=place / "h.json"),
+        "TensorBoardLogger log_dir": lambda: TensorBoardLogger(place / "tb"),
+        "LRMonitor csv_path": lambda: LRMonitor(csv_path=place / "lr.csv"),
+    }
+
+
+@pytest.mark.parametrize("name", list(_writers(None)))
+def test_a_place_that_cannot_be_written_fails_when_its_writer_is_built(tmp_path, name):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    with pytest.raises(ValueError, match=rf"^{name}='{blocker}.*': cannot create the folder '{blocker}.*' is a file"):
+        _writers(blocker)[name]()
+    if Path("/proc/self").is_dir():  # takes no new file, even from root (whom os.access always answers yes)
+        with pytest.raises(ValueError, match=rf"^{name}='/proc/nope.*': cannot create the folder '/proc/nope.*"):
+            _writers(Path("/proc/nope"))[name]()
+    assert sorted(tmp_path.iterdir()) == [blocker]
+
+
+def test_a_place_that_can_be_written_is_not_created_before_it_is_written(tmp_path):
+    for build in _writers(tmp_path / "out").values():
+        build()
+    assert list(tmp_path.iterdir()) == []
