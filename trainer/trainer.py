@@ -456,7 +456,8 @@ class Trainer:
             return
         self.optimizer.zero_grad(set_to_none=True)
         raise NonFiniteLossError(
-            f"the loss of {where} is {loss} (on any rank): training stopped before its optimizer step; "
+            f"the loss of {where} is {loss}{' (on some rank)' if self.world.size > 1 else ''}: training stopped "
+            f"before its optimizer step; "
             f"{self._where_the_last_checkpoint_is()}"
         )
 

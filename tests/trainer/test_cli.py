@@ -491,7 +491,7 @@ def test_a_nonfinite_loss_is_one_line_naming_the_set_that_trains_on(config, tmp_
     err = capsys.readouterr().err
     lines = err.splitlines()
     assert lines[-1] == (
-        "cadence: error: the loss of batch 13 (epoch 1) is nan (on any rank): training stopped before its optimizer "
+        "cadence: error: the loss of batch 13 (epoch 1) is nan: training stopped before its optimizer "
         f"step; the last checkpoint is {tmp_path / 'run' / 'ba00000010.pt'} (to train on, add --set "
         "trainer.init.loop.on_nonfinite_loss=warn)"
     )
