@@ -71,7 +71,7 @@ def progress_measure(max_duration: Time, dataloader_len: int | None) -> tuple[Ti
     Progress is counted in max_duration's own unit, never in batches of a run in samples or tokens (whose
     batches vary). A run in epochs with a known ``dataloader_len`` counts batches out of ``E·L``, so progress
     moves every batch, as a ``dur`` time resolves (``0.5dur`` of ``10ep`` is ``5·L`` batches); without it,
-    whole epochs out of ``E`` (Composer's ``state.get_elapsed_duration()``).
+    whole epochs out of ``E``.
 
     >>> progress_measure(Time(300_000, "tok"), 50), progress_measure(Time(3, "ep"), 50)
     ((<TimeUnit.TOKEN: 'tok'>, 300000), (<TimeUnit.BATCH: 'ba'>, 150))
@@ -82,10 +82,11 @@ def progress_measure(max_duration: Time, dataloader_len: int | None) -> tuple[Ti
 
 
 def elapsed_duration(state: ScheduleState) -> Time:
-    """How far through its run ``state`` is, as a ``dur`` Time (Composer's ``state.get_elapsed_duration()``).
+    """How far through its run ``state`` is, as a ``dur`` Time (Composer's ``state.get_elapsed_duration()``;
+    in a run in epochs of known length it moves every batch: docs/composer-deviations.md).
 
-    The rule is :func:`progress_measure`'s, which whole-run evaluation and ``cadence plot``'s ``dur`` axis
-    apply to every batch at once.
+    The rule is :func:`progress_measure`'s, which whole-run evaluation and ``cadence plot``'s ``dur`` column
+    and axis apply to every batch at once.
 
     >>> clock = Clock("1000tok")
     >>> _ = clock.batch(samples=4, tokens=250)
