@@ -266,7 +266,9 @@ def test_elapsed_duration_is_progress_in_max_durations_unit(max_duration, datalo
     assert stepped == counted
     if dataloader_len is not None:
         per_batch = torch.tensor(samples)
-        timeline = run_timeline(max_duration, dataloader_len, samples_per_batch=per_batch, tokens_per_batch=3 * per_batch)
+        timeline = run_timeline(
+            max_duration, dataloader_len, samples_per_batch=per_batch, tokens_per_batch=3 * per_batch
+        )
         assert timeline.fraction().tolist() == stepped
 
 

@@ -274,7 +274,9 @@ def _expected_dur(loader: str, max_duration: str, ssr: float) -> tuple[list[floa
     ],
     ids=["sp", "tok", "tok-ssr0.5", "ba", "ba-ssr0.3", "ep", "ep-ssr0.5", "ep-without-len"],
 )
-def test_dur_is_the_fraction_in_max_durations_unit(max_duration, loader, tokens, ssr, tmp_path, capsys, fixtures_on_path):
+def test_dur_is_the_fraction_in_max_durations_unit(
+    max_duration, loader, tokens, ssr, tmp_path, capsys, fixtures_on_path
+):
     """A run in tokens (or samples) is at tokens/max_duration, not at batches/its batches (issue: 0.4980 vs 0.4958)."""
     path = tmp_path / "run.yaml"
     path.write_text(textwrap.dedent(DUR_CONFIG.format(max_duration=max_duration, loader=loader, tokens=tokens)))
