@@ -64,3 +64,22 @@ class PoisonedRegression(torch.nn.Module):
         loss = torch.nn.functional.mse_loss(self.linear(inputs), targets)
         self.calls += 1
         return loss * float("nan") if self.calls == self.at + 1 else loss
+
+
+class UnsizedBatches:
+    """Batches without ``len()`` (the trainer learns where an epoch ends when it runs out); with ``shrink``, each
+    epoch has one batch fewer than the one before."""
+
+    def __init__(self, batches: list, shrink: bool = False) -> None:
+        self.batches = batches
+        self.shrink = shrink
+        self.epochs = 0
+
+    def __iter__(self):
+        cut = len(self.batches) - self.epochs if self.shrink else len(self.batches)
+        self.epochs += 1
+        return iter(self.batches[: max(cut, 1)])
+
+
+def unsized_loader(batch_size: int = 4, num_samples: int = 10, shrink: bool = False) -> UnsizedBatches:
+    return UnsizedBatches(list(DataLoader(regression_data(num_samples), batch_size=batch_size)), shrink)
