@@ -28,6 +28,7 @@ import operator
 from schedulers.core.resolution import RunContext, whole_count
 from schedulers.core.state import ScheduleState
 from timeunits import Time, TimeUnit
+from timeunits.errors import argument_error
 
 __all__ = ["PENDING", "StepArgumentError", "resolve_steps"]
 
@@ -48,7 +49,11 @@ _TIME_AWARE_HINT = (
 
 
 class StepArgumentError(ValueError):
-    """A step-count argument that is not a step count, or cannot be resolved to one."""
+    """A step-count argument that is not a step count, or cannot be resolved to one.
+
+    A string that is not a time keeps timeunits' error (``NonIntegralTimeError``, ``TimeParseError``, ...,
+    each a ``ValueError``), with the argument's name in front.
+    """
 
 
 def resolve_steps(
@@ -83,8 +88,8 @@ def resolve_steps(
 def _resolve_time(name: str, value: object, state: ScheduleState | None, ssr: float, required: bool):
     try:
         time = Time.from_input(value)
-    except (TypeError, ValueError) as error:
-        raise StepArgumentError(f"{name}={value!r} is not a step count or a time: {error}") from None
+    except ValueError as error:  # timeunits' error, kept (a non-integral count stays a NonIntegralTimeError)
+        raise argument_error(name, value, error) from None
     if time.unit in (TimeUnit.SAMPLE, TimeUnit.TOKEN):
         raise StepArgumentError(f"{name}={time} is in {time.unit.name.lower()}s. {_TIME_AWARE_HINT}")
     if time.unit is TimeUnit.BATCH and state is None:
