@@ -10,8 +10,9 @@ A Cerebras scheduler counts optimizer steps. Each of its step-count arguments (`
   time-aware schedulers (``schedulers.CosineAnnealingWithWarmupScheduler``, ...) do.
 
 Resolution follows :class:`schedulers.core.resolution.RunContext` (Composer's rules), so with a scale
-schedule ratio ``ssr`` a count in ``ba``/``ep`` (and a plain number) is multiplied by ``ssr`` and
-truncated, while a ``dur`` is not (the run's length is already scaled).
+schedule ratio ``ssr`` a count in ``ba``/``ep`` (and a plain integer) is multiplied by ``ssr`` and made a whole
+count by deviation 2's rule (:func:`~timeunits.whole_count`: ``100 × 0.29`` is 29), while a ``dur`` is not
+scaled (the run's length is already scaled).
 
 >>> from schedulers import SchedulerState
 >>> resolve_steps("total_iters", "0.25dur", SchedulerState("2ep", dataloader_len=50))

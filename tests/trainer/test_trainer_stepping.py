@@ -761,6 +761,48 @@ def test_ssr_scales_per_epoch_torch_steplr():
     assert recorder.series() == [0.5 ** (k // 4) for k in range(8)]
 
 
+@pytest.mark.parametrize(
+    "front_end",
+    [
+        lambda opt: StepScheduler("100ba", gamma=0.5),
+        lambda opt: StepLR(opt, step_size=100, gamma=0.5),
+        lambda opt: MultiStepLR(opt, milestones=[100, 200], gamma=0.5),
+        lambda opt: cerebras.StepLR(opt, 0.01, 100, 0.5),
+        lambda opt: cerebras.MultiStepLR(opt, 0.01, 0.5, ["100ba", "200ba"]),
+    ],
+    ids=["cadence", "torch-StepLR", "torch-MultiStepLR", "cerebras-StepLR", "cerebras-MultiStepLR"],
+)
+def test_ssr_products_are_whole_counts_by_one_rule_in_every_front_end(front_end):
+    """At ssr 0.29 a 200ba run is 58 batches (200 · 0.29 = 57.99999999999999) and the lr halves at batch 29
+    (100 · 0.29 = 28.999999999999996) in every front end: deviation 2, not int() (57 and 28)."""
+    model = linear_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    trainer = make_trainer(
+        batches(4),
+        "200ba",
+        model=model,
+        optimizer=optimizer,
+        schedulers=front_end(optimizer),
+        scale_schedule_ratio=0.29,
+        step_schedulers_every_batch=True,
+    )
+    assert trainer.state.max_duration == Time(58, "ba")
+    recorder = StepRecorder(trainer)
+    trainer.fit()
+    assert recorder.series() == pytest.approx([0.01] * 29 + [0.005] * 29, rel=1e-12)
+
+
+def test_ssr_scales_sambaflow_step_counts_by_the_same_rule():
+    model = linear_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
+    scheduler = cosine_schedule_with_warmup(optimizer, num_warmup_steps=100, num_training_steps=1000)
+    make_trainer(
+        batches(4), "1000ba", model=model, optimizer=optimizer, schedulers=scheduler, scale_schedule_ratio=0.57
+    )
+    (multiplier,) = scheduler.lr_lambdas
+    assert (multiplier.num_warmup_steps, multiplier.num_training_steps) == (57, 570)  # 100 · 0.57 = 56.99999999999999
+
+
 def test_ssr_that_cannot_scale_a_torch_scheduler_is_value_error_naming_it():
     model = linear_model()
     optimizer = torch.optim.SGD(model.parameters(), lr=1.0)

@@ -112,6 +112,17 @@ def test_scale_schedule_ratio_scales_counts_not_fractions():
         scheduler.attach_state(RUN, ssr=0)
 
 
+def test_scaled_counts_follow_deviation_2():
+    """100 · 0.29 = 28.999999999999996 is 29 steps, as for Cadence's schedules and torch's (one rule)."""
+    optimizer = _optimizer()
+    step = cs.StepLR(optimizer, 1.0, 100, 0.5)
+    step.attach_state(RUN, ssr=0.29)
+    assert step.step_size == 29
+    multistep = cs.MultiStepLR(optimizer, 1.0, 0.5, [100, "200ba", "1ep"])
+    multistep.attach_state(RUN, ssr=0.29)
+    assert multistep.milestones == [29, 58, 29]  # 200 · 0.29 = 57.99999999999999
+
+
 def test_what_cannot_be_scaled_by_a_ratio_is_an_error_naming_it():
     optimizer = _optimizer()
 
