@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 
 from schedulers import LinearScheduler
+from timeunits import NonIntegralTimeError, TimeParseError
 from trainer import Callback, LRMonitor, Trainer
 from trainer.checkpoint import list_checkpoints
 from trainer.trainer import NonFiniteLossError
@@ -55,6 +56,15 @@ def test_composer_spelling_optimizers_schedulers_and_step_schedulers_every_batch
     assert trainer.optimizer is optimizer
     trainer.fit()
     assert monitor.values("lr") == [1.0] * 4 + [0.5] * 4  # held for each epoch, as Composer steps per epoch
+
+
+@pytest.mark.parametrize("bad, error_class", [("1.5ep", NonIntegralTimeError), ("0.3dru", TimeParseError)])
+def test_a_max_duration_that_is_not_a_time_keeps_its_class_and_says_it_once(bad, error_class):
+    with pytest.raises(error_class) as raised:
+        _trainer(max_duration=bad)
+    message = str(raised.value)
+    assert isinstance(raised.value, ValueError) and message.startswith(f"max_duration={bad!r} is not a time: ")
+    assert message.count("is not a time") == 1 and message.count(repr(bad)) == 1, message
 
 
 def test_optimizers_alias_errors():

@@ -96,8 +96,8 @@ def duration(hint: str) -> Reader:
             )
         try:
             time = Time.from_input(value)
-        except (TypeError, ValueError) as error:
-            raise ctx.error(path, f"{_show(value)} is not a time string such as '10ep' or '1000ba': {error}") from None
+        except ValueError as error:  # timeunits' message names the value and says what a time is
+            raise ctx.error(path, str(error)) from None
         if time.unit is TimeUnit.DURATION:
             raise ctx.error(path, f"{time} is a fraction of the run: give it in ep, ba, sp or tok")
         if time.value <= 0:
