@@ -1,12 +1,20 @@
-"""Error classes of :mod:`timeunits`.
+"""Error classes of :mod:`timeunits`, and :func:`argument_error`, which names the argument an error is about.
 
-Each one subclasses the built-in errors Composer raises in the same situation, so code written
-against Composer (``except RuntimeError``, ``except TypeError``) keeps working.
+Each class subclasses the built-in errors Composer raises in the same situation, so code written
+against Composer (``except RuntimeError``, ``except TypeError``) keeps working. Each is also a
+:class:`ValueError`, so a bad time given as an argument is a ``ValueError`` like any other bad value.
 """
 
 from __future__ import annotations
 
-__all__ = ["MissingTimeUnitError", "NonIntegralTimeError", "NotATimeError", "TimeParseError", "TimeUnitMismatchError"]
+__all__ = [
+    "MissingTimeUnitError",
+    "NonIntegralTimeError",
+    "NotATimeError",
+    "TimeParseError",
+    "TimeUnitMismatchError",
+    "argument_error",
+]
 
 
 class TimeUnitMismatchError(ValueError, RuntimeError):
@@ -24,10 +32,11 @@ class TimeParseError(ValueError):
     """A string is not a valid time string."""
 
 
-class NotATimeError(TypeError, RuntimeError):
+class NotATimeError(TypeError, ValueError, RuntimeError):
     """``Time.from_input`` got something that is neither a Time, a time string nor a number.
 
-    Composer raises :class:`RuntimeError` here; Cadence's error is also a :class:`TypeError`.
+    Composer raises :class:`RuntimeError` here; Cadence's error is also a :class:`TypeError` and a
+    :class:`ValueError`.
     """
 
 
@@ -36,3 +45,26 @@ class MissingTimeUnitError(ValueError, RuntimeError):
 
     Composer raises :class:`RuntimeError` here; Cadence's error is also a :class:`ValueError`.
     """
+
+
+def argument_error(name: str, value: object, error: ValueError, *, sep: str = "=") -> ValueError:
+    """``error``, raised while reading ``value``, as an error of the argument ``name``: same class, one message.
+
+    Every error :meth:`timeunits.Time.from_input` raises begins with the value it read
+    (``'1.5ba' is not a time: ...``), so the argument's name goes in front and nothing is said twice
+    (``step_size='1.5ba' is not a time: ...``; ``sep=" "`` gives ``budget '1.5ba' is not a time: ...``).
+    The class is kept: a non-integral count stays a
+    :class:`NonIntegralTimeError` (a ``ValueError`` and a ``TypeError``).
+
+    >>> from timeunits import Time
+    >>> try:
+    ...     Time.from_input("1.5ba")
+    ... except ValueError as error:
+    ...     named = argument_error("step_size", "1.5ba", error)
+    >>> type(named).__name__, str(named).split(",")[0]
+    ('NonIntegralTimeError', "step_size='1.5ba' is not a time: 1.5 is not a whole number")
+    """
+    message, shown = str(error), repr(value)
+    if not message.startswith(shown):  # an error that does not name the value: say which value it is about
+        message = f"{shown} is not a time: {message}"
+    return type(error)(f"{name}{sep}{message}")

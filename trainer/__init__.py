@@ -9,14 +9,12 @@
 >>> trainer.fit()
 >>> str(trainer.state.timestamp.batch), str(trainer.state.timestamp.epoch)
 ('10ba', '2ep')
+
+The names below are imported at their first use, so that ``import trainer`` loads no torch: the ``cadence``
+command lives in this package, and ``cadence --version`` and ``cadence --help`` answer without torch.
 """
 
-from trainer.callbacks import Callback, LRMonitor, ProgressBar
-from trainer.loggers import CSVLogger, LoggerCallback, TensorBoardLogger
-from trainer.param_groups import apply_adjust_learning_rate, decay_groups, tagged_groups
-from trainer.state import TrainerState
-from trainer.sweep import budget_sweep
-from trainer.trainer import NonFiniteLossError, Trainer
+from __future__ import annotations
 
 __all__ = [
     "CSVLogger",
@@ -33,3 +31,36 @@ __all__ = [
     "decay_groups",
     "tagged_groups",
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name not in __all__:
+        raise AttributeError(f"module 'trainer' has no attribute {name!r}")
+    from trainer.callbacks import Callback, LRMonitor, ProgressBar
+    from trainer.loggers import CSVLogger, LoggerCallback, TensorBoardLogger
+    from trainer.param_groups import apply_adjust_learning_rate, decay_groups, tagged_groups
+    from trainer.state import TrainerState
+    from trainer.sweep import budget_sweep
+    from trainer.trainer import NonFiniteLossError, Trainer
+
+    exported = {
+        "CSVLogger": CSVLogger,
+        "Callback": Callback,
+        "LRMonitor": LRMonitor,
+        "LoggerCallback": LoggerCallback,
+        "NonFiniteLossError": NonFiniteLossError,
+        "ProgressBar": ProgressBar,
+        "TensorBoardLogger": TensorBoardLogger,
+        "Trainer": Trainer,
+        "TrainerState": TrainerState,
+        "apply_adjust_learning_rate": apply_adjust_learning_rate,
+        "budget_sweep": budget_sweep,
+        "decay_groups": decay_groups,
+        "tagged_groups": tagged_groups,
+    }
+    globals().update(exported)  # imported once: later lookups find them without this function
+    return exported[name]
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

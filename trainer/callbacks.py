@@ -39,15 +39,15 @@ names the schedulers write, e.g. ``["lr", "weight_decay"]``) and ``trainer.is_ra
 from __future__ import annotations
 
 import csv
+import functools
 import math
 import os
 import sys
-import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
-from schedulers.tools.files import write_atomically
+from schedulers.tools.files import check_writable, write_atomically
 from timeunits import Timestamp, TimeUnit
 from trainer.records import COUNT_COLUMNS, RowFile
 
@@ -266,11 +266,13 @@ class ProgressBar(Callback):
       moving at each epoch end.
 
     The position follows ``trainer.state.timestamp`` (so a resumed run starts where it left off) and stops at
-    the total: the batch that crosses ``max_duration`` in ``sp`` or ``tok`` shows as 100%. The postfix shows the
-    last batch's loss and the ``lr`` of group 0 that batch trained with (read at batch start: by batch end the
-    schedulers have stepped to the next batch's value); it is rebuilt at most once per ``refresh_interval``
-    seconds (also tqdm's ``mininterval``), so a batch costs a clock read, an lr read and a ``tqdm.update``. The
-    bar is created at fit start on ``sys.stderr`` (or ``file``) and closed at fit end, showing the final count.
+    the total: the batch that crosses ``max_duration`` in ``sp`` or ``tok`` shows as 100%. The postfix
+    describes the batch the count shows, the last one done: its loss and the ``lr`` of group 0 it trained with
+    (read at batch start: by batch end the schedulers have stepped to the next batch's value). It is written
+    when tqdm draws the bar (at most once per ``refresh_interval`` seconds, tqdm's ``mininterval``, or when
+    tqdm's monitor thread redraws), from the batch done at that moment, so count and postfix never disagree;
+    a batch costs an lr read and a ``tqdm.update``. The bar is created at fit start on ``sys.stderr`` (or
+    ``file``) and closed at fit end, showing the final count.
 
     ``desc`` prefixes the label; other keyword arguments go to ``tqdm`` (``leave``, ``position``, ``ncols``, ...).
     Evaluation metrics are printed above the bar as one line.
@@ -297,20 +299,14 @@ class ProgressBar(Callback):
         self._counter: Callable[[Timestamp], int] = Timestamp.counter(TimeUnit.BATCH)
         self._total = 0
         self._epochs: int | None = None  # max_duration in ep: the number of epochs (for the label)
-        self._next_postfix = 0.0
-        self._last_loss: float | None = None
-        self._batch_lr: Any = None  # group 0's lr when the last batch started (the lr it trained with)
+        self._batch_lr: Any = None  # group 0's lr when the current batch started (the lr it trains with)
+        self._done: tuple[Any, Any] | None = None  # (loss, lr) of the last batch done: what the postfix shows
 
     # -- set-up ---------------------------------------------------------------------------------------
     def on_fit_start(self, trainer: Any) -> None:
         self.close()
         if not _is_rank_zero(trainer):
             return
-        try:
-            from tqdm.std import tqdm
-        except ImportError as error:  # pragma: no cover - tqdm is a dependency
-            raise ImportError("ProgressBar needs tqdm: pip install tqdm") from error
-
         state = trainer.state
         max_duration = state.max_duration
         unit = TimeUnit(max_duration.unit)
@@ -344,10 +340,8 @@ class ProgressBar(Callback):
             dynamic_ncols="ncols" not in self.tqdm_kwargs,
         )
         options.update(self.tqdm_kwargs)
-        self.bar = tqdm(**options)
-        self._next_postfix = 0.0
-        self._last_loss = None
-        self._batch_lr = None
+        self._done = self._batch_lr = None
+        self.bar = _bar_class()(postfix_of=lambda: self.postfix, **options)
 
     def _label(self, timestamp: Timestamp) -> str | None:
         parts = [self.desc] if self.desc else []
@@ -364,14 +358,14 @@ class ProgressBar(Callback):
         if position != bar.n:
             bar.update(position - bar.n)
 
-    def _postfix(self, trainer: Any) -> str:
-        parts = []
-        if self._last_loss is not None:
-            parts.append(f"loss={float(self._last_loss):.4g}")
-        lr = self._batch_lr if self._batch_lr is not None else _group_lr(trainer)
-        if lr is not None:
-            parts.append(f"lr={float(lr):.4g}")
-        return ", ".join(parts)
+    @property
+    def postfix(self) -> str:
+        """What the bar shows after its count: the last batch's loss and the lr it trained with ("" before one)."""
+        done = self._done
+        if done is None:
+            return ""
+        loss, lr = done
+        return f"loss={float(loss):.4g}" + ("" if lr is None else f", lr={float(lr):.4g}")
 
     def on_batch_start(self, trainer: Any) -> None:
         if self.bar is not None:
@@ -380,14 +374,9 @@ class ProgressBar(Callback):
             self._batch_lr = lr if lr is None or isinstance(lr, (int, float)) else float(lr)
 
     def on_batch_end(self, trainer: Any, loss: float) -> None:
-        bar = self.bar
-        if bar is None:
+        if self.bar is None:
             return
-        self._last_loss = loss
-        now = time.monotonic()
-        if now >= self._next_postfix:
-            self._next_postfix = now + self.refresh_interval
-            bar.set_postfix_str(self._postfix(trainer), refresh=False)
+        self._done = (loss, self._batch_lr)  # one assignment: a redraw from tqdm's thread sees a whole batch
         self._advance(trainer)
 
     def on_epoch_end(self, trainer: Any) -> None:
@@ -407,7 +396,6 @@ class ProgressBar(Callback):
         if self.bar is None:
             return
         self._advance(trainer)
-        self.bar.set_postfix_str(self._postfix(trainer), refresh=False)
         self.close()
 
     def close(self) -> None:
@@ -415,6 +403,27 @@ class ProgressBar(Callback):
         bar, self.bar = self.bar, None
         if bar is not None:
             bar.close()
+
+
+@functools.cache
+def _bar_class() -> type:
+    """tqdm's bar, asking for its postfix each time it draws (tqdm draws on its own schedule)."""
+    try:
+        from tqdm.std import tqdm
+    except ImportError as error:  # pragma: no cover - tqdm is a dependency
+        raise ImportError("ProgressBar needs tqdm: pip install tqdm") from error
+
+    class _Bar(tqdm):
+        def __init__(self, *args: Any, postfix_of: Callable[[], str], **kwargs: Any) -> None:
+            self._postfix_of = postfix_of  # before tqdm's __init__, which draws the bar once
+            super().__init__(*args, **kwargs)
+
+        @property
+        def format_dict(self) -> dict:  # what every drawing of the bar formats
+            self.postfix = self._postfix_of() or None
+            return super().format_dict
+
+    return _Bar
 
 
 def _group_lr(trainer: Any) -> Any:
@@ -463,6 +472,8 @@ class LRMonitor(Callback):
         if isinstance(keys, str):
             keys = (keys,)
         self.keys = None if keys is None else tuple(keys)
+        if csv_path is not None:  # written as the run goes: a bad place fails now, not at the first checkpoint
+            check_writable("LRMonitor csv_path", csv_path, folder=False)
         self.csv_path = csv_path
         self._rows: list[dict[str, float | int]] = []
         self._active: bool | None = None  # whether this process records (rank 0), set at fit start

@@ -4,8 +4,9 @@
 
 Also ``python -m trainer fit ...``. Precedence (docs/trainer-config.md): ``--set`` > SambaFlow flags > YAML.
 A configuration error prints one line to stderr (``cadence: error: <key path>: <what>``) and exits with 2;
-a checkpoint that cannot be loaded exits with 1. After training, one line sums the run up on stdout
-(batches trained, the first and last losses, the last evaluation).
+a checkpoint that cannot be loaded, or a nan/inf loss that stops the run, exits with 1 (one line too). After
+training, one line sums the run up on stdout (batches trained, the first and last losses, the last evaluation).
+``cadence --version`` and ``cadence --help`` import no torch (the commands' own parsers do).
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-
-from schedulers.tools.cli import plain_warnings
 
 __all__ = ["build_parser", "main"]
 
@@ -51,7 +50,7 @@ precedence:
 
 exit status:
   0 trained (or --dry-run found no problem); 2 a config or command-line error (one line on stderr);
-  1 a checkpoint that cannot be loaded.
+  1 a checkpoint that cannot be loaded, or a nan/inf loss stopped the run (one line on stderr).
 
 examples:
   cadence fit examples/classifier.yaml
@@ -63,21 +62,45 @@ examples:
 
 def build_parser(prog: str = "cadence") -> argparse.ArgumentParser:
     """The ``cadence`` argument parser (subcommands ``fit``, ``plot`` and ``sweep``)."""
-    from schedulers.sambaflow import add_lr_schedule_args
+    from schedulers.sambaflow import add_lr_schedule_args  # imports torch, which the commands' parsers need
 
+    parser, commands = _command_parsers(prog)
+    _add_fit_arguments(commands["fit"], add_lr_schedule_args)
+    _add_plot_arguments(commands["plot"], add_lr_schedule_args)
+    _add_sweep_arguments(commands["sweep"])
+    return parser
+
+
+def _command_parsers(prog: str) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The top-level parser and each command's parser, without the commands' arguments: all that ``cadence
+    --version`` and ``cadence --help`` need, and no torch import (docs/trainer-config.md)."""
     parser = argparse.ArgumentParser(
         prog=prog,
         description="Cadence: train a PyTorch model with time-aware schedules from a YAML config.",
     )
     parser.add_argument("--version", action="version", version=f"cadence {version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    fit = commands.add_parser(
-        "fit",
-        help="train from a YAML config",
-        description=_FIT_DESCRIPTION,
-        epilog=_FIT_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    texts = {  # name: (help, description, epilog)
+        "fit": ("train from a YAML config", _FIT_DESCRIPTION, _FIT_EPILOG),
+        "plot": (
+            "draw every scheduled hyperparameter of a config (or schedule expressions) before training",
+            _PLOT_DESCRIPTION,
+            _PLOT_EPILOG,
+        ),
+        "sweep": (
+            "train a config at several budgets (ssr or max_duration) and compare them",
+            "cadence sweep CONFIG.yaml: run the config once per budget, resumably, and summarize.",
+            _SWEEP_EPILOG,
+        ),
+    }
+    formatter = argparse.RawDescriptionHelpFormatter
+    return parser, {
+        name: commands.add_parser(name, help=text, description=description, epilog=epilog, formatter_class=formatter)
+        for name, (text, description, epilog) in texts.items()
+    }
+
+
+def _add_fit_arguments(fit: argparse.ArgumentParser, add_lr_schedule_args) -> None:
     fit.add_argument("config", metavar="CONFIG.yaml", help="the YAML configuration (Cerebras Model Zoo layout)")
     fit.add_argument(
         "--set",
@@ -96,10 +119,6 @@ def build_parser(prog: str = "cadence") -> argparse.ArgumentParser:
         "SambaFlow learning-rate flags", "override the YAML; --set overrides them (see precedence below)"
     )
     add_lr_schedule_args(samba)
-
-    _add_plot_parser(commands, add_lr_schedule_args)
-    _add_sweep_parser(commands)
-    return parser
 
 
 _PLOT_DESCRIPTION = """\
@@ -138,15 +157,8 @@ examples:
 """
 
 
-def _add_plot_parser(commands, add_lr_schedule_args) -> None:
+def _add_plot_arguments(plot: argparse.ArgumentParser, add_lr_schedule_args) -> None:
     """``cadence plot``: its config-mode options; the help describes the expression mode too."""
-    plot = commands.add_parser(
-        "plot",
-        help="draw every scheduled hyperparameter of a config (or schedule expressions) before training",
-        description=_PLOT_DESCRIPTION,
-        epilog=_PLOT_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
     plot.add_argument("config", metavar="CONFIG.yaml", help="the YAML configuration (or EXPR: see above)")
     plot.add_argument(
         "--set",
@@ -210,14 +222,7 @@ examples:
 """
 
 
-def _add_sweep_parser(commands) -> None:
-    sweep = commands.add_parser(
-        "sweep",
-        help="train a config at several budgets (ssr or max_duration) and compare them",
-        description="cadence sweep CONFIG.yaml: run the config once per budget, resumably, and summarize.",
-        epilog=_SWEEP_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def _add_sweep_arguments(sweep: argparse.ArgumentParser) -> None:
     sweep.add_argument("config", metavar="CONFIG.yaml", help="the YAML configuration")
     budgets = sweep.add_mutually_exclusive_group(required=True)
     budgets.add_argument("--ssr", nargs="+", type=float, metavar="R", help="scale schedule ratios")
@@ -248,6 +253,8 @@ def _run(argv: list[str], prog: str) -> int:
         if mode != "config":
             print(f"{prog}: error: {mode}", file=sys.stderr)
             return 2
+    if not argv or argv[0] not in ("fit", "plot", "sweep"):  # --version, --help or a mistake: told without torch
+        _command_parsers(prog)[0].parse_args(argv)
     parser = build_parser(prog)
     args = parser.parse_args(argv)
     if args.command == "fit":
@@ -294,13 +301,14 @@ def _looks_like_config(argument: str) -> bool:
 
 
 def _plot_config(args: argparse.Namespace) -> int:
+    from schedulers.tools.cli import plain_warnings
     from schedulers.tools.plotting import require_matplotlib
     from trainer.config import ConfigError, trainer_from_command_line
     from trainer.plot_config import plot_config
 
     def build(ssr: float | None):  # exactly as _fit builds the trainer; --ssr (when given) overrides the config's
-        overrides = [*args.overrides] + ([] if ssr is None else [f"trainer.init.loop.scale_schedule_ratio={ssr}"])
-        return trainer_from_command_line(args.config, overrides, args)
+        ssr_set = [] if ssr is None else [(f"trainer.init.loop.scale_schedule_ratio={ssr!r}", f"--ssr {ssr!r}")]
+        return trainer_from_command_line(args.config, args.overrides, args, flag_overrides=ssr_set)
 
     with plain_warnings("cadence"):
         try:
@@ -325,6 +333,7 @@ def _plot_config(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
+    from schedulers.tools.cli import plain_warnings
     from trainer.config import ConfigError
     from trainer.stopping import exit_status
     from trainer.sweep import SweepError
@@ -359,8 +368,10 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _fit(args: argparse.Namespace) -> int:
+    from schedulers.tools.cli import plain_warnings
     from trainer.checkpoint import CheckpointError
     from trainer.config import ConfigError, run_summary, trainer_from_command_line
+    from trainer.trainer import NonFiniteLossError
 
     with plain_warnings("cadence"):
         try:
@@ -381,12 +392,18 @@ def _fit(args: argparse.Namespace) -> int:
             trainer.fit()
         except (ConfigError, CheckpointError) as error:
             return _error(error)
+        except NonFiniteLossError as error:  # the run failed: its way out as this command spells it
+            print(f"cadence: error: {error.what} (to train on, add --set {_NONFINITE_KEY}=warn)", file=sys.stderr)
+            return 1
         except KeyboardInterrupt:
             print("cadence: interrupted", file=sys.stderr)
             return 130
     if trainer.is_rank_zero:
         print(f"cadence: {run_summary(trainer)}", flush=True)
     return 0
+
+
+_NONFINITE_KEY = "trainer.init.loop.on_nonfinite_loss"
 
 
 def _error(error: BaseException) -> int:

@@ -35,7 +35,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from schedulers.tools.files import write_atomically
+from schedulers.tools.files import check_writable, write_atomically
 from timeunits import Time, Timestamp, TimeUnit
 from trainer.callbacks import Callback
 from trainer.records import RowFile
@@ -119,6 +119,8 @@ class CSVLogger(_ContextManager):
         )
         if self.hparams_path == self.path:
             raise ValueError(f"hparams_path and path are the same file ({str(self.path)!r})")
+        check_writable("CSVLogger path", self.path, folder=False)  # a bad place fails now, not at the first row
+        check_writable("CSVLogger hparams_path", self.hparams_path, folder=False)
         self.append = bool(append)
         self._file = RowFile(self.path, append=self.append)
         self._hparams: dict[str, Any] = {}
@@ -241,6 +243,7 @@ class TensorBoardLogger(_ContextManager):
 
     def __init__(self, log_dir: str | os.PathLike, **writer_kwargs: Any) -> None:
         self.log_dir = Path(log_dir)
+        check_writable("TensorBoardLogger log_dir", self.log_dir, folder=True)
         self._writer_class = _summary_writer_class()
         self.writer_kwargs = writer_kwargs
         self._writer = None

@@ -27,14 +27,16 @@ class ConfigRun:
     """The values every scheduled hyperparameter takes at every batch of one run of a config.
 
     ``series`` maps ``"<key>/group<i>"`` to a float64 tensor (the value batch ``k`` trains with);
-    ``samples``/``tokens`` are the per-batch counts (tensors; ``tokens`` is None without a token counter).
+    ``samples``/``tokens`` are the per-batch counts (tensors; ``tokens`` is None without a token counter);
+    ``epochs`` the epochs each batch closed (1 for the last batch of an epoch, else 0).
     """
 
-    def __init__(self, trainer: Trainer, series: dict[str, torch.Tensor], samples, tokens) -> None:
+    def __init__(self, trainer: Trainer, series: dict[str, torch.Tensor], samples, tokens, epochs) -> None:
         self.trainer = trainer
         self.series = series
         self.samples = samples
         self.tokens = tokens
+        self.epochs = epochs
 
     @property
     def num_batches(self) -> int:
@@ -63,7 +65,8 @@ def simulate_config_run(trainer: Trainer, *, multipliers: bool = False) -> Confi
     end = trainer.state.timestamp
     samples = _per_batch([row["sample"] for row in rows], end.sample.value)
     tokens = _per_batch([row["token"] for row in rows], end.token.value) if trainer.get_num_tokens else None
-    return ConfigRun(trainer, series, samples, tokens)
+    epochs = _per_batch([row["epoch"] for row in rows], end.epoch.value)
+    return ConfigRun(trainer, series, samples, tokens, epochs)
 
 
 def _per_batch(before_each: list[int], after_last: int) -> torch.Tensor:
@@ -117,9 +120,12 @@ class _PlotView:
         in_counts = state.max_duration.unit in (TimeUnit.SAMPLE, TimeUnit.TOKEN) or state.dataloader_len is None
         if in_counts and len(runs) > 1:
             raise ValueError("a run counted in samples or tokens is plotted one --ssr at a time (its batches vary)")
-        if in_counts:  # the recorded run as it is: its batches, unscaled again by plotting
+        dataloader_len = state.dataloader_len
+        if in_counts:  # the recorded run as it is, to its own (scaled) length: dur is progress in its unit
             by_ssr = {1.0: first}
-            self.max_duration = Time(first.num_batches, TimeUnit.BATCH)
+            self.max_duration = state.max_duration
+            if dataloader_len is None and state.max_duration.unit is TimeUnit.EPOCH:
+                dataloader_len = _recorded_epoch_length(first)
         else:  # the unscaled length in batches, which plotting scales by each ssr exactly as the trainer did
             by_ssr = runs
             self.max_duration = Time(_unscaled_batches(first.trainer), TimeUnit.BATCH)
@@ -127,7 +133,7 @@ class _PlotView:
 
         self.curves = [(name, RecordedValues({ssr: run.series[name] for ssr, run in by_ssr.items()})) for name in names]
         self.common = dict(
-            dataloader_len=state.dataloader_len,
+            dataloader_len=dataloader_len,
             samples_per_batch=first.samples if in_counts else first.trainer._constant_batch_size(),
             tokens_per_batch=first.tokens,
             ssrs=tuple(by_ssr),
@@ -178,6 +184,23 @@ class _PlotView:
 def _y_label(multipliers: bool) -> str:
     # the curves are recorded values, not multipliers of one base lr, so the axis says what they are
     return "multiple of each group's base value" if multipliers else "value written into the param group"
+
+
+def _recorded_epoch_length(run: ConfigRun) -> int:
+    """The batches per epoch of a run in epochs whose loader has no ``len()``, from the epochs the preview closed.
+
+    Every epoch must have as many batches (then the run is exactly that of a loader of this length, and its
+    epochs and ``dur`` are exact); otherwise its progress within an epoch is unknown, which is one line.
+    """
+    closed_after = torch.nonzero(run.epochs).flatten() + 1  # the batch count at each epoch end
+    lengths = torch.diff(closed_after, prepend=closed_after.new_zeros(1)).unique().tolist()
+    if len(lengths) != 1:
+        raise ValueError(
+            f"max_duration={run.trainer.state.max_duration}: the train dataloader has no len() and its epochs had "
+            f"{', '.join(map(str, lengths))} batches, so where a batch lies in the run is unknown; "
+            "give max_duration in ba, sp or tok to plot it"
+        )
+    return lengths[0]
 
 
 def _unscaled_batches(trainer: Trainer) -> int:

@@ -27,6 +27,7 @@ import torch
 
 from schedulers import Schedule
 from schedulers.core.resolution import check_ssr, scale_max_duration
+from schedulers.tools.files import check_writable
 from schedulers.tools.report import (
     render_report,
     resolved_times_report,
@@ -70,7 +71,19 @@ __all__ = ["NonFiniteLossError", "Trainer"]
 
 
 class NonFiniteLossError(FloatingPointError):
-    """A batch's loss was nan or inf (``on_nonfinite_loss="raise"``): training stopped before its optimizer step."""
+    """A batch's loss was nan or inf (``on_nonfinite_loss="raise"``): training stopped before its optimizer step.
+
+    ``str(error)`` ends with the way out in Python's words (``on_nonfinite_loss="warn"``); :attr:`what` is the
+    message without it, for a front end that spells that setting its own way (``cadence fit``: ``--set ...``).
+    """
+
+    @property
+    def what(self) -> str:
+        """What happened: the batch, its loss and where the last checkpoint is."""
+        return str(self.args[0]) if self.args else ""
+
+    def __str__(self) -> str:
+        return f'{self.what} (pass on_nonfinite_loss="warn" to train on)'
 
 
 class Trainer:
@@ -205,6 +218,8 @@ class Trainer:
         self.eval_dataloader = eval_dataloader
         self.eval_interval = self._interval("eval_interval", eval_interval)
         self.save_folder = None if save_folder is None else Path(save_folder)
+        if self.save_folder is not None and self.is_rank_zero:  # rank 0 saves: a bad folder fails now, not at the end
+            check_writable("save_folder", save_folder, folder=True)
         self.save_interval = self._interval("save_interval", save_interval)
         if self.save_interval is not None and self.save_folder is None:
             raise ValueError(f"save_interval={save_interval!r} needs save_folder")
@@ -277,8 +292,10 @@ class Trainer:
         with stop_requests(self._request_stop):  # also over the final save: a signal then waits for it
             try:
                 self._fit_loop(Training(self))
-            except KeyboardInterrupt:
-                self._say(f"interrupted at {self.state.timestamp.batch}: {self._where_the_last_checkpoint_is()}")
+            except BaseException as error:
+                self._close_progress_bars()  # what is said next (a message, a traceback) starts on its own line
+                if isinstance(error, KeyboardInterrupt):
+                    self._say(f"interrupted at {self.state.timestamp.batch}: {self._where_the_last_checkpoint_is()}")
                 raise
             if self.save_folder is not None and self._last_saved_batch != self.state.timestamp.batch.value:
                 self.save_checkpoint()
@@ -449,8 +466,9 @@ class Trainer:
             return
         self.optimizer.zero_grad(set_to_none=True)
         raise NonFiniteLossError(
-            f"the loss of {where} is {loss} (on any rank): training stopped before its optimizer step; "
-            f"{self._where_the_last_checkpoint_is()} (pass on_nonfinite_loss='warn' to train on)"
+            f"the loss of {where} is {loss}{' (on some rank)' if self.world.size > 1 else ''}: training stopped "
+            f"before its optimizer step; "
+            f"{self._where_the_last_checkpoint_is()}"
         )
 
     # -- what the run tells (rank 0, stderr) ------------------------------------------------------------
@@ -475,6 +493,11 @@ class Trainer:
                 print(report, file=sys.stderr, flush=True)
             for message in beyond:  # told even without the report: the run would not do what was written
                 warnings.warn(message, UserWarning, stacklevel=3)
+
+    def _close_progress_bars(self) -> None:
+        for callback in self.callbacks:
+            if isinstance(callback, ProgressBar):
+                callback.close()
 
     def _where_the_last_checkpoint_is(self) -> str:
         if self._last_checkpoint is not None:

@@ -264,8 +264,9 @@ class HyperparameterScheduler(torch.optim.lr_scheduler.LRScheduler):
         """Resolve the time-string arguments against ``state`` (and ``ssr``), then write the current value.
 
         ``state`` is anything with ``.max_duration``, ``.dataloader_len`` and ``.timestamp``. With a scale
-        schedule ratio ``ssr``, step counts (numbers, ``ba`` and ``ep``) are multiplied by ``ssr`` and
-        truncated; ``dur`` fractions are not (Composer's rules). Composites pass the state to their
+        schedule ratio ``ssr``, step counts (numbers, ``ba`` and ``ep``) are multiplied by ``ssr`` and made
+        whole counts by deviation 2's rule (:func:`~timeunits.whole_count`); ``dur`` fractions are not scaled
+        (Composer's rules). Composites pass the state to their
         children. Returns the scheduler.
         """
         ssr = check_ssr(ssr)

@@ -10,8 +10,9 @@ A Cerebras scheduler counts optimizer steps. Each of its step-count arguments (`
   time-aware schedulers (``schedulers.CosineAnnealingWithWarmupScheduler``, ...) do.
 
 Resolution follows :class:`schedulers.core.resolution.RunContext` (Composer's rules), so with a scale
-schedule ratio ``ssr`` a count in ``ba``/``ep`` (and a plain number) is multiplied by ``ssr`` and
-truncated, while a ``dur`` is not (the run's length is already scaled).
+schedule ratio ``ssr`` a count in ``ba``/``ep`` (and a plain integer) is multiplied by ``ssr`` and made a whole
+count by deviation 2's rule (:func:`~timeunits.whole_count`: ``100 × 0.29`` is 29), while a ``dur`` is not
+scaled (the run's length is already scaled).
 
 >>> from schedulers import SchedulerState
 >>> resolve_steps("total_iters", "0.25dur", SchedulerState("2ep", dataloader_len=50))
@@ -28,6 +29,7 @@ import operator
 from schedulers.core.resolution import RunContext, whole_count
 from schedulers.core.state import ScheduleState
 from timeunits import Time, TimeUnit
+from timeunits.errors import argument_error
 
 __all__ = ["PENDING", "StepArgumentError", "resolve_steps"]
 
@@ -48,7 +50,11 @@ _TIME_AWARE_HINT = (
 
 
 class StepArgumentError(ValueError):
-    """A step-count argument that is not a step count, or cannot be resolved to one."""
+    """A step-count argument that is not a step count, or cannot be resolved to one.
+
+    A string that is not a time keeps timeunits' error (``NonIntegralTimeError``, ``TimeParseError``, ...,
+    each a ``ValueError``), with the argument's name in front.
+    """
 
 
 def resolve_steps(
@@ -83,8 +89,8 @@ def resolve_steps(
 def _resolve_time(name: str, value: object, state: ScheduleState | None, ssr: float, required: bool):
     try:
         time = Time.from_input(value)
-    except (TypeError, ValueError) as error:
-        raise StepArgumentError(f"{name}={value!r} is not a step count or a time: {error}") from None
+    except ValueError as error:  # timeunits' error, kept (a non-integral count stays a NonIntegralTimeError)
+        raise argument_error(name, value, error) from None
     if time.unit in (TimeUnit.SAMPLE, TimeUnit.TOKEN):
         raise StepArgumentError(f"{name}={time} is in {time.unit.name.lower()}s. {_TIME_AWARE_HINT}")
     if time.unit is TimeUnit.BATCH and state is None:

@@ -28,6 +28,7 @@ from typing import Any
 import attrs
 
 from timeunits import Time, is_number
+from timeunits.errors import argument_error
 
 __all__ = [
     "FrozenList",
@@ -86,11 +87,11 @@ class FrozenList(tuple):
 
 
 def time_argument(name: str, value: object) -> Time:
-    """A schedule's time argument as a Time, or a ValueError naming the argument."""
+    """A schedule's time argument as a Time, or timeunits' error (a ValueError) naming the argument."""
     try:
         return Time.from_input(value)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"{name}={value!r} is not a time: {error}") from None
+    except ValueError as error:
+        raise argument_error(name, value, error) from None
 
 
 def number_argument(name: str, value: object, *, low: float | None = None, low_open: bool = False) -> float:

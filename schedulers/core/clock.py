@@ -31,8 +31,10 @@ __all__ = [
     "after_batches",
     "batches_in_run",
     "closes_epoch",
+    "elapsed_duration",
     "epoch_start",
     "epochs_before",
+    "progress_measure",
 ]
 
 PerBatch = int | torch.Tensor | None
@@ -58,6 +60,41 @@ def epochs_before(batches: torch.Tensor, dataloader_len: int) -> torch.Tensor:
     [0.0, 0.0, 1.0, 1.0, 2.0, 2.0]
     """
     return torch.floor(batches / dataloader_len)
+
+
+def progress_measure(max_duration: Time, dataloader_len: int | None) -> tuple[TimeUnit, int]:
+    """How far through its run a count is: ``(unit, whole)`` with ``dur = count(unit) / whole``.
+
+    .. math:: \\text{dur} = c_u / D \\;\\text{(a run of } D \\text{ in sp, tok or ba)}, \\qquad
+              \\text{dur} = b / (E L) \\;\\text{(a run of } E \\text{ epochs of } L \\text{ batches)}
+
+    Progress is counted in max_duration's own unit, never in batches of a run in samples or tokens (whose
+    batches vary). A run in epochs with a known ``dataloader_len`` counts batches out of ``E·L``, so progress
+    moves every batch, as a ``dur`` time resolves (``0.5dur`` of ``10ep`` is ``5·L`` batches); without it,
+    whole epochs out of ``E``.
+
+    >>> progress_measure(Time(300_000, "tok"), 50), progress_measure(Time(3, "ep"), 50)
+    ((<TimeUnit.TOKEN: 'tok'>, 300000), (<TimeUnit.BATCH: 'ba'>, 150))
+    """
+    if max_duration.unit is TimeUnit.EPOCH and dataloader_len is not None:
+        return TimeUnit.BATCH, max_duration.value * dataloader_len
+    return max_duration.unit, max_duration.value
+
+
+def elapsed_duration(state: ScheduleState) -> Time:
+    """How far through its run ``state`` is, as a ``dur`` Time (Composer's ``state.get_elapsed_duration()``;
+    in a run in epochs of known length it moves every batch: docs/composer-deviations.md).
+
+    The rule is :func:`progress_measure`'s, which whole-run evaluation and ``cadence plot``'s ``dur`` column
+    and axis apply to every batch at once.
+
+    >>> clock = Clock("1000tok")
+    >>> _ = clock.batch(samples=4, tokens=250)
+    >>> elapsed_duration(clock)
+    Time(0.25, TimeUnit.DURATION)
+    """
+    unit, whole = progress_measure(as_max_duration(state.max_duration), as_dataloader_len(state.dataloader_len))
+    return Time(Timestamp.counter(unit)(state.timestamp) / whole, TimeUnit.DURATION)
 
 
 def batches_in_run(length: Time, dataloader_len: int | None, samples: PerBatch, tokens: PerBatch) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 
 from schedulers.core.base import FunctionSchedule, Schedule
-from schedulers.core.clock import Clock, PerBatch, batches_in_run, epochs_before
+from schedulers.core.clock import Clock, PerBatch, batches_in_run, epochs_before, progress_measure
 from schedulers.core.resolution import RunContext, scale_max_duration
 from timeunits import Time, TimeUnit
 
@@ -61,11 +61,10 @@ class RunTimeline:
         return _before_each(self._per_batch[unit], self.num_batches, self.dtype, name)
 
     def fraction(self) -> torch.Tensor:
-        """Progress through the run before each batch, in ``[0, 1)`` (the ``dur`` axis)."""
-        unit = self.max_duration.unit
-        if unit is TimeUnit.EPOCH:
-            return self.counts(TimeUnit.BATCH) / (self.max_duration.value * self.dataloader_len)
-        return self.counts(unit) / self.max_duration.value
+        """Progress through the run before each batch, in ``[0, 1)`` (the ``dur`` axis), in max_duration's unit
+        (:func:`~schedulers.core.clock.progress_measure`: tokens of a run in tokens, not its batches)."""
+        unit, whole = progress_measure(self.max_duration, self.dataloader_len)
+        return self.counts(unit) / whole
 
 
 def run_timeline(

@@ -46,6 +46,8 @@ __all__ = [
 ]
 
 _INF = math.inf
+# how many interval ends restart_boundaries keeps of shrinking lengths past the horizon (a bound on its work)
+_MAX_SHRINKING_ENDS = 2**20
 # The choices of the kernels' string parameters; the schedules built on them offer exactly these.
 CYCLIC_MODES = ("triangular", "triangular2", "exp_range")
 ANNEAL_STRATEGIES = ("cos", "linear")
@@ -200,15 +202,20 @@ def restart_boundaries(t_0, t_mult, horizon=2**53):
 
     Interval lengths follow Composer: :math:`L_0 = t_0`, :math:`L_{k+1} = \lfloor t_{mult} L_k \rfloor`
     (integer truncation, so not geometric), and the ends are :math:`e_k = L_0 + \dots + L_k`.
-    Ends are produced until one lies past ``horizon`` (the largest ``x`` the caller will evaluate;
-    by default every count a float64 holds exactly, as Composer's cycles never stop), or until the
-    length stops changing (:math:`L_{k+1} = L_k`): from there on the intervals repeat, which
-    :func:`warm_restarts` does by itself, so ``t_mult = 1`` needs a single end.
+    Growing lengths are followed until an end lies past ``horizon`` (the largest ``x`` the caller will
+    evaluate; by default every count a float64 holds exactly, as Composer's cycles never stop); from an
+    end where the length stops changing (:math:`L_{k+1} = L_k`) the intervals repeat, which
+    :func:`warm_restarts` does by itself, so ``t_mult = 1`` needs a single end. Shrinking lengths
+    (``t_mult < 1``) are finitely many and kept past ``horizon`` too, up to the last positive one (or up to
+    ``2**20`` ends, which only a ``t_mult`` within about ``1e-6`` of 1 needs): past the end of a run the
+    intervals keep shrinking, as Composer's do.
 
-    Raises ``ValueError`` if a length reaches 0 before the horizon is covered (Composer raises then too).
+    Raises ``ValueError`` if a length reaches 0 at or before ``horizon`` (Composer raises when it gets there).
 
     >>> restart_boundaries(10, 2.0, 100), restart_boundaries(10, 1.0, 10**9), restart_boundaries(3, 1.5, 20)
     ((10, 30, 70, 150), (10,), (3, 7, 13, 22))
+    >>> restart_boundaries(60, 0.5, 100)  # lengths 60, 30, 15, 7, 3, 1 (then 0)
+    (60, 90, 105, 112, 115, 116)
     """
     if not 0 < t_0 < _INF:
         raise _bad("t_0", "a finite number > 0", t_0)
@@ -218,14 +225,14 @@ def restart_boundaries(t_0, t_mult, horizon=2**53):
         raise _bad("horizon", "a finite number >= 0", horizon)
     ends = [t_0]
     length = t_0
-    while ends[-1] <= horizon:
+    while ends[-1] <= horizon or (t_mult < 1 and len(ends) < _MAX_SHRINKING_ENDS):
         following = int(t_mult * length)
-        if following == 0:
+        if following == 0 and ends[-1] <= horizon:
             raise ValueError(
                 f"t_mult={t_mult!r} with t_0={t_0!r} shrinks the interval between restarts to 0 after "
                 f"{ends[-1]!r}, before the horizon {horizon!r} is covered"
             )
-        if following == length:
+        if following in (0, length):
             break
         length = following
         ends.append(ends[-1] + length)
@@ -244,7 +251,9 @@ def warm_restarts(x, boundaries, alpha_f=0.0):
 
     At an end a new interval begins (:math:`\tau = 0`, :math:`\alpha = 1`). Past :math:`e_n` the
     intervals repeat the last length :math:`e_n - e_{n-1}`: exact when the lengths have stopped
-    changing (always for ``t_mult = 1``); otherwise pass a ``horizon`` covering every ``x``.
+    changing (always for ``t_mult = 1``); growing lengths need a ``horizon`` covering every ``x``. Past
+    the end of shrinking lengths (where Composer's next interval would be 0 long and it raises) the
+    last positive length repeats.
 
     >>> ends = restart_boundaries(10, 2.0, 100)
     >>> warm_restarts(5.0, ends), warm_restarts(10.0, ends), warm_restarts(20.0, ends)

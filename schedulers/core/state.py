@@ -7,6 +7,7 @@ import operator
 from typing import Protocol
 
 from timeunits import Time, Timestamp, TimeUnit
+from timeunits.errors import argument_error
 
 __all__ = ["ScheduleState", "SchedulerState", "as_max_duration", "as_dataloader_len"]
 
@@ -85,8 +86,8 @@ def as_max_duration(value: object, name: str = "max_duration") -> Time:
         raise ValueError(f"{name}={value!r} has no unit: give a Time or a string such as '10ep' or '1000ba'")
     try:
         time = Time.from_input(value)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"{name}={value!r} is not a time: {error}") from None
+    except ValueError as error:
+        raise argument_error(name, value, error) from None
     if time.unit is TimeUnit.DURATION:
         raise ValueError(f"{name}={time} is a fraction of itself: give it in ep, ba, sp or tok")
     if time.value <= 0:

@@ -1,7 +1,10 @@
 """``scale_pytorch_scheduler``: apply a scale schedule ratio to a step-indexed torch scheduler in place.
 
-Composer's rules: every step-count argument becomes ``int(n · ssr)``; ``ExponentialLR``'s ``gamma``
-becomes ``gamma ** (1 / ssr)`` so the same total decay happens over the scaled run. Cadence also scales
+Composer's rules, with deviation 2's rounding: every step-count argument becomes ``n · ssr`` as a whole
+count (:func:`~timeunits.whole_count`: the nearest integer within ``1e-9`` relative, else truncated, so
+``100 · 0.29`` is 29 where Composer's ``int()`` gives 28; docs/composer-deviations.md), the rule every
+Cadence schedule follows; ``ExponentialLR``'s ``gamma`` becomes ``gamma ** (1 / ssr)`` so the same total
+decay happens over the scaled run. Cadence also scales
 ``LinearLR``, ``ConstantLR`` and ``PolynomialLR`` (``total_iters``) and SambaFlow's ``LambdaLR`` schedules
 (whose multipliers have a ``scaled(ssr)`` method), keeps repeated ``MultiStepLR``
 milestones (Composer's rebuild drops their multiplicity), makes ``CosineAnnealingWarmRestarts`` really
@@ -15,7 +18,7 @@ from collections import Counter
 
 from torch.optim import lr_scheduler as torch_schedulers
 
-from schedulers.core.resolution import check_ssr
+from schedulers.core.resolution import check_ssr, whole_count
 
 __all__ = ["scale_pytorch_scheduler"]
 
@@ -36,7 +39,7 @@ def scale_pytorch_scheduler(scheduler: torch_schedulers.LRScheduler, ssr: float)
     if isinstance(scheduler, torch_schedulers.StepLR):
         scheduler.step_size = _scaled(name, "step_size", scheduler.step_size, ssr)
     elif isinstance(scheduler, torch_schedulers.MultiStepLR):
-        scheduler.milestones = Counter(int(m * ssr) for m in scheduler.milestones.elements())
+        scheduler.milestones = Counter(whole_count(m * ssr) for m in scheduler.milestones.elements())
     elif isinstance(scheduler, torch_schedulers.CosineAnnealingLR):
         scheduler.T_max = _scaled(name, "T_max", scheduler.T_max, ssr)
     elif isinstance(scheduler, torch_schedulers.CosineAnnealingWarmRestarts):
@@ -58,7 +61,7 @@ def scale_pytorch_scheduler(scheduler: torch_schedulers.LRScheduler, ssr: float)
 
 
 def _scaled(scheduler: str, argument: str, count: int, ssr: float) -> int:
-    scaled = int(count * ssr)
+    scaled = whole_count(count * ssr)
     if scaled <= 0:
         raise ValueError(
             f"{scheduler}.{argument}={count} scaled by scale_schedule_ratio={ssr} truncates to {scaled}; "

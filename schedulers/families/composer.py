@@ -183,6 +183,7 @@ class CosineAnnealingWarmRestartsScheduler(Schedule):
 
     Interval lengths :math:`L_0 = t_0`, :math:`L_{k+1} = \lfloor t_{mult} L_k \rfloor`; within an interval
     starting at :math:`s`: :math:`\alpha = \alpha_f + (1 - \alpha_f)(1 + \cos(\pi (x - s) / L_k))/2`.
+    The lengths go on past the end of the run (docs/schedules.md); shrinking ones must not reach 0 within it.
     """
 
     t_0: Time = time_field()

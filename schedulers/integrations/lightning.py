@@ -37,10 +37,10 @@ from typing import Any
 
 import torch
 
-from schedulers.core.base import FunctionSchedule, Schedule
 from schedulers.core.clock import closes_epoch
 from schedulers.core.compile import CompiledScheduler
 from schedulers.core.state import as_dataloader_len, as_max_duration
+from schedulers.integrations.counting import enable_counting, samples_in, steps_per_epoch, tokens_in
 from timeunits import Time, Timestamp, TimeUnit
 
 # CadenceClockCallback is made on first use by the module's __getattr__ (it subclasses Lightning's Callback)
@@ -48,6 +48,7 @@ __all__ = ["CadenceClockCallback", "LightningScheduler", "LightningState", "ligh
 
 # The packages Lightning ships under, in the order they are tried when nothing says which one is in use.
 _PACKAGES = ("lightning.pytorch", "pytorch_lightning")
+_WHO = "CadenceClockCallback"
 _INSTALL_HINT = "pip install pytorch_lightning  (or: pip install lightning)"
 
 
@@ -98,7 +99,7 @@ def lightning_scheduler_config(
     scheduler = LightningScheduler(
         schedule, optimizer, state, ssr, hyperparameter=hyperparameter, param_groups=param_groups
     )
-    _enable_counting(schedule, state, scheduler.ssr, clock)
+    enable_counting(schedule, state, scheduler.ssr, clock)
     config: dict[str, Any] = {"scheduler": scheduler, "interval": "step", "frequency": 1}
     if name is not None:
         config["name"] = name
@@ -145,7 +146,7 @@ class LightningState:
         batches = self.trainer.num_training_batches
         if batches != self._seen_batches:  # the same int object otherwise: schedules check it by identity
             self._seen_batches = batches
-            self._len = _steps_per_epoch(batches, self.trainer.accumulate_grad_batches)
+            self._len = steps_per_epoch(batches, self.trainer.accumulate_grad_batches)
         return self._len
 
     @property
@@ -249,9 +250,9 @@ class _ClockCounts:
     def on_train_batch_start(self, trainer: Any, pl_module: Any, batch: Any, batch_idx: int) -> None:
         self.settle(trainer)
         if self.count_samples:
-            self._pending[0] += _count("get_num_samples", (self.get_num_samples or _leading_dim)(batch), batch)
+            self._pending[0] += samples_in(batch, self.get_num_samples, who=_WHO, factory="lightning_scheduler_config")
         if self.get_num_tokens is not None:
-            self._pending[1] += _count("get_num_tokens", self.get_num_tokens(batch), batch)
+            self._pending[1] += tokens_in(batch, self.get_num_tokens)
 
     def on_train_batch_end(self, trainer: Any, pl_module: Any, outputs: Any, batch: Any, batch_idx: int) -> None:
         self.settle(trainer)
@@ -414,13 +415,6 @@ def _load_train_dataloader(trainer: Any) -> None:
     trainer.fit_loop.setup_data()
 
 
-def _steps_per_epoch(batches: float, accumulate: int) -> int | None:
-    """Optimizer steps in an epoch of ``batches`` loader batches (Lightning steps on an epoch's last batch)."""
-    if batches is None or not math.isfinite(batches) or batches <= 0:
-        return None
-    return math.ceil(int(batches) / max(1, int(accumulate)))
-
-
 def _lightning_max_duration(trainer: Any, per_epoch: int | None) -> Time:
     """The run's length as the Trainer will stop it: ``max_steps`` or ``max_epochs``, whichever comes first."""
     steps, epochs = trainer.max_steps, trainer.max_epochs
@@ -434,55 +428,3 @@ def _lightning_max_duration(trainer: Any, per_epoch: int | None) -> Time:
         f"the Trainer's run has no length to schedule over (max_steps={steps}, max_epochs={epochs}): set one "
         "of them, or give max_duration= to lightning_scheduler_config"
     )
-
-
-def _enable_counting(schedule: Callable[..., float], state: LightningState, ssr: float, clock: _ClockCounts) -> None:
-    """Count samples when the run needs them; a run in tokens without a token counter is an error."""
-    units = {state.max_duration.unit}
-    known = isinstance(schedule, Schedule) and not isinstance(schedule, FunctionSchedule)
-    if known:
-        units.add(schedule.resolve(state.max_duration, state.dataloader_len, ssr).unit)
-    if TimeUnit.TOKEN in units and not clock.count_tokens:
-        where = f"max_duration={state.max_duration}" if state.max_duration.unit is TimeUnit.TOKEN else repr(schedule)
-        raise ValueError(
-            f"{where} counts tokens, but get_num_tokens is None (tokens would stay 0): pass get_num_tokens="
-        )
-    if TimeUnit.SAMPLE in units or not known:
-        clock.count_samples = True
-
-
-def _count(argument: str, value: Any, batch: Any) -> int:
-    try:
-        count = int(value)
-    except (TypeError, ValueError):
-        count = -1
-    if count < 0 or (isinstance(value, float) and not value.is_integer()):
-        raise ValueError(f"{argument} returned {value!r} for a batch; it must return a count >= 0")
-    return count
-
-
-def _leading_dim(batch: Any) -> int:
-    """The default sample count: the leading dimension of the batch's first tensor (depth first)."""
-    found = _first_dim(batch)
-    if found is None:
-        raise ValueError(
-            f"CadenceClockCallback found no tensor with a batch dimension in a {type(batch).__name__} batch, "
-            "and the schedule counts samples: pass get_num_samples= to lightning_scheduler_config"
-        )
-    return found
-
-
-def _first_dim(value: Any) -> int | None:
-    if isinstance(value, torch.Tensor):
-        return int(value.shape[0]) if value.dim() > 0 else None
-    if isinstance(value, Mapping):
-        children = list(value.values())
-    elif isinstance(value, (tuple, list)):
-        children = value
-    else:
-        return None
-    for child in children:
-        found = _first_dim(child)
-        if found is not None:
-            return found
-    return None

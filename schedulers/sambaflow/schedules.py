@@ -40,7 +40,7 @@ from torch.optim.lr_scheduler import LambdaLR
 from schedulers.core import kernels
 from schedulers.core._ops import ops
 from schedulers.core.registry import register_scheduler
-from timeunits import is_number
+from timeunits import is_number, whole_count
 
 __all__ = [
     "SambaFlowLambda",
@@ -100,7 +100,8 @@ class SambaFlowLambda:
         return alpha
 
     def scaled(self, ssr: float) -> SambaFlowLambda:
-        """The same schedule with its step counts multiplied by ``ssr`` and truncated (docs/trainer.md).
+        """The same schedule with its step counts multiplied by ``ssr`` as whole counts (deviation 2's rule,
+        :func:`~timeunits.whole_count`: ``100 × 0.29`` is 29; docs/composer-deviations.md).
 
         A warmup may truncate to 0 (no warmup); a positive ``num_training_steps`` may not.
 
@@ -110,13 +111,14 @@ class SambaFlowLambda:
         ssr = _finite("ssr", ssr, low=0.0)
         if ssr == 0:
             raise ValueError("ssr=0 must be > 0")
-        training = int(self.num_training_steps * ssr)
+        training = whole_count(self.num_training_steps * ssr)
         if self.num_training_steps > 0 and training == 0:
             raise ValueError(
                 f"num_training_steps={self.num_training_steps} scaled by ssr={ssr} truncates to 0; "
                 "it must stay at least 1"
             )
-        return SambaFlowLambda(self.kind, int(self.num_warmup_steps * ssr), training, self.end_ratio, self.num_cycles)
+        warmup = whole_count(self.num_warmup_steps * ssr)
+        return SambaFlowLambda(self.kind, warmup, training, self.end_ratio, self.num_cycles)
 
     def __repr__(self) -> str:
         return (

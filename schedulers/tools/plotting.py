@@ -42,6 +42,7 @@ import torch
 
 from schedulers.core.arguments import number_argument
 from schedulers.core.base import FunctionSchedule, Schedule
+from schedulers.core.clock import progress_measure
 from schedulers.core.evaluate import PerBatch, RunTimeline, evaluate_run, run_timeline
 from schedulers.core.resolution import check_ssr
 from schedulers.core.state import as_dataloader_len, as_max_duration
@@ -146,10 +147,8 @@ class _Runs:
         if unit is TimeUnit.EPOCH:  # fractional epochs: batches / dataloader_len (counts("ep") is whole epochs)
             return timeline.counts(TimeUnit.BATCH) / timeline.dataloader_len, n / timeline.dataloader_len
         if unit is TimeUnit.DURATION:
-            length = timeline.max_duration
-            if length.unit is TimeUnit.EPOCH:
-                return timeline.fraction(), n / (length.value * timeline.dataloader_len)
-            return timeline.fraction(), self.count_after(timeline, length.unit) / length.value
+            counted, whole = progress_measure(timeline.max_duration, timeline.dataloader_len)
+            return timeline.fraction(), self.count_after(timeline, counted) / whole
         return timeline.counts(unit), self.count_after(timeline, unit)
 
     def count_after(self, timeline: RunTimeline, unit: TimeUnit) -> float:

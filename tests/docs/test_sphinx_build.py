@@ -95,52 +95,120 @@ def test_every_public_module_is_in_the_api_reference() -> None:
 
 
 # -- pictures ---------------------------------------------------------------------------------------------
+#
+# A picture is compared by what it shows (docs/make_pictures.py): its texts, and per axes its view limits and
+# its curves in data coordinates, within a fraction of the axes' spans. A closed form of the code must match
+# to 1e-4 of an axis (the SVG's rounding and the last bits of a float are far below it, a changed schedule far
+# above); a picture drawn from training to 1% of an axis, since its floats differ in the last decimals from
+# one CPU to another (never bytes: a fresh clone on another machine must pass).
 
-_CREATOR = re.compile(r"<dc:creator>\s*<cc:Agent>\s*<dc:title>Matplotlib v([^,<]+)")
+CLOSED_FORM_TOLERANCE, TRAINED_TOLERANCE = 1e-4, 1e-2
 
 
-def _load_make_pictures():
-    spec = importlib.util.spec_from_file_location("cadence_docs_make_pictures", DOCS / "make_pictures.py")
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
 
-def _structure(svg: str) -> dict:
-    """What a picture shows, independent of the renderer's exact coordinates: its curves and its texts."""
-    return {
-        "curves": len(re.findall(r'<g id="cadence-curve-\d+">', svg)),  # plot_schedules names each curve
-        "texts": sorted(re.findall(r"<text[^>]*>([^<]*)</text>", svg)),
-    }
-
-
-def test_pictures_are_up_to_date(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def make_pictures():
     _require("matplotlib")
-    make_pictures = _load_make_pictures()
-    written = make_pictures.main(tmp_path)
+    return _load("cadence_docs_make_pictures", DOCS / "make_pictures.py")
+
+
+@pytest.fixture(scope="module")
+def svg_picture():
+    return _load("cadence_docs_svg_picture", Path(__file__).with_name("svg_picture.py"))
+
+
+@pytest.fixture(scope="module")
+def trained_sweep(make_pictures, tmp_path_factory):
+    """The docs' budget sweep, trained once for the tests of this module."""
+    return make_pictures.train_sweep(tmp_path_factory.mktemp("sweep"))
+
+
+def _tolerance(make_pictures, name: str) -> float:
+    return TRAINED_TOLERANCE if name in make_pictures.FROM_TRAINING else CLOSED_FORM_TOLERANCE
+
+
+def test_pictures_are_up_to_date(tmp_path: Path, make_pictures, svg_picture, trained_sweep) -> None:
+    written = make_pictures.main(tmp_path, sweep=trained_sweep)
     committed = sorted(p.name for p in IMAGES.glob("*.svg"))
     assert sorted(p.name for p in written) == committed, (
         "docs/images/ does not hold exactly the pictures docs/make_pictures.py makes: "
         "run `python docs/make_pictures.py` and commit docs/images/"
     )
-    import matplotlib
-
+    stale = {}
     for path in written:
-        assert _structure(path.read_text())["curves"] >= 1, f"{path.name} draws no curve"
-    assert _structure((IMAGES / "scale-schedule-ratio.svg").read_text())["curves"] == 6  # 3 ssrs x 2 panels
-    stale = []
-    for path in written:
-        new, old = path.read_text(), (IMAGES / path.name).read_text()
-        made_with = _CREATOR.search(old)
-        if made_with and made_with.group(1) == matplotlib.__version__:
-            # Same matplotlib as the committed pictures: the files must be identical, byte for byte.
-            if path.read_bytes() != (IMAGES / path.name).read_bytes():
-                stale.append(path.name)
-        elif _structure(new) != _structure(old):
-            # Another matplotlib lays glyphs and ticks out slightly differently: compare what is drawn.
-            stale.append(path.name)
+        shown = svg_picture.Picture(path.read_text())
+        assert sum(len(axes.curves) for axes in shown.axes) >= 1, f"{path.name} draws no curve"
+        found = svg_picture.differences(
+            path.read_text(), (IMAGES / path.name).read_text(), _tolerance(make_pictures, path.stem)
+        )
+        if found:
+            stale[path.name] = found
+    ssr = svg_picture.Picture((IMAGES / "scale-schedule-ratio.svg").read_text())
+    assert [len(axes.curves) for axes in ssr.axes] == [3, 3]  # 3 ssrs x 2 panels
     assert not stale, f"stale pictures {stale}: run `python docs/make_pictures.py` and commit docs/images/"
+
+
+def _scaled(read_rows, columns: tuple[str, ...], factor):
+    """``read_rows`` with the value of ``columns`` in row ``i`` multiplied by ``factor(i)``."""
+
+    def read(path):
+        rows = read_rows(path)
+        for index, row in enumerate(rows):
+            for column in columns:
+                if row.get(column, "") != "":
+                    row[column] = repr(float(row[column]) * factor(index))
+        return rows
+
+    return read
+
+
+def test_a_picture_from_training_tolerates_another_cpus_floats(make_pictures, svg_picture, trained_sweep, monkeypatch):
+    """The trained floats moved in their 5th decimal (what another CPU gives) draw a picture whose bytes differ
+    but which shows the same; a different schedule (peak lr 0.08, not 0.1) is a stale picture."""
+    from trainer.sweep import folders
+
+    committed = (IMAGES / "budget-sweep.svg").read_text()
+    points, rows = trained_sweep
+    read_rows = folders.read_rows
+    losses = _scaled(read_rows, ("train/loss", "eval/loss"), lambda index: 1 + 3e-5 * (-1) ** index)
+    monkeypatch.setattr(folders, "read_rows", losses)
+    summary = [
+        {**row, **{key: row[key] * (1 - 3e-5) for key in ("final_eval_loss", "final_train_loss") if row[key]}}
+        for row in rows
+    ]
+    drawn = make_pictures.svg(lambda: make_pictures.sweep_picture(points, summary))
+    assert drawn != committed  # compared byte for byte, this machine's picture would be stale
+    assert svg_picture.differences(drawn, committed, TRAINED_TOLERANCE) == []
+
+    monkeypatch.setattr(folders, "read_rows", _scaled(read_rows, ("lr/group0",), lambda index: 0.8))
+    drawn = make_pictures.svg(lambda: make_pictures.sweep_picture(points, rows))
+    found = svg_picture.differences(drawn, committed, TRAINED_TOLERANCE)
+    assert found and all(difference.startswith("axes_2: ") for difference in found), found
+
+
+def test_a_closed_form_picture_fails_on_any_visible_change(make_pictures, svg_picture, monkeypatch) -> None:
+    """A picture of a schedule tolerates the last bits of its floats, not a changed argument."""
+    import schedulers.tools.plotting as plotting
+
+    committed = (IMAGES / "StepScheduler.svg").read_text()
+    ((template, *values),) = [entry for entry in make_pictures.SCHEDULES if entry[0].startswith("StepScheduler(")]
+    evaluate = plotting._evaluate
+    monkeypatch.setattr(plotting, "_evaluate", lambda *args: evaluate(*args) * (1 + 1e-12))
+    drawn = make_pictures.svg(lambda: make_pictures._schedule_picture(template, tuple(values)))
+    assert svg_picture.differences(drawn, committed, CLOSED_FORM_TOLERANCE) == []
+    monkeypatch.undo()
+    parse = make_pictures.parse_schedule  # the title stays; the schedule drawn under it decays by 0.55
+    monkeypatch.setattr(make_pictures, "parse_schedule", lambda text: parse(text.replace("gamma=0.5", "gamma=0.55")))
+    drawn = make_pictures.svg(lambda: make_pictures._schedule_picture(template, tuple(values)))
+    found = svg_picture.differences(drawn, committed, CLOSED_FORM_TOLERANCE)
+    assert any("cadence-curve-0" in difference for difference in found), found
 
 
 def test_every_picture_is_shown_somewhere() -> None:

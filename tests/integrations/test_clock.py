@@ -17,7 +17,7 @@ from schedulers import (
     evaluate_run,
 )
 from schedulers.core.clock import Clock
-from timeunits import Time, Timestamp
+from timeunits import Time, Timestamp, TimeUnit
 
 SAMPLES, BATCH_SIZE = 37, 8  # five batches an epoch: 8, 8, 8, 8, 5 samples
 
@@ -236,6 +236,40 @@ def test_run_length_in_samples_matches_the_stepping_clock():
         clock.batch(samples=int(sizes[taken]))
         taken += 1
     assert taken == batches_in_run(Time(40, "sp"), 3, sizes, None) == 6
+
+
+@pytest.mark.parametrize(
+    "max_duration, dataloader_len, whole",
+    [("100sp", 4, 100), ("90tok", 4, 90), ("11ba", 4, 11), ("3ep", 4, 12), ("3ep", None, 3)],
+)
+def test_elapsed_duration_is_progress_in_max_durations_unit(max_duration, dataloader_len, whole):
+    """The stepping clock and the whole-run timeline give every batch the same fraction, counted independently
+    here: samples or tokens (batches of 5 to 13 samples, 3 tokens a sample) out of max_duration, batches out of
+    epochs x batches per epoch, or (epochs of unknown length) whole epochs."""
+    from schedulers import run_timeline
+    from schedulers.core.clock import elapsed_duration
+
+    samples = [5, 9, 13, 7] * 30
+    clock = Clock(max_duration, dataloader_len=dataloader_len)
+    stepped, counted = [], []
+    while not clock.done:
+        elapsed = elapsed_duration(clock)
+        assert elapsed.unit is TimeUnit.DURATION
+        stepped.append(elapsed.value)
+        k = len(counted)
+        unit = max_duration.lstrip("0123456789")
+        by_unit = {"sp": sum(samples[:k]), "tok": 3 * sum(samples[:k]), "ba": k, "ep": clock.epochs}
+        counted.append((k if unit == "ep" and dataloader_len else by_unit[unit]) / whole)
+        clock.batch(samples=samples[k], tokens=3 * samples[k])
+        if dataloader_len is None and len(counted) % 4 == 0:
+            clock.epoch()  # the data ran out
+    assert stepped == counted
+    if dataloader_len is not None:
+        per_batch = torch.tensor(samples)
+        timeline = run_timeline(
+            max_duration, dataloader_len, samples_per_batch=per_batch, tokens_per_batch=3 * per_batch
+        )
+        assert timeline.fraction().tolist() == stepped
 
 
 def test_the_trainer_state_is_the_clock():

@@ -19,6 +19,7 @@ import warnings
 
 import pytest
 import torch
+import torch._dynamo
 
 from schedulers import (
     ConstantScheduler,
@@ -765,6 +766,8 @@ def _composer_warm_restarts(x: int, t_0: int, t_mult: float, alpha_f: float = 0.
     """Composer's loop (spec §2.7): cycle lengths int(t_mult · previous), restart at exactly a cycle end."""
     length = end = t_0
     while end <= x:
+        if length == 0:
+            raise ValueError("Interval between restarts for cosine annealing/warm restarts scheduler has decayed to 0.")
         length = int(t_mult * length)
         end += length
     return _cos((x - (end - length)) / length, alpha_f)
@@ -800,6 +803,52 @@ def test_warm_restarts_past_max_duration():
     for x in (100, 149, 150, 200, 310, 320, 629, 630, 1000):
         state.timestamp = Timestamp(batch=x)
         assert sched(state) == approx(_composer_warm_restarts(x, 10, 2.0, 0.1)), x
+
+
+@pytest.mark.parametrize(
+    "t_0, t_mult, last",
+    [
+        (60, 0.5, 115),  # lengths 60, 30, 15, 7, 3, 1: Composer raises from 116 on
+        (60, 0.75, 217),  # 60, 45, 33, 24, 18, 13, 9, 6, 4, 3, 2, 1
+        (30, 1.0, 400),
+        (30, 1.5, 400),  # 30, 45, 67, 100, 150: truncation, not geometric
+        (7, 3.0, 400),
+    ],
+)
+def test_warm_restarts_keep_composers_intervals_past_max_duration(t_0, t_mult, last):
+    """Past the run the intervals keep shrinking or growing by t_mult; the last interval inside the run does not
+    repeat. Per step, on a tensor of counts and traced by torch.compile, to Composer's loop."""
+    sched = CosineAnnealingWarmRestartsScheduler(f"{t_0}ba", t_mult=t_mult, alpha_f=0.1)
+    state = SchedulerState("100ba")
+    xs = list(range(last + 1))
+    expected = [_composer_warm_restarts(x, t_0, t_mult, 0.1) for x in xs]
+    per_step = []
+    for x in xs:
+        state.timestamp = Timestamp(batch=x)
+        per_step.append(sched(state))
+    assert per_step == approx(expected)
+    curve = sched.resolve("100ba")
+    counts = torch.tensor(xs, dtype=torch.float64)
+    assert curve(counts).tolist() == approx(expected)
+    torch._dynamo.reset()
+    traced = torch.compile(curve.fn, fullgraph=True, backend="eager")
+    assert traced(counts).tolist() == approx(expected)
+
+
+def test_shrinking_warm_restarts_at_batch_110_of_a_100_batch_run():
+    """The issue's case: t_0 = 60ba, t_mult = 0.5 on 100ba; batch 110 lies in [105, 112), 5/7 of the way."""
+    state = SchedulerState("100ba", Timestamp(batch=110))
+    value = CosineAnnealingWarmRestartsScheduler("60ba", t_mult=0.5)(state)
+    assert value == approx((1 + math.cos(math.pi * 5 / 7)) / 2) and round(value, 3) == 0.188
+
+
+def test_shrinking_warm_restarts_repeat_the_last_interval_where_composer_raises():
+    """From 116 Composer's next interval is 0 long and it raises; Cadence repeats the last one (1 batch)."""
+    sched = CosineAnnealingWarmRestartsScheduler("60ba", t_mult=0.5, alpha_f=0.1)
+    with pytest.raises(ValueError, match="decayed to 0"):
+        _composer_warm_restarts(116, 60, 0.5)
+    for x in (115, 116, 117, 500):
+        assert sched(SchedulerState("100ba", Timestamp(batch=x))) == 1.0
 
 
 def test_composer_warm_restarts_reference_matches_spec():

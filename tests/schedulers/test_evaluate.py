@@ -83,3 +83,42 @@ def test_state_functions_are_stepped():
 def test_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
         evaluate_run(CosineAnnealingWithWarmupScheduler(t_warmup="0ba"), **kwargs)
+
+
+def _past_the_end_cases():
+    import schedulers as s
+
+    return [
+        s.StepScheduler("7ba", gamma=0.5),
+        s.MultiStepScheduler(["10ba", "80ba", "150ba"], gamma=0.3),
+        s.ConstantScheduler(alpha=0.25, t_max="40ba"),
+        s.LinearScheduler(alpha_i=0.2, alpha_f=1.0, t_max="150ba"),
+        s.ExponentialScheduler(gamma=0.97, decay_period="3ba"),
+        s.CosineAnnealingScheduler(t_max="150ba", alpha_f=0.1),
+        s.CosineAnnealingWarmRestartsScheduler("60ba", t_mult=0.75, alpha_f=0.05),  # shrinks to 0 at 218
+        s.CosineAnnealingWarmRestartsScheduler("30ba", t_mult=1.5, alpha_f=0.05),
+        s.CosineAnnealingWarmRestartsScheduler("30ba", alpha_f=0.05),
+        s.PolynomialScheduler(power=1.5, t_max="250ba", alpha_f=0.05),
+        s.MultiStepWithWarmupScheduler("10ba", ["30ba", "160ba"]),
+        s.ConstantWithWarmupScheduler("10ba", alpha=0.5, t_max="250ba"),
+        s.LinearWithWarmupScheduler("10ba", alpha_i=1.0, alpha_f=0.1, t_max="250ba"),
+        s.CosineAnnealingWithWarmupScheduler("10ba", t_max="250ba", alpha_f=0.1),
+        s.PolynomialWithWarmupScheduler("5ba", power=3.0, t_max="250ba"),
+        s.WarmupStableDecayScheduler("10ba", t_decay="60ba", decay_shape="1-sqrt", t_max="250ba"),
+        s.InverseSquareRootScheduler("8ba"),
+        s.OneCycleScheduler(t_max="250ba", three_phase=True),
+        s.CyclicScheduler("6ba", "4ba", mode="triangular2"),
+        s.Warmup(s.CosineAnnealingWarmRestartsScheduler("60ba", t_mult=0.75), "10ba"),
+        s.Sequence([s.LinearScheduler(t_max="50ba"), s.CosineAnnealingWarmRestartsScheduler("60ba", 0.75)], ["50ba"]),
+        s.Product([s.ExponentialScheduler(0.99, "1ba"), s.CosineAnnealingWarmRestartsScheduler("30ba", 1.5)]),
+    ]
+
+
+@pytest.mark.parametrize("schedule", _past_the_end_cases(), ids=repr)
+def test_past_max_duration_a_schedule_keeps_its_formula(schedule):
+    """Times in batches do not depend on where the run ends, so past the end of a 100-batch run the schedule
+    (per step, and its closed form on a tensor) gives what a 200-batch run gives: nothing freezes at the end."""
+    longer = evaluate_run(schedule, "200ba")
+    torch.testing.assert_close(_stepped(schedule, "100ba", batches=200), longer, rtol=0, atol=1e-12)
+    counts = torch.arange(200, dtype=torch.float64)
+    torch.testing.assert_close(schedule.resolve("100ba")(counts), longer, rtol=0, atol=1e-12)

@@ -363,7 +363,9 @@ def test_warm_restarts_equals_torch_for_integer_t_mult(t_0, t_mult):
         (3, 1.5, 20, (3, 7, 13, 22)),  # 3, int(4.5)=4, 6, 9: truncation, not geometric
         (10, 1.05, 10**6, (10,)),  # int(10.5) = 10: a fixed point at once
         (30, 1.05, 100, (30, 61, 93, 126)),  # 30, 31, 32, 33: growth by truncation
-        (10, 0.5, 16, (10, 15, 17)),  # shrinking, but the horizon is covered first
+        (10, 0.5, 16, (10, 15, 17, 18)),  # shrinking lengths are all kept, past the horizon too (then 0)
+        (60, 0.5, 100, (60, 90, 105, 112, 115, 116)),  # 60, 30, 15, 7, 3, 1: the run ends inside the 3rd
+        (60, 0.0, 59, (60,)),  # the next length is 0: Composer raises from 60 on, past the horizon
         (2.5, 1.0, 20, (2.5, 4.5)),  # a fractional t_0 truncates to 2 and then repeats
     ],
 )
@@ -378,6 +380,11 @@ def test_restart_boundaries_default_horizon_covers_every_exact_count():
     xs = [0.0, 99.0, 150.0, 200.0, 630.0, 1e6, 123456789.0, 2.0**40 + 3]
     for x, v in zip(xs, assert_paths_agree(warm_restarts, xs, ends, 0.1), strict=True):
         assert close(v, restarts_reference(x, 10, 2.0, 0.1)), x
+
+
+def test_shrinking_lengths_past_the_horizon_are_bounded():
+    ends = restart_boundaries(10**8, 0.9999999, 10**8)  # 10**7 lengths of ... 3, 2, 1 would follow
+    assert len(ends) == 2**20 and ends[:2] == (10**8, 2 * 10**8 - 10)
 
 
 @pytest.mark.parametrize("t_0, t_mult, horizon", [(10, 0.5, 18), (10, 0.0, 10), (1, 0.9, 1), (0.5, 1.0, 0.5)])

@@ -33,7 +33,7 @@ from schedulers import (
     WarmupStableDecayScheduler,
 )
 from schedulers.core.resolution import check_ssr
-from timeunits import Time, Timestamp, TimeUnit
+from timeunits import NonIntegralTimeError, NotATimeError, Time, TimeParseError, Timestamp, TimeUnit
 
 # Every time argument of every class, as (id, builder(value) -> schedule, argument name in the message).
 TIME_ARGUMENTS = [
@@ -98,6 +98,36 @@ def works(schedule, state=None, ssr=1.0) -> float:
 def test_bad_time_string_names_argument_and_string(build, argument, bad):
     info = fails(lambda: build(bad))
     names(info, argument, repr(bad) if bad else "''")
+
+
+# the error timeunits raised, kept: its class, and its message after the argument's name (each fact once)
+NOT_A_TIME = [("1.5ba", NonIntegralTimeError), ("0.3dru", TimeParseError), ([10], NotATimeError)]
+
+
+def said_once(info: pytest.ExceptionInfo, argument: str, bad: object) -> None:
+    message = str(info.value)
+    assert message.startswith(f"{argument}={bad!r} "), message
+    assert message.count("is not a time") == 1 and message.count(repr(bad)) == 1, message
+
+
+@pytest.mark.parametrize("bad, error_class", NOT_A_TIME, ids=repr)
+@pytest.mark.parametrize("build, argument", [t[1:] for t in TIME_ARGUMENTS], ids=TIME_ARGUMENT_IDS)
+def test_not_a_time_keeps_its_class_and_says_it_once(build, argument, bad, error_class):
+    info = fails(lambda: build(bad), error=error_class)
+    assert isinstance(info.value, ValueError)
+    said_once(info, argument, bad)
+
+
+def test_a_non_integral_step_size_is_a_value_and_a_type_error():
+    with pytest.raises(NonIntegralTimeError) as info:
+        StepScheduler(step_size="1.5ba")
+    assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)
+    assert str(info.value) == (
+        "step_size='1.5ba' is not a time: 1.5 is not a whole number, and ba counts are integers "
+        "(use a whole number, or a dur fraction such as '0.3dur')"
+    )
+    with pytest.raises(NonIntegralTimeError, match=r"^milestones\[0\]='1.5ba' is not a time: 1.5 is not"):
+        MultiStepScheduler(["1.5ba"])
 
 
 @pytest.mark.parametrize("bad", [10, 0.5, 0, None, [10], 2**60])
@@ -488,6 +518,17 @@ def test_bad_max_duration(bad):
     assert state.max_duration == Time(100, "ba")  # unchanged by the failed assignment
     with pytest.raises(ValueError, match="max_duration"):
         LinearScheduler().resolve(bad)
+
+
+@pytest.mark.parametrize("bad, error_class", [("1.5ep", NonIntegralTimeError), ("0.3dru", TimeParseError)], ids=repr)
+def test_a_max_duration_that_is_not_a_time_keeps_its_class(bad, error_class):
+    state = SchedulerState("100ba")
+    for entry in (SchedulerState, lambda v: setattr(state, "max_duration", v), LinearScheduler().resolve):
+        with pytest.raises(error_class) as info:
+            entry(bad)
+        said_once(info, "max_duration", bad)
+    if error_class is NonIntegralTimeError:
+        assert isinstance(info.value, TypeError) and isinstance(info.value, ValueError)
 
 
 @pytest.mark.parametrize("good", ["10ep", "100ba", "1000sp", "5tok", Time(3, "ep"), " 7 BA "])

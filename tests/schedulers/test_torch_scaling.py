@@ -118,3 +118,58 @@ def test_sambaflow_schedules_scale_their_step_counts():
     scale_pytorch_scheduler(scaled, 0.5)
     fresh = polynomial_decay_schedule_with_warmup(_opt(), num_warmup_steps=2, num_training_steps=10)
     assert _lrs(scaled, 12) == pytest.approx(_lrs(fresh, 12), abs=1e-12)
+
+
+# -- one rounding rule (deviation 2): n · ssr is a whole count by timeunits.whole_count, as Cadence's times are --
+# 100 · 0.29 = 28.999999999999996 and 100 · 0.57 = 56.99999999999999: int() would give 28 and 56.
+
+TORCH_COUNTS = {  # a scheduler with its counts at 100 (and 200), and what to read of it
+    "StepLR": (lambda o: lr_scheduler.StepLR(o, step_size=100), lambda s: s.step_size),
+    "MultiStepLR": (lambda o: lr_scheduler.MultiStepLR(o, [100, 100, 200]), lambda s: sorted(s.milestones.elements())),
+    "CosineAnnealingLR": (lambda o: lr_scheduler.CosineAnnealingLR(o, T_max=100), lambda s: s.T_max),
+    "CosineAnnealingWarmRestarts": (
+        lambda o: lr_scheduler.CosineAnnealingWarmRestarts(o, T_0=100),
+        lambda s: (s.T_0, s.T_i),
+    ),
+    "LinearLR": (lambda o: lr_scheduler.LinearLR(o, total_iters=100), lambda s: s.total_iters),
+    "ConstantLR": (lambda o: lr_scheduler.ConstantLR(o, total_iters=100), lambda s: s.total_iters),
+    "PolynomialLR": (lambda o: lr_scheduler.PolynomialLR(o, total_iters=100), lambda s: s.total_iters),
+}
+
+
+# 200 · 0.29 = 57.99999999999999, 200 · 0.57 = 113.99999999999999; 29.5 is no float error and is truncated
+@pytest.mark.parametrize("ssr, count, count_200", [(0.29, 29, 58), (0.57, 57, 114), (0.295, 29, 59)])
+@pytest.mark.parametrize("name", TORCH_COUNTS)
+def test_torch_counts_follow_deviation_2(name, ssr, count, count_200):
+    from schedulers import StepScheduler
+
+    build, read = TORCH_COUNTS[name]
+    scheduler = build(_opt())
+    scale_pytorch_scheduler(scheduler, ssr)
+    expected = {"MultiStepLR": [count, count, count_200], "CosineAnnealingWarmRestarts": (count, count)}
+    assert read(scheduler) == expected.get(name, count)
+    # the count a Cadence schedule's time gets at this ratio
+    assert StepScheduler("100ba").resolve("1000ba", ssr=ssr).times["step_size"].value == count
+
+
+def test_the_scaled_step_lr_drops_at_the_scaled_count():
+    scheduler = lr_scheduler.StepLR(_opt(), step_size=100, gamma=0.5)
+    scale_pytorch_scheduler(scheduler, 0.29)
+    values = _lrs(scheduler, 60)
+    assert values[28] == 1.0 and values[29] == 0.5 and values[57] == 0.5 and values[58] == 0.25
+
+
+def test_one_cycle_is_not_scaled_but_named():
+    scheduler = lr_scheduler.OneCycleLR(_opt(), max_lr=1.0, total_steps=100)
+    with pytest.raises(ValueError, match="cannot be applied to OneCycleLR"):
+        scale_pytorch_scheduler(scheduler, 0.29)
+
+
+@pytest.mark.parametrize("ssr, warmup, training", [(0.29, 29, 290), (0.57, 57, 570)])
+def test_sambaflow_step_counts_follow_deviation_2(ssr, warmup, training):
+    from schedulers.sambaflow import cosine_schedule_with_warmup
+
+    scheduler = cosine_schedule_with_warmup(_opt(), num_warmup_steps=100, num_training_steps=1000)
+    scale_pytorch_scheduler(scheduler, ssr)
+    (multiplier,) = scheduler.lr_lambdas
+    assert (multiplier.num_warmup_steps, multiplier.num_training_steps) == (warmup, training)

@@ -662,3 +662,35 @@ def test_integrality_is_checked_before_the_digit_cap(unit):
         Time.from_timestring("1.5e-4400" + unit)
     with pytest.raises(TimeParseError, match="digits"):  # an integral one still meets the cap
         Time.from_timestring("9" * 4400 + ".0" + unit)
+
+
+# -- argument_error: a timeunits error named after the argument, same class, each fact once -----------------
+
+ARGUMENT_CASES = [
+    ("1.5ba", NonIntegralTimeError, "1.5 is not a whole number"),
+    ("0.3dru", TimeParseError, "unknown unit 'dru'"),
+    ([10], NotATimeError, "of type list is not a time"),
+    (10, MissingTimeUnitError, "is a bare number, not a time"),
+]
+
+
+@pytest.mark.parametrize("value, error_class, reason", ARGUMENT_CASES, ids=repr)
+def test_argument_error_keeps_the_class_and_says_each_fact_once(value, error_class, reason):
+    from timeunits.errors import argument_error
+
+    with pytest.raises(error_class) as info:
+        Time.from_input(value)
+    named = argument_error("step_size", value, info.value)
+    assert type(named) is error_class and isinstance(named, ValueError)
+    message = str(named)
+    assert message == f"step_size={info.value}" and message.startswith(f"step_size={value!r} "), message
+    assert reason in message and message.count("not a time") == 1, message
+    assert str(argument_error("budget", value, info.value, sep=" ")).startswith(f"budget {value!r} ")
+
+
+def test_every_from_input_error_is_a_value_error():
+    # a bad time given as an argument is a ValueError like any other bad value (and keeps Composer's class)
+    with pytest.raises(NotATimeError) as info:
+        Time.from_input(None)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)
+    assert isinstance(info.value, RuntimeError)

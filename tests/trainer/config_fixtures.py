@@ -48,3 +48,38 @@ def not_a_model() -> str:
 
 def optimizer_factory(model: torch.nn.Module, lr: float = 0.05) -> torch.optim.Optimizer:
     return torch.optim.SGD(model.parameters(), lr=lr)
+
+
+class PoisonedRegression(torch.nn.Module):
+    """A linear regression that returns its own loss (``loss_fn: null``); the loss of forward pass ``at``
+    (counting from 0) is nan."""
+
+    def __init__(self, at: int, in_features: int = 4) -> None:
+        super().__init__()
+        self.linear = tiny_model(in_features)
+        self.at, self.calls = at, 0
+
+    def forward(self, item):
+        inputs, targets = item
+        loss = torch.nn.functional.mse_loss(self.linear(inputs), targets)
+        self.calls += 1
+        return loss * float("nan") if self.calls == self.at + 1 else loss
+
+
+class UnsizedBatches:
+    """Batches without ``len()`` (the trainer learns where an epoch ends when it runs out); with ``shrink``, each
+    epoch has one batch fewer than the one before."""
+
+    def __init__(self, batches: list, shrink: bool = False) -> None:
+        self.batches = batches
+        self.shrink = shrink
+        self.epochs = 0
+
+    def __iter__(self):
+        cut = len(self.batches) - self.epochs if self.shrink else len(self.batches)
+        self.epochs += 1
+        return iter(self.batches[: max(cut, 1)])
+
+
+def unsized_loader(batch_size: int = 4, num_samples: int = 10, shrink: bool = False) -> UnsizedBatches:
+    return UnsizedBatches(list(DataLoader(regression_data(num_samples), batch_size=batch_size)), shrink)

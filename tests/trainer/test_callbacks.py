@@ -394,19 +394,29 @@ def test_progress_bar_writes_to_a_given_file_and_prints_eval_metrics(capsys):
     assert capsys.readouterr().err == ""
 
 
-def test_progress_bar_postfix_is_throttled(monkeypatch):
-    trainer = make_trainer("10ba")
-    bar = ProgressBar(file=io.StringIO(), refresh_interval=3600)
+def test_progress_bar_postfix_describes_the_batch_its_count_shows():
+    """tqdm draws on its own schedule (mininterval, its monitor thread): whenever it draws, the loss and lr shown
+    are those of the last batch counted, never of one drawn earlier (at 100/300 it once showed batch 0's)."""
+    trainer = make_trainer("300ba")
+    stream = io.StringIO()
+    bar = ProgressBar(file=stream, refresh_interval=3600)  # tqdm's own throttle never fires in this test
+    group = trainer.optimizer.param_groups[0]
     bar.on_fit_start(trainer)
-    calls = []
-    real = bar.bar.set_postfix_str
-    monkeypatch.setattr(bar.bar, "set_postfix_str", lambda *a, **k: (calls.append(a), real(*a, **k)))
-    for k in range(10):
+    drawn = {}
+    for k in range(300):
+        group["lr"] = 0.001 * (k + 1)  # batch k trains with lr 0.001 (k + 1)
+        bar.on_batch_start(trainer)
         trainer.state.timestamp = trainer.state.timestamp.to_next_batch()
-        bar.on_batch_end(trainer, float(k))
-    assert len(calls) == 1 and bar.bar.n == 10  # first batch only, but the count follows every batch
+        group["lr"] = -1.0  # the schedulers stepped to the next batch's value before batch end
+        bar.on_batch_end(trainer, 1000.0 + k)
+        if k + 1 in (1, 100, 217):
+            bar.bar.refresh()  # a redraw tqdm decides on, between two batches
+            drawn[k + 1] = stream.getvalue().rsplit("\r", 1)[-1]
     bar.on_fit_end(trainer)
-    assert len(calls) == 2 and calls[-1][0].startswith("loss=9")
+    assert "1/300" in drawn[1] and "loss=1000, lr=0.001]" in drawn[1]
+    assert "100/300" in drawn[100] and "loss=1099, lr=0.1]" in drawn[100]
+    assert "217/300" in drawn[217] and "loss=1216, lr=0.217]" in drawn[217]
+    assert "300/300" in stream.getvalue() and "loss=1299, lr=0.3]" in stream.getvalue().rsplit("\r", 1)[-1]
 
 
 def test_progress_bar_tqdm_options_and_validation():
@@ -437,7 +447,7 @@ def _trainer_like_fit(trainer, bar, lrs, *, tensor=False):
         trainer.state.timestamp = trainer.state.timestamp.to_next_batch()
         write(lrs[k + 1])  # the scheduler stepped inside the trainer's advance
         bar.on_batch_end(trainer, 1.0)
-        shown.append(bar.bar.postfix)
+        shown.append(bar.postfix)
     bar.on_fit_end(trainer)
     return shown
 

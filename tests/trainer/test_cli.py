@@ -408,3 +408,142 @@ def test_flag_warnings_name_both_values(config, capsys, monkeypatch):
     assert "trainer.init.loop.max_steps (from --max_steps) = 10" in err
     assert main(["fit", str(config), "--dry-run", "--learning_rate", "0"]) == 0
     assert "cadence: warning: --learning_rate 0: " in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------------------------------
+# Errors at the start, each told once
+# ----------------------------------------------------------------------------------------------------
+
+needs_proc = pytest.mark.skipif(
+    not Path("/proc/self").is_dir(), reason="/proc (Linux) takes no new file, even from root"
+)
+
+
+@needs_proc
+@pytest.mark.parametrize(
+    "setting, key",
+    [
+        ("trainer.init.checkpoint.save_folder=/proc/nope", "trainer.init.checkpoint.save_folder"),
+        ("trainer.init.loggers=[{CSVLogger: {path: /proc/nope/m.csv}}]", "trainer.init.loggers[0].CSVLogger.path"),
+        (
+            "trainer.init.loggers=[{CSVLogger: {path: m.csv, hparams_path: /proc/h.json}}]",
+            "trainer.init.loggers[0].CSVLogger.hparams_path",
+        ),
+        (
+            "trainer.init.loggers=[{TensorBoardLogger: {log_dir: /proc/tb}}]",
+            "trainer.init.loggers[0].TensorBoardLogger.log_dir",
+        ),
+        (
+            "trainer.init.callbacks=[{LRMonitor: {csv_path: /proc/lr.csv}}]",
+            "trainer.init.callbacks[0].LRMonitor.csv_path",
+        ),
+    ],
+)
+def test_a_place_the_run_cannot_write_fails_the_dry_run_naming_its_key(config, capsys, monkeypatch, setting, key):
+    """``os.access`` says yes to root for /proc: that passed --dry-run and died at the final save."""
+    monkeypatch.chdir(HERE)
+    assert main(["fit", str(config), "--dry-run", "--set", setting]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"cadence: error: {key} (from --set ") and "'/proc' " in err, err
+    assert "is not writable" in err or "cannot write in the folder '/proc'" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+@needs_proc
+def test_an_unwritable_save_folder_stops_fit_before_the_first_batch(config, capsys, monkeypatch):
+    monkeypatch.chdir(HERE)
+    assert main(["fit", str(config), "--set", "trainer.init.checkpoint.save_folder=/proc/nope"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "cadence: error: trainer.init.checkpoint.save_folder (from --set trainer.init.checkpoint.save_folder="
+        "/proc/nope): cannot create the folder '/proc/nope': '/proc' is not writable (No such file or directory)\n"
+    )
+
+
+def test_the_dry_run_checks_the_places_it_writes_without_creating_them(config, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(HERE)
+    out = tmp_path / "out"
+    out.mkdir()
+    settings = [
+        f"trainer.init.checkpoint.save_folder={out / 'runs' / 'a'}",
+        f"trainer.init.loggers=[{{CSVLogger: {{path: {out / 'logs' / 'm.csv'}}}}}]",
+        f"trainer.init.callbacks=[{{LRMonitor: {{csv_path: {out / 'lr.csv'}}}}}]",
+    ]
+    assert main(["fit", str(config), "--dry-run", *[item for s in settings for item in ("--set", s)]]) == 0
+    assert list(out.iterdir()) == []  # no folder made, no probe file left behind
+    capsys.readouterr()
+
+
+def test_a_nonfinite_loss_is_one_line_naming_the_set_that_trains_on(config, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(HERE)
+    config.write_text(
+        CONFIG.replace(
+            'model: "config_fixtures:tiny_model"',
+            "model: {factory: config_fixtures:PoisonedRegression, kwargs: {at: 13}}",
+        )
+        .replace("loss_fn: mse_loss", "loss_fn: null")
+        .replace(
+            "      max_steps: 20\n",
+            f"      max_steps: 20\n    checkpoint: {{save_folder: {tmp_path / 'run'}, steps: 5}}\n",
+        )
+    )
+    assert main(["fit", str(config)]) == 1
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    assert lines[-1] == (
+        "cadence: error: the loss of batch 13 (epoch 1) is nan: training stopped before its optimizer "
+        f"step; the last checkpoint is {tmp_path / 'run' / 'ba00000010.pt'} (to train on, add --set "
+        "trainer.init.loop.on_nonfinite_loss=warn)"
+    )
+    assert "Traceback" not in err and err.count("cadence: error") == 1 and 'on_nonfinite_loss="warn"' not in err
+
+
+def test_plot_blames_the_ssr_flag_the_user_typed(config, capsys, monkeypatch):
+    monkeypatch.chdir(HERE)
+    assert main(["plot", str(config), "--ssr", "0"]) == 2
+    assert capsys.readouterr().err == (
+        "cadence: error: trainer.init.loop.scale_schedule_ratio (from --ssr 0.0): must be > 0, got 0.0\n"
+    )
+    assert main(["plot", str(config), "--ssr", "0.29", "--ssr", "-1"]) == 2
+    assert "(from --ssr -1.0): must be > 0" in capsys.readouterr().err
+
+
+def test_two_lr_writers_tell_the_set_that_made_them_once(config, capsys, monkeypatch):
+    monkeypatch.chdir(HERE)
+    value = (
+        "[{ConstantLR: {learning_rate: 0.1}}, "
+        "{ExponentialLR: {initial_learning_rate: 0.1, total_iters: 10, decay_rate: 0.5}}]"
+    )
+    assert main(["plot", str(config), "--set", f"trainer.init.schedulers={value}"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "cadence: error: trainer.init.schedulers[0] (from --set trainer.init.schedulers=...): "
+        "trainer.init.schedulers[0] (ConstantLR) and trainer.init.schedulers[1] (ExponentialLR) all write 'lr': "
+        "a torch, Cerebras or SambaFlow scheduler must be the only writer of its hyperparameter "
+        "(only Cadence schedules on one key multiply)\n"
+    )
+    assert (
+        main(
+            [
+                "fit",
+                str(config),
+                "--dry-run",
+                "--set",
+                "trainer.init.schedulers=[{ConstantLR: {learning_rate: 0.1}}, 7]",
+            ]
+        )
+        == 2
+    )
+    assert "(from --set trainer.init.schedulers=[{ConstantLR: {learning_rate: 0.1}}, 7])" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argument", ["--version", "--help", "-h"])
+def test_version_and_help_answer_without_importing_torch(argument):
+    code = (
+        "import sys\nfrom trainer.cli import main\n"
+        f"try:\n    main([{argument!r}])\nexcept SystemExit as exited:\n    status = exited.code\n"
+        "print('status', status, 'torch' in sys.modules, 'schedulers' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.stdout.splitlines()[-1] == "status 0 False False", result.stdout + result.stderr
+    assert ("cadence 0" if argument == "--version" else "COMMAND") in result.stdout

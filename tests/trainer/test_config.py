@@ -733,6 +733,16 @@ def test_config_errors_name_their_key_path(edit, path, fragment):
     assert "\n" not in str(error)
 
 
+@pytest.mark.parametrize("bad", ["1.5ba", "0.3dru", [3]], ids=repr)
+def test_a_horizon_that_is_not_a_time_says_so_once(bad):
+    config = base_config(max_duration=bad)
+    with pytest.raises(ConfigError) as raised:
+        build(config)
+    message = str(raised.value)
+    assert message.startswith(f"trainer.init.loop.max_duration: {bad!r} "), message
+    assert message.count("is not a time") == 1 and message.count(repr(bad)) == 1, message
+
+
 def test_there_are_many_distinct_errors():
     assert len({e[2] for e in ERRORS}) >= 10
 

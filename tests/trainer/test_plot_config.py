@@ -214,3 +214,90 @@ def test_multipliers_divide_by_the_lr_before_any_scheduler_wrote_it(tmp_path, ca
     assert multiples["lr/group0"] == pytest.approx([v / 0.02 for v in values["lr/group0"]], rel=1e-15)
     assert multiples["weight_decay/group0"] == pytest.approx([v / 0.1 for v in values["weight_decay/group0"]])
     assert multiples["lr/group0"][0] == pytest.approx(0.001 / 0.02)
+
+
+# -- dur: progress in max_duration's unit, for every unit ---------------------------------------------------
+
+DUR_CONFIG = """
+trainer:
+  init:
+    model: "config_fixtures:tiny_model"
+    loss_fn: mse_loss
+    get_num_tokens: {tokens}
+    optimizer: {{SGD: {{lr: 0.1}}}}
+    schedulers: [{{LinearScheduler: {{alpha_f: 0.5, t_max: 4ba}}}}]  # in batches: a run of unknown epochs
+    loop: {{max_duration: {max_duration}}}
+  fit:
+    train_dataloader: {loader}
+"""
+SHORT_LAST = '{factory: "config_fixtures:train_loader", kwargs: {batch_size: 4, num_samples: 10}}'  # 4, 4, 2 samples
+TOKENS = '"config_fixtures:token_batches"'  # 0, 4, 8, 12, 0, 4 tokens an epoch (4 samples each)
+UNSIZED = '"config_fixtures:unsized_loader"'  # 4, 4, 2 samples, no len()
+
+
+def _expected_dur(loader: str, max_duration: str, ssr: float) -> tuple[list[float], float]:
+    """The fraction of the run before each batch, and after the last, counted here by hand from the data."""
+    sys.path.insert(0, str(HERE))
+    try:
+        import config_fixtures
+
+        if loader == TOKENS:
+            per_batch = [config_fixtures.count_tokens(batch) for batch in config_fixtures.token_batches()]
+        else:
+            per_batch = [len(inputs) for inputs, _ in config_fixtures.unsized_loader()]
+    finally:
+        sys.path.remove(str(HERE))
+    value, unit = int(max_duration[:-2].rstrip("st")), max_duration.lstrip("0123456789")
+    if unit == "ep":  # fractional epochs: batches out of epochs x batches per epoch (ssr: whole batches)
+        unit, value = "ba", int(value * len(per_batch) * ssr)
+    else:
+        value = int(value * ssr)
+    counted, before = 0, []
+    while counted < value:
+        batch = len(before)
+        before.append(counted)
+        counted += 1 if unit == "ba" else per_batch[batch % len(per_batch)]
+    return [count / value for count in before], counted / value
+
+
+@pytest.mark.parametrize(
+    "max_duration, loader, tokens, ssr",
+    [
+        ("25sp", SHORT_LAST, "null", 1.0),
+        ("70tok", TOKENS, '"config_fixtures:count_tokens"', 1.0),
+        ("70tok", TOKENS, '"config_fixtures:count_tokens"', 0.5),
+        ("7ba", SHORT_LAST, "null", 1.0),
+        ("10ba", SHORT_LAST, "null", 0.3),
+        ("3ep", SHORT_LAST, "null", 1.0),
+        ("3ep", SHORT_LAST, "null", 0.5),
+        ("2ep", UNSIZED, "null", 1.0),
+    ],
+    ids=["sp", "tok", "tok-ssr0.5", "ba", "ba-ssr0.3", "ep", "ep-ssr0.5", "ep-without-len"],
+)
+def test_dur_is_the_fraction_in_max_durations_unit(
+    max_duration, loader, tokens, ssr, tmp_path, capsys, fixtures_on_path
+):
+    """A run in tokens (or samples) is at tokens/max_duration, not at batches/its batches (issue: 0.4980 vs 0.4958)."""
+    path = tmp_path / "run.yaml"
+    path.write_text(textwrap.dedent(DUR_CONFIG.format(max_duration=max_duration, loader=loader, tokens=tokens)))
+    flags = ("--ssr", str(ssr))
+    code, out, err = _main("plot", str(path), *flags, "--csv", "-", capsys=capsys)
+    assert code == 0, err
+    rows = list(csv.DictReader(out.splitlines()))
+    before, after = _expected_dur(loader, max_duration, ssr)
+    assert [float(row["dur"]) for row in rows] == pytest.approx(before, rel=1e-12, abs=0)
+    code, out, err = _main("plot", str(path), *flags, "--x", "dur", capsys=capsys)
+    assert code == 0, err
+    assert out.splitlines()[-3].split() == ["0", f"{after:.6g}"]  # the x axis ends where the last batch ends
+
+
+def test_dur_of_epochs_of_different_lengths_without_len_is_one_line(tmp_path, capsys, fixtures_on_path):
+    path = tmp_path / "run.yaml"
+    loader = '{factory: "config_fixtures:unsized_loader", kwargs: {shrink: true}}'
+    path.write_text(textwrap.dedent(DUR_CONFIG.format(max_duration="3ep", loader=loader, tokens="null")))
+    code, out, err = _main("plot", str(path), "--csv", "-", capsys=capsys)
+    assert code == 2 and out == ""
+    assert err.strip().splitlines() == [
+        "cadence: error: max_duration=3ep: the train dataloader has no len() and its epochs had 1, 2, 3 batches, so "
+        "where a batch lies in the run is unknown; give max_duration in ba, sp or tok to plot it"
+    ]

@@ -4,12 +4,14 @@ messages of a run (resumed from, checkpoints in, nothing to train, interrupted),
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 import torch
 import torch.nn.functional as F
 
 from schedulers import LinearScheduler
+from timeunits import NonIntegralTimeError, TimeParseError
 from trainer import Callback, LRMonitor, Trainer
 from trainer.checkpoint import list_checkpoints
 from trainer.trainer import NonFiniteLossError
@@ -54,6 +56,15 @@ def test_composer_spelling_optimizers_schedulers_and_step_schedulers_every_batch
     assert trainer.optimizer is optimizer
     trainer.fit()
     assert monitor.values("lr") == [1.0] * 4 + [0.5] * 4  # held for each epoch, as Composer steps per epoch
+
+
+@pytest.mark.parametrize("bad, error_class", [("1.5ep", NonIntegralTimeError), ("0.3dru", TimeParseError)])
+def test_a_max_duration_that_is_not_a_time_keeps_its_class_and_says_it_once(bad, error_class):
+    with pytest.raises(error_class) as raised:
+        _trainer(max_duration=bad)
+    message = str(raised.value)
+    assert isinstance(raised.value, ValueError) and message.startswith(f"max_duration={bad!r} is not a time: ")
+    assert message.count("is not a time") == 1 and message.count(repr(bad)) == 1, message
 
 
 def test_optimizers_alias_errors():
@@ -102,7 +113,9 @@ def test_nonfinite_loss_stops_before_its_step_and_keeps_the_last_checkpoint(tmp_
     before = [p.detach().clone() for p in model.parameters()]
     with pytest.raises(NonFiniteLossError, match=r"batch 5 \(epoch 1\) is inf") as caught:
         trainer.fit()
-    assert f"the last checkpoint is {tmp_path / 'ba00000004.pt'}" in str(caught.value)
+    last = f"the last checkpoint is {tmp_path / 'ba00000004.pt'}"
+    assert str(caught.value).endswith(f'{last} (pass on_nonfinite_loss="warn" to train on)')  # Python's words
+    assert caught.value.what.endswith(last)  # what cadence fit ends with its own --set
     assert [path.name for path in list_checkpoints(tmp_path)] == ["ba00000002.pt", "ba00000004.pt"]
     assert trainer.state.timestamp.batch.value == 5  # the bad batch was not counted
     assert all(p.grad is None for p in model.parameters())  # its gradients were dropped, never stepped with
@@ -188,3 +201,37 @@ def test_preview_records_what_fit_trains_with_and_spends_the_trainer(capsys):
     assert previewed.rows == trained.rows and len(trained.rows) == 12
     with pytest.raises(RuntimeError, match="build a new one"):
         preview.fit()
+
+
+# -- every place a run writes is checked when it is built ---------------------------------------------------
+
+
+def _writers(place):
+    """Each object of a run that writes to a path, built with ``place`` as that path (or its folder)."""
+    from trainer import CSVLogger, TensorBoardLogger
+
+    return {
+        "save_folder": lambda: _trainer(save_folder=place / "run"),
+        "CSVLogger path": lambda: CSVLogger(place / "metrics.csv"),
+        "CSVLogger hparams_path": lambda: CSVLogger("metrics.csv", hparams_path=place / "h.json"),
+        "TensorBoardLogger log_dir": lambda: TensorBoardLogger(place / "tb"),
+        "LRMonitor csv_path": lambda: LRMonitor(csv_path=place / "lr.csv"),
+    }
+
+
+@pytest.mark.parametrize("name", list(_writers(None)))
+def test_a_place_that_cannot_be_written_fails_when_its_writer_is_built(tmp_path, name):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    with pytest.raises(ValueError, match=rf"^{name}='{blocker}.*': cannot create the folder '{blocker}.*' is a file"):
+        _writers(blocker)[name]()
+    if Path("/proc/self").is_dir():  # takes no new file, even from root (whom os.access always answers yes)
+        with pytest.raises(ValueError, match=rf"^{name}='/proc/nope.*': cannot create the folder '/proc/nope.*"):
+            _writers(Path("/proc/nope"))[name]()
+    assert sorted(tmp_path.iterdir()) == [blocker]
+
+
+def test_a_place_that_can_be_written_is_not_created_before_it_is_written(tmp_path):
+    for build in _writers(tmp_path / "out").values():
+        build()
+    assert list(tmp_path.iterdir()) == []

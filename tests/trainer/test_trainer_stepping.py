@@ -26,6 +26,7 @@ from schedulers import (
     StepScheduler,
     compile_scheduler,
 )
+from schedulers.core.resolution import scale_max_duration
 from schedulers.sambaflow import cosine_schedule_with_warmup
 from timeunits import Time, Timestamp
 from trainer import Callback, LRMonitor, Trainer
@@ -716,8 +717,6 @@ def test_ssr_dur_times_follow_the_scaled_run(ssr):
 @pytest.mark.parametrize("ssr", [0.5, 0.75, 1.0])
 def test_ssr_scales_torch_schedulers_composer_cases(ssr):
     """Composer's TestScaleSchedule cases, stepped per batch by the trainer over int(9·ssr) batches."""
-    model = linear_model()
-    optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
     cases = {
         "step": (lambda opt: StepLR(opt, step_size=3, gamma=0.1)),
         "multistep": (lambda opt: MultiStepLR(opt, [2, 7], 0.1)),
@@ -731,20 +730,27 @@ def test_ssr_scales_torch_schedulers_composer_cases(ssr):
     exponential_targets = [0.1 ** (x / ssr) for x in range(epochs)]
     targets = {"step": step_targets, "multistep": multistep_targets, "exponential": exponential_targets}
     for name, factory in cases.items():
-        model = linear_model()
-        optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
-        trainer = make_trainer(
-            batches(3),
-            "9ba",
-            model=model,
-            optimizer=optimizer,
-            schedulers=factory(optimizer),
-            step_schedulers_every_batch=True,
-            scale_schedule_ratio=ssr,
-        )
-        recorder = StepRecorder(trainer)
-        trainer.fit()
-        assert recorder.series() == pytest.approx(targets[name], rel=1e-9), name
+        lrs = _lrs_of_a_scaled_run(factory, batches(3), "9ba", ssr, lr=1.0)
+        assert lrs == pytest.approx(targets[name], rel=1e-9), name
+
+
+def _lrs_of_a_scaled_run(factory, data, max_duration, ssr, lr):
+    """The lr of every batch of a run at ``ssr`` with the scheduler ``factory(optimizer)``, stepped per batch."""
+    model = linear_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    trainer = make_trainer(
+        data,
+        max_duration,
+        model=model,
+        optimizer=optimizer,
+        schedulers=factory(optimizer),
+        step_schedulers_every_batch=True,
+        scale_schedule_ratio=ssr,
+    )
+    assert trainer.state.max_duration == scale_max_duration(max_duration, ssr)
+    recorder = StepRecorder(trainer)
+    trainer.fit()
+    return recorder.series()
 
 
 def test_ssr_scales_per_epoch_torch_steplr():
@@ -759,6 +765,36 @@ def test_ssr_scales_per_epoch_torch_steplr():
     recorder = StepRecorder(trainer)
     trainer.fit()
     assert recorder.series() == [0.5 ** (k // 4) for k in range(8)]
+
+
+@pytest.mark.parametrize(
+    "front_end",
+    [
+        lambda opt: StepScheduler("100ba", gamma=0.5),
+        lambda opt: StepLR(opt, step_size=100, gamma=0.5),
+        lambda opt: MultiStepLR(opt, milestones=[100, 200], gamma=0.5),
+        lambda opt: cerebras.StepLR(opt, 0.01, 100, 0.5),
+        lambda opt: cerebras.MultiStepLR(opt, 0.01, 0.5, ["100ba", "200ba"]),
+    ],
+    ids=["cadence", "torch-StepLR", "torch-MultiStepLR", "cerebras-StepLR", "cerebras-MultiStepLR"],
+)
+def test_ssr_products_are_whole_counts_by_one_rule_in_every_front_end(front_end):
+    """At ssr 0.29 a 200ba run is 58 batches (200 · 0.29 = 57.99999999999999) and the lr halves at batch 29
+    (100 · 0.29 = 28.999999999999996) in every front end: deviation 2, not int() (57 and 28)."""
+    assert scale_max_duration("200ba", 0.29) == Time(58, "ba")
+    lrs = _lrs_of_a_scaled_run(front_end, batches(4), "200ba", 0.29, lr=0.01)
+    assert lrs == pytest.approx([0.01] * 29 + [0.005] * 29, rel=1e-12)
+
+
+def test_ssr_scales_sambaflow_step_counts_by_the_same_rule():
+    model = linear_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
+    scheduler = cosine_schedule_with_warmup(optimizer, num_warmup_steps=100, num_training_steps=1000)
+    make_trainer(
+        batches(4), "1000ba", model=model, optimizer=optimizer, schedulers=scheduler, scale_schedule_ratio=0.57
+    )
+    (multiplier,) = scheduler.lr_lambdas
+    assert (multiplier.num_warmup_steps, multiplier.num_training_steps) == (57, 570)  # 100 · 0.57 = 56.99999999999999
 
 
 def test_ssr_that_cannot_scale_a_torch_scheduler_is_value_error_naming_it():

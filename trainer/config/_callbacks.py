@@ -34,7 +34,7 @@ _CALLBACKS = _Kind(
 _LOGGERS = _Kind(
     "logger",
     ("trainer.loggers:CSVLogger", "trainer.loggers:TensorBoardLogger"),
-    {"CSVLogger": {"path": False}, "TensorBoardLogger": {"log_dir": True}},
+    {"CSVLogger": {"path": False, "hparams_path": False}, "TensorBoardLogger": {"log_dir": True}},
     "{Name: {arguments}} or {factory: ..., kwargs: ...}",
     False,
 )

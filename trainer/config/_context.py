@@ -11,6 +11,17 @@ from typing import Any
 from schedulers.core.names import did_you_mean
 from trainer.config._errors import ConfigError, ConfigWarning
 
+_LONGEST_VALUE_SHOWN = 40
+
+
+def _brief(origin: str) -> str:
+    """The flag that set a key, as an error names it: a long ``--set`` value is left out (the user wrote it,
+    the key path says which one it is, and an error naming several keys would repeat it)."""
+    flag, equals, value = origin.partition("=")
+    if not flag.startswith("--set ") or not equals or len(value) <= _LONGEST_VALUE_SHOWN:
+        return origin
+    return f"{flag}=..."
+
 
 class _Context:
     def __init__(self, base_dir: Path | None, sources: dict[str, str]) -> None:
@@ -22,7 +33,7 @@ class _Context:
         under it (``... (num_warmup_steps from --warmup_steps)``)."""
         best = None
         below = []
-        for key, origin in self.sources.items():
+        for key, origin in ((key, _brief(origin)) for key, origin in self.sources.items()):
             if path == key or path.startswith(key + ".") or path.startswith(key + "["):
                 if best is None or len(key) > len(best[0]):
                     best = (key, origin)

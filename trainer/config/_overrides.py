@@ -66,18 +66,22 @@ def _find_key(mapping: dict, key: str) -> str:
     return folded[0] if len(folded) == 1 else key
 
 
-def apply_overrides(config: dict, overrides: Iterable[str], *, sources: dict[str, str] | None = None) -> dict:
+def apply_overrides(
+    config: dict, overrides: Iterable[str], *, sources: dict[str, str] | None = None, flag: str | None = None
+) -> dict:
     """A copy of ``config`` with each ``"key.path=value"`` of ``overrides`` set, in order (``--set``).
 
     Missing mappings on the way are created; a list item must exist. Setting one of a group of alternatives
     (``loop.max_steps`` / ``num_epochs`` / ``max_duration``, ``loop.eval_frequency`` / ``eval_interval``,
     ``checkpoint.steps`` / ``save_interval``, ...: the exclusive groups of the key tables) removes the others
-    from the same mapping. ``sources`` (optional) records which flag set which key, for error messages.
+    from the same mapping. ``sources`` (optional) records which flag set which key, for error messages:
+    ``--set key.path=value``, or ``flag`` when another flag of the command asked for these overrides
+    (``cadence plot --ssr 0.5`` sets ``trainer.init.loop.scale_schedule_ratio``).
     """
     config = copy.deepcopy(config)
     for text in overrides:
         tokens, value = parse_override(text)
-        where = f"--set {text}"
+        where = flag or f"--set {text}"
         if not isinstance(tokens[0], str):
             raise ConfigError(where, "a key path starts with a name, e.g. trainer.init...")
         node: Any = config

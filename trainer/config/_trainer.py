@@ -54,14 +54,22 @@ def trainer_from_config(
 
 
 def trainer_from_command_line(
-    path: str | os.PathLike, overrides: Sequence[str] = (), flags: Any = None
+    path: str | os.PathLike,
+    overrides: Sequence[str] = (),
+    flags: Any = None,
+    *,
+    flag_overrides: Sequence[tuple[str, str]] = (),
 ) -> ConfiguredTrainer:
     """The trainer ``cadence fit PATH [SambaFlow flags] --set KEY=VALUE ...`` builds: the YAML file, then the
     SambaFlow ``flags`` (an argparse namespace, or None), then the ``--set`` ``overrides``, each key path
-    remembering the flag that set it so that an error names it (``cadence fit``, ``plot`` and ``sweep`` alike)."""
+    remembering the flag that set it so that an error names it (``cadence fit``, ``plot`` and ``sweep`` alike).
+    ``flag_overrides`` are ``(KEY=VALUE, flag)`` pairs applied last: a key another flag of the command sets,
+    which errors name by that flag (``("trainer.init.loop.scale_schedule_ratio=0.5", "--ssr 0.5")``)."""
     config = load_config(path)
     sources: dict[str, str] = {}
     if flags is not None:
         config = apply_sambaflow_flags(config, flags, sources=sources)
     config = apply_overrides(config, list(overrides), sources=sources)
+    for override, flag in flag_overrides:
+        config = apply_overrides(config, [override], sources=sources, flag=flag)
     return trainer_from_config(config, base_dir=Path(path).parent, sources=sources)

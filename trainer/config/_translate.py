@@ -33,18 +33,20 @@ def _translate(error: Exception, labels: dict[str, str], paths: list[str], ctx: 
     """The trainer's ``ValueError``/``TypeError`` about one of its arguments, as a ConfigError on the key path."""
     message = _in_config_terms(_one_line(str(error)))
 
-    def scheduler_path(match: re.Match) -> str:
+    def scheduler_path(match: re.Match) -> str:  # in the sentence: the key path alone (the head tells the flag)
         index = int(match.group(1))
-        return ctx.where(paths[index]) if index < len(paths) else match.group(0)
+        return paths[index] if index < len(paths) else match.group(0)
 
     head = _LABEL.match(message)
     if head is None:
         if not _raised_by_cadence(error):
             return None  # an error in the user's own code: keep its traceback
-        return ConfigError("trainer.init", re.sub(r"\bschedulers\[(\d+)\]", scheduler_path, message))
+        named = [paths[int(i)] for i in re.findall(r"\bschedulers\[(\d+)\]", message) if int(i) < len(paths)]
+        path = ctx.where(named[0]) if named else "trainer.init"
+        return ConfigError(path, re.sub(r"\bschedulers\[(\d+)\]", scheduler_path, message))
     label = head.group(1)
     if label.startswith("schedulers["):
-        path = scheduler_path(re.match(r"schedulers\[(\d+)\]", label))
+        path = ctx.where(scheduler_path(re.match(r"schedulers\[(\d+)\]", label)))
     else:
         path = ctx.where(labels[label])
     rest = message[head.end() :]

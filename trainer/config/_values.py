@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
+from schedulers.tools.files import unwritable_reason
 from timeunits import Time, TimeUnit
 from trainer.config._context import _Context
 from trainer.config._errors import _join, _show
@@ -96,8 +96,8 @@ def duration(hint: str) -> Reader:
             )
         try:
             time = Time.from_input(value)
-        except (TypeError, ValueError) as error:
-            raise ctx.error(path, f"{_show(value)} is not a time string such as '10ep' or '1000ba': {error}") from None
+        except ValueError as error:  # timeunits' message names the value and says what a time is
+            raise ctx.error(path, str(error)) from None
         if time.unit is TimeUnit.DURATION:
             raise ctx.error(path, f"{time} is a fraction of the run: give it in ep, ba, sp or tok")
         if time.value <= 0:
@@ -121,19 +121,11 @@ def output(*, folder: bool) -> Reader:
 
 
 def check_output(value: str | os.PathLike, path: str, ctx: _Context, *, folder: bool) -> None:
-    target = Path(value).expanduser()
-    place = target if folder else target.parent
-    if folder and target.exists() and not target.is_dir():
-        raise ctx.error(path, f"{str(target)!r} is a file, not a folder")
-    if not folder and target.is_dir():
-        raise ctx.error(path, f"{str(target)!r} is a folder, not a file")
-    existing = place.absolute()
-    while not existing.exists() and existing.parent != existing:
-        existing = existing.parent  # the trainer creates the missing folders below it
-    if not existing.is_dir():
-        raise ctx.error(path, f"cannot create the folder {str(place)!r}: {str(existing)!r} is a file")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise ctx.error(path, f"cannot write in the folder {str(place)!r}: {str(existing)!r} is not writable")
+    """``value`` can be written (a folder, or a file; missing folders on the way are fine): a ConfigError naming
+    ``path`` otherwise, by the one check of :func:`schedulers.tools.files.unwritable_reason`."""
+    reason = unwritable_reason(value, folder=folder)
+    if reason is not None:
+        raise ctx.error(path, reason)
 
 
 def device(value: Any, path: str, ctx: _Context) -> str:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from timeunits import Time, TimeUnit
+from timeunits.errors import argument_error
 
 __all__ = [
     "Budget",
@@ -167,7 +168,7 @@ def _duration(value: Any) -> Time:
     try:
         return Time.from_timestring(value)
     except ValueError as error:
-        raise ValueError(f"budget {value!r} is not a time: {error}") from None
+        raise argument_error("budget", value, error, sep=" ") from None
 
 
 def _sorted_unique(budgets: list[Budget], key) -> list[Budget]:

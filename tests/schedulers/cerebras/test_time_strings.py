@@ -8,7 +8,7 @@ import torch
 
 import schedulers.cerebras as cs
 from schedulers import SchedulerState
-from timeunits import Time
+from timeunits import NonIntegralTimeError, Time, TimeParseError
 
 RUN = SchedulerState("10ep", dataloader_len=100)  # 1,000 steps
 
@@ -112,6 +112,17 @@ def test_scale_schedule_ratio_scales_counts_not_fractions():
         scheduler.attach_state(RUN, ssr=0)
 
 
+def test_scaled_counts_follow_deviation_2():
+    """100 · 0.29 = 28.999999999999996 is 29 steps, as for Cadence's schedules and torch's (one rule)."""
+    optimizer = _optimizer()
+    step = cs.StepLR(optimizer, 1.0, 100, 0.5)
+    step.attach_state(RUN, ssr=0.29)
+    assert step.step_size == 29
+    multistep = cs.MultiStepLR(optimizer, 1.0, 0.5, [100, "200ba", "1ep"])
+    multistep.attach_state(RUN, ssr=0.29)
+    assert multistep.milestones == [29, 58, 29]  # 200 · 0.29 = 57.99999999999999
+
+
 def test_what_cannot_be_scaled_by_a_ratio_is_an_error_naming_it():
     optimizer = _optimizer()
 
@@ -134,3 +145,23 @@ def test_what_cannot_be_scaled_by_a_ratio_is_an_error_naming_it():
     with pytest.raises(ValueError, match="UserForm cannot be scaled"):
         sequence.attach_state(RUN, ssr=2.0)
     assert sequence.milestones == [10]  # unchanged by the refused ratio
+
+
+@pytest.mark.parametrize(
+    "build, argument",
+    [
+        (lambda o, v: cs.StepLR(o, 1.0, v, 0.5), "step_size"),
+        (lambda o, v: cs.MultiStepLR(o, 1.0, 0.1, [10, v]), "milestones[1]"),
+        (lambda o, v: cs.CosineDecayLR(o, 1.0, 0.0, v), "total_iters"),
+    ],
+    ids=["StepLR", "MultiStepLR", "CosineDecayLR"],
+)
+@pytest.mark.parametrize("bad, error_class", [("1.5ba", NonIntegralTimeError), ("0.3dru", TimeParseError)])
+def test_a_string_that_is_not_a_time_keeps_timeunits_error(build, argument, bad, error_class):
+    with pytest.raises(error_class) as info:
+        build(_optimizer(), bad)
+    message = str(info.value)
+    assert isinstance(info.value, ValueError) and message.startswith(f"{argument}={bad!r} is not a time: "), message
+    assert message.count("is not a time") == 1 and message.count(repr(bad)) == 1, message
+    if error_class is NonIntegralTimeError:
+        assert isinstance(info.value, TypeError)

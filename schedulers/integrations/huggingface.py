@@ -1,0 +1,432 @@
+"""Cadence schedules in the Hugging Face ``Trainer``, on the Trainer's own clock.
+
+:func:`huggingface_scheduler` returns what the Trainer takes: the scheduler for
+``optimizers=(optimizer, scheduler)`` and the callback that keeps the scheduler's clock::
+
+    scheduler, callback = huggingface_scheduler(schedule, optimizer, args, train_dataset)
+    trainer = Trainer(model=model, args=args, train_dataset=train_dataset,
+                      optimizers=(optimizer, scheduler), callbacks=[callback])
+
+How the time is read (docs/integrations.md has the details):
+
+* batches are the Trainer's ``state.global_step`` (optimizer steps: with ``gradient_accumulation_steps=n``
+  one batch is ``n`` loader batches, the epoch's last, shorter accumulation is a batch too). The callback
+  moves the scheduler's :class:`~schedulers.core.clock.Clock` one batch in ``on_optimizer_step``, after the
+  optimizer step and before the Trainer calls ``scheduler.step()``, so optimizer step ``k`` (from 0) trains
+  with the schedule at ``k`` batches, as in Cadence's trainer and :func:`~schedulers.evaluate_run`.
+  Epochs close and ``done`` turns true by the clock's one rule (``schedulers.core.clock``).
+* ``max_duration`` is ``max_steps`` in ``ba`` when it is set (> 0, as the Trainer reads it), else
+  ``num_train_epochs`` in ``ep`` (a fractional number of epochs is ``ceil(num_train_epochs · L)`` in ``ba``,
+  the Trainer's own count);
+* ``dataloader_len`` (``L``, optimizer steps per epoch) is the Trainer's ``num_update_steps_per_epoch``:
+
+  .. math:: L = \\max\\left(\\left\\lceil \\frac{\\text{batches per process}}{\\text{gradient\\_accumulation\\_steps}}
+            \\right\\rceil, 1\\right)
+
+  where the batches per process are those of the Trainer's loader sharded by accelerate over the
+  processes. Before training it is worked out from the train dataset's length; when training starts, the
+  callback reads it again from the Trainer's own loader.
+* a step the Trainer skips (mixed precision overflow: it then does not call ``scheduler.step()``) still
+  counts, as it does for the Trainer (``global_step`` and ``max_steps`` count it): the callback writes the
+  values for the new time in ``on_step_end``, so the next step never trains at the previous lr.
+* samples (and tokens, given a counter) are counted from the inputs of every training forward of the model
+  (summed over processes); tokens can also be the Trainer's own ``num_input_tokens_seen``.
+* resuming (``trainer.train(resume_from_checkpoint=...)``): the scheduler's ``state_dict`` carries the
+  clock, which the Trainer saves with each checkpoint and restores; the clock then continues at the
+  restored ``global_step``.
+
+transformers is imported only when this module needs it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import torch
+
+from schedulers.core.clock import Clock, after_batches
+from schedulers.core.compile import CompiledScheduler
+from schedulers.core.state import as_dataloader_len, as_max_duration
+
+# The Lightning integration's counting helpers: one rule for which runs count samples, one batch-size probe.
+from schedulers.integrations.counting import enable_counting, samples_in, steps_per_epoch, tokens_in
+from timeunits import Time, TimeUnit
+
+# CadenceTrainerCallback is made on first use by the module's __getattr__ (it subclasses transformers' TrainerCallback)
+__all__ = ["CadenceTrainerCallback", "HuggingFaceScheduler", "TrainerSchedule", "huggingface_scheduler"]  # noqa: F822
+
+_WHO = "CadenceTrainerCallback"
+_INSTALL_HINT = "pip install transformers accelerate  (or: pip install -e '.[huggingface]')"
+
+
+class TrainerSchedule(NamedTuple):
+    """What :func:`huggingface_scheduler` returns: ``scheduler`` for ``optimizers=``, ``callback`` for ``callbacks=``"""
+
+    scheduler: HuggingFaceScheduler
+    callback: Any
+
+
+def huggingface_scheduler(
+    schedule: Callable[..., float],
+    optimizer: torch.optim.Optimizer,
+    args: Any,
+    train_dataset: Any = None,
+    *,
+    hyperparameter: str = "lr",
+    ssr: float = 1.0,
+    max_duration: Time | str | None = None,
+    dataloader_len: int | Time | None = None,
+    get_num_samples: Callable[[Any], int] | None = None,
+    get_num_tokens: Callable[[Any], int] | None = None,
+    param_groups: Sequence[int] | None = None,
+) -> TrainerSchedule:
+    """The scheduler and the callback that run ``schedule`` in a Hugging Face ``Trainer`` built from ``args``.
+
+    ``args`` is the ``TrainingArguments`` the Trainer gets; ``train_dataset`` its train dataset, or the
+    dataset's number of samples (needed for a run in ``num_train_epochs`` and for a schedule in epochs;
+    optional for a ``max_steps`` run). ``schedule`` is a Cadence schedule or any ``(state, ssr) -> float``
+    callable; ``hyperparameter``, ``ssr`` and ``param_groups`` are :func:`~schedulers.compile_scheduler`'s.
+
+    ``max_duration`` / ``dataloader_len`` override what is read from ``args`` and the Trainer's loader (see
+    the module docs). ``get_num_samples(inputs)`` / ``get_num_tokens(inputs)`` count the inputs of one
+    training forward (the dict the Trainer calls ``model(**inputs)`` with); samples are counted only when the
+    run or the schedule is in ``sp`` (or the schedule is a plain callable), by default as the leading
+    dimension of the first tensor. Tokens are ``get_num_tokens``'s count, else the Trainer's own
+    ``num_input_tokens_seen`` when ``args.include_num_input_tokens_seen`` is on; a run or schedule in
+    ``tok`` needs one of them.
+
+    Returns ``TrainerSchedule(scheduler, callback)``: pass ``optimizers=(optimizer, scheduler)`` and
+    ``callbacks=[callback]`` to the Trainer.
+    """
+    callback_class = _callback_class()
+    _check_args(args)
+    for argument, value in (("get_num_samples", get_num_samples), ("get_num_tokens", get_num_tokens)):
+        if value is not None and not callable(value):
+            raise TypeError(f"{argument} must be a callable inputs -> int, got {value!r}")
+    given_len = as_dataloader_len(dataloader_len)
+    per_epoch = given_len if given_len is not None else _steps_per_epoch_of(train_dataset, args)
+    length = as_max_duration(max_duration) if max_duration is not None else _run_length(args, per_epoch)
+    clock = Clock(length, per_epoch)
+    scheduler = HuggingFaceScheduler(
+        schedule,
+        optimizer,
+        clock,
+        ssr,
+        hyperparameter=hyperparameter,
+        param_groups=param_groups,
+        fixed_max_duration=max_duration is not None,
+        fixed_dataloader_len=given_len is not None,
+    )
+    callback = callback_class(scheduler, get_num_samples, get_num_tokens, _trainer_counts_tokens(args))
+    enable_counting(schedule, clock, scheduler.ssr, callback)
+    return TrainerSchedule(scheduler, callback)
+
+
+class HuggingFaceScheduler(CompiledScheduler):
+    """A compiled Cadence scheduler whose state is a :class:`~schedulers.core.clock.Clock` kept at the Trainer's step.
+
+    :func:`huggingface_scheduler` makes it, with the callback that moves the clock. ``state_dict()`` carries
+    the clock, so a run resumed from a Trainer checkpoint continues its counts.
+    """
+
+    state: Clock
+
+    def __init__(
+        self,
+        schedule: Callable[..., float],
+        optimizer: torch.optim.Optimizer,
+        clock: Clock,
+        ssr: float = 1.0,
+        *,
+        hyperparameter: str = "lr",
+        param_groups: Sequence[int] | None = None,
+        fixed_max_duration: bool = False,
+        fixed_dataloader_len: bool = False,
+    ) -> None:
+        super().__init__(schedule, optimizer, clock, ssr, hyperparameter=hyperparameter, param_groups=param_groups)
+        # given to huggingface_scheduler: kept when training starts, instead of the Trainer's
+        self._fixed = (fixed_max_duration, fixed_dataloader_len)
+        self._stepped = True  # whether the values were written since the clock last moved
+
+    def step(self, epoch: None = None) -> None:  # type: ignore[override]
+        super().step(epoch)
+        self._stepped = True
+
+    # -- what the callback calls ------------------------------------------------------------------
+    def advance_to(self, batches: int, samples: int = 0, tokens: int = 0) -> None:
+        """Count the optimizer step that brought the Trainer to ``batches`` steps (before ``step()`` is called)."""
+        clock = self.state
+        if clock.batches == batches - 1:
+            clock.advance(samples, tokens)  # the one clock rule: closes the epoch the step completes
+        else:  # not where the Trainer was: take its step count
+            clock.timestamp = after_batches(
+                batches, clock.dataloader_len, clock.samples + samples, clock.tokens + tokens
+            )
+        self._stepped = False
+
+    def catch_up(self) -> None:
+        """Write the values for the clock's time if ``step()`` was not called for the last optimizer step.
+
+        The Trainer skips ``scheduler.step()`` for a step the mixed precision scaler skipped, but counts that
+        step (``global_step``); without this the next step would train at the previous value.
+        """
+        if not self._stepped:
+            self.step()
+
+    def follow_trainer(self, args: Any, global_step: int, loader_batches: int | None, tokens: int | None) -> None:
+        """At the start of training: take the Trainer's lengths and step count, then write the values.
+
+        ``loader_batches`` is the length of the Trainer's train loader (None without one); ``tokens`` the
+        Trainer's ``num_input_tokens_seen`` when tokens are the Trainer's count.
+        """
+        clock = self.state
+        fixed_duration, fixed_len = self._fixed
+        before = clock.dataloader_len
+        if not fixed_len:
+            clock.dataloader_len = steps_per_epoch(loader_batches, args.gradient_accumulation_steps)
+        if not fixed_duration:
+            clock.max_duration = _run_length(args, clock.dataloader_len)
+        if clock.batches != global_step or clock.dataloader_len != before:
+            # a new run on this Trainer (step 0), a resume without the scheduler's state, or other epochs
+            kept = global_step > 0
+            samples, counted = (clock.samples, clock.tokens) if kept else (0, 0)
+            tokens = counted if tokens is None else tokens
+            clock.timestamp = after_batches(global_step, clock.dataloader_len, samples, tokens)
+        self.last_epoch = global_step
+        self._apply()
+        self._stepped = True
+
+    # -- checkpoints ------------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """The compiled scheduler's bookkeeping and the clock (plain ints and strings)."""
+        state = super().state_dict()
+        state["clock"] = self.state.state_dict()
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore the clock (a resumed run), then the bookkeeping, and write the values for the restored time."""
+        if state_dict.get("clock") is not None:
+            self.state.load_state_dict(state_dict["clock"])
+        super().load_state_dict(state_dict)
+        self._stepped = True
+
+
+class _TrainerClock:
+    """What :class:`CadenceTrainerCallback` does, free of transformers so that this module imports without it.
+
+    It moves the scheduler's clock at every optimizer step and counts samples and tokens from the model's
+    training forwards (a forward pre-hook, attached while training).
+    """
+
+    def __init__(
+        self,
+        scheduler: HuggingFaceScheduler,
+        get_num_samples: Callable[[Any], int] | None = None,
+        get_num_tokens: Callable[[Any], int] | None = None,
+        trainer_tokens: bool = False,
+    ) -> None:
+        super().__init__()
+        if not isinstance(scheduler, HuggingFaceScheduler):
+            raise TypeError(
+                f"CadenceTrainerCallback keeps the clock of a HuggingFaceScheduler, got {type(scheduler).__name__}: "
+                "make both with huggingface_scheduler()"
+            )
+        self.scheduler = scheduler
+        self.get_num_samples = get_num_samples
+        self.get_num_tokens = get_num_tokens
+        self.trainer_tokens = trainer_tokens and get_num_tokens is None  # a counter given wins
+        self.count_samples = get_num_samples is not None
+        self._pending = [0, 0]
+        self._hook: Any = None
+
+    @property
+    def count_tokens(self) -> bool:
+        """Whether tokens are counted (by ``get_num_tokens`` or by the Trainer)."""
+        return self.get_num_tokens is not None or self.trainer_tokens
+
+    @property
+    def _counts_inputs(self) -> bool:
+        return self.count_samples or self.get_num_tokens is not None
+
+    # -- Trainer events (the callback class adds transformers' TrainerCallback as a base) ----------------
+    def on_train_begin(self, args: Any, state: Any, control: Any, model: Any = None, **kwargs: Any) -> None:
+        clock = self.scheduler.state
+        if self.scheduler.hyperparameter == "lr" and kwargs.get("lr_scheduler") is not self.scheduler:
+            raise ValueError(
+                "the Trainer steps another lr scheduler than the one this CadenceTrainerCallback keeps, and both "
+                "would write the lr: pass optimizers=(optimizer, scheduler) with the scheduler of "
+                "huggingface_scheduler()"
+            )
+        if self._counts_inputs and state.global_step not in (0, clock.batches):
+            raise ValueError(
+                f"resuming at global step {state.global_step}, but the scheduler's state (scheduler.pt) was not "
+                f"restored, so the samples or tokens counted before it are unknown: resume from a checkpoint "
+                f"saved with the optimizer and scheduler (save_only_model=False)"
+            )
+        loader = kwargs.get("train_dataloader")
+        tokens = state.num_input_tokens_seen if self.trainer_tokens else None
+        self.scheduler.follow_trainer(args, state.global_step, _length(loader), tokens)
+        self._pending = [0, 0]
+        if self._counts_inputs and model is not None and self._hook is None:
+            self._hook = model.register_forward_pre_hook(self._count_inputs, with_kwargs=True)
+
+    def on_optimizer_step(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        samples, tokens = self._settle(args)
+        if self.trainer_tokens:
+            tokens = state.num_input_tokens_seen - self.scheduler.state.tokens
+        self.scheduler.advance_to(state.global_step + 1, samples, tokens)
+
+    def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        self.scheduler.catch_up()
+
+    def on_train_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        if self._hook is not None:
+            self._hook.remove()
+            self._hook = None
+
+    # -- counting -------------------------------------------------------------------------------------
+    def _count_inputs(self, module: torch.nn.Module, args: tuple, kwargs: dict) -> None:
+        if not (module.training and torch.is_grad_enabled()):  # evaluation and prediction are no training
+            return
+        inputs = kwargs if kwargs or len(args) != 1 else args[0]
+        if self.count_samples:
+            self._pending[0] += samples_in(inputs, self.get_num_samples, who=_WHO, factory="huggingface_scheduler")
+        if self.get_num_tokens is not None:
+            self._pending[1] += tokens_in(inputs, self.get_num_tokens)
+
+    def _settle(self, args: Any) -> tuple[int, int]:
+        """The counts of the optimizer step that just ended, summed over processes."""
+        samples, tokens = self._pending
+        self._pending = [0, 0]
+        if self._counts_inputs and args.world_size > 1 and torch.distributed.is_initialized():
+            counts = torch.tensor([samples, tokens], dtype=torch.int64, device=args.device)
+            torch.distributed.all_reduce(counts)
+            samples, tokens = (int(value) for value in counts.tolist())
+        return samples, tokens
+
+    def __repr__(self) -> str:
+        return f"CadenceTrainerCallback(clock={self.scheduler.state!r})"
+
+
+# -- internals ------------------------------------------------------------------------------------------
+
+
+def _import_transformers():
+    """transformers, or an ImportError saying what to install."""
+    try:
+        return importlib.import_module("transformers")
+    except ModuleNotFoundError as error:
+        if error.name != "transformers":
+            raise  # transformers is there but broken: show the real error
+    raise ImportError(
+        f"schedulers.integrations.huggingface needs transformers, which is not installed: {_INSTALL_HINT}. "
+        "Cadence's test extra installs it (pip install -e '.[test]')."
+    )
+
+
+_CALLBACK_CLASSES: list[type] = []
+
+
+def _callback_class() -> type:
+    """``CadenceTrainerCallback``: :class:`_TrainerClock` with transformers' ``TrainerCallback`` as a base."""
+    if not _CALLBACK_CLASSES:
+        cls = type(
+            "CadenceTrainerCallback",
+            (_TrainerClock, _import_transformers().TrainerCallback),
+            {"__module__": __name__, "__doc__": _CALLBACK_DOC},
+        )
+        _CALLBACK_CLASSES.append(cls)
+    return _CALLBACK_CLASSES[0]
+
+
+_CALLBACK_DOC = """A Hugging Face ``TrainerCallback`` that keeps a HuggingFaceScheduler's clock at the Trainer's step.
+
+:func:`huggingface_scheduler` makes it with its scheduler; pass it in ``Trainer(callbacks=[...])``.
+"""
+
+
+def __getattr__(name: str) -> Any:
+    # CadenceTrainerCallback subclasses transformers' TrainerCallback, so it exists only once transformers is imported.
+    if name == "CadenceTrainerCallback":
+        return _callback_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _check_args(args: Any) -> None:
+    training_arguments = _import_transformers().TrainingArguments
+    if not isinstance(args, training_arguments):
+        raise TypeError(
+            f"args must be the Trainer's transformers.TrainingArguments, got {type(args).__name__}: pass the same "
+            "args you give the Trainer"
+        )
+
+
+def _trainer_counts_tokens(args: Any) -> bool:
+    return args.include_num_input_tokens_seen not in ("no", False, None)
+
+
+def _steps_per_epoch_of(train_dataset: Any, args: Any) -> int | None:
+    """The Trainer's optimizer steps per epoch for ``train_dataset`` (a dataset or its number of samples)."""
+    if train_dataset is None:
+        return None
+    if isinstance(train_dataset, int) and not isinstance(train_dataset, bool):
+        samples = train_dataset
+    else:
+        samples = _length(train_dataset)
+        if samples is None:  # an iterable dataset: the Trainer has no epochs to count either
+            return None
+    if samples < 0:
+        raise ValueError(f"train_dataset={samples} must be a dataset or its number of samples (>= 0)")
+    return steps_per_epoch(_loader_batches(samples, args), args.gradient_accumulation_steps)
+
+
+def _loader_batches(samples: int, args: Any) -> int:
+    """The batches one process's train loader yields in an epoch of ``samples`` samples.
+
+    torch's ``DataLoader`` makes :math:`B = \\lceil N / b \\rceil` batches of ``b = args.train_batch_size``
+    (:math:`\\lfloor N / b \\rfloor` with ``dataloader_drop_last``); accelerate deals them out to the
+    ``P = args.world_size`` processes: :math:`\\lceil B / P \\rceil` each (:math:`\\lfloor B / P \\rfloor` with
+    drop_last; a process's own share with ``even_batches=False``), or all ``B`` with ``split_batches``.
+    """
+    batch, drop_last = args.train_batch_size, args.dataloader_drop_last
+    total = samples // batch if drop_last else math.ceil(samples / batch)
+    processes, config = args.world_size, args.accelerator_config
+    if processes <= 1 or getattr(config, "split_batches", False):
+        return total
+    share, left = divmod(total, processes)
+    if left == 0 or drop_last:
+        return share
+    if getattr(config, "even_batches", True):
+        return share + 1
+    return share + int(args.process_index < left)
+
+
+def _run_length(args: Any, per_epoch: int | None) -> Time:
+    """The run's length as the Trainer counts it: ``max_steps`` if set, else ``num_train_epochs``."""
+    if args.max_steps > 0:
+        return Time(int(args.max_steps), TimeUnit.BATCH)
+    epochs = float(args.num_train_epochs)
+    if epochs <= 0:
+        raise ValueError(
+            f"the Trainer's run has no length to schedule over (max_steps={args.max_steps}, num_train_epochs="
+            f"{args.num_train_epochs}): set one of them, or give max_duration= to huggingface_scheduler"
+        )
+    if per_epoch is None:
+        raise ValueError(
+            f"num_train_epochs={args.num_train_epochs} counts epochs, and an epoch's optimizer steps come from "
+            "the train dataset's length: pass train_dataset= (the dataset or its number of samples), "
+            "dataloader_len= or max_duration= to huggingface_scheduler"
+        )
+    if epochs.is_integer():
+        return Time(int(epochs), TimeUnit.EPOCH)
+    return Time(math.ceil(epochs * per_epoch), TimeUnit.BATCH)  # the Trainer's max_steps for part of an epoch
+
+
+def _length(value: Any) -> int | None:
+    try:
+        return len(value)
+    except TypeError:
+        return None
