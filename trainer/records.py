@@ -3,10 +3,10 @@
 ``CSVLogger``'s file, ``LRMonitor``'s ``csv_path`` and a sweep point's ``metrics.csv`` are such files: the
 columns ``batch, epoch, sample, token``, then one column per value in order of first appearance (or in an
 order given). Two rules make the records of a stopped, killed or resumed run equal an uninterrupted run's
-(docs/resume.md, "A resumed run keeps its records"):
+(docs/resume.md, "Stopping and resuming keep the records"):
 
 1. **Rows reach the file before a checkpoint that claims them is written**: the trainer calls
-   ``on_before_checkpoint`` and a :class:`RowFile` flushes and ``fsync``s.
+   ``on_before_checkpoint`` and a :class:`RowFile` flushes and calls ``fsync``.
 2. **A run that resumes from the checkpoint at batch b keeps the rows up to b and appends after them**: the
    rows a killed attempt wrote after its last checkpoint go (:func:`keep_rows_through`, the one cut-back
    rule; ``cadence sweep`` uses it too, to start a WSD branch from the main run's rows).

@@ -1,4 +1,4 @@
-"""A run's records survive a stop, a kill and a resume (docs/resume.md, "A resumed run keeps its records").
+"""A run's records survive a stop, a kill and a resume (docs/resume.md, "Stopping and resuming keep the records").
 
 The main tests: a run interrupted at random batches (in this process: Ctrl-C or SIGTERM; ``cadence fit`` in a
 child process: a real SIGKILL or SIGTERM) and resumed writes, for every file logger — ``CSVLogger``,
