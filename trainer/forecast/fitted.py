@@ -79,7 +79,7 @@ class FittedLaw:
         """What makes a forecast of a run with ``lrs`` an extrapolation (each with the fitted range)."""
         lrs = torch.as_tensor(lrs, dtype=torch.float64)
         fitted = self.ranges()
-        s1, s2 = extent(self.law, lrs / self.lr_scale)
+        s1, s2 = extent(self.law, self.parameters, lrs / self.lr_scale)
         peak = float(lrs.max())
         found = []
         if s1 > fitted["s1"][1] * S1_MARGIN:
@@ -165,10 +165,10 @@ def load_law(path: str | os.PathLike) -> FittedLaw:
         raise ForecastError(f"{path}: a saved law with a missing or malformed entry ({error})") from None
 
 
-def extent(law: AnnealingLaw | MultiPowerLaw, normalized: torch.Tensor) -> tuple[float, float]:
-    """A run's forward area after its last update and its largest annealing area (the momentum of the annealing
-    law, else the paper's 0.999), from its normalized lrs: what :meth:`FittedLaw.range_warnings` compares."""
-    areas = lr_areas(normalized, law.decay if isinstance(law, AnnealingLaw) else 0.999)
+def extent(law: AnnealingLaw | MultiPowerLaw, parameters: dict[str, float], normalized: torch.Tensor):
+    """A run's forward area after its last update and its largest annealing area (with the annealing law's
+    momentum, else the paper's 0.999), from its normalized lrs: what :meth:`FittedLaw.range_warnings` compares."""
+    areas = lr_areas(normalized, law.momentum(parameters) if isinstance(law, AnnealingLaw) else 0.999)
     return float(areas.s1[-1]), float(areas.s2.max())
 
 

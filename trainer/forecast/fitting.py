@@ -125,15 +125,15 @@ def _best_fit(law, data, areas, curves) -> tuple[torch.Tensor | None, float, flo
             best, best_value = theta, value
     if best is None:
         return None, math.inf, math.inf
-    polished, value = _minimize(law, data, best)  # once more from the best: a converged fit stays where it is
+    polished, value = _minimize(law, data, best, 400)  # once more from the best: a converged fit stays where it is
     settling = (best_value - value) / max(abs(best_value), 1e-12) if math.isfinite(value) else math.inf
     return (polished, value, settling) if value <= best_value else (best, best_value, settling)
 
 
-def _minimize(law, data, theta: torch.Tensor) -> tuple[torch.Tensor, float]:
+def _minimize(law, data, theta: torch.Tensor, iterations: int = 150) -> tuple[torch.Tensor, float]:
     theta = theta.clone().requires_grad_(True)
     optimizer = torch.optim.LBFGS(
-        [theta], lr=1.0, max_iter=400, tolerance_grad=1e-9, tolerance_change=1e-13, line_search_fn="strong_wolfe"
+        [theta], lr=1.0, max_iter=iterations, tolerance_grad=1e-9, tolerance_change=1e-13, line_search_fn="strong_wolfe"
     )
 
     def closure() -> torch.Tensor:
@@ -174,7 +174,7 @@ def _fitted(law, curves, data, theta, objective, settling, lr_scale, max_error) 
         points=sum(len(r) for r in relative),
         loss_column=curves[0].loss_column,
         lr_column=curves[0].lr_column,
-        runs=[_run_record(law, curve, lr_scale) for curve in curves],
+        runs=[_run_record(law, parameters, curve, lr_scale) for curve in curves],
     )
     problem = _problem(fitted, objective, settling, max_error)
     if problem:
@@ -204,8 +204,8 @@ def _noise(relative: list[torch.Tensor]) -> float:
     return float((steps.pow(2).mean() / 2).sqrt()) if len(steps) else 0.0
 
 
-def _run_record(law, curve: RunCurve, lr_scale: float) -> dict:
-    s1, s2 = extent(law, curve.lrs / lr_scale)
+def _run_record(law, parameters: dict[str, float], curve: RunCurve, lr_scale: float) -> dict:
+    s1, s2 = extent(law, parameters, curve.lrs / lr_scale)
     return {
         "folder": str(curve.folder),
         "points": len(curve.losses),

@@ -94,31 +94,53 @@ def lr_areas(lrs: torch.Tensor, decay: float = 0.999) -> LrAreas:
 
 @dataclass(frozen=True)
 class AnnealingLaw:
-    r""":math:`L(u) = L_0 + A\,S_1(u)^{-\alpha} - C\,S_2(u)` (see the module docstring); ``decay`` is
-    :math:`\lambda`, fixed during the fit."""
+    r""":math:`L(u) = L_0 + A\,S_1(u)^{-\alpha} - C\,S_2(u)` (see the module docstring).
 
-    decay: float = 0.999
+    ``decay`` is :math:`\lambda`, fixed during the fit (the paper's 0.999), or None: fitted, as a fifth
+    parameter ``delay`` :math:`= \lambda / (1 - \lambda)` (the mean delay, in updates, with which a decrease
+    of the lr lowers the loss), with the annealing area in closed form,
+
+    .. math:: S_2(u) = \sum_{j \le u} \Delta_j\, \frac{1 - \lambda^{u - j + 1}}{1 - \lambda}
+    """
+
+    decay: float | None = None
     name: str = field(default="annealing", init=False)
     parameters: tuple[str, ...] = field(default=("L0", "A", "alpha", "C"), init=False)
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.decay, (int, float)) and 0 <= self.decay < 1):
+        if self.decay is None:
+            object.__setattr__(self, "parameters", ("L0", "A", "alpha", "C", "delay"))
+        elif isinstance(self.decay, bool) or not (isinstance(self.decay, (int, float)) and 0 <= self.decay < 1):
             raise ValueError(f"decay={self.decay!r} must be a number in [0, 1) (the momentum of the annealing area)")
 
     @property
-    def settings(self) -> dict[str, float]:
-        return {"decay": float(self.decay)}
+    def settings(self) -> dict[str, float | None]:
+        return {"decay": None if self.decay is None else float(self.decay)}
+
+    def momentum(self, parameters: dict[str, float]) -> float:
+        r""":math:`\lambda`: ``decay``, or the fitted one."""
+        return self.decay if self.decay is not None else parameters["delay"] / (1 + parameters["delay"])
 
     def areas(self, lrs: torch.Tensor) -> LrAreas:
-        return lr_areas(lrs, self.decay)
+        return lr_areas(lrs, 0.9 if self.decay is None else self.decay)  # a fitted decay: S_2 is built in loss()
 
     def at(self, areas: LrAreas, updates: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        """What the loss after each of ``updates`` (update counts >= 1) depends on: :math:`S_1, S_2` there."""
-        return areas.s1[updates], areas.s2[updates]
+        r"""What the loss after each of ``updates`` (update counts >= 1) depends on: :math:`S_1, S_2` there (with a
+        fitted decay: the decreases :math:`\Delta_j` and their ages :math:`u - j + 1`, 0 for :math:`j > u`)."""
+        if self.decay is not None:
+            return areas.s1[updates], areas.s2[updates]
+        js = areas.drops.nonzero().flatten() + 1
+        ages = (updates.unsqueeze(1) - js.unsqueeze(0) + 1).clamp(min=0).to(torch.float64)
+        return areas.s1[updates], areas.drops[js - 1], ages
 
     def loss(self, p: dict[str, torch.Tensor], at: tuple[torch.Tensor, ...]) -> torch.Tensor:
         """The loss at the points ``at`` (from :meth:`at`) with the parameters ``p``."""
-        s1, s2 = at
+        if self.decay is not None:
+            s1, s2 = at
+        else:
+            s1, drops, ages = at
+            log_decay = torch.log(p["delay"]) - torch.log1p(p["delay"])
+            s2 = ((1 - torch.exp(ages * log_decay)) * drops).sum(dim=1) * (1 + p["delay"])
         return p["L0"] + p["A"] * s1 ** -p["alpha"] - p["C"] * s2
 
     def starts(self, losses: torch.Tensor, first_s1: float, last_s2: float) -> list[dict[str, float]]:
@@ -128,16 +150,16 @@ class AnnealingLaw:
         guesses = []
         for floor in (0.5, 0.9):
             for alpha in (0.3, 0.7):
-                for share in (0.05, 0.3):
-                    base = floor * low
-                    guesses.append(
-                        {
-                            "L0": base,
-                            "A": max(high - base, 1e-6) * first_s1**alpha,
-                            "alpha": alpha,
-                            "C": share * drop / max(last_s2, 1e-9),
-                        }
-                    )
+                base = floor * low
+                guesses.append(
+                    {
+                        "L0": base,
+                        "A": max(high - base, 1e-6) * first_s1**alpha,
+                        "alpha": alpha,
+                        "C": 0.1 * drop / max(last_s2, 1e-9),
+                        "delay": 9.0,  # lambda = 0.9 (used when the decay is fitted)
+                    }
+                )
         return guesses
 
 
@@ -173,21 +195,19 @@ class MultiPowerLaw:
     def starts(self, losses: torch.Tensor, first_s1: float, last_s2: float) -> list[dict[str, float]]:
         low, high = float(losses.min()), float(losses.max())
         guesses = []
-        for floor in (0.5, 0.9):
-            for alpha in (0.3, 0.7):
-                for beta in (0.5, 1.0):
-                    base = floor * low
-                    guesses.append(
-                        {
-                            "L0": base,
-                            "A": max(high - base, 1e-6) * first_s1**alpha,
-                            "alpha": alpha,
-                            "B": 0.5 * max(high - low, 1e-3),
-                            "C": 1.0,
-                            "beta": beta,
-                            "gamma": 0.5,
-                        }
-                    )
+        for floor, alpha in ((0.5, 0.3), (0.9, 0.7)):  # each start is costly: two far apart
+            base = floor * low
+            guesses.append(
+                {
+                    "L0": base,
+                    "A": max(high - base, 1e-6) * first_s1**alpha,
+                    "alpha": alpha,
+                    "B": 0.5 * max(high - low, 1e-3),
+                    "C": 1.0,
+                    "beta": 0.5,
+                    "gamma": 0.5,
+                }
+            )
         return guesses
 
 
