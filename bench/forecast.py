@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import json
 import os
 import subprocess
@@ -29,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
-from trainer.forecast import fit_law, forecast_config  # noqa: E402
+from trainer.forecast import fit_law, forecast_config, read_run  # noqa: E402
 
 CONFIG = os.path.join(ROOT, "examples", "charlm.yaml")
 BUDGETS = ("0.25dur", "0.5dur", "1dur")
@@ -75,17 +76,22 @@ def final_eval_losses(folder: str) -> dict[str, float]:
     return found
 
 
-def bench_seed(out: str, seed: int, law_name: str) -> dict:
+def bench_seed(out: str, seed: int, law_name: str) -> tuple[dict, object]:
+    """One seed: the runs (trained when missing), the fit, each forecast against its measurement; and what
+    the picture needs."""
     measured = {schedule: final_eval_losses(sweep(out, seed, schedule)) for schedule in ("wsd", "cosine")}
     fitted_run = measured["wsd"]["1dur/folder"]
     law = fit_law([fitted_run], law=law_name, loss="eval")
-    results = []
+    results, forecasts, finals = [], [], {}
     for schedule, budget in TARGETS:
         (forecast,) = forecast_config(law, CONFIG, overrides=seed_sets(seed, schedule), budgets=[budget])
         truth = measured[schedule][budget]
+        label = f"{schedule} {budget}"
+        forecasts.append(dataclasses.replace(forecast, label=label))
+        finals[label] = (forecast.final_count, truth)
         results.append(
             {
-                "run": f"{schedule} {budget}",
+                "run": label,
                 "forecast": forecast.final_loss,
                 "measured": truth,
                 "error": forecast.final_loss / truth - 1,
@@ -94,7 +100,8 @@ def bench_seed(out: str, seed: int, law_name: str) -> dict:
             }
         )
     mean = sum(abs(r["error"]) for r in results) / len(results)
-    return {"seed": seed, "law": law.to_json(), "fitted_run": fitted_run, "results": results, "mean_abs_error": mean}
+    outcome = {"seed": seed, "law": law.to_json(), "fitted_run": fitted_run, "results": results, "mean_abs_error": mean}
+    return outcome, (law, fitted_run, forecasts, finals)
 
 
 def report(outcome: dict) -> None:
@@ -120,22 +127,33 @@ def main() -> int:
     parser.add_argument("--law", default="annealing", choices=["annealing", "multi-power"])
     parser.add_argument("--picture", help="draw the first seed's fitted and forecast curves against the measured ones")
     args = parser.parse_args()
-    outcomes = []
+    outcomes, drawn = [], None
     for seed in args.seeds:
-        outcomes.append(bench_seed(args.out, seed, args.law))
-        report(outcomes[-1])
+        outcome, picture = bench_seed(args.out, seed, args.law)
+        outcomes.append(outcome)
+        drawn = drawn or picture
+        report(outcome)
     overall = sum(o["mean_abs_error"] for o in outcomes) / len(outcomes)
     verdict = "meets" if overall <= GOAL else "misses"
     print(f"mean over {len(outcomes)} seed(s): {overall:.2%} ({verdict} the goal of {GOAL:.0%})")
     with open(os.path.join(args.out, f"results-{args.law}.json"), "w", encoding="utf-8") as stream:
         json.dump(outcomes, stream, indent=2)
     if args.picture:
-        draw(outcomes[0], args.picture)
+        draw(args.picture, *drawn, seed=args.seeds[0])
     return 0
 
 
-def draw(outcome: dict, path: str) -> None:
-    raise NotImplementedError
+def draw(path: str, law, fitted_run: str, forecasts: list, finals: dict, seed: int) -> None:
+    """The fitted run (measured and the law's curve) and each forecast (dashed, its end a circle) with the final
+    eval loss measured (a cross)."""
+    from trainer.forecast.picture import save_forecast_picture
+
+    title = (
+        f"examples/charlm.yaml, seed {seed}: {law.law.name} law fitted on the eval loss of a WSD run to 1dur "
+        f"(fit error {law.error:.2%}); forecast: dashed, measured final: x"
+    )
+    runs = [read_run(fitted_run, loss="eval")]
+    print(save_forecast_picture(path, law, runs, forecasts, measured=finals, title=title))
 
 
 if __name__ == "__main__":

@@ -59,7 +59,10 @@ def _law(args: argparse.Namespace) -> tuple[FittedLaw, str]:
         if len(args.runs) > 1:
             raise ForecastError(f"{saved[0]} is a saved law: give it alone, or run folders to fit")
         return load_law(saved[0]), f" (read from {saved[0]})"
-    law = fit_law(args.runs, law=law_named(args.law), loss=args.loss)
+    if args.decay is not None and args.law != "annealing":
+        raise ForecastError(f"--decay is the annealing law's momentum; the {args.law} law has none")
+    settings = {} if args.decay is None else {"decay": args.decay}
+    law = fit_law(args.runs, law=law_named(args.law, settings), loss=args.loss)
     target = args.save or str(metrics_path(args.runs[0]).parent / LAW_FILE)
     law.save(target)
     return law, f"; saved to {target}"

@@ -126,7 +126,8 @@ def _best_fit(law, data, areas, curves) -> tuple[torch.Tensor | None, float, flo
     if best is None:
         return None, math.inf, math.inf
     polished, value = _minimize(law, data, best, 400)  # once more from the best: a converged fit stays where it is
-    settling = (best_value - value) / max(abs(best_value), 1e-12) if math.isfinite(value) else math.inf
+    # relative to the objective, but not below 1e-4 (0.01% mean residual): a perfect fit has nothing left to gain
+    settling = (best_value - value) / max(abs(best_value), 1e-4) if math.isfinite(value) else math.inf
     return (polished, value, settling) if value <= best_value else (best, best_value, settling)
 
 

@@ -145,8 +145,10 @@ def sweep_config(
     branch_from_stable: bool = False,
     jobs: int = 1,
     overrides: Sequence[str] = (),
+    forecast: bool = False,
 ) -> list[dict[str, Any]]:
-    """Plan and run the sweep of a config (``cadence sweep``); returns the summary rows."""
+    """Plan and run the sweep of a config (``cadence sweep``); returns the summary rows (``forecast``: with how
+    far a law fitted on the largest point forecasts each, :mod:`trainer.sweep.forecasting`)."""
     jobs = check_jobs(jobs)
     points, config = plan_config_sweep(
         config_path,
@@ -157,7 +159,7 @@ def sweep_config(
         overrides=overrides,
     )
     launcher = ConfigLauncher(config_path, config, points, overrides)
-    return run_points(points, launcher, Path(out), jobs)
+    return run_points(points, launcher, Path(out), jobs, forecast=forecast)
 
 
 def _as_list(value: Any) -> list:
