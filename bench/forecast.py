@@ -149,8 +149,9 @@ def draw(path: str, law, fitted_run: str, forecasts: list, finals: dict, seed: i
     from trainer.forecast.picture import save_forecast_picture
 
     title = (
-        f"examples/charlm.yaml, seed {seed}: {law.law.name} law fitted on the eval loss of a WSD run to 1dur "
-        f"(fit error {law.error:.2%}); forecast: dashed, measured final: x"
+        f"examples/charlm.yaml, seed {seed}: the {law.law.name} law fitted on the eval loss of one WSD run to 1dur "
+        f"(fit error {law.error:.2%})\nforecasts of other runs: dashed, ending in a circle; their measured final "
+        "eval loss: a cross"
     )
     runs = [read_run(fitted_run, loss="eval")]
     print(save_forecast_picture(path, law, runs, forecasts, measured=finals, title=title))
