@@ -60,7 +60,9 @@ def sweep(out: str, seed: int, schedule: str) -> str:
     for value in seed_sets(seed, schedule):
         argv += ["--set", value]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))}
-    subprocess.run(argv, check=True, env=env, stdout=subprocess.DEVNULL)
+    done = subprocess.run(argv, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed ({done.returncode}):\n{done.stderr[-3000:]}")
     return folder
 
 
