@@ -17,6 +17,20 @@ __all__ = [
 ]
 
 
+class _Advised(Exception):
+    """An error whose message may end with advice (``hint``) for the caller of :meth:`Time.from_input`.
+
+    ``str(error)`` is ``message + hint``. :func:`argument_error` keeps ``argument_hint`` instead, the advice that
+    still applies to someone writing an argument (a schedule's ``step_size`` cannot "pass default_int_unit").
+    """
+
+    def __init__(self, message: str = "", hint: str = "", argument_hint: str | None = None) -> None:
+        super().__init__(message + hint)
+        self.message = message
+        self.hint = hint
+        self.argument_hint = hint if argument_hint is None else argument_hint
+
+
 class TimeUnitMismatchError(ValueError, RuntimeError):
     """Two times of different units met where one unit is required (``+``, ``-``, ``<``, ...).
 
@@ -24,7 +38,7 @@ class TimeUnitMismatchError(ValueError, RuntimeError):
     """
 
 
-class NonIntegralTimeError(ValueError, TypeError):
+class NonIntegralTimeError(_Advised, ValueError, TypeError):
     """A non-integral (or float) value was given for an integer unit (``ep``, ``ba``, ``sp``, ``tok``)."""
 
 
@@ -32,7 +46,7 @@ class TimeParseError(ValueError):
     """A string is not a valid time string."""
 
 
-class NotATimeError(TypeError, ValueError, RuntimeError):
+class NotATimeError(_Advised, TypeError, ValueError, RuntimeError):
     """``Time.from_input`` got something that is neither a Time, a time string nor a number.
 
     Composer raises :class:`RuntimeError` here; Cadence's error is also a :class:`TypeError` and a
@@ -40,21 +54,25 @@ class NotATimeError(TypeError, ValueError, RuntimeError):
     """
 
 
-class MissingTimeUnitError(ValueError, RuntimeError):
+class MissingTimeUnitError(_Advised, ValueError, RuntimeError):
     """``Time.from_input`` got a bare number and no ``default_int_unit`` to read it in.
 
     Composer raises :class:`RuntimeError` here; Cadence's error is also a :class:`ValueError`.
     """
 
 
-def argument_error(name: str, value: object, error: ValueError, *, sep: str = "=") -> ValueError:
+def argument_error(
+    name: str, value: object, error: ValueError, *, sep: str = "=", hint: str | None = None
+) -> ValueError:
     """``error``, raised while reading ``value``, as an error of the argument ``name``: same class, one message.
 
     Every error :meth:`timeunits.Time.from_input` raises begins with the value it read
     (``'1.5ba' is not a time: ...``), so the argument's name goes in front and nothing is said twice
     (``step_size='1.5ba' is not a time: ...``; ``sep=" "`` gives ``budget '1.5ba' is not a time: ...``).
     The class is kept: a non-integral count stays a
-    :class:`NonIntegralTimeError` (a ``ValueError`` and a ``TypeError``).
+    :class:`NonIntegralTimeError` (a ``ValueError`` and a ``TypeError``). Advice meant for the caller of
+    ``from_input`` ("pass default_int_unit") is dropped; ``hint`` replaces the advice that remains (a run's
+    length cannot be a ``dur`` fraction, so ``max_duration`` passes its own).
 
     >>> from timeunits import Time
     >>> try:
@@ -64,7 +82,9 @@ def argument_error(name: str, value: object, error: ValueError, *, sep: str = "=
     >>> type(named).__name__, str(named).split(",")[0]
     ('NonIntegralTimeError', "step_size='1.5ba' is not a time: 1.5 is not a whole number")
     """
-    message, shown = str(error), repr(value)
+    advised = isinstance(error, _Advised)
+    message, shown = (error.message if advised else str(error)), repr(value)
     if not message.startswith(shown):  # an error that does not name the value: say which value it is about
         message = f"{shown} is not a time: {message}"
-    return type(error)(f"{name}{sep}{message}")
+    advice = (error.argument_hint if hint is None else hint) if advised else ""
+    return type(error)(f"{name}{sep}{message}{advice}")

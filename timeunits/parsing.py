@@ -58,8 +58,8 @@ def _exact_integer(number: str, timestring: str, unit: TimeUnit) -> int:
     # Integrality first: a non-integral count is wrong whatever its size (Decimal compares it exactly).
     if exact != exact.to_integral_value():
         raise NonIntegralTimeError(
-            f"{timestring!r} is not a time: {number} is not a whole number, and {unit.value} counts are "
-            f"integers (use a whole number, or a dur fraction such as '0.3dur')"
+            f"{timestring!r} is not a time: {number} is not a whole number, and {unit.value} counts are integers",
+            hint=" (use a whole number, or a dur fraction such as '0.3dur')",
         )
     if not exact.is_zero() and exact.adjusted() >= _MAX_INTEGER_DIGITS:
         raise TimeParseError(f"{timestring!r} is not a time: {number} has more than {_MAX_INTEGER_DIGITS} digits")

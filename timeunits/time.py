@@ -66,13 +66,16 @@ class Time:
             return cls.from_timestring(value)
         if not is_number(value):
             raise NotATimeError(
-                f"{value!r} of type {type(value).__name__} is not a time: expected a Time, a time string "
-                "such as '10ep', or a number with default_int_unit"
+                f"{value!r} of type {type(value).__name__} is not a time: expected a Time or a time string "
+                "such as '10ep'",
+                hint=", or a number with default_int_unit",
+                argument_hint="",
             )
         if default_int_unit is None:
             raise MissingTimeUnitError(
-                f"{value!r} is a bare number, not a time: write it with a unit (e.g. '{value}ep') "
-                "or pass default_int_unit"
+                f"{value!r} is a bare number, not a time: write it with a unit (e.g. '{value}ep')",
+                hint=" or pass default_int_unit",
+                argument_hint="",
             )
         return cls(value, default_int_unit)
 

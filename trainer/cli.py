@@ -1,6 +1,8 @@
 """The ``cadence`` command: ``cadence fit CONFIG.yaml [--set key.path=value ...] [SambaFlow flags]``.
 
 ``cadence sweep CONFIG.yaml --ssr 0.25 0.5 1.0`` runs a budget sweep (:mod:`trainer.sweep`, docs/sweeps.md).
+``cadence forecast RUN... --config CONFIG.yaml --budgets 0.5dur 2dur`` forecasts budgets from logged runs
+(:mod:`trainer.forecast`, docs/forecast.md).
 
 Also ``python -m trainer fit ...``. Precedence (docs/trainer-config.md): ``--set`` > SambaFlow flags > YAML.
 A configuration error prints one line to stderr (``cadence: error: <key path>: <what>``) and exits with 2;
@@ -61,13 +63,14 @@ examples:
 
 
 def build_parser(prog: str = "cadence") -> argparse.ArgumentParser:
-    """The ``cadence`` argument parser (subcommands ``fit``, ``plot`` and ``sweep``)."""
+    """The ``cadence`` argument parser (subcommands ``fit``, ``plot``, ``sweep`` and ``forecast``)."""
     from schedulers.sambaflow import add_lr_schedule_args  # imports torch, which the commands' parsers need
 
     parser, commands = _command_parsers(prog)
     _add_fit_arguments(commands["fit"], add_lr_schedule_args)
     _add_plot_arguments(commands["plot"], add_lr_schedule_args)
     _add_sweep_arguments(commands["sweep"])
+    _add_forecast_arguments(commands["forecast"])
     return parser
 
 
@@ -91,6 +94,11 @@ def _command_parsers(prog: str) -> tuple[argparse.ArgumentParser, dict[str, argp
             "train a config at several budgets (ssr or max_duration) and compare them",
             "cadence sweep CONFIG.yaml: run the config once per budget, resumably, and summarize.",
             _SWEEP_EPILOG,
+        ),
+        "forecast": (
+            "fit a loss-curve law to logged runs and forecast a config at other budgets",
+            "cadence forecast RUN...: fit a loss-curve law to runs; with --config, forecast other runs.",
+            _FORECAST_EPILOG,
         ),
     }
     formatter = argparse.RawDescriptionHelpFormatter
@@ -231,6 +239,41 @@ def _add_sweep_arguments(sweep: argparse.ArgumentParser) -> None:
     sweep.add_argument("--out", metavar="DIR", help="the sweep's folder (default: sweep-<config name>)")
     sweep.add_argument("--jobs", type=int, default=1, metavar="N", help="points run at once (default 1)")
     sweep.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE")
+    sweep.add_argument("--forecast", action="store_true", help="fit a loss law on the largest point, forecast the rest")
+
+
+_FORECAST_EPILOG = """\
+RUN is a run folder (its metrics.csv: the lr of every batch and the loss), or a law saved before (.json).
+The law is fitted on the eval loss when every run has 8 evaluations or more, else on the training loss,
+and saved (default RUN/forecast-law.json). A forecast's lr curve is the config's own, previewed as
+cadence plot previews it. docs/forecast.md: the law, the fit error, and when not to trust a forecast.
+
+examples:
+  cadence forecast runs/wsd --config run.yaml --budgets 0.25dur 0.5dur 2dur
+  cadence forecast runs/wsd --config run.yaml --budgets 0.5dur 1dur 2dur --target 1.9
+  cadence forecast runs/wsd/forecast-law.json --config run.yaml --budgets 1dur \\
+      --grid trainer.init.schedulers.0.WarmupStableDecayScheduler.t_decay=0.1dur,0.2dur,0.3dur
+"""
+
+
+def _add_forecast_arguments(forecast: argparse.ArgumentParser) -> None:
+    forecast.add_argument("runs", nargs="+", metavar="RUN", help="run folders to fit (or one saved law, .json)")
+    forecast.add_argument("--config", metavar="CONFIG.yaml", help="the config to forecast")
+    forecast.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE")
+    budgets = forecast.add_mutually_exclusive_group()
+    budgets.add_argument("--budgets", "--max-duration", dest="budgets", nargs="+", metavar="T", help="run lengths")
+    budgets.add_argument("--ssr", nargs="+", type=float, metavar="R", help="scale schedule ratios")
+    forecast.add_argument("--target", type=float, metavar="LOSS", help="the smallest budget forecast to reach LOSS")
+    forecast.add_argument("--grid", metavar="KEY.PATH=V1,V2,...", help="forecast each value of one key at one budget")
+    forecast.add_argument("--law", default="annealing", choices=["annealing", "multi-power"], help="default annealing")
+    forecast.add_argument(
+        "--decay", type=float, metavar="LAMBDA", help="annealing law: a fixed momentum (the paper's 0.999), not fitted"
+    )
+    forecast.add_argument("--loss", default="auto", choices=["auto", "eval", "train"], help="the loss to fit")
+    forecast.add_argument("--save", metavar="FILE.json", help="where to save the fitted law")
+    forecast.add_argument("-o", "--output", metavar="FILE", help="draw an image (.png, .svg; needs matplotlib)")
+    forecast.add_argument("--width", type=int, help="characters of the text plot")
+    forecast.add_argument("--height", type=int, help="lines of the text plot")
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "cadence") -> int:
@@ -253,7 +296,12 @@ def _run(argv: list[str], prog: str) -> int:
         if mode != "config":
             print(f"{prog}: error: {mode}", file=sys.stderr)
             return 2
-    if not argv or argv[0] not in ("fit", "plot", "sweep"):  # --version, --help or a mistake: told without torch
+    if not argv or argv[0] not in (
+        "fit",
+        "plot",
+        "sweep",
+        "forecast",
+    ):  # --version, --help or a mistake: told without torch
         _command_parsers(prog)[0].parse_args(argv)
     parser = build_parser(prog)
     args = parser.parse_args(argv)
@@ -263,6 +311,8 @@ def _run(argv: list[str], prog: str) -> int:
         return _plot_config(args)
     if args.command == "sweep":
         return _sweep(args)
+    if args.command == "forecast":
+        return _forecast(args)
     parser.error(f"unknown command {args.command!r}")  # pragma: no cover - argparse rejects it first
     return 2
 
@@ -351,6 +401,7 @@ def _sweep(args: argparse.Namespace) -> int:
                 branch_from_stable=args.branch_from_stable,
                 jobs=args.jobs,
                 overrides=args.overrides,
+                forecast=args.forecast,
             )
         except (ConfigError, SweepError, ValueError, TypeError, OSError) as error:  # a CheckpointError is a ValueError
             return _error(error)
@@ -364,6 +415,23 @@ def _sweep(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return exit_status(stopped.signum)
+    return 0
+
+
+def _forecast(args: argparse.Namespace) -> int:
+    from schedulers.tools.cli import plain_warnings
+    from schedulers.tools.plotting import require_matplotlib
+    from trainer.config import ConfigError
+    from trainer.forecast.command import run_forecast
+
+    with plain_warnings("cadence"):
+        try:
+            if args.output is not None:
+                require_matplotlib()  # before the fit; missing, it is one line naming the extra
+            text = run_forecast(args)
+        except (ConfigError, ValueError, TypeError, OSError, ImportError) as error:  # a ForecastError is a ValueError
+            return _error(error)
+    print(text)
     return 0
 
 

@@ -87,7 +87,9 @@ def as_max_duration(value: object, name: str = "max_duration") -> Time:
     try:
         time = Time.from_input(value)
     except ValueError as error:
-        raise argument_error(name, value, error) from None
+        raise argument_error(
+            name, value, error, hint=" (a run's length is a whole count in ep, ba, sp or tok)"
+        ) from None
     if time.unit is TimeUnit.DURATION:
         raise ValueError(f"{name}={time} is a fraction of itself: give it in ep, ba, sp or tok")
     if time.value <= 0:

@@ -48,7 +48,7 @@ from schedulers.core.resolution import check_ssr
 from schedulers.core.state import as_dataloader_len, as_max_duration
 from timeunits import Time, TimeUnit
 
-__all__ = ["RecordedValues", "ScheduleTable", "plot_schedules", "schedule_table", "terminal_plot"]
+__all__ = ["RecordedValues", "ScheduleTable", "plot_schedules", "schedule_table", "terminal_plot", "text_plot"]
 
 #: a schedule, an expression string, or a ``(label, schedule or expression)`` pair
 ScheduleLike = Schedule | str | tuple[str, Schedule | str]
@@ -542,38 +542,61 @@ def terminal_plot(
 
 
 def _text(runs: _Runs, *, x_unit, title=None, width=72, height=16, style=None, color=False) -> str:
-    """The text plot: the curves rasterised onto ``width`` × ``height`` characters, with axes and a legend."""
-    style = _check_text_options(runs, width, height, style, color)
+    """The text plot of the runs' curves (see :func:`text_plot`)."""
     unit = runs.check_x_unit(x_unit)
+    lines = [(curve.label, *runs.x_axis(curve, unit), curve.values) for curve in runs.curves]
+    return text_plot(
+        lines,
+        x_label=UNIT_LABELS[unit],
+        y_label=runs.y_label(),
+        title=title,
+        width=width,
+        height=height,
+        style=style,
+        color=color,
+    )
+
+
+def text_plot(
+    lines: list[tuple[str, torch.Tensor, float, torch.Tensor]],
+    *,
+    x_label: str,
+    y_label: str,
+    title: str | None = None,
+    width: int = 72,
+    height: int = 16,
+    style: str | None = None,
+    color: bool = False,
+) -> str:
+    """Any curves as text, drawn as :func:`terminal_plot` draws schedules: ``lines`` holds ``(label, x, end,
+    values)`` per curve (``values[i]`` holds from ``x[i]`` to the next x, the last one to ``end``); the canvas
+    is ``width`` × ``height`` characters, with axes labelled ``x_label`` and ``y_label`` and a legend."""
+    style = _check_text_options(len(lines), width, height, style, color)
     cols, rows = (width * 2, height * 4) if style == "braille" else (width, height)
-    axes = [runs.x_axis(curve, unit) for curve in runs.curves]
-    x_end = max(end for _, end in axes) or 1.0
-    span_low, span_high = _y_span(runs)
-    grids = [
-        _raster(x, end, curve.values, x_end, span_low, span_high, cols, rows)
-        for curve, (x, end) in zip(runs.curves, axes, strict=True)
-    ]
+    x_end = max(end for _, _, end, _ in lines) or 1.0
+    span_low, span_high = _y_span([values for *_, values in lines])
+    grids = [_raster(x, end, values, x_end, span_low, span_high, cols, rows) for _, x, end, values in lines]
     cells, owner = _braille(grids, width, height) if style == "braille" else _markers(grids, width, height)
     paint = _painter(color)
     top, bottom = _number(span_high), _number(span_low)
     margin = max(len(top), len(bottom))
-    lines = [] if title is None else [title]
-    lines.append(f"{runs.y_label()}")
+    text = [] if title is None else [title]
+    text.append(y_label)
     for r in range(height):
         label = top if r == 0 else bottom if r == height - 1 else ""
         tick = "┤" if label else "│"
-        lines.append(f"{label:>{margin}} {tick}{_row_text(cells[r], owner[r], paint)}")
-    lines.append(" " * margin + " └" + "─" * width)
+        text.append(f"{label:>{margin}} {tick}{_row_text(cells[r], owner[r], paint)}")
+    text.append(" " * margin + " └" + "─" * width)
     left, right = "0", _number(x_end, digits=6)
-    lines.append(" " * (margin + 2) + left + right.rjust(width - len(left)))
-    lines.append(" " * (margin + 2) + UNIT_LABELS[unit].center(width).rstrip())
-    for index, curve in enumerate(runs.curves):
+    text.append(" " * (margin + 2) + left + right.rjust(width - len(left)))
+    text.append(" " * (margin + 2) + x_label.center(width).rstrip())
+    for index, (label, *_) in enumerate(lines):
         marker = "⣿" if style == "braille" else _MARKERS[index % len(_MARKERS)]
-        lines.append(f"  {paint(marker, index if color or style == 'ascii' else -1)} {curve.label}")
-    return "\n".join(lines)
+        text.append(f"  {paint(marker, index if color or style == 'ascii' else -1)} {label}")
+    return "\n".join(text)
 
 
-def _check_text_options(runs: _Runs, width, height, style, color) -> str:
+def _check_text_options(curves: int, width, height, style, color) -> str:
     """Check the text plot's size and style; the style to draw with (braille for one curve or with colour)."""
     for name, value, low in (("width", width, 8), ("height", height, 2)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
@@ -581,14 +604,14 @@ def _check_text_options(runs: _Runs, width, height, style, color) -> str:
     if style not in (None, "braille", "ascii"):
         raise ValueError(f"style={style!r} must be 'braille', 'ascii' or None (automatic)")
     if style is None:
-        style = "braille" if len(runs.curves) == 1 or color else "ascii"
+        style = "braille" if curves == 1 or color else "ascii"
     return style
 
 
-def _y_span(runs: _Runs) -> tuple[float, float]:
+def _y_span(curves: list[torch.Tensor]) -> tuple[float, float]:
     """The y range of every curve (a constant is centred in a span of its own size, or 1)."""
-    y_low = min(float(curve.values.min()) for curve in runs.curves)
-    y_high = max(float(curve.values.max()) for curve in runs.curves)
+    y_low = min(float(values.min()) for values in curves)
+    y_high = max(float(values.max()) for values in curves)
     if not (math.isfinite(y_low) and math.isfinite(y_high)):
         raise ValueError("a curve has values that are not finite: it cannot be drawn")
     if y_high == y_low:

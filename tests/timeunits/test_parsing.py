@@ -683,7 +683,10 @@ def test_argument_error_keeps_the_class_and_says_each_fact_once(value, error_cla
     named = argument_error("step_size", value, info.value)
     assert type(named) is error_class and isinstance(named, ValueError)
     message = str(named)
-    assert message == f"step_size={info.value}" and message.startswith(f"step_size={value!r} "), message
+    advice = getattr(info.value, "hint", "")  # advice for callers of from_input, dropped for an argument
+    expected = f"step_size={info.value}"
+    assert message == (expected[: -len(advice)] + info.value.argument_hint if advice else expected), message
+    assert message.startswith(f"step_size={value!r} "), message
     assert reason in message and message.count("not a time") == 1, message
     assert str(argument_error("budget", value, info.value, sep=" ")).startswith(f"budget {value!r} ")
 
@@ -694,3 +697,24 @@ def test_every_from_input_error_is_a_value_error():
         Time.from_input(None)
     assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)
     assert isinstance(info.value, RuntimeError)
+
+
+def test_argument_errors_keep_only_advice_an_argument_can_follow() -> None:
+    """'pass default_int_unit' helps a caller of Time.from_input, not someone writing step_size=3; a run's length
+    is never a dur fraction, so max_duration's advice is its own."""
+    from schedulers import SchedulerState, StepScheduler
+
+    with pytest.raises(ValueError) as bare:
+        StepScheduler(step_size=3)
+    assert "default_int_unit" not in str(bare.value) and "write it with a unit (e.g. '3ep')" in str(bare.value)
+    with pytest.raises(TypeError) as listed:
+        StepScheduler(step_size=[1])
+    assert "default_int_unit" not in str(listed.value)
+    with pytest.raises(ValueError) as length:
+        SchedulerState("1.5ep")
+    assert "dur fraction" not in str(length.value) and "a run's length is a whole count" in str(length.value)
+    with pytest.raises(ValueError) as step:
+        StepScheduler(step_size="1.5ba")
+    assert str(step.value).endswith("(use a whole number, or a dur fraction such as '0.3dur')")
+    with pytest.raises(ValueError, match="or pass default_int_unit$"):
+        Time.from_input(3)

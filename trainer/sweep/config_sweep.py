@@ -25,14 +25,7 @@ from typing import Any
 
 from trainer.sweep import folders
 from trainer.sweep.engine import Finish, SweepStopped, check_jobs, run_points
-from trainer.sweep.plan import (
-    SweepPoint,
-    budgets_from_durations,
-    budgets_from_ssrs,
-    main_starts,
-    plan_points,
-    resolve_fraction,
-)
+from trainer.sweep.plan import SweepPoint, config_budgets, main_starts, plan_points
 from trainer.sweep.processes import PointProcesses
 
 __all__ = ["ConfigLauncher", "plan_config_sweep", "sweep_config"]
@@ -55,12 +48,9 @@ def plan_config_sweep(
     come before any point runs, a ``dur`` budget becomes a fraction of the config's horizon, and
     branching checks the schedules (:class:`~trainer.sweep.wsd.BranchingError`).
     """
-    from schedulers.core.resolution import scale_max_duration
     from trainer.config import apply_overrides, load_config, trainer_from_command_line
     from trainer.sweep.wsd import decay_starts
 
-    if (ssr is None) == (max_duration is None):
-        raise ValueError("give the budgets as scale schedule ratios (--ssr) or run lengths (--max-duration/--budgets)")
     if branch_from_stable and ssr is not None:
         raise ValueError(
             "--branch-from-stable branches over run lengths: give --budgets (or --max-duration), not --ssr"
@@ -69,14 +59,9 @@ def plan_config_sweep(
     # built as `cadence fit` builds a point (which has a save_folder; `out` itself never holds checkpoints)
     probe_sets = ["trainer.init.progress_bar=false", f"trainer.init.checkpoint.save_folder={out}"]
     probe = trainer_from_command_line(config_path, [*overrides, *probe_sets])
-    state = probe.state
+    budgets = config_budgets(probe.state, ssr=ssr, max_duration=max_duration)
     if ssr is not None:
-        budgets = budgets_from_ssrs(ssr)
-        for budget in budgets:  # a ratio that shrinks the run to nothing is refused before any point runs
-            scale_max_duration(state.unscaled_max_duration, budget.value, state.dataloader_len)
         return plan_points(budgets, Path(out)), config
-    lengths = [resolve_fraction(value, state.unscaled_max_duration, state.dataloader_len) for value in max_duration]
-    budgets = budgets_from_durations(lengths)
     starts = decay_starts(probe, [budget.value for budget in budgets]) if branch_from_stable else None
     return plan_points(budgets, Path(out), starts), config
 
@@ -201,8 +186,10 @@ def sweep_config(
     branch_from_stable: bool = False,
     jobs: int = 1,
     overrides: Sequence[str] = (),
+    forecast: bool = False,
 ) -> list[dict[str, Any]]:
-    """Plan and run the sweep of a config (``cadence sweep``); returns the summary rows."""
+    """Plan and run the sweep of a config (``cadence sweep``); returns the summary rows (``forecast``: with how
+    far a law fitted on the largest point forecasts each, :mod:`trainer.sweep.forecasting`)."""
     jobs = check_jobs(jobs)
     points, config = plan_config_sweep(
         config_path,
@@ -213,7 +200,7 @@ def sweep_config(
         overrides=overrides,
     )
     launcher = ConfigLauncher(config_path, config, points, overrides)
-    return run_points(points, launcher, Path(out), jobs)
+    return run_points(points, launcher, Path(out), jobs, forecast=forecast)
 
 
 def _as_list(value: Any) -> list:

@@ -58,9 +58,15 @@ def check_jobs(jobs: Any) -> int:
 
 
 def run_points(
-    points: list[SweepPoint], launcher: Launcher, out: Path, jobs: int, log: Callable[[str], None] = print
+    points: list[SweepPoint],
+    launcher: Launcher,
+    out: Path,
+    jobs: int,
+    log: Callable[[str], None] = print,
+    forecast: bool = False,
 ) -> list[dict[str, Any]]:
-    """Run every unfinished point of ``points`` with ``launcher`` and return the summary rows."""
+    """Run every unfinished point of ``points`` with ``launcher`` and return the summary rows (with
+    ``forecast``, each row also says how far a law fitted on the largest point forecasts it)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     commands = [launcher.command(point) for point in points]
@@ -73,6 +79,10 @@ def run_points(
     for phase in phases:
         _run_phase(phase, launcher, jobs, main[0].folder if main else None, log)
     rows = [point_row(point) for point in points]
+    if forecast:
+        from trainer.sweep.forecasting import add_forecasts
+
+        add_forecasts(points, rows, log)
     write_summary(out / SUMMARY_FILE, rows)
     line = compute_line(rows)
     picture = save_picture(out / PICTURE_FILE, points, rows, title=line)

@@ -68,6 +68,14 @@ def _draw_budgets(ax, summary: list[dict[str, Any]], unit: str, gid: int) -> Non
     line.set_gid(f"cadence-curve-{gid}")
     for row, x in zip(summary, xs, strict=True):
         ax.annotate(row["point"], (x, row[key]), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    forecast = [row.get("forecast_final_loss") for row in summary]
+    if all(value is not None for value in forecast):  # cadence sweep --forecast: the law's forecast of each point
+        (line,) = ax.plot(xs, forecast, marker="o", mfc="none", color="C3", lw=0.8, ls="--", label="forecast")
+        line.set_gid(f"cadence-curve-{gid + 1}")
+        for row, x in zip(summary, xs, strict=True):
+            note = f"{row['forecast_error']:+.1%}" if row.get("forecast_error") is not None else ""
+            ax.annotate(note, (x, row["forecast_final_loss"]), textcoords="offset points", xytext=(4, -10), fontsize=7)
+        ax.legend(fontsize="small")
     ax.set_xlim(0, max(xs) * 1.15)
     ax.set_xlabel(f"budget ({unit}s)")
     ax.set_ylabel(key.replace("_", " "))

@@ -29,6 +29,7 @@ __all__ = [
     "budgets_from_durations",
     "budgets_from_python",
     "budgets_from_ssrs",
+    "config_budgets",
     "main_starts",
     "plan_points",
     "resolve_fraction",
@@ -152,6 +153,22 @@ def resolve_fraction(value: Any, horizon: Time, dataloader_len: int | None) -> T
         f"budget {value!r} is {float(length):g} {horizon.unit.value} of the horizon {horizon}, not a whole count: "
         "give it as a whole run length (e.g. in ba)"
     )
+
+
+def config_budgets(state: Any, *, ssr: Iterable[Any] | None = None, max_duration: Iterable[Any] | None = None):
+    """The budgets of a config whose trainer has ``state``: scale schedule ratios (each checked to leave a run),
+    or run lengths (``0.5dur``: a fraction of the config's unscaled horizon), smallest first."""
+    from schedulers.core.resolution import scale_max_duration
+
+    if (ssr is None) == (max_duration is None):
+        raise ValueError("give the budgets as scale schedule ratios (--ssr) or run lengths (--max-duration/--budgets)")
+    if ssr is not None:
+        budgets = budgets_from_ssrs(ssr)
+        for budget in budgets:  # a ratio that shrinks the run to nothing is refused before any point runs
+            scale_max_duration(state.unscaled_max_duration, budget.value, state.dataloader_len)
+        return budgets
+    horizon = state.unscaled_max_duration
+    return budgets_from_durations([resolve_fraction(value, horizon, state.dataloader_len) for value in max_duration])
 
 
 def _number(value: Any) -> float | None:

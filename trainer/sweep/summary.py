@@ -22,6 +22,7 @@ from typing import Any
 
 from schedulers.tools.files import write_atomically
 from trainer.sweep import folders
+from trainer.sweep.forecasting import FORECAST_COLUMNS
 
 __all__ = ["COLUMNS", "compute_line", "point_row", "table", "write_summary"]
 
@@ -71,13 +72,15 @@ def compute_line(rows: Iterable[dict[str, Any]]) -> str:
 
 
 def write_summary(path: Path, rows: list[dict[str, Any]]) -> Path:
-    """Write ``summary.csv`` (the :data:`COLUMNS`, one row per point) atomically."""
+    """Write ``summary.csv`` (the :data:`COLUMNS`, and a forecast's columns when the rows have them; one row per
+    point) atomically."""
+    columns = COLUMNS + tuple(key for key in FORECAST_COLUMNS if rows and key in rows[0])
 
     def write(stream) -> None:
-        writer = csv.DictWriter(stream, COLUMNS, lineterminator="\n")
+        writer = csv.DictWriter(stream, columns, lineterminator="\n")
         writer.writeheader()
         for row in rows:
-            writer.writerow({key: _cell(row[key]) for key in COLUMNS})
+            writer.writerow({key: _cell(row[key]) for key in columns})
 
     return write_atomically(path, write, newline="")
 
@@ -85,6 +88,7 @@ def write_summary(path: Path, rows: list[dict[str, Any]]) -> Path:
 def table(rows: list[dict[str, Any]]) -> str:
     """The rows as an aligned text table (what the command prints)."""
     shown = ("point", "batches", "samples", "tokens", "trained_batches", "final_train_loss", "final_eval_loss")
+    shown += tuple(key for key in FORECAST_COLUMNS if rows and key in rows[0])
     cells = [list(shown)] + [[_short(row[key]) for key in shown] for row in rows]
     widths = [max(len(line[i]) for line in cells) for i in range(len(shown))]
     return "\n".join("  ".join(cell.rjust(width) for cell, width in zip(line, widths, strict=True)) for line in cells)

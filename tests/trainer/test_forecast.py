@@ -1,0 +1,259 @@
+"""trainer.forecast: the laws, fitting them to curves they generate, reading run folders, bad input.
+
+The fits here are on curves generated from the laws (with noise); no accuracy threshold on real training
+(that is bench/forecast.py's job). The end-to-end run is in test_forecast_cli.py.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+
+import pytest
+import torch
+
+from trainer.forecast import (
+    AnnealingLaw,
+    FitError,
+    ForecastError,
+    MultiPowerLaw,
+    RunCurve,
+    fit_law,
+    load_law,
+    lr_areas,
+    read_run,
+)
+from trainer.forecast.fitting import fit_curves
+from trainer.forecast.laws import decreases, warmup_updates
+from trainer.forecast.predict import forecast_lrs
+
+TRUE = {"L0": 1.5, "A": 3.0, "alpha": 0.5, "C": 0.02, "delay": 6.0}
+
+
+def wsd(batches: int, warmup: int = 20, decay: float = 0.2, peak: float = 0.01, floor: float = 0.0) -> torch.Tensor:
+    lrs = torch.full((batches,), peak, dtype=torch.float64)
+    lrs[:warmup] = torch.arange(warmup, dtype=torch.float64) / warmup * peak
+    steps = int(batches * decay)
+    lrs[batches - steps :] = peak * (floor + (1 - floor) * (1 - torch.arange(1, steps + 1) / steps))
+    return lrs
+
+
+def cosine(batches: int, warmup: int = 20, peak: float = 0.01, floor: float = 0.1) -> torch.Tensor:
+    lrs = torch.arange(batches, dtype=torch.float64)
+    tau = ((lrs - warmup) / (batches - warmup)).clamp(0, 1)
+    decayed = peak * (floor + (1 - floor) * 0.5 * (1 + torch.cos(math.pi * tau)))
+    return torch.where(lrs < warmup, lrs / warmup * peak, decayed)
+
+
+def generated(law, parameters, lrs, every=5, noise=0.003, seed=0) -> RunCurve:
+    """A run whose eval loss follows ``law`` with ``parameters`` (times 1 + noise), every ``every`` updates."""
+    generator = torch.Generator().manual_seed(seed)
+    updates = torch.arange(every, len(lrs) + 1, every)
+    p = {k: torch.tensor(v, dtype=torch.float64) for k, v in parameters.items()}
+    clean = law.loss(p, law.at(law.areas(lrs / lrs.max()), updates))
+    noisy = clean * (1 + noise * torch.randn(len(updates), generator=generator, dtype=torch.float64))
+    counts = torch.arange(1, len(lrs) + 1, dtype=torch.float64) * 100
+    return RunCurve(Path(f"generated-{seed}"), lrs, updates, noisy, "eval/loss", "lr/group0", counts, "token")
+
+
+# -- the areas --------------------------------------------------------------------------------------------
+
+
+def test_the_areas_count_the_decreases_after_the_warmup_with_momentum():
+    # warmup 0 -> 1, stable, two drops of 0.25, a rise of 0.25 (a re-warmup counts negative)
+    lrs = torch.tensor([0.0, 0.5, 1.0, 1.0, 0.75, 0.5, 0.75])
+    assert decreases(lrs).tolist() == [0.0, 0.0, 0.0, 0.0, 0.25, 0.25, -0.25]
+    areas = lr_areas(lrs, decay=0.5)
+    assert areas.s1.tolist() == [0.0, 0.0, 0.5, 1.5, 2.5, 3.25, 3.75, 4.5]
+    # m: 0, 0, 0, 0, 0.25, 0.375, 0.1875 - 0.25 = -0.0625
+    assert areas.s2.tolist() == pytest.approx([0, 0, 0, 0, 0, 0.25, 0.625, 0.5625])
+    assert warmup_updates(lrs) == 2
+    # a fitted decay (delay 1: lambda = 0.5) gives the same S_2 in closed form
+    law, updates = AnnealingLaw(), torch.arange(2, 8)  # after 1 update S_1 = 0 (the lr was 0)
+    p = {k: torch.tensor(v, dtype=torch.float64) for k, v in dict(L0=0.0, A=0.0, alpha=1.0, C=-1.0, delay=1.0).items()}
+    assert law.loss(p, law.at(law.areas(lrs), updates)).tolist() == pytest.approx(areas.s2[2:].tolist(), abs=1e-12)
+
+
+def test_the_multi_power_law_equals_its_sum_written_out():
+    lrs = torch.tensor([0.2, 0.6, 1.0, 1.0, 0.8, 0.5, 0.5, 0.3, 0.1])
+    p = {
+        k: torch.tensor(v, dtype=torch.float64)
+        for k, v in dict(L0=1.2, A=2.0, alpha=0.4, B=0.7, C=1.3, beta=0.6, gamma=0.5).items()
+    }
+    law = MultiPowerLaw()
+    updates = torch.arange(1, len(lrs) + 1)
+    fast = law.loss(p, law.at(law.areas(lrs), updates))
+    eta = lrs.tolist()
+    for u in updates.tolist():
+        drop = 0.0
+        for k in range(4, u + 1):  # the lr first decreases at update 5 (index 4): eta_0 is the peak
+            since = sum(eta[k - 1 : u])
+            g = 1 - (1.3 * eta[k - 1] ** -0.5 * since + 1) ** -0.6
+            drop += (eta[k - 2] - eta[k - 1]) * g
+        expected = 1.2 + 2.0 * sum(eta[:u]) ** -0.4 - 0.7 * drop
+        assert float(fast[u - 1]) == pytest.approx(expected, rel=1e-12)
+
+
+# -- fitting ----------------------------------------------------------------------------------------------
+
+
+def test_the_annealing_fit_recovers_the_parameters_of_the_curves_it_generates():
+    law = AnnealingLaw()
+    runs = [generated(law, TRUE, wsd(300), seed=1), generated(law, TRUE, cosine(300), seed=2)]
+    threads = torch.get_num_threads()
+    fitted = fit_curves(runs, law=law)
+    assert torch.get_num_threads() == threads  # the fit runs on one thread, and gives the others back
+    for name, value in TRUE.items():
+        assert fitted.parameters[name] == pytest.approx(value, rel=0.1 if name == "delay" else 0.05), name
+    assert fitted.error < 0.005 and fitted.systematic_error < 0.002  # the noise is 0.3%
+    # a schedule it was not fitted on: its final loss within 0.2% of the law's own
+    lrs = wsd(300, decay=0.5)
+    truth = law.loss({k: torch.tensor(v) for k, v in TRUE.items()}, law.at(law.areas(lrs / 0.01), torch.tensor([300])))
+    assert float(fitted.predict(lrs, torch.tensor([300]))) == pytest.approx(float(truth), rel=0.002)
+
+
+def test_the_multi_power_fit_forecasts_a_schedule_it_was_not_fitted_on():
+    law = MultiPowerLaw()
+    truth = dict(L0=1.4, A=3.0, alpha=0.45, B=0.3, C=0.5, beta=0.6, gamma=0.4)
+    runs = [generated(law, truth, wsd(150), every=5, noise=0.002), generated(law, truth, cosine(150), every=5, seed=1)]
+    fitted = fit_curves(runs, law=law)
+    assert fitted.error < 0.004
+    lrs = wsd(150, decay=0.5)
+    p = {k: torch.tensor(v, dtype=torch.float64) for k, v in truth.items()}
+    expected = law.loss(p, law.at(law.areas(lrs / 0.01), torch.tensor([150])))
+    assert float(fitted.predict(lrs, torch.tensor([150]))) == pytest.approx(float(expected), rel=0.005)
+
+
+def test_a_law_that_does_not_describe_the_runs_fails_with_its_error_and_predicts_nothing():
+    lrs = wsd(200)
+    updates = torch.arange(25, 201, 5)
+    rising = 2.0 + 0.005 * updates.to(torch.float64)  # a loss that rises: no law of a falling loss fits it
+    run = RunCurve(Path("rising"), lrs, updates, rising, "eval/loss", "lr/group0")
+    with pytest.raises(
+        FitError, match=r"annealing law (does not describe|did not converge).*fit error \d+\.\d+%"
+    ) as caught:
+        fit_curves([run], law=AnnealingLaw())
+    failed = caught.value.fitted
+    assert not failed.converged and failed.error > 0.03
+    with pytest.raises(ForecastError, match="this fit failed, so it predicts nothing"):
+        failed.predict(lrs)
+
+
+def test_too_few_points_to_fit_is_one_line_naming_the_run_and_the_count():
+    run = RunCurve(
+        Path("short"), wsd(100), torch.tensor([30, 60, 90]), torch.tensor([3.0, 2.5, 2.2]), "eval/loss", "lr/group0"
+    )
+    with pytest.raises(
+        ForecastError, match=r"3 eval/loss point\(s\) in short: .*annealing law \(5 parameters\) needs at least 10"
+    ):
+        fit_curves([run], law=AnnealingLaw())
+
+
+def test_a_forecast_beyond_the_fitted_runs_is_flagged_with_the_fitted_range():
+    law = AnnealingLaw(decay=0.9)
+    fitted = fit_curves([generated(law, {**TRUE, "C": 0.004}, wsd(300), seed=3)], law=law)
+    inside = forecast_lrs(fitted, wsd(150), torch.arange(150), "token", label="half")
+    assert inside.warnings == ()
+    longer = forecast_lrs(fitted, wsd(600), torch.arange(600), "token", label="double")
+    (message,) = [m for m in longer.warnings if "S1" in m]
+    assert "beyond the fitted runs' 2" in message and "extrapolates in time" in message  # S1 of the fitted run: 2xx
+    hotter = forecast_lrs(fitted, wsd(300, peak=0.02), torch.arange(300), "token", label="hot")
+    assert any("peak lr 0.02 is outside the fitted runs' 0.01" in m for m in hotter.warnings)
+
+
+def test_a_saved_law_reads_back_equal(tmp_path):
+    law = AnnealingLaw(decay=0.99)
+    fitted = fit_curves([generated(law, {**TRUE, "C": 0.004}, wsd(300), seed=4)], law=law)
+    path = fitted.save(tmp_path / "law.json")
+    data = json.loads(path.read_text())
+    assert data["law"] == "annealing" and data["settings"] == {"decay": 0.99}
+    assert data["runs"][0]["folder"] == "generated-4" and data["fit"]["converged"] is True
+    again = load_law(path)
+    assert again == fitted
+    assert list(tmp_path.iterdir()) == [path]  # written atomically: no temporary file left
+
+
+def test_a_file_that_is_not_a_saved_law_is_one_line(tmp_path):
+    (tmp_path / "other.json").write_text('{"format": "something"}')
+    with pytest.raises(ForecastError, match="not a law saved by cadence forecast"):
+        load_law(tmp_path / "other.json")
+    (tmp_path / "cut.json").write_text('{"format": "cadence-forecast-law", "law": "annealing"}')
+    with pytest.raises(ForecastError, match="a saved law with a missing or malformed entry"):
+        load_law(tmp_path / "cut.json")
+
+
+def test_an_unknown_law_name_suggests_the_known_ones():
+    with pytest.raises(ValueError, match="law 'multipower' is not one of annealing, multi-power.*did you mean"):
+        fit_law(
+            [RunCurve(Path("any"), wsd(40), torch.arange(5, 41), torch.ones(36), "eval/loss", "lr/group0")],
+            law="multipower",
+        )
+
+
+# -- reading run folders ----------------------------------------------------------------------------------
+
+
+def write_metrics(folder: Path, rows: list[dict], header: list[str]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "metrics.csv", "w", newline="") as stream:
+        writer = csv.DictWriter(stream, header)
+        writer.writeheader()
+        writer.writerows(rows)
+    return folder
+
+
+def logged_rows(batches: int = 40, evals_every: int = 4) -> list[dict]:
+    lrs = wsd(batches, warmup=4)
+    rows = []
+    for batch in range(1, batches + 1):
+        row = {"batch": batch, "epoch": 0, "sample": 8 * batch, "token": 0}
+        rows.append({**row, "train/loss": 3.0 / batch**0.3, "lr/group0": float(lrs[batch - 1])})
+        if batch % evals_every == 0:
+            rows.append({**row, "eval/loss": 3.1 / batch**0.3})
+    return rows
+
+
+HEADER = ["batch", "epoch", "sample", "token", "train/loss", "lr/group0", "eval/loss"]
+
+
+def test_a_run_reads_the_lr_of_each_batch_and_the_loss_after_its_updates(tmp_path):
+    folder = write_metrics(tmp_path / "run", logged_rows(), HEADER)
+    run = read_run(folder, loss="train")
+    assert len(run.lrs) == 40 and run.lrs[0] == 0.0 and run.lr_column == "lr/group0"
+    # batch 1 trained with lr 0 (nothing learnt): the first point is the loss of batch 3, after 2 updates
+    assert run.updates[:2].tolist() == [2, 3] and float(run.losses[0]) == pytest.approx(3.0 / 3**0.3)
+    evaluated = read_run(folder, loss="auto")  # 10 evaluations: the eval loss
+    assert evaluated.loss_column == "eval/loss" and evaluated.updates[:2].tolist() == [4, 8]
+    assert evaluated.unit == "sample" and evaluated.counts[3] == 32
+
+
+def test_a_run_without_an_lr_column_is_one_line(tmp_path):
+    rows = [{k: v for k, v in row.items() if k != "lr/group0"} for row in logged_rows()]
+    folder = write_metrics(tmp_path / "run", rows, [c for c in HEADER if c != "lr/group0"])
+    with pytest.raises(
+        ForecastError, match=r"run/metrics.csv: no lr column \(lr/group0, \.\.\.\): the run's learning rate"
+    ):
+        read_run(folder)
+
+
+def test_a_run_without_a_loss_column_or_metrics_is_one_line(tmp_path):
+    rows = [{k: v for k, v in row.items() if k not in ("train/loss", "eval/loss")} for row in logged_rows()]
+    folder = write_metrics(tmp_path / "run", rows, ["batch", "epoch", "sample", "token", "lr/group0"])
+    with pytest.raises(ForecastError, match="no train/loss column: it is not the metrics of a training run"):
+        read_run(folder)
+    with pytest.raises(ForecastError, match="no metrics.csv"):
+        read_run(tmp_path / "nothing-here")
+    unevaluated = write_metrics(tmp_path / "plain", [r for r in logged_rows() if "eval/loss" not in r], HEADER)
+    with pytest.raises(ForecastError, match="no eval/loss: the run was not evaluated"):
+        read_run(unevaluated, loss="eval")
+
+
+def test_a_gap_in_the_batches_is_refused(tmp_path):
+    rows = [row for row in logged_rows() if row["batch"] not in (7, 8)]
+    folder = write_metrics(tmp_path / "run", rows, HEADER)
+    with pytest.raises(
+        ForecastError, match=r"2 of batches 1\.\.40 have no row \(the first: 7\): the lr curve has a gap"
+    ):
+        read_run(folder)

@@ -1,0 +1,117 @@
+"""``cadence forecast`` end to end: a small real run (the classifier of examples/classifier_wsd.yaml, 240
+batches), the law fitted on it, a config forecast at other budgets, choosing, and one-line errors.
+
+No accuracy threshold: what is checked is that each step runs through the public command and says what it
+did (bench/forecast.py measures accuracy).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from trainer.cli import main
+from trainer.forecast import load_law, read_run
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIG = ROOT / "examples" / "classifier_wsd.yaml"
+SETS = [
+    "trainer.init.optimizer.SGD.lr=0.01",  # a smooth loss curve (at 0.1 the eval loss jumps about)
+    "trainer.init.loop.max_steps=240",
+    "trainer.init.loop.eval_frequency=10",
+    "trainer.init.progress_bar=false",
+]
+
+
+def sets(*extra: str) -> list[str]:
+    return [part for value in [*SETS, *extra] for part in ("--set", value)]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> Path:
+    """A WSD run to 240 batches, evaluated every 10, logged to run/metrics.csv."""
+    folder = tmp_path_factory.mktemp("forecast") / "run"
+    logger = json.dumps([{"CSVLogger": {"path": str(folder / "metrics.csv")}}])
+    assert main(["fit", str(CONFIG), *sets(f"trainer.init.loggers={logger}")]) == 0
+    return folder
+
+
+def forecast(capsys, *args: str) -> tuple[int, str, str]:
+    status = main(["forecast", *args])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def table_rows(out: str) -> dict[str, list[str]]:
+    return {line.split()[0]: line.split()[1:] for line in out.splitlines() if line.startswith("max_duration-")}
+
+
+def test_forecast_fits_saves_and_forecasts_each_budget(run, capsys):
+    status, out, err = forecast(capsys, str(run), "--config", str(CONFIG), *sets(), "--budgets", "0.5dur", "2dur")
+    assert status == 0, err
+    law = load_law(run / "forecast-law.json")  # saved beside the run's metrics
+    assert law.loss_column == "eval/loss" and law.runs[0]["folder"] == str(run) and law.converged
+    assert f"annealing law on eval/loss of 1 run(s), {law.points} points" in out and "saved to" in out
+    rows = table_rows(out)
+    assert list(rows) == ["max_duration-120ba", "max_duration-480ba"]
+    assert rows["max_duration-120ba"][0] == "120" and rows["max_duration-480ba"][0] == "480"
+    assert rows["max_duration-480ba"][-1] == "extrapolates" and len(rows["max_duration-120ba"]) == 3
+    # the budget beyond the fitted run is flagged, with the fitted range, in one warning line
+    (warning,) = [line for line in err.splitlines() if "S1" in line]
+    assert warning.startswith("cadence: warning: max_duration-480ba: its lr area S1 = ")
+    assert "beyond the fitted runs'" in warning
+    assert "forecast max_duration-480ba" in out and "measured run" in out  # the text plot's legend
+
+
+def test_the_forecast_of_the_fitted_run_is_its_law_curve(run, capsys):
+    """The fitted run's own config, forecast through the preview, ends where the law ends on the logged lrs."""
+    law_file = run / "law-again.json"
+    status, out, err = forecast(capsys, str(run), "--save", str(law_file), "--config", str(CONFIG), *sets())
+    assert status == 0, err
+    law = load_law(law_file)
+    logged = read_run(run)
+    (final,) = law.predict(logged.lrs, [len(logged.lrs)]).tolist()
+    (row,) = [line for line in out.splitlines() if line.startswith("config")]
+    assert float(row.split()[3]) == pytest.approx(final, abs=5e-5)  # the table rounds to 4 decimals
+
+
+def test_a_target_and_a_grid_choose_with_the_forecasts(run, capsys):
+    law = str(run / "forecast-law.json")
+    if not Path(law).exists():
+        assert forecast(capsys, str(run))[0] == 0
+    reachable = load_law(law).runs[0]["final_loss"] * 1.02
+    status, out, err = forecast(
+        capsys, law, "--config", str(CONFIG), *sets(), "--budgets", "0.25dur", "1dur", "--target", str(reachable)
+    )
+    assert status == 0, err
+    assert "smallest budget forecast to reach" in out
+    chosen = out.split("smallest budget forecast to reach")[1].split(": ")[1].split()[0]
+    assert (
+        chosen.startswith("max_duration-") and 60 < int(chosen.removeprefix("max_duration-").removesuffix("ba")) <= 240
+    )
+    key = "trainer.init.schedulers.0.WarmupStableDecayScheduler.t_decay"
+    status, out, err = forecast(capsys, law, "--config", str(CONFIG), *sets(), "--grid", f"{key}=0.1dur,0.3dur,0.5dur")
+    assert status == 0, err
+    labels = [line.split()[0] for line in out.splitlines() if line.startswith(key)]
+    assert labels == [f"{key}=0.1dur", f"{key}=0.3dur", f"{key}=0.5dur"]
+    assert "best of the grid: " + key in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["nowhere"], "cadence: error: nowhere: no metrics.csv"),
+        (["{run}", "--budgets", "0.5dur"], "cadence: error: --budgets, --ssr, --target and --grid forecast a config"),
+        (
+            ["{run}", "--law", "annealing", "--loss", "train", "--config", "{config}", "--budgets", "0.3333dur"],
+            "budget",
+        ),
+    ],
+)
+def test_bad_input_is_one_line(run, capsys, args, message):
+    status, out, err = forecast(capsys, *(a.format(run=run, config=CONFIG) for a in args))
+    assert status == 2 and out == ""
+    (line,) = [line for line in err.splitlines() if not line.startswith("cadence: warning:")]
+    assert line.startswith(message) if message.startswith("cadence") else line.startswith("cadence: error: ")

@@ -1,0 +1,133 @@
+"""``cadence forecast RUN... [--config CONFIG.yaml [--set ...] --budgets 0.25dur 0.5dur 2dur]``.
+
+Fits the law to the runs (or reads a law saved before: a RUN that is a ``.json`` file), saves it, and with
+``--config`` forecasts the config at each budget: a table of the final losses, a text plot (or ``-o``: an
+image) of the forecast curves beside the measured ones. ``--target LOSS`` adds the smallest budget
+predicted to reach it; ``--grid KEY.PATH=V1,V2,...`` forecasts each value of one key and marks the best.
+A forecast that extrapolates beyond the fitted runs is flagged in the table and explained in a warning.
+"""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+from pathlib import Path
+
+from trainer.forecast.errors import ForecastError
+from trainer.forecast.fitted import FittedLaw, load_law
+from trainer.forecast.fitting import fit_law
+from trainer.forecast.laws import law_named
+from trainer.forecast.predict import Forecast, best_of_grid, forecast_config, smallest_budget
+from trainer.forecast.runs import RunCurve, metrics_path, read_run
+
+__all__ = ["LAW_FILE", "run_forecast"]
+
+#: where the fitted law is saved by default: beside the first run's metrics
+LAW_FILE = "forecast-law.json"
+
+
+def run_forecast(args: argparse.Namespace) -> str:
+    """Run ``cadence forecast`` with parsed ``args``; returns what to print (warnings go through ``warnings``)."""
+    law, note = _law(args)
+    runs = _run_curves(law, _run_folders(args))
+    lines = [f"{law.summary()}{note}"]
+    if args.config is None:
+        if args.target is not None or args.grid or args.budgets or args.ssr:
+            raise ForecastError("--budgets, --ssr, --target and --grid forecast a config: give --config CONFIG.yaml")
+        return "\n".join(lines)
+    forecasts, chosen = _forecasts(law, args)
+    lines.append(_table(law, forecasts))
+    lines += chosen
+    for forecast in forecasts:
+        for message in forecast.warnings:
+            warnings.warn(f"{forecast.label}: {message}", stacklevel=2)
+    if args.output is not None:
+        from trainer.forecast.picture import save_forecast_picture
+
+        lines.append(save_forecast_picture(args.output, law, runs, forecasts))
+    else:
+        from trainer.forecast.picture import forecast_text
+
+        lines.append(forecast_text(law, runs, forecasts, width=args.width or 72, height=args.height or 16))
+    return "\n".join(lines)
+
+
+def _law(args: argparse.Namespace) -> tuple[FittedLaw, str]:
+    """The law: loaded (a RUN ending in .json), else fitted and saved; and a note saying where it is."""
+    saved = [run for run in args.runs if str(run).endswith(".json")]
+    if saved:
+        if len(args.runs) > 1:
+            raise ForecastError(f"{saved[0]} is a saved law: give it alone, or run folders to fit")
+        return load_law(saved[0]), f" (read from {saved[0]})"
+    if args.decay is not None and args.law != "annealing":
+        raise ForecastError(f"--decay is the annealing law's momentum; the {args.law} law has none")
+    settings = {} if args.decay is None else {"decay": args.decay}
+    law = fit_law(args.runs, law=law_named(args.law, settings), loss=args.loss)
+    target = args.save or str(metrics_path(args.runs[0]).parent / LAW_FILE)
+    law.save(target)
+    return law, f"; saved to {target}"
+
+
+def _run_folders(args: argparse.Namespace) -> list[str]:
+    """The runs to draw: those fitted (for a saved law, those it names that still exist)."""
+    saved = [run for run in args.runs if str(run).endswith(".json")]
+    if not saved:
+        return list(args.runs)
+    return [r["folder"] for r in load_law(saved[0]).runs if Path(r["folder"]).exists()]
+
+
+def _forecasts(law: FittedLaw, args: argparse.Namespace) -> tuple[list[Forecast], list[str]]:
+    common = dict(overrides=args.overrides, flags=None)
+    if args.grid:
+        key, values = _grid(args.grid)
+        budget = _one(args.budgets, "--budgets")
+        ssr = _one(args.ssr, "--ssr")
+        found, best = best_of_grid(law, args.config, key, values, budget=budget, ssr=ssr, **common)
+        return found, [f"best of the grid: {found[best].label} (forecast {found[best].final_loss:.4f})"]
+    if args.target is not None:
+        if not (args.budgets or args.ssr):
+            raise ForecastError("--target searches between budgets: give --budgets (or --ssr) up to the largest")
+        reached, tried = smallest_budget(law, args.config, args.target, budgets=args.budgets, ssr=args.ssr, **common)
+        tried.sort(key=lambda f: f.final_count)
+        if reached is None:
+            return tried, [f"no budget up to {tried[-1].label} is forecast to reach {args.target:g}"]
+        return tried, [f"smallest budget forecast to reach {args.target:g}: {reached.label} ({reached.final_loss:.4f})"]
+    return forecast_config(law, args.config, budgets=args.budgets, ssr=args.ssr, **common), []
+
+
+def _grid(text: str) -> tuple[str, list[str]]:
+    key, sep, values = text.partition("=")
+    items = [value.strip() for value in values.split(",") if value.strip()]
+    if not sep or not key.strip() or not items:
+        raise ForecastError(f"--grid {text!r}: expected KEY.PATH=V1,V2,... (a config key and its values)")
+    return key.strip(), items
+
+
+def _one(values, option: str):
+    if not values:
+        return None
+    if len(values) > 1:
+        raise ForecastError(f"--grid forecasts at one budget: give one value to {option}")
+    return values[0]
+
+
+def _table(law: FittedLaw, forecasts: list[Forecast]) -> str:
+    unit = forecasts[0].unit if forecasts else "sample"
+    header = ["forecast", "batches", f"{unit}s", f"final {law.loss_column}", ""]
+    rows = [
+        [f.label, str(f.batches), str(f.final_count), f"{f.final_loss:.4f}", "extrapolates" if f.warnings else ""]
+        for f in forecasts
+    ]
+    cells = [header, *rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    return "\n".join("  ".join(_align(row, widths)).rstrip() for row in cells)
+
+
+def _align(row: list[str], widths: list[int]) -> list[str]:
+    cells = zip(row, widths, strict=True)
+    return [cell.ljust(width) if i == 0 else cell.rjust(width) for i, (cell, width) in enumerate(cells)]
+
+
+def _run_curves(law: FittedLaw, runs: list[str]) -> list[RunCurve]:
+    """The fitted runs, read as the law read them (its loss column)."""
+    return [read_run(run, loss="eval" if law.loss_column == "eval/loss" else "train") for run in runs]

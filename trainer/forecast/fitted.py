@@ -1,0 +1,177 @@
+r"""A fitted law: its parameters, how well it fits, the runs it came from and the range they cover; saved as a
+small JSON file (written atomically) and read back.
+
+The fit error is the root mean square of the relative residuals :math:`r_i = \hat L_i / L_i - 1` over the
+fitted points; the noise is what consecutive points of one run scatter by,
+:math:`\sqrt{\tfrac12 \overline{(r_i - r_{i-1})^2}}` (a smooth misfit hardly changes from one point to the
+next; noise does), and the systematic error :math:`\sqrt{\max(\text{error}^2 - \text{noise}^2, 0)}` is the
+part of the error that noise does not explain (docs/forecast.md).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from schedulers.tools.files import write_atomically
+from trainer.forecast.errors import ForecastError
+from trainer.forecast.laws import AnnealingLaw, MultiPowerLaw, law_named, lr_areas
+
+__all__ = ["FORMAT", "FittedLaw", "extent", "load_law"]
+
+FORMAT = "cadence-forecast-law"
+#: how far beyond the fitted runs a forecast may reach before it is flagged (docs/forecast.md)
+S1_MARGIN = 1.05
+S2_MARGIN = 2.0
+PEAK_MARGIN = 0.05
+
+
+@dataclass(frozen=True)
+class FittedLaw:
+    """A law with fitted ``parameters``; ``lr_scale`` is :math:`\\eta_{ref}` (the fitted runs' peak lr).
+
+    ``runs`` describes each fitted run (``folder``, ``points``, ``batches``, ``peak_lr``, ``s1``: the forward
+    area after its last update and ``s2``: its largest annealing area, both normalized by ``lr_scale``).
+    """
+
+    law: AnnealingLaw | MultiPowerLaw
+    parameters: dict[str, float]
+    lr_scale: float
+    error: float
+    noise: float
+    points: int
+    loss_column: str
+    lr_column: str
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    converged: bool = True
+    message: str = ""
+
+    @property
+    def systematic_error(self) -> float:
+        return math.sqrt(max(self.error**2 - self.noise**2, 0.0))
+
+    def tensors(self) -> dict[str, torch.Tensor]:
+        return {name: torch.tensor(value, dtype=torch.float64) for name, value in self.parameters.items()}
+
+    def predict(self, lrs: torch.Tensor, updates: torch.Tensor | None = None) -> torch.Tensor:
+        """The loss after each of ``updates`` (default: after every update, ``1..n``) of a run whose updates
+        train with ``lrs`` (the lr of each, as logged or previewed). Refuses a fit that failed."""
+        if not self.converged:
+            raise ForecastError(f"this fit failed, so it predicts nothing: {self.message}")
+        lrs = torch.as_tensor(lrs, dtype=torch.float64)
+        if len(lrs) == 0:
+            raise ForecastError("the run has no update: there is no loss to predict")
+        areas = self.law.areas(lrs / self.lr_scale)
+        if updates is None:
+            updates = torch.arange(1, len(lrs) + 1)
+        updates = torch.as_tensor(updates, dtype=torch.int64)
+        p = self.tensors()
+        with torch.no_grad():  # in blocks: the multi-power law needs (points × decreases) numbers
+            return torch.cat([self.law.loss(p, self.law.at(areas, block)) for block in updates.split(512)])
+
+    def range_warnings(self, lrs: torch.Tensor) -> list[str]:
+        """What makes a forecast of a run with ``lrs`` an extrapolation (each with the fitted range)."""
+        lrs = torch.as_tensor(lrs, dtype=torch.float64)
+        fitted = self.ranges()
+        s1, s2 = extent(self.law, self.parameters, lrs / self.lr_scale)
+        peak = float(lrs.max())
+        found = []
+        if s1 > fitted["s1"][1] * S1_MARGIN:
+            found.append(
+                f"its lr area S1 = {s1:.4g} (in updates at the peak lr) is beyond the fitted runs' "
+                f"{_span(fitted['s1'])}: the law extrapolates in time"
+            )
+        if s2 > fitted["s2"][1] * S2_MARGIN + 1e-9:
+            found.append(
+                f"its annealing area S2 = {s2:.4g} is beyond the fitted runs' {_span(fitted['s2'])}"
+                + (" (they never decreased the lr)" if fitted["s2"][1] == 0 else "")
+            )
+        low, high = fitted["peak_lr"]
+        if not low * (1 - PEAK_MARGIN) <= peak <= high * (1 + PEAK_MARGIN):
+            found.append(f"its peak lr {peak:.4g} is outside the fitted runs' {_span(fitted['peak_lr'])}")
+        return found
+
+    def ranges(self) -> dict[str, tuple[float, float]]:
+        """The smallest and largest ``s1``, ``s2`` and ``peak_lr`` of the fitted runs."""
+        keys = ("s1", "s2", "peak_lr")
+        return {key: (min(r[key] for r in self.runs), max(r[key] for r in self.runs)) for key in keys}
+
+    # -- the JSON file -------------------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "version": 1,
+            "law": self.law.name,
+            "settings": self.law.settings,
+            "parameters": dict(self.parameters),
+            "lr_scale": self.lr_scale,
+            "loss": self.loss_column,
+            "lr": self.lr_column,
+            "fit": {
+                "converged": self.converged,
+                "error": self.error,
+                "noise": self.noise,
+                "systematic_error": self.systematic_error,
+                "points": self.points,
+                "message": self.message,
+            },
+            "runs": self.runs,
+        }
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the law to ``path`` as JSON, atomically."""
+        text = json.dumps(self.to_json(), indent=2) + "\n"
+        return write_atomically(path, lambda stream: stream.write(text))
+
+    def summary(self) -> str:
+        """One line: the law, its parameters and its fit error."""
+        values = ", ".join(f"{name}={value:.4g}" for name, value in self.parameters.items())
+        return (
+            f"{self.law.name} law on {self.loss_column} of {len(self.runs)} run(s), {self.points} points: {values}; "
+            f"fit error {self.error:.2%} (noise {self.noise:.2%}, systematic {self.systematic_error:.2%})"
+        )
+
+
+def load_law(path: str | os.PathLike) -> FittedLaw:
+    """A law saved by :meth:`FittedLaw.save` (a file that is not one is a :class:`ForecastError`)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ForecastError(f"{path}: cannot read a saved law ({error})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ForecastError(f'{path}: not a law saved by cadence forecast (no "format": "{FORMAT}")')
+    try:
+        fit = data["fit"]
+        return FittedLaw(
+            law=law_named(data["law"], data.get("settings")),
+            parameters={str(k): float(v) for k, v in data["parameters"].items()},
+            lr_scale=float(data["lr_scale"]),
+            error=float(fit["error"]),
+            noise=float(fit["noise"]),
+            points=int(fit["points"]),
+            loss_column=str(data["loss"]),
+            lr_column=str(data["lr"]),
+            runs=list(data["runs"]),
+            converged=bool(fit["converged"]),
+            message=str(fit.get("message", "")),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise ForecastError(f"{path}: a saved law with a missing or malformed entry ({error})") from None
+
+
+def extent(law: AnnealingLaw | MultiPowerLaw, parameters: dict[str, float], normalized: torch.Tensor):
+    """A run's forward area after its last update and its largest annealing area (with the annealing law's
+    momentum, else the paper's 0.999), from its normalized lrs: what :meth:`FittedLaw.range_warnings` compares."""
+    areas = lr_areas(normalized, law.momentum(parameters) if isinstance(law, AnnealingLaw) else 0.999)
+    return float(areas.s1[-1]), float(areas.s2.max())
+
+
+def _span(bounds: tuple[float, float]) -> str:
+    low, high = bounds
+    return f"{low:.4g}" if low == high else f"[{low:.4g}, {high:.4g}]"

@@ -1,0 +1,223 @@
+r"""Fitting a law to logged runs: robust, from several starts, in float64.
+
+The parameters :math:`\theta` are fitted as their logarithms (every one is positive) by minimizing the mean
+Huber loss of the log residuals,
+
+.. math:: \frac{1}{N} \sum_i H_\delta\bigl(\log \hat L_i(\theta) - \log L_i\bigr), \qquad
+          H_\delta(r) = \begin{cases} r^2 / 2\delta & |r| \le \delta \\ |r| - \delta/2 & |r| > \delta \end{cases}
+
+(:math:`\delta = 10^{-3}`, as both papers; divided by :math:`\delta` so that it is in units of the relative
+residual), with L-BFGS from every starting point of the law, keeping the best. A fit fails (a
+:class:`~trainer.forecast.FitError` giving its error) when no start reaches finite parameters, when the best
+is not a stationary point, or when its systematic error (:mod:`trainer.forecast.fitted`) exceeds
+``max_error``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from collections.abc import Sequence
+
+import torch
+
+from trainer.forecast.errors import FitError, ForecastError
+from trainer.forecast.fitted import FittedLaw, extent
+from trainer.forecast.laws import AnnealingLaw, MultiPowerLaw, law_named, warmup_updates
+from trainer.forecast.runs import TRAIN_LOSS, RunCurve, read_run
+
+__all__ = ["HUBER_DELTA", "fit_law", "fit_curves"]
+
+HUBER_DELTA = 1e-3
+#: a fit has converged when one more round of L-BFGS from it lowers the objective by less than this fraction
+SETTLED = 1e-3
+
+
+def fit_law(
+    runs: Sequence[str | os.PathLike | RunCurve],
+    *,
+    law: str | AnnealingLaw | MultiPowerLaw = "annealing",
+    loss: str = "auto",
+    lr_column: str | None = None,
+    max_error: float = 0.03,
+) -> FittedLaw:
+    """Fit ``law`` to the loss curves of ``runs`` (run folders, their ``metrics.csv``, or :class:`RunCurve`).
+
+    ``loss`` picks the curve (``"eval"``, ``"train"``, or ``"auto"``: the eval loss when every run has enough
+    evaluations); every run is fitted on the same one. Returns a :class:`FittedLaw`; a failed fit raises
+    :class:`FitError` (its ``fitted`` holds the best attempt), too few points a :class:`ForecastError`.
+    """
+    curves = _curves(runs, loss, lr_column)
+    return fit_curves(curves, law=law_named(law) if isinstance(law, str) else law, max_error=max_error)
+
+
+def _curves(runs, loss: str, lr_column: str | None) -> list[RunCurve]:
+    curves = [run if isinstance(run, RunCurve) else read_run(run, loss=loss, lr_column=lr_column) for run in runs]
+    if len({curve.loss_column for curve in curves}) > 1:  # "auto" chose differently: fit every run on one curve
+        curves = [read_run(curve.folder, loss="train", lr_column=curve.lr_column) for curve in curves]
+    return curves
+
+
+def _after_warmup(curve: RunCurve) -> RunCurve:
+    """The points measured once the warmup is over: during it the loss follows the warmup, not the law."""
+    keep = curve.updates > warmup_updates(curve.lrs)
+    return dataclasses.replace(curve, updates=curve.updates[keep], losses=curve.losses[keep])
+
+
+def _check_columns(curves: Sequence[RunCurve]) -> None:
+    for attribute, what in (("loss_column", "losses"), ("lr_column", "lr")):
+        columns = sorted({getattr(curve, attribute) for curve in curves})
+        if len(columns) > 1:
+            raise ForecastError(f"the runs give their {what} in different columns ({', '.join(columns)}): fit one kind")
+
+
+def fit_curves(curves: Sequence[RunCurve], *, law: AnnealingLaw | MultiPowerLaw, max_error: float = 0.03) -> FittedLaw:
+    """Fit ``law`` to ``curves`` (see :func:`fit_law`)."""
+    if not (isinstance(max_error, (int, float)) and max_error > 0):
+        raise ForecastError(f"max_error={max_error!r} must be a number > 0 (a relative error, 0.03 is 3%)")
+    if not curves:
+        raise ForecastError("no run to fit: give at least one run folder")
+    _check_columns(curves)
+    curves = [_after_warmup(curve) for curve in curves]
+    points = sum(len(curve.losses) for curve in curves)
+    needed = 2 * len(law.parameters)
+    if points < needed:
+        names = ", ".join(curve.name for curve in curves)
+        hint = "" if curves[0].loss_column == TRAIN_LOSS else " (evaluate more often, or fit the training loss)"
+        raise ForecastError(
+            f"{points} {curves[0].loss_column} point(s) in {names}: fitting the {law.name} law "
+            f"({len(law.parameters)} parameters) needs at least {needed}{hint}"
+        )
+    lr_scale = max(float(curve.lrs.max()) for curve in curves)
+    if not lr_scale > 0:
+        raise ForecastError(f"the lr of {', '.join(c.name for c in curves)} is 0 throughout: no law applies")
+    areas = [law.areas(curve.lrs / lr_scale) for curve in curves]
+    data = [(law.at(a, curve.updates), curve.losses) for a, curve in zip(areas, curves, strict=True)]
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tensors of a few thousand numbers: more threads only add synchronisation (5x slower)
+    try:
+        theta, objective, settling = _best_fit(law, data, areas, curves)
+    finally:
+        torch.set_num_threads(threads)
+    return _fitted(law, curves, data, theta, objective, settling, lr_scale, max_error)
+
+
+def _objective(law, data, theta: torch.Tensor) -> torch.Tensor:
+    p = dict(zip(law.parameters, theta.exp(), strict=True))
+    residuals = torch.cat([_log_residuals(law, p, *item) for item in data])
+    small = residuals.abs() <= HUBER_DELTA
+    huber = torch.where(small, residuals**2 / (2 * HUBER_DELTA), residuals.abs() - HUBER_DELTA / 2)
+    return huber.mean()
+
+
+def _log_residuals(law, p, at: tuple[torch.Tensor, ...], losses: torch.Tensor) -> torch.Tensor:
+    predicted = law.loss(p, at)
+    return torch.log(predicted.clamp(min=1e-12)) - torch.log(losses)
+
+
+def _best_fit(law, data, areas, curves) -> tuple[torch.Tensor | None, float, float]:
+    """The log-parameters of the best start (None when no start gave a finite objective), its objective, and the
+    fraction by which one more round of L-BFGS lowered it (about 0 for a converged fit)."""
+    losses = torch.cat([item[1] for item in data])
+    first_s1 = min(float(a.s1[c.updates].min()) for a, c in zip(areas, curves, strict=True))
+    last_s2 = max(float(a.s2[c.updates].max()) for a, c in zip(areas, curves, strict=True))
+    best, best_value = None, math.inf
+    for start in law.starts(losses, first_s1, last_s2):
+        theta = torch.tensor([math.log(max(start[name], 1e-12)) for name in law.parameters], dtype=torch.float64)
+        theta, value = _minimize(law, data, theta)
+        if math.isfinite(value) and value < best_value:
+            best, best_value = theta, value
+    if best is None:
+        return None, math.inf, math.inf
+    polished, value = _minimize(law, data, best, 400)  # once more from the best: a converged fit stays where it is
+    # relative to the objective, but not below 1e-4 (0.01% mean residual): a perfect fit has nothing left to gain
+    settling = (best_value - value) / max(abs(best_value), 1e-4) if math.isfinite(value) else math.inf
+    return (polished, value, settling) if value <= best_value else (best, best_value, settling)
+
+
+def _minimize(law, data, theta: torch.Tensor, iterations: int = 150) -> tuple[torch.Tensor, float]:
+    theta = theta.clone().requires_grad_(True)
+    optimizer = torch.optim.LBFGS(
+        [theta], lr=1.0, max_iter=iterations, tolerance_grad=1e-9, tolerance_change=1e-13, line_search_fn="strong_wolfe"
+    )
+
+    def closure() -> torch.Tensor:
+        optimizer.zero_grad()
+        value = _objective(law, data, theta)
+        if not torch.isfinite(value):  # a start where the law is not defined: let the line search back off
+            return torch.tensor(1e6, dtype=torch.float64, requires_grad=True) + 0 * theta.sum()
+        value.backward()
+        return value
+
+    try:
+        optimizer.step(closure)
+    except RuntimeError:  # pragma: no cover - a degenerate line search
+        return theta.detach(), math.inf
+    with torch.no_grad():
+        value = float(_objective(law, data, theta))
+    if not torch.isfinite(theta).all():
+        return theta.detach(), math.inf
+    return theta.detach(), value
+
+
+def _fitted(law, curves, data, theta, objective, settling, lr_scale, max_error) -> FittedLaw:
+    names = ", ".join(curve.name for curve in curves)
+    if theta is None:
+        raise FitError(f"the {law.name} law did not converge on {names}: no start reached finite parameters")
+    parameters = dict(zip(law.parameters, theta.exp().tolist(), strict=True))
+    p = {name: torch.tensor(value, dtype=torch.float64) for name, value in parameters.items()}
+    with torch.no_grad():
+        relative = [torch.expm1(_log_residuals(law, p, *item)) for item in data]
+    error = float(torch.cat(relative).pow(2).mean().sqrt())
+    noise = _noise(relative)
+    fitted = FittedLaw(
+        law=law,
+        parameters=parameters,
+        lr_scale=lr_scale,
+        error=error,
+        noise=noise,
+        points=sum(len(r) for r in relative),
+        loss_column=curves[0].loss_column,
+        lr_column=curves[0].lr_column,
+        runs=[_run_record(law, parameters, curve, lr_scale) for curve in curves],
+    )
+    problem = _problem(fitted, objective, settling, max_error)
+    if problem:
+        failed = dataclasses.replace(fitted, converged=False, message=f"{problem} ({names})")
+        raise FitError(f"the {law.name} law {problem} on {names}", failed)
+    return fitted
+
+
+def _problem(fitted: FittedLaw, objective: float, settling: float, max_error: float) -> str:
+    """Why a fit failed, or ""."""
+    values = list(fitted.parameters.values())
+    if not (math.isfinite(objective) and all(math.isfinite(v) for v in values) and math.isfinite(fitted.error)):
+        return "did not converge: its parameters are not finite"
+    if settling > SETTLED:
+        return f"did not converge: it stopped with fit error {fitted.error:.2%} where the error still falls"
+    if fitted.systematic_error > max_error:
+        return (
+            f"does not describe the runs: fit error {fitted.error:.2%}, of which {fitted.systematic_error:.2%} is "
+            f"systematic (beyond the noise of {fitted.noise:.2%}; at most {max_error:.2%} is accepted)"
+        )
+    return ""
+
+
+def _noise(relative: list[torch.Tensor]) -> float:
+    """The scatter of consecutive residuals of each run (see :mod:`trainer.forecast.fitted`)."""
+    steps = torch.cat([r[1:] - r[:-1] for r in relative])
+    return float((steps.pow(2).mean() / 2).sqrt()) if len(steps) else 0.0
+
+
+def _run_record(law, parameters: dict[str, float], curve: RunCurve, lr_scale: float) -> dict:
+    s1, s2 = extent(law, parameters, curve.lrs / lr_scale)
+    return {
+        "folder": str(curve.folder),
+        "points": len(curve.losses),
+        "batches": len(curve.lrs),
+        "peak_lr": float(curve.lrs.max()),
+        "s1": s1,
+        "s2": s2,
+        "final_loss": float(curve.losses[-1]),
+    }

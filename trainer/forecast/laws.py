@@ -1,0 +1,228 @@
+r"""Loss-curve laws: the loss after :math:`u` updates as a function of the learning rates of those updates.
+
+The lr curve is read as the lr of each update, :math:`\eta_1, \dots, \eta_n` (update :math:`k` trains
+batch :math:`k` with :math:`\eta_k`), divided by a reference lr :math:`\eta_{ref}` (the peak lr of the runs a
+law was fitted on), so that the areas are counted in "updates at the peak lr" and one set of parameters
+serves every schedule with that peak. Pure functions of float64 tensors; no training, no files.
+
+**Forward area and annealing area** (Tissue et al., 2024, arXiv 2408.11029):
+
+.. math::
+    S_1(u) = \sum_{k=1}^{u} \eta_k, \qquad
+    S_2(u) = \sum_{k=1}^{u} m_k, \quad m_k = \lambda\, m_{k-1} + \Delta_k, \quad m_0 = 0
+
+with :math:`\Delta_k = \eta_{k-1} - \eta_k` the decrease of update :math:`k` once the warmup is over
+(:math:`\Delta_k = 0` while the lr has not yet decreased: the warmup and a stable phase add nothing) and
+:math:`\lambda` the decay of the momentum (0.999 in the paper). :math:`S_1` includes the warmup.
+
+**The annealing law** (:class:`AnnealingLaw`, ibid.): :math:`L(u) = L_0 + A\,S_1(u)^{-\alpha} - C\,S_2(u)`.
+
+**The multi-power law** (:class:`MultiPowerLaw`; Luo et al., 2025, arXiv 2503.12811):
+
+.. math::
+    L(u) = L_0 + A\,S_1(u)^{-\alpha} - B \sum_{k=1}^{u} \Delta_k\,
+    G\!\left(\eta_k^{-\gamma} \textstyle\sum_{\tau=k}^{u} \eta_\tau\right), \qquad G(x) = 1 - (C x + 1)^{-\beta}
+
+Every parameter is positive; the fit works on their logarithms (:mod:`trainer.forecast.fitting`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+__all__ = ["LAWS", "AnnealingLaw", "LrAreas", "MultiPowerLaw", "decreases", "law_named", "lr_areas", "warmup_updates"]
+
+#: the smallest lr the multi-power law raises to a negative power (an lr of 0 would give inf · 0)
+_TINY_LR = 1e-12
+
+
+def decreases(lrs: torch.Tensor) -> torch.Tensor:
+    r""":math:`\Delta_k = \eta_{k-1} - \eta_k` for each update, 0 before the lr first decreases (the warmup
+    and a stable phase; :math:`\Delta_1 = 0`).
+
+    >>> decreases(torch.tensor([0.5, 1.0, 1.0, 0.75, 0.5, 0.75])).tolist()
+    [0.0, 0.0, 0.0, 0.25, 0.25, -0.25]
+    """
+    steps = torch.zeros_like(lrs)
+    steps[1:] = lrs[:-1] - lrs[1:]
+    falling = (steps > 0).nonzero()
+    if len(falling) == 0:
+        return torch.zeros_like(lrs)
+    steps[: int(falling[0])] = 0.0  # the warmup's increases are not annealing
+    return steps
+
+
+def warmup_updates(lrs: torch.Tensor) -> int:
+    """The updates before the lr first reaches its peak (the warmup): 0 without a warmup.
+
+    >>> warmup_updates(torch.tensor([0.0, 0.5, 1.0, 1.0, 0.5]))
+    2
+    """
+    return int((lrs >= lrs.max()).nonzero()[0]) if len(lrs) else 0
+
+
+@dataclass(frozen=True)
+class LrAreas:
+    r"""An lr curve (normalized) and its areas after :math:`u = 0, \dots, n` updates (index :math:`u`)."""
+
+    lrs: torch.Tensor  # eta_1 .. eta_n
+    s1: torch.Tensor  # S_1(0) .. S_1(n)
+    s2: torch.Tensor  # S_2(0) .. S_2(n)
+    drops: torch.Tensor = field(repr=False)  # Delta_1 .. Delta_n
+
+
+def lr_areas(lrs: torch.Tensor, decay: float = 0.999) -> LrAreas:
+    r"""The forward area :math:`S_1` and the annealing area :math:`S_2` (momentum ``decay`` :math:`\lambda`)
+    after every number of updates, of the (normalized) lrs of updates :math:`1 \dots n`.
+
+    >>> areas = lr_areas(torch.tensor([1.0, 1.0, 0.5, 0.5]), decay=0.5)
+    >>> areas.s1.tolist(), areas.s2.tolist()
+    ([0.0, 1.0, 2.0, 2.5, 3.0], [0.0, 0.0, 0.0, 0.5, 0.75])
+    """
+    lrs = torch.as_tensor(lrs, dtype=torch.float64)
+    drops = decreases(lrs)
+    momentum, running, s2 = 0.0, 0.0, [0.0]
+    for drop in drops.tolist():  # a first-order recurrence: a loop over floats is fast enough (~10M/s)
+        momentum = decay * momentum + drop
+        running += momentum
+        s2.append(running)
+    zero = lrs.new_zeros(1)
+    return LrAreas(lrs, torch.cat([zero, torch.cumsum(lrs, 0)]), torch.tensor(s2, dtype=torch.float64), drops)
+
+
+@dataclass(frozen=True)
+class AnnealingLaw:
+    r""":math:`L(u) = L_0 + A\,S_1(u)^{-\alpha} - C\,S_2(u)` (see the module docstring).
+
+    ``decay`` is :math:`\lambda`, fixed during the fit (the paper's 0.999), or None: fitted, as a fifth
+    parameter ``delay`` :math:`= \lambda / (1 - \lambda)` (the mean delay, in updates, with which a decrease
+    of the lr lowers the loss), with the annealing area in closed form,
+
+    .. math:: S_2(u) = \sum_{j \le u} \Delta_j\, \frac{1 - \lambda^{u - j + 1}}{1 - \lambda}
+    """
+
+    decay: float | None = None
+    name: str = field(default="annealing", init=False)
+    parameters: tuple[str, ...] = field(default=("L0", "A", "alpha", "C"), init=False)
+
+    def __post_init__(self) -> None:
+        if self.decay is None:
+            object.__setattr__(self, "parameters", ("L0", "A", "alpha", "C", "delay"))
+        elif isinstance(self.decay, bool) or not (isinstance(self.decay, (int, float)) and 0 <= self.decay < 1):
+            raise ValueError(f"decay={self.decay!r} must be a number in [0, 1) (the momentum of the annealing area)")
+
+    @property
+    def settings(self) -> dict[str, float | None]:
+        return {"decay": None if self.decay is None else float(self.decay)}
+
+    def momentum(self, parameters: dict[str, float]) -> float:
+        r""":math:`\lambda`: ``decay``, or the fitted one."""
+        return self.decay if self.decay is not None else parameters["delay"] / (1 + parameters["delay"])
+
+    def areas(self, lrs: torch.Tensor) -> LrAreas:
+        return lr_areas(lrs, 0.9 if self.decay is None else self.decay)  # a fitted decay: S_2 is built in loss()
+
+    def at(self, areas: LrAreas, updates: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        r"""What the loss after each of ``updates`` (update counts >= 1) depends on: :math:`S_1, S_2` there (with a
+        fitted decay: the decreases :math:`\Delta_j` and their ages :math:`u - j + 1`, 0 for :math:`j > u`)."""
+        if self.decay is not None:
+            return areas.s1[updates], areas.s2[updates]
+        js = areas.drops.nonzero().flatten() + 1
+        ages = (updates.unsqueeze(1) - js.unsqueeze(0) + 1).clamp(min=0).to(torch.float64)
+        return areas.s1[updates], areas.drops[js - 1], ages
+
+    def loss(self, p: dict[str, torch.Tensor], at: tuple[torch.Tensor, ...]) -> torch.Tensor:
+        """The loss at the points ``at`` (from :meth:`at`) with the parameters ``p``."""
+        if self.decay is not None:
+            s1, s2 = at
+        else:
+            s1, drops, ages = at
+            log_decay = torch.log(p["delay"]) - torch.log1p(p["delay"])
+            s2 = ((1 - torch.exp(ages * log_decay)) * drops).sum(dim=1) * (1 + p["delay"])
+        return p["L0"] + p["A"] * s1 ** -p["alpha"] - p["C"] * s2
+
+    def starts(self, losses: torch.Tensor, first_s1: float, last_s2: float) -> list[dict[str, float]]:
+        """Starting points for the fit, from the losses, the smallest :math:`S_1` and the largest :math:`S_2`."""
+        low, high = float(losses.min()), float(losses.max())
+        drop = max(high - low, 1e-3 * high)
+        guesses = []
+        for floor in (0.5, 0.9):
+            for alpha in (0.3, 0.7):
+                base = floor * low
+                guesses.append(
+                    {
+                        "L0": base,
+                        "A": max(high - base, 1e-6) * first_s1**alpha,
+                        "alpha": alpha,
+                        "C": 0.1 * drop / max(last_s2, 1e-9),
+                        "delay": 9.0,  # lambda = 0.9 (used when the decay is fitted)
+                    }
+                )
+        return guesses
+
+
+@dataclass(frozen=True)
+class MultiPowerLaw:
+    r"""The multi-power law of Luo et al. (see the module docstring): seven parameters
+    :math:`L_0, A, \alpha, B, C, \beta, \gamma`."""
+
+    name: str = field(default="multi-power", init=False)
+    parameters: tuple[str, ...] = field(default=("L0", "A", "alpha", "B", "C", "beta", "gamma"), init=False)
+
+    @property
+    def settings(self) -> dict[str, float]:
+        return {}
+
+    def areas(self, lrs: torch.Tensor) -> LrAreas:
+        return lr_areas(lrs, 0.0)  # S_2 is not used; S_1 and the decreases are
+
+    def at(self, areas: LrAreas, updates: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        r"""What the loss after each of ``updates`` depends on: :math:`S_1(u)`, and over the updates :math:`k`
+        that decreased the lr, :math:`\Delta_k`, :math:`\log \eta_k` and the area since :math:`k`,
+        :math:`\sum_{\tau=k}^{u} \eta_\tau` (0 for :math:`k > u`): a (points × decreases) matrix."""
+        ks = areas.drops.nonzero().flatten()  # update k is index k - 1
+        since = (areas.s1[updates].unsqueeze(1) - areas.s1[ks].unsqueeze(0)).clamp(min=0.0)
+        return areas.s1[updates], areas.drops[ks], areas.lrs[ks].clamp(min=_TINY_LR).log(), since
+
+    def loss(self, p: dict[str, torch.Tensor], at: tuple[torch.Tensor, ...]) -> torch.Tensor:
+        """The loss at the points ``at`` (from :meth:`at`) with the parameters ``p``."""
+        s1, drops, log_lrs, since = at
+        realized = 1.0 - (p["C"] * torch.exp(-p["gamma"] * log_lrs) * since + 1.0) ** -p["beta"]
+        return p["L0"] + p["A"] * s1 ** -p["alpha"] - p["B"] * (realized * drops).sum(dim=1)
+
+    def starts(self, losses: torch.Tensor, first_s1: float, last_s2: float) -> list[dict[str, float]]:
+        low, high = float(losses.min()), float(losses.max())
+        guesses = []
+        for floor, alpha in ((0.5, 0.3), (0.9, 0.7)):  # each start is costly: two far apart
+            base = floor * low
+            guesses.append(
+                {
+                    "L0": base,
+                    "A": max(high - base, 1e-6) * first_s1**alpha,
+                    "alpha": alpha,
+                    "B": 0.5 * max(high - low, 1e-3),
+                    "C": 1.0,
+                    "beta": 0.5,
+                    "gamma": 0.5,
+                }
+            )
+        return guesses
+
+
+LAWS = ("annealing", "multi-power")
+
+
+def law_named(name: str, settings: dict | None = None) -> AnnealingLaw | MultiPowerLaw:
+    """The law called ``name`` (``"annealing"`` or ``"multi-power"``) with its ``settings``."""
+    settings = dict(settings or {})
+    if name == "annealing":
+        return AnnealingLaw(**settings)
+    if name == "multi-power":
+        if settings:
+            raise ValueError(f"the multi-power law takes no settings (got {sorted(settings)})")
+        return MultiPowerLaw()
+    from schedulers.core.names import did_you_mean
+
+    raise ValueError(f"law {name!r} is not one of {', '.join(LAWS)}{did_you_mean(name, LAWS)}")

@@ -1,0 +1,104 @@
+"""Pictures of a forecast: the measured loss of the fitted runs, the law's curve through them, and the
+forecast curves of other runs, on one axis of tokens (samples when the runs count no token).
+
+:func:`draw_forecast` draws them with matplotlib (loss above, lr beneath); :func:`forecast_text` as a text
+plot, with :func:`schedulers.tools.plotting.text_plot` (the text plot of ``cadence plot``).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from trainer.forecast.fitted import FittedLaw
+from trainer.forecast.laws import warmup_updates
+from trainer.forecast.predict import Forecast, law_updates
+from trainer.forecast.runs import RunCurve
+
+__all__ = ["draw_forecast", "forecast_lines", "forecast_text", "save_forecast_picture"]
+
+Line = tuple[str, torch.Tensor, torch.Tensor]  # label, x, y
+
+
+def _fitted_lines(law: FittedLaw, runs: list[RunCurve]) -> list[tuple[Line, Line]]:
+    """For each run: its measured points and the law's curve over it."""
+    pairs = []
+    for run in runs:
+        shown = run.updates > warmup_updates(run.lrs)  # the law describes the run after its warmup
+        updates = run.updates[shown]
+        measured = (f"measured {run.folder.name or run.folder}", run.counts[updates - 1], run.losses[shown])
+        updates = law_updates(run.lrs)
+        fitted = (f"law on {run.folder.name or run.folder}", run.counts[updates - 1], law.predict(run.lrs, updates))
+        pairs.append((measured, fitted))
+    return pairs
+
+
+def forecast_lines(law: FittedLaw, runs: list[RunCurve], forecasts: list[Forecast]) -> list[Line]:
+    """Every curve of the picture: each run measured and fitted, then each forecast."""
+    lines = [line for pair in _fitted_lines(law, runs) for line in pair]
+    lines += [(f"forecast {f.label}", f.counts[f.updates - 1], f.losses) for f in forecasts]
+    return lines
+
+
+def forecast_text(law: FittedLaw, runs: list[RunCurve], forecasts: list[Forecast], *, width=72, height=16) -> str:
+    """The curves as a text plot."""
+    from schedulers.tools.plotting import text_plot
+
+    lines = [(label, x, float(x[-1]), y) for label, x, y in forecast_lines(law, runs, forecasts)]
+    unit = _unit(runs, forecasts)
+    return text_plot(lines, x_label=f"{unit}s", y_label=law.loss_column, width=width, height=height)
+
+
+def draw_forecast(
+    law: FittedLaw,
+    runs: list[RunCurve],
+    forecasts: list[Forecast],
+    *,
+    measured: dict[str, tuple[float, float]] | None = None,
+    title: str | None = None,
+    figure=None,
+):
+    """Draw the loss (measured points, the law's curves, the forecasts) above the lr of every run.
+
+    ``measured`` maps a forecast's label to the ``(count, loss)`` measured at the end of that run, drawn as a
+    cross beside the forecast's end (a circle)."""
+    from schedulers.tools.plotting import require_matplotlib
+
+    Figure = require_matplotlib()
+    figure = figure or Figure(figsize=(9.0, 6.0), layout="constrained")
+    loss_ax, lr_ax = figure.subplots(2, 1, sharex=True, height_ratios=(2.2, 1.0))
+    for index, ((label, x, y), (law_label, fx, fy)) in enumerate(_fitted_lines(law, runs)):
+        loss_ax.plot(x, y, ".", color="0.35", markersize=3, label=label, gid=f"cadence-measured-{index}")
+        loss_ax.plot(fx, fy, "-", color="0.1", lw=1.2, label=law_label, gid=f"cadence-law-{index}")
+        lr_ax.plot(runs[index].counts, runs[index].lrs, color="0.35", lw=1.0, drawstyle="steps-post")
+    for index, forecast in enumerate(forecasts):
+        color = f"C{index % 10}"
+        x = forecast.counts[forecast.updates - 1]
+        loss_ax.plot(x, forecast.losses, "--", color=color, lw=1.2, label=f"forecast {forecast.label}")
+        loss_ax.plot([float(x[-1])], [forecast.final_loss], "o", color=color, markersize=5)
+        if measured and forecast.label in measured:
+            count, value = measured[forecast.label]
+            loss_ax.plot([count], [value], "x", color=color, markersize=8, mew=2)
+        lr_ax.plot(forecast.counts, forecast.lrs, color=color, lw=1.0, drawstyle="steps-post")
+    loss_ax.set_ylabel(law.loss_column)
+    loss_ax.legend(fontsize="small", loc="upper right")
+    loss_ax.grid(True, alpha=0.3)
+    lr_ax.set_ylabel(law.lr_column)
+    lr_ax.set_xlabel(f"{_unit(runs, forecasts)}s")
+    lr_ax.grid(True, alpha=0.3)
+    figure.suptitle(title or law.summary(), fontsize=9)
+    return figure
+
+
+def save_forecast_picture(path, law: FittedLaw, runs: list[RunCurve], forecasts: list[Forecast], **options) -> str:
+    """Draw the forecast into an image file (atomically; the format from the suffix); the note to print."""
+    from schedulers.tools.files import write_atomically
+
+    figure = draw_forecast(law, runs, forecasts, **options)
+    suffix = str(path).rsplit(".", 1)[-1].lower() if "." in str(path) else "png"
+    write_atomically(path, lambda stream: figure.savefig(stream, format=suffix, dpi=100), binary=True)
+    return f"wrote {path}"
+
+
+def _unit(runs: list[RunCurve], forecasts: list[Forecast]) -> str:
+    units = {run.unit for run in runs} | {forecast.unit for forecast in forecasts}
+    return "token" if units == {"token"} else "sample" if units == {"sample"} else "token or sample"

@@ -1,0 +1,235 @@
+"""Forecasting runs of a config with a fitted law, and choosing with the forecasts.
+
+The lr curve of a forecast comes from the trainer the config describes, built as ``cadence fit`` builds it
+and stepped through its run by :meth:`trainer.Trainer.preview` (as ``cadence plot CONFIG`` does,
+:func:`trainer.plot_config.simulate_config_run`): what is forecast is what would train. A budget is what
+``cadence sweep`` calls one (:func:`trainer.sweep.plan.config_budgets`): a run length (``0.5dur`` of the
+config's horizon, ``600ba``, ``2e6tok``) or a scale schedule ratio.
+
+- :func:`forecast_config`: the loss curve and the final loss of the config at each budget.
+- :func:`smallest_budget`: the smallest budget predicted to reach a target loss (bisection between budgets).
+- :func:`best_of_grid`: at one budget, the best value of one config key (a schedule argument) of a grid.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from timeunits import Time
+from trainer.forecast.errors import ForecastError
+from trainer.forecast.fitted import FittedLaw
+from trainer.forecast.laws import warmup_updates
+from trainer.sweep.plan import MAX_DURATION, SSR, Budget, config_budgets
+
+__all__ = [
+    "Forecast",
+    "best_of_grid",
+    "curve_updates",
+    "forecast_config",
+    "forecast_lrs",
+    "law_updates",
+    "smallest_budget",
+]
+
+#: the most points of a forecast curve (evenly spaced updates, the last one included)
+CURVE_POINTS = 400
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """The forecast of one run: its lr at every update, the loss after ``updates[i]`` updates (``losses``),
+    the x of every update in ``unit`` (``"token"`` or ``"sample"``: the count after it), and why the forecast
+    extrapolates (``warnings``: empty when the run lies within the fitted range)."""
+
+    label: str
+    lrs: torch.Tensor
+    counts: torch.Tensor
+    unit: str
+    updates: torch.Tensor
+    losses: torch.Tensor
+    warnings: tuple[str, ...] = ()
+    budget: Budget | None = None
+
+    @property
+    def batches(self) -> int:
+        return len(self.lrs)
+
+    @property
+    def final_loss(self) -> float:
+        """The loss after the last update (what the run's final evaluation measures)."""
+        return float(self.losses[-1])
+
+    @property
+    def final_count(self) -> int:
+        return int(self.counts[-1])
+
+
+def curve_updates(batches: int, points: int = CURVE_POINTS) -> torch.Tensor:
+    """At most ``points`` update counts from 1 to ``batches``, evenly spaced, ``batches`` included.
+
+    >>> curve_updates(10, 4).tolist()
+    [1, 4, 7, 10]
+    """
+    if batches <= points:
+        return torch.arange(1, batches + 1)
+    return torch.unique(torch.linspace(1, batches, points).round().to(torch.int64))
+
+
+def law_updates(lrs: torch.Tensor, points: int = CURVE_POINTS) -> torch.Tensor:
+    """Where a law's curve is drawn: :func:`curve_updates` once the warmup is over (the law is fitted there) and
+    once some lr has been trained with (before, nothing is learnt), and always the last update."""
+    updates = curve_updates(len(lrs), points)
+    keep = (updates > warmup_updates(lrs)) & (torch.cumsum(lrs, 0)[updates - 1] > 0)
+    return updates[keep]
+
+
+def forecast_lrs(
+    law: FittedLaw, lrs: torch.Tensor, counts: torch.Tensor, unit: str, *, label: str, budget: Budget | None = None
+) -> Forecast:
+    """The forecast of a run that trains with ``lrs`` (one per update)."""
+    updates = law_updates(lrs)
+    if len(updates) == 0:
+        raise ForecastError(f"{label}: the run's lr is 0 throughout: no law applies")
+    losses = law.predict(lrs, updates)
+    if not torch.isfinite(losses).all():
+        raise ForecastError(f"{label}: the law's loss is not finite on this run's lr curve")
+    return Forecast(label, lrs, counts, unit, updates, losses, tuple(law.range_warnings(lrs)), budget)
+
+
+def _previewed(config: str | os.PathLike, overrides: Sequence[str], flags: Any, lr_column: str):
+    """The lr of every update of the config's run, and the samples or tokens after each (the trainer's preview)."""
+    from trainer.config import trainer_from_command_line
+    from trainer.plot_config import simulate_config_run
+
+    trainer = trainer_from_command_line(config, [*overrides, "trainer.init.progress_bar=false"], flags)
+    run = simulate_config_run(trainer)
+    batches = len(run.samples)
+    if lr_column in run.series:
+        lrs = run.series[lr_column]
+    else:  # the lr is not scheduled: every batch trains with the group's lr
+        group = int(lr_column.rsplit("group", 1)[-1])
+        groups = trainer.optimizer.param_groups
+        if group >= len(groups):
+            raise ForecastError(f"{config}: the law was fitted on {lr_column}; the optimizer has {len(groups)} groups")
+        lrs = torch.full((batches,), float(groups[group]["lr"]), dtype=torch.float64)
+    counted = run.tokens if run.tokens is not None and int(run.tokens.sum()) > 0 else run.samples
+    unit = "token" if counted is run.tokens else "sample"
+    return lrs, torch.cumsum(counted, 0), unit
+
+
+def _builder(law: FittedLaw, config, overrides: Sequence[str], flags: Any) -> Callable[[Budget | None, str], Forecast]:
+    def forecast(budget: Budget | None, label: str, extra: Sequence[str] = ()) -> Forecast:
+        sets = [*overrides, *extra] + ([] if budget is None else [budget.override])
+        lrs, counts, unit = _previewed(config, sets, flags, law.lr_column)
+        return forecast_lrs(law, lrs, counts, unit, label=label, budget=budget)
+
+    return forecast
+
+
+def _budgets(config, overrides: Sequence[str], flags: Any, budgets, ssr) -> list[Budget]:
+    from trainer.config import trainer_from_command_line
+
+    probe = trainer_from_command_line(config, [*overrides, "trainer.init.progress_bar=false"], flags)
+    return config_budgets(probe.state, ssr=ssr, max_duration=budgets)
+
+
+def forecast_config(
+    law: FittedLaw,
+    config: str | os.PathLike,
+    *,
+    overrides: Sequence[str] = (),
+    budgets: Sequence[Any] | None = None,
+    ssr: Sequence[Any] | None = None,
+    flags: Any = None,
+) -> list[Forecast]:
+    """The forecast of ``config`` (with ``overrides``, as ``--set``) at each budget: run lengths (``budgets``)
+    or scale schedule ratios (``ssr``); neither: the config's own run."""
+    forecast = _builder(law, config, overrides, flags)
+    if budgets is None and ssr is None:
+        return [forecast(None, "config")]
+    return [forecast(budget, budget.name) for budget in _budgets(config, overrides, flags, budgets, ssr)]
+
+
+def best_of_grid(
+    law: FittedLaw,
+    config: str | os.PathLike,
+    key: str,
+    values: Sequence[Any],
+    *,
+    overrides: Sequence[str] = (),
+    budget: Any = None,
+    ssr: Any = None,
+    flags: Any = None,
+) -> tuple[list[Forecast], int]:
+    """The forecast of ``config`` with ``key`` (a ``--set`` key path, e.g. a schedule argument) set to each of
+    ``values``, at one budget (a run length, or ``ssr``; neither: the config's own); and the index of the best
+    (the lowest final loss)."""
+    if not values:
+        raise ForecastError(f"the grid of {key} has no value")
+    plan = [None]
+    if budget is not None or ssr is not None:
+        plan = _budgets(config, overrides, flags, None if budget is None else [budget], None if ssr is None else [ssr])
+    forecast = _builder(law, config, overrides, flags)
+    found = [forecast(plan[0], f"{key}={value}", [f"{key}={value}"]) for value in values]
+    best = min(range(len(found)), key=lambda i: found[i].final_loss)
+    return found, best
+
+
+def smallest_budget(
+    law: FittedLaw,
+    config: str | os.PathLike,
+    target: float,
+    *,
+    overrides: Sequence[str] = (),
+    budgets: Sequence[Any] | None = None,
+    ssr: Sequence[Any] | None = None,
+    flags: Any = None,
+    tolerance: float = 0.01,
+) -> tuple[Forecast | None, list[Forecast]]:
+    """The smallest budget predicted to reach the loss ``target``: the first of ``budgets`` (or ``ssr``) that
+    reaches it, narrowed by bisection against the one before it (or 0) to ``tolerance`` of its size, assuming a
+    larger budget reaches a lower loss. Returns it (None when even the largest does not) and every forecast made.
+    """
+    forecast = _builder(law, config, overrides, flags)
+    tried: list[Forecast] = []
+    low = 0.0
+    for budget in _budgets(config, overrides, flags, budgets, ssr):
+        tried.append(forecast(budget, budget.name))
+        if tried[-1].final_loss <= target:
+            return _bisect(forecast, tried, low, budget, target, tolerance), tried
+        low = _size(budget)
+    return None, tried
+
+
+def _bisect(forecast, tried: list[Forecast], low: float, budget: Budget, target: float, tolerance: float) -> Forecast:
+    best, high = tried[-1], _size(budget)
+    while high - low > tolerance * high:
+        middle = _budget_of(budget, (low + high) / 2)
+        if middle is None or _size(middle) in (low, high):
+            break  # whole counts: nothing between them
+        try:
+            tried.append(forecast(middle, middle.name))
+        except ValueError:  # a budget too small for the config (its warmup does not fit): reaching needs more
+            low = _size(middle)
+            continue
+        if tried[-1].final_loss <= target:
+            best, high = tried[-1], _size(middle)
+        else:
+            low = _size(middle)
+    return best
+
+
+def _size(budget: Budget) -> float:
+    return float(budget.value) if budget.kind == SSR else float(budget.value.value)
+
+
+def _budget_of(like: Budget, size: float) -> Budget | None:
+    if like.kind == SSR:
+        return Budget(SSR, round(size, 6))
+    count = int(round(size))
+    return Budget(MAX_DURATION, Time(count, like.value.unit)) if count > 0 else None

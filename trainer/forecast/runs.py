@@ -1,0 +1,148 @@
+"""Reading a run's loss curve and lr curve from its folder's ``metrics.csv`` (as ``cadence fit`` and ``cadence
+sweep`` log it with a :class:`~trainer.CSVLogger`: one row per batch with ``train/loss`` and every scheduled
+value, ``lr/group0``, ..., and one row per evaluation with ``eval/loss``).
+
+A row's ``batch`` is the batches trained when it was logged. The lr in the row of batch ``k`` is the lr batch
+``k`` trained with (:math:`\\eta_k`); its ``train/loss`` was measured before that batch's update (after
+``k - 1`` updates), an ``eval/loss`` after ``k`` updates. A batch logged twice (a resumed run that logged it
+again) counts once, with its last row.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from trainer.forecast.errors import ForecastError
+from trainer.sweep.folders import METRICS, read_rows
+
+__all__ = ["EVAL_LOSS", "LOSS_CHOICES", "TRAIN_LOSS", "RunCurve", "lr_columns", "metrics_path", "read_run"]
+
+TRAIN_LOSS = "train/loss"
+EVAL_LOSS = "eval/loss"
+LOSS_CHOICES = ("auto", "eval", "train")
+#: with ``loss="auto"``, the eval loss is fitted when a run has at least this many evaluations
+AUTO_EVAL_POINTS = 8
+_LR_COLUMN = re.compile(r"lr/group(\d+)$")
+
+
+@dataclass(frozen=True)
+class RunCurve:
+    """A logged run: the lr of every update, and the loss points to fit (each after ``updates[i]`` updates)."""
+
+    folder: Path
+    lrs: torch.Tensor  # eta_1 .. eta_n (float64)
+    updates: torch.Tensor  # int64, >= 1
+    losses: torch.Tensor  # float64
+    loss_column: str
+    lr_column: str
+    counts: torch.Tensor | None = None  # the tokens (else samples) trained after each batch, for pictures
+    unit: str = "sample"
+
+    @property
+    def name(self) -> str:
+        return str(self.folder)
+
+
+def metrics_path(run: str | os.PathLike) -> Path:
+    """The ``metrics.csv`` of a run folder (or the CSV itself when ``run`` names a file)."""
+    path = Path(run)
+    if path.is_dir():
+        path = path / METRICS
+    if not path.is_file():
+        raise ForecastError(f"{run}: no {METRICS} (give a run folder that a CSVLogger logged to, or its CSV file)")
+    return path
+
+
+def lr_columns(header: list[str]) -> list[str]:
+    """The ``lr/group<i>`` columns of a CSV header, by group number."""
+    return sorted((c for c in header if _LR_COLUMN.match(c)), key=lambda c: int(_LR_COLUMN.match(c).group(1)))
+
+
+def read_run(run: str | os.PathLike, *, loss: str = "auto", lr_column: str | None = None) -> RunCurve:
+    """The lr and loss curves of ``run`` (a folder or its ``metrics.csv``).
+
+    ``loss``: ``"eval"`` (``eval/loss``), ``"train"`` (``train/loss``) or ``"auto"`` (the eval loss when the run
+    has at least 8 evaluations, else the training loss). ``lr_column``: default the first ``lr/group<i>``.
+    A missing column, a gap in the batches or a loss that is not finite is a :class:`ForecastError`.
+    """
+    if loss not in LOSS_CHOICES:
+        raise ForecastError(f"loss={loss!r} must be one of {', '.join(LOSS_CHOICES)}")
+    path = metrics_path(run)
+    rows = read_rows(path)
+    header = list(rows[0]) if rows else []
+    column = _lr_column(path, header, lr_column)
+    if TRAIN_LOSS not in header:
+        raise ForecastError(f"{path}: no {TRAIN_LOSS} column: it is not the metrics of a training run")
+    trained = {int(row["batch"]): row for row in rows if row.get(TRAIN_LOSS, "") != ""}
+    lrs = _lrs(path, trained, column)
+    evals = {int(row["batch"]): float(row[EVAL_LOSS]) for row in rows if row.get(EVAL_LOSS, "") != ""}
+    if loss == "eval" or (loss == "auto" and len(evals) >= AUTO_EVAL_POINTS):
+        points, loss_column = sorted(evals.items()), EVAL_LOSS
+        if not points:
+            raise ForecastError(f"{path}: no {EVAL_LOSS}: the run was not evaluated (fit the training loss instead)")
+    else:  # a training loss was measured before its batch's update
+        points = [(batch - 1, float(row[TRAIN_LOSS])) for batch, row in sorted(trained.items())]
+        loss_column = TRAIN_LOSS
+    area = torch.cumsum(lrs, 0).tolist()  # S_1 after each update: where it is 0 (nothing learnt yet) no law applies
+    points = [(u, value) for u, value in points if 1 <= u <= len(lrs) and area[u - 1] > 0]
+    for u, value in points:
+        if not math.isfinite(value) or value <= 0:
+            raise ForecastError(f"{path}: {loss_column} is {value} after {u} updates: a loss must be finite and > 0")
+    return RunCurve(
+        Path(run),
+        lrs,
+        torch.tensor([u for u, _ in points], dtype=torch.int64),
+        torch.tensor([value for _, value in points], dtype=torch.float64),
+        loss_column,
+        column,
+        *_counts(trained),
+    )
+
+
+def _counts(trained: dict[int, dict[str, str]]) -> tuple[torch.Tensor, str]:
+    """The tokens trained after each batch (the samples when the run counts no token), and which."""
+    rows = [trained[batch] for batch in sorted(trained)]
+    unit = "token" if any(row.get("token", "0") not in ("", "0") for row in rows) else "sample"
+    return torch.tensor([float(row.get(unit) or 0) for row in rows], dtype=torch.float64), unit
+
+
+def _lr_column(path: Path, header: list[str], wanted: str | None) -> str:
+    columns = lr_columns(header)
+    if wanted is None:
+        if not columns:
+            raise ForecastError(
+                f"{path}: no lr column (lr/group0, ...): the run's learning rate was not logged, so no law can be "
+                "fitted to it (log with a CSVLogger during a run that schedules the lr)"
+            )
+        return columns[0]
+    if wanted not in header:
+        from schedulers.core.names import did_you_mean
+
+        raise ForecastError(f"{path}: no column {wanted!r}{did_you_mean(wanted, columns)}")
+    return wanted
+
+
+def _lrs(path: Path, trained: dict[int, dict[str, str]], column: str) -> torch.Tensor:
+    """The lr of batches 1..n (every one logged: a gap would shift every area after it)."""
+    if not trained:
+        raise ForecastError(f"{path}: no training row: the run trained no batch")
+    last = max(trained)
+    missing = [batch for batch in range(1, last + 1) if batch not in trained]
+    if missing:
+        raise ForecastError(
+            f"{path}: {len(missing)} of batches 1..{last} have no row (the first: {missing[0]}): the lr curve has a gap"
+        )
+    values = []
+    for batch in range(1, last + 1):
+        cell = trained[batch].get(column, "")
+        value = float(cell) if cell != "" else math.nan
+        if not math.isfinite(value) or value < 0:
+            raise ForecastError(f"{path}: {column} of batch {batch} is {cell!r}: expected a finite lr >= 0")
+        values.append(value)
+    return torch.tensor(values, dtype=torch.float64)
