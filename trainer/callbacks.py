@@ -13,6 +13,9 @@ Hooks, in the order the trainer calls them:
   loss as a float (summed over the gradient-accumulation micro-batches).
 - ``on_epoch_end(trainer)``: after the last batch of an epoch closed the epoch.
 - ``on_eval(trainer, metrics)``: after an evaluation, with a dict of metric name to value.
+- ``on_before_checkpoint(trainer)``: before a checkpoint file is written (rank 0): a callback that writes
+  records (a CSV, event files) puts on disk what it holds up to now, since the checkpoint claims it
+  (docs/resume.md).
 - ``on_checkpoint(trainer, path)``: after a checkpoint file was written.
 - ``on_fit_end(trainer)``: once, after the last batch.
 
@@ -46,6 +49,7 @@ from typing import Any, TextIO
 
 from schedulers.tools.files import check_writable, write_atomically
 from timeunits import Timestamp, TimeUnit
+from trainer.records import COUNT_COLUMNS, RowFile
 
 __all__ = ["HOOK_NAMES", "Callback", "CallbackList", "as_callbacks", "call_hooks", "ProgressBar", "LRMonitor"]
 
@@ -56,6 +60,7 @@ HOOK_NAMES = (
     "on_batch_end",
     "on_epoch_end",
     "on_eval",
+    "on_before_checkpoint",
     "on_checkpoint",
     "on_fit_end",
 )
@@ -81,6 +86,9 @@ class Callback:
 
     def on_eval(self, trainer: Any, metrics: dict) -> None:
         """After an evaluation, with its metrics."""
+
+    def on_before_checkpoint(self, trainer: Any) -> None:
+        """Before a checkpoint is written: put on disk every record up to now (the checkpoint claims it)."""
 
     def on_checkpoint(self, trainer: Any, path: str | os.PathLike) -> None:
         """After a checkpoint was written to ``path``."""
@@ -210,6 +218,10 @@ class CallbackList:
     def on_eval(self, trainer: Any, metrics: dict) -> None:
         for hook in self._on_eval:
             hook(trainer, metrics)
+
+    def on_before_checkpoint(self, trainer: Any) -> None:
+        for hook in self._on_before_checkpoint:
+            hook(trainer)
 
     def on_checkpoint(self, trainer: Any, path: str | os.PathLike) -> None:
         for hook in self._on_checkpoint:
@@ -446,23 +458,33 @@ class LRMonitor(Callback):
     ``write_csv(path)`` writes the rows atomically (a temp file in the same folder, fsync, ``os.replace``):
     columns ``batch, epoch, sample, token``, then the value columns sorted by key name and then group number
     (``lr/group2`` before ``lr/group10``); a value a row lacks is an empty cell; floats are written with
-    ``repr`` so they read back exactly. With ``csv_path``, the CSV is also written at fit end.
+    ``repr`` so they read back exactly.
+
+    With ``csv_path``, the run's rows go to that file in the same format as the run goes: before each
+    checkpoint (so a checkpoint never claims a row the file lacks) and at fit end. A run that starts after
+    batch 0 (resumed from the checkpoint at batch ``b``) keeps the file's rows before ``b`` and appends, so a
+    killed and resumed run writes the rows of an uninterrupted one (:mod:`trainer.records`, docs/resume.md).
     """
 
-    COUNT_COLUMNS = ("batch", "epoch", "sample", "token")
+    COUNT_COLUMNS = COUNT_COLUMNS
 
     def __init__(self, *, keys: Iterable[str] | None = None, csv_path: str | os.PathLike | None = None) -> None:
         if isinstance(keys, str):
             keys = (keys,)
         self.keys = None if keys is None else tuple(keys)
-        if csv_path is not None:  # written at fit end: a bad place fails now, not after the run
+        if csv_path is not None:  # written as the run goes: a bad place fails now, not at the first checkpoint
             check_writable("LRMonitor csv_path", csv_path, folder=False)
         self.csv_path = csv_path
         self._rows: list[dict[str, float | int]] = []
         self._active: bool | None = None  # whether this process records (rank 0), set at fit start
+        self._file = None if csv_path is None else RowFile(csv_path, order=_column_order)
+        self._unwritten: list[dict[str, float | int]] = []  # rows not in csv_path yet
 
     def on_fit_start(self, trainer: Any) -> None:
         self._active = _is_rank_zero(trainer)
+        start = trainer.state.timestamp.count(TimeUnit.BATCH)
+        if self._active and self._file is not None and start > 0:
+            self._file.resume(start - 1)  # a row is stamped before its batch: the run goes on with row `start`
 
     def on_batch_start(self, trainer: Any) -> None:
         active = self._active
@@ -485,10 +507,26 @@ class LRMonitor(Callback):
                 if value is not None:
                     row[f"{key}/group{index}"] = float(value)
         self._rows.append(row)
+        if self._file is not None:
+            self._unwritten.append(row)
+
+    def on_before_checkpoint(self, trainer: Any) -> None:
+        self._write_unwritten()
 
     def on_fit_end(self, trainer: Any) -> None:
-        if self.csv_path is not None:
-            self.write_csv(self.csv_path)
+        self._write_unwritten()
+        if self._file is not None:
+            self._file.close()
+
+    def _write_unwritten(self) -> None:
+        """Put the rows recorded since the last write into ``csv_path``, on disk (``fsync``)."""
+        if self._file is None or not self._unwritten:
+            return
+        for row in self._unwritten:
+            counts = [row[column] for column in self.COUNT_COLUMNS]
+            self._file.add(counts, {name: value for name, value in row.items() if name not in self.COUNT_COLUMNS})
+        self._unwritten.clear()
+        self._file.flush()
 
     # -- reading ---------------------------------------------------------------------------------------
     @property

@@ -385,8 +385,10 @@ def _plot_config(args: argparse.Namespace) -> int:
 def _sweep(args: argparse.Namespace) -> int:
     from schedulers.tools.cli import plain_warnings
     from trainer.config import ConfigError
+    from trainer.stopping import exit_status
     from trainer.sweep import SweepError
     from trainer.sweep.config_sweep import sweep_config
+    from trainer.sweep.engine import SweepStopped
 
     out = args.out or f"sweep-{Path(args.config).stem}"
     with plain_warnings("cadence"):
@@ -406,6 +408,13 @@ def _sweep(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             print(f"cadence: interrupted; rerun the same command to continue the sweep in {out}", file=sys.stderr)
             return 130
+        except SweepStopped as stopped:
+            print(
+                f"cadence: {stopped} (each running point saved a checkpoint and ended); rerun the same command to "
+                f"continue the sweep in {out}",
+                file=sys.stderr,
+            )
+            return exit_status(stopped.signum)
     return 0
 
 

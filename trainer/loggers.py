@@ -26,10 +26,10 @@ batch,epoch,sample,token,train/loss,eval/loss
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 import os
+import re
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -38,10 +38,10 @@ from typing import Any, Protocol, runtime_checkable
 from schedulers.tools.files import check_writable, write_atomically
 from timeunits import Time, Timestamp, TimeUnit
 from trainer.callbacks import Callback
+from trainer.records import RowFile
 
 __all__ = ["CSVLogger", "Logger", "LoggerCallback", "TensorBoardLogger"]
 
-COUNT_COLUMNS = ("batch", "epoch", "sample", "token")
 _COUNT_UNITS = (TimeUnit.BATCH, TimeUnit.EPOCH, TimeUnit.SAMPLE, TimeUnit.TOKEN)
 
 
@@ -93,10 +93,15 @@ class CSVLogger(_ContextManager):
     atomically on each ``log_hyperparameters`` call with the union of everything logged so far (values that
     are not JSON become strings: a ``Time`` is written ``"10ep"``).
 
+    **Resumed runs**: :class:`LoggerCallback` calls :meth:`resume` with the checkpoint's batch when a run
+    starts after batch 0; the file keeps its rows up to that batch and the run appends after them, so a
+    killed and resumed run writes the rows of an uninterrupted one (docs/resume.md). A run that starts at
+    batch 0 replaces an existing file, or continues it with ``append=True``.
+
     The file is created at the first ``log_metrics`` call (so a logger built on every rank and used on rank 0
-    only writes one file). ``append=True`` continues an existing file (a resumed run), keeping its columns;
-    otherwise an existing file is replaced. Metric names must be non-empty str and cannot be one of the
-    count columns. ``close()`` flushes and fsyncs; logging again after ``close()`` appends to the same file.
+    only writes one file). Metric names must be non-empty str and cannot be one of the count columns.
+    :meth:`flush` and ``close()`` put the rows on disk (``fsync``); logging again after ``close()`` appends to
+    the same file.
     """
 
     def __init__(
@@ -117,88 +122,23 @@ class CSVLogger(_ContextManager):
         check_writable("CSVLogger path", self.path, folder=False)  # a bad place fails now, not at the first row
         check_writable("CSVLogger hparams_path", self.hparams_path, folder=False)
         self.append = bool(append)
-        self._columns: list[str] = list(COUNT_COLUMNS)
-        self._known: set[str] = set()
-        self._stream = None
-        self._writer = None
-        self._started = False  # whether this logger has created (or adopted) its file
-        self._header_written = False
+        self._file = RowFile(self.path, append=self.append)
         self._hparams: dict[str, Any] = {}
 
     @property
     def columns(self) -> list[str]:
         """The CSV columns so far: the four counts, then the metric names in order of first appearance."""
-        return list(self._columns)
+        return self._file.columns
 
     # -- metrics ------------------------------------------------------------------------------------------
     def log_metrics(self, metrics: dict[str, float], timestamp: Timestamp) -> None:
         values = _float_metrics(metrics)
-        if self._stream is None:
-            self._open()
-        new = [name for name in values if name not in self._known]
-        if new:
-            for name in new:
-                if name in COUNT_COLUMNS:
-                    raise ValueError(f"metric name {name!r} clashes with the CSV count column of the same name")
-            self._columns.extend(new)
-            self._known.update(new)
-            if self._header_written:
-                self._rewrite()
-        if not self._header_written:
-            self._writer.writerow(self._columns)
-            self._header_written = True
-        row = [str(timestamp.count(unit)) for unit in _COUNT_UNITS]
-        row.extend(_cell(values.get(name)) for name in self._columns[len(COUNT_COLUMNS) :])
-        self._writer.writerow(row)
-        self._stream.flush()
+        self._file.add([timestamp.count(unit) for unit in _COUNT_UNITS], values)
+        self._file.flush(durable=False)
 
-    def _open(self) -> None:
-        """Open the file: at first use, adopt an existing file (append=True) or start a new one; later, append."""
-        if self._started:
-            self._open_stream("a")
-            return
-        self._started = True
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self.append and self.path.exists() and self.path.stat().st_size > 0:
-            with open(self.path, newline="", encoding="utf-8") as stream:
-                header = next(csv.reader(stream), None)
-            if not header or tuple(header[: len(COUNT_COLUMNS)]) != COUNT_COLUMNS:
-                raise ValueError(
-                    f"cannot append to {str(self.path)!r}: its header {header!r} does not start with "
-                    f"{', '.join(COUNT_COLUMNS)}"
-                )
-            self._columns = list(header)
-            self._known = set(header[len(COUNT_COLUMNS) :])
-            self._header_written = True
-            self._open_stream("a")
-        else:
-            self._open_stream("w")
-
-    def _open_stream(self, mode: str) -> None:
-        self._stream = open(self.path, mode, newline="", encoding="utf-8")
-        self._writer = csv.writer(self._stream, lineterminator="\n")
-
-    def _rewrite(self) -> None:
-        """Rewrite the file atomically with the current (wider) header, padding the earlier rows."""
-        if self._stream is not None:
-            self._stream.close()
-            self._stream = None
-        width = len(self._columns)
-        rows: list[list[str]] = []
-        if self.path.exists():
-            with open(self.path, newline="", encoding="utf-8") as stream:
-                reader = csv.reader(stream)
-                next(reader, None)  # the old header
-                for row in reader:
-                    rows.append(row + [""] * (width - len(row)))
-
-        def write(stream):
-            writer = csv.writer(stream, lineterminator="\n")
-            writer.writerow(self._columns)
-            writer.writerows(rows)
-
-        write_atomically(self.path, write, newline="")
-        self._open_stream("a")
+    def resume(self, batch: int) -> None:
+        """The run resumes from the checkpoint at ``batch``: keep the rows up to it, then append (docs/resume.md)."""
+        self._file.resume(batch)
 
     # -- hyperparameters ------------------------------------------------------------------------------------
     def log_hyperparameters(self, params: dict[str, Any]) -> None:
@@ -216,22 +156,14 @@ class CSVLogger(_ContextManager):
 
     # -- closing ------------------------------------------------------------------------------------------
     def flush(self) -> None:
-        if self._stream is not None:
-            self._stream.flush()
+        """Put every row logged so far on disk (``fsync``)."""
+        self._file.flush()
 
     def close(self) -> None:
-        stream, self._stream, self._writer = self._stream, None, None
-        if stream is not None:
-            stream.flush()
-            os.fsync(stream.fileno())
-            stream.close()
+        self._file.close()
 
     def __repr__(self) -> str:
         return f"CSVLogger({str(self.path)!r})"
-
-
-def _cell(value: float | None) -> str:
-    return "" if value is None else repr(value)
 
 
 def _float_metrics(metrics: dict[str, Any]) -> dict[str, float]:
@@ -302,6 +234,11 @@ class TensorBoardLogger(_ContextManager):
     call that writes (so a logger built on every rank and used on rank 0 only makes one file). ``close()``
     flushes and closes the writer; logging again afterwards opens a new event file in the same folder.
     Extra keyword arguments go to ``SummaryWriter`` (``flush_secs``, ``max_queue``, ...).
+
+    :meth:`flush` writes the queued events out (:class:`LoggerCallback` calls it before each checkpoint). A
+    resumed run (:meth:`resume`, called by :class:`LoggerCallback`) opens its event file with
+    ``SummaryWriter(purge_step=batch + 1)``: TensorBoard then hides the steps a killed attempt logged after
+    the checkpoint, and the run's scalars read back as an uninterrupted run's (docs/resume.md).
     """
 
     def __init__(self, log_dir: str | os.PathLike, **writer_kwargs: Any) -> None:
@@ -310,13 +247,28 @@ class TensorBoardLogger(_ContextManager):
         self._writer_class = _summary_writer_class()
         self.writer_kwargs = writer_kwargs
         self._writer = None
+        self._purge_step: int | None = None  # set by resume(): the first step the next event file purges
 
     @property
     def writer(self):
         """The ``SummaryWriter`` (created on first use)."""
         if self._writer is None:
-            self._writer = self._writer_class(log_dir=str(self.log_dir), **self.writer_kwargs)
+            kwargs = dict(self.writer_kwargs)
+            if self._purge_step is not None:
+                kwargs["purge_step"], self._purge_step = self._purge_step, None
+                _after_every_event_file(self.log_dir)
+            self._writer = self._writer_class(log_dir=str(self.log_dir), **kwargs)
         return self._writer
+
+    def resume(self, batch: int) -> None:
+        """The run resumes from the checkpoint at ``batch``: the next event file purges the steps after it."""
+        self.close()
+        self._purge_step = int(batch) + 1
+
+    def flush(self) -> None:
+        """Write every queued event to the event file."""
+        if self._writer is not None:
+            self._writer.flush()
 
     def log_metrics(self, metrics: dict[str, float], timestamp: Timestamp) -> None:
         step = timestamp.count(TimeUnit.BATCH)
@@ -351,6 +303,25 @@ class TensorBoardLogger(_ContextManager):
         return f"TensorBoardLogger({str(self.log_dir)!r})"
 
 
+def _after_every_event_file(log_dir: Path) -> None:
+    """Wait, if need be, for the second after the newest event file's in ``log_dir`` was created.
+
+    TensorBoard reads a folder's event files in the order of their names, which start with the second they
+    were created in (``events.out.tfevents.<seconds>.<host>.<pid>...``); a purge applies to the files read
+    before it. A resumed run's file must therefore sort after the killed attempt's, even when it restarts
+    within the same second.
+    """
+    import time as wall  # not the module's `time`, which the tests replace by a fake perf_counter
+
+    names = [_EVENTS.match(path.name) for path in log_dir.glob("events.out.tfevents.*")]
+    seconds = [int(match.group(1)) for match in names if match]
+    if seconds:
+        wall.sleep(max(0.0, max(seconds) + 1 - wall.time()))
+
+
+_EVENTS = re.compile(r"events\.out\.tfevents\.(\d+)\.")
+
+
 # ---------------------------------------------------------------------------------------------------------
 # the callback
 # ---------------------------------------------------------------------------------------------------------
@@ -365,7 +336,7 @@ class LoggerCallback(Callback):
     """A trainer callback that sends the run's metrics to ``loggers`` (one logger or a list), on rank 0 only.
 
     Every ``every``-th batch (those whose batch count after the step is a multiple of ``every``; the last batch
-    of the run is always logged, at fit end if not before) one ``log_metrics`` call carries:
+    of the run, at ``max_duration``, is always logged, at fit end if not before) one ``log_metrics`` call carries:
 
     - ``train/loss``: the batch's loss, the float the trainer passes to ``on_batch_end``;
     - ``<key>/group<i>`` for every param group ``i`` and every key in ``keys`` (default: ``lr`` plus
@@ -386,6 +357,13 @@ class LoggerCallback(Callback):
     ``unscaled_max_duration``, ``ssr``, ``dataloader_len``, ``grad_accum``, ``optimizer`` (its class name),
     ``base_lrs`` (each group's ``initial_lr``, else ``lr``), ``scheduled_keys`` and the ``hyperparameters``
     given here; at fit end the loggers are closed. Other ranks call no logger at all.
+
+    **Records that survive a stop** (docs/resume.md): before each checkpoint every logger that has a ``flush()``
+    method is flushed, so a checkpoint never claims a row that is not on disk; when a run starts after batch 0
+    (it resumed from the checkpoint at batch ``b``), every logger that has a ``resume(b)`` method is told first
+    (:class:`CSVLogger` keeps its rows up to ``b``, :class:`TensorBoardLogger` purges the later steps). A fit
+    that stops before ``max_duration`` (``fit(duration)``, SIGTERM) leaves an unlogged last batch unlogged,
+    as the uninterrupted run does.
     """
 
     def __init__(
@@ -428,6 +406,12 @@ class LoggerCallback(Callback):
         self._pending = None
         if not self._active:
             return
+        start = trainer.state.timestamp.count(TimeUnit.BATCH)
+        if start > 0:  # a resumed run: each file logger keeps what it logged up to the checkpoint
+            for logger in self.loggers:
+                resume = getattr(logger, "resume", None)
+                if callable(resume):
+                    resume(start)
         if self.keys is not None:
             self._keys = self.keys
         else:
@@ -459,7 +443,7 @@ class LoggerCallback(Callback):
         if not self._active:
             return
         pending, self._pending = self._pending, None
-        if pending is not None:
+        if pending is not None and getattr(trainer.state, "done", True):  # the run's last batch
             self._log_batch(trainer, *pending)
         self.close()
 
@@ -526,6 +510,13 @@ class LoggerCallback(Callback):
             for logger in self.loggers:
                 logger.log_metrics(values, trainer.state.timestamp)
         self._exclude_pause(trainer)
+
+    def on_before_checkpoint(self, trainer: Any) -> None:
+        if self._active:
+            for logger in self.loggers:
+                flush = getattr(logger, "flush", None)
+                if callable(flush):
+                    flush()
 
     def on_checkpoint(self, trainer: Any, path: str | os.PathLike) -> None:
         if self._active:

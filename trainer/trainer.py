@@ -18,7 +18,6 @@ import itertools
 import math
 import signal
 import sys
-import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -66,6 +65,7 @@ from trainer.precision import Precision
 from trainer.scheduling import ScheduledRun, build_schedulers
 from trainer.seeding import seed_everything
 from trainer.state import TrainerState
+from trainer.stopping import exit_status, signal_name, stop_requests
 
 __all__ = ["NonFiniteLossError", "Trainer"]
 
@@ -199,7 +199,7 @@ class Trainer:
         )
         self._set_stop(None)
         self._skipped_in_epoch = 0  # optimizer steps the fp16 scaler skipped in this epoch (their data is used)
-        self._terminate_requested = False
+        self._terminate_requested: signal.Signals | None = None  # a stop signal received while fitting
         self._spent_by_preview = False
 
     def _setup_schedules(self, optimizer: Any, schedulers: Any, ssr: float, every_batch: bool | None) -> None:
@@ -279,6 +279,9 @@ class Trainer:
         training; every schedule still sees ``max_duration`` as the run's length (a run split over several
         jobs, like ``--steps_this_run``). Rank 0 tells on stderr where it resumed from, where checkpoints go,
         and when there is nothing left to train; Ctrl-C prints where the last checkpoint is, then re-raises.
+        SIGTERM or SIGHUP (:mod:`trainer.stopping`) ends the run after the current batch: a final checkpoint
+        (with ``save_folder``), ``on_fit_end``, one line saying where the checkpoint is, then ``SystemExit``
+        with 128 + the signal (143 for SIGTERM).
         """
         if self._spent_by_preview:
             raise RuntimeError("this trainer ran preview(), which moved its clock to the end: build a new one to fit")
@@ -286,19 +289,26 @@ class Trainer:
         self._announce()
         hooks = self.callbacks
         hooks.on_fit_start(self)
-        try:
-            with _sigterm_requests(self):
+        with stop_requests(self._request_stop):  # also over the final save: a signal then waits for it
+            try:
                 self._fit_loop(Training(self))
-        except BaseException as error:
-            self._close_progress_bars()  # what is said next (a message, a traceback) starts on its own line
-            if isinstance(error, KeyboardInterrupt):
-                self._say(f"interrupted at {self.state.timestamp.batch}: {self._where_the_last_checkpoint_is()}")
-            raise
-        if self.save_folder is not None and self._last_saved_batch != self.state.timestamp.batch.value:
-            self.save_checkpoint()
-        hooks.on_fit_end(self)
-        if self._terminate_requested:
-            raise SystemExit(128 + signal.SIGTERM)
+            except BaseException as error:
+                self._close_progress_bars()  # what is said next (a message, a traceback) starts on its own line
+                if isinstance(error, KeyboardInterrupt):
+                    self._say(f"interrupted at {self.state.timestamp.batch}: {self._where_the_last_checkpoint_is()}")
+                raise
+            if self.save_folder is not None and self._last_saved_batch != self.state.timestamp.batch.value:
+                self.save_checkpoint()
+            hooks.on_fit_end(self)
+        signum = self._terminate_requested
+        if signum:
+            where = self._where_the_last_checkpoint_is()
+            self._say(f"stopped by {signal_name(signum)} at {self.state.timestamp.batch}: {where}")
+            raise SystemExit(exit_status(signum))
+
+    def _request_stop(self, signum: signal.Signals) -> None:
+        """A stop signal (SIGTERM, SIGHUP): end after the current batch, with a final checkpoint (preemption)."""
+        self._terminate_requested = signum
 
     def preview(self, callbacks: Any = ()) -> None:
         """Run the loop to ``max_duration`` without training: the schedulers step exactly as ``fit()`` steps them.
@@ -590,6 +600,7 @@ class Trainer:
         self._last_saved_batch = self.state.timestamp.batch.value
         if not self.is_rank_zero:
             return None
+        self.callbacks.on_before_checkpoint(self)  # records reach disk before the checkpoint that claims them
         path = checkpoints.save_checkpoint(self.save_folder, self._last_saved_batch, payload)
         self._last_checkpoint = path
         if self.keep_checkpoints is not None:
@@ -747,23 +758,6 @@ class Trainer:
                         f"schedulers[{index}] ({type(schedule).__name__}) counts tokens, but get_num_tokens is None "
                         "(tokens would stay 0)"
                     )
-
-
-@contextlib.contextmanager
-def _sigterm_requests(trainer: Trainer):
-    """While fitting, SIGTERM asks for a final checkpoint after the current batch, then exit (preemption)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def request(signum, frame):
-        trainer._terminate_requested = True
-
-    previous = signal.signal(signal.SIGTERM, request)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _check_loop_arguments(model: Any, grad_accum: Any, step_schedulers_every_batch: Any) -> None:

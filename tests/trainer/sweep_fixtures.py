@@ -1,9 +1,10 @@
-"""Helpers of the sweep tests that ``cadence fit`` children import by name (``sweep_fixtures:KillSweepAt``)."""
+"""Callbacks the sweep and record tests give ``cadence fit`` children by name (``sweep_fixtures:KillSweepAt``)."""
 
 from __future__ import annotations
 
 import os
 import signal
+import time
 from pathlib import Path
 
 from trainer.callbacks import Callback
@@ -23,3 +24,42 @@ class KillSweepAt(Callback):
         if trainer.state.timestamp.batch.value == self.batch and not self.marker.exists():
             self.marker.write_text("killed\n")
             os.killpg(os.getpgid(0), signal.SIGKILL)
+
+
+class SignalAt(Callback):
+    """Sends the signal named ``send`` (``"SIGTERM"``) once, as batch ``batch`` ends, to this process (``to="self"``),
+    to its parent (``"parent"``: the sweep that started it) or to its process group (``"group"``: what a terminal
+    does on Ctrl-C). ``marker`` is created first, so the rerun of the same command trains on. It runs before
+    the trainer's own loggers see the batch (config callbacks come first).
+    """
+
+    def __init__(self, batch: int, send: str, marker: str, to: str = "self") -> None:
+        self.batch = batch
+        self.signal = signal.Signals[send]
+        self.marker = Path(marker)
+        self.to = to
+
+    def on_batch_end(self, trainer, loss: float) -> None:
+        if trainer.state.timestamp.batch.value == self.batch and not self.marker.exists():
+            self.marker.write_text(f"{self.signal.name} at {self.batch}\n")
+            if self.to == "group":
+                os.killpg(os.getpgid(0), self.signal)
+            else:
+                os.kill(os.getpid() if self.to == "self" else os.getppid(), self.signal)
+
+
+class OrphanAt(Callback):
+    """As batch ``batch`` ends, once (``marker``): SIGKILL the parent (the sweep), then wait for the file ``go`` to
+    appear before training on, an orphan (what a point did when its sweep was killed)."""
+
+    def __init__(self, batch: int, marker: str, go: str) -> None:
+        self.batch = batch
+        self.marker = Path(marker)
+        self.go = Path(go)
+
+    def on_batch_end(self, trainer, loss: float) -> None:
+        if trainer.state.timestamp.batch.value == self.batch and not self.marker.exists():
+            self.marker.write_text("orphaned\n")
+            os.kill(os.getppid(), signal.SIGKILL)
+            while not self.go.exists():
+                time.sleep(0.05)

@@ -1,8 +1,10 @@
 """``cadence sweep`` on the embedded classifier (examples/classifier.yaml, classifier_wsd.yaml).
 
 Each point equals the ``cadence fit`` its line of ``points.txt`` runs; a sweep killed mid-point (SIGKILL to
-the sweep and its child) and rerun equals an uninterrupted one; every WSD branch equals its standalone run
-bit for bit, and the compute the summary reports is the batches the children really trained.
+the sweep and its child) and rerun equals an uninterrupted one; SIGTERM, SIGHUP or SIGINT to a sweep (one
+point or two at a time) stops every point cleanly, leaves no process behind, and the rerun equals an
+uninterrupted sweep; a point another process still trains is not started twice; every WSD branch equals
+its standalone run bit for bit, and the compute the summary reports is the batches the children really trained.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -26,6 +29,11 @@ from trainer.sweep import folders
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from record_checks import assert_same_csv, same_value  # noqa: E402
+
 CLASSIFIER = ROOT / "examples" / "classifier.yaml"
 WSD = ROOT / "examples" / "classifier_wsd.yaml"
 SHORT = ["--set", "trainer.init.loop.max_steps=200", "--set", "trainer.init.checkpoint.steps=20"]
@@ -135,6 +143,113 @@ def test_every_wsd_branch_equals_its_standalone_run(tmp_path):
         assert _columns(out / point / "metrics.csv") == _columns(tmp_path / point / "metrics.csv")
 
 
+def _assert_same_sweep(out: Path, whole: Path) -> None:
+    """``out``'s summary and every point's ``metrics.csv`` are the uninterrupted sweep's (record_checks' rules)."""
+    got, want = _summary(out / "summary.csv"), _summary(whole / "summary.csv")
+    trained = ("final_train_loss", "final_eval_loss")
+    assert [{k: v for k, v in row.items() if k not in trained} for row in got] == [
+        {k: v for k, v in row.items() if k not in trained} for row in want
+    ]
+    for got_row, want_row in zip(got, want, strict=True):
+        assert all(same_value(name, got_row[name], want_row[name]) for name in trained), (got_row, want_row)
+        assert_same_csv(out / got_row["point"] / "metrics.csv", whole / want_row["point"] / "metrics.csv")
+
+
+def _in_own_group(*args: str) -> tuple[subprocess.CompletedProcess, int]:
+    """``cadence ARGS`` as the leader of its own process group (as a terminal's job is), and that group's id."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+    argv = [sys.executable, "-m", "trainer", *args]
+    with subprocess.Popen(
+        argv, cwd=HERE, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    ) as process:
+        stdout, stderr = process.communicate(timeout=600)
+    return subprocess.CompletedProcess(argv, process.returncode, stdout, stderr), process.pid
+
+
+def _stat(pid: int | str, field: int = 0) -> str | None:
+    """Field ``field`` of /proc/PID/stat after the command (0: the state, 2: the process group); None when gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text[text.rindex(")") + 2 :].split()[field]
+
+
+def _left_in_group(group: int) -> list[str]:
+    """The processes still in process group ``group`` (read from /proc), with their command lines."""
+    left = []
+    for folder in Path("/proc").glob("[0-9]*"):
+        if _stat(folder.name, 2) == str(group):
+            try:
+                command = (folder / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:  # it ended while we looked
+                continue
+            left.append(f"{folder.name}: {command[:200]}")
+    return left
+
+
+STOPS = [  # jobs, the batch whose end sends the signal, the signal, to whom (see sweep_fixtures.SignalAt)
+    (1, 30, "SIGHUP", "parent"),  # in the first point: the second never starts
+    (2, 40, "SIGTERM", "parent"),  # both points running
+    (1, 70, "SIGINT", "group"),  # Ctrl-C in a terminal, in the second point: the sweep and its point get SIGINT
+    (2, 40, "SIGINT", "parent"),  # SIGINT to the sweep alone: its points get SIGTERM
+]
+
+
+@pytest.mark.parametrize("jobs, batch, name, to", STOPS, ids=[f"jobs{s[0]}-{s[2]}-at{s[1]}-to-{s[3]}" for s in STOPS])
+def test_a_signal_stops_the_sweep_and_every_point_cleanly_and_a_rerun_equals_an_uninterrupted_one(
+    ssr_sweep, tmp_path, jobs, batch, name, to
+):
+    whole, _ = ssr_sweep
+    out = tmp_path / "sweep"
+    stop = [{"sweep_fixtures:SignalAt": {"batch": batch, "send": name, "marker": str(tmp_path / "sent"), "to": to}}]
+    command = ["sweep", str(CLASSIFIER), "--ssr", "0.5", "0.25", *SHORT, "--out", str(out), "--jobs", str(jobs)]
+    command += ["--set", f"trainer.init.callbacks={json.dumps(stop)}"]
+    stopped, group = _in_own_group(*command)
+    signum = getattr(signal, name)
+    assert (tmp_path / "sent").exists()
+    assert stopped.returncode == 128 + signum, stopped.stderr[-3000:]
+    left = _left_in_group(group)
+    assert left == [], f"processes left behind: {left}"
+    if name != "SIGINT":
+        assert f"cadence: stopped by {name} (each running point saved a checkpoint and ended)" in stopped.stderr
+    else:
+        assert "cadence: interrupted; rerun the same command to continue the sweep" in stopped.stderr
+    assert not (out / "summary.csv").exists()
+    if jobs == 1 and batch == 30:  # the stop came in the first point: the second never started
+        assert not (out / "ssr-0.5" / "metrics.csv").exists() and folders.newest_batch(out / "ssr-0.5") is None
+    if batch == 70:
+        assert folders.finished(out / "ssr-0.25") is not None
+    rerun = cadence(*command)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    _assert_same_sweep(out, whole)
+
+
+def test_a_point_that_outlived_its_killed_sweep_is_not_started_twice(ssr_sweep, tmp_path):
+    """The issue's rows 16001-19000: a rerun trained a point while the killed sweep's child still trained it."""
+    whole, _ = ssr_sweep
+    out, go = tmp_path / "sweep", tmp_path / "go"
+    orphan = [{"sweep_fixtures:OrphanAt": {"batch": 70, "marker": str(tmp_path / "orphaned"), "go": str(go)}}]
+    command = ["sweep", str(CLASSIFIER), "--ssr", "0.5", *SHORT, "--out", str(out), "--jobs", "2"]
+    command += ["--set", f"trainer.init.callbacks={json.dumps(orphan)}"]
+    killed = cadence(*command)  # the child SIGKILLs the sweep at batch 70 and waits for `go`
+    assert killed.returncode == -signal.SIGKILL
+    pid = int((out / "ssr-0.5" / folders.LOCK).read_text())  # the child's pid, which the sweep recorded
+    try:
+        refused = cadence(*command)
+        assert refused.returncode == 1, refused.stderr[-3000:]
+        (line,) = refused.stderr.strip().splitlines()
+        assert line.startswith(f"cadence: error: ssr-0.5: {out / 'ssr-0.5'} is being trained by another process ")
+        assert f"(pid {pid};" in line
+    finally:
+        go.touch()
+    while _stat(pid) not in (None, "Z"):  # the orphan trains to its end (nobody here can wait() for it)
+        time.sleep(0.1)
+    rerun = cadence(*command)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    assert_same_csv(out / "ssr-0.5" / "metrics.csv", whole / "ssr-0.5" / "metrics.csv")
+
+
 def test_branching_a_config_without_a_wsd_schedule_is_refused_in_one_line():
     result = cadence("sweep", str(CLASSIFIER), "--branch-from-stable", "--budgets", "0.5dur", "1dur")
     assert result.returncode == 2
@@ -168,7 +283,7 @@ def test_ctrl_c_stops_a_sweep_at_its_running_point(tmp_path, monkeypatch):
 
     started = []
 
-    def interrupted(self, point, jobs):
+    def interrupted(self, point, jobs, claim, processes):
         started.append(point.name)
         raise KeyboardInterrupt
 

@@ -7,12 +7,16 @@
     SIGKILL when batch ``K`` is about to start (``--kill-on checkpoint``: inside ``on_checkpoint`` after the
     checkpoint of batch ``K`` was written). ``--load PATH`` resumes.
 
+``python tests/trainer/trainer_fixtures.py fit CONFIG [--set ...]``
+    ``cadence fit CONFIG ...`` in this process (its exit status: 143 after SIGTERM).
+
 ``python tests/trainer/trainer_fixtures.py batch --jobs JOBS.json [--parallel 2]``
-    Import torch, the trainer and the schedulers once, then run each job (a ``train`` argument list) in its
-    own forked child process, ``--parallel`` at a time; print a JSON list of the children's exit codes
-    (``-9`` for a child that SIGKILLed itself). A fork of a parent that never trained is a fresh process
-    for the trainer, without paying torch's ~3 s import per run. Run the resumes in another ``batch``
-    process (another interpreter, another ``PYTHONHASHSEED``) than the runs that were killed.
+    Import torch, the trainer and the schedulers once, then run each job (a ``train`` or ``fit`` argument
+    list) in its own forked child process, ``--parallel`` at a time; print a JSON list of the children's exit
+    codes (``-9`` for a child that SIGKILLed itself, 143 for a ``cadence fit`` stopped by SIGTERM). A fork
+    of a parent that never trained is a fresh process for the trainer, without paying torch's ~3 s import
+    per run. Run the resumes in another ``batch`` process (another interpreter, another ``PYTHONHASHSEED``)
+    than the runs that were killed.
 
 ``python -m torch.distributed.run --nproc_per_node=2 ... tests/trainer/trainer_fixtures.py ddp --out DIR``
     A 2-rank CPU (gloo) run; each rank writes ``DIR/rank<r>.json`` (timestamps, lrs, data indices, weights
@@ -293,6 +297,12 @@ def ddp(args) -> None:
         dist.destroy_process_group()
 
 
+def cadence_fit(args) -> None:
+    from trainer.cli import main as cadence
+
+    raise SystemExit(cadence(["fit", *args.arguments]))
+
+
 def batch(args) -> None:
     import traceback
 
@@ -319,6 +329,8 @@ def batch(args) -> None:
             code = 0
             try:
                 main(job)
+            except SystemExit as exit:  # cadence fit's exit status
+                code = exit.code if isinstance(exit.code, int) else 1
             except BaseException:
                 traceback.print_exc()
                 code = 1
@@ -352,12 +364,14 @@ def main(argv=None) -> None:
     dd.add_argument("--save-interval", default="3ba")
     dd.add_argument("--grad-accums", default="1")
     dd.add_argument("--resume-at", type=int, default=None)
+    fit = sub.add_parser("fit")
+    fit.add_argument("arguments", nargs=argparse.REMAINDER)
     many = sub.add_parser("batch")
     many.add_argument("--jobs", required=True)
     many.add_argument("--parallel", type=int, default=2)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
-    {"train": train, "ddp": ddp, "batch": batch}[args.command](args)
+    {"train": train, "ddp": ddp, "batch": batch, "fit": cadence_fit}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from trainer.sweep import folders
-from trainer.sweep.engine import Finish, check_jobs, run_points
+from trainer.sweep.engine import Finish, SweepStopped, check_jobs, run_points
 from trainer.sweep.plan import SweepPoint, config_budgets, main_starts, plan_points
+from trainer.sweep.processes import PointProcesses
 
 __all__ = ["ConfigLauncher", "plan_config_sweep", "sweep_config"]
 
@@ -84,7 +85,7 @@ class ConfigLauncher:
         its progress bar labelled with the point (True), or without a progress bar (False: output to a log)."""
         sets = [*self.overrides, point.budget.override]
         sets += [f"trainer.init.checkpoint.save_folder={point.folder}", "trainer.init.checkpoint.autoresume=true"]
-        logger = {"CSVLogger": {"path": str(point.folder / folders.METRICS), "append": True}}
+        logger = {"CSVLogger": {"path": str(point.folder / folders.METRICS)}}  # a resumed run appends
         sets.append(f"trainer.init.loggers={json.dumps([*self.loggers, logger])}")
         callbacks = list(self.callbacks)
         if point.is_main and self.starts:
@@ -102,38 +103,78 @@ class ConfigLauncher:
     def command(self, point: SweepPoint) -> str:
         return shlex.join(["cadence", "fit", *self.arguments(point)])
 
-    def run(self, points: list[SweepPoint], jobs: int, finish: Finish) -> None:
-        if jobs == 1:  # in this thread: Ctrl-C stops the sweep at the running point
-            for point in points:
-                finish(point, *self._run_one(point, jobs))
-            return
+    def run(self, points: list[SweepPoint], jobs: int, finish: Finish, claims: dict[str, folders.Claim]) -> None:
+        processes = PointProcesses()
+
+        def report(point: SweepPoint, outcome: tuple[int, float, str] | None) -> None:
+            if outcome is not None and (outcome[0] == 0 or not processes.stopping):  # a stopped point did not fail
+                finish(point, *outcome)
+
+        with processes.forwarding_signals():
+            try:
+                if jobs == 1:  # in this thread: Ctrl-C stops the sweep at the running point
+                    for point in points:
+                        report(point, self._run_one(point, jobs, claims[point.name], processes))
+                else:
+                    self._run_pool(points, jobs, claims, processes, report)
+            except KeyboardInterrupt:
+                processes.interrupt()
+                raise
+        if processes.stopping:
+            raise SweepStopped(processes.signum)
+
+    def _run_pool(self, points, jobs: int, claims, processes: PointProcesses, report) -> None:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(self._run_one, point, jobs): point for point in points}
+            futures = {pool.submit(self._run_one, p, jobs, claims[p.name], processes): p for p in points}
             try:
                 for future in as_completed(futures):
-                    finish(futures[future], *future.result())
-            except BaseException:  # Ctrl-C: the points not started yet never start
+                    report(futures[future], future.result())
+            except BaseException as error:  # the points not started yet never start
+                if isinstance(error, KeyboardInterrupt):
+                    processes.interrupt()  # before waiting for the pool, which waits for the running points
                 pool.shutdown(wait=True, cancel_futures=True)
                 raise
 
-    def _run_one(self, point: SweepPoint, jobs: int) -> tuple[int, float, str]:
+    def _run_one(
+        self, point: SweepPoint, jobs: int, claim: folders.Claim, processes: PointProcesses
+    ) -> tuple[int, float, str] | None:
+        """Run ``point``'s ``cadence fit``: its exit status, seconds and where its output is; None when the sweep
+        stopped before it started. The process holds the sweep's lock on the point's folder too."""
         argv = [sys.executable, "-m", "trainer", "fit", *self.arguments(point, progress=jobs == 1)]
+        popen = {"env": self._environment(point), "pass_fds": () if claim.fd is None else (claim.fd,)}
+        start = time.perf_counter()
+        if jobs == 1:
+            if not processes.stopping:
+                print(f"sweep: [{self.order[point.name]}/{self.total}] {point.name}", flush=True)
+            status = _start_and_wait(argv, claim, processes, popen)
+            return None if status is None else (status, time.perf_counter() - start, "above")
+        log = point.folder / folders.LOG
+        with open(log, "ab") as stream:
+            status = _start_and_wait(argv, claim, processes, dict(popen, stdout=stream, stderr=subprocess.STDOUT))
+        if status is None:
+            return None
+        seconds = time.perf_counter() - start
+        word = "done" if status == 0 else "stopped" if processes.stopping else "FAILED"
+        print(f"sweep: {point.name} {word} in {seconds:.1f} s (log: {log})", flush=True)
+        return status, seconds, str(log)
+
+    @staticmethod
+    def _environment(point: SweepPoint) -> dict[str, str]:
         env = dict(os.environ)
         root = str(Path(__file__).resolve().parents[2])  # the children import this very Cadence
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
         if point.is_branch and folders.newest_batch(point.folder) is None:
             env["PYTHONWARNINGS"] = ",".join(filter(None, [env.get("PYTHONWARNINGS"), _RESUME_WARNING]))
-        start = time.perf_counter()
-        if jobs == 1:
-            print(f"sweep: [{self.order[point.name]}/{self.total}] {point.name}", flush=True)
-            status = subprocess.run(argv, env=env).returncode
-            return status, time.perf_counter() - start, "above"
-        log = point.folder / folders.LOG
-        with open(log, "ab") as stream:
-            status = subprocess.run(argv, env=env, stdout=stream, stderr=subprocess.STDOUT).returncode
-        seconds = time.perf_counter() - start
-        print(f"sweep: {point.name} {'done' if status == 0 else 'FAILED'} in {seconds:.1f} s (log: {log})", flush=True)
-        return status, seconds, str(log)
+        return env
+
+
+def _start_and_wait(argv: list[str], claim: folders.Claim, processes: PointProcesses, popen: dict) -> int | None:
+    """Start a point's process and wait for it: its exit status, or None when the sweep stopped before."""
+    process = processes.start(argv, **popen)
+    if process is None:
+        return None
+    claim.record(process.pid)
+    return processes.wait(process)
 
 
 def sweep_config(

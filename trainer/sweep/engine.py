@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from schedulers.tools.files import write_atomically
+from trainer.stopping import signal_name
 from trainer.sweep import folders
 from trainer.sweep.picture import save_picture
 from trainer.sweep.plan import SweepPoint
 from trainer.sweep.summary import compute_line, point_row, table, write_summary
 
-__all__ = ["Finish", "Launcher", "SweepError", "check_jobs", "run_points"]
+__all__ = ["Finish", "Launcher", "SweepError", "SweepStopped", "check_jobs", "run_points"]
 
 POINTS_FILE = "points.txt"
 SUMMARY_FILE = "summary.csv"
@@ -25,7 +26,15 @@ PICTURE_FILE = "sweep.png"
 
 
 class SweepError(RuntimeError):
-    """A point of the sweep failed (the message names it and where its output is)."""
+    """A point of the sweep failed, or another process is training it (the message names it and what to do)."""
+
+
+class SweepStopped(Exception):
+    """A stop signal (SIGTERM, SIGHUP) stopped the sweep once its running points had saved and ended."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"stopped by {signal_name(signum)}")
+        self.signum = int(signum)
 
 
 Finish = Callable[[SweepPoint, int, float, str], None]
@@ -35,9 +44,10 @@ class Launcher(Protocol):
     def command(self, point: SweepPoint) -> str | None:
         """The shell command that runs ``point`` on its own (for ``points.txt``), or None."""
 
-    def run(self, points: list[SweepPoint], jobs: int, finish: Finish) -> None:
+    def run(self, points: list[SweepPoint], jobs: int, finish: Finish, claims: dict[str, folders.Claim]) -> None:
         """Run ``points``, ``jobs`` at once, calling ``finish(point, exit status, seconds, where its output is)``
-        as each one ends."""
+        as each one ends; ``claims[point.name]`` is the sweep's lock on the point's folder (a process that
+        trains the point should hold it too). A stop signal ends it with :class:`SweepStopped`."""
 
 
 def check_jobs(jobs: Any) -> int:
@@ -84,18 +94,37 @@ def run_points(
 def _run_phase(
     phase: list[SweepPoint], launcher: Launcher, jobs: int, main_folder: Path | None, log: Callable[[str], None]
 ) -> None:
-    pending = []
-    for point in phase:
-        if folders.finished(point.folder) is not None:
-            log(f"sweep: {point.name} is finished (skipped)")
-            continue
-        folders.prepare(point, main_folder)
-        if point.is_branch:
-            start = f"its decay start {point.decay_start}" if point.start_folder else "batch 0 (its decay starts at 0)"
-            log(f"sweep: {point.name} branches from the main run at {start} with max_duration {point.budget.value}")
-        pending.append(point)
-    if not pending:
-        return
+    claims: dict[str, folders.Claim] = {}
+    try:
+        for point in phase:
+            if folders.finished(point.folder) is not None:
+                log(f"sweep: {point.name} is finished (skipped)")
+            else:
+                claims[point.name] = _claim(point)  # before its CSV is touched
+                _prepare(point, main_folder, log)
+        pending = [point for point in phase if point.name in claims]
+        if pending:
+            _launch(pending, launcher, jobs, claims)
+    finally:
+        for held in claims.values():
+            held.release()
+
+
+def _claim(point: SweepPoint) -> folders.Claim:
+    try:
+        return folders.claim(point.folder)
+    except folders.FolderInUse as error:
+        raise SweepError(f"{point.name}: {error}") from None
+
+
+def _prepare(point: SweepPoint, main_folder: Path | None, log: Callable[[str], None]) -> None:
+    folders.prepare(point, main_folder)
+    if point.is_branch:
+        start = f"its decay start {point.decay_start}" if point.start_folder else "batch 0 (its decay starts at 0)"
+        log(f"sweep: {point.name} branches from the main run at {start} with max_duration {point.budget.value}")
+
+
+def _launch(pending: list[SweepPoint], launcher: Launcher, jobs: int, claims: dict[str, folders.Claim]) -> None:
     failed = []
 
     def finish(point: SweepPoint, status: int, seconds: float, output: str) -> None:
@@ -104,6 +133,6 @@ def _run_phase(
         else:
             failed.append(f"{point.name} (exit status {status}; its output: {output})")
 
-    launcher.run(pending, jobs, finish)
+    launcher.run(pending, jobs, finish, claims)
     if failed:
         raise SweepError(f"{len(failed)} point(s) failed: {'; '.join(failed)}; rerun the same command to continue")

@@ -1,27 +1,42 @@
-"""A point's run folder: whether it is finished, and its metrics CSV made consistent before a (re)start.
+"""A point's run folder: whether it is finished, who is training it, and a WSD branch's first rows.
 
 A point folder holds the run's checkpoints (``ba00000120.pt``, ``latest``), ``metrics.csv`` (one row per
 batch: the loss and every scheduled value; the evaluations), and, once the point has finished,
 ``done.json`` (its wall time and the batch its training started from). A point without ``done.json`` is
-run again with autoresume: it continues from its newest checkpoint, and its CSV is first cut back to the
-rows up to that checkpoint, so the rows a killed attempt logged after it are not repeated. A branch that
-has no checkpoint of its own starts from the main run's rows up to its decay start.
+run again with autoresume: it continues from its newest checkpoint, and its ``CSVLogger`` keeps the rows up
+to that checkpoint and appends (:mod:`trainer.records`, the rule every file logger follows on resume), so
+the rows a killed attempt logged after it are not repeated. A branch that has no checkpoint of its own
+starts from the main run's rows up to its decay start, cut by the same rule.
+
+While a point runs, the sweep holds a lock on its folder (``.sweep.lock``, an ``flock`` its ``cadence fit``
+process inherits): a second sweep, or the rerun of a sweep whose point outlived it (a sweep killed with
+SIGKILL), cannot start that point until the process training it has ended.
 """
 
 from __future__ import annotations
 
-import csv
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from schedulers.tools.files import write_atomically
 from trainer.checkpoint import CheckpointError, checkpoint_batch, resolve_checkpoint
+from trainer.records import keep_rows_through, read_rows, read_table
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - no flock (Windows): folders are not locked
+    fcntl = None
 
 __all__ = [
     "DONE",
+    "LOCK",
     "LOG",
     "METRICS",
+    "Claim",
+    "FolderInUse",
+    "claim",
     "finished",
     "mark_done",
     "newest_batch",
@@ -34,6 +49,7 @@ __all__ = [
 METRICS = "metrics.csv"
 DONE = "done.json"
 LOG = "log.txt"
+LOCK = ".sweep.lock"
 
 
 def finished(folder: Path) -> dict[str, Any] | None:
@@ -74,41 +90,56 @@ def start_batch(point: Any) -> int:
 
 
 def prepare(point: Any, main_folder: Path | None = None) -> None:
-    """Make ``point``'s CSV agree with the checkpoint it will resume from (see the module docstring)."""
+    """Make ``point``'s folder; a branch without a checkpoint of its own starts from the main run's rows up to
+    its decay start (a resumed point's CSV is cut back by its own logger, to the checkpoint it resumes from)."""
     folder = Path(point.folder)
     folder.mkdir(parents=True, exist_ok=True)
-    metrics = folder / METRICS
-    resumes_at = newest_batch(folder)
-    if resumes_at is not None:
-        if metrics.is_file():
-            header, rows = read_table(metrics)
-            _write_table(metrics, header, [row for row in rows if int(row[0]) <= resumes_at])
-        return
-    if point.is_branch and main_folder is not None and (Path(main_folder) / METRICS).is_file():
-        header, rows = read_table(Path(main_folder) / METRICS)
-        _write_table(metrics, header, [row for row in rows if int(row[0]) <= start_batch(point)])
-    elif metrics.exists():
-        metrics.unlink()  # a fresh start logs from batch 1
+    if point.is_branch and main_folder is not None and newest_batch(folder) is None:
+        keep_rows_through(folder / METRICS, start_batch(point), source=Path(main_folder) / METRICS)
 
 
-def read_table(path: Path) -> tuple[list[str], list[list[str]]]:
-    """A CSV's header and rows."""
-    with open(path, newline="", encoding="utf-8") as stream:
-        reader = csv.reader(stream)
-        header = next(reader, [])
-        return header, [row for row in reader if row]
+class FolderInUse(RuntimeError):
+    """Another process holds a point folder's lock (its message names the process)."""
 
 
-def read_rows(path: Path) -> list[dict[str, str]]:
-    """A CSV's rows as dicts (empty cells are empty strings)."""
-    header, rows = read_table(path)
-    return [dict(zip(header, row + [""] * (len(header) - len(row)), strict=False)) for row in rows]
+class Claim:
+    """This sweep's lock on a point folder: ``fd`` (None without ``flock``) is passed on to the point's process."""
+
+    def __init__(self, folder: Path, fd: int | None) -> None:
+        self.folder = folder
+        self.fd = fd
+
+    def record(self, pid: int) -> None:
+        """Write the pid of the process training the point into the lock file (named when another sweep finds it)."""
+        if self.fd is not None:
+            os.ftruncate(self.fd, 0)
+            os.pwrite(self.fd, f"{pid}\n".encode(), 0)
+
+    def release(self) -> None:
+        fd, self.fd = self.fd, None
+        if fd is not None:
+            os.close(fd)
 
 
-def _write_table(path: Path, header: list[str], rows: list[list[str]]) -> None:
-    def write(stream) -> None:
-        writer = csv.writer(stream, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(rows)
-
-    write_atomically(path, write, newline="")
+def claim(folder: Path) -> Claim:
+    """Lock ``folder`` (made if missing) for this process; :class:`FolderInUse` when another process holds it."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    if fcntl is None:  # pragma: no cover
+        return Claim(folder, None)
+    fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+        os.close(fd)
+        raise FolderInUse(
+            f"{folder} is being trained by another process (pid {holder}; a point of an earlier sweep that "
+            "outlived it?): let it end or stop it, then rerun"
+        ) from None
+    except BaseException:
+        os.close(fd)
+        raise
+    held = Claim(folder, fd)
+    held.record(os.getpid())
+    return held

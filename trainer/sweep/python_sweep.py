@@ -77,7 +77,7 @@ class PythonLauncher:
     def command(self, point: SweepPoint) -> None:
         return None  # a function call, not a command line
 
-    def run(self, points: list[SweepPoint], jobs: int, finish: Finish) -> None:
+    def run(self, points: list[SweepPoint], jobs: int, finish: Finish, claims: dict[str, folders.Claim]) -> None:
         if jobs == 1:
             for point in points:
                 finish(point, 0, run_python_point(self.make_trainer, point, self.starts), "above")
@@ -110,7 +110,7 @@ def run_python_point(make_trainer: Callable[..., Any], point: SweepPoint, starts
         if point.is_branch:
             warnings.filterwarnings("ignore", message=_BRANCH_WARNING, category=UserWarning)
         trainer = _check_trainer(make_trainer(point.budget.argument, **run), point.budget, point.folder)
-    trainer.callbacks.append(LoggerCallback([CSVLogger(point.folder / folders.METRICS, append=True)]))
+    trainer.callbacks.append(LoggerCallback([CSVLogger(point.folder / folders.METRICS)]))  # a resumed run appends
     if point.is_main and starts:
         trainer.callbacks.append(DecayStartCheckpoints(starts))
     for callback in trainer.callbacks:

@@ -1,0 +1,219 @@
+"""A run's records on disk: CSV files of rows stamped with the run's counts, kept in step with its checkpoints.
+
+``CSVLogger``'s file, ``LRMonitor``'s ``csv_path`` and a sweep point's ``metrics.csv`` are such files: the
+columns ``batch, epoch, sample, token``, then one column per value in order of first appearance (or in an
+order given). Two rules make the records of a stopped, killed or resumed run equal an uninterrupted run's
+(docs/resume.md, "Stopping and resuming keep the records"):
+
+1. **Rows reach the file before a checkpoint that claims them is written**: the trainer calls
+   ``on_before_checkpoint`` and a :class:`RowFile` flushes and calls ``fsync``.
+2. **A run that resumes from the checkpoint at batch b keeps the rows up to b and appends after them**: the
+   rows a killed attempt wrote after its last checkpoint go (:func:`keep_rows_through`, the one cut-back
+   rule; ``cadence sweep`` uses it too, to start a WSD branch from the main run's rows).
+
+>>> import os, tempfile
+>>> path = os.path.join(tempfile.mkdtemp(), "metrics.csv")
+>>> first = RowFile(path)
+>>> for batch in (1, 2, 3):
+...     first.add((batch, 0, 8 * batch, 0), {"loss": 1 / batch})
+>>> first.close()                                   # killed after batch 3; its checkpoint was at batch 2
+>>> resumed = RowFile(path)
+>>> resumed.resume(2)
+>>> resumed.add((3, 0, 24, 0), {"loss": 0.3})
+>>> resumed.close()
+>>> print(open(path).read(), end="")
+batch,epoch,sample,token,loss
+1,0,8,0,1.0
+2,0,16,0,0.5
+3,0,24,0,0.3
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO
+
+from schedulers.tools.files import write_atomically
+
+__all__ = ["COUNT_COLUMNS", "RowFile", "keep_rows_through", "read_rows", "read_table"]
+
+#: The first columns of every row file: the timestamp's totals.
+COUNT_COLUMNS = ("batch", "epoch", "sample", "token")
+
+
+def read_table(path: str | os.PathLike) -> tuple[list[str], list[list[str]]]:
+    """A CSV's header and rows (a last line cut short by a kill, with no line end, is left out)."""
+    return _read(Path(path))[:2]
+
+
+def read_rows(path: str | os.PathLike) -> list[dict[str, str]]:
+    """A CSV's rows as dicts (empty cells are empty strings)."""
+    header, rows = read_table(path)
+    return [dict(zip(header, row + [""] * (len(header) - len(row)), strict=False)) for row in rows]
+
+
+def keep_rows_through(
+    path: str | os.PathLike, last_batch: int, *, source: str | os.PathLike | None = None
+) -> list[str] | None:
+    """Keep in ``path`` the rows of ``source`` (default: ``path`` itself) whose ``batch`` is at most ``last_batch``.
+
+    Returns the header, or None when ``source`` is missing or empty (then nothing is written). ``path`` is
+    rewritten atomically, and only when it changes: a row goes, a torn last line goes, or it is a copy.
+    """
+    path = Path(path)
+    source = path if source is None else Path(source)
+    if not source.is_file() or source.stat().st_size == 0:
+        return None
+    header, rows, complete = _read(source)
+    _check_header(source, header)
+    try:
+        kept = [row for row in rows if int(row[0]) <= last_batch]
+    except ValueError:
+        raise ValueError(f"{str(source)!r} has a row whose batch is not a whole number") from None
+    if source != path or len(kept) != len(rows) or not complete:
+        _write_table(path, header, kept)
+    return header
+
+
+class RowFile:
+    """One CSV file of rows stamped with counts, written as they come (docs/resume.md).
+
+    - ``add(counts, values)`` writes a row: the four counts, then ``values`` (name -> float, written with
+      ``repr`` so they read back exactly; a value a row lacks is an empty cell). A name not seen before widens
+      the header: the file is rewritten once, atomically, with earlier rows padded. With ``order`` (a sort
+      key), the value columns are kept sorted by it.
+    - The file is created by the first row: a fresh file, or (``append=True``) after an existing file's rows.
+      :meth:`resume` instead keeps an existing file's rows up to a checkpoint's batch, then appends.
+    - :meth:`flush` puts the rows on disk (``fsync``); :meth:`close` flushes and closes; adding a row after
+      ``close()`` appends to the same file.
+    """
+
+    def __init__(self, path: str | os.PathLike, *, append: bool = False, order: Callable[[str], object] | None = None):
+        self.path = Path(path)
+        self.append = bool(append)
+        self.order = order
+        self._columns: list[str] = list(COUNT_COLUMNS)
+        self._known: set[str] = set()  # the value columns
+        self._stream: IO[str] | None = None
+        self._writer = None
+        self._started = False  # whether this file was created or adopted (then later rows append)
+        self._header_written = False
+
+    @property
+    def columns(self) -> list[str]:
+        """The columns so far: the four counts, then the value columns."""
+        return list(self._columns)
+
+    def resume(self, last_batch: int) -> None:
+        """The run goes on after ``last_batch``: keep the file's rows up to it, drop later ones, append after them."""
+        self.close()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        header = keep_rows_through(self.path, last_batch)
+        self._started = True
+        if header is None:
+            self._columns, self._known, self._header_written = list(COUNT_COLUMNS), set(), False
+        else:
+            self._adopt(header)
+
+    def add(self, counts: Sequence[int], values: dict[str, float]) -> None:
+        """Write one row (not yet flushed: see :meth:`flush`)."""
+        if self._stream is None:
+            self._open()
+        new = [name for name in values if name not in self._known]
+        if new:
+            clash = [name for name in new if name in COUNT_COLUMNS]
+            if clash:
+                raise ValueError(f"the name {clash[0]!r} clashes with the CSV count column of the same name")
+            self._widen(new)
+        if not self._header_written:
+            self._writer.writerow(self._columns)
+            self._header_written = True
+        row = [str(count) for count in counts]
+        row.extend(_cell(values.get(name)) for name in self._columns[len(COUNT_COLUMNS) :])
+        self._writer.writerow(row)
+
+    def flush(self, *, durable: bool = True) -> None:
+        """Hand the rows written so far to the OS; with ``durable``, also to the disk (``fsync``)."""
+        stream = self._stream
+        if stream is not None:
+            stream.flush()
+            if durable:
+                os.fsync(stream.fileno())
+
+    def close(self) -> None:
+        """Flush (``fsync``) and close; safe to call twice."""
+        self.flush()
+        stream, self._stream, self._writer = self._stream, None, None
+        if stream is not None:
+            stream.close()
+
+    def _open(self) -> None:
+        """At first use, adopt an existing file (``append=True``) or start a new one; later, append."""
+        if not self._started:
+            self._started = True
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.append and self.path.is_file() and self.path.stat().st_size > 0:
+                self._adopt(read_table(self.path)[0])
+            else:
+                self._open_stream("w")
+                return
+        self._open_stream("a")
+
+    def _adopt(self, header: list[str]) -> None:
+        _check_header(self.path, header)
+        self._columns, self._known = list(header), set(header[len(COUNT_COLUMNS) :])
+        self._header_written = True
+
+    def _open_stream(self, mode: str) -> None:
+        self._stream = open(self.path, mode, newline="", encoding="utf-8")
+        self._writer = csv.writer(self._stream, lineterminator="\n")
+
+    def _widen(self, new: list[str]) -> None:
+        """Add value columns; once the header is written, rewrite the file with it (atomically, rows padded)."""
+        names = self._columns[len(COUNT_COLUMNS) :] + new
+        if self.order is not None:
+            names.sort(key=self.order)
+        old = self._columns
+        self._columns = list(COUNT_COLUMNS) + names
+        self._known.update(new)
+        if not self._header_written:
+            return
+        self.close()
+        rows = [dict(zip(old, row, strict=False)) for row in read_table(self.path)[1]]
+        _write_table(self.path, self._columns, [[row.get(name, "") for name in self._columns] for row in rows])
+        self._open_stream("a")
+
+
+def _read(path: Path) -> tuple[list[str], list[list[str]], bool]:
+    """Header, rows, and whether the file ended with a line end (else its torn last line is left out)."""
+    with open(path, newline="", encoding="utf-8") as stream:
+        text = stream.read()
+    complete = text.endswith("\n") or not text
+    if not complete:
+        text = text[: text.rfind("\n") + 1]
+    table = [row for row in csv.reader(io.StringIO(text, newline="")) if row]
+    return (table[0] if table else []), table[1:], complete
+
+
+def _check_header(path: Path, header: list[str]) -> None:
+    if tuple(header[: len(COUNT_COLUMNS)]) != COUNT_COLUMNS:
+        raise ValueError(
+            f"cannot append to {str(path)!r}: its header {header!r} does not start with {', '.join(COUNT_COLUMNS)}"
+        )
+
+
+def _write_table(path: Path, header: list[str], rows: list[list[str]]) -> None:
+    def write(stream) -> None:
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+
+    write_atomically(path, write, newline="")
+
+
+def _cell(value: float | None) -> str:
+    return "" if value is None else repr(value)
