@@ -1,7 +1,10 @@
-r"""SambaFlow's three learning-rate schedules, as torch ``LambdaLR`` objects on Cadence's kernels.
+r"""SambaFlow's three learning-rate schedules, on Cadence's one scheduler object.
 
-Each constructor returns a :class:`torch.optim.lr_scheduler.LambdaLR` whose peak is the optimizer's
-``lr`` (each param group's ``initial_lr``); the lr after ``k`` calls to ``step()`` is ``peak × α(k)``.
+Each constructor returns a :class:`SambaFlowScheduler`: Cadence's compiled scheduler
+(:class:`~schedulers.core.compile.CompiledScheduler`) counting its own steps, and a torch
+:class:`~torch.optim.lr_scheduler.LambdaLR` whose peak is the optimizer's ``lr`` (each param group's
+``initial_lr``); the lr after ``k`` calls to ``step()`` is ``peak × α(k)``. The schedule's translation is its
+multiplier α, a :class:`SambaFlowLambda` of the step (``scheduler.lr_lambdas[0]``).
 With :math:`W` = ``num_warmup_steps``, :math:`T` = ``num_training_steps`` and :math:`r` = ``end_ratio``:
 
 .. math::
@@ -32,18 +35,23 @@ nothing here re-implements a curve.
 from __future__ import annotations
 
 import math
-import operator
+from typing import Any, ClassVar
 
+import torch
 from torch.optim import Optimizer
 from torch.optim.lr_scheduler import LambdaLR
 
 from schedulers.core import kernels
 from schedulers.core._ops import ops
+from schedulers.core.arguments import integer_argument
+from schedulers.core.compile import CompiledScheduler, base_value
 from schedulers.core.registry import register_scheduler
+from schedulers.core.state import ScheduleState
 from timeunits import is_number, whole_count
 
 __all__ = [
     "SambaFlowLambda",
+    "SambaFlowScheduler",
     "cosine_schedule_with_warmup",
     "fixed_lr",
     "get_cosine_schedule_with_warmup",
@@ -68,12 +76,19 @@ class SambaFlowLambda:
 
     __slots__ = ("kind", "num_warmup_steps", "num_training_steps", "end_ratio", "num_cycles", "__dict__")
 
-    def __init__(self, kind, num_warmup_steps=0, num_training_steps=0, end_ratio=0.0, num_cycles=0.5):
+    def __init__(
+        self,
+        kind: str,
+        num_warmup_steps: int = 0,
+        num_training_steps: int = 0,
+        end_ratio: float = 0.0,
+        num_cycles: float = 0.5,
+    ) -> None:
         if kind not in _KINDS:
             raise ValueError(f"kind must be one of {', '.join(map(repr, _KINDS))}, got {kind!r}")
         self.kind = kind
-        self.num_warmup_steps = _steps("num_warmup_steps", num_warmup_steps)
-        self.num_training_steps = _steps("num_training_steps", num_training_steps)
+        self.num_warmup_steps = integer_argument("num_warmup_steps", num_warmup_steps, low=0)
+        self.num_training_steps = integer_argument("num_training_steps", num_training_steps, low=0)
         if self.num_warmup_steps > self.num_training_steps:
             raise ValueError(
                 f"num_warmup_steps={self.num_warmup_steps} must not exceed num_training_steps={self.num_training_steps}"
@@ -81,7 +96,7 @@ class SambaFlowLambda:
         self.end_ratio = _ratio("end_ratio", end_ratio)
         self.num_cycles = _finite("num_cycles", num_cycles, low=0.0)
 
-    def __call__(self, step):
+    def __call__(self, step: float | torch.Tensor) -> float | torch.Tensor:
         if self.kind == "fixed":
             return kernels.constant(_as_number(step), 1.0)
         x = _as_number(step)
@@ -127,19 +142,81 @@ class SambaFlowLambda:
             f"num_cycles={self.num_cycles})"
         )
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, SambaFlowLambda):
             return NotImplemented
         return all(getattr(self, name) == getattr(other, name) for name in self.__slots__[:-1])
 
     __hash__ = None
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__[:-1]}
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         for name, value in state.items():
             setattr(self, name, value)
+
+
+class SambaFlowScheduler(CompiledScheduler, LambdaLR):
+    """A SambaFlow schedule: Cadence's compiled scheduler counting its steps, relative to each group's lr.
+
+    The lr of param group ``g`` after ``k`` calls to ``step()`` is ``initial_lr_g × α(k)``, α the
+    :class:`SambaFlowLambda` given. It is a torch ``LambdaLR`` too: ``lr_lambdas`` holds α (once per param
+    group), ``base_lrs`` the peaks, and ``state_dict()`` is ``LambdaLR``'s (``last_epoch``, ``base_lrs``,
+    ``_step_count``, ``_last_lr`` and ``lr_lambdas``, whose entries are ``{}``: no callable, loadable with
+    ``torch.load(weights_only=True)``; the arguments of the run that loads win). With a scale schedule ratio
+    (:meth:`attach_state`, which the trainer calls) α's step counts are scaled by :meth:`SambaFlowLambda.scaled`.
+    """
+
+    counts_steps: ClassVar[bool] = True
+
+    def __init__(self, optimizer: Optimizer, multiplier: SambaFlowLambda, last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        groups = optimizer.param_groups
+        if last_epoch != -1 and any("initial_lr" not in group for group in groups):
+            index = next(i for i, group in enumerate(groups) if "initial_lr" not in group)
+            raise KeyError(f"param 'initial_lr' is not specified in param_groups[{index}] when resuming an optimizer")
+        bases = [base_value(group, i, "lr", "initial_lr") for i, group in enumerate(groups)]
+        for group, (stored, _) in zip(groups, bases, strict=True):
+            group.setdefault("initial_lr", stored)
+        self.multiplier = multiplier  # as given: a ratio scales it anew (attach_state)
+        self.state, self.ssr = None, 1.0
+        self._curve = multiplier
+        self._count = last_epoch + 1
+        self._drive(optimizer, "lr", list(range(len(groups))), [base for _, base in bases])
+        self._apply()
+
+    def _resolve_curve(self, state: ScheduleState | None, ssr: float) -> SambaFlowLambda:
+        return self.multiplier if ssr == 1.0 else self.multiplier.scaled(ssr)
+
+    @property
+    def lr_lambdas(self) -> list[SambaFlowLambda]:
+        """α once per param group (torch's ``LambdaLR`` attribute)."""
+        return [self._curve] * len(self.param_groups)
+
+    @lr_lambdas.setter
+    def lr_lambdas(self, lambdas: list[SambaFlowLambda]) -> None:
+        first, *others = lambdas
+        if len(lambdas) != len(self.param_groups) or any(other != first for other in others):
+            raise ValueError(f"a SambaFlow schedule has one multiplier for its {len(self.param_groups)} param groups")
+        self._curve = first  # as torch's scaling does: the next step uses it
+
+    def state_dict(self) -> dict[str, Any]:
+        """``LambdaLR``'s state: plain numbers and lists only."""
+        return {
+            "base_lrs": list(self.base_values),
+            "last_epoch": self._count,
+            "_step_count": self._step_count,
+            "_last_lr": self.get_last_lr(),
+            "lr_lambdas": [{} for _ in self.param_groups],
+        }
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore the step (this run's arguments are kept) and write the lr at that step."""
+        self._count = int(state_dict["last_epoch"])
+        self._step_count = int(state_dict.get("_step_count", self._count + 1))
+        self._apply()
 
 
 def cosine_schedule_with_warmup(
@@ -149,7 +226,7 @@ def cosine_schedule_with_warmup(
     num_cycles: float = 0.5,
     last_epoch: int = -1,
     end_ratio: float = 0.1,
-) -> LambdaLR:
+) -> SambaFlowScheduler:
     r"""Linear warmup from 0 to the optimizer's lr, then cosine decay to ``end_ratio`` × lr, then hold.
 
     .. math::
@@ -164,7 +241,7 @@ def cosine_schedule_with_warmup(
     (0.5, 1.0, 0.55, 0.1)
     """
     lam = SambaFlowLambda("cosine", num_warmup_steps, num_training_steps, end_ratio, num_cycles)
-    return LambdaLR(optimizer, lam, last_epoch)
+    return SambaFlowScheduler(optimizer, lam, last_epoch)
 
 
 def polynomial_decay_schedule_with_warmup(
@@ -173,7 +250,7 @@ def polynomial_decay_schedule_with_warmup(
     num_training_steps: int,
     end_ratio: float = 0.0,
     last_epoch: int = -1,
-) -> LambdaLR:
+) -> SambaFlowScheduler:
     r"""Linear warmup from 0 to the optimizer's lr, then *linear* decay to ``end_ratio`` × lr, then hold.
 
     SambaFlow calls it "polynomial", but the decay is always linear:
@@ -189,10 +266,10 @@ def polynomial_decay_schedule_with_warmup(
     (0.75, 0.5, 0.5)
     """
     lam = SambaFlowLambda("linear", num_warmup_steps, num_training_steps, end_ratio)
-    return LambdaLR(optimizer, lam, last_epoch)
+    return SambaFlowScheduler(optimizer, lam, last_epoch)
 
 
-def fixed_lr(optimizer: Optimizer, last_epoch: int = -1) -> LambdaLR:
+def fixed_lr(optimizer: Optimizer, last_epoch: int = -1) -> SambaFlowScheduler:
     """No schedule: the optimizer's lr throughout (α = 1).
 
     >>> import torch
@@ -203,7 +280,7 @@ def fixed_lr(optimizer: Optimizer, last_epoch: int = -1) -> LambdaLR:
     >>> sched.get_last_lr()
     [0.3]
     """
-    return LambdaLR(optimizer, SambaFlowLambda("fixed"), last_epoch)
+    return SambaFlowScheduler(optimizer, SambaFlowLambda("fixed"), last_epoch)
 
 
 # SambaFlow's own code spells them get_* (docs/sambaflow.md).
@@ -218,24 +295,12 @@ register_scheduler(
 register_scheduler(fixed_lr, aliases=("get_fixed_lr",), family="sambaflow")
 
 
-def _as_number(step):
+def _as_number(step: float | torch.Tensor) -> float | torch.Tensor:
     # LambdaLR passes an int; floats and floating tensors pass through (whole-run evaluation)
     return float(step) if isinstance(step, int) else step
 
 
-def _steps(name: str, value) -> int:
-    if isinstance(value, bool):
-        raise ValueError(f"{name}={value!r} must be an integer >= 0")
-    try:
-        count = operator.index(value)
-    except TypeError:
-        raise ValueError(f"{name}={value!r} must be an integer >= 0") from None
-    if count < 0:
-        raise ValueError(f"{name}={count} must be an integer >= 0")
-    return count
-
-
-def _finite(name: str, value, *, low: float) -> float:
+def _finite(name: str, value: object, *, low: float) -> float:
     if not is_number(value):  # timeunits' rule: a bool, a string, bytes or a Time is no number
         raise ValueError(f"{name}={value!r} must be a number")
     try:
@@ -247,7 +312,7 @@ def _finite(name: str, value, *, low: float) -> float:
     return number
 
 
-def _ratio(name: str, value) -> float:
+def _ratio(name: str, value: object) -> float:
     try:
         number = _finite(name, value, low=0.0)
     except ValueError:
