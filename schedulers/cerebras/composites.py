@@ -70,8 +70,8 @@ class _Composite(HyperparameterScheduler):
                     f"{owner}: schedulers[{i}] has param_group_tags={shown} but this {owner} has {mine}: "
                     "all must target the same param groups"
                 )
-            if child._state is None and self._state is not None:
-                child._state, child._ssr = self._state, self._ssr
+            if child.state is None and self.state is not None:
+                child.state, child.ssr = self.state, self.ssr
 
     def _local_steps(self, t) -> list:
         """The step each child sees when this scheduler is at step ``t``."""
