@@ -38,7 +38,7 @@ from torch.optim import Optimizer
 from schedulers.core.names import did_you_mean
 from schedulers.core.registry import get_scheduler
 from schedulers.sambaflow.schedules import (
-    SambaFlowScheduler,
+    LambdaLR,
     cosine_schedule_with_warmup,
     fixed_lr,
     polynomial_decay_schedule_with_warmup,
@@ -113,7 +113,7 @@ def add_lr_schedule_args(
     return parser
 
 
-def get_lr_scheduler(optimizer: Optimizer, args: Any) -> SambaFlowScheduler:
+def get_lr_scheduler(optimizer: Optimizer, args: Any) -> LambdaLR:
     """The schedule ``args.lr_schedule`` on ``optimizer``, built from SambaFlow's flags.
 
     ``args`` is an ``argparse.Namespace`` (or any object with those attributes, or a mapping).

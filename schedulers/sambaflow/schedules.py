@@ -1,10 +1,11 @@
 r"""SambaFlow's three learning-rate schedules, on Cadence's one scheduler object.
 
-Each constructor returns a :class:`SambaFlowScheduler`: Cadence's compiled scheduler
-(:class:`~schedulers.core.compile.CompiledScheduler`) counting its own steps, and a torch
-:class:`~torch.optim.lr_scheduler.LambdaLR` whose peak is the optimizer's ``lr`` (each param group's
-``initial_lr``); the lr after ``k`` calls to ``step()`` is ``peak × α(k)``. The schedule's translation is its
-multiplier α, a :class:`SambaFlowLambda` of the step (``scheduler.lr_lambdas[0]``).
+Each constructor returns a :class:`LambdaLR`: a subclass of torch's
+:class:`~torch.optim.lr_scheduler.LambdaLR` that is Cadence's compiled scheduler
+(:class:`~schedulers.core.compile.CompiledScheduler`) counting its own steps. Its peak is the optimizer's
+``lr`` (each param group's ``initial_lr``); the lr after ``k`` calls to ``step()`` is ``peak × α(k)``. A
+schedule translates into its multiplier α, a :class:`SambaFlowLambda` of the step (``scheduler.lr_lambdas[0]``),
+the curve the compiled scheduler evaluates.
 With :math:`W` = ``num_warmup_steps``, :math:`T` = ``num_training_steps`` and :math:`r` = ``end_ratio``:
 
 .. math::
@@ -39,7 +40,7 @@ from typing import Any, ClassVar
 
 import torch
 from torch.optim import Optimizer
-from torch.optim.lr_scheduler import LambdaLR
+from torch.optim import lr_scheduler as torch_schedulers
 
 from schedulers.core import kernels
 from schedulers.core._ops import ops
@@ -51,7 +52,7 @@ from timeunits import is_number, whole_count
 
 __all__ = [
     "SambaFlowLambda",
-    "SambaFlowScheduler",
+    "LambdaLR",
     "cosine_schedule_with_warmup",
     "fixed_lr",
     "get_cosine_schedule_with_warmup",
@@ -157,8 +158,8 @@ class SambaFlowLambda:
             setattr(self, name, value)
 
 
-class SambaFlowScheduler(CompiledScheduler, LambdaLR):
-    """A SambaFlow schedule: Cadence's compiled scheduler counting its steps, relative to each group's lr.
+class LambdaLR(CompiledScheduler, torch_schedulers.LambdaLR):
+    """A SambaFlow schedule, a torch ``LambdaLR`` that is Cadence's compiled scheduler counting its steps.
 
     The lr of param group ``g`` after ``k`` calls to ``step()`` is ``initial_lr_g × α(k)``, α the
     :class:`SambaFlowLambda` given. It is a torch ``LambdaLR`` too: ``lr_lambdas`` holds α (once per param
@@ -226,7 +227,7 @@ def cosine_schedule_with_warmup(
     num_cycles: float = 0.5,
     last_epoch: int = -1,
     end_ratio: float = 0.1,
-) -> SambaFlowScheduler:
+) -> LambdaLR:
     r"""Linear warmup from 0 to the optimizer's lr, then cosine decay to ``end_ratio`` × lr, then hold.
 
     .. math::
@@ -241,7 +242,7 @@ def cosine_schedule_with_warmup(
     (0.5, 1.0, 0.55, 0.1)
     """
     lam = SambaFlowLambda("cosine", num_warmup_steps, num_training_steps, end_ratio, num_cycles)
-    return SambaFlowScheduler(optimizer, lam, last_epoch)
+    return LambdaLR(optimizer, lam, last_epoch)
 
 
 def polynomial_decay_schedule_with_warmup(
@@ -250,7 +251,7 @@ def polynomial_decay_schedule_with_warmup(
     num_training_steps: int,
     end_ratio: float = 0.0,
     last_epoch: int = -1,
-) -> SambaFlowScheduler:
+) -> LambdaLR:
     r"""Linear warmup from 0 to the optimizer's lr, then *linear* decay to ``end_ratio`` × lr, then hold.
 
     SambaFlow calls it "polynomial", but the decay is always linear:
@@ -266,10 +267,10 @@ def polynomial_decay_schedule_with_warmup(
     (0.75, 0.5, 0.5)
     """
     lam = SambaFlowLambda("linear", num_warmup_steps, num_training_steps, end_ratio)
-    return SambaFlowScheduler(optimizer, lam, last_epoch)
+    return LambdaLR(optimizer, lam, last_epoch)
 
 
-def fixed_lr(optimizer: Optimizer, last_epoch: int = -1) -> SambaFlowScheduler:
+def fixed_lr(optimizer: Optimizer, last_epoch: int = -1) -> LambdaLR:
     """No schedule: the optimizer's lr throughout (α = 1).
 
     >>> import torch
@@ -280,7 +281,7 @@ def fixed_lr(optimizer: Optimizer, last_epoch: int = -1) -> SambaFlowScheduler:
     >>> sched.get_last_lr()
     [0.3]
     """
-    return SambaFlowScheduler(optimizer, SambaFlowLambda("fixed"), last_epoch)
+    return LambdaLR(optimizer, SambaFlowLambda("fixed"), last_epoch)
 
 
 # SambaFlow's own code spells them get_* (docs/sambaflow.md).
