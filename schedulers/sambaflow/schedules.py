@@ -36,6 +36,7 @@ nothing here re-implements a curve.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import torch
@@ -46,6 +47,7 @@ from schedulers.core import kernels
 from schedulers.core._ops import ops
 from schedulers.core.arguments import integer_argument
 from schedulers.core.compile import CompiledScheduler, base_value
+from schedulers.core.composition import warmup_ramp
 from schedulers.core.registry import register_scheduler
 from schedulers.core.state import ScheduleState
 from timeunits import is_number, whole_count
@@ -75,7 +77,8 @@ class SambaFlowLambda:
     ``step`` may be an int, a float or a floating tensor (a whole run at once, elementwise).
     """
 
-    __slots__ = ("kind", "num_warmup_steps", "num_training_steps", "end_ratio", "num_cycles", "__dict__")
+    _ARGUMENTS = ("kind", "num_warmup_steps", "num_training_steps", "end_ratio", "num_cycles")
+    __slots__ = (*_ARGUMENTS, "_fn", "__dict__")
 
     def __init__(
         self,
@@ -96,24 +99,31 @@ class SambaFlowLambda:
             )
         self.end_ratio = _ratio("end_ratio", end_ratio)
         self.num_cycles = _finite("num_cycles", num_cycles, low=0.0)
+        self._fn = self._curve()
 
     def __call__(self, step: float | torch.Tensor) -> float | torch.Tensor:
+        return self._fn(_as_number(step))
+
+    def _curve(self) -> Callable[[Any], Any]:
+        r"""α as one function of the step, composed of the kernels once: Cadence's warmup ramp
+        (:func:`~schedulers.core.composition.warmup_ramp`, none when :math:`W = 0`) in front of the decay
+        :math:`r + (1 - r)\,d(p)`. At :math:`k = W` the decay gives :math:`r + (1 - r) \cdot 1`, which is exactly 1.0
+        in floating point for any :math:`r \in [0, 1]`, the ramp's end."""
         if self.kind == "fixed":
-            return kernels.constant(_as_number(step), 1.0)
-        x = _as_number(step)
-        o = ops(x)
-        warmup = self.num_warmup_steps
+            return lambda x: kernels.constant(x, 1.0)
+        warmup, ratio, rate = self.num_warmup_steps, self.end_ratio, 2.0 * self.num_cycles
         span = max(1, self.num_training_steps - warmup)
-        p = o.clamp((x - warmup) / span, 0.0, 1.0)
-        if self.kind == "cosine":
-            decay = kernels.cosine_wave(2.0 * self.num_cycles * p)
+        if self.kind == "linear":
+            shape = lambda p: kernels.linear(p, 1.0, 0.0)  # noqa: E731
+        elif rate <= 1.0:  # within one half-wave: the cosine kernel, equal to cosine_wave there and cheaper
+            shape = lambda p: kernels.cosine(rate * p)  # noqa: E731
         else:
-            decay = kernels.linear(p, 1.0, 0.0)
-        alpha = self.end_ratio + (1.0 - self.end_ratio) * decay
-        if warmup > 0:
-            # k <= W takes the ramp, so the peak at k = W is exactly 1.0
-            alpha = o.where(x <= warmup, kernels.warmup(x, warmup), alpha)
-        return alpha
+            shape = lambda p: kernels.cosine_wave(rate * p)  # noqa: E731
+
+        def decay(x: Any) -> Any:
+            return ratio + (1.0 - ratio) * shape(ops(x).clamp((x - warmup) / span, 0.0, 1.0))
+
+        return warmup_ramp(warmup, 1.0, decay)
 
     def scaled(self, ssr: float) -> SambaFlowLambda:
         """The same schedule with its step counts multiplied by ``ssr`` as whole counts (deviation 2's rule,
@@ -146,16 +156,17 @@ class SambaFlowLambda:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SambaFlowLambda):
             return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__[:-1])
+        return all(getattr(self, name) == getattr(other, name) for name in self._ARGUMENTS)
 
     __hash__ = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__[:-1]}
+        return {name: getattr(self, name) for name in self._ARGUMENTS}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         for name, value in state.items():
             setattr(self, name, value)
+        self._fn = self._curve()
 
 
 class LambdaLR(CompiledScheduler, torch_schedulers.LambdaLR):
