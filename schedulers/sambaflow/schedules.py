@@ -194,25 +194,38 @@ class LambdaLR(CompiledScheduler, torch_schedulers.LambdaLR):
             group.setdefault("initial_lr", stored)
         self.multiplier = multiplier  # as given: a ratio scales it anew (attach_state)
         self.state, self.ssr = None, 1.0
-        self._curve = multiplier
+        self._use(multiplier)
         self._count = last_epoch + 1
         self._drive(optimizer, "lr", list(range(len(groups))), [base for _, base in bases])
         self._apply()
 
-    def _resolve_curve(self, state: ScheduleState | None, ssr: float) -> SambaFlowLambda:
-        return self.multiplier if ssr == 1.0 else self.multiplier.scaled(ssr)
+    def _use(self, multiplier: SambaFlowLambda) -> Callable[[Any], Any]:
+        """Make ``multiplier`` α (the engine evaluates its composed curve directly: floats in, floats out)."""
+        self._multiplier = multiplier
+        self._curve = multiplier._fn
+        return self._curve
+
+    def _resolve_curve(self, state: ScheduleState | None, ssr: float) -> Callable[[Any], Any]:
+        return self._use(self.multiplier if ssr == 1.0 else self.multiplier.scaled(ssr))
 
     @property
     def lr_lambdas(self) -> list[SambaFlowLambda]:
         """α once per param group (torch's ``LambdaLR`` attribute)."""
-        return [self._curve] * len(self.param_groups)
+        return [self._multiplier] * len(self.param_groups)
 
     @lr_lambdas.setter
     def lr_lambdas(self, lambdas: list[SambaFlowLambda]) -> None:
         first, *others = lambdas
         if len(lambdas) != len(self.param_groups) or any(other != first for other in others):
             raise ValueError(f"a SambaFlow schedule has one multiplier for its {len(self.param_groups)} param groups")
-        self._curve = first  # as torch's scaling does: the next step uses it
+        self._use(first)  # as torch's scaling does: the next step uses it
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {key: value for key, value in self.__dict__.items() if key != "_curve"}  # composed again on load
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._use(self._multiplier)
 
     def state_dict(self) -> dict[str, Any]:
         """``LambdaLR``'s state: plain numbers and lists only."""
