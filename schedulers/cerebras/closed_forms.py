@@ -1,11 +1,11 @@
-r"""The Cerebras schedules as closed forms of the step, on generic values (Cerebras 2.x's ``scheduler.py``).
+r"""The forms of the Cerebras schedules: what the learning-rate and weight-decay class of a schedule share.
 
-Each class here schedules "a value" (``val``, ``initial_val``, ``end_val``, ...); the learning-rate
-classes (:mod:`schedulers.cerebras.lr_scheduler`) rename the arguments (``initial_learning_rate``,
-...), the weight-decay classes (:mod:`schedulers.cerebras.weight_decay_scheduler`) keep these names.
-Every curve is evaluated by :mod:`schedulers.core.kernels` (one implementation for floats and tensors);
-``t`` below is the number of steps taken (``last_epoch``), :math:`v_0` the initial value, :math:`v_1`
-the end value and :math:`T` ``total_iters``.
+A form is a generic signature (Cerebras 2.x's weight-decay names: ``val``, ``initial_val``, ``end_val``, ...),
+the checks of its arguments, and its translation into the curve Cadence's engine evaluates: ``_value(t)``, the
+closed form of the step ``t`` through :mod:`schedulers.core.kernels` (one implementation for floats and
+tensors), once the step-count arguments are resolved for the run. The classes users call declare their
+signatures on these forms (:mod:`schedulers.cerebras.lr_scheduler` with the learning-rate names,
+:mod:`schedulers.cerebras.weight_decay_scheduler` with these), and their docstrings give the formulas.
 """
 
 from __future__ import annotations
@@ -41,7 +41,9 @@ _RESTART_HORIZON = 2**50
 
 
 class ConstantForm(HyperparameterScheduler):
-    r"""Hold one value: :math:`f(t) = v`. ``total_iters`` (optional) only says how long, e.g. for a sequence."""
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.ConstantLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.ConstantWD`."""
 
     def __init__(self, optimizer, val, total_iters=None, param_group_tags=None, *, state=None):
         self.val = self._value_argument("val", val)
@@ -55,13 +57,9 @@ class ConstantForm(HyperparameterScheduler):
 
 
 class PolynomialForm(HyperparameterScheduler):
-    r"""Polynomial decay from :math:`v_0` to :math:`v_1` over :math:`T` steps, then :math:`v_1`.
-
-    .. math:: f(t) = v_1 + (v_0 - v_1)\left(1 - \frac{\min(t, H)}{H}\right)^{p}
-
-    with :math:`H = T`, or with ``cycle=True`` (TensorFlow's ``PolynomialDecay(cycle=True)``)
-    :math:`H = T \lceil t / T \rceil` (:math:`H = T` at :math:`t = 0`): the decay restarts with a longer horizon.
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.PolynomialLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.PolynomialWD`."""
 
     def __init__(
         self, optimizer, initial_val, end_val, total_iters, power=1.0, cycle=False, param_group_tags=None, *, state=None
@@ -84,7 +82,9 @@ class PolynomialForm(HyperparameterScheduler):
 
 
 class LinearForm(PolynomialForm):
-    r"""Linear decay from :math:`v_0` to :math:`v_1` over :math:`T` steps: :class:`PolynomialForm` with power 1."""
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.LinearLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.LinearWD`."""
 
     def __init__(self, optimizer, initial_val, end_val, total_iters, cycle=False, param_group_tags=None, *, state=None):
         super().__init__(
@@ -100,10 +100,9 @@ class LinearForm(PolynomialForm):
 
 
 class ExponentialForm(HyperparameterScheduler):
-    r"""Exponential decay by ``decay_rate`` every :math:`T` steps.
-
-    .. math:: f(t) = v_0\, r^{t / T} \qquad (\text{staircase: } v_0\, r^{\lfloor t / T \rfloor})
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.ExponentialLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.ExponentialWD`."""
 
     def __init__(
         self, optimizer, initial_val, total_iters, decay_rate, staircase=False, param_group_tags=None, *, state=None
@@ -123,10 +122,9 @@ class ExponentialForm(HyperparameterScheduler):
 
 
 class InverseExponentialTimeDecayForm(HyperparameterScheduler):
-    r"""Inverse time decay (Keras ``InverseTimeDecay``) of the step raised to ``step_exponent`` :math:`e`.
-
-    .. math:: f(t) = \frac{v_0}{1 + r\, t^{e} / T} \qquad (\text{staircase: } \lfloor t^{e} / T \rfloor)
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.InverseExponentialTimeDecayLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.InverseExponentialTimeDecayWD`."""
 
     def __init__(
         self,
@@ -156,10 +154,9 @@ class InverseExponentialTimeDecayForm(HyperparameterScheduler):
 
 
 class InverseSquareRootDecayForm(HyperparameterScheduler):
-    r"""Inverse square-root decay, flat for the first ``warmup_steps`` :math:`w`.
-
-    .. math:: f(t) = v_0\,\frac{\mathrm{scale}}{\sqrt{\max(t, w)}}
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.InverseSquareRootDecayLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.InverseSquareRootDecayWD`."""
 
     _step_arguments = ("warmup_steps",)
 
@@ -177,10 +174,9 @@ class InverseSquareRootDecayForm(HyperparameterScheduler):
 
 
 class CosineDecayForm(HyperparameterScheduler):
-    r"""Half a cosine from :math:`v_0` to :math:`v_1` over :math:`T` steps, then :math:`v_1` (Keras ``CosineDecay``).
-
-    .. math:: f(t) = v_1 + (v_0 - v_1)\,\frac{1 + \cos(\pi \min(t, T) / T)}{2}
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.CosineDecayLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.CosineDecayWD`."""
 
     def __init__(self, optimizer, initial_val, end_val, total_iters, param_group_tags=None, *, state=None):
         self.initial_val = self._value_argument("initial_val", initial_val)
@@ -216,13 +212,9 @@ def _milestone_tuple(owner, name: str, values, *, strict: bool) -> tuple:
 
 
 class PiecewiseConstantForm(HyperparameterScheduler):
-    r"""Hold value :math:`v_i` from milestone :math:`m_{i-1}` (0 for the first) until :math:`m_i`
-    (:func:`schedulers.core.kernels.piecewise_constant`).
-
-    .. math:: f(t) = v_{\#\{i : m_i \le t\}}
-
-    There is one more value than milestones (strictly increasing).
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.PiecewiseConstantLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.PiecewiseConstantWD`."""
 
     _step_arguments = ("milestones",)
 
@@ -246,10 +238,9 @@ class PiecewiseConstantForm(HyperparameterScheduler):
 
 
 class MultiStepForm(HyperparameterScheduler):
-    r"""Multiply by ``gamma`` at each milestone reached (a repeated milestone counts twice, as in torch).
-
-    .. math:: f(t) = v_0\, \gamma^{\#\{i : m_i \le t\}}
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.MultiStepLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.MultiStepWD`."""
 
     _step_arguments = ("milestones",)
 
@@ -267,7 +258,9 @@ class MultiStepForm(HyperparameterScheduler):
 
 
 class StepForm(HyperparameterScheduler):
-    r"""Multiply by ``gamma`` every ``step_size`` steps: :math:`f(t) = v_0\,\gamma^{\lfloor t / s \rfloor}`."""
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.StepLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.StepWD`."""
 
     _step_arguments = ("step_size",)
 
@@ -285,13 +278,9 @@ class StepForm(HyperparameterScheduler):
 
 
 class CosineAnnealingForm(HyperparameterScheduler):
-    r"""Cosine annealing from :math:`v_0` to :math:`\eta_{min}` over :math:`T_{max}` steps, then back up (SGDR's
-    annealing without restarts; torch's ``CosineAnnealingLR`` closed form):
-
-    .. math:: f(t) = \eta_{min} + (v_0 - \eta_{min})\,\frac{1 + \cos(\pi t / T_{max})}{2}
-
-    The cosine goes on past :math:`T_{max}` (period :math:`2T_{max}`): :func:`schedulers.core.kernels.cosine_wave`.
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.CosineAnnealingLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.CosineAnnealingWD`."""
 
     _step_arguments = ("T_max",)
 
@@ -309,12 +298,9 @@ class CosineAnnealingForm(HyperparameterScheduler):
 
 
 class LambdaForm(HyperparameterScheduler):
-    r"""The initial value times the product of user functions of the step: :math:`f(t) = v_0 \prod_i \lambda_i(t)`.
-
-    Override :meth:`set_value_lambda` (learning-rate classes: ``set_lr_lambda``) to return a function of
-    the step, or a list of them; each receives the step as a float64 tensor and returns a tensor or a
-    number, written with torch ops only.
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.LambdaLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.LambdaWD`."""
 
     _tensor_only = True
     _scalable = False  # the user's functions of the step cannot be rescaled
@@ -346,13 +332,9 @@ class LambdaForm(HyperparameterScheduler):
 
 
 class CosineAnnealingWarmRestartsForm(HyperparameterScheduler):
-    r"""SGDR: cosine annealing from :math:`v_0` to :math:`\eta_{min}` restarting every :math:`T_i` steps,
-    :math:`T_0` first and :math:`T_{i+1} = T_{mult}\,T_i` (an integer :math:`T_{mult} \ge 1`).
-
-    .. math:: f(t) = \eta_{min} + (v_0 - \eta_{min})\,\frac{1 + \cos(\pi T_{cur} / T_i)}{2}
-
-    with :math:`T_{cur}` the steps since the last restart (:math:`f = v_0` at a restart).
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.CosineAnnealingWarmRestarts` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.CosineAnnealingWarmRestartsWD`."""
 
     _step_arguments = ("T_0",)
 
@@ -373,10 +355,9 @@ class CosineAnnealingWarmRestartsForm(HyperparameterScheduler):
 
 
 class MultiplicativeForm(HyperparameterScheduler):
-    r"""Multiply by ``coefficient`` :math:`c` every step: :math:`f(t) = v_0\, c^{t}`.
-
-    (``set_value_lambda`` / ``set_lr_lambda`` return the coefficient as a function of the step, as in Cerebras.)
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.MultiplicativeLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.MultiplicativeWD`."""
 
     _scalable = False  # a factor per step: no step-count argument to scale
 
@@ -400,11 +381,9 @@ class MultiplicativeForm(HyperparameterScheduler):
 
 
 class CyclicForm(HyperparameterScheduler):
-    r"""Cyclical values between a base and a peak value (CLR), exactly torch's ``CyclicLR`` (see
-    :func:`schedulers.core.kernels.cyclic`); ``mode`` picks the amplitude scaling: ``"triangular"`` (none),
-    ``"triangular2"`` (halved each cycle), ``"exp_range"`` (:math:`\gamma^{t}`). ``scale_mode`` follows
-    from ``mode`` (cycle for the triangular modes, iterations for ``exp_range``), as in Cerebras and torch.
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.CyclicLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.CyclicWD`."""
 
     _step_arguments = ("step_size_up", "step_size_down")
 
@@ -444,11 +423,9 @@ class CyclicForm(HyperparameterScheduler):
 
 
 class OneCycleForm(HyperparameterScheduler):
-    r"""The 1cycle policy, torch's ``OneCycleLR`` with the initial value :math:`v_0` = ``max_lr / div_factor``
-    (see :func:`schedulers.core.kernels.one_cycle`): up from :math:`v_0` to the peak over
-    ``pct_start · total_steps`` steps, then down to :math:`v_0` / ``final_div_factor`` at step
-    ``total_steps - 1`` (three-phase: back to :math:`v_0` first), held after that.
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.OneCycleLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.OneCycleWD`."""
 
     _step_arguments = ("total_steps",)
 

@@ -88,14 +88,9 @@ class _Composite(HyperparameterScheduler):
 
 
 class SequentialForm(_Composite):
-    r"""Run ``schedulers[0]`` until ``milestones[0]``, then ``schedulers[1]``, ...; each child sees the steps
-    since its segment began (child :math:`i \ge 1` sees :math:`t - m_{i-1}`), as in Cerebras and torch.
-
-    .. math:: f(t) = f_i(t - m_{i-1}) \quad \text{for } m_{i-1} \le t < m_i \quad (m_{-1} = 0,\ m_n = \infty)
-
-    Without ``milestones`` (the Cerebras Trainer's example omits them), each child lasts its
-    ``total_iters``: the milestones are their running sum.
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.SequentialLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.SequentialWD`."""
 
     _step_arguments = ("milestones",)
 
@@ -144,11 +139,9 @@ class SequentialForm(_Composite):
 
 
 class ChainedForm(_Composite):
-    r"""The product of the children's schedules (Cerebras's ``ChainedScheduler``): the first child's value
-    times each later child's value relative to its value at step 0.
-
-    .. math:: f(t) = f_0(t) \prod_{i \ge 1} \frac{f_i(t)}{f_i(0)}
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.ChainedLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.ChainedWD`."""
 
     def __init__(self, schedulers, param_group_tags=None, *, state=None):
         children = _children(type(self).__name__, schedulers)
@@ -174,11 +167,9 @@ class ChainedForm(_Composite):
 
 
 class ScalePerParamForm(_Composite):
-    r"""Wrap a scheduler and scale its value per param group by the group's ``adjust_learning_rate`` entry
-    (``adjust_val`` as a fallback, 1 when neither is set), as Cerebras's ``ScalePerParamLR`` (µP lr scaling).
-
-    .. math:: f_g(t) = a_g\, f(t)
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.ScalePerParamLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.ScalePerParamWD`."""
 
     def __init__(self, optimizer, scheduler, param_group_tags=None, *, state=None):
         self._schedulers = _children(type(self).__name__, [scheduler])
