@@ -10,12 +10,17 @@ signatures on these forms (:mod:`schedulers.cerebras.lr_scheduler` with the lear
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import torch
+from torch.optim import Optimizer
 
 from schedulers.cerebras import _arguments
-from schedulers.cerebras.scheduler import HyperparameterScheduler, is_step_count
+from schedulers.cerebras.scheduler import HyperparameterScheduler, StepCount, Tags, is_step_count
 from schedulers.core import kernels
 from schedulers.core._ops import ops
+from schedulers.core.state import ScheduleState
 
 __all__ = [
     "ConstantForm",
@@ -45,14 +50,22 @@ class ConstantForm(HyperparameterScheduler):
     :class:`~schedulers.cerebras.lr_scheduler.ConstantLR` (whose docstring has the formula) and
     :class:`~schedulers.cerebras.weight_decay_scheduler.ConstantWD`."""
 
-    def __init__(self, optimizer, val, total_iters=None, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        val: float,
+        total_iters: StepCount | None = None,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.val = self._value_argument("val", val)
         super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
+    def _check_steps(self) -> None:
         self._positive_steps("total_iters", optional=True)
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return kernels.constant(t, self.val)
 
 
@@ -62,18 +75,27 @@ class PolynomialForm(HyperparameterScheduler):
     :class:`~schedulers.cerebras.weight_decay_scheduler.PolynomialWD`."""
 
     def __init__(
-        self, optimizer, initial_val, end_val, total_iters, power=1.0, cycle=False, param_group_tags=None, *, state=None
-    ):
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        end_val: float,
+        total_iters: StepCount,
+        power: float = 1.0,
+        cycle: bool = False,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.end_val = self._value_argument("end_val", end_val)
         self.power = _arguments.number("power", power, low=0.0)
         self.cycle = _arguments.boolean("cycle", cycle)
         super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
+    def _check_steps(self) -> None:
         self._positive_steps("total_iters")
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         horizon = self.total_iters
         if self.cycle:
             o = ops(t)
@@ -86,7 +108,17 @@ class LinearForm(PolynomialForm):
     :class:`~schedulers.cerebras.lr_scheduler.LinearLR` (whose docstring has the formula) and
     :class:`~schedulers.cerebras.weight_decay_scheduler.LinearWD`."""
 
-    def __init__(self, optimizer, initial_val, end_val, total_iters, cycle=False, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        end_val: float,
+        total_iters: StepCount,
+        cycle: bool = False,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         super().__init__(
             optimizer,
             initial_val,
@@ -105,17 +137,25 @@ class ExponentialForm(HyperparameterScheduler):
     :class:`~schedulers.cerebras.weight_decay_scheduler.ExponentialWD`."""
 
     def __init__(
-        self, optimizer, initial_val, total_iters, decay_rate, staircase=False, param_group_tags=None, *, state=None
-    ):
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        total_iters: StepCount,
+        decay_rate: float,
+        staircase: bool = False,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.decay_rate = _arguments.number("decay_rate", decay_rate, low=0.0)
         self.staircase = _arguments.boolean("staircase", staircase)
         super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
+    def _check_steps(self) -> None:
         self._positive_steps("total_iters")
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         if self.staircase:
             return self.initial_val * kernels.step(t, self.total_iters, self.decay_rate)
         return self.initial_val * kernels.exponential(t, self.decay_rate, self.total_iters)
@@ -128,26 +168,26 @@ class InverseExponentialTimeDecayForm(HyperparameterScheduler):
 
     def __init__(
         self,
-        optimizer,
-        initial_val,
-        step_exponent,
-        total_iters,
-        decay_rate,
-        staircase=False,
-        param_group_tags=None,
+        optimizer: Optimizer,
+        initial_val: float,
+        step_exponent: float,
+        total_iters: StepCount,
+        decay_rate: float,
+        staircase: bool = False,
+        param_group_tags: Tags = None,
         *,
-        state=None,
-    ):
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.step_exponent = _arguments.number("step_exponent", step_exponent, low=0.0)
         self.decay_rate = _arguments.number("decay_rate", decay_rate, low=0.0)
         self.staircase = _arguments.boolean("staircase", staircase)
         super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
+    def _check_steps(self) -> None:
         self._positive_steps("total_iters")
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return self.initial_val * kernels.inverse_time(
             t, self.step_exponent, self.total_iters, self.decay_rate, self.staircase
         )
@@ -160,16 +200,25 @@ class InverseSquareRootDecayForm(HyperparameterScheduler):
 
     _step_arguments = ("warmup_steps",)
 
-    def __init__(self, optimizer, initial_val=1.0, scale=1.0, warmup_steps=1.0, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float = 1.0,
+        scale: float = 1.0,
+        warmup_steps: StepCount = 1.0,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.scale = self._value_argument("scale", scale)
         self.warmup_steps = warmup_steps
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
+    def _check_steps(self) -> None:
         self._positive_steps("warmup_steps")
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return self.initial_val * kernels.inverse_sqrt(t, self.scale, self.warmup_steps)
 
 
@@ -178,19 +227,28 @@ class CosineDecayForm(HyperparameterScheduler):
     :class:`~schedulers.cerebras.lr_scheduler.CosineDecayLR` (whose docstring has the formula) and
     :class:`~schedulers.cerebras.weight_decay_scheduler.CosineDecayWD`."""
 
-    def __init__(self, optimizer, initial_val, end_val, total_iters, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        end_val: float,
+        total_iters: StepCount,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.end_val = self._value_argument("end_val", end_val)
         super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
+    def _check_steps(self) -> None:
         self._positive_steps("total_iters")
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return kernels.cosine(t / self.total_iters, self.initial_val, self.end_val)
 
 
-def _as_list(values):
+def _as_list(values: object) -> object:
     """Milestones as given, with a tuple or an array (numpy, torch) turned into a list."""
     if isinstance(values, tuple):
         return list(values)
@@ -199,7 +257,7 @@ def _as_list(values):
     return values
 
 
-def _milestone_tuple(owner, name: str, values, *, strict: bool) -> tuple:
+def _milestone_tuple(owner: object, name: str, values: object, *, strict: bool) -> tuple:
     """Resolved milestones as a sorted tuple of step counts, or a ValueError naming ``name``."""
     if not isinstance(values, (list, tuple)):
         raise ValueError(f"{type(owner).__name__}: {name}={values!r} must be a list of step counts")
@@ -218,12 +276,20 @@ class PiecewiseConstantForm(HyperparameterScheduler):
 
     _step_arguments = ("milestones",)
 
-    def __init__(self, optimizer, vals, milestones, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        vals: Sequence[float],
+        milestones: Sequence[StepCount],
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.vals = self._value_argument("vals", vals)
         self.milestones = _as_list(milestones)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
+    def _check_steps(self) -> None:
         self._points = _milestone_tuple(self, "milestones", self.milestones, strict=True)
         if len(self.vals) != len(self._points) + 1:
             raise ValueError(
@@ -233,7 +299,7 @@ class PiecewiseConstantForm(HyperparameterScheduler):
             )
         self._table = tuple(self.vals)
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return kernels.piecewise_constant(t, self._points, self._table)
 
 
@@ -244,16 +310,25 @@ class MultiStepForm(HyperparameterScheduler):
 
     _step_arguments = ("milestones",)
 
-    def __init__(self, optimizer, initial_val, gamma, milestones, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        gamma: float,
+        milestones: Sequence[StepCount],
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.gamma = _arguments.number("gamma", gamma, low=0.0)
         self.milestones = _as_list(milestones)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
+    def _check_steps(self) -> None:
         self._points = _milestone_tuple(self, "milestones", self.milestones, strict=False)
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return self.initial_val * kernels.multistep(t, self._points, self.gamma)
 
 
@@ -264,16 +339,25 @@ class StepForm(HyperparameterScheduler):
 
     _step_arguments = ("step_size",)
 
-    def __init__(self, optimizer, initial_val, step_size, gamma, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        step_size: StepCount,
+        gamma: float,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.step_size = step_size
         self.gamma = _arguments.number("gamma", gamma, low=0.0)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
+    def _check_steps(self) -> None:
         self._positive_steps("step_size")
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return self.initial_val * kernels.step(t, self.step_size, self.gamma)
 
 
@@ -284,16 +368,25 @@ class CosineAnnealingForm(HyperparameterScheduler):
 
     _step_arguments = ("T_max",)
 
-    def __init__(self, optimizer, initial_val, T_max, eta_min=0.0, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        T_max: StepCount,
+        eta_min: float = 0.0,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.T_max = T_max
         self.eta_min = self._value_argument("eta_min", eta_min)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
+    def _check_steps(self) -> None:
         self._positive_steps("T_max")
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return kernels.cosine_wave(t / self.T_max, self.initial_val, self.eta_min)
 
 
@@ -305,11 +398,18 @@ class LambdaForm(HyperparameterScheduler):
     _tensor_only = True
     _scalable = False  # the user's functions of the step cannot be rescaled
 
-    def __init__(self, optimizer, initial_val, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def set_value_lambda(self):
+    def set_value_lambda(self) -> Any:
         """The function(s) of the step to multiply the initial value by: override this."""
         raise NotImplementedError(
             f"{type(self).__name__} is a base class: subclass it and override "
@@ -324,7 +424,7 @@ class LambdaForm(HyperparameterScheduler):
         found = getattr(self, self._lambda_hook())()
         return list(found) if isinstance(found, (list, tuple)) else [found]
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         value = torch.full_like(t, self.initial_val)
         for function in self._lambdas():
             value = value * function(t)
@@ -338,19 +438,29 @@ class CosineAnnealingWarmRestartsForm(HyperparameterScheduler):
 
     _step_arguments = ("T_0",)
 
-    def __init__(self, optimizer, initial_val, T_0, T_mult=1, eta_min=0.0, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        T_0: StepCount,
+        T_mult: int = 1,
+        eta_min: float = 0.0,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.T_0 = T_0
         self.T_mult = _arguments.integer("T_mult", T_mult, low=1)
         self.eta_min = self._value_argument("eta_min", eta_min)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
+    def _check_steps(self) -> None:
         self._positive_steps("T_0")
         self.T_0 = _arguments.integer("T_0", self.T_0, low=1)
         self._ends = kernels.restart_boundaries(self.T_0, self.T_mult, _RESTART_HORIZON)
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return self.eta_min + (self.initial_val - self.eta_min) * kernels.warm_restarts(t, self._ends, 0.0)
 
 
@@ -361,19 +471,27 @@ class MultiplicativeForm(HyperparameterScheduler):
 
     _scalable = False  # a factor per step: no step-count argument to scale
 
-    def __init__(self, optimizer, initial_val, coefficient, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        coefficient: float,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.coefficient = _arguments.number("coefficient", coefficient, low=0.0)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def set_value_lambda(self):
+    def set_value_lambda(self) -> Any:
         """The per-step factor as a function of the step (the constant ``coefficient``)."""
         return lambda step: self.coefficient
 
     def _lambda_hook(self) -> str:
         return "set_value_lambda"
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         factor = getattr(self, self._lambda_hook())()(t)
         if isinstance(factor, torch.Tensor):
             return self.initial_val * torch.pow(factor, t)
@@ -389,18 +507,18 @@ class CyclicForm(HyperparameterScheduler):
 
     def __init__(
         self,
-        optimizer,
-        base_val,
-        max_val,
-        step_size_up=2000,
-        step_size_down=None,
-        mode="triangular",
-        gamma=1.0,
-        scale_mode="cycle",
-        param_group_tags=None,
+        optimizer: Optimizer,
+        base_val: float,
+        max_val: float,
+        step_size_up: StepCount = 2000,
+        step_size_down: StepCount | None = None,
+        mode: str = "triangular",
+        gamma: float = 1.0,
+        scale_mode: str = "cycle",
+        param_group_tags: Tags = None,
         *,
-        state=None,
-    ):
+        state: ScheduleState | None = None,
+    ) -> None:
         self.base_val = self._value_argument("base_val", base_val)
         self.max_val = self._value_argument("max_val", max_val)
         self.step_size_up = step_size_up
@@ -410,13 +528,13 @@ class CyclicForm(HyperparameterScheduler):
         self.scale_mode = _arguments.choice("scale_mode", scale_mode, ("cycle", "iterations"))
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
+    def _check_steps(self) -> None:
         self._positive_steps("step_size_up")
         down = self.step_size_down
         if down is not None and not is_step_count(down):
             raise ValueError(f"{type(self).__name__}: step_size_down={down!r} must be None or a number of steps >= 0")
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return kernels.cyclic(
             t, self.base_val, self.max_val, self.step_size_up, self.step_size_down, self.mode, self.gamma
         )
@@ -431,18 +549,18 @@ class OneCycleForm(HyperparameterScheduler):
 
     def __init__(
         self,
-        optimizer,
-        initial_val,
-        max_val,
-        total_steps=1000,
-        pct_start=0.3,
-        final_div_factor=1e4,
-        three_phase=False,
-        anneal_strategy="cos",
-        param_group_tags=None,
+        optimizer: Optimizer,
+        initial_val: float,
+        max_val: float,
+        total_steps: StepCount = 1000,
+        pct_start: float = 0.3,
+        final_div_factor: float = 10000.0,
+        three_phase: bool = False,
+        anneal_strategy: str = "cos",
+        param_group_tags: Tags = None,
         *,
-        state=None,
-    ):
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.max_val = self._value_argument("max_val", max_val)
         self.total_steps = total_steps
@@ -452,11 +570,11 @@ class OneCycleForm(HyperparameterScheduler):
         self.anneal_strategy = _arguments.choice("anneal_strategy", anneal_strategy, ("cos", "linear"))
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
+    def _check_steps(self) -> None:
         self.total_steps = _arguments.integer("total_steps", self.total_steps, low=1)
         self._value(0.0)  # the kernel checks pct_start and total_steps together
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return kernels.one_cycle(
             t,
             self.total_steps,

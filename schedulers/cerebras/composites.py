@@ -7,12 +7,17 @@ of the step it would see (children of a sequence see the steps since their segme
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+from torch.optim import Optimizer
 
 from schedulers.cerebras import _arguments
-from schedulers.cerebras.scheduler import HyperparameterScheduler, is_step_count
+from schedulers.cerebras.scheduler import HyperparameterScheduler, StepCount, Tags, is_step_count
 from schedulers.cerebras.steps import PENDING
 from schedulers.core._ops import ops
+from schedulers.core.state import ScheduleState
 
 __all__ = ["ChainedForm", "ScalePerParamForm", "SequentialForm"]
 
@@ -73,7 +78,7 @@ class _Composite(HyperparameterScheduler):
             if child.state is None and self.state is not None:
                 child.state, child.ssr = self.state, self.ssr
 
-    def _local_steps(self, t) -> list:
+    def _local_steps(self, t: torch.Tensor) -> list[torch.Tensor]:
         """The step each child sees when this scheduler is at step ``t``."""
         return [t] * len(self._schedulers)
 
@@ -94,7 +99,16 @@ class SequentialForm(_Composite):
 
     _step_arguments = ("milestones",)
 
-    def __init__(self, optimizer, schedulers, milestones=None, last_epoch=-1, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        schedulers: Sequence[HyperparameterScheduler],
+        milestones: Sequence[StepCount] | None = None,
+        last_epoch: int = -1,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         owner = type(self).__name__
         self._schedulers = _children(owner, schedulers)
         if hasattr(milestones, "tolist") and not isinstance(milestones, list):
@@ -111,7 +125,7 @@ class SequentialForm(_Composite):
         self.milestones = milestones
         super().__init__(optimizer, None, last_epoch, param_group_tags, state=state)
 
-    def _check_steps(self):
+    def _check_steps(self) -> None:
         owner = type(self).__name__
         if self.milestones is None:
             self.milestones = running_milestones(
@@ -127,10 +141,10 @@ class SequentialForm(_Composite):
         if any(b < a for a, b in zip(self.milestones, self.milestones[1:], strict=False)):
             raise ValueError(f"{owner}: milestones={self.milestones!r} must be increasing")
 
-    def _local_steps(self, t):
+    def _local_steps(self, t: torch.Tensor) -> list[torch.Tensor]:
         return [t] + [(t - m).clamp(min=0).to(t.dtype) for m in self.milestones]
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         o = ops(t)
         value = self._schedulers[0]._closed_form_at(t)
         for milestone, child in zip(self.milestones, self._schedulers[1:], strict=True):
@@ -143,12 +157,18 @@ class ChainedForm(_Composite):
     :class:`~schedulers.cerebras.lr_scheduler.ChainedLR` (whose docstring has the formula) and
     :class:`~schedulers.cerebras.weight_decay_scheduler.ChainedWD`."""
 
-    def __init__(self, schedulers, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        schedulers: Sequence[HyperparameterScheduler],
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         children = _children(type(self).__name__, schedulers)
         self._schedulers = children
         super().__init__(children[0].optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
+    def _check_steps(self) -> None:
         self._initials = []
         for i, child in enumerate(self._schedulers[1:], start=1):
             initial = float(child._closed_form_at(0))
@@ -159,7 +179,7 @@ class ChainedForm(_Composite):
                 )
             self._initials.append(initial)
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         value = self._schedulers[0]._closed_form_at(t)
         for child, initial in zip(self._schedulers[1:], self._initials, strict=True):
             value = value * (child._closed_form_at(t) / initial)
@@ -171,7 +191,14 @@ class ScalePerParamForm(_Composite):
     :class:`~schedulers.cerebras.lr_scheduler.ScalePerParamLR` (whose docstring has the formula) and
     :class:`~schedulers.cerebras.weight_decay_scheduler.ScalePerParamWD`."""
 
-    def __init__(self, optimizer, scheduler, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        scheduler: HyperparameterScheduler,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self._schedulers = _children(type(self).__name__, [scheduler])
         try:  # a negative factor would write a negative value into its group
             self.adjustment_scalars = [
@@ -186,9 +213,9 @@ class ScalePerParamForm(_Composite):
             raise ValueError(f"{type(self).__name__}: {error}") from None
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def _group_scale(self, index):
+    def _group_scale(self, index: int) -> float:
         scalars = self.adjustment_scalars
         return scalars[index] if index < len(scalars) else 1.0
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return self._schedulers[0]._closed_form_at(t)
