@@ -9,7 +9,9 @@ Entries (API clarifications 1–3, 10):
 * a dict ``{"schedule": ..., "hyperparameter": "lr", "param_group_tags": None}`` targets another key or
   tagged param groups.
 
-By default everything Cadence builds steps once per batch, and a torch scheduler the user built steps per
+Everything Cadence builds, Cerebras's and SambaFlow's schedulers included, is one kind: a
+:class:`~schedulers.core.compile.CompiledScheduler`, attached to the trainer's clock and ratio with
+``attach_state``. By default it steps once per batch, and a torch scheduler the user built steps per
 epoch unless ``step_schedulers_every_batch=True`` (Composer's default). With
 ``step_schedulers_every_batch=False``, a Cadence schedule is evaluated at each epoch boundary and held for the
 epoch (Composer's staircase), and a Cerebras or SambaFlow scheduler (which counts optimizer steps) is a

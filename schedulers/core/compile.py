@@ -1,12 +1,13 @@
-"""Turning a time-aware schedule into a real ``torch.optim.lr_scheduler.LRScheduler``.
+"""Cadence's one scheduler object: a ``torch.optim.lr_scheduler.LRScheduler`` every front end runs on.
 
-``compile_scheduler(schedule, optimizer, state)`` returns a scheduler that writes
+``compile_scheduler(schedule, optimizer, state)`` returns a :class:`CompiledScheduler` that writes
 
 .. math:: \\mathrm{group}[h] = \\mathrm{group}[\\texttt{initial\\_}h] \\cdot \\alpha(\\mathrm{state})
 
 into every param group, at construction and at every ``step()``. It reads ``state`` by reference (the
 trainer, or your own loop, advances ``state.timestamp``), so the step count it keeps is bookkeeping
 only. ``h`` is ``"lr"`` or any other scalar hyperparameter (``"weight_decay"``, ``"momentum"``, ...).
+The Cerebras and SambaFlow front ends are the same object counting its own steps (docs/architecture.md).
 """
 
 from __future__ import annotations
