@@ -112,16 +112,13 @@ class SambaFlowLambda:
         if self.kind == "fixed":
             return lambda x: kernels.constant(x, 1.0)
         warmup, ratio, rate = self.num_warmup_steps, self.end_ratio, 2.0 * self.num_cycles
+        linear = self.kind == "linear"
         span = max(1, self.num_training_steps - warmup)
-        if self.kind == "linear":
-            shape = lambda p: kernels.linear(p, 1.0, 0.0)  # noqa: E731
-        elif rate <= 1.0:  # within one half-wave: the cosine kernel, equal to cosine_wave there and cheaper
-            shape = lambda p: kernels.cosine(rate * p)  # noqa: E731
-        else:
-            shape = lambda p: kernels.cosine_wave(rate * p)  # noqa: E731
+        kernel = kernels.cosine if rate <= 1.0 else kernels.cosine_wave  # equal within one half-wave; cosine is cheaper
 
         def decay(x: Any) -> Any:
-            return ratio + (1.0 - ratio) * shape(ops(x).clamp((x - warmup) / span, 0.0, 1.0))
+            p = ops(x).clamp((x - warmup) / span, 0.0, 1.0)
+            return ratio + (1.0 - ratio) * (kernels.linear(p, 1.0, 0.0) if linear else kernel(rate * p))
 
         return warmup_ramp(warmup, 1.0, decay)
 
