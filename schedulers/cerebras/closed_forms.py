@@ -74,6 +74,8 @@ class PolynomialForm(HyperparameterScheduler):
     :class:`~schedulers.cerebras.lr_scheduler.PolynomialLR` (whose docstring has the formula) and
     :class:`~schedulers.cerebras.weight_decay_scheduler.PolynomialWD`."""
 
+    _periods = ("total_iters",)
+
     def __init__(
         self,
         optimizer: Optimizer,
@@ -91,9 +93,6 @@ class PolynomialForm(HyperparameterScheduler):
         self.power = _arguments.number("power", power, low=0.0)
         self.cycle = _arguments.boolean("cycle", cycle)
         super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
-
-    def _check_steps(self) -> None:
-        self._positive_steps("total_iters")
 
     def _value(self, t: Any) -> Any:
         horizon = self.total_iters
@@ -136,6 +135,8 @@ class ExponentialForm(HyperparameterScheduler):
     :class:`~schedulers.cerebras.lr_scheduler.ExponentialLR` (whose docstring has the formula) and
     :class:`~schedulers.cerebras.weight_decay_scheduler.ExponentialWD`."""
 
+    _periods = ("total_iters",)
+
     def __init__(
         self,
         optimizer: Optimizer,
@@ -152,9 +153,6 @@ class ExponentialForm(HyperparameterScheduler):
         self.staircase = _arguments.boolean("staircase", staircase)
         super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self) -> None:
-        self._positive_steps("total_iters")
-
     def _value(self, t: Any) -> Any:
         if self.staircase:
             return self.initial_val * kernels.step(t, self.total_iters, self.decay_rate)
@@ -165,6 +163,8 @@ class InverseExponentialTimeDecayForm(HyperparameterScheduler):
     """The generic arguments, their checks and the closed form of
     :class:`~schedulers.cerebras.lr_scheduler.InverseExponentialTimeDecayLR` (whose docstring has the formula) and
     :class:`~schedulers.cerebras.weight_decay_scheduler.InverseExponentialTimeDecayWD`."""
+
+    _periods = ("total_iters",)
 
     def __init__(
         self,
@@ -184,9 +184,6 @@ class InverseExponentialTimeDecayForm(HyperparameterScheduler):
         self.staircase = _arguments.boolean("staircase", staircase)
         super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self) -> None:
-        self._positive_steps("total_iters")
-
     def _value(self, t: Any) -> Any:
         return self.initial_val * kernels.inverse_time(
             t, self.step_exponent, self.total_iters, self.decay_rate, self.staircase
@@ -198,6 +195,7 @@ class InverseSquareRootDecayForm(HyperparameterScheduler):
     :class:`~schedulers.cerebras.lr_scheduler.InverseSquareRootDecayLR` (whose docstring has the formula) and
     :class:`~schedulers.cerebras.weight_decay_scheduler.InverseSquareRootDecayWD`."""
 
+    _periods = ("warmup_steps",)
     _step_arguments = ("warmup_steps",)
 
     def __init__(
@@ -215,9 +213,6 @@ class InverseSquareRootDecayForm(HyperparameterScheduler):
         self.warmup_steps = warmup_steps
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self) -> None:
-        self._positive_steps("warmup_steps")
-
     def _value(self, t: Any) -> Any:
         return self.initial_val * kernels.inverse_sqrt(t, self.scale, self.warmup_steps)
 
@@ -226,6 +221,8 @@ class CosineDecayForm(HyperparameterScheduler):
     """The generic arguments, their checks and the closed form of
     :class:`~schedulers.cerebras.lr_scheduler.CosineDecayLR` (whose docstring has the formula) and
     :class:`~schedulers.cerebras.weight_decay_scheduler.CosineDecayWD`."""
+
+    _periods = ("total_iters",)
 
     def __init__(
         self,
@@ -240,9 +237,6 @@ class CosineDecayForm(HyperparameterScheduler):
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.end_val = self._value_argument("end_val", end_val)
         super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
-
-    def _check_steps(self) -> None:
-        self._positive_steps("total_iters")
 
     def _value(self, t: Any) -> Any:
         return kernels.cosine(t / self.total_iters, self.initial_val, self.end_val)
@@ -337,6 +331,7 @@ class StepForm(HyperparameterScheduler):
     :class:`~schedulers.cerebras.lr_scheduler.StepLR` (whose docstring has the formula) and
     :class:`~schedulers.cerebras.weight_decay_scheduler.StepWD`."""
 
+    _periods = ("step_size",)
     _step_arguments = ("step_size",)
 
     def __init__(
@@ -354,9 +349,6 @@ class StepForm(HyperparameterScheduler):
         self.gamma = _arguments.number("gamma", gamma, low=0.0)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self) -> None:
-        self._positive_steps("step_size")
-
     def _value(self, t: Any) -> Any:
         return self.initial_val * kernels.step(t, self.step_size, self.gamma)
 
@@ -366,6 +358,7 @@ class CosineAnnealingForm(HyperparameterScheduler):
     :class:`~schedulers.cerebras.lr_scheduler.CosineAnnealingLR` (whose docstring has the formula) and
     :class:`~schedulers.cerebras.weight_decay_scheduler.CosineAnnealingWD`."""
 
+    _periods = ("T_max",)
     _step_arguments = ("T_max",)
 
     def __init__(
@@ -382,9 +375,6 @@ class CosineAnnealingForm(HyperparameterScheduler):
         self.T_max = T_max
         self.eta_min = self._value_argument("eta_min", eta_min)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
-
-    def _check_steps(self) -> None:
-        self._positive_steps("T_max")
 
     def _value(self, t: Any) -> Any:
         return kernels.cosine_wave(t / self.T_max, self.initial_val, self.eta_min)
@@ -436,6 +426,7 @@ class CosineAnnealingWarmRestartsForm(HyperparameterScheduler):
     :class:`~schedulers.cerebras.lr_scheduler.CosineAnnealingWarmRestarts` (whose docstring has the formula) and
     :class:`~schedulers.cerebras.weight_decay_scheduler.CosineAnnealingWarmRestartsWD`."""
 
+    _periods = ("T_0",)
     _step_arguments = ("T_0",)
 
     def __init__(
@@ -456,7 +447,7 @@ class CosineAnnealingWarmRestartsForm(HyperparameterScheduler):
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
     def _check_steps(self) -> None:
-        self._positive_steps("T_0")
+        super()._check_steps()
         self.T_0 = _arguments.integer("T_0", self.T_0, low=1)
         self._ends = kernels.restart_boundaries(self.T_0, self.T_mult, _RESTART_HORIZON)
 
@@ -503,6 +494,7 @@ class CyclicForm(HyperparameterScheduler):
     :class:`~schedulers.cerebras.lr_scheduler.CyclicLR` (whose docstring has the formula) and
     :class:`~schedulers.cerebras.weight_decay_scheduler.CyclicWD`."""
 
+    _periods = ("step_size_up",)
     _step_arguments = ("step_size_up", "step_size_down")
 
     def __init__(
@@ -529,7 +521,7 @@ class CyclicForm(HyperparameterScheduler):
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
     def _check_steps(self) -> None:
-        self._positive_steps("step_size_up")
+        super()._check_steps()
         down = self.step_size_down
         if down is not None and not is_step_count(down):
             raise ValueError(f"{type(self).__name__}: step_size_down={down!r} must be None or a number of steps >= 0")

@@ -166,6 +166,8 @@ class HyperparameterScheduler(CompiledScheduler):
 
     #: the param-group key written (set by the family bases)
     param_group_key: ClassVar[str | None] = None
+    #: step-count arguments that must be a number of steps > 0 (checked once resolved)
+    _periods: ClassVar[tuple[str, ...]] = ()
     #: names of step-count arguments besides ``total_iters`` (they accept time strings)
     _step_arguments: ClassVar[tuple[str, ...]] = ()
     #: generic attribute name -> the public argument name of this class (each also an alias property)
@@ -277,7 +279,10 @@ class HyperparameterScheduler(CompiledScheduler):
         return True
 
     def _check_steps(self) -> None:
-        """Check the resolved step-count arguments (and precompute what depends on them)."""
+        """Check the resolved step-count arguments (and precompute what depends on them): each of ``_periods``
+        must be a number of steps > 0."""
+        for name in self._periods:
+            self._positive_steps(name)
 
     def _bound_curve(self) -> Callable[[float], float]:
         """The engine's curve: the closed form of the step, on the float path when the class has one."""
