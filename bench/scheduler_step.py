@@ -4,7 +4,9 @@ Run: ``python bench/scheduler_step.py [--skip-compile]``.
 
 1. Per-step cost of ``compile_scheduler(CosineAnnealingWithWarmupScheduler(...)).step()`` plus advancing the
    timestamp, next to the floor (a Python loop writing ``base * f(t)`` into the param group) and torch's own
-   ``LambdaLR(lambda e: 1.0).step()``. Gate: Cadence ≤ 1.0× LambdaLR; aim ≤ 1 µs.
+   ``LambdaLR(lambda e: 1.0).step()``; and the front ends' steps, which count their own steps (no time to
+   advance): Cerebras ``CosineDecayLR.step()`` and SambaFlow ``cosine_schedule_with_warmup(...).step()``.
+   Gate: each ≤ 1.0× LambdaLR; aim ≤ 0.5×.
 2. A 1,000,000-batch warmup + cosine run evaluated whole, next to a hand-written vectorised torch
    expression. Target ≤ 1.5×.
 3. A ``torch.compile``d AdamW step over 50 steps with lr and weight_decay scheduled as 0-d tensors:
@@ -65,6 +67,7 @@ def per_step() -> None:
     torch_opt = torch.optim.SGD([torch.zeros(4, requires_grad=True)], lr=0.1)
     torch_opt.step()  # silence torch's "scheduler before optimizer" warning
     lambda_lr = torch.optim.lr_scheduler.LambdaLR(torch_opt, lambda epoch: 1.0)
+    cerebras, sambaflow = _front_ends()
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -74,12 +77,36 @@ def per_step() -> None:
                 "floor: base * f(t) into the group": floor_step,
                 "Cadence: to_next_batch + step()": cadence_step,
                 "Cadence: step() alone": compiled.step,
+                "Cerebras: CosineDecayLR.step()": cerebras.step,
+                "SambaFlow: cosine_schedule_with_warmup.step()": sambaflow.step,
             },
             number=100_000,
         )
-    report("1. Per-step cost (median of 5 interleaved rounds)", medians, "torch LambdaLR(lambda e: 1.0).step()")
-    ratio = medians["Cadence: to_next_batch + step()"] / medians["torch LambdaLR(lambda e: 1.0).step()"]
-    print(f"  gate: Cadence step + advance = {ratio:.2f}x LambdaLR.step ({'PASS' if ratio <= 1.0 else 'FAIL'} <= 1.0x)")
+    baseline = "torch LambdaLR(lambda e: 1.0).step()"
+    report("1. Per-step cost (median of 5 interleaved rounds)", medians, baseline)
+    for name in (
+        "Cadence: to_next_batch + step()",
+        "Cerebras: CosineDecayLR.step()",
+        "SambaFlow: cosine_schedule_with_warmup.step()",
+    ):
+        ratio = medians[name] / medians[baseline]
+        verdict = "PASS" if ratio <= 1.0 else "FAIL"
+        print(f"  gate: {name} = {ratio:.2f}x LambdaLR.step ({verdict} <= 1.0x; aim <= 0.5x)")
+
+
+def _front_ends():
+    """A Cerebras ``CosineDecayLR`` and a SambaFlow cosine schedule, each mid-run (the decaying branch)."""
+    from schedulers.cerebras import CosineDecayLR
+    from schedulers.sambaflow import cosine_schedule_with_warmup
+
+    cerebras_opt = torch.optim.SGD([torch.zeros(4, requires_grad=True)], lr=0.1)
+    cerebras = CosineDecayLR(cerebras_opt, initial_learning_rate=0.1, end_learning_rate=0.001, total_iters=RUN)
+    sambaflow_opt = torch.optim.SGD([torch.zeros(4, requires_grad=True)], lr=0.1)
+    sambaflow_opt.step()
+    sambaflow = cosine_schedule_with_warmup(sambaflow_opt, num_warmup_steps=int(WARMUP * RUN), num_training_steps=RUN)
+    for _ in range(int(WARMUP * RUN) + 1):  # past the warmup
+        sambaflow.step()
+    return cerebras, sambaflow
 
 
 def whole_run() -> None:

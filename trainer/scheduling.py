@@ -9,7 +9,9 @@ Entries (API clarifications 1–3, 10):
 * a dict ``{"schedule": ..., "hyperparameter": "lr", "param_group_tags": None}`` targets another key or
   tagged param groups.
 
-By default everything Cadence builds steps once per batch, and a torch scheduler the user built steps per
+Everything Cadence builds, Cerebras's and SambaFlow's schedulers included, is one kind: a
+:class:`~schedulers.core.compile.CompiledScheduler`, attached to the trainer's clock and ratio with
+``attach_state``. By default it steps once per batch, and a torch scheduler the user built steps per
 epoch unless ``step_schedulers_every_batch=True`` (Composer's default). With
 ``step_schedulers_every_batch=False``, a Cadence schedule is evaluated at each epoch boundary and held for the
 epoch (Composer's staircase), and a Cerebras or SambaFlow scheduler (which counts optimizer steps) is a
@@ -22,9 +24,9 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
-from torch.optim.lr_scheduler import LambdaLR, LRScheduler
+from torch.optim.lr_scheduler import LRScheduler
 
-from schedulers import compile_scheduler, scale_pytorch_scheduler
+from schedulers import Product, compile_scheduler, scale_pytorch_scheduler
 from schedulers.core.callables import CallableKind, callable_kind
 from schedulers.core.clock import EpochStartView
 from schedulers.core.compile import CompiledScheduler
@@ -62,22 +64,6 @@ class _Entry:
         self.label, self.schedule, self.hyperparameter, self.tags = label, schedule, hyperparameter, tags
 
 
-class _ScheduleProduct:
-    """``(state, ssr) -> Π sᵢ(state, ssr)``: several Cadence schedules on one hyperparameter."""
-
-    def __init__(self, schedules: list[Callable[..., float]]) -> None:
-        self.schedules = schedules
-
-    def __call__(self, state, ssr: float = 1.0) -> float:
-        alpha = 1.0
-        for schedule in self.schedules:
-            alpha *= schedule(state, ssr)
-        return alpha
-
-    def __repr__(self) -> str:
-        return " * ".join(repr(s) for s in self.schedules)
-
-
 def build_schedulers(
     entries: Any,
     optimizer: torch.optim.Optimizer,
@@ -102,7 +88,7 @@ def build_schedulers(
         writers.setdefault(_written_key(scheduler), []).append((f"{label} ({type(scheduler).__name__})", True))
         _check_per_epoch(label, scheduler, step_every_batch)
         _scale(label, scheduler, ssr, clock)
-        steps_per_batch = step_every_batch or (step_every_batch is None and _cadence_built(scheduler))
+        steps_per_batch = step_every_batch or (step_every_batch is None and isinstance(scheduler, CompiledScheduler))
         (per_batch if steps_per_batch else per_epoch).append(scheduler)
 
     for key, group_entries in _by_key(cadence).items():
@@ -137,7 +123,7 @@ def _classify(entries: Any, optimizer: torch.optim.Optimizer) -> tuple[list[_Ent
 
 def _check_per_epoch(label: str, scheduler: LRScheduler, step_every_batch: bool | None) -> None:
     """Per-epoch stepping stretches a scheduler that counts optimizer steps (Cerebras, SambaFlow): refuse it."""
-    if step_every_batch is False and _cadence_built(scheduler) and not isinstance(scheduler, CompiledScheduler):
+    if step_every_batch is False and isinstance(scheduler, CompiledScheduler) and scheduler.counts_steps:
         raise ValueError(
             f"step_schedulers_every_batch=False, but {label} ({type(scheduler).__name__}) counts optimizer steps "
             "and must step once per batch; per-epoch stepping is for Cadence schedules (held for each epoch) "
@@ -191,17 +177,11 @@ def _from_factory(label: str, factory: Callable, optimizer: torch.optim.Optimize
 
 
 def _written_key(scheduler: LRScheduler) -> str:
-    return getattr(scheduler, "param_group_key", None) or getattr(scheduler, "hyperparameter", None) or "lr"
-
-
-def _cadence_built(scheduler: LRScheduler) -> bool:
-    if getattr(scheduler, "follows_state", False):  # compiled schedules, Cerebras's schedulers
-        return True
-    return isinstance(scheduler, LambdaLR) and all(hasattr(f, "scaled") for f in scheduler.lr_lambdas)
+    return scheduler.hyperparameter if isinstance(scheduler, CompiledScheduler) else "lr"
 
 
 def _scale(label: str, scheduler: LRScheduler, ssr: float, state: Any) -> None:
-    if getattr(scheduler, "follows_state", False):
+    if isinstance(scheduler, CompiledScheduler):  # Cadence's, Cerebras's and SambaFlow's: one kind
         scheduler.attach_state(state, ssr)  # follow the trainer's clock (and scale by its ratio)
         return
     try:
@@ -230,7 +210,7 @@ def _compile_key(key: str, entries: list[_Entry], optimizer, state, ssr: float) 
     compiled = []
     for driving, groups in by_schedules.items():
         schedules = [entries[i].schedule for i in driving]
-        combined = schedules[0] if len(schedules) == 1 else _ScheduleProduct(schedules)
+        combined = schedules[0] if len(schedules) == 1 else Product(schedules)
         try:
             compiled.append(compile_scheduler(combined, optimizer, state, ssr, hyperparameter=key, param_groups=groups))
         except ValueError as error:

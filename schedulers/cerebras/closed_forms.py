@@ -1,21 +1,26 @@
-r"""The Cerebras schedules as closed forms of the step, on generic values (Cerebras 2.x's ``scheduler.py``).
+r"""The forms of the Cerebras schedules: what the learning-rate and weight-decay class of a schedule share.
 
-Each class here schedules "a value" (``val``, ``initial_val``, ``end_val``, ...); the learning-rate
-classes (:mod:`schedulers.cerebras.lr_scheduler`) rename the arguments (``initial_learning_rate``,
-...), the weight-decay classes (:mod:`schedulers.cerebras.weight_decay_scheduler`) keep these names.
-Every curve is evaluated by :mod:`schedulers.core.kernels` (one implementation for floats and tensors);
-``t`` below is the number of steps taken (``last_epoch``), :math:`v_0` the initial value, :math:`v_1`
-the end value and :math:`T` ``total_iters``.
+A form is a generic signature (Cerebras 2.x's weight-decay names: ``val``, ``initial_val``, ``end_val``, ...),
+the checks of its arguments, and its translation into the curve Cadence's engine evaluates: ``_value(t)``, the
+closed form of the step ``t`` through :mod:`schedulers.core.kernels` (one implementation for floats and
+tensors), once the step-count arguments are resolved for the run. The classes users call declare their
+signatures on these forms (:mod:`schedulers.cerebras.lr_scheduler` with the learning-rate names,
+:mod:`schedulers.cerebras.weight_decay_scheduler` with these), and their docstrings give the formulas.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import torch
+from torch.optim import Optimizer
 
 from schedulers.cerebras import _arguments
-from schedulers.cerebras.scheduler import HyperparameterScheduler, is_step_count
+from schedulers.cerebras.scheduler import HyperparameterScheduler, StepCount, Tags, is_step_count
 from schedulers.core import kernels
 from schedulers.core._ops import ops
+from schedulers.core.state import ScheduleState
 
 __all__ = [
     "ConstantForm",
@@ -41,41 +46,55 @@ _RESTART_HORIZON = 2**50
 
 
 class ConstantForm(HyperparameterScheduler):
-    r"""Hold one value: :math:`f(t) = v`. ``total_iters`` (optional) only says how long, e.g. for a sequence."""
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.ConstantLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.ConstantWD`."""
 
-    def __init__(self, optimizer, val, total_iters=None, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        val: float,
+        total_iters: StepCount | None = None,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.val = self._value_argument("val", val)
         super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
+    def _check_steps(self) -> None:
         self._positive_steps("total_iters", optional=True)
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return kernels.constant(t, self.val)
 
 
 class PolynomialForm(HyperparameterScheduler):
-    r"""Polynomial decay from :math:`v_0` to :math:`v_1` over :math:`T` steps, then :math:`v_1`.
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.PolynomialLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.PolynomialWD`."""
 
-    .. math:: f(t) = v_1 + (v_0 - v_1)\left(1 - \frac{\min(t, H)}{H}\right)^{p}
-
-    with :math:`H = T`, or with ``cycle=True`` (TensorFlow's ``PolynomialDecay(cycle=True)``)
-    :math:`H = T \lceil t / T \rceil` (:math:`H = T` at :math:`t = 0`): the decay restarts with a longer horizon.
-    """
+    _periods = ("total_iters",)
 
     def __init__(
-        self, optimizer, initial_val, end_val, total_iters, power=1.0, cycle=False, param_group_tags=None, *, state=None
-    ):
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        end_val: float,
+        total_iters: StepCount,
+        power: float = 1.0,
+        cycle: bool = False,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.end_val = self._value_argument("end_val", end_val)
         self.power = _arguments.number("power", power, low=0.0)
         self.cycle = _arguments.boolean("cycle", cycle)
         super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
-        self._positive_steps("total_iters")
-
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         horizon = self.total_iters
         if self.cycle:
             o = ops(t)
@@ -84,9 +103,21 @@ class PolynomialForm(HyperparameterScheduler):
 
 
 class LinearForm(PolynomialForm):
-    r"""Linear decay from :math:`v_0` to :math:`v_1` over :math:`T` steps: :class:`PolynomialForm` with power 1."""
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.LinearLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.LinearWD`."""
 
-    def __init__(self, optimizer, initial_val, end_val, total_iters, cycle=False, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        end_val: float,
+        total_iters: StepCount,
+        cycle: bool = False,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         super().__init__(
             optimizer,
             initial_val,
@@ -100,101 +131,118 @@ class LinearForm(PolynomialForm):
 
 
 class ExponentialForm(HyperparameterScheduler):
-    r"""Exponential decay by ``decay_rate`` every :math:`T` steps.
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.ExponentialLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.ExponentialWD`."""
 
-    .. math:: f(t) = v_0\, r^{t / T} \qquad (\text{staircase: } v_0\, r^{\lfloor t / T \rfloor})
-    """
+    _periods = ("total_iters",)
 
     def __init__(
-        self, optimizer, initial_val, total_iters, decay_rate, staircase=False, param_group_tags=None, *, state=None
-    ):
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        total_iters: StepCount,
+        decay_rate: float,
+        staircase: bool = False,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.decay_rate = _arguments.number("decay_rate", decay_rate, low=0.0)
         self.staircase = _arguments.boolean("staircase", staircase)
         super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
-        self._positive_steps("total_iters")
-
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         if self.staircase:
             return self.initial_val * kernels.step(t, self.total_iters, self.decay_rate)
         return self.initial_val * kernels.exponential(t, self.decay_rate, self.total_iters)
 
 
 class InverseExponentialTimeDecayForm(HyperparameterScheduler):
-    r"""Inverse time decay (Keras ``InverseTimeDecay``) of the step raised to ``step_exponent`` :math:`e`.
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.InverseExponentialTimeDecayLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.InverseExponentialTimeDecayWD`."""
 
-    .. math:: f(t) = \frac{v_0}{1 + r\, t^{e} / T} \qquad (\text{staircase: } \lfloor t^{e} / T \rfloor)
-    """
+    _periods = ("total_iters",)
 
     def __init__(
         self,
-        optimizer,
-        initial_val,
-        step_exponent,
-        total_iters,
-        decay_rate,
-        staircase=False,
-        param_group_tags=None,
+        optimizer: Optimizer,
+        initial_val: float,
+        step_exponent: float,
+        total_iters: StepCount,
+        decay_rate: float,
+        staircase: bool = False,
+        param_group_tags: Tags = None,
         *,
-        state=None,
-    ):
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.step_exponent = _arguments.number("step_exponent", step_exponent, low=0.0)
         self.decay_rate = _arguments.number("decay_rate", decay_rate, low=0.0)
         self.staircase = _arguments.boolean("staircase", staircase)
         super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
-        self._positive_steps("total_iters")
-
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return self.initial_val * kernels.inverse_time(
             t, self.step_exponent, self.total_iters, self.decay_rate, self.staircase
         )
 
 
 class InverseSquareRootDecayForm(HyperparameterScheduler):
-    r"""Inverse square-root decay, flat for the first ``warmup_steps`` :math:`w`.
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.InverseSquareRootDecayLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.InverseSquareRootDecayWD`."""
 
-    .. math:: f(t) = v_0\,\frac{\mathrm{scale}}{\sqrt{\max(t, w)}}
-    """
-
+    _periods = ("warmup_steps",)
     _step_arguments = ("warmup_steps",)
 
-    def __init__(self, optimizer, initial_val=1.0, scale=1.0, warmup_steps=1.0, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float = 1.0,
+        scale: float = 1.0,
+        warmup_steps: StepCount = 1.0,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.scale = self._value_argument("scale", scale)
         self.warmup_steps = warmup_steps
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
-        self._positive_steps("warmup_steps")
-
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return self.initial_val * kernels.inverse_sqrt(t, self.scale, self.warmup_steps)
 
 
 class CosineDecayForm(HyperparameterScheduler):
-    r"""Half a cosine from :math:`v_0` to :math:`v_1` over :math:`T` steps, then :math:`v_1` (Keras ``CosineDecay``).
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.CosineDecayLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.CosineDecayWD`."""
 
-    .. math:: f(t) = v_1 + (v_0 - v_1)\,\frac{1 + \cos(\pi \min(t, T) / T)}{2}
-    """
+    _periods = ("total_iters",)
 
-    def __init__(self, optimizer, initial_val, end_val, total_iters, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        end_val: float,
+        total_iters: StepCount,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.end_val = self._value_argument("end_val", end_val)
         super().__init__(optimizer, total_iters, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
-        self._positive_steps("total_iters")
-
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return kernels.cosine(t / self.total_iters, self.initial_val, self.end_val)
 
 
-def _as_list(values):
+def _as_list(values: object) -> object:
     """Milestones as given, with a tuple or an array (numpy, torch) turned into a list."""
     if isinstance(values, tuple):
         return list(values)
@@ -203,7 +251,7 @@ def _as_list(values):
     return values
 
 
-def _milestone_tuple(owner, name: str, values, *, strict: bool) -> tuple:
+def _milestone_tuple(owner: object, name: str, values: object, *, strict: bool) -> tuple:
     """Resolved milestones as a sorted tuple of step counts, or a ValueError naming ``name``."""
     if not isinstance(values, (list, tuple)):
         raise ValueError(f"{type(owner).__name__}: {name}={values!r} must be a list of step counts")
@@ -216,22 +264,26 @@ def _milestone_tuple(owner, name: str, values, *, strict: bool) -> tuple:
 
 
 class PiecewiseConstantForm(HyperparameterScheduler):
-    r"""Hold value :math:`v_i` from milestone :math:`m_{i-1}` (0 for the first) until :math:`m_i`
-    (:func:`schedulers.core.kernels.piecewise_constant`).
-
-    .. math:: f(t) = v_{\#\{i : m_i \le t\}}
-
-    There is one more value than milestones (strictly increasing).
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.PiecewiseConstantLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.PiecewiseConstantWD`."""
 
     _step_arguments = ("milestones",)
 
-    def __init__(self, optimizer, vals, milestones, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        vals: Sequence[float],
+        milestones: Sequence[StepCount],
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.vals = self._value_argument("vals", vals)
         self.milestones = _as_list(milestones)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
+    def _check_steps(self) -> None:
         self._points = _milestone_tuple(self, "milestones", self.milestones, strict=True)
         if len(self.vals) != len(self._points) + 1:
             raise ValueError(
@@ -241,89 +293,113 @@ class PiecewiseConstantForm(HyperparameterScheduler):
             )
         self._table = tuple(self.vals)
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return kernels.piecewise_constant(t, self._points, self._table)
 
 
 class MultiStepForm(HyperparameterScheduler):
-    r"""Multiply by ``gamma`` at each milestone reached (a repeated milestone counts twice, as in torch).
-
-    .. math:: f(t) = v_0\, \gamma^{\#\{i : m_i \le t\}}
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.MultiStepLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.MultiStepWD`."""
 
     _step_arguments = ("milestones",)
 
-    def __init__(self, optimizer, initial_val, gamma, milestones, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        gamma: float,
+        milestones: Sequence[StepCount],
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.gamma = _arguments.number("gamma", gamma, low=0.0)
         self.milestones = _as_list(milestones)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
+    def _check_steps(self) -> None:
         self._points = _milestone_tuple(self, "milestones", self.milestones, strict=False)
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return self.initial_val * kernels.multistep(t, self._points, self.gamma)
 
 
 class StepForm(HyperparameterScheduler):
-    r"""Multiply by ``gamma`` every ``step_size`` steps: :math:`f(t) = v_0\,\gamma^{\lfloor t / s \rfloor}`."""
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.StepLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.StepWD`."""
 
+    _periods = ("step_size",)
     _step_arguments = ("step_size",)
 
-    def __init__(self, optimizer, initial_val, step_size, gamma, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        step_size: StepCount,
+        gamma: float,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.step_size = step_size
         self.gamma = _arguments.number("gamma", gamma, low=0.0)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
-        self._positive_steps("step_size")
-
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return self.initial_val * kernels.step(t, self.step_size, self.gamma)
 
 
 class CosineAnnealingForm(HyperparameterScheduler):
-    r"""Cosine annealing from :math:`v_0` to :math:`\eta_{min}` over :math:`T_{max}` steps, then back up (SGDR's
-    annealing without restarts; torch's ``CosineAnnealingLR`` closed form):
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.CosineAnnealingLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.CosineAnnealingWD`."""
 
-    .. math:: f(t) = \eta_{min} + (v_0 - \eta_{min})\,\frac{1 + \cos(\pi t / T_{max})}{2}
-
-    The cosine goes on past :math:`T_{max}` (period :math:`2T_{max}`): :func:`schedulers.core.kernels.cosine_wave`.
-    """
-
+    _periods = ("T_max",)
     _step_arguments = ("T_max",)
 
-    def __init__(self, optimizer, initial_val, T_max, eta_min=0.0, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        T_max: StepCount,
+        eta_min: float = 0.0,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.T_max = T_max
         self.eta_min = self._value_argument("eta_min", eta_min)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
-        self._positive_steps("T_max")
-
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return kernels.cosine_wave(t / self.T_max, self.initial_val, self.eta_min)
 
 
 class LambdaForm(HyperparameterScheduler):
-    r"""The initial value times the product of user functions of the step: :math:`f(t) = v_0 \prod_i \lambda_i(t)`.
-
-    Override :meth:`set_value_lambda` (learning-rate classes: ``set_lr_lambda``) to return a function of
-    the step, or a list of them; each receives the step as a float64 tensor and returns a tensor or a
-    number, written with torch ops only.
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.LambdaLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.LambdaWD`."""
 
     _tensor_only = True
     _scalable = False  # the user's functions of the step cannot be rescaled
 
-    def __init__(self, optimizer, initial_val, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def set_value_lambda(self):
+    def set_value_lambda(self) -> Any:
         """The function(s) of the step to multiply the initial value by: override this."""
         raise NotImplementedError(
             f"{type(self).__name__} is a base class: subclass it and override "
@@ -338,7 +414,7 @@ class LambdaForm(HyperparameterScheduler):
         found = getattr(self, self._lambda_hook())()
         return list(found) if isinstance(found, (list, tuple)) else [found]
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         value = torch.full_like(t, self.initial_val)
         for function in self._lambdas():
             value = value * function(t)
@@ -346,53 +422,67 @@ class LambdaForm(HyperparameterScheduler):
 
 
 class CosineAnnealingWarmRestartsForm(HyperparameterScheduler):
-    r"""SGDR: cosine annealing from :math:`v_0` to :math:`\eta_{min}` restarting every :math:`T_i` steps,
-    :math:`T_0` first and :math:`T_{i+1} = T_{mult}\,T_i` (an integer :math:`T_{mult} \ge 1`).
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.CosineAnnealingWarmRestarts` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.CosineAnnealingWarmRestartsWD`."""
 
-    .. math:: f(t) = \eta_{min} + (v_0 - \eta_{min})\,\frac{1 + \cos(\pi T_{cur} / T_i)}{2}
-
-    with :math:`T_{cur}` the steps since the last restart (:math:`f = v_0` at a restart).
-    """
-
+    _periods = ("T_0",)
     _step_arguments = ("T_0",)
 
-    def __init__(self, optimizer, initial_val, T_0, T_mult=1, eta_min=0.0, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        T_0: StepCount,
+        T_mult: int = 1,
+        eta_min: float = 0.0,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.T_0 = T_0
         self.T_mult = _arguments.integer("T_mult", T_mult, low=1)
         self.eta_min = self._value_argument("eta_min", eta_min)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
-        self._positive_steps("T_0")
+    def _check_steps(self) -> None:
+        super()._check_steps()
         self.T_0 = _arguments.integer("T_0", self.T_0, low=1)
         self._ends = kernels.restart_boundaries(self.T_0, self.T_mult, _RESTART_HORIZON)
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return self.eta_min + (self.initial_val - self.eta_min) * kernels.warm_restarts(t, self._ends, 0.0)
 
 
 class MultiplicativeForm(HyperparameterScheduler):
-    r"""Multiply by ``coefficient`` :math:`c` every step: :math:`f(t) = v_0\, c^{t}`.
-
-    (``set_value_lambda`` / ``set_lr_lambda`` return the coefficient as a function of the step, as in Cerebras.)
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.MultiplicativeLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.MultiplicativeWD`."""
 
     _scalable = False  # a factor per step: no step-count argument to scale
 
-    def __init__(self, optimizer, initial_val, coefficient, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        coefficient: float,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.coefficient = _arguments.number("coefficient", coefficient, low=0.0)
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def set_value_lambda(self):
+    def set_value_lambda(self) -> Any:
         """The per-step factor as a function of the step (the constant ``coefficient``)."""
         return lambda step: self.coefficient
 
     def _lambda_hook(self) -> str:
         return "set_value_lambda"
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         factor = getattr(self, self._lambda_hook())()(t)
         if isinstance(factor, torch.Tensor):
             return self.initial_val * torch.pow(factor, t)
@@ -400,28 +490,27 @@ class MultiplicativeForm(HyperparameterScheduler):
 
 
 class CyclicForm(HyperparameterScheduler):
-    r"""Cyclical values between a base and a peak value (CLR), exactly torch's ``CyclicLR`` (see
-    :func:`schedulers.core.kernels.cyclic`); ``mode`` picks the amplitude scaling: ``"triangular"`` (none),
-    ``"triangular2"`` (halved each cycle), ``"exp_range"`` (:math:`\gamma^{t}`). ``scale_mode`` follows
-    from ``mode`` (cycle for the triangular modes, iterations for ``exp_range``), as in Cerebras and torch.
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.CyclicLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.CyclicWD`."""
 
+    _periods = ("step_size_up",)
     _step_arguments = ("step_size_up", "step_size_down")
 
     def __init__(
         self,
-        optimizer,
-        base_val,
-        max_val,
-        step_size_up=2000,
-        step_size_down=None,
-        mode="triangular",
-        gamma=1.0,
-        scale_mode="cycle",
-        param_group_tags=None,
+        optimizer: Optimizer,
+        base_val: float,
+        max_val: float,
+        step_size_up: StepCount = 2000,
+        step_size_down: StepCount | None = None,
+        mode: str = "triangular",
+        gamma: float = 1.0,
+        scale_mode: str = "cycle",
+        param_group_tags: Tags = None,
         *,
-        state=None,
-    ):
+        state: ScheduleState | None = None,
+    ) -> None:
         self.base_val = self._value_argument("base_val", base_val)
         self.max_val = self._value_argument("max_val", max_val)
         self.step_size_up = step_size_up
@@ -431,41 +520,39 @@ class CyclicForm(HyperparameterScheduler):
         self.scale_mode = _arguments.choice("scale_mode", scale_mode, ("cycle", "iterations"))
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
-        self._positive_steps("step_size_up")
+    def _check_steps(self) -> None:
+        super()._check_steps()
         down = self.step_size_down
         if down is not None and not is_step_count(down):
             raise ValueError(f"{type(self).__name__}: step_size_down={down!r} must be None or a number of steps >= 0")
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return kernels.cyclic(
             t, self.base_val, self.max_val, self.step_size_up, self.step_size_down, self.mode, self.gamma
         )
 
 
 class OneCycleForm(HyperparameterScheduler):
-    r"""The 1cycle policy, torch's ``OneCycleLR`` with the initial value :math:`v_0` = ``max_lr / div_factor``
-    (see :func:`schedulers.core.kernels.one_cycle`): up from :math:`v_0` to the peak over
-    ``pct_start · total_steps`` steps, then down to :math:`v_0` / ``final_div_factor`` at step
-    ``total_steps - 1`` (three-phase: back to :math:`v_0` first), held after that.
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.OneCycleLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.OneCycleWD`."""
 
     _step_arguments = ("total_steps",)
 
     def __init__(
         self,
-        optimizer,
-        initial_val,
-        max_val,
-        total_steps=1000,
-        pct_start=0.3,
-        final_div_factor=1e4,
-        three_phase=False,
-        anneal_strategy="cos",
-        param_group_tags=None,
+        optimizer: Optimizer,
+        initial_val: float,
+        max_val: float,
+        total_steps: StepCount = 1000,
+        pct_start: float = 0.3,
+        final_div_factor: float = 10000.0,
+        three_phase: bool = False,
+        anneal_strategy: str = "cos",
+        param_group_tags: Tags = None,
         *,
-        state=None,
-    ):
+        state: ScheduleState | None = None,
+    ) -> None:
         self.initial_val = self._value_argument("initial_val", initial_val)
         self.max_val = self._value_argument("max_val", max_val)
         self.total_steps = total_steps
@@ -475,11 +562,11 @@ class OneCycleForm(HyperparameterScheduler):
         self.anneal_strategy = _arguments.choice("anneal_strategy", anneal_strategy, ("cos", "linear"))
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
+    def _check_steps(self) -> None:
         self.total_steps = _arguments.integer("total_steps", self.total_steps, low=1)
         self._value(0.0)  # the kernel checks pct_start and total_steps together
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return kernels.one_cycle(
             t,
             self.total_steps,

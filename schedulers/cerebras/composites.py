@@ -7,12 +7,17 @@ of the step it would see (children of a sequence see the steps since their segme
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+from torch.optim import Optimizer
 
 from schedulers.cerebras import _arguments
-from schedulers.cerebras.scheduler import HyperparameterScheduler, is_step_count
+from schedulers.cerebras.scheduler import HyperparameterScheduler, StepCount, Tags, is_step_count
 from schedulers.cerebras.steps import PENDING
 from schedulers.core._ops import ops
+from schedulers.core.state import ScheduleState
 
 __all__ = ["ChainedForm", "ScalePerParamForm", "SequentialForm"]
 
@@ -70,10 +75,10 @@ class _Composite(HyperparameterScheduler):
                     f"{owner}: schedulers[{i}] has param_group_tags={shown} but this {owner} has {mine}: "
                     "all must target the same param groups"
                 )
-            if child._state is None and self._state is not None:
-                child._state, child._ssr = self._state, self._ssr
+            if child.state is None and self.state is not None:
+                child.state, child.ssr = self.state, self.ssr
 
-    def _local_steps(self, t) -> list:
+    def _local_steps(self, t: torch.Tensor) -> list[torch.Tensor]:
         """The step each child sees when this scheduler is at step ``t``."""
         return [t] * len(self._schedulers)
 
@@ -88,18 +93,22 @@ class _Composite(HyperparameterScheduler):
 
 
 class SequentialForm(_Composite):
-    r"""Run ``schedulers[0]`` until ``milestones[0]``, then ``schedulers[1]``, ...; each child sees the steps
-    since its segment began (child :math:`i \ge 1` sees :math:`t - m_{i-1}`), as in Cerebras and torch.
-
-    .. math:: f(t) = f_i(t - m_{i-1}) \quad \text{for } m_{i-1} \le t < m_i \quad (m_{-1} = 0,\ m_n = \infty)
-
-    Without ``milestones`` (the Cerebras Trainer's example omits them), each child lasts its
-    ``total_iters``: the milestones are their running sum.
-    """
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.SequentialLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.SequentialWD`."""
 
     _step_arguments = ("milestones",)
 
-    def __init__(self, optimizer, schedulers, milestones=None, last_epoch=-1, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        schedulers: Sequence[HyperparameterScheduler],
+        milestones: Sequence[StepCount] | None = None,
+        last_epoch: int = -1,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         owner = type(self).__name__
         self._schedulers = _children(owner, schedulers)
         if hasattr(milestones, "tolist") and not isinstance(milestones, list):
@@ -116,7 +125,7 @@ class SequentialForm(_Composite):
         self.milestones = milestones
         super().__init__(optimizer, None, last_epoch, param_group_tags, state=state)
 
-    def _check_steps(self):
+    def _check_steps(self) -> None:
         owner = type(self).__name__
         if self.milestones is None:
             self.milestones = running_milestones(
@@ -132,10 +141,10 @@ class SequentialForm(_Composite):
         if any(b < a for a, b in zip(self.milestones, self.milestones[1:], strict=False)):
             raise ValueError(f"{owner}: milestones={self.milestones!r} must be increasing")
 
-    def _local_steps(self, t):
+    def _local_steps(self, t: torch.Tensor) -> list[torch.Tensor]:
         return [t] + [(t - m).clamp(min=0).to(t.dtype) for m in self.milestones]
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         o = ops(t)
         value = self._schedulers[0]._closed_form_at(t)
         for milestone, child in zip(self.milestones, self._schedulers[1:], strict=True):
@@ -144,18 +153,22 @@ class SequentialForm(_Composite):
 
 
 class ChainedForm(_Composite):
-    r"""The product of the children's schedules (Cerebras's ``ChainedScheduler``): the first child's value
-    times each later child's value relative to its value at step 0.
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.ChainedLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.ChainedWD`."""
 
-    .. math:: f(t) = f_0(t) \prod_{i \ge 1} \frac{f_i(t)}{f_i(0)}
-    """
-
-    def __init__(self, schedulers, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        schedulers: Sequence[HyperparameterScheduler],
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         children = _children(type(self).__name__, schedulers)
         self._schedulers = children
         super().__init__(children[0].optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def _check_steps(self):
+    def _check_steps(self) -> None:
         self._initials = []
         for i, child in enumerate(self._schedulers[1:], start=1):
             initial = float(child._closed_form_at(0))
@@ -166,7 +179,7 @@ class ChainedForm(_Composite):
                 )
             self._initials.append(initial)
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         value = self._schedulers[0]._closed_form_at(t)
         for child, initial in zip(self._schedulers[1:], self._initials, strict=True):
             value = value * (child._closed_form_at(t) / initial)
@@ -174,13 +187,18 @@ class ChainedForm(_Composite):
 
 
 class ScalePerParamForm(_Composite):
-    r"""Wrap a scheduler and scale its value per param group by the group's ``adjust_learning_rate`` entry
-    (``adjust_val`` as a fallback, 1 when neither is set), as Cerebras's ``ScalePerParamLR`` (µP lr scaling).
+    """The generic arguments, their checks and the closed form of
+    :class:`~schedulers.cerebras.lr_scheduler.ScalePerParamLR` (whose docstring has the formula) and
+    :class:`~schedulers.cerebras.weight_decay_scheduler.ScalePerParamWD`."""
 
-    .. math:: f_g(t) = a_g\, f(t)
-    """
-
-    def __init__(self, optimizer, scheduler, param_group_tags=None, *, state=None):
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        scheduler: HyperparameterScheduler,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
         self._schedulers = _children(type(self).__name__, [scheduler])
         try:  # a negative factor would write a negative value into its group
             self.adjustment_scalars = [
@@ -195,9 +213,9 @@ class ScalePerParamForm(_Composite):
             raise ValueError(f"{type(self).__name__}: {error}") from None
         super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
 
-    def _group_scale(self, index):
+    def _group_scale(self, index: int) -> float:
         scalars = self.adjustment_scalars
         return scalars[index] if index < len(scalars) else 1.0
 
-    def _value(self, t):
+    def _value(self, t: Any) -> Any:
         return self._schedulers[0]._closed_form_at(t)

@@ -36,10 +36,13 @@ import inspect
 import math
 import warnings
 
+from torch.optim import Optimizer
+
 from schedulers.cerebras.composites import running_milestones
 from schedulers.cerebras.lr_scheduler import ChainedScheduler, ConstantLR, LRScheduler, ScalePerParamLR, SequentialLR
 from schedulers.core.names import did_you_mean
 from schedulers.core.registry import UnknownSchedulerError, registered_schedulers
+from schedulers.core.state import ScheduleState
 
 __all__ = ["configure_lr_scheduler"]
 
@@ -55,7 +58,13 @@ _CHAINED = ("chained", "chainedlr", "chainedscheduler")
 _SEQUENTIAL = ("sequential", "sequentiallr")
 
 
-def configure_lr_scheduler(optimizer, learning_rate, adjust_learning_rate=None, *, state=None):
+def configure_lr_scheduler(
+    optimizer: Optimizer,
+    learning_rate: object,
+    adjust_learning_rate: dict[str, float] | None = None,
+    *,
+    state: ScheduleState | None = None,
+) -> LRScheduler | None:
     """A Cerebras learning-rate scheduler for ``optimizer`` from the ``learning_rate`` config (see the module).
 
     ``state`` (optional, keyword-only) is passed to every scheduler, to resolve ``"ep"``/``"dur"`` time strings.
@@ -113,7 +122,7 @@ def _chained(choices: list) -> object:
 def _milestones(schedulers: list, where: list[str]) -> list:
     """A sequence's milestones: the running sum of every scheduler's ``total_iters`` but the last's."""
 
-    def missing(i: int, scheduler) -> ValueError:
+    def missing(i: int, scheduler: LRScheduler) -> ValueError:
         steps = scheduler.total_iters
         return ValueError(
             f"{where[i]} ({type(scheduler).__name__}) needs total_iters: in a sequence every scheduler but the last "
@@ -138,7 +147,7 @@ def _scalar(value: object) -> float:
     return rate
 
 
-def _scaled(optimizer, scheduler, adjust_learning_rate):
+def _scaled(optimizer: Optimizer, scheduler: LRScheduler, adjust_learning_rate: dict[str, float] | None) -> LRScheduler:
     if not adjust_learning_rate:
         return scheduler
     if not any("adjust_learning_rate" in group for group in optimizer.param_groups):
@@ -192,7 +201,7 @@ def _lookup(name: object, where: str) -> type:
     )
 
 
-def _build(optimizer, params: dict, where: str, state):
+def _build(optimizer: Optimizer, params: dict, where: str, state: ScheduleState | None) -> LRScheduler:
     if "scheduler" not in params:
         raise ValueError(
             f"{where} has no 'scheduler' key naming the scheduler, e.g. {{'scheduler': 'CosineDecayLR', ...}}"
@@ -201,7 +210,9 @@ def _build(optimizer, params: dict, where: str, state):
     return _construct(cls, optimizer, params, where, state)
 
 
-def _construct(cls, optimizer, params: dict, where: str, state):
+def _construct(
+    cls: type[LRScheduler], optimizer: Optimizer, params: dict, where: str, state: ScheduleState | None
+) -> LRScheduler:
     """``cls(optimizer, **params)``, every argument checked against ``cls``'s signature (errors show it)."""
     signature = inspect.signature(cls.__init__)
     parameters = list(signature.parameters.values())[1:]  # without self
@@ -226,7 +237,7 @@ def _construct(cls, optimizer, params: dict, where: str, state):
         raise ValueError(f"{where}: {message}") from error
 
 
-def _match_arguments(parameters: list, params: dict, state) -> tuple[dict, list, list, bool]:
+def _match_arguments(parameters: list, params: dict, state: ScheduleState | None) -> tuple[dict, list, list, bool]:
     """Move the config's arguments out of ``params`` into keyword arguments for ``parameters``.
 
     Returns the keyword arguments, the (expected, given) pairs of old or miscased names, the names of
@@ -256,7 +267,7 @@ def _match_arguments(parameters: list, params: dict, state) -> tuple[dict, list,
     return kwargs, old, missing, False
 
 
-def _signature_text(cls, parameters, given: dict) -> str:
+def _signature_text(cls: type, parameters: list[inspect.Parameter], given: dict) -> str:
     """``Name(optimizer, a=<given or default>, b=<missing>)``: the accepted signature with what was given."""
     parts = ["optimizer"]
     keyword_only = False

@@ -1,14 +1,13 @@
 r"""Cerebras's learning-rate schedulers (``cerebras.pytorch.optim.lr_scheduler``) with their exact signatures.
 
 Each class writes an absolute learning rate into every targeted param group: the lr after ``k`` calls
-to ``step()`` (one per optimizer step; construction is the first) is the closed form :math:`f(k)` of
-its generic base in :mod:`schedulers.cerebras.closed_forms`. Every class also takes
-``param_group_tags`` (Cerebras 2.x) and a keyword-only ``state`` for time-string step counts
-(:mod:`schedulers.cerebras.steps`).
-
-The classes are built from the table of :mod:`schedulers.cerebras.table`, which also builds the
-weight-decay classes: the same closed forms, with the learning-rate argument names here
-(``initial_learning_rate``, ``end_learning_rate``, ``learning_rates``, ``base_lr``, ``max_lr``).
+to ``step()`` (one per optimizer step; construction is the first) is the closed form :math:`f(k)` of its
+docstring. A class is its documented signature (Cerebras's argument names: ``initial_learning_rate``,
+``end_learning_rate``, ``learning_rates``, ``base_lr``, ``max_lr``) over its form in
+:mod:`schedulers.cerebras.closed_forms` (the generic arguments, their checks and the translation into the
+engine's curve, through :mod:`schedulers.core.kernels`); the weight-decay class of the same form is in
+:mod:`schedulers.cerebras.weight_decay_scheduler`. Every class also takes ``param_group_tags`` (Cerebras 2.x)
+and a keyword-only ``state`` for time-string step counts (:mod:`schedulers.cerebras.steps`).
 
 >>> import torch
 >>> from schedulers.cerebras import LinearLR
@@ -25,8 +24,34 @@ weight-decay classes: the same closed forms, with the learning-rate argument nam
 
 from __future__ import annotations
 
-from schedulers.cerebras.scheduler import HyperparameterScheduler
-from schedulers.cerebras.table import Family, build_family
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from torch.optim import Optimizer
+
+from schedulers.cerebras.closed_forms import (
+    ConstantForm,
+    CosineAnnealingForm,
+    CosineAnnealingWarmRestartsForm,
+    CosineDecayForm,
+    CyclicForm,
+    ExponentialForm,
+    InverseExponentialTimeDecayForm,
+    InverseSquareRootDecayForm,
+    LambdaForm,
+    LinearForm,
+    MultiplicativeForm,
+    MultiStepForm,
+    OneCycleForm,
+    PiecewiseConstantForm,
+    PolynomialForm,
+    StepForm,
+)
+from schedulers.cerebras.composites import ChainedForm, ScalePerParamForm, SequentialForm
+from schedulers.cerebras.scheduler import HyperparameterScheduler, StepCount, Tags
+from schedulers.cerebras.table import register_family
+from schedulers.core.state import ScheduleState
 
 
 class LRScheduler(HyperparameterScheduler):
@@ -41,27 +66,561 @@ class LRScheduler(HyperparameterScheduler):
 
     param_group_key = "lr"
 
-
-_lr_adjustment_scalars = property(
-    lambda self: self.adjustment_scalars, doc="Cerebras's name for the per-group factors (``adjustment_scalars``)."
-)
-
-_CLASSES = build_family(
-    Family(
-        base=LRScheduler,
-        suffix="LR",
-        module=__name__,
-        value="learning rate",
-        learning_rate_names=True,
-        lambda_hook="set_lr_lambda",
-        extras={"ScalePerParam": {"lr_adjustment_scalars": _lr_adjustment_scalars}},
-    )
-)
-globals().update(_CLASSES)  # ConstantLR, PolynomialLR, ...: importable and picklable from this module
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        init = cls.__dict__.get("__init__")
+        if cls.__module__ == __name__ and init is not None:
+            cls._argument_names = _renamed_arguments(cls, init)
+        super().__init_subclass__(**kwargs)
 
 
-class ChainedScheduler(_CLASSES["ChainedLR"]):
+def _renamed_arguments(cls: type[LRScheduler], init: Callable[..., None]) -> dict[str, str]:
+    """The form's argument names ``cls`` declares under Cerebras's learning-rate names, to those names: its
+    signature is the form's, by position (``initial_val`` -> ``initial_learning_rate``)."""
+    form = next(base for base in cls.__mro__[1:] if "__init__" in vars(base))
+    own = inspect.signature(init).parameters
+    generic = inspect.signature(form.__init__).parameters
+    if [p.kind for p in own.values()] != [p.kind for p in generic.values()]:
+        raise TypeError(f"{cls.__qualname__}.__init__ must have the parameters of {form.__qualname__}, renamed")
+    return {name: public for name, public in zip(generic, own, strict=True) if name != public}
+
+
+class ConstantLR(LRScheduler, ConstantForm):
+    r"""A constant learning rate ``learning_rate``; ``total_iters`` (optional) is how long, e.g. in a sequence.
+
+    Hold one value: :math:`f(t) = v`. ``total_iters`` (optional) only says how long, e.g. for a sequence.
+
+    Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v` is ``learning_rate``, :math:`T` is
+    ``total_iters``.
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        learning_rate: float,
+        total_iters: StepCount | None = None,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        super().__init__(optimizer, learning_rate, total_iters, param_group_tags, state=state)
+
+
+class PolynomialLR(LRScheduler, PolynomialForm):
+    r"""Polynomial decay from ``initial_learning_rate`` to ``end_learning_rate`` over ``total_iters`` steps, then held;
+    ``cycle=True`` restarts the decay with a longer horizon (TensorFlow's ``PolynomialDecay``).
+
+    Polynomial decay from :math:`v_0` to :math:`v_1` over :math:`T` steps, then :math:`v_1`.
+
+    .. math:: f(t) = v_1 + (v_0 - v_1)\left(1 - \frac{\min(t, H)}{H}\right)^{p}
+
+    with :math:`H = T`, or with ``cycle=True`` (TensorFlow's ``PolynomialDecay(cycle=True)``) :math:`H = T \lceil t
+    / T \rceil` (:math:`H = T` at :math:`t = 0`): the decay restarts with a longer horizon.
+
+    Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``,
+    :math:`v_1` is ``end_learning_rate``, :math:`T` is ``total_iters``.
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        end_learning_rate: float,
+        total_iters: StepCount,
+        power: float = 1.0,
+        cycle: bool = False,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        super().__init__(
+            optimizer,
+            initial_learning_rate,
+            end_learning_rate,
+            total_iters,
+            power,
+            cycle,
+            param_group_tags,
+            state=state,
+        )
+
+
+class LinearLR(LRScheduler, LinearForm):
+    r"""Linear decay from ``initial_learning_rate`` to ``end_learning_rate`` over ``total_iters`` steps (polynomial with
+    power 1).
+
+    Linear decay from :math:`v_0` to :math:`v_1` over :math:`T` steps: :class:`PolynomialForm` with power 1.
+
+    Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``,
+    :math:`v_1` is ``end_learning_rate``, :math:`T` is ``total_iters``.
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        end_learning_rate: float,
+        total_iters: StepCount,
+        cycle: bool = False,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        super().__init__(
+            optimizer, initial_learning_rate, end_learning_rate, total_iters, cycle, param_group_tags, state=state
+        )
+
+
+class ExponentialLR(LRScheduler, ExponentialForm):
+    r"""``initial_learning_rate · decay_rate ** (t / total_iters)`` (``staircase``: a whole exponent).
+
+    Exponential decay by ``decay_rate`` every :math:`T` steps.
+
+    .. math:: f(t) = v_0\, r^{t / T} \qquad (\text{staircase: } v_0\, r^{\lfloor t / T \rfloor})
+
+    Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``,
+    :math:`T` is ``total_iters``.
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        total_iters: StepCount,
+        decay_rate: float,
+        staircase: bool = False,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        super().__init__(
+            optimizer, initial_learning_rate, total_iters, decay_rate, staircase, param_group_tags, state=state
+        )
+
+
+class InverseExponentialTimeDecayLR(LRScheduler, InverseExponentialTimeDecayForm):
+    r"""``initial_learning_rate / (1 + decay_rate · t ** step_exponent / total_iters)`` (Keras ``InverseTimeDecay``).
+
+    Inverse time decay (Keras ``InverseTimeDecay``) of the step raised to ``step_exponent`` :math:`e`.
+
+    .. math:: f(t) = \frac{v_0}{1 + r\, t^{e} / T} \qquad (\text{staircase: } \lfloor t^{e} / T \rfloor)
+
+    Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``,
+    :math:`T` is ``total_iters``.
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        step_exponent: float,
+        total_iters: StepCount,
+        decay_rate: float,
+        staircase: bool = False,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        super().__init__(
+            optimizer,
+            initial_learning_rate,
+            step_exponent,
+            total_iters,
+            decay_rate,
+            staircase,
+            param_group_tags,
+            state=state,
+        )
+
+
+class InverseSquareRootDecayLR(LRScheduler, InverseSquareRootDecayForm):
+    r"""``initial_learning_rate · scale / sqrt(max(t, warmup_steps))``.
+
+    Inverse square-root decay, flat for the first ``warmup_steps`` :math:`w`.
+
+    .. math:: f(t) = v_0\,\frac{\mathrm{scale}}{\sqrt{\max(t, w)}}
+
+    Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``.
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float = 1.0,
+        scale: float = 1.0,
+        warmup_steps: StepCount = 1.0,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        super().__init__(optimizer, initial_learning_rate, scale, warmup_steps, param_group_tags, state=state)
+
+
+class CosineDecayLR(LRScheduler, CosineDecayForm):
+    r"""Half a cosine from ``initial_learning_rate`` to ``end_learning_rate`` over ``total_iters`` steps, then held.
+
+    Half a cosine from :math:`v_0` to :math:`v_1` over :math:`T` steps, then :math:`v_1` (Keras ``CosineDecay``).
+
+    .. math:: f(t) = v_1 + (v_0 - v_1)\,\frac{1 + \cos(\pi \min(t, T) / T)}{2}
+
+    Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``,
+    :math:`v_1` is ``end_learning_rate``, :math:`T` is ``total_iters``.
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        end_learning_rate: float,
+        total_iters: StepCount,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        super().__init__(
+            optimizer, initial_learning_rate, end_learning_rate, total_iters, param_group_tags, state=state
+        )
+
+
+class SequentialLR(LRScheduler, SequentialForm):
+    r"""``schedulers[i]`` from ``milestones[i-1]`` until ``milestones[i]``, each seeing the steps since its start
+    (without ``milestones``: each child lasts its ``total_iters``).
+
+    Run ``schedulers[0]`` until ``milestones[0]``, then ``schedulers[1]``, ...; each child sees the steps since its
+    segment began (child :math:`i \ge 1` sees :math:`t - m_{i-1}`), as in Cerebras and torch.
+
+    .. math:: f(t) = f_i(t - m_{i-1}) \quad \text{for } m_{i-1} \le t < m_i \quad (m_{-1} = 0,\ m_n = \infty)
+
+    Without ``milestones`` (the Cerebras Trainer's example omits them), each child lasts its ``total_iters``: the
+    milestones are their running sum.
+
+    Here :math:`t` is the number of steps taken (``last_epoch``).
+    """
+
+
+class PiecewiseConstantLR(LRScheduler, PiecewiseConstantForm):
+    r"""``learning_rates[i]`` between ``milestones[i-1]`` and ``milestones[i]`` (one more value than milestones).
+
+    Hold value :math:`v_i` from milestone :math:`m_{i-1}` (0 for the first) until :math:`m_i`
+    (:func:`schedulers.core.kernels.piecewise_constant`).
+
+    .. math:: f(t) = v_{\#\{i : m_i \le t\}}
+
+    There is one more value than milestones (strictly increasing).
+
+    Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_i` is ``learning_rates`` (entry
+    :math:`i`).
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        learning_rates: Sequence[float],
+        milestones: Sequence[StepCount],
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        super().__init__(optimizer, learning_rates, milestones, param_group_tags, state=state)
+
+
+class MultiStepLR(LRScheduler, MultiStepForm):
+    r"""``initial_learning_rate · gamma ** (milestones reached)`` (torch's ``MultiStepLR``).
+
+    Multiply by ``gamma`` at each milestone reached (a repeated milestone counts twice, as in torch).
+
+    .. math:: f(t) = v_0\, \gamma^{\#\{i : m_i \le t\}}
+
+    Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``.
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        gamma: float,
+        milestones: Sequence[StepCount],
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        super().__init__(optimizer, initial_learning_rate, gamma, milestones, param_group_tags, state=state)
+
+
+class StepLR(LRScheduler, StepForm):
+    r"""``initial_learning_rate · gamma ** floor(t / step_size)`` (torch's ``StepLR``).
+
+    Multiply by ``gamma`` every ``step_size`` steps: :math:`f(t) = v_0\,\gamma^{\lfloor t / s \rfloor}`.
+
+    Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``.
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        step_size: StepCount,
+        gamma: float,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        super().__init__(optimizer, initial_learning_rate, step_size, gamma, param_group_tags, state=state)
+
+
+class CosineAnnealingLR(LRScheduler, CosineAnnealingForm):
+    r"""Cosine annealing from ``initial_learning_rate`` to ``eta_min`` over ``T_max`` steps and back (torch's
+    ``CosineAnnealingLR`` closed form).
+
+    Cosine annealing from :math:`v_0` to :math:`\eta_{min}` over :math:`T_{max}` steps, then back up (SGDR's
+    annealing without restarts; torch's ``CosineAnnealingLR`` closed form):
+
+    .. math:: f(t) = \eta_{min} + (v_0 - \eta_{min})\,\frac{1 + \cos(\pi t / T_{max})}{2}
+
+    The cosine goes on past :math:`T_{max}` (period :math:`2T_{max}`): :func:`schedulers.core.kernels.cosine_wave`.
+
+    Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``.
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        T_max: StepCount,
+        eta_min: float = 0.0,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        super().__init__(optimizer, initial_learning_rate, T_max, eta_min, param_group_tags, state=state)
+
+
+class LambdaLR(LRScheduler, LambdaForm):
+    r"""``initial_learning_rate`` times the product of the functions of the step ``set_lr_lambda()`` returns. A base
+    class: subclass it and override ``set_lr_lambda()`` to return a function of the step (a float64 tensor), or a
+    list of them, written with torch ops.
+
+    The initial value times the product of user functions of the step: :math:`f(t) = v_0 \prod_i \lambda_i(t)`.
+
+    Override :meth:`set_value_lambda` (learning-rate classes: ``set_lr_lambda``) to return a function of the step,
+    or a list of them; each receives the step as a float64 tensor and returns a tensor or a number, written with
+    torch ops only.
+
+    Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``.
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        super().__init__(optimizer, initial_learning_rate, param_group_tags, state=state)
+
+    def set_lr_lambda(self) -> Any:
+        """The function(s) of the step the closed form uses (Cerebras's name for ``set_value_lambda``): override
+        ``set_lr_lambda()`` in a subclass to set your own."""
+        return self.set_value_lambda()
+
+    def _lambda_hook(self) -> str:
+        return "set_lr_lambda"
+
+
+class CosineAnnealingWarmRestarts(LRScheduler, CosineAnnealingWarmRestartsForm):
+    r"""SGDR: cosine annealing from ``initial_learning_rate`` to ``eta_min`` restarting after ``T_0`` steps, then every
+    ``T_mult`` times longer (an integer ``T_mult >= 1``; torch's ``CosineAnnealingWarmRestarts``).
+
+    SGDR: cosine annealing from :math:`v_0` to :math:`\eta_{min}` restarting every :math:`T_i` steps, :math:`T_0`
+    first and :math:`T_{i+1} = T_{mult}\,T_i` (an integer :math:`T_{mult} \ge 1`).
+
+    .. math:: f(t) = \eta_{min} + (v_0 - \eta_{min})\,\frac{1 + \cos(\pi T_{cur} / T_i)}{2}
+
+    with :math:`T_{cur}` the steps since the last restart (:math:`f = v_0` at a restart).
+
+    Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``.
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        T_0: StepCount,
+        T_mult: int = 1,
+        eta_min: float = 0.0,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        super().__init__(optimizer, initial_learning_rate, T_0, T_mult, eta_min, param_group_tags, state=state)
+
+
+class MultiplicativeLR(LRScheduler, MultiplicativeForm):
+    r"""``initial_learning_rate · coefficient ** t``: the learning rate multiplied by ``coefficient`` every step.
+
+    Multiply by ``coefficient`` :math:`c` every step: :math:`f(t) = v_0\, c^{t}`.
+
+    (``set_value_lambda`` / ``set_lr_lambda`` return the coefficient as a function of the step, as in Cerebras.)
+
+    Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``.
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        coefficient: float,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        super().__init__(optimizer, initial_learning_rate, coefficient, param_group_tags, state=state)
+
+    def set_lr_lambda(self) -> Any:
+        """The function(s) of the step the closed form uses (Cerebras's name for ``set_value_lambda``): override
+        ``set_lr_lambda()`` in a subclass to set your own."""
+        return self.set_value_lambda()
+
+    def _lambda_hook(self) -> str:
+        return "set_lr_lambda"
+
+
+class ChainedLR(LRScheduler, ChainedForm):
+    r"""The product of ``schedulers``: the first one's learning rate times each later one's relative to its value at
+    step 0.
+
+    The product of the children's schedules (Cerebras's ``ChainedScheduler``): the first child's value times each
+    later child's value relative to its value at step 0.
+
+    .. math:: f(t) = f_0(t) \prod_{i \ge 1} \frac{f_i(t)}{f_i(0)}
+
+    Here :math:`t` is the number of steps taken (``last_epoch``).
+    """
+
+
+class CyclicLR(LRScheduler, CyclicForm):
+    r"""Cyclical learning rate between ``base_lr`` and ``max_lr`` (torch's ``CyclicLR`` without momentum cycling).
+
+    Cyclical values between a base and a peak value (CLR), exactly torch's ``CyclicLR`` (see
+    :func:`schedulers.core.kernels.cyclic`); ``mode`` picks the amplitude scaling: ``"triangular"`` (none),
+    ``"triangular2"`` (halved each cycle), ``"exp_range"`` (:math:`\gamma^{t}`). ``scale_mode`` follows from
+    ``mode`` (cycle for the triangular modes, iterations for ``exp_range``), as in Cerebras and torch.
+
+    Here :math:`t` is the number of steps taken (``last_epoch``).
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        base_lr: float,
+        max_lr: float,
+        step_size_up: StepCount = 2000,
+        step_size_down: StepCount | None = None,
+        mode: str = "triangular",
+        gamma: float = 1.0,
+        scale_mode: str = "cycle",
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        super().__init__(
+            optimizer,
+            base_lr,
+            max_lr,
+            step_size_up,
+            step_size_down,
+            mode,
+            gamma,
+            scale_mode,
+            param_group_tags,
+            state=state,
+        )
+
+
+class OneCycleLR(LRScheduler, OneCycleForm):
+    r"""The 1cycle policy from ``initial_learning_rate`` up to ``max_lr`` and down to ``initial_learning_rate /
+    final_div_factor`` over ``total_steps`` (torch's ``OneCycleLR``).
+
+    The 1cycle policy, torch's ``OneCycleLR`` with the initial value :math:`v_0` = ``max_lr / div_factor`` (see
+    :func:`schedulers.core.kernels.one_cycle`): up from :math:`v_0` to the peak over ``pct_start · total_steps``
+    steps, then down to :math:`v_0` / ``final_div_factor`` at step ``total_steps - 1`` (three-phase: back to
+    :math:`v_0` first), held after that.
+
+    Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``.
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        max_lr: float,
+        total_steps: StepCount = 1000,
+        pct_start: float = 0.3,
+        final_div_factor: float = 10000.0,
+        three_phase: bool = False,
+        anneal_strategy: str = "cos",
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        super().__init__(
+            optimizer,
+            initial_learning_rate,
+            max_lr,
+            total_steps,
+            pct_start,
+            final_div_factor,
+            three_phase,
+            anneal_strategy,
+            param_group_tags,
+            state=state,
+        )
+
+
+class ScalePerParamLR(LRScheduler, ScalePerParamForm):
+    r"""``scheduler``'s learning rate times each param group's ``adjust_learning_rate`` entry (µP-style per-layer
+    scaling).
+
+    Wrap a scheduler and scale its value per param group by the group's ``adjust_learning_rate`` entry
+    (``adjust_val`` as a fallback, 1 when neither is set), as Cerebras's ``ScalePerParamLR`` (µP lr scaling).
+
+    .. math:: f_g(t) = a_g\, f(t)
+
+    Here :math:`t` is the number of steps taken (``last_epoch``).
+    """
+
+    @property
+    def lr_adjustment_scalars(self) -> list[float]:
+        """Cerebras's name for the per-group factors (``adjustment_scalars``)."""
+        return self.adjustment_scalars
+
+
+class ChainedScheduler(ChainedLR):
     """Cerebras's (and torch's) name for :class:`ChainedLR`: ``ChainedScheduler(schedulers)``."""
 
 
-__all__ = ["LRScheduler", *_CLASSES, "ChainedScheduler"]
+__all__ = [
+    "ChainedLR",
+    "ChainedScheduler",
+    "ConstantLR",
+    "CosineAnnealingLR",
+    "CosineAnnealingWarmRestarts",
+    "CosineDecayLR",
+    "CyclicLR",
+    "ExponentialLR",
+    "InverseExponentialTimeDecayLR",
+    "InverseSquareRootDecayLR",
+    "LRScheduler",
+    "LambdaLR",
+    "LinearLR",
+    "MultiStepLR",
+    "MultiplicativeLR",
+    "OneCycleLR",
+    "PiecewiseConstantLR",
+    "PolynomialLR",
+    "ScalePerParamLR",
+    "SequentialLR",
+    "StepLR",
+]
+
+register_family(__name__, learning_rate=True)

@@ -24,6 +24,9 @@ and so do the optimizers:
 from __future__ import annotations
 
 import inspect
+from typing import Any
+
+import torch
 
 from schedulers.cerebras import lr_scheduler, weight_decay_scheduler
 from schedulers.cerebras.configure import configure_lr_scheduler
@@ -80,7 +83,7 @@ def _with_defaults(cls: type, defaults: dict[str, object]) -> type:
     ]
     signature = signature.replace(parameters=parameters)
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self: torch.optim.Optimizer, *args: Any, **kwargs: Any) -> None:
         bound = signature.bind(self, *args, **kwargs)
         for argument, value in defaults.items():
             bound.arguments.setdefault(argument, value)

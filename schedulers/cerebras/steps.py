@@ -59,7 +59,7 @@ class StepArgumentError(ValueError):
 
 def resolve_steps(
     name: str, value: object, state: ScheduleState | None = None, ssr: float = 1.0, *, required: bool = True
-):
+) -> int | float | list | _Pending | None:
     """``value`` (a number, a time string or Time, a list of these, or None) as whole steps.
 
     Returns :data:`PENDING` when a time needs the run's state and ``state`` is None and not ``required``.
@@ -86,7 +86,9 @@ def resolve_steps(
     )
 
 
-def _resolve_time(name: str, value: object, state: ScheduleState | None, ssr: float, required: bool):
+def _resolve_time(
+    name: str, value: object, state: ScheduleState | None, ssr: float, required: bool
+) -> int | float | _Pending:
     try:
         time = Time.from_input(value)
     except ValueError as error:  # timeunits' error, kept (a non-integral count stays a NonIntegralTimeError)

@@ -20,6 +20,7 @@ ValueError: alpha_f=-0.5 must be >= 0: a negative multiplier would write a negat
 from __future__ import annotations
 
 import math
+import operator
 import warnings
 from collections.abc import Callable, Iterable
 from collections.abc import Sequence as Seq
@@ -38,6 +39,7 @@ __all__ = [
     "choice_argument",
     "choice_field",
     "flag_field",
+    "integer_argument",
     "milestones_argument",
     "milestones_field",
     "multiplier_field",
@@ -109,6 +111,26 @@ def number_argument(name: str, value: object, *, low: float | None = None, low_o
         raise ValueError(f"{name}={value!r} must be a finite number")
     if low is not None and (result < low or (low_open and result == low)):
         raise ValueError(f"{name}={value!r} must be {'>' if low_open else '>='} {low}")
+    return result
+
+
+def integer_argument(name: str, value: object, *, low: int | None = None) -> int:
+    """An int (or an integral float such as ``2.0``), optionally bounded below; else a ValueError naming ``name``.
+
+    >>> integer_argument("T_mult", 2.0), integer_argument("epoch", 3, low=0)
+    (2, 3)
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{name}={value!r} must be an integer")
+    try:
+        result = operator.index(value)
+    except TypeError:
+        if isinstance(value, float) and value.is_integer():
+            result = int(value)
+        else:
+            raise ValueError(f"{name}={value!r} must be an integer") from None
+    if low is not None and result < low:
+        raise ValueError(f"{name}={value!r} must be an integer >= {low}")
     return result
 
 

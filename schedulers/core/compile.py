@@ -1,28 +1,31 @@
-"""Turning a time-aware schedule into a real ``torch.optim.lr_scheduler.LRScheduler``.
+"""Cadence's one scheduler object: a ``torch.optim.lr_scheduler.LRScheduler`` every front end runs on.
 
-``compile_scheduler(schedule, optimizer, state)`` returns a scheduler that writes
+``compile_scheduler(schedule, optimizer, state)`` returns a :class:`CompiledScheduler` that writes
 
 .. math:: \\mathrm{group}[h] = \\mathrm{group}[\\texttt{initial\\_}h] \\cdot \\alpha(\\mathrm{state})
 
 into every param group, at construction and at every ``step()``. It reads ``state`` by reference (the
 trainer, or your own loop, advances ``state.timestamp``), so the step count it keeps is bookkeeping
 only. ``h`` is ``"lr"`` or any other scalar hyperparameter (``"weight_decay"``, ``"momentum"``, ...).
+The Cerebras and SambaFlow front ends are the same object counting its own steps (docs/architecture.md).
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 from torch.optim.lr_scheduler import LRScheduler
 
+from schedulers.core.arguments import integer_argument
 from schedulers.core.callables import CallableKind, callable_kind
 from schedulers.core.resolution import check_ssr
 from schedulers.core.state import ScheduleState
 
-__all__ = ["CompiledScheduler", "compile_scheduler"]
+__all__ = ["CompiledScheduler", "base_value", "compile_scheduler"]
 
 
 def compile_scheduler(
@@ -55,18 +58,29 @@ def compile_scheduler(
 
 
 class CompiledScheduler(LRScheduler):
-    """The scheduler :func:`compile_scheduler` returns. ``step()`` is a single α evaluation plus writes.
+    """The one scheduler object of Cadence: every front end runs on it. ``step()`` is one α evaluation plus writes.
 
-    The base value of each group is kept as ``group["initial_<h>"]`` (torch's ``initial_lr``
-    convention), so reloading an optimizer's state never applies α twice. A tensor-valued
-    hyperparameter stays the same tensor and is updated in place (a compiled optimizer step then
-    never recompiles because the value moved).
+    It writes ``scale_g · α`` into the hyperparameter of each driven param group ``g``, where α comes from one
+    of two clocks:
 
-    ``follows_state`` tells the trainer it steps once per batch and takes the trainer's clock through
-    :meth:`attach_state`.
+    * **the state** (what :func:`compile_scheduler` builds, and the trainer and the integrations): α is the
+      Cadence schedule at ``state.timestamp``, and ``scale_g`` the group's base value, kept as
+      ``group["initial_<h>"]`` (torch's ``initial_lr`` convention), so reloading an optimizer's state never
+      applies α twice;
+    * **its own steps** (``counts_steps``: the Cerebras and SambaFlow front ends, which count optimizer steps):
+      α is the front end's curve (a closed form of the step count, :class:`~schedulers.core.base.Curve`'s
+      ``fn``) at the number of ``step()`` calls. The front end resolves that curve for the run (its step counts
+      scaled by the ratio) in :meth:`_resolve_curve`, and says what ``scale_g`` is: the group's base value
+      (SambaFlow: relative to the optimizer's lr) or a per-group factor (Cerebras: absolute values, the
+      factor 1 or the group's ``adjust_learning_rate``).
+
+    A tensor-valued hyperparameter stays the same tensor and is updated in place (a compiled optimizer step
+    then never recompiles because the value moved). The trainer steps every one of these once per batch and
+    hands it its clock with :meth:`attach_state`.
     """
 
-    follows_state = True
+    #: False: α follows the state's timestamp; True: α is a closed form of the number of step() calls
+    counts_steps: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -82,31 +96,53 @@ class CompiledScheduler(LRScheduler):
         ssr = check_ssr(ssr)
         indices = _group_indices(param_groups, len(optimizer.param_groups))
         initial_key = f"initial_{hyperparameter}"
-        bases = [_base_value(optimizer.param_groups[i], i, hyperparameter, initial_key) for i in indices]
+        bases = [base_value(optimizer.param_groups[i], i, hyperparameter, initial_key) for i in indices]
         alpha = _bind_ssr(scheduler, ssr)
         first = alpha(state)  # the schedule's own checks against the state, before anything is written
         # Every check passed: only now touch the optimizer (a failed call leaves it exactly as it was).
         for index, (stored, _) in zip(indices, bases, strict=True):
             optimizer.param_groups[index].setdefault(initial_key, stored)
-        self.optimizer, self.scheduler, self.state, self.ssr = optimizer, scheduler, state, ssr
-        self.hyperparameter = hyperparameter
+        self.scheduler, self.state, self.ssr = scheduler, state, ssr
         self._alpha = alpha
-        self._initial_key = initial_key
-        self.param_groups = indices
-        self.base_values = [base for _, base in bases]
-        if hyperparameter == "lr":
-            self.base_lrs = list(self.base_values)  # what torch's own schedulers expose
-        tensor_groups = any(isinstance(optimizer.param_groups[i][hyperparameter], torch.Tensor) for i in indices)
-        one_float = len(indices) == 1 and not tensor_groups
-        self._single = (self.param_groups[0], self.base_values[0]) if one_float else None
-        self.last_epoch = 0
-        self._step_count = 1
+        self._drive(optimizer, hyperparameter, indices, [base for _, base in bases])
         self._apply(first)
 
+    # -- the engine ----------------------------------------------------------------------------------
+
+    def _drive(
+        self, optimizer: torch.optim.Optimizer, hyperparameter: str, indices: list[int], scales: list[float]
+    ) -> None:
+        """Drive ``hyperparameter`` of the param groups ``indices``, group ``indices[i]`` scaled by ``scales[i]``."""
+        self.optimizer = optimizer
+        self.hyperparameter = hyperparameter
+        self.param_groups = indices
+        self.base_values = scales
+        if hyperparameter == "lr":
+            self.base_lrs = list(scales)  # what torch's own schedulers expose
+        groups = optimizer.param_groups
+        one_float = len(indices) == 1 and not isinstance(groups[indices[0]][hyperparameter], torch.Tensor)
+        self._single = (indices[0], scales[0]) if one_float else None
+        self.__dict__.setdefault("_count", 0)
+        self._step_count = 1
+
+    @property
+    def last_epoch(self) -> Any:
+        """The number of ``step()`` calls since construction (torch's name for it)."""
+        return self._count
+
+    @last_epoch.setter
+    def last_epoch(self, value: Any) -> None:
+        self._count = int(value)
+
+    def _current_alpha(self) -> float:
+        if self.counts_steps:
+            return self._curve(float(self._count))
+        return self._alpha(self.state)
+
     def _apply(self, alpha: float | None = None) -> None:
-        """Write ``base · α`` into the driven groups; ``alpha`` defaults to ``α(state)``."""
+        """Write ``scale · α`` into the driven groups; ``alpha`` defaults to α now."""
         if alpha is None:
-            alpha = self._alpha(self.state)
+            alpha = self._current_alpha()
         groups, key = self.optimizer.param_groups, self.hyperparameter  # looked up each time: load_state_dict
         if self._single is not None:  # the common case, kept to a few operations: one group, a float value
             value = self._single[1] * alpha
@@ -123,35 +159,65 @@ class CompiledScheduler(LRScheduler):
         self._last_lr = values
 
     def _values(self, alpha: float) -> list[float]:
-        return [base * alpha for base in self.base_values]
+        return [scale * alpha for scale in self.base_values]
 
-    def step(self, epoch: None = None) -> None:  # type: ignore[override]
-        """Advance the bookkeeping count and write ``base · α(state)`` into every group."""
+    def step(self, epoch: int | None = None) -> None:
+        """Count one step and write ``scale · α`` into every driven group (α evaluated before the count moves,
+        so a step that raises is not counted). A scheduler that counts its steps jumps to step ``epoch`` when
+        given one (deprecated in torch); one that follows the state takes no ``epoch``."""
         if epoch is not None:
+            self._jump(epoch)
+            return
+        count = self._count + 1
+        alpha = self._curve(float(count)) if self.counts_steps else self._alpha(self.state)
+        self._count = count
+        self._step_count += 1
+        self._apply(alpha)
+
+    def _jump(self, epoch: int) -> None:
+        if not self.counts_steps:
             raise TypeError(
                 "a compiled Cadence scheduler reads the time from its state; step() takes no epoch argument"
             )
-        self.last_epoch += 1
-        self._apply()
+        warnings.warn(
+            "passing a step to step() is deprecated (as in torch); call step() once per optimizer step",
+            UserWarning,
+            stacklevel=3,
+        )
+        alpha = self._curve(float(integer_argument("epoch", epoch, low=0)))
+        self._count = int(epoch)
+        self._step_count += 1
+        self._apply(alpha)
 
     def attach_state(self, state: ScheduleState, ssr: float | None = None) -> CompiledScheduler:
-        """Read time from ``state`` from now on (and apply ``ssr`` if given), then write the current values.
+        """Take the run from ``state`` (and apply ``ssr`` if given), then write the current values.
 
-        The trainer calls this for a compiled scheduler it is handed, so the schedule follows the trainer's clock.
+        The trainer calls this for every scheduler it steps, so a schedule follows the trainer's clock, and a
+        front end that counts steps resolves its time strings against the run (its counts scaled by ``ssr``).
         """
-        self.state = state
-        if ssr is not None:
-            self.ssr = check_ssr(ssr)
-            self._alpha = _bind_ssr(self.scheduler, self.ssr)
+        ssr = self.ssr if ssr is None else check_ssr(ssr)
+        if self.counts_steps:
+            self._curve = self._resolve_curve(state, ssr)  # before anything changes: a refused ratio changes nothing
+        else:
+            self._alpha = _bind_ssr(self.scheduler, ssr)
+        self.state, self.ssr = state, ssr
         self._apply()
         return self
 
+    def _resolve_curve(self, state: ScheduleState | None, ssr: float) -> Callable[[Any], Any]:
+        """A step-counting front end's curve for the run of ``state`` with ratio ``ssr``: its translation."""
+        raise NotImplementedError(f"{type(self).__name__} counts steps, so it must define _resolve_curve(state, ssr)")
+
     def get_lr(self) -> list[float]:
         """The values the next write would use (torch's protocol)."""
-        return self._values(self._alpha(self.state))
+        return self._values(self._current_alpha())
 
-    def get_last_lr(self) -> list[float]:
-        """The values written by the last construction/``step()``/``load_state_dict()``."""
+    def get_last_lr(self) -> list[Any]:
+        """The values written by the last construction/``step()``/``load_state_dict()``; for a front end that counts
+        steps, as torch's and Cerebras's schedulers give them: every param group's value (a tensor as a copy)."""
+        if self.counts_steps:
+            key = self.hyperparameter
+            return [g[key].clone() if isinstance(g[key], torch.Tensor) else g[key] for g in self.optimizer.param_groups]
         return list(self._last_lr)
 
     def state_dict(self) -> dict[str, Any]:
@@ -159,7 +225,7 @@ class CompiledScheduler(LRScheduler):
         return {
             "hyperparameter": self.hyperparameter,
             "ssr": self.ssr,
-            "last_epoch": self.last_epoch,
+            "last_epoch": self._count,
             "base_values": [float(b) for b in self.base_values],
         }
 
@@ -175,10 +241,8 @@ class CompiledScheduler(LRScheduler):
                 f"this state_dict has {len(state_dict['base_values'])} param groups, "
                 f"the optimizer has {len(self.base_values)}"
             )
-        self.last_epoch = int(state_dict.get("last_epoch", self.last_epoch))
-        self.ssr = check_ssr(state_dict.get("ssr", self.ssr))
-        self._alpha = _bind_ssr(self.scheduler, self.ssr)
-        self._apply()
+        self._count = int(state_dict.get("last_epoch", self._count))
+        self.attach_state(self.state, state_dict.get("ssr", self.ssr))
 
 
 def _check_arguments(scheduler: Any, optimizer: Any, state: Any, hyperparameter: Any) -> None:
@@ -224,7 +288,7 @@ def _bind_ssr(scheduler: Callable[..., float], ssr: float) -> Callable[[Any], fl
     return scheduler
 
 
-def _base_value(group: dict, index: int, key: str, initial_key: str) -> tuple[Any, float]:
+def base_value(group: dict, index: int, key: str, initial_key: str) -> tuple[Any, float]:
     """The group's base value of ``key``: what to keep as ``initial_<key>`` and its float, checked, unwritten.
 
     An ``initial_<key>`` already in the group (a reloaded optimizer) is the base; else the current value is.

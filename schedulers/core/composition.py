@@ -21,9 +21,11 @@ from schedulers.core.arguments import (
     named_converter,
     time_field,
 )
-from schedulers.core.base import Curve, Schedule
+from schedulers.core.base import Curve, FunctionSchedule, Schedule
+from schedulers.core.callables import CallableKind, callable_kind
 from schedulers.core.registry import register_scheduler
 from schedulers.core.resolution import RunContext
+from schedulers.core.state import ScheduleState
 from timeunits import Time
 
 __all__ = ["Product", "Sequence", "Warmup", "warmup_ramp"]
@@ -168,10 +170,30 @@ def _shifted(fn, start: int):
     return lambda x: fn(x - start)
 
 
+def _factors(name: str, value: object) -> FrozenList:
+    """A product's factors: a non-empty list of schedules, each a Cadence schedule or a ``(state, ssr)``
+    callable (:mod:`schedulers.core.callables`' rule), as a tuple; else a ValueError naming the bad item."""
+    items = list(value) if isinstance(value, Iterable) and not isinstance(value, (str, Schedule)) else None
+    if not items:
+        raise ValueError(f"{name} must be a non-empty list of schedules, got {value!r}")
+    for i, item in enumerate(items):
+        if callable_kind(item) is not CallableKind.SCHEDULE:
+            raise ValueError(
+                f"{name}[{i}]={item!r} is not a schedule (a schedulers.Schedule or a (state, ssr) callable)"
+            )
+    return FrozenList(items, name)
+
+
 @register_scheduler(family="cadence")
 @attrs.frozen
 class Product(Schedule):
     r"""The product of schedules: :math:`\alpha(x) = \prod_i s_i(x)`, e.g. a decay times a cyclic factor.
+
+    Called on a state, it is the product of its factors' values, each factor resolved for the run on its own:
+    so the factors may count in different units (one in batches, one in tokens), and a factor may be a function
+    of the state (:func:`schedulers.as_schedule`, or any ``(state, ssr)`` callable). That is how the schedules
+    the trainer drives on one hyperparameter multiply. Its closed form (:meth:`resolve`, whole-run evaluation)
+    needs factors that are Cadence schedules resolving to one unit.
 
     >>> from schedulers import LinearScheduler, StepScheduler
     >>> curve = Product([LinearScheduler(), StepScheduler("50ba", gamma=0.5)]).resolve("100ba")
@@ -179,9 +201,21 @@ class Product(Schedule):
     (0.75, 0.25)
     """
 
-    schedules: tuple[Schedule, ...] = _schedules_field()
+    schedules: tuple[Schedule, ...] = attrs.field(converter=named_converter(_factors), repr=argument_repr)
+
+    def __attrs_post_init__(self) -> None:
+        closed = all(isinstance(s, Schedule) and not isinstance(s, FunctionSchedule) for s in self.schedules)
+        self.__dict__["_closed"] = closed  # beside the fields, as the resolution cache
+
+    def __call__(self, state: ScheduleState, ssr: float = 1.0) -> float:
+        alpha = 1.0
+        for schedule in self.schedules:
+            alpha = alpha * schedule(state, ssr)
+        return alpha
 
     def _resolve(self, run: RunContext) -> Curve:
+        if not self._closed:
+            raise TypeError(f"{self!r} has a factor that is a function of the state: it has no closed form to resolve")
         curves = [self.schedules[0]._resolve(run)]
         unit = curves[0].unit
         curves += [_child_curve(run, child, f"schedules[{i}]", unit) for i, child in enumerate(self.schedules[1:], 1)]

@@ -12,6 +12,7 @@ See docs/sambaflow.md for the formulas and the flags.
 
 from schedulers.sambaflow.args import LR_SCHEDULES, add_lr_schedule_args, get_lr_scheduler, steps_this_run
 from schedulers.sambaflow.schedules import (
+    LambdaLR,
     SambaFlowLambda,
     cosine_schedule_with_warmup,
     fixed_lr,
@@ -24,6 +25,7 @@ from schedulers.sambaflow.schedules import (
 __all__ = [
     "LR_SCHEDULES",
     "SambaFlowLambda",
+    "LambdaLR",
     "add_lr_schedule_args",
     "cosine_schedule_with_warmup",
     "fixed_lr",

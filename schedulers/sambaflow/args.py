@@ -29,16 +29,16 @@ import argparse
 import inspect
 import math
 import operator
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import torch
 from torch.optim import Optimizer
-from torch.optim.lr_scheduler import LambdaLR
 
 from schedulers.core.names import did_you_mean
 from schedulers.core.registry import get_scheduler
 from schedulers.sambaflow.schedules import (
+    LambdaLR,
     cosine_schedule_with_warmup,
     fixed_lr,
     polynomial_decay_schedule_with_warmup,
@@ -145,7 +145,7 @@ def get_lr_scheduler(optimizer: Optimizer, args: Any) -> LambdaLR:
     return schedule(optimizer, **arguments)
 
 
-def _schedule(name: Any):
+def _schedule(name: Any) -> Callable[..., LambdaLR]:
     """The schedule ``--lr_schedule`` names, from the registry: one of :data:`LR_SCHEDULES` (any case)."""
     if name is None:
         raise ValueError(f"--lr_schedule is required: one of {', '.join(LR_SCHEDULES)}")

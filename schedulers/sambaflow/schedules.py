@@ -1,7 +1,11 @@
-r"""SambaFlow's three learning-rate schedules, as torch ``LambdaLR`` objects on Cadence's kernels.
+r"""SambaFlow's three learning-rate schedules, on Cadence's one scheduler object.
 
-Each constructor returns a :class:`torch.optim.lr_scheduler.LambdaLR` whose peak is the optimizer's
-``lr`` (each param group's ``initial_lr``); the lr after ``k`` calls to ``step()`` is ``peak × α(k)``.
+Each constructor returns a :class:`LambdaLR`: a subclass of torch's
+:class:`~torch.optim.lr_scheduler.LambdaLR` that is Cadence's compiled scheduler
+(:class:`~schedulers.core.compile.CompiledScheduler`) counting its own steps. Its peak is the optimizer's
+``lr`` (each param group's ``initial_lr``); the lr after ``k`` calls to ``step()`` is ``peak × α(k)``. A
+schedule translates into its multiplier α, a :class:`SambaFlowLambda` of the step (``scheduler.lr_lambdas[0]``),
+the curve the compiled scheduler evaluates.
 With :math:`W` = ``num_warmup_steps``, :math:`T` = ``num_training_steps`` and :math:`r` = ``end_ratio``:
 
 .. math::
@@ -32,18 +36,25 @@ nothing here re-implements a curve.
 from __future__ import annotations
 
 import math
-import operator
+from collections.abc import Callable
+from typing import Any, ClassVar
 
+import torch
 from torch.optim import Optimizer
-from torch.optim.lr_scheduler import LambdaLR
+from torch.optim import lr_scheduler as torch_schedulers
 
 from schedulers.core import kernels
 from schedulers.core._ops import ops
+from schedulers.core.arguments import integer_argument
+from schedulers.core.compile import CompiledScheduler, base_value
+from schedulers.core.composition import warmup_ramp
 from schedulers.core.registry import register_scheduler
+from schedulers.core.state import ScheduleState
 from timeunits import is_number, whole_count
 
 __all__ = [
     "SambaFlowLambda",
+    "LambdaLR",
     "cosine_schedule_with_warmup",
     "fixed_lr",
     "get_cosine_schedule_with_warmup",
@@ -66,38 +77,50 @@ class SambaFlowLambda:
     ``step`` may be an int, a float or a floating tensor (a whole run at once, elementwise).
     """
 
-    __slots__ = ("kind", "num_warmup_steps", "num_training_steps", "end_ratio", "num_cycles", "__dict__")
+    _ARGUMENTS = ("kind", "num_warmup_steps", "num_training_steps", "end_ratio", "num_cycles")
+    __slots__ = (*_ARGUMENTS, "_fn", "__dict__")
 
-    def __init__(self, kind, num_warmup_steps=0, num_training_steps=0, end_ratio=0.0, num_cycles=0.5):
+    def __init__(
+        self,
+        kind: str,
+        num_warmup_steps: int = 0,
+        num_training_steps: int = 0,
+        end_ratio: float = 0.0,
+        num_cycles: float = 0.5,
+    ) -> None:
         if kind not in _KINDS:
             raise ValueError(f"kind must be one of {', '.join(map(repr, _KINDS))}, got {kind!r}")
         self.kind = kind
-        self.num_warmup_steps = _steps("num_warmup_steps", num_warmup_steps)
-        self.num_training_steps = _steps("num_training_steps", num_training_steps)
+        self.num_warmup_steps = integer_argument("num_warmup_steps", num_warmup_steps, low=0)
+        self.num_training_steps = integer_argument("num_training_steps", num_training_steps, low=0)
         if self.num_warmup_steps > self.num_training_steps:
             raise ValueError(
                 f"num_warmup_steps={self.num_warmup_steps} must not exceed num_training_steps={self.num_training_steps}"
             )
         self.end_ratio = _ratio("end_ratio", end_ratio)
         self.num_cycles = _finite("num_cycles", num_cycles, low=0.0)
+        self._fn = self._curve()
 
-    def __call__(self, step):
+    def __call__(self, step: float | torch.Tensor) -> float | torch.Tensor:
+        return self._fn(_as_number(step))
+
+    def _curve(self) -> Callable[[Any], Any]:
+        r"""α as one function of the step, composed of the kernels once: Cadence's warmup ramp
+        (:func:`~schedulers.core.composition.warmup_ramp`, none when :math:`W = 0`) in front of the decay
+        :math:`r + (1 - r)\,d(p)`. At :math:`k = W` the decay gives :math:`r + (1 - r) \cdot 1`, which is exactly 1.0
+        in floating point for any :math:`r \in [0, 1]`, the ramp's end."""
         if self.kind == "fixed":
-            return kernels.constant(_as_number(step), 1.0)
-        x = _as_number(step)
-        o = ops(x)
-        warmup = self.num_warmup_steps
+            return lambda x: kernels.constant(x, 1.0)
+        warmup, ratio, rate = self.num_warmup_steps, self.end_ratio, 2.0 * self.num_cycles
+        linear = self.kind == "linear"
         span = max(1, self.num_training_steps - warmup)
-        p = o.clamp((x - warmup) / span, 0.0, 1.0)
-        if self.kind == "cosine":
-            decay = kernels.cosine_wave(2.0 * self.num_cycles * p)
-        else:
-            decay = kernels.linear(p, 1.0, 0.0)
-        alpha = self.end_ratio + (1.0 - self.end_ratio) * decay
-        if warmup > 0:
-            # k <= W takes the ramp, so the peak at k = W is exactly 1.0
-            alpha = o.where(x <= warmup, kernels.warmup(x, warmup), alpha)
-        return alpha
+        kernel = kernels.cosine if rate <= 1.0 else kernels.cosine_wave  # equal within one half-wave; cosine is cheaper
+
+        def decay(x: Any) -> Any:
+            p = ops(x).clamp((x - warmup) / span, 0.0, 1.0)
+            return ratio + (1.0 - ratio) * (kernels.linear(p, 1.0, 0.0) if linear else kernel(rate * p))
+
+        return warmup_ramp(warmup, 1.0, decay)
 
     def scaled(self, ssr: float) -> SambaFlowLambda:
         """The same schedule with its step counts multiplied by ``ssr`` as whole counts (deviation 2's rule,
@@ -127,19 +150,95 @@ class SambaFlowLambda:
             f"num_cycles={self.num_cycles})"
         )
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, SambaFlowLambda):
             return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__[:-1])
+        return all(getattr(self, name) == getattr(other, name) for name in self._ARGUMENTS)
 
     __hash__ = None
 
-    def __getstate__(self):
-        return {name: getattr(self, name) for name in self.__slots__[:-1]}
+    def __getstate__(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self._ARGUMENTS}
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         for name, value in state.items():
             setattr(self, name, value)
+        self._fn = self._curve()
+
+
+class LambdaLR(CompiledScheduler, torch_schedulers.LambdaLR):
+    """A SambaFlow schedule, a torch ``LambdaLR`` that is Cadence's compiled scheduler counting its steps.
+
+    The lr of param group ``g`` after ``k`` calls to ``step()`` is ``initial_lr_g × α(k)``, α the
+    :class:`SambaFlowLambda` given. It is a torch ``LambdaLR`` too: ``lr_lambdas`` holds α (once per param
+    group), ``base_lrs`` the peaks, and ``state_dict()`` is ``LambdaLR``'s (``last_epoch``, ``base_lrs``,
+    ``_step_count``, ``_last_lr`` and ``lr_lambdas``, whose entries are ``{}``: no callable, loadable with
+    ``torch.load(weights_only=True)``; the arguments of the run that loads win). With a scale schedule ratio
+    (:meth:`attach_state`, which the trainer calls) α's step counts are scaled by :meth:`SambaFlowLambda.scaled`.
+    """
+
+    counts_steps: ClassVar[bool] = True
+
+    def __init__(self, optimizer: Optimizer, multiplier: SambaFlowLambda, last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        groups = optimizer.param_groups
+        if last_epoch != -1 and any("initial_lr" not in group for group in groups):
+            index = next(i for i, group in enumerate(groups) if "initial_lr" not in group)
+            raise KeyError(f"param 'initial_lr' is not specified in param_groups[{index}] when resuming an optimizer")
+        bases = [base_value(group, i, "lr", "initial_lr") for i, group in enumerate(groups)]
+        for group, (stored, _) in zip(groups, bases, strict=True):
+            group.setdefault("initial_lr", stored)
+        self.multiplier = multiplier  # as given: a ratio scales it anew (attach_state)
+        self.state, self.ssr = None, 1.0
+        self._use(multiplier)
+        self._count = last_epoch + 1
+        self._drive(optimizer, "lr", list(range(len(groups))), [base for _, base in bases])
+        self._apply()
+
+    def _use(self, multiplier: SambaFlowLambda) -> Callable[[Any], Any]:
+        """Make ``multiplier`` α (the engine evaluates its composed curve directly: floats in, floats out)."""
+        self._multiplier = multiplier
+        self._curve = multiplier._fn
+        return self._curve
+
+    def _resolve_curve(self, state: ScheduleState | None, ssr: float) -> Callable[[Any], Any]:
+        return self._use(self.multiplier if ssr == 1.0 else self.multiplier.scaled(ssr))
+
+    @property
+    def lr_lambdas(self) -> list[SambaFlowLambda]:
+        """α once per param group (torch's ``LambdaLR`` attribute)."""
+        return [self._multiplier] * len(self.param_groups)
+
+    @lr_lambdas.setter
+    def lr_lambdas(self, lambdas: list[SambaFlowLambda]) -> None:
+        first, *others = lambdas
+        if len(lambdas) != len(self.param_groups) or any(other != first for other in others):
+            raise ValueError(f"a SambaFlow schedule has one multiplier for its {len(self.param_groups)} param groups")
+        self._use(first)  # as torch's scaling does: the next step uses it
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {key: value for key, value in self.__dict__.items() if key != "_curve"}  # composed again on load
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._use(self._multiplier)
+
+    def state_dict(self) -> dict[str, Any]:
+        """``LambdaLR``'s state: plain numbers and lists only."""
+        return {
+            "base_lrs": list(self.base_values),
+            "last_epoch": self._count,
+            "_step_count": self._step_count,
+            "_last_lr": self.get_last_lr(),
+            "lr_lambdas": [{} for _ in self.param_groups],
+        }
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore the step (this run's arguments are kept) and write the lr at that step."""
+        self._count = int(state_dict["last_epoch"])
+        self._step_count = int(state_dict.get("_step_count", self._count + 1))
+        self._apply()
 
 
 def cosine_schedule_with_warmup(
@@ -218,24 +317,12 @@ register_scheduler(
 register_scheduler(fixed_lr, aliases=("get_fixed_lr",), family="sambaflow")
 
 
-def _as_number(step):
+def _as_number(step: float | torch.Tensor) -> float | torch.Tensor:
     # LambdaLR passes an int; floats and floating tensors pass through (whole-run evaluation)
     return float(step) if isinstance(step, int) else step
 
 
-def _steps(name: str, value) -> int:
-    if isinstance(value, bool):
-        raise ValueError(f"{name}={value!r} must be an integer >= 0")
-    try:
-        count = operator.index(value)
-    except TypeError:
-        raise ValueError(f"{name}={value!r} must be an integer >= 0") from None
-    if count < 0:
-        raise ValueError(f"{name}={count} must be an integer >= 0")
-    return count
-
-
-def _finite(name: str, value, *, low: float) -> float:
+def _finite(name: str, value: object, *, low: float) -> float:
     if not is_number(value):  # timeunits' rule: a bool, a string, bytes or a Time is no number
         raise ValueError(f"{name}={value!r} must be a number")
     try:
@@ -247,7 +334,7 @@ def _finite(name: str, value, *, low: float) -> float:
     return number
 
 
-def _ratio(name: str, value) -> float:
+def _ratio(name: str, value: object) -> float:
     try:
         number = _finite(name, value, low=0.0)
     except ValueError:

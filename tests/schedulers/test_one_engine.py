@@ -1,0 +1,110 @@
+"""One scheduler object drives every front end (issue 17, items 1, 2 and 6): Cerebras's and SambaFlow's schedulers
+are Cadence's compiled scheduler counting its steps, each Cerebras class is declared in source with a typed
+signature, and several schedules on one hyperparameter multiply with the one ``Product``."""
+
+from __future__ import annotations
+
+import inspect
+import io
+import typing
+
+import pytest
+import torch
+
+import schedulers.cerebras as cs
+from schedulers import LinearScheduler, Product, SchedulerState, StepScheduler, as_schedule, compile_scheduler
+from schedulers.cerebras import lr_scheduler, weight_decay_scheduler
+from schedulers.cerebras.table import TABLE
+from schedulers.core.compile import CompiledScheduler
+from schedulers.sambaflow import cosine_schedule_with_warmup, get_lr_scheduler
+
+
+def _optimizer(lr: float = 1.0) -> torch.optim.SGD:
+    return torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=lr, weight_decay=0.1)
+
+
+FRONT_ENDS = {
+    "Cerebras CosineDecayLR": lambda o: cs.CosineDecayLR(o, 0.1, 0.001, total_iters=100),
+    "Cerebras user closed form": lambda o: cs.SequentialLR(o, [cs.LinearLR(o, 0.0, 0.1, 5), cs.StepLR(o, 0.1, 7, 0.5)]),
+    "Cerebras weight decay": lambda o: cs.CosineDecayWD(o, 0.1, 0.0, 100),
+    "SambaFlow cosine": lambda o: cosine_schedule_with_warmup(o, num_warmup_steps=10, num_training_steps=100),
+    "SambaFlow flags": lambda o: get_lr_scheduler(
+        o, {"lr_schedule": "polynomial_decay_schedule_with_warmup", "warmup_steps": 3, "max_steps": 20}
+    ),
+}
+
+
+@pytest.mark.parametrize("name", FRONT_ENDS)
+def test_every_front_end_is_the_compiled_scheduler_counting_its_steps(name):
+    scheduler = FRONT_ENDS[name](_optimizer())
+    assert isinstance(scheduler, CompiledScheduler) and scheduler.counts_steps
+    compiled = compile_scheduler(LinearScheduler(), _optimizer(), SchedulerState("10ba"))
+    assert not compiled.counts_steps
+    # the engine's step, not a second implementation of torch's contract
+    assert type(scheduler).step is CompiledScheduler.step and type(scheduler).attach_state.__qualname__ in {
+        "CompiledScheduler.attach_state",
+        "HyperparameterScheduler.attach_state",
+    }
+
+
+def test_sambaflow_takes_the_run_and_its_ratio_like_every_compiled_scheduler():
+    """attach_state, the trainer's one call, scales SambaFlow's step counts (old: a LambdaLR had no attach_state)."""
+    optimizer = _optimizer(0.5)
+    scheduler = cosine_schedule_with_warmup(optimizer, num_warmup_steps=100, num_training_steps=1000)
+    scheduler.attach_state(SchedulerState("1000ba"), 0.29)
+    (multiplier,) = scheduler.lr_lambdas
+    assert (multiplier.num_warmup_steps, multiplier.num_training_steps) == (29, 290)  # 100 · 0.29: deviation 2
+    for _ in range(29):
+        scheduler.step()
+    assert optimizer.param_groups[0]["lr"] == 0.5  # the peak, exactly, at the scaled warmup's end
+    scheduler.attach_state(SchedulerState("1000ba"), 1.0)  # from the arguments as given: never scaled twice
+    assert scheduler.lr_lambdas[0].num_warmup_steps == 100
+
+
+def test_sambaflow_is_a_torch_lambda_lr_whose_state_loads_weights_only():
+    optimizer = _optimizer(0.1)
+    scheduler = cosine_schedule_with_warmup(optimizer, 5, 30)
+    assert isinstance(scheduler, torch.optim.lr_scheduler.LambdaLR) and type(scheduler).__name__ == "LambdaLR"
+    for _ in range(12):
+        scheduler.step()
+    buffer = io.BytesIO()
+    torch.save(scheduler.state_dict(), buffer)
+    buffer.seek(0)
+    resumed = cosine_schedule_with_warmup(_optimizer(0.1), 5, 30)
+    resumed.load_state_dict(torch.load(buffer, weights_only=True))
+    assert resumed.last_epoch == 12 and resumed.get_last_lr() == scheduler.get_last_lr()
+
+
+@pytest.mark.parametrize("row", TABLE, ids=[row.stem for row in TABLE])
+def test_each_cerebras_class_is_declared_in_source_with_a_typed_signature(row):
+    for module, name in ((lr_scheduler, row.class_name(True)), (weight_decay_scheduler, row.class_name(False))):
+        cls = getattr(module, name)
+        source = inspect.getsource(cls)  # a class made by type() has no source
+        assert source.startswith(f"class {name}("), source[:80]
+        init = next(c.__dict__["__init__"] for c in cls.__mro__ if "__init__" in c.__dict__)
+        hints = typing.get_type_hints(inspect.unwrap(init), vars(inspect.getmodule(inspect.unwrap(init))))
+        parameters = [p for p in inspect.signature(cls).parameters]
+        assert set(parameters) <= set(hints) and "return" in hints, (name, parameters, sorted(hints))
+
+
+def test_the_trainer_multiplies_schedules_with_the_one_product():
+    from trainer.scheduling import build_schedulers
+
+    optimizer = _optimizer(0.5)
+    state = SchedulerState("10ba")
+    half = lambda state, ssr=1.0: 0.5  # noqa: E731  (a (state, ssr) callable, as the trainer accepts)
+    run = build_schedulers([LinearScheduler(), StepScheduler("3ba", gamma=0.5), half], optimizer, state, 1.0, None)
+    (compiled,) = run.per_batch
+    assert isinstance(compiled.scheduler, Product)
+    assert optimizer.param_groups[0]["lr"] == 0.5 * 0.5
+
+
+def test_a_product_takes_functions_of_the_state_and_factors_in_other_units():
+    state = SchedulerState("100ba")
+    state.timestamp = state.timestamp.copy(batch=50, sample=1600, token=3200)
+    mixed = Product([LinearScheduler(), StepScheduler("1000tok", gamma=0.5), as_schedule(lambda s: 0.5)])
+    assert mixed(state) == pytest.approx(0.5 * 0.5**3 * 0.5, rel=1e-15)
+    with pytest.raises(TypeError, match="no closed form"):
+        mixed.resolve("100ba")
+    with pytest.raises(ValueError, match=r"schedules\[1\]"):
+        Product([LinearScheduler(), "cosine"])
