@@ -1,0 +1,213 @@
+"""How far a config value travels: the Python calls from ``cadence fit`` reading ``t_warmup: 0.3dur`` to the
+first learning rate written into a param group.
+
+Run: ``python bench/config_trace.py [--root PATH] [--show]``. ``--root`` runs another checkout's code (e.g. an
+exported ``main``) with this script; ``--show`` prints the file of every call.
+
+The run is ``cadence fit`` on a copy of ``examples/classifier.yaml`` whose schedule is
+``CosineAnnealingWithWarmupScheduler: {t_warmup: 0.3dur, alpha_f: 0.1}``, traced with ``sys.setprofile``:
+
+* the trace starts at the first call of a function of the project (``trainer/``, ``schedulers/``,
+  ``timeunits/``) handed the value ``"0.3dur"`` or a mapping holding it as a value (the schedule's arguments),
+  after the YAML file is loaded: where the config reader starts reading the schedule;
+* it stops at the first ``group["lr"] = ...`` of a param group (the optimizer's groups are watched by a dict
+  subclass whose ``__setitem__`` ends the trace);
+* it counts Python calls (not C calls), the distinct files they run in, the changes of the running file (a call
+  into another file, or a return to the caller's file), and the returns to a file already left before.
+
+This is a measurement, not a gate: fewer calls, files and changes mean a value is read in fewer places.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+VALUE = "0.3dur"
+SCHEDULE = "      - CosineAnnealingWithWarmupScheduler: {t_warmup: 0.3dur, alpha_f: 0.1}\n"
+
+
+def _config(folder: Path, examples: Path) -> Path:
+    """examples/classifier.yaml with its schedulers replaced by one warmup schedule, 20 steps, no evaluation."""
+    lines = (examples / "classifier.yaml").read_text().splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if line.strip() == "schedulers:")
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].strip() == "loop:")
+    text = "".join([*lines[: start + 1], SCHEDULE, *lines[end:]])
+    text = text.replace("max_steps: 300", "max_steps: 20").replace("eval_frequency: 100", "eval_frequency: 20")
+    path = folder / "trace.yaml"
+    path.write_text(text)
+    shutil.copy(examples / "classifier.py", folder / "classifier.py")
+    return path
+
+
+def _holds_value(value: object) -> bool:
+    if isinstance(value, str):
+        return value == VALUE
+    return isinstance(value, Mapping) and any(isinstance(v, str) and v == VALUE for v in value.values())
+
+
+class Moves:
+    """The changes of the running file: how many, and how many go back to a file already left."""
+
+    def __init__(self) -> None:
+        self.current: str | None = None
+        self.left: set[str] = set()
+        self.changes = 0
+        self.returns_to_left = 0
+
+    def enter(self, filename: str) -> None:
+        if filename == self.current:
+            return
+        if self.current is not None:
+            self.left.add(self.current)
+            self.changes += 1
+        if filename in self.left:
+            self.returns_to_left += 1
+        self.current = filename
+
+
+class Trace:
+    """The profile function: waits for the value, then records every call and file change until the lr write."""
+
+    def __init__(self, root: Path) -> None:
+        self.project = tuple(str(root / package) + os.sep for package in ("trainer", "schedulers", "timeunits"))
+        self.loaded = False  # the YAML file has been read
+        self.active = False
+        self.done = False
+        self.calls: list[str] = []
+        self.every_file = Moves()
+        self.project_files = Moves()  # the same, counting only the project's files
+        self.started_in = ""
+
+    def _enter(self, filename: str) -> None:
+        self.every_file.enter(filename)
+        if filename.startswith(self.project):
+            self.project_files.enter(filename)
+
+    def __call__(self, frame, event, arg):  # noqa: ANN001 (sys.setprofile's signature)
+        if self.done:
+            return
+        code = frame.f_code
+        if not self.active:
+            if event == "return" and code.co_name == "load_config":
+                self.loaded = True
+            if event != "call" or not self.loaded or not code.co_filename.startswith(self.project):
+                return
+            arguments = [frame.f_locals.get(name) for name in code.co_varnames[: code.co_argcount]]
+            if not any(_holds_value(value) for value in arguments):
+                return
+            self.active = True
+            self.started_in = f"{Path(code.co_filename).name}:{code.co_name}"
+        if event == "call":
+            self.calls.append(code.co_filename)
+            self._enter(code.co_filename)
+        elif event == "return" and frame.f_back is not None:
+            self._enter(frame.f_back.f_code.co_filename)
+
+    def stop(self) -> None:
+        if self.active and not self.done:
+            self.done = True
+            sys.setprofile(None)
+
+
+class _WatchedGroup(dict):
+    trace: Trace | None = None
+
+    def __setitem__(self, key, value):  # noqa: ANN001
+        if key == "lr" and self.trace is not None:
+            self.trace.stop()
+        super().__setitem__(key, value)
+
+
+def _watch_param_groups(trace: Trace) -> None:
+    import torch
+
+    original = torch.optim.Optimizer.add_param_group
+    _WatchedGroup.trace = trace
+
+    def add_param_group(self, param_group):  # noqa: ANN001
+        original(self, param_group)
+        self.param_groups[-1] = _WatchedGroup(self.param_groups[-1])
+
+    torch.optim.Optimizer.add_param_group = add_param_group
+
+
+def _floors(root: Path) -> str:
+    """The modules and lines of trainer/config, and its import floors: the modules on the longest chain of
+    imports between its own modules (every import statement counts, also inside functions)."""
+    import ast
+    from functools import cache
+
+    folder = root / "trainer" / "config"
+    paths = {f"trainer.config.{p.stem}" if p.stem != "__init__" else "trainer.config": p for p in folder.glob("*.py")}
+    imports: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                found |= {f"{node.module}.{a.name}" for a in node.names} | {node.module}
+            elif isinstance(node, ast.Import):
+                found |= {a.name for a in node.names}
+        imports[name] = (found & set(paths)) - {name}
+
+    @cache
+    def chain(name: str) -> tuple[str, ...]:
+        below = max((chain(other) for other in imports[name]), key=len, default=())
+        return (name, *below)
+
+    lines = sum(len(p.read_text().splitlines()) for p in paths.values())
+    longest = max((chain(name) for name in paths), key=len)
+    return f"trainer/config: {len(paths)} modules, {lines} lines; {len(longest)} import floors: " + " -> ".join(
+        n.removeprefix("trainer.config.") for n in longest
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--root", type=Path, default=HERE.parent, help="the checkout whose code runs")
+    parser.add_argument("--show", action="store_true", help="print the calls per file")
+    args = parser.parse_args()
+    root = args.root.resolve()
+    print(_floors(root))
+    sys.path.insert(0, str(root))
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    from trainer.cli import main as cadence
+
+    trace = Trace(root)
+    _watch_param_groups(trace)
+    with tempfile.TemporaryDirectory() as folder:
+        config = _config(Path(folder), root / "examples")
+        sys.setprofile(trace)
+        try:
+            status = cadence(["fit", str(config)])
+        finally:
+            sys.setprofile(None)
+    if status != 0 or not trace.done:
+        raise SystemExit(f"the run failed (status {status}) or wrote no lr after reading {VALUE}")
+    files = Counter(trace.calls)
+    project = [f for f in trace.calls if f.startswith(trace.project)]
+    print(f"code: {root}")
+    print(f"from {VALUE} read (in {trace.started_in}) to the first lr write:")
+    for label, calls, moves in (
+        ("every file", trace.calls, trace.every_file),
+        ("trainer/, schedulers/, timeunits/", project, trace.project_files),
+    ):
+        print(
+            f"  {label}: {len(calls)} calls across {len(set(calls))} files; the running file changed "
+            f"{moves.changes} times, {moves.returns_to_left} of them back to a file already left"
+        )
+    if args.show:
+        for filename, count in files.most_common():
+            shown = os.path.relpath(filename, root) if filename.startswith(str(root)) else filename
+            print(f"  {count:5d}  {shown}")
+
+
+if __name__ == "__main__":
+    main()
