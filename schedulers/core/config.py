@@ -245,8 +245,8 @@ def kind_of(target: object) -> Kind | None:
 
     Example:
         >>> import torch
-        >>> kind_of(torch.optim.lr_scheduler.StepLR), kind_of(torch.optim.lr_scheduler.ChainedScheduler)
-        (<Kind.ON_OPTIMIZER: 'a scheduler built on an optimizer'>, <Kind.OF_SCHEDULERS: 'a scheduler made of schedulers built on an optimizer'>)
+        >>> kind_of(torch.optim.lr_scheduler.StepLR).name, kind_of(torch.optim.lr_scheduler.ChainedScheduler).name
+        ('ON_OPTIMIZER', 'OF_SCHEDULERS')
     """
     if inspect.isclass(target) and issubclass(target, Configurable):
         return Kind.SCHEDULE
@@ -418,7 +418,9 @@ def read_schedule_config(
         >>> read_schedule_config({"cosine": {"alpha_ff": 0.1}}, "schedulers[0]")
         Traceback (most recent call last):
         ...
-        schedulers.core.config.ScheduleConfigError: schedulers[0].cosine.alpha_ff: CosineAnnealingScheduler got an unexpected keyword argument 'alpha_ff' (did you mean 'alpha_f'?); accepted: CosineAnnealingScheduler(t_max='1dur', alpha_f=0.0)
+        schedulers.core.config.ScheduleConfigError: schedulers[0].cosine.alpha_ff: CosineAnnealingScheduler got an
+        unexpected keyword argument 'alpha_ff' (did you mean 'alpha_f'?); accepted:
+        CosineAnnealingScheduler(t_max='1dur', alpha_f=0.0)
     """
     rules = _Rules(import_object, options, supplied_later)
     return _read(config, key_path, expected, None, rules, top=True)
@@ -451,7 +453,9 @@ def _read(
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, Mapping):
-        raise ScheduleConfigError(path, f"the arguments of {shown} must be a mapping {{argument: value}}, got {arguments!r}")
+        raise ScheduleConfigError(
+            path, f"the arguments of {shown} must be a mapping {{argument: value}}, got {arguments!r}"
+        )
     check_finite(arguments, path)
     problem = call_problem(
         target,
@@ -484,7 +488,8 @@ def _name_and_arguments(config: object, path: str, options: tuple[str, ...]) -> 
         found = ", ".join(repr(key) for key in names) or "none"
         extra = f", plus optional {', '.join(options)}" if options else ""
         raise ScheduleConfigError(
-            path, f"a schedule config is a one-key mapping {{Name: {{arguments}}}} (one key, the schedule's name{extra}); "
+            path,
+            f"a schedule config is a one-key mapping {{Name: {{arguments}}}} (one key, the schedule's name{extra}); "
             f"found {found}",
         )
     (name,) = names
@@ -598,7 +603,8 @@ def check_finite(arguments: Mapping[Any, Any], key_path: str) -> None:
         >>> check_finite({"t_warmup": float("nan")}, "cosine_with_warmup")
         Traceback (most recent call last):
         ...
-        schedulers.core.config.ScheduleConfigError: cosine_with_warmup.t_warmup: nan is not a number (YAML .nan/.inf): give a finite value
+        schedulers.core.config.ScheduleConfigError: cosine_with_warmup.t_warmup: nan is not a number
+        (YAML .nan/.inf): give a finite value
     """
     for key, item in arguments.items():
         if isinstance(item, float) and not math.isfinite(item):
@@ -634,7 +640,8 @@ def schedule_from_config(
         Traceback (most recent call last):
         ...
         schedulers.core.config.ScheduleConfigError: Sequence.schedules[1].cosine.t_mx: CosineAnnealingScheduler
-        got an unexpected keyword argument 't_mx' (did you mean 't_max'?); accepted: CosineAnnealingScheduler(t_max='1dur', alpha_f=0.0)
+        got an unexpected keyword argument 't_mx' (did you mean 't_max'?); accepted:
+        CosineAnnealingScheduler(t_max='1dur', alpha_f=0.0)
     """
     schedule = config if isinstance(config, Configurable) else read_schedule_config(config, key_path).build()
     if expected is not None and not isinstance(schedule, expected):

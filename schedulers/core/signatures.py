@@ -7,7 +7,8 @@ own words with the closest accepted name (:func:`schedulers.core.names.did_you_m
 
 >>> def make_model(in_features: int = 4, out_features: int = 1) -> None: ...
 >>> print(call_problem(make_model, {"in_feature": 3}, name="make_model").message)
-make_model got an unexpected keyword argument 'in_feature' (did you mean 'in_features'?); accepted: make_model(in_features=4, out_features=1)
+make_model got an unexpected keyword argument 'in_feature' (did you mean 'in_features'?); accepted:
+make_model(in_features=4, out_features=1)
 >>> call_problem(make_model, {"in_features": 3}, name="make_model") is None
 True
 """
@@ -150,30 +151,43 @@ def call_problem(
     parameters = [p for p in signature.parameters.values() if p.name != "self"]
     passed = {p.name for p in [p for p in parameters if p.kind in _POSITIONAL][:leading]}
     accepted = signature_text(name, target, hidden=[key for key in filled if key not in passed])
+    given_wrongly = _given_wrongly(arguments, filled, passed)
+    if given_wrongly is not None:
+        return given_wrongly
+    unexpected = _unexpected(parameters, arguments, set(filled) | passed)
+    if unexpected is not None:
+        return ArgumentProblem(
+            unexpected[0],
+            f"{name} got an unexpected keyword argument {unexpected[0]!r}{unexpected[1]}; accepted: {accepted}",
+        )
+    given = set(arguments) | set(filled) | passed | set(later)
+    missing = [
+        p.name for p in parameters if p.default is p.empty and p.kind in _NAMED + _POSITIONAL and p.name not in given
+    ]
+    if missing:
+        listed = ", ".join(map(repr, missing))
+        plural = "s" if len(missing) > 1 else ""
+        return ArgumentProblem(None, f"{name} is missing required argument{plural} {listed}; accepted: {accepted}")
+    return None
+
+
+def _given_wrongly(arguments: Mapping, filled: Mapping[str, str], passed: set[str]) -> ArgumentProblem | None:
+    """An argument name that is not a string, or an argument the caller fills in itself."""
     strange = [key for key in arguments if not isinstance(key, str)]
     if strange:
         return ArgumentProblem(None, f"argument names must be strings, got {strange!r}")
     for key in arguments:
         if key in filled or key in passed:
             return ArgumentProblem(key, f"is filled in by Cadence ({filled.get(key, 'the call')}); remove it")
-    takes_any = any(p.kind is p.VAR_KEYWORD for p in parameters)
-    named = [p.name for p in parameters if p.kind in _NAMED and p.name not in passed and p.name not in filled]
+    return None
+
+
+def _unexpected(parameters: list[inspect.Parameter], arguments: Mapping, taken: set[str]) -> tuple[str, str] | None:
+    """The first argument no parameter takes, with the " (did you mean ...?)" of the closest that does."""
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return None
+    named = [p.name for p in parameters if p.kind in _NAMED and p.name not in taken]
     for key in arguments:
-        if key not in named and not takes_any:
-            hint = did_you_mean(key, named, n=1, quote=True)
-            return ArgumentProblem(key, f"{name} got an unexpected keyword argument {key!r}{hint}; accepted: {accepted}")
-    missing = [
-        p.name
-        for p in parameters
-        if p.default is p.empty
-        and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-        and p.name not in passed
-        and p.name not in filled
-        and p.name not in later
-        and p.name not in arguments
-    ]
-    if missing:
-        listed = ", ".join(map(repr, missing))
-        plural = "s" if len(missing) > 1 else ""
-        return ArgumentProblem(None, f"{name} is missing required argument{plural} {listed}; accepted: {accepted}")
+        if key not in named:
+            return key, did_you_mean(key, named, n=1, quote=True)
     return None

@@ -209,7 +209,10 @@ def test_an_optimizer_factory_gets_the_model():
     with pytest.raises(ConfigError, match="^--learning_rate: trainer.init.optimizer is a factory"):
         apply_sambaflow_flags(config, _flags("--learning_rate", "0.1"))
     config["trainer"]["init"]["optimizer"]["kwargs"] = {"learning_rate": 0.05}
-    with pytest.raises(ConfigError, match=r"^trainer.init.optimizer: .*unexpected argument\(s\) 'learning_rate'"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^trainer.init.optimizer.kwargs.learning_rate: .*unexpected keyword argument 'learning_rate'",
+    ):
         build(config)
 
 
@@ -511,15 +514,15 @@ ERRORS = [
                 )
             ],
         ),
-        "trainer.init.schedulers[0].SequentialLR.schedulers[1].CosineDecayLR",
-        "unexpected argument(s) 'total_iter' (did you mean total_iters?); accepted: CosineDecayLR(optimizer, "
-        "initial_learning_rate, end_learning_rate, total_iters, param_group_tags=None)",
+        "trainer.init.schedulers[0].SequentialLR.schedulers[1].CosineDecayLR.total_iter",
+        "CosineDecayLR got an unexpected keyword argument 'total_iter' (did you mean 'total_iters'?); accepted: "
+        "CosineDecayLR(optimizer, initial_learning_rate, end_learning_rate, total_iters, param_group_tags=None)",
     ),
     (
         "missing scheduler argument",
         _edit("init.schedulers", [{"StepLR": {"initial_learning_rate": 0.1, "gamma": 0.5}}]),
         "trainer.init.schedulers[0].StepLR",
-        "missing argument(s) 'step_size'",
+        "StepLR is missing required argument 'step_size'",
     ),
     (
         "bad scheduler value",
@@ -527,7 +530,7 @@ ERRORS = [
             "init.schedulers",
             [_seq(LINEAR, {"LinearLR": {"initial_learning_rate": 0.1, "end_learning_rate": 0.0, "total_iters": -2}})],
         ),
-        "trainer.init.schedulers[0].SequentialLR.schedulers[1].LinearLR",
+        "trainer.init.schedulers[0].SequentialLR.schedulers[1].LinearLR.total_iters",
         "total_iters=-2",
     ),
     (
@@ -679,7 +682,7 @@ ERRORS = [
     (
         "bad factory kwargs",
         _edit("init.model", {"factory": "config_fixtures:tiny_model", "kwargs": {"in_feature": 3}}),
-        "trainer.init.model",
+        "trainer.init.model.kwargs.in_feature",
         "accepted: config_fixtures:tiny_model(in_features=4, out_features=1)",
     ),
     (
@@ -890,7 +893,7 @@ def test_flags_edit_the_yaml_sambaflow_schedule_and_name_themselves_in_errors():
     assert out["trainer"]["init"]["schedulers"][0]["cosine_schedule_with_warmup"]["num_warmup_steps"] == 30
     with pytest.raises(
         ConfigError,
-        match=r"^trainer.init.schedulers\[0\].cosine_schedule_with_warmup \(num_warmup_steps from --warmup_steps\): "
+        match=r"^trainer.init.schedulers\[0\].cosine_schedule_with_warmup.num_warmup_steps \(from --warmup_steps\): "
         r".*must not exceed",
     ):
         build(out, sources=sources)
@@ -1010,7 +1013,7 @@ def test_a_bad_time_in_one_of_two_schedulers_names_only_that_one_once():
     with pytest.raises(ConfigError) as raised:
         build(config)
     message = str(raised.value)
-    assert message.startswith("trainer.init.schedulers[1].LinearLR: total_iters='-1ba'"), message
+    assert message.startswith("trainer.init.schedulers[1].LinearLR.total_iters: total_iters='-1ba'"), message
     assert message.count("LinearLR") == 1 and "schedulers[0]" not in message and "CosineDecayLR" not in message
 
 

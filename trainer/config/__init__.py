@@ -31,6 +31,12 @@ run starts at the checkpoint's batch): the run stops after ``min(start + num_ste
 changing the horizon, so the schedules follow the same curve however a run is split (Cerebras ``num_steps``,
 SambaFlow ``--steps_this_run``). With ``num_steps`` alone the horizon is ``num_steps`` batches.
 
+The modules, each reading one thing: ``_command_line`` (the YAML file, SambaFlow flags, ``--set``),
+``_schema`` (every key's table, read by ``_reading.read_section``), ``_objects`` (the Python objects a config
+names, and the optimizer), ``_schedulers`` (``trainer.init.schedulers``, through the one reader of the
+``{Name: {arguments}}`` layout, :func:`schedulers.core.config.read_schedule_config`), ``_build`` (the rules
+between keys, and the trainer's arguments) and ``_configured`` (the trainer a config builds).
+
 >>> config = {"trainer": {"init": {"model": "torch.nn:Identity", "optimizer": {"SGD": {"lr": 0.1}},
 ...                                "schedulers": [{"CosineDecayLRR": {}}], "loop": {"max_steps": 10}},
 ...                       "fit": {"train_dataloader": "builtins:list"}}}
@@ -43,12 +49,10 @@ trainer.init.schedulers[0].CosineDecayLRR: unknown schedule 'CosineDecayLRR' (di
 
 from __future__ import annotations
 
-from trainer.config._errors import ConfigError, ConfigWarning
-from trainer.config._overrides import apply_overrides, parse_override
-from trainer.config._run import LossHistory, run_summary
-from trainer.config._sambaflow_flags import apply_sambaflow_flags
-from trainer.config._trainer import ConfiguredTrainer, trainer_from_command_line, trainer_from_config
-from trainer.config._yaml import load_config
+from trainer.config._build import LossHistory
+from trainer.config._command_line import apply_overrides, apply_sambaflow_flags, load_config, parse_override
+from trainer.config._configured import ConfiguredTrainer, run_summary, trainer_from_command_line, trainer_from_config
+from trainer.config._reading import ConfigError, ConfigWarning
 
 __all__ = [
     "ConfigError",
