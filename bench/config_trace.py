@@ -73,47 +73,84 @@ class Moves:
         self.current = filename
 
 
-class Trace:
-    """The profile function: waits for the value, then records every call and file change until the lr write."""
+class Window:
+    """The calls and file changes of one stretch of the run."""
 
-    def __init__(self, root: Path) -> None:
-        self.project = tuple(str(root / package) + os.sep for package in ("trainer", "schedulers", "timeunits"))
-        self.loaded = False  # the YAML file has been read
+    def __init__(self, project: tuple[str, ...]) -> None:
+        self.project = project
         self.active = False
         self.done = False
         self.calls: list[str] = []
         self.every_file = Moves()
         self.project_files = Moves()  # the same, counting only the project's files
-        self.started_in = ""
 
-    def _enter(self, filename: str) -> None:
+    def record(self, frame, event: str) -> None:  # noqa: ANN001
+        if not self.active or self.done:
+            return
+        if event == "call":
+            filename = frame.f_code.co_filename
+            self.calls.append(filename)
+        elif event == "return" and frame.f_back is not None:
+            filename = frame.f_back.f_code.co_filename
+        else:
+            return
         self.every_file.enter(filename)
         if filename.startswith(self.project):
             self.project_files.enter(filename)
 
+    def lines(self) -> list[str]:
+        project = [f for f in self.calls if f.startswith(self.project)]
+        return [
+            f"  {label}: {len(calls)} calls across {len(set(calls))} files; the running file changed "
+            f"{moves.changes} times, {moves.returns_to_left} of them back to a file already left"
+            for label, calls, moves in (
+                ("every file", self.calls, self.every_file),
+                ("trainer/, schedulers/, timeunits/", project, self.project_files),
+            )
+        ]
+
+
+class Trace:
+    """The profile function. ``value``: from the first project function handed ``0.3dur`` to the first lr
+    write; ``reading``: from the call of ``load_config`` to the call of ``Trainer.__init__`` (the config read,
+    checked and built into the trainer's arguments)."""
+
+    def __init__(self, root: Path) -> None:
+        self.project = tuple(str(root / package) + os.sep for package in ("trainer", "schedulers", "timeunits"))
+        self.trainer_module = str(root / "trainer" / "trainer.py")
+        self.loaded = False  # the YAML file has been read
+        self.value = Window(self.project)
+        self.reading = Window(self.project)
+        self.started_in = ""
+
     def __call__(self, frame, event, arg):  # noqa: ANN001 (sys.setprofile's signature)
-        if self.done:
-            return
         code = frame.f_code
-        if not self.active:
-            if event == "return" and code.co_name == "load_config":
-                self.loaded = True
-            if event != "call" or not self.loaded or not code.co_filename.startswith(self.project):
-                return
-            arguments = [frame.f_locals.get(name) for name in code.co_varnames[: code.co_argcount]]
-            if not any(_holds_value(value) for value in arguments):
-                return
-            self.active = True
+        if event == "call" and code.co_name == "load_config" and not self.reading.done:
+            self.reading.active = True
+        if event == "call" and code.co_name == "__init__" and code.co_filename == self.trainer_module:
+            self.reading.done = True
+        if event == "return" and code.co_name == "load_config":
+            self.loaded = True
+        if not self.value.active and self._takes_the_value(frame, event):
+            self.value.active = True
             self.started_in = f"{Path(code.co_filename).name}:{code.co_name}"
-        if event == "call":
-            self.calls.append(code.co_filename)
-            self._enter(code.co_filename)
-        elif event == "return" and frame.f_back is not None:
-            self._enter(frame.f_back.f_code.co_filename)
+        self.value.record(frame, event)
+        self.reading.record(frame, event)
+
+    def _takes_the_value(self, frame, event: str) -> bool:  # noqa: ANN001
+        code = frame.f_code
+        if event != "call" or not self.loaded or not code.co_filename.startswith(self.project):
+            return False
+        arguments = [frame.f_locals.get(name) for name in code.co_varnames[: code.co_argcount]]
+        return any(_holds_value(value) for value in arguments)
+
+    @property
+    def done(self) -> bool:
+        return self.value.done
 
     def stop(self) -> None:
-        if self.active and not self.done:
-            self.done = True
+        if self.value.active and not self.value.done:
+            self.value.done = True
             sys.setprofile(None)
 
 
@@ -191,20 +228,13 @@ def main() -> None:
             sys.setprofile(None)
     if status != 0 or not trace.done:
         raise SystemExit(f"the run failed (status {status}) or wrote no lr after reading {VALUE}")
-    files = Counter(trace.calls)
-    project = [f for f in trace.calls if f.startswith(trace.project)]
     print(f"code: {root}")
+    print("reading the config: from load_config to Trainer.__init__")
+    print("\n".join(trace.reading.lines()))
     print(f"from {VALUE} read (in {trace.started_in}) to the first lr write:")
-    for label, calls, moves in (
-        ("every file", trace.calls, trace.every_file),
-        ("trainer/, schedulers/, timeunits/", project, trace.project_files),
-    ):
-        print(
-            f"  {label}: {len(calls)} calls across {len(set(calls))} files; the running file changed "
-            f"{moves.changes} times, {moves.returns_to_left} of them back to a file already left"
-        )
+    print("\n".join(trace.value.lines()))
     if args.show:
-        for filename, count in files.most_common():
+        for filename, count in Counter(trace.value.calls).most_common():
             shown = os.path.relpath(filename, root) if filename.startswith(str(root)) else filename
             print(f"  {count:5d}  {shown}")
 

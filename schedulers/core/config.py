@@ -29,7 +29,7 @@ from typing import Any
 import attrs
 
 from schedulers.core.registry import UnknownSchedulerError, get_scheduler, registered_schedulers
-from schedulers.core.signatures import call_problem, signature_of
+from schedulers.core.signatures import call_problem, nonfinite_argument, signature_of
 from timeunits import Time
 
 __all__ = [
@@ -39,7 +39,6 @@ __all__ = [
     "ScheduleConfigError",
     "ScheduleNotSerializableError",
     "ScheduleSpec",
-    "check_finite",
     "kind_of",
     "name_and_arguments",
     "read_schedule_config",
@@ -456,8 +455,7 @@ def _read(
         raise ScheduleConfigError(
             path, f"the arguments of {shown} must be a mapping {{argument: value}}, got {arguments!r}"
         )
-    check_finite(arguments, path)
-    problem = call_problem(
+    problem = nonfinite_argument(arguments) or call_problem(
         target,
         arguments,
         name=shown,
@@ -583,34 +581,6 @@ def _argument(key: str, value: object, path: str, kind: Kind, parent: str, rules
             for i, item in enumerate(value)
         ]
     return value
-
-
-def check_finite(arguments: Mapping[Any, Any], key_path: str) -> None:
-    """No value of ``arguments`` is a float nan or inf (YAML ``.nan``, ``.inf``): read as a time it would make
-    nonsense such as ``nanep``, so it is an error naming the key before anything reads it.
-
-    Args:
-        arguments: a mapping of a config.
-        key_path: the key path of the mapping.
-
-    Returns:
-        None.
-
-    Raises:
-        ScheduleConfigError: at the key of the first non-finite value.
-
-    Example:
-        >>> check_finite({"t_warmup": float("nan")}, "cosine_with_warmup")
-        Traceback (most recent call last):
-        ...
-        schedulers.core.config.ScheduleConfigError: cosine_with_warmup.t_warmup: nan is not a number
-        (YAML .nan/.inf): give a finite value
-    """
-    for key, item in arguments.items():
-        if isinstance(item, float) and not math.isfinite(item):
-            raise ScheduleConfigError(
-                _join(key_path, str(key)), f"{item} is not a number (YAML .nan/.inf): give a finite value"
-            )
 
 
 def schedule_from_config(

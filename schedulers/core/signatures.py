@@ -16,6 +16,7 @@ True
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
@@ -23,7 +24,7 @@ import attrs
 
 from schedulers.core.names import did_you_mean
 
-__all__ = ["ArgumentProblem", "call_problem", "signature_of", "signature_text"]
+__all__ = ["ArgumentProblem", "call_problem", "nonfinite_argument", "signature_of", "signature_text"]
 
 _NAMED = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
@@ -148,46 +149,69 @@ def call_problem(
     if signature is None:
         return None
     filled = dict(filled or {})
-    parameters = [p for p in signature.parameters.values() if p.name != "self"]
-    passed = {p.name for p in [p for p in parameters if p.kind in _POSITIONAL][:leading]}
-    accepted = signature_text(name, target, hidden=[key for key in filled if key not in passed])
-    given_wrongly = _given_wrongly(arguments, filled, passed)
-    if given_wrongly is not None:
-        return given_wrongly
-    unexpected = _unexpected(parameters, arguments, set(filled) | passed)
-    if unexpected is not None:
-        return ArgumentProblem(
-            unexpected[0],
-            f"{name} got an unexpected keyword argument {unexpected[0]!r}{unexpected[1]}; accepted: {accepted}",
-        )
-    given = set(arguments) | set(filled) | passed | set(later)
-    missing = [
-        p.name for p in parameters if p.default is p.empty and p.kind in _NAMED + _POSITIONAL and p.name not in given
-    ]
-    if missing:
-        listed = ", ".join(map(repr, missing))
-        plural = "s" if len(missing) > 1 else ""
-        return ArgumentProblem(None, f"{name} is missing required argument{plural} {listed}; accepted: {accepted}")
-    return None
-
-
-def _given_wrongly(arguments: Mapping, filled: Mapping[str, str], passed: set[str]) -> ArgumentProblem | None:
-    """An argument name that is not a string, or an argument the caller fills in itself."""
-    strange = [key for key in arguments if not isinstance(key, str)]
-    if strange:
-        return ArgumentProblem(None, f"argument names must be strings, got {strange!r}")
+    passed, named, required, takes_any = _parameters(signature, leading, filled)
     for key in arguments:
+        if not isinstance(key, str):
+            return ArgumentProblem(None, f"argument names must be strings, got {key!r}")
         if key in filled or key in passed:
             return ArgumentProblem(key, f"is filled in by Cadence ({filled.get(key, 'the call')}); remove it")
-    return None
-
-
-def _unexpected(parameters: list[inspect.Parameter], arguments: Mapping, taken: set[str]) -> tuple[str, str] | None:
-    """The first argument no parameter takes, with the " (did you mean ...?)" of the closest that does."""
-    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+    unexpected = None if takes_any else next((key for key in arguments if key not in named), None)
+    missing = [key for key in required if key not in arguments and key not in later]
+    if unexpected is None and not missing:
         return None
-    named = [p.name for p in parameters if p.kind in _NAMED and p.name not in taken]
-    for key in arguments:
-        if key not in named:
-            return key, did_you_mean(key, named, n=1, quote=True)
+    accepted = signature_text(name, target, hidden=[key for key in filled if key not in passed])
+    if unexpected is not None:
+        hint = did_you_mean(unexpected, named, n=1, quote=True)
+        message = f"{name} got an unexpected keyword argument {unexpected!r}{hint}; accepted: {accepted}"
+        return ArgumentProblem(unexpected, message)
+    listed = ", ".join(map(repr, missing))
+    plural = "s" if len(missing) > 1 else ""
+    return ArgumentProblem(None, f"{name} is missing required argument{plural} {listed}; accepted: {accepted}")
+
+
+def _parameters(
+    signature: inspect.Signature, leading: int, filled: Mapping[str, str]
+) -> tuple[set[str], list[str], list[str], bool]:
+    """``(passed, named, required, takes_any)``: the leading positional parameters the caller passes, the
+    parameters a config may give by name, the required ones a config must give, and whether ``**kwargs``
+    takes any name."""
+    passed: set[str] = set()
+    named: list[str] = []
+    required: list[str] = []
+    takes_any = False
+    for parameter in signature.parameters.values():
+        if parameter.name == "self" or parameter.kind is parameter.VAR_POSITIONAL:
+            continue
+        if parameter.kind is parameter.VAR_KEYWORD:
+            takes_any = True
+        elif parameter.kind in _POSITIONAL and len(passed) < leading:
+            passed.add(parameter.name)
+        elif parameter.name not in filled:
+            if parameter.kind in _NAMED:
+                named.append(parameter.name)
+            if parameter.default is parameter.empty:
+                required.append(parameter.name)
+    return passed, named, required, takes_any
+
+
+def nonfinite_argument(arguments: Mapping[Any, Any]) -> ArgumentProblem | None:
+    """The first value of ``arguments`` that is a float nan or inf (YAML ``.nan``, ``.inf``), as a problem: read
+    as a time it would make nonsense such as ``nanep``, so a config's reader rejects it before anything reads it.
+
+    Args:
+        arguments: a mapping of a config (a schedule's arguments, a section of the trainer's config).
+
+    Returns:
+        The :class:`ArgumentProblem` of the first non-finite value, or None.
+
+    Raises:
+        Nothing.
+
+    Example:
+        >>> nonfinite_argument({"t_warmup": float("nan")})
+        ArgumentProblem(argument='t_warmup', message='nan is not a number (YAML .nan/.inf): give a finite value')
+    """
+    for key, item in arguments.items():
+        if isinstance(item, float) and not math.isfinite(item):
+            return ArgumentProblem(str(key), f"{item} is not a number (YAML .nan/.inf): give a finite value")
     return None

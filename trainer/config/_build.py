@@ -20,7 +20,7 @@ from timeunits import Time, TimeUnit
 from trainer.callbacks import Callback, ProgressBar, as_callbacks
 from trainer.checkpoint import CheckpointError
 from trainer.config._objects import Optimizer, Ref
-from trainer.config._reading import ConfigError, Context, check_output, one_line
+from trainer.config._reading import ConfigError, Context, check_output, load_config, one_line
 from trainer.config._schedulers import learning_rate_factory, scheduler_entries
 from trainer.config._schema import (
     CHECKPOINT,
@@ -81,8 +81,6 @@ def trainer_arguments(
     """Check ``config`` (a dict, or a YAML file's path; ``base_dir`` defaults to its folder) and build the
     objects it names, seeded by ``trainer.init.seed``; see :func:`trainer.config.trainer_from_config`."""
     if isinstance(config, (str, os.PathLike)):
-        from trainer.config._command_line import load_config
-
         path = Path(config)
         config = load_config(path)
         base_dir = path.parent if base_dir is None else base_dir

@@ -1,6 +1,6 @@
-"""How a config is read: the error and the warning of a key path, the reading context (the flags that set keys,
-the config's folder, the schema), the one check of a mapping against its key table (:func:`read_section`) and
-the readers of single values that the tables (:mod:`trainer.config._schema`) name.
+"""How a config is read: the YAML file, the error and the warning of a key path, the reading context (the flags
+that set keys, the config's folder, the schema), the one check of a mapping against its key table
+(:func:`read_section`) and the readers of single values that the tables (:mod:`trainer.config._schema`) name.
 
 A reader is ``(value, key path, context) -> the checked value``; a :class:`Section` lists its keys, each with
 its reader, default and what to give when it is missing.
@@ -21,9 +21,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from schedulers.core.config import ScheduleConfigError, check_finite
+import yaml
+
+from schedulers.core.config import ScheduleConfigError
 from schedulers.core.names import did_you_mean, suggest
-from schedulers.core.signatures import call_problem
+from schedulers.core.signatures import call_problem, nonfinite_argument
 from schedulers.tools.files import unwritable_reason
 from timeunits import Time, TimeUnit
 
@@ -91,6 +93,82 @@ def _brief(origin: str) -> str:
     return f"{flag}=..."
 
 
+# -- the YAML file --------------------------------------------------------------------------------------
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader with the YAML 1.2 float rule and an error for duplicate keys.
+
+    PyYAML follows YAML 1.1, where a float needs a dot and a signed exponent: ``1e-3``, ``3e4`` and ``1.0e5``
+    would be strings. YAML 1.2 (and every Cadence/Cerebras user) reads them as floats.
+    """
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, Any] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    duplicate = key in seen
+                except TypeError:  # an unhashable key: PyYAML reports it below
+                    continue
+                if duplicate:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping",
+                        node.start_mark,
+                        f"found duplicate key {key!r} (first at line {seen[key].line + 1})",
+                        key_node.start_mark,
+                    )
+                seen[key] = key_node.start_mark
+        return super().construct_mapping(node, deep=deep)
+
+
+# Floats PyYAML 1.1 leaves as strings: an exponent without a dot or without a sign (1e-3, 3e4, 1.0e5, .5e3),
+# and a signed number starting with a dot (-.5). Integers never match (PyYAML's int resolver runs first anyway).
+_YAML12_FLOAT = re.compile(
+    r"""^(?:[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+
+        |[-+]\.[0-9][0-9_]*)$""",
+    re.X,
+)
+_Loader.add_implicit_resolver("tag:yaml.org,2002:float", _YAML12_FLOAT, list("-+0123456789."))
+
+
+def yaml_value(text: str, source: str) -> Any:
+    """``text`` read as YAML by the loader of :func:`load_config` (a ``--set`` value); ``source`` names it in errors."""
+    try:
+        return yaml.load(text, Loader=_Loader)  # noqa: S506  (a SafeLoader subclass)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark is not None else source
+        problem = error.problem or error.context or "invalid YAML"
+        raise ConfigError(where, f"invalid YAML: {problem}") from None
+    except yaml.YAMLError as error:
+        raise ConfigError(source, f"invalid YAML: {error}") from None
+
+
+def load_config(path: str | os.PathLike) -> dict:
+    """The YAML file ``path`` as a dict (YAML 1.2 floats: ``1e-3`` is ``0.001``; duplicate keys are errors).
+
+    A missing file, a syntax error (with line and column) or a top level that is not a mapping is a
+    :class:`ConfigError`.
+    """
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(str(file), "no such config file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(str(file), f"cannot read the config: {error}") from None
+    data = yaml_value(text, str(file))
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(str(file), f"the top level must be a mapping with a 'trainer' key, got {type(data).__name__}")
+    return data
+
+
 class Context:
     """One reading of a config: the config's folder (for imports), which flag set which key path (for
     messages), and the schema (for "it belongs under ..." hints)."""
@@ -155,9 +233,8 @@ class Context:
                 entry = str(Path(folder).resolve())
                 if entry not in sys.path:
                     sys.path.insert(0, entry)
-        importlib.invalidate_caches()  # a module written after the folder was first listed
         try:
-            module = importlib.import_module(module_name)
+            module = _import(module_name)
         except ImportError as error:
             searched = ", ".join(
                 dict.fromkeys(str(Path(f).resolve()) for f in (self.base_dir, Path.cwd()) if f is not None)
@@ -175,6 +252,16 @@ class Context:
 
 
 Reader = Callable[[Any, str, Context], Any]
+
+
+def _import(module_name: str) -> Any:
+    """The module ``module_name``; a module written after its folder was first listed is found too (the finders'
+    caches are cleared when the first try fails)."""
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError:
+        importlib.invalidate_caches()
+        return importlib.import_module(module_name)
 
 
 # -- key tables ------------------------------------------------------------------------------------------
@@ -239,8 +326,9 @@ def read_section(table: Section, value: Any, ctx: Context, *, allow_none: bool =
     given = mapping(value, table.path, ctx, allow_none=allow_none)
     _check_names(table, given, ctx)
     present = {key: item for key, item in given.items() if item is not None and key in table.by_name}
-    with ctx.schedules():
-        check_finite(present, table.path)
+    nonfinite = nonfinite_argument(present)
+    if nonfinite is not None:
+        raise ctx.error(join(table.path, nonfinite.argument), nonfinite.message)
     for group in table.exclusive:
         both = [key for key in group if key in present]
         if len(both) > 1:
@@ -250,13 +338,12 @@ def read_section(table: Section, value: Any, ctx: Context, *, allow_none: bool =
             )
     values = {}
     for key in table.keys:
-        path = join(table.path, key.name)
         if key.name in present:
-            values[key.name] = key.read(present[key.name], path, ctx)
+            values[key.name] = key.read(present[key.name], join(table.path, key.name), ctx)
         elif key.missing is not None:
-            raise ctx.error(path, f"missing: {key.missing}")
-        elif getattr(key.read, "section", None) is not None:
-            values[key.name] = key.read(None, path, ctx)  # an absent section: its keys at their defaults
+            raise ctx.error(join(table.path, key.name), f"missing: {key.missing}")
+        elif getattr(key.read, "section", None) is not None:  # an absent section: its keys at their defaults
+            values[key.name] = key.read(None, join(table.path, key.name), ctx)
         else:
             values[key.name] = key.default
     return values

@@ -129,7 +129,6 @@ INIT = Section(
     (
         Key("model", built_by_factory("model"), missing="give 'module:function' returning a torch.nn.Module"),
         Key("optimizer", optimizer, missing="give e.g. {SGD: {lr: 0.01, momentum: 0.9}} or {AdamW: {lr: 1e-3}}"),
-        Key("schedulers", read_schedulers, (), help="a list of {Name: {arguments}}"),
         Key(
             "loop",
             section(LOOP),
@@ -147,6 +146,8 @@ INIT = Section(
         Key("progress_bar", flag, True),
         Key("loggers", loggers, ()),
         Key("model_dir", text, help="Cerebras's output folder: the checkpoint folder when saving is asked for"),
+        # read last, after the optimizer and the loop: the schedules come next to what they are built on
+        Key("schedulers", read_schedulers, (), help="a list of {Name: {arguments}}"),
     ),
     ignored={
         "backend": "a Cerebras cluster backend; Cadence runs on trainer.init.device",
@@ -157,9 +158,9 @@ INIT = Section(
 FIT = Section("trainer.fit", (*_LOADERS, Key("ckpt_path", text)))
 TRAINER = Section(
     "trainer",
-    (
-        Key("init", section(INIT, allow_none=False), missing="it holds model, optimizer, schedulers, loop, ..."),
+    (  # fit first: init's schedulers are the last keys read, next to the rules that build them
         Key("fit", section(FIT)),
+        Key("init", section(INIT, allow_none=False), missing="it holds model, optimizer, schedulers, loop, ..."),
     ),
     ignored={"validate": "cadence fit only trains", "validate_all": "cadence fit only trains"},
 )
