@@ -1116,3 +1116,49 @@ def test_a_configured_trainer_takes_callbacks_as_trainer_does():
         sgd = torch.optim.SGD(model.parameters(), lr=0.1)
         trainer = ConfiguredTrainer(model, data, "2ba", sgd, callbacks=callbacks, progress_bar=False)
         assert trainer.loss_history in list(trainer.callbacks)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Issue 17 item 4: a config is read once, by one parser
+# ----------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        {"cosine": {"alpha_ff": 0.1}},  # a misspelt argument
+        {"cosine": {"alpha_f": float("nan")}},  # a value no reader may read
+        {"Warmup": {"schedule": {"cosine": {"t_mx": "1dur"}}, "t_warmup": "2ba"}},  # nested
+        {"Sequence": {"schedules": ["linear", {"cosin": {}}], "milestones": ["0.5dur"]}},  # an unknown name
+        {"step": {"gamma": 0.5}},  # a missing argument
+        {"step": {"step_size": "5ba", "gamma": -1}},  # a value the constructor rejects
+    ],
+)
+def test_a_schedule_mistake_reads_the_same_in_a_trainer_config_and_in_from_config(item):
+    from schedulers import Schedule, ScheduleConfigError
+
+    with pytest.raises(ScheduleConfigError) as saved:
+        Schedule.from_config(item)
+    config = base_config()
+    config["trainer"]["init"]["schedulers"] = [item]
+    with pytest.raises(ConfigError) as trained:
+        build(config)
+    assert str(trained.value) == f"trainer.init.schedulers[0].{saved.value}"
+
+
+def test_a_name_nested_in_a_cadence_schedule_is_read_among_cadence_schedules():
+    # "CosineAnnealing" names Composer's CosineAnnealingScheduler and Cerebras's CosineAnnealingLR/WD: inside a
+    # Cadence schedule only the first can stand, so it is that one (as Schedule.from_config reads it)
+    config = base_config(max_steps=10)
+    config["trainer"]["init"]["schedulers"] = [{"Warmup": {"schedule": "CosineAnnealing", "t_warmup": "2ba"}}]
+    report, _ = build(config).schedule_report_and_warnings()
+    assert "Warmup(schedule=CosineAnnealingScheduler(t_max='1.0dur'" in report
+
+
+def test_every_key_of_the_tables_has_its_reader_and_model_dir_is_known_once():
+    from trainer.config._schema import INIT, SECTIONS
+
+    for section in SECTIONS:
+        for key in section.keys:
+            assert callable(key.read), f"{section.path}.{key.name} has no reader"
+    assert "model_dir" in INIT.by_name and "model_dir" not in INIT.ignored
