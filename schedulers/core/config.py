@@ -49,11 +49,33 @@ __all__ = [
 
 class ScheduleNotSerializableError(TypeError, ValueError):
     """A schedule (or one of its arguments) that has no config: a function of the state, an unregistered
-    class, or an argument value that is not a time, number, bool, string, None, list or schedule."""
+    class, or an argument value that is not a time, number, bool, string, None, list or schedule.
+
+    Args:
+        *args: the message, naming the schedule or the argument and why it has no config.
+
+    Example:
+        >>> from schedulers import as_schedule
+        >>> try:
+        ...     schedule_to_config(as_schedule(lambda state: 1.0))
+        ... except ScheduleNotSerializableError as error:
+        ...     print(type(error).__mro__[1].__name__, "is a function of the state" in str(error))
+        TypeError True
+    """
 
 
 class ScheduleConfigError(ValueError):
-    """A config that does not describe a schedule; ``key_path`` says where (``Sequence.schedules[1].cosine``)."""
+    """A config that does not describe a schedule; ``key_path`` says where (``Sequence.schedules[1].cosine``).
+
+    Args:
+        key_path: where the mistake is, prefixed to the message (``""``: the config as a whole).
+        message: what is wrong and what is accepted.
+
+    Example:
+        >>> error = ScheduleConfigError("cosine.t_mx", "CosineAnnealingScheduler got an unexpected keyword argument")
+        >>> error.key_path, str(error).split(":")[0]
+        ('cosine.t_mx', 'cosine.t_mx')
+    """
 
     def __init__(self, key_path: str, message: str) -> None:
         super().__init__(f"{key_path}: {message}" if key_path else message)
@@ -65,20 +87,56 @@ class ScheduleConfigError(ValueError):
 
 
 class Configurable:
-    """What makes a schedule writable as a config: ``to_config()`` and ``from_config()``.
+    """What makes a schedule writable as a config: ``to_config()`` and ``from_config()``; the base class of
+    :class:`~schedulers.core.base.Schedule`.
 
     A class whose instances have no config says why in ``_no_config`` (completing "<schedule> ...").
+
+    Example:
+        >>> from schedulers import Schedule, StepScheduler
+        >>> StepScheduler.from_config({"step": {"step_size": "10ba"}}).to_config(include_defaults=False)
+        {'StepScheduler': {'step_size': '10ba'}}
     """
 
     _no_config: str | None = None
 
     def to_config(self, *, include_defaults: bool = True) -> dict:
-        """This schedule as ``{ClassName: {argument: value}}``; YAML round-trips it (docs/schedules.md)."""
+        """This schedule as ``{ClassName: {argument: value}}``; YAML round-trips it (docs/schedules.md).
+
+        Args:
+            include_defaults: False writes only the arguments that differ from their defaults.
+
+        Returns:
+            The config (see :func:`schedule_to_config`).
+
+        Raises:
+            ScheduleNotSerializableError: the schedule, or an argument, has no config.
+
+        Example:
+            >>> from schedulers import CosineAnnealingScheduler
+            >>> CosineAnnealingScheduler(alpha_f=0.1).to_config(include_defaults=False)
+            {'CosineAnnealingScheduler': {'alpha_f': 0.1}}
+        """
         return schedule_to_config(self, include_defaults=include_defaults)
 
     @classmethod
     def from_config(cls, config: dict | str) -> Configurable:
-        """The schedule a ``{Name: {argument: value}}`` config describes (on a subclass: of that class)."""
+        """The schedule a ``{Name: {argument: value}}`` config describes (on a subclass: of that class).
+
+        Args:
+            config: the config, or a bare name (see :func:`schedule_from_config`).
+
+        Returns:
+            The schedule.
+
+        Raises:
+            ScheduleConfigError: a mistake in the config (its key path first), or a schedule of another class.
+
+        Example:
+            >>> from schedulers import Schedule
+            >>> Schedule.from_config({"cosine_with_warmup": {"t_warmup": "0.3dur"}})
+            CosineAnnealingWithWarmupScheduler(t_warmup='0.3dur', t_max='1.0dur', alpha_f=0.0, scale_warmup=False)
+        """
         any_schedule = Configurable in cls.__bases__  # called on Schedule itself
         return schedule_from_config(config, expected=None if any_schedule else cls)
 
@@ -94,6 +152,18 @@ def schedule_to_config(schedule: Configurable, *, include_defaults: bool = True)
     ``yaml.safe_dump``/``yaml.safe_load`` and JSON unchanged. With ``include_defaults=False`` only the
     arguments whose value differs from the constructor's default are written.
 
+    Args:
+        schedule: a registered Cadence schedule.
+        include_defaults: False writes only the arguments that differ from their defaults (required ones always).
+
+    Returns:
+        The config.
+
+    Raises:
+        ScheduleNotSerializableError: a function of the state, an unregistered class, or an argument with no
+            config form.
+
+    Example:
     >>> from schedulers import MultiStepScheduler, Warmup
     >>> schedule_to_config(Warmup(MultiStepScheduler(["30ep", "0.8dur"]), "2ep"), include_defaults=False)
     {'Warmup': {'schedule': {'MultiStepScheduler': {'milestones': ['30ep', '0.8dur']}}, 't_warmup': '2ep'}}

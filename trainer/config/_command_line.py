@@ -54,8 +54,19 @@ def _path_text(tokens: Iterable[str | int]) -> str:
 def parse_override(text: str) -> tuple[list[str | int], Any]:
     """``"trainer.init.loop.max_steps=100"`` → ``(["trainer", "init", "loop", "max_steps"], 100)``.
 
-    The value is read as YAML (``1e-3`` a float, ``[1, 2]`` a list, ``null`` None, ``10ba`` a string); list items
-    are addressed as ``schedulers[0]`` or ``schedulers.0``.
+    Args:
+        text: ``KEY.PATH=VALUE``; list items are addressed as ``schedulers[0]`` or ``schedulers.0``.
+
+    Returns:
+        The key path as names and indexes, and the value read as YAML (``1e-3`` a float, ``[1, 2]`` a list,
+        ``null`` or nothing None, ``10ba`` a string).
+
+    Raises:
+        ConfigError: no ``=``, a key path that is not names and indexes, or a value that is not YAML.
+
+    Example:
+        >>> parse_override("trainer.init.schedulers[0].cosine_with_warmup.t_warmup=0.3dur")
+        (['trainer', 'init', 'schedulers', 0, 'cosine_with_warmup', 't_warmup'], '0.3dur')
     """
     key, sep, value = str(text).partition("=")
     if not sep:
@@ -80,12 +91,29 @@ def apply_overrides(
 ) -> dict:
     """A copy of ``config`` with each ``"key.path=value"`` of ``overrides`` set, in order (``--set``).
 
-    Missing mappings on the way are created; a list item must exist. Setting one of a group of alternatives
-    (``loop.max_steps`` / ``num_epochs`` / ``max_duration``, ``loop.eval_frequency`` / ``eval_interval``,
-    ``checkpoint.steps`` / ``save_interval``, ...: the exclusive groups of the key tables) removes the others
-    from the same mapping. ``sources`` (optional) records which flag set which key, for error messages:
-    ``--set key.path=value``, or ``flag`` when another flag of the command asked for these overrides
-    (``cadence plot --ssr 0.5`` sets ``trainer.init.loop.scale_schedule_ratio``).
+    Missing mappings on the way are created; a list item must exist; a key matches one given in another case
+    (``sgd`` sets ``SGD``). Setting one of a group of alternatives (``loop.max_steps`` / ``num_epochs`` /
+    ``max_duration``, ``loop.eval_frequency`` / ``eval_interval``, ``checkpoint.steps`` / ``save_interval``,
+    ...: the exclusive groups of the key tables) removes the others from the same mapping.
+
+    Args:
+        config: the configuration (not modified).
+        overrides: ``KEY.PATH=VALUE`` texts (see :func:`parse_override`).
+        sources: filled with the key paths set -> the flag that set them, for error messages.
+        flag: the flag to record instead of ``--set KEY.PATH=VALUE``, when another flag of the command asked for
+            these overrides (``cadence plot --ssr 0.5`` sets ``trainer.init.loop.scale_schedule_ratio``).
+
+    Returns:
+        The changed copy.
+
+    Raises:
+        ConfigError: an override that cannot be read, or a key path through a value that is not a mapping or a
+            list, or to a list item that does not exist.
+
+    Example:
+        >>> config = {"trainer": {"init": {"loop": {"max_steps": 10}}}}
+        >>> apply_overrides(config, ["trainer.init.loop.max_duration=2ep"])["trainer"]["init"]["loop"]
+        {'max_duration': '2ep'}
     """
     config = copy.deepcopy(config)
     for text in overrides:
@@ -163,9 +191,7 @@ def _flag(args: Any, name: str) -> Any:
 
 
 def apply_sambaflow_flags(config: dict, args: Any, *, sources: dict[str, str] | None = None) -> dict:
-    """A copy of ``config`` with SambaFlow's learning-rate flags applied (those that are not None).
-
-    ``args`` is the namespace of :func:`schedulers.sambaflow.add_lr_schedule_args` (or a mapping).
+    """A copy of ``config`` with SambaFlow's learning-rate flags applied (those that are not None):
 
     - ``--max_steps N``: the horizon (``trainer.init.loop.max_steps``, replacing ``num_epochs``/``max_duration``),
       which a SambaFlow schedule decays over; it also replaces a ``num_training_steps`` the YAML's gives;
@@ -174,6 +200,25 @@ def apply_sambaflow_flags(config: dict, args: Any, *, sources: dict[str, str] | 
     - ``--lr_schedule NAME``: replaces ``trainer.init.schedulers`` by that SambaFlow schedule, built from
       ``--warmup_steps`` (default 0) and ``--end_lr_ratio``; it decays over the horizon (``--max_steps``);
     - ``--warmup_steps``/``--end_lr_ratio`` without ``--lr_schedule`` edit the YAML's SambaFlow schedule.
+
+    Args:
+        config: the configuration (not modified).
+        args: the namespace of :func:`schedulers.sambaflow.add_lr_schedule_args`, or a mapping of flag names.
+        sources: filled with the key paths set -> the flag that set them, for error messages.
+
+    Returns:
+        The changed copy.
+
+    Raises:
+        ConfigError: a flag that cannot apply (``--warmup_steps`` without a SambaFlow schedule, an unknown
+            ``--lr_schedule``, ``--learning_rate`` with an optimizer factory).
+
+    Example:
+        >>> config = {"trainer": {"init": {"optimizer": {"SGD": {"lr": 0.1}}, "loop": {"max_steps": 10}}}}
+        >>> flags = {"lr_schedule": "cosine_schedule_with_warmup", "warmup_steps": 2, "max_steps": 100}
+        >>> init = apply_sambaflow_flags(config, flags)["trainer"]["init"]
+        >>> init["schedulers"], init["loop"]
+        ([{'cosine_schedule_with_warmup': {'num_warmup_steps': 2}}], {'max_steps': 100})
     """
     config = copy.deepcopy(config)
     given = {name: _flag(args, name) for name in _FLAGS if _flag(args, name) is not None}

@@ -151,8 +151,24 @@ def yaml_value(text: str, source: str) -> Any:
 def load_config(path: str | os.PathLike) -> dict:
     """The YAML file ``path`` as a dict (YAML 1.2 floats: ``1e-3`` is ``0.001``; duplicate keys are errors).
 
-    A missing file, a syntax error (with line and column) or a top level that is not a mapping is a
-    :class:`ConfigError`.
+    Args:
+        path: the YAML file.
+
+    Returns:
+        Its top-level mapping (an empty file is ``{}``).
+
+    Raises:
+        ConfigError: a missing or unreadable file, a syntax error (with line and column), a key given twice in
+            one mapping, or a top level that is not a mapping.
+
+    Example:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     file = Path(folder) / "run.yaml"
+        ...     _ = file.write_text("trainer: {init: {optimizer: {AdamW: {lr: 1e-3}}, loop: {max_duration: 2e6tok}}}")
+        ...     load_config(file)["trainer"]["init"]
+        {'optimizer': {'AdamW': {'lr': 0.001}}, 'loop': {'max_duration': '2e6tok'}}
     """
     file = Path(path)
     try:
