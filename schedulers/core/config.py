@@ -82,7 +82,7 @@ class ScheduleConfigError(ValueError):
         self.key_path = key_path
         self.message = message
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple:
         return type(self), (self.key_path, self.message)
 
 

@@ -103,7 +103,7 @@ class _Loader(yaml.SafeLoader):
     would be strings. YAML 1.2 (and every Cadence/Cerebras user) reads them as floats.
     """
 
-    def construct_mapping(self, node, deep=False):
+    def construct_mapping(self, node: yaml.Node, deep: bool = False) -> dict:
         if isinstance(node, yaml.MappingNode):
             seen: dict[Any, Any] = {}
             for key_node, _ in node.value:

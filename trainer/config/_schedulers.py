@@ -134,7 +134,7 @@ def _factory(spec: ScheduleSpec, ctx: Context) -> Callable[[torch.optim.Optimize
     if tags is not None:
         spec = spec.supplied(param_group_tags=tags)
 
-    def factory(optimizer):  # one parameter: the trainer calls it with its optimizer
+    def factory(optimizer: torch.optim.Optimizer) -> LRScheduler:  # the trainer calls it with its optimizer
         with ctx.schedules():
             return spec.build(optimizer)
 
@@ -147,7 +147,7 @@ def learning_rate_factory(learning_rate: Any, path: str, ctx: Context) -> Callab
     :func:`schedulers.cerebras.configure_lr_scheduler`."""
     from schedulers.cerebras import configure_lr_scheduler
 
-    def factory(optimizer):
+    def factory(optimizer: torch.optim.Optimizer) -> Any:
         try:
             scheduler = configure_lr_scheduler(optimizer, learning_rate)
         except (TypeError, ValueError) as error:
