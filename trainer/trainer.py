@@ -738,7 +738,7 @@ class Trainer:
     def from_config(cls, config: dict | str | Path, base_dir: str | Path | None = None, **kwargs: Any) -> Trainer:
         """A ``cls`` built from a Cerebras-style config (a dict, or a YAML file), honouring ``loop.num_steps``;
         see :mod:`trainer.config` (which builds the arguments without importing this module)."""
-        from trainer.config._arguments import trainer_arguments
+        from trainer.config._build import trainer_arguments
 
         return trainer_arguments(config, base_dir, **kwargs).construct(cls)
 

@@ -1,8 +1,13 @@
 """A schedule as a plain config and back: ``{ClassName: {argument: value, ...}}``, YAML- and JSON-safe.
 
 A schedule class is a frozen attrs class, so its arguments are its fields (:func:`attrs.fields`): the config
-writes each in constructor order, times as time strings, nested schedules as nested configs. Reading a config
-looks the name up in the registry (:func:`schedulers.core.registry.get_scheduler`) and calls the class.
+writes each in constructor order, times as time strings, nested schedules as nested configs.
+
+Reading the layout happens once, here: :func:`read_schedule_config` looks each name up in the registry
+(:func:`schedulers.core.registry.get_scheduler`), checks the arguments against the signature
+(:func:`schedulers.core.signatures.call_problem`) and reads nested items, without building anything; the
+:class:`ScheduleSpec` it returns builds the schedule, or the scheduler on an optimizer. ``Schedule.from_config``,
+the trainer's ``trainer.init.schedulers`` (docs/trainer-config.md) and the SambaFlow flags all read through it.
 :mod:`schedulers.tools.serialization` is the public face of this module (docs/schedules.md, "Saving a schedule").
 
 This module does not import the schedule base class: :class:`Configurable` is the base class of
@@ -12,64 +17,126 @@ is what is :class:`Configurable`.
 
 from __future__ import annotations
 
+import enum
 import inspect
 import math
 import numbers
 import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
 
-from schedulers.core.names import did_you_mean
 from schedulers.core.registry import UnknownSchedulerError, get_scheduler, registered_schedulers
+from schedulers.core.signatures import call_problem, nonfinite_argument, signature_of
 from timeunits import Time
 
 __all__ = [
+    "CHILD_ARGUMENTS",
     "Configurable",
+    "Kind",
     "ScheduleConfigError",
     "ScheduleNotSerializableError",
+    "ScheduleSpec",
+    "kind_of",
+    "name_and_arguments",
+    "read_schedule_config",
     "schedule_from_config",
     "schedule_to_config",
 ]
 
-# argument names whose string values are schedule names (as in the trainer's YAML), not plain strings
-_CHILD_ARGUMENTS = ("schedule", "schedules")
-
 
 class ScheduleNotSerializableError(TypeError, ValueError):
     """A schedule (or one of its arguments) that has no config: a function of the state, an unregistered
-    class, or an argument value that is not a time, number, bool, string, None, list or schedule."""
+    class, or an argument value that is not a time, number, bool, string, None, list or schedule.
+
+    Args:
+        *args: the message, naming the schedule or the argument and why it has no config.
+
+    Example:
+        >>> from schedulers import as_schedule
+        >>> try:
+        ...     schedule_to_config(as_schedule(lambda state: 1.0))
+        ... except ScheduleNotSerializableError as error:
+        ...     print(type(error).__mro__[1].__name__, "is a function of the state" in str(error))
+        TypeError True
+    """
 
 
 class ScheduleConfigError(ValueError):
-    """A config that does not describe a schedule; ``key_path`` says where (``Sequence.schedules[1].cosine``)."""
+    """A config that does not describe a schedule; ``key_path`` says where (``Sequence.schedules[1].cosine``).
+
+    Args:
+        key_path: where the mistake is, prefixed to the message (``""``: the config as a whole).
+        message: what is wrong and what is accepted.
+
+    Example:
+        >>> error = ScheduleConfigError("cosine.t_mx", "CosineAnnealingScheduler got an unexpected keyword argument")
+        >>> error.key_path, str(error).split(":")[0]
+        ('cosine.t_mx', 'cosine.t_mx')
+    """
 
     def __init__(self, key_path: str, message: str) -> None:
         super().__init__(f"{key_path}: {message}" if key_path else message)
         self.key_path = key_path
         self.message = message
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple:
         return type(self), (self.key_path, self.message)
 
 
 class Configurable:
-    """What makes a schedule writable as a config: ``to_config()`` and ``from_config()``.
+    """What makes a schedule writable as a config: ``to_config()`` and ``from_config()``; the base class of
+    :class:`~schedulers.core.base.Schedule`.
 
     A class whose instances have no config says why in ``_no_config`` (completing "<schedule> ...").
+
+    Example:
+        >>> from schedulers import Schedule, StepScheduler
+        >>> StepScheduler.from_config({"step": {"step_size": "10ba"}}).to_config(include_defaults=False)
+        {'StepScheduler': {'step_size': '10ba'}}
     """
 
     _no_config: str | None = None
 
     def to_config(self, *, include_defaults: bool = True) -> dict:
-        """This schedule as ``{ClassName: {argument: value}}``; YAML round-trips it (docs/schedules.md)."""
+        """This schedule as ``{ClassName: {argument: value}}``; YAML round-trips it (docs/schedules.md).
+
+        Args:
+            include_defaults: False writes only the arguments that differ from their defaults.
+
+        Returns:
+            The config (see :func:`schedule_to_config`).
+
+        Raises:
+            ScheduleNotSerializableError: the schedule, or an argument, has no config.
+
+        Example:
+            >>> from schedulers import CosineAnnealingScheduler
+            >>> CosineAnnealingScheduler(alpha_f=0.1).to_config(include_defaults=False)
+            {'CosineAnnealingScheduler': {'alpha_f': 0.1}}
+        """
         return schedule_to_config(self, include_defaults=include_defaults)
 
     @classmethod
     def from_config(cls, config: dict | str) -> Configurable:
-        """The schedule a ``{Name: {argument: value}}`` config describes (on a subclass: of that class)."""
+        """The schedule a ``{Name: {argument: value}}`` config describes (on a subclass: of that class).
+
+        Args:
+            config: the config, or a bare name (see :func:`schedule_from_config`).
+
+        Returns:
+            The schedule.
+
+        Raises:
+            ScheduleConfigError: a mistake in the config (its key path first), or a schedule of another class.
+
+        Example:
+            >>> from schedulers import Schedule
+            >>> Schedule.from_config({"cosine_with_warmup": {"t_warmup": "0.3dur"}})
+            CosineAnnealingWithWarmupScheduler(t_warmup='0.3dur', t_max='1.0dur', alpha_f=0.0, scale_warmup=False)
+        """
         any_schedule = Configurable in cls.__bases__  # called on Schedule itself
         return schedule_from_config(config, expected=None if any_schedule else cls)
 
@@ -85,6 +152,18 @@ def schedule_to_config(schedule: Configurable, *, include_defaults: bool = True)
     ``yaml.safe_dump``/``yaml.safe_load`` and JSON unchanged. With ``include_defaults=False`` only the
     arguments whose value differs from the constructor's default are written.
 
+    Args:
+        schedule: a registered Cadence schedule.
+        include_defaults: False writes only the arguments that differ from their defaults (required ones always).
+
+    Returns:
+        The config.
+
+    Raises:
+        ScheduleNotSerializableError: a function of the state, an unregistered class, or an argument with no
+            config form.
+
+    Example:
     >>> from schedulers import MultiStepScheduler, Warmup
     >>> schedule_to_config(Warmup(MultiStepScheduler(["30ep", "0.8dur"]), "2ep"), include_defaults=False)
     {'Warmup': {'schedule': {'MultiStepScheduler': {'milestones': ['30ep', '0.8dur']}}, 't_warmup': '2ep'}}
@@ -186,7 +265,392 @@ def _is_default(value: Any, default: object) -> bool:
         return False
 
 
-# -- config -> schedule ------------------------------------------------------------------------------
+# -- config -> schedule: the one reader of the {Name: {arguments}} layout ------------------------------------
+
+# The arguments whose values are child configs even as bare names (``Warmup.schedule: cosine``,
+# ``SequentialLR.schedulers: [...]``); a mapping is a child config in any argument.
+CHILD_ARGUMENTS = ("schedule", "schedules", "scheduler", "schedulers")
+# What a scheduler built on an optimizer gets from whoever builds it, never from its config.
+_FILLED = {"optimizer": "the optimizer it is built on", "state": "the run's state"}
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+class Kind(enum.Enum):
+    """How a named class or function is built: alone into a Cadence schedule, on an optimizer into a torch
+    scheduler (Cerebras classes, SambaFlow functions, ``torch.optim.lr_scheduler`` classes), or from schedulers
+    built on an optimizer (Cerebras ``ChainedLR``, torch ``ChainedScheduler``).
+
+    Example:
+        >>> from schedulers import CosineAnnealingScheduler
+        >>> kind_of(CosineAnnealingScheduler), Kind.SCHEDULE.on_optimizer
+        (<Kind.SCHEDULE: 'a Cadence schedule'>, False)
+    """
+
+    SCHEDULE = "a Cadence schedule"
+    ON_OPTIMIZER = "a scheduler built on an optimizer"
+    OF_SCHEDULERS = "a scheduler made of schedulers built on an optimizer"
+
+    @property
+    def on_optimizer(self) -> bool:
+        """Whether this kind is built on an optimizer (itself, or through the schedulers it is made of)."""
+        return self is not Kind.SCHEDULE
+
+
+def kind_of(target: object) -> Kind | None:
+    """How ``target`` is built (its :class:`Kind`), or None when it cannot be named in a config.
+
+    A :class:`Configurable` class is a Cadence schedule; a callable whose first positional parameter is
+    ``optimizer`` is built on an optimizer; one whose first is ``schedulers`` (or ``scheduler``) is made of such
+    schedulers; any other callable is a function returning a Cadence schedule.
+
+    Args:
+        target: a class or function.
+
+    Returns:
+        Its kind, or None for a non-callable (or a callable without a signature).
+
+    Raises:
+        Nothing.
+
+    Example:
+        >>> import torch
+        >>> kind_of(torch.optim.lr_scheduler.StepLR).name, kind_of(torch.optim.lr_scheduler.ChainedScheduler).name
+        ('ON_OPTIMIZER', 'OF_SCHEDULERS')
+    """
+    if inspect.isclass(target) and issubclass(target, Configurable):
+        return Kind.SCHEDULE
+    signature = signature_of(target) if callable(target) else None
+    if signature is None:
+        return None
+    positional = [p.name for p in signature.parameters.values() if p.kind in _POSITIONAL and p.name != "self"]
+    first = positional[0] if positional else None
+    if first == "optimizer":
+        return Kind.ON_OPTIMIZER
+    if first in ("schedulers", "scheduler"):
+        return Kind.OF_SCHEDULERS
+    return Kind.SCHEDULE
+
+
+@attrs.frozen(eq=False)
+class ScheduleSpec:
+    """One ``{Name: {arguments}}`` item, read and checked but not built: :meth:`build` makes it.
+
+    ``path`` is the key path of its name (``trainer.init.schedulers[0].SequentialLR``), ``name`` how messages
+    name it, ``target`` the class or function, ``kind`` its :class:`Kind`, ``arguments`` the checked keyword
+    arguments (child items as specs, or lists of them) and ``options`` what a top-level item gave next to its
+    name (the trainer's ``hyperparameter`` and ``param_group_tags``).
+
+    Example:
+        >>> spec = read_schedule_config({"Warmup": {"schedule": "cosine", "t_warmup": "2ba"}})
+        >>> spec.path, spec.arguments["schedule"].path
+        ('Warmup', 'Warmup.schedule.cosine')
+        >>> spec.build()
+        Warmup(schedule=CosineAnnealingScheduler(t_max='1.0dur', alpha_f=0.0), t_warmup='2ba', scale_warmup=False)
+    """
+
+    path: str
+    name: str
+    target: Callable[..., Any]
+    kind: Kind
+    arguments: dict[str, Any]
+    options: dict[str, Any] = attrs.field(factory=dict)
+
+    def nested(self) -> list[ScheduleSpec]:
+        """This item and every item inside it, outermost first.
+
+        Returns:
+            The specs, this one first.
+
+        Example:
+            >>> spec = read_schedule_config({"Sequence": {"schedules": ["linear", "cosine"], "milestones": ["1ba"]}})
+            >>> [item.name for item in spec.nested()]
+            ['Sequence', 'LinearScheduler', 'CosineAnnealingScheduler']
+        """
+        found = [self]
+        for value in self.arguments.values():
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, ScheduleSpec):
+                    found += item.nested()
+        return found
+
+    def supplied(self, **arguments: Any) -> ScheduleSpec:
+        """This item with more arguments (those its reader was told are supplied later).
+
+        Args:
+            **arguments: the arguments to add.
+
+        Returns:
+            A new spec.
+
+        Example:
+            >>> spec = read_schedule_config({"cosine_schedule_with_warmup": {"num_warmup_steps": 2}},
+            ...                             expected=None, supplied_later=("num_training_steps",))
+            >>> spec.supplied(num_training_steps=10).arguments
+            {'num_warmup_steps': 2, 'num_training_steps': 10}
+        """
+        return attrs.evolve(self, arguments={**self.arguments, **arguments})
+
+    def build(self, optimizer: Any = None) -> Any:
+        """The schedule (or the scheduler on ``optimizer``) this item describes, its children built first.
+
+        Args:
+            optimizer: the optimizer a scheduler built on an optimizer gets (unused by a Cadence schedule).
+
+        Returns:
+            A Cadence schedule, or a torch ``LRScheduler``.
+
+        Raises:
+            ScheduleConfigError: the constructor rejected an argument (the key path names it when the message
+                does, ``StepScheduler.gamma``), or built something of another kind.
+
+        Example:
+            >>> read_schedule_config({"step": {"step_size": "5ba", "gamma": -1}}).build()
+            Traceback (most recent call last):
+            ...
+            schedulers.core.config.ScheduleConfigError: step.gamma: gamma=-1 must be >= 0.0
+        """
+        kwargs = {key: _built(value, optimizer) for key, value in self.arguments.items()}
+        try:
+            if self.kind is Kind.ON_OPTIMIZER:
+                made = self.target(optimizer, **kwargs)
+            else:
+                made = self.target(**kwargs)
+        except ScheduleConfigError:
+            raise
+        except (TypeError, ValueError) as error:
+            text = str(error)
+            message = text[len(self.name) + 2 :] if text.startswith(f"{self.name}: ") else text
+            raise ScheduleConfigError(_argument_path(self.path, message, self.arguments), message) from None
+        _check_made(self, made)
+        return made
+
+
+def _built(value: Any, optimizer: Any) -> Any:
+    """An argument for the constructor: items built, lists and mappings fresh (a constructor may keep and change
+    them; the config stays as written), objects as given (a schedule passed in a config is used as it is)."""
+    if isinstance(value, ScheduleSpec):
+        return value.build(optimizer)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_built(item, optimizer) for item in value)
+    if isinstance(value, dict):
+        return {key: _built(item, optimizer) for key, item in value.items()}
+    return value
+
+
+def _check_made(spec: ScheduleSpec, made: object) -> None:
+    if spec.kind is Kind.SCHEDULE:
+        if not (isinstance(made, Configurable) or callable(made)):
+            raise ScheduleConfigError(spec.path, f"{spec.name} returned {type(made).__name__}, not a schedule")
+        return
+    from torch.optim.lr_scheduler import LRScheduler  # only a scheduler built on an optimizer needs torch
+
+    if not isinstance(made, LRScheduler):
+        raise ScheduleConfigError(spec.path, f"{spec.name} returned {type(made).__name__}, not a torch LRScheduler")
+
+
+def read_schedule_config(
+    config: Mapping[str, Any] | str,
+    key_path: str = "",
+    *,
+    expected: Kind | None = Kind.SCHEDULE,
+    import_object: Callable[[str, str], Any] | None = None,
+    options: tuple[str, ...] = (),
+    supplied_later: tuple[str, ...] = (),
+) -> ScheduleSpec:
+    """Read one ``{Name: {arguments}}`` item (or a bare ``"Name"``) and everything nested in it, without
+    building anything: names looked up, arguments checked against the signatures, children read in turn.
+
+    This is the one reader of the layout: :func:`schedule_from_config` (``Schedule.from_config``), the trainer's
+    ``trainer.init.schedulers`` and the SambaFlow flags all read through it, so one mistake has one message.
+    A child item is an argument's mapping, or a name string in a ``schedule``, ``schedules``, ``scheduler`` or
+    ``schedulers`` argument (also as list items). The children of a Cadence schedule are Cadence schedules; those
+    of a scheduler built on an optimizer are built on the same optimizer.
+
+    Args:
+        config: the item.
+        key_path: the key path of the item, which every message starts with (``trainer.init.schedulers[0]``).
+        expected: the kind the item must be (:attr:`Kind.ON_OPTIMIZER` accepts both kinds built on an
+            optimizer), or None for any; a name is looked up among the registered entries of that kind.
+        import_object: reads a ``module:Class`` name (``(name, key path) -> object``); None: names are registry
+            names only.
+        options: keys a top-level item may give next to its name (kept in :attr:`ScheduleSpec.options`).
+        supplied_later: required arguments of a scheduler built on an optimizer that the caller supplies with
+            :meth:`ScheduleSpec.supplied` when the config does not give them.
+
+    Returns:
+        The checked :class:`ScheduleSpec`.
+
+    Raises:
+        ScheduleConfigError: the message starts with the key path of the mistake.
+
+    Example:
+        >>> read_schedule_config({"cosine": {"alpha_ff": 0.1}}, "schedulers[0]")
+        Traceback (most recent call last):
+        ...
+        schedulers.core.config.ScheduleConfigError: schedulers[0].cosine.alpha_ff: CosineAnnealingScheduler got an
+        unexpected keyword argument 'alpha_ff' (did you mean 'alpha_f'?); accepted:
+        CosineAnnealingScheduler(t_max='1dur', alpha_f=0.0)
+    """
+    rules = _Rules(import_object, options, supplied_later)
+    return _read(config, key_path, expected, None, rules, top=True)
+
+
+@attrs.frozen
+class _Rules:
+    """What one reading allows beyond registry names (see :func:`read_schedule_config`)."""
+
+    import_object: Callable[[str, str], Any] | None
+    options: tuple[str, ...]
+    supplied_later: tuple[str, ...]
+
+
+def _read(
+    config: object, path: str, expected: Kind | None, parent: str | None, rules: _Rules, *, top: bool
+) -> ScheduleSpec:
+    name, arguments, options = _name_and_arguments(config, path, rules.options)
+    if options and not top:
+        raise ScheduleConfigError(_join(path, next(iter(options))), f"only a top-level item takes {', '.join(options)}")
+    path = _join(path, name)
+    target = _target(name, path, expected, parent, rules)
+    kind = kind_of(target)
+    if kind is None:
+        raise ScheduleConfigError(path, f"{name} is not a schedule class or a function (optimizer -> scheduler)")
+    shown = name if ":" in name else getattr(target, "__name__", name)
+    mismatch = _mismatch(kind, expected, repr(name), target, parent)
+    if mismatch is not None:
+        raise ScheduleConfigError(path, mismatch)
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, Mapping):
+        raise ScheduleConfigError(
+            path, f"the arguments of {shown} must be a mapping {{argument: value}}, got {arguments!r}"
+        )
+    problem = nonfinite_argument(arguments) or call_problem(
+        target,
+        arguments,
+        name=shown,
+        leading=1 if kind is Kind.ON_OPTIMIZER else 0,
+        filled=_FILLED if kind.on_optimizer else None,
+        later=rules.supplied_later if kind is Kind.ON_OPTIMIZER else (),
+    )
+    if problem is not None:
+        raise ScheduleConfigError(_join(path, problem.argument) if problem.argument else path, problem.message)
+    inner = Kind.ON_OPTIMIZER if kind.on_optimizer else Kind.SCHEDULE
+    read = {key: _argument(key, value, _join(path, key), inner, shown, rules) for key, value in arguments.items()}
+    return ScheduleSpec(path, shown, target, kind, read, options)
+
+
+def _name_and_arguments(config: object, path: str, options: tuple[str, ...]) -> tuple[str, object, dict]:
+    """``(name, arguments, options)`` of a ``{Name: arguments, <option>: value}`` mapping or a bare name."""
+    if isinstance(config, str):
+        return config, None, {}
+    if not isinstance(config, Mapping):
+        raise ScheduleConfigError(
+            path,
+            "a schedule config is {Name: {arguments}} or a schedule name, "
+            f"got {config!r} of type {type(config).__name__}",
+        )
+    given = {key: config[key] for key in options if key in config}
+    names = [key for key in config if key not in given]
+    if len(names) != 1:
+        found = ", ".join(repr(key) for key in names) or "none"
+        extra = f", plus optional {', '.join(options)}" if options else ""
+        raise ScheduleConfigError(
+            path,
+            f"a schedule config is a one-key mapping {{Name: {{arguments}}}} (one key, the schedule's name{extra}); "
+            f"found {found}",
+        )
+    (name,) = names
+    if not isinstance(name, str):
+        raise ScheduleConfigError(path, f"a schedule name must be a string, got {name!r}")
+    return name, config[name], given
+
+
+def name_and_arguments(config: object, options: tuple[str, ...] = ()) -> tuple[str, object, dict] | None:
+    """The name, arguments and options of an item of the layout, or None when it is not one (for a reader that
+    looks for items before they are checked, such as the SambaFlow flags).
+
+    Args:
+        config: a candidate item.
+        options: the keys an item may give next to its name.
+
+    Returns:
+        ``(name, arguments, options)``, or None.
+
+    Raises:
+        Nothing.
+
+    Example:
+        >>> name_and_arguments({"fixed_lr": None, "hyperparameter": "lr"}, ("hyperparameter",))
+        ('fixed_lr', None, {'hyperparameter': 'lr'})
+    """
+    try:
+        return _name_and_arguments(config, "", options)
+    except ScheduleConfigError:
+        return None
+
+
+def _target(name: str, path: str, expected: Kind | None, parent: str | None, rules: _Rules) -> Any:
+    """The object ``name`` names: ``module:Class`` through ``rules.import_object``, else the registry's entry of
+    the ``expected`` kind (an entry of another kind is a mismatch, not an unknown name)."""
+    if ":" in name and rules.import_object is not None:
+        return rules.import_object(name, path)
+    where = None if expected is None else (lambda cls: _kind_fits(kind_of(cls), expected))
+    try:
+        return get_scheduler(name, where=where)
+    except UnknownSchedulerError as error:
+        unknown = error
+    if expected is not None:
+        try:
+            found = get_scheduler(name)
+        except UnknownSchedulerError:
+            found = None
+        mismatch = None if found is None else _mismatch(kind_of(found), expected, repr(name), found, parent)
+        if mismatch is not None:
+            raise ScheduleConfigError(path, mismatch)
+    if expected is Kind.SCHEDULE:
+        accepted = f"schedule names: {', '.join(_schedule_names())}"
+    else:
+        accepted = "see schedulers.core.registry.registered_schedulers() for every name"
+        accepted += ", or give 'module:Class'" if rules.import_object is not None else ""
+    raise ScheduleConfigError(path, f"{unknown.reason}; {accepted}")
+
+
+def _kind_fits(kind: Kind | None, expected: Kind) -> bool:
+    return kind is not None and kind.on_optimizer == expected.on_optimizer
+
+
+def _mismatch(kind: Kind | None, expected: Kind | None, name: str, target: Any, parent: str | None) -> str | None:
+    """Why an item of ``kind`` cannot stand where ``expected`` is wanted (inside ``parent``), or None."""
+    if kind is None or expected is None or _kind_fits(kind, expected):
+        return None
+    if expected is Kind.SCHEDULE:
+        inside = f"{parent} composes Cadence schedules; " if parent else ""
+        return (
+            f"{name} names {target.__module__}.{target.__qualname__}, which is not a Cadence schedule (a "
+            f"schedulers.Schedule class): it is built on an optimizer; {inside}use a Composer or Cadence schedule name"
+        )
+    return (
+        f"{parent} composes schedulers built on the optimizer (Cerebras classes); {name} is a Cadence schedule: "
+        "put it at the top level"
+    )
+
+
+def _argument(key: str, value: object, path: str, kind: Kind, parent: str, rules: _Rules) -> Any:
+    """An argument's value with its child items read (a mapping anywhere; a name in a child argument)."""
+    names_children = key in CHILD_ARGUMENTS
+
+    def is_item(item: object) -> bool:
+        return isinstance(item, Mapping) or (names_children and isinstance(item, str))
+
+    if is_item(value):
+        return _read(value, path, kind, parent, rules, top=False)
+    if isinstance(value, (list, tuple)) and any(is_item(item) for item in value):
+        return [
+            _read(item, f"{path}[{i}]", kind, parent, rules, top=False) if is_item(item) else item
+            for i, item in enumerate(value)
+        ]
+    return value
 
 
 def schedule_from_config(
@@ -196,22 +660,30 @@ def schedule_from_config(
 
     ``config`` is ``{Name: {argument: value, ...}}`` (``{Name: None}`` or a bare ``"Name"`` for all defaults);
     ``Name`` is anything the registry resolves to a Cadence schedule class (a full class name, an alias,
-    any case). Values are passed to the constructor as they are, except nested configs: a mapping
-    anywhere among the arguments, and a name string in a ``schedule``/``schedules`` argument, is built as a
-    schedule. A schedule given in place of a config is returned as it is.
-    ``expected`` (a class) requires the result to be an instance of it (``StepScheduler.from_config``).
+    any case). Values are passed to the constructor as they are, except nested configs (read as
+    :func:`read_schedule_config` reads them). A schedule given in place of a config is returned as it is.
 
-    Every problem is a :class:`ScheduleConfigError` (a ``ValueError``) whose message starts with the key path,
-    prefixed by ``key_path`` (e.g. ``"trainer.init.schedulers[0]"``):
+    Args:
+        config: the config, or a schedule.
+        key_path: prefixed to every message's key path (e.g. ``"trainer.init.schedulers[0]"``).
+        expected: a class the result must be an instance of (``StepScheduler.from_config``).
 
-    >>> schedule_from_config({"Sequence": {"schedules": ["linear", {"cosine": {"t_mx": "1dur"}}],
-    ...                                    "milestones": ["0.1dur"]}})
-    Traceback (most recent call last):
-    ...
-    schedulers.core.config.ScheduleConfigError: Sequence.schedules[1].cosine.t_mx: CosineAnnealingScheduler has
-    no argument 't_mx' (did you mean 't_max'?); its arguments: t_max='1dur', alpha_f=0.0
+    Returns:
+        The schedule.
+
+    Raises:
+        ScheduleConfigError: a ``ValueError`` whose message starts with the key path of the mistake.
+
+    Example:
+        >>> schedule_from_config({"Sequence": {"schedules": ["linear", {"cosine": {"t_mx": "1dur"}}],
+        ...                                    "milestones": ["0.1dur"]}})
+        Traceback (most recent call last):
+        ...
+        schedulers.core.config.ScheduleConfigError: Sequence.schedules[1].cosine.t_mx: CosineAnnealingScheduler
+        got an unexpected keyword argument 't_mx' (did you mean 't_max'?); accepted:
+        CosineAnnealingScheduler(t_max='1dur', alpha_f=0.0)
     """
-    schedule = _from_config(config, key_path)
+    schedule = config if isinstance(config, Configurable) else read_schedule_config(config, key_path).build()
     if expected is not None and not isinstance(schedule, expected):
         name = next(iter(config)) if isinstance(config, Mapping) and len(config) == 1 else None
         raise ScheduleConfigError(
@@ -225,112 +697,6 @@ def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def _from_config(config: object, path: str) -> Configurable:
-    if isinstance(config, Configurable):
-        return config
-    name, arguments = _name_and_arguments(config, path)
-    path = _join(path, name)
-    cls = _schedule_class(name, path)
-    if arguments is None:
-        arguments = {}
-    if not isinstance(arguments, Mapping):
-        raise ScheduleConfigError(
-            path, f"the arguments of {cls.__name__} must be a mapping {{argument: value}}, got {arguments!r}"
-        )
-    kwargs = _keyword_arguments(cls, arguments, path)
-    try:
-        return cls(**kwargs)
-    except (TypeError, ValueError) as error:
-        if isinstance(error, ScheduleConfigError):
-            raise
-        raise ScheduleConfigError(_argument_path(path, str(error), arguments), str(error)) from None
-
-
-def _name_and_arguments(config: object, path: str) -> tuple[str, object]:
-    """``(name, arguments)`` of a ``{Name: arguments}`` mapping or a bare name string."""
-    if isinstance(config, str):
-        return config, None
-    if not isinstance(config, Mapping):
-        raise ScheduleConfigError(
-            path,
-            "a schedule config is {Name: {arguments}} or a schedule name, "
-            f"got {config!r} of type {type(config).__name__}",
-        )
-    if len(config) != 1:
-        found = ", ".join(repr(key) for key in config) or "none"
-        raise ScheduleConfigError(
-            path,
-            "a schedule config is a mapping with one key, the schedule's name ({Name: {arguments}}); "
-            f"found {found}",
-        )
-    ((name, arguments),) = config.items()
-    if not isinstance(name, str):
-        raise ScheduleConfigError(path, f"a schedule name must be a string, got {name!r}")
-    return name, arguments
-
-
-def _keyword_arguments(cls: type, arguments: Mapping[Any, Any], path: str) -> dict[str, Any]:
-    """The constructor's keyword arguments, nested configs built; unknown or missing names are errors."""
-    signature = inspect.signature(cls)
-    parameters = signature.parameters
-    takes_any = any(p.kind is p.VAR_KEYWORD for p in parameters.values())
-    kwargs: dict[str, Any] = {}
-    for key, value in arguments.items():
-        if not isinstance(key, str):
-            raise ScheduleConfigError(path, f"argument names must be strings, got {key!r}")
-        if key not in parameters and not takes_any:
-            hint = did_you_mean(key, parameters, n=1, quote=True)
-            raise ScheduleConfigError(
-                _join(path, key),
-                f"{cls.__name__} has no argument {key!r}{hint}; its arguments: {_describe(parameters)}",
-            )
-        kwargs[key] = _argument(key, value, _join(path, key))
-    try:
-        signature.bind(**kwargs)
-    except TypeError as error:
-        missing = [
-            p.name
-            for p in parameters.values()
-            if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.name not in kwargs
-        ]
-        detail = f"missing required argument {', '.join(map(repr, missing))}" if missing else str(error)
-        raise ScheduleConfigError(path, f"{detail}; {cls.__name__} arguments: {_describe(parameters)}") from None
-    return kwargs
-
-
-def _argument(key: str, value: object, path: str) -> Any:
-    """An argument value with nested schedule configs built."""
-    if isinstance(value, Mapping) or (key in _CHILD_ARGUMENTS and isinstance(value, str)):
-        return _from_config(value, path)
-    if isinstance(value, (list, tuple)):
-        child = key in _CHILD_ARGUMENTS
-        return [
-            _from_config(item, f"{path}[{i}]")
-            if isinstance(item, Mapping) or (child and isinstance(item, str))
-            else item
-            for i, item in enumerate(value)
-        ]
-    return value
-
-
-def _schedule_class(name: str, path: str) -> type:
-    """The Cadence schedule class registered as ``name``, or a ScheduleConfigError at ``path``."""
-    try:
-        return get_scheduler(name, where=_is_schedule_class)  # among schedule classes only
-    except UnknownSchedulerError as error:
-        unknown = error
-    try:
-        cls = get_scheduler(name)
-    except UnknownSchedulerError:
-        raise ScheduleConfigError(path, f"{unknown.reason}; schedule names: {', '.join(_schedule_names())}") from None
-    raise ScheduleConfigError(
-        path,
-        f"{name!r} names {cls.__module__}.{cls.__qualname__}, which is not a Cadence schedule (a "
-        "schedulers.Schedule class): it is built on an optimizer, so it has no schedule config; use a Composer "
-        "or Cadence schedule name",
-    )
-
-
 def _is_schedule_class(cls: object) -> bool:
     return inspect.isclass(cls) and issubclass(cls, Configurable)
 
@@ -338,16 +704,6 @@ def _is_schedule_class(cls: object) -> bool:
 def _schedule_names() -> list[str]:
     """The full names of the registered Cadence schedule classes (aliases work too, but are not listed)."""
     return sorted({cls.__name__ for cls in registered_schedulers(where=_is_schedule_class).values()})
-
-
-def _describe(parameters: Mapping[str, inspect.Parameter]) -> str:
-    shown = []
-    for p in parameters.values():
-        if p.kind is p.VAR_KEYWORD:
-            shown.append(f"**{p.name}")
-        elif p.kind is not p.VAR_POSITIONAL:
-            shown.append(p.name if p.default is p.empty else f"{p.name}={p.default!r}")
-    return ", ".join(shown) or "none"
 
 
 _ARGUMENT_IN_MESSAGE = re.compile(r"^([A-Za-z_]\w*)((?:\[\d+\])*)=")

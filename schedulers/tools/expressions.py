@@ -28,6 +28,7 @@ import inspect
 from schedulers.core.base import Schedule
 from schedulers.core.names import did_you_mean
 from schedulers.core.registry import UnknownSchedulerError, get_scheduler, registered_schedulers
+from schedulers.core.signatures import signature_text
 
 __all__ = ["ExpressionError", "UnknownScheduleNameError", "parse_schedule", "schedule_names"]
 
@@ -239,12 +240,12 @@ def _check_arguments(cls: type, args: list, kwargs: dict, prefix: str) -> None:
                 hint = did_you_mean(keyword, parameters, quote=True)
                 raise ExpressionError(
                     f"{prefix}: {cls.__name__}() got an unexpected keyword argument {keyword!r}{hint}; "
-                    f"{cls.__name__} takes {_signature(cls)}"
+                    f"{cls.__name__} takes {signature_text('', cls)}"
                 )
     try:
         signature.bind(*args, **kwargs)
     except TypeError as error:
-        raise ExpressionError(f"{prefix}: {error}; {cls.__name__} takes {_signature(cls)}") from None
+        raise ExpressionError(f"{prefix}: {error}; {cls.__name__} takes {signature_text('', cls)}") from None
 
 
 def _lookup_quietly(name: str) -> type | None:
@@ -271,19 +272,6 @@ def _family_of(cls: type) -> str:
 def _close(name: str) -> str:
     names = schedule_names()
     return f"{did_you_mean(name, names)}; known: {', '.join(names)}"
-
-
-def _signature(cls: type) -> str:
-    """``(t_warmup, t_max='1dur', alpha_f=0.0)``: the parameters without annotations."""
-    try:
-        parameters = inspect.signature(cls).parameters.values()
-    except (TypeError, ValueError):
-        return "(...)"
-    parts = []
-    for p in parameters:
-        prefix = {p.VAR_POSITIONAL: "*", p.VAR_KEYWORD: "**"}.get(p.kind, "")
-        parts.append(prefix + p.name + ("" if p.default is p.empty else f"={p.default!r}"))
-    return f"({', '.join(parts)})"
 
 
 def _short(text: str, limit: int = 80) -> str:

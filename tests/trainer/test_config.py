@@ -209,7 +209,10 @@ def test_an_optimizer_factory_gets_the_model():
     with pytest.raises(ConfigError, match="^--learning_rate: trainer.init.optimizer is a factory"):
         apply_sambaflow_flags(config, _flags("--learning_rate", "0.1"))
     config["trainer"]["init"]["optimizer"]["kwargs"] = {"learning_rate": 0.05}
-    with pytest.raises(ConfigError, match=r"^trainer.init.optimizer: .*unexpected argument\(s\) 'learning_rate'"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^trainer.init.optimizer.kwargs.learning_rate: .*unexpected keyword argument 'learning_rate'",
+    ):
         build(config)
 
 
@@ -511,15 +514,15 @@ ERRORS = [
                 )
             ],
         ),
-        "trainer.init.schedulers[0].SequentialLR.schedulers[1].CosineDecayLR",
-        "unexpected argument(s) 'total_iter' (did you mean total_iters?); accepted: CosineDecayLR(optimizer, "
-        "initial_learning_rate, end_learning_rate, total_iters, param_group_tags=None)",
+        "trainer.init.schedulers[0].SequentialLR.schedulers[1].CosineDecayLR.total_iter",
+        "CosineDecayLR got an unexpected keyword argument 'total_iter' (did you mean 'total_iters'?); accepted: "
+        "CosineDecayLR(optimizer, initial_learning_rate, end_learning_rate, total_iters, param_group_tags=None)",
     ),
     (
         "missing scheduler argument",
         _edit("init.schedulers", [{"StepLR": {"initial_learning_rate": 0.1, "gamma": 0.5}}]),
         "trainer.init.schedulers[0].StepLR",
-        "missing argument(s) 'step_size'",
+        "StepLR is missing required argument 'step_size'",
     ),
     (
         "bad scheduler value",
@@ -527,7 +530,7 @@ ERRORS = [
             "init.schedulers",
             [_seq(LINEAR, {"LinearLR": {"initial_learning_rate": 0.1, "end_learning_rate": 0.0, "total_iters": -2}})],
         ),
-        "trainer.init.schedulers[0].SequentialLR.schedulers[1].LinearLR",
+        "trainer.init.schedulers[0].SequentialLR.schedulers[1].LinearLR.total_iters",
         "total_iters=-2",
     ),
     (
@@ -679,7 +682,7 @@ ERRORS = [
     (
         "bad factory kwargs",
         _edit("init.model", {"factory": "config_fixtures:tiny_model", "kwargs": {"in_feature": 3}}),
-        "trainer.init.model",
+        "trainer.init.model.kwargs.in_feature",
         "accepted: config_fixtures:tiny_model(in_features=4, out_features=1)",
     ),
     (
@@ -890,7 +893,7 @@ def test_flags_edit_the_yaml_sambaflow_schedule_and_name_themselves_in_errors():
     assert out["trainer"]["init"]["schedulers"][0]["cosine_schedule_with_warmup"]["num_warmup_steps"] == 30
     with pytest.raises(
         ConfigError,
-        match=r"^trainer.init.schedulers\[0\].cosine_schedule_with_warmup \(num_warmup_steps from --warmup_steps\): "
+        match=r"^trainer.init.schedulers\[0\].cosine_schedule_with_warmup.num_warmup_steps \(from --warmup_steps\): "
         r".*must not exceed",
     ):
         build(out, sources=sources)
@@ -1010,7 +1013,7 @@ def test_a_bad_time_in_one_of_two_schedulers_names_only_that_one_once():
     with pytest.raises(ConfigError) as raised:
         build(config)
     message = str(raised.value)
-    assert message.startswith("trainer.init.schedulers[1].LinearLR: total_iters='-1ba'"), message
+    assert message.startswith("trainer.init.schedulers[1].LinearLR.total_iters: total_iters='-1ba'"), message
     assert message.count("LinearLR") == 1 and "schedulers[0]" not in message and "CosineDecayLR" not in message
 
 
@@ -1113,3 +1116,49 @@ def test_a_configured_trainer_takes_callbacks_as_trainer_does():
         sgd = torch.optim.SGD(model.parameters(), lr=0.1)
         trainer = ConfiguredTrainer(model, data, "2ba", sgd, callbacks=callbacks, progress_bar=False)
         assert trainer.loss_history in list(trainer.callbacks)
+
+
+# ----------------------------------------------------------------------------------------------------
+# Issue 17 item 4: a config is read once, by one parser
+# ----------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        {"cosine": {"alpha_ff": 0.1}},  # a misspelt argument
+        {"cosine": {"alpha_f": float("nan")}},  # a value no reader may read
+        {"Warmup": {"schedule": {"cosine": {"t_mx": "1dur"}}, "t_warmup": "2ba"}},  # nested
+        {"Sequence": {"schedules": ["linear", {"cosin": {}}], "milestones": ["0.5dur"]}},  # an unknown name
+        {"step": {"gamma": 0.5}},  # a missing argument
+        {"step": {"step_size": "5ba", "gamma": -1}},  # a value the constructor rejects
+    ],
+)
+def test_a_schedule_mistake_reads_the_same_in_a_trainer_config_and_in_from_config(item):
+    from schedulers import Schedule, ScheduleConfigError
+
+    with pytest.raises(ScheduleConfigError) as saved:
+        Schedule.from_config(item)
+    config = base_config()
+    config["trainer"]["init"]["schedulers"] = [item]
+    with pytest.raises(ConfigError) as trained:
+        build(config)
+    assert str(trained.value) == f"trainer.init.schedulers[0].{saved.value}"
+
+
+def test_a_name_nested_in_a_cadence_schedule_is_read_among_cadence_schedules():
+    # "CosineAnnealing" names Composer's CosineAnnealingScheduler and Cerebras's CosineAnnealingLR/WD: inside a
+    # Cadence schedule only the first can stand, so it is that one (as Schedule.from_config reads it)
+    config = base_config(max_steps=10)
+    config["trainer"]["init"]["schedulers"] = [{"Warmup": {"schedule": "CosineAnnealing", "t_warmup": "2ba"}}]
+    report, _ = build(config).schedule_report_and_warnings()
+    assert "Warmup(schedule=CosineAnnealingScheduler(t_max='1.0dur'" in report
+
+
+def test_every_key_of_the_tables_has_its_reader_and_model_dir_is_known_once():
+    from trainer.config._schema import INIT, SECTIONS
+
+    for section in SECTIONS:
+        for key in section.keys:
+            assert callable(key.read), f"{section.path}.{key.name} has no reader"
+    assert "model_dir" in INIT.by_name and "model_dir" not in INIT.ignored

@@ -31,6 +31,13 @@ run starts at the checkpoint's batch): the run stops after ``min(start + num_ste
 changing the horizon, so the schedules follow the same curve however a run is split (Cerebras ``num_steps``,
 SambaFlow ``--steps_this_run``). With ``num_steps`` alone the horizon is ``num_steps`` batches.
 
+This module is the public face: the trainer a config builds. Below it, each module reads one thing:
+``_reading`` (the YAML file, and one mapping against its key table), ``_schema`` (every key's table),
+``_objects`` (the Python objects a config names, and the optimizer), ``_schedulers`` (``trainer.init.schedulers``,
+through the one reader of the ``{Name: {arguments}}`` layout, :func:`schedulers.core.config.read_schedule_config`),
+``_command_line`` (SambaFlow flags and ``--set``) and ``_build`` (the rules between keys, and the trainer's
+arguments; ``Trainer.from_config`` builds from it, so it does not import ``trainer.trainer``).
+
 >>> config = {"trainer": {"init": {"model": "torch.nn:Identity", "optimizer": {"SGD": {"lr": 0.1}},
 ...                                "schedulers": [{"CosineDecayLRR": {}}], "loop": {"max_steps": 10}},
 ...                       "fit": {"train_dataloader": "builtins:list"}}}
@@ -43,12 +50,16 @@ trainer.init.schedulers[0].CosineDecayLRR: unknown schedule 'CosineDecayLRR' (di
 
 from __future__ import annotations
 
-from trainer.config._errors import ConfigError, ConfigWarning
-from trainer.config._overrides import apply_overrides, parse_override
-from trainer.config._run import LossHistory, run_summary
-from trainer.config._sambaflow_flags import apply_sambaflow_flags
-from trainer.config._trainer import ConfiguredTrainer, trainer_from_command_line, trainer_from_config
-from trainer.config._yaml import load_config
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from timeunits import TimeUnit
+from trainer.config._build import ConfiguredRun, LossHistory, register_configured, trainer_arguments
+from trainer.config._command_line import apply_overrides, apply_sambaflow_flags, parse_override
+from trainer.config._reading import ConfigError, ConfigWarning, load_config
+from trainer.trainer import Trainer
 
 __all__ = [
     "ConfigError",
@@ -63,3 +74,166 @@ __all__ = [
     "trainer_from_command_line",
     "trainer_from_config",
 ]
+
+
+class ConfiguredTrainer(ConfiguredRun, Trainer):
+    """The :class:`~trainer.Trainer` a config builds: the same trainer, plus ``num_steps`` and a loss history.
+
+    ``num_steps`` (``loop.num_steps``, ``--steps_this_run``) is how many optimizer steps one ``fit()`` takes at
+    most, counted from the timestamp it starts at (after a resume); ``max_duration`` stays the horizon every
+    schedule sees. ``config`` is the configuration it was built from, ``loss_history`` a
+    :class:`~trainer.config.LossHistory`.
+
+    Args:
+        *args: :class:`~trainer.Trainer`'s arguments.
+        num_steps: the optimizer steps one ``fit()`` takes at most (None: up to the horizon).
+        config: the configuration the trainer was built from.
+        **kwargs: :class:`~trainer.Trainer`'s keyword arguments.
+
+    Raises:
+        TypeError, ValueError: as :class:`~trainer.Trainer` does; :func:`trainer_from_config` reports them as
+            :class:`ConfigError` on key paths.
+
+    Example:
+        >>> config = {"trainer": {"init": {"model": {"factory": "torch.nn:Linear", "kwargs": {"in_features": 2,
+        ...           "out_features": 1}}, "optimizer": {"SGD": {"lr": 0.1}}, "loss_fn": "mse_loss",
+        ...           "progress_bar": False, "loop": {"max_steps": 6, "num_steps": 2}},
+        ...           "fit": {"train_dataloader": "itertools:count"}}}
+        >>> trainer = ConfiguredTrainer.from_config(config)
+        >>> trainer.num_steps, str(trainer.state.max_duration)
+        (2, '6ba')
+    """
+
+
+register_configured(Trainer, ConfiguredTrainer)  # Trainer.from_config builds this class
+
+
+def trainer_from_config(
+    config: dict | str | os.PathLike,
+    base_dir: str | os.PathLike | None = None,
+    *,
+    sources: dict[str, str] | None = None,
+) -> ConfiguredTrainer:
+    """Check ``config`` and build its trainer; call ``.fit()`` on the result to train.
+
+    ``module:function`` references are imported with ``base_dir`` (the config file's folder) and the working
+    directory on ``sys.path``. The structure, names, argument lists and imports are checked before any factory
+    runs; the model and loaders are built next; then the trainer builds the optimizer and schedulers and checks
+    them against the run (units, horizons, tokens). The same as ``ConfiguredTrainer.from_config(config,
+    base_dir, sources=sources)``.
+
+    Args:
+        config: a dict in the layout of docs/trainer-config.md, or a YAML file's path (read with
+            :func:`load_config`; ``base_dir`` then defaults to its folder).
+        base_dir: the folder ``module:function`` references are imported from, besides the working directory.
+        sources: key paths -> the flag that set them (the CLI fills it), to name the flag in errors.
+
+    Returns:
+        The :class:`ConfiguredTrainer`.
+
+    Raises:
+        ConfigError: any mistake, before the first batch, naming its key path (and the flag that set it).
+
+    Example:
+        >>> config = {"trainer": {"init": {"model": "torch.nn:Identity", "optimizer": {"SGD": {"lr": 0.1}},
+        ...                                "schedulers": [{"cosine": {"alpha_ff": 0.1}}], "loop": {"max_steps": 10}},
+        ...                       "fit": {"train_dataloader": "builtins:list"}}}
+        >>> try:
+        ...     trainer_from_config(config)
+        ... except ConfigError as error:
+        ...     print(error)
+        trainer.init.schedulers[0].cosine.alpha_ff: CosineAnnealingScheduler got an unexpected keyword argument
+        'alpha_ff' (did you mean 'alpha_f'?); accepted: CosineAnnealingScheduler(t_max='1dur', alpha_f=0.0)
+    """
+    return trainer_arguments(config, base_dir, sources=sources).construct(ConfiguredTrainer)
+
+
+def trainer_from_command_line(
+    path: str | os.PathLike,
+    overrides: Sequence[str] = (),
+    flags: Any = None,
+    *,
+    flag_overrides: Sequence[tuple[str, str]] = (),
+) -> ConfiguredTrainer:
+    """The trainer ``cadence fit PATH [SambaFlow flags] --set KEY=VALUE ...`` builds: the YAML file, then the
+    SambaFlow ``flags``, then the ``--set`` ``overrides``, each key path remembering the flag that set it so
+    that an error names it (``cadence fit``, ``plot`` and ``sweep`` alike).
+
+    Args:
+        path: the YAML file.
+        overrides: ``KEY.PATH=VALUE`` texts, applied in order after the flags.
+        flags: the argparse namespace of :func:`schedulers.sambaflow.add_lr_schedule_args` (or a mapping, or
+            None).
+        flag_overrides: ``(KEY=VALUE, flag)`` pairs applied last: a key another flag of the command sets, which
+            errors name by that flag (``("trainer.init.loop.scale_schedule_ratio=0.5", "--ssr 0.5")``).
+
+    Returns:
+        The :class:`ConfiguredTrainer`.
+
+    Raises:
+        ConfigError: a mistake in the file, a flag or an override, naming the key path and the flag.
+
+    Example:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     file = Path(folder) / "run.yaml"
+        ...     _ = file.write_text("trainer: {init: {model: {factory: 'torch.nn:Linear', kwargs: {in_features: 2, "
+        ...                         "out_features: 1}}, optimizer: SGD, loop: {max_steps: 4}}, "
+        ...                         "fit: {train_dataloader: 'itertools:count'}}")
+        ...     trainer = trainer_from_command_line(file, ["trainer.init.loop.max_steps=8"])
+        >>> str(trainer.state.max_duration)
+        '8ba'
+    """
+    config = load_config(path)
+    sources: dict[str, str] = {}
+    if flags is not None:
+        config = apply_sambaflow_flags(config, flags, sources=sources)
+    config = apply_overrides(config, list(overrides), sources=sources)
+    for override, flag in flag_overrides:
+        config = apply_overrides(config, [override], sources=sources, flag=flag)
+    return trainer_from_config(config, base_dir=Path(path).parent, sources=sources)
+
+
+def run_summary(trainer: Any) -> str:
+    """One line about a finished ``fit()``: the batches trained, the first and last losses, the last evaluation.
+
+    Args:
+        trainer: a trainer a config built (it has a ``loss_history``).
+
+    Returns:
+        The line, without a trailing newline.
+
+    Raises:
+        AttributeError: ``trainer`` has no ``loss_history`` (it was not built from a config).
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> from timeunits import Time, Timestamp
+        >>> history = LossHistory()
+        >>> history.start_batch = 0
+        >>> for loss in (1.5, 0.5):
+        ...     history.on_batch_end(None, loss)
+        >>> state = SimpleNamespace(timestamp=Timestamp(batch=2), max_duration=Time(2, "ba"))
+        >>> print(run_summary(SimpleNamespace(loss_history=history, state=state)))
+        trained batches 0-2 (2 this run) of 2ba; loss 1.5000 (first batch) -> 0.5000 (last batch);
+        mean of the first/last 2: 1.0000 -> 1.0000
+    """
+    history = trainer.loss_history
+    state = trainer.state
+    end = state.timestamp
+    start = history.start_batch if history.start_batch is not None else 0
+    unit = state.max_duration.unit
+    progress = f"{end.get(unit)} of {state.max_duration}" if unit is not TimeUnit.BATCH else f"of {state.max_duration}"
+    parts = [f"trained batches {start}-{end.batch.value} ({history.count} this run) {progress}"]
+    if history.count:
+        first, last = history.first[0], history.last[-1]
+        parts.append(f"loss {first:.4f} (first batch) -> {last:.4f} (last batch)")
+        if history.count > 1:
+            window = min(history.window, history.count)
+            head = sum(history.first[:window]) / window
+            tail = sum(list(history.last)[-window:]) / window
+            parts.append(f"mean of the first/last {window}: {head:.4f} -> {tail:.4f}")
+    if history.eval_metrics:
+        parts.append(", ".join(f"{k} {v:.4f}" for k, v in history.eval_metrics.items()))
+    return "; ".join(parts)

@@ -1,93 +1,38 @@
-"""Every key of the layout, described once: its reader (type and accepted values), default, what to give when
-it is missing, and per section the Cerebras keys Cadence ignores (with the reason), the keys it does not
-support, and the groups of keys of which one may be given. :func:`trainer.config._read.read_section`
-checks a mapping against its section; ``--set`` (``apply_overrides``) uses the same exclusive groups."""
+"""Every key of the layout, described once: its reader (type and accepted values, or the section it opens),
+default, what to give when it is missing, and per section the Cerebras keys Cadence ignores (with the reason),
+the keys it does not support, and the groups of keys of which one may be given. :func:`read_config` reads a
+whole config through these tables; ``--set`` (``apply_overrides``) uses the same exclusive groups."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from functools import cached_property
 from typing import Any
 
 from trainer.arguments import NONFINITE_LOSS_ACTIONS
-from trainer.config._values import Reader, choice, count, device, duration, flag, number, output, text
+from trainer.config._objects import built_by_factory, callbacks, function, loggers, loss, optimizer
+from trainer.config._reading import (
+    ConfigError,
+    Context,
+    Key,
+    Section,
+    choice,
+    count,
+    device,
+    duration,
+    flag,
+    number,
+    output,
+    read_section,
+    section,
+    show,
+    text,
+)
+from trainer.config._schedulers import read_schedulers
 
 # Cerebras's fp16_type -> the trainer's precision (cbfloat16 has no CPU/GPU twin: bf16, with a warning)
 FP16_TYPES = {"float16": "fp16", "bfloat16": "bf16", "cbfloat16": "bf16"}
+# model_dir, when no checkpoint is saved there, is a Cerebras setting Cadence does not use (a warning)
+MODEL_DIR_UNUSED = "Cerebras's output folder; Cadence writes checkpoints to trainer.init.checkpoint.save_folder"
 
-
-@dataclass(frozen=True)
-class Key:
-    """One key: ``read`` checks and converts its value (``None``: the section's own parser reads it)."""
-
-    name: str
-    read: Reader | None = None
-    default: Any = None
-    missing: str | None = None  # required: the error says "missing: <this>"
-    help: str = ""
-
-
-@dataclass(frozen=True)
-class Section:
-    path: str
-    keys: tuple[Key, ...]
-    ignored: dict[str, str] = field(default_factory=dict)  # Cerebras keys Cadence reads past, with the reason
-    unsupported: dict[str, str] = field(default_factory=dict)  # keys that are an error, with the reason
-    exclusive: tuple[tuple[str, ...], ...] = ()
-    label: str = "key"
-
-    @cached_property
-    def by_name(self) -> dict[str, Key]:
-        return {key.name: key for key in self.keys}
-
-    def at(self, path: str) -> Section:
-        """This section's keys at another key path (for mappings that occur in many places)."""
-        return replace(self, path=path)
-
-
-ROOT = Section(
-    "",
-    (Key("trainer", missing="the configuration needs trainer.init (and trainer.fit)"),),
-    label="top-level key",
-)
-TRAINER = Section(
-    "trainer",
-    (Key("init", missing="it holds model, optimizer, schedulers, loop, ..."), Key("fit")),
-    ignored={"validate": "cadence fit only trains", "validate_all": "cadence fit only trains"},
-)
-_LOADERS = (
-    Key("train_dataloader", help="'module:function' returning the training loader"),
-    Key("val_dataloader", help="'module:function' returning the evaluation loader"),
-    Key("eval_dataloader", help="another name of val_dataloader"),
-)
-INIT = Section(
-    "trainer.init",
-    (
-        Key("model", missing="give 'module:function' returning a torch.nn.Module"),
-        Key("optimizer", missing="give e.g. {SGD: {lr: 0.01, momentum: 0.9}} or {AdamW: {lr: 1e-3}}"),
-        Key("schedulers", help="a list of {Name: {arguments}}"),
-        Key("loop", missing="give loop.max_steps (the horizon in optimizer steps) or loop.max_duration"),
-        Key("checkpoint"),
-        Key("seed", count(0), 0, help="seeds Python, torch and numpy, and the trainer's shuffling"),
-        Key("device", device, "cpu"),
-        Key("precision", help="fp32, bf16, fp16, or Cerebras's mapping"),
-        Key("callbacks"),
-        *_LOADERS,
-        Key("loss_fn"),
-        Key("get_num_samples"),
-        Key("get_num_tokens"),
-        Key("progress_bar", flag, True),
-        Key("loggers"),
-        Key("model_dir", text, help="Cerebras's output folder: the checkpoint folder when saving is asked for"),
-    ),
-    ignored={
-        "backend": "a Cerebras cluster backend; Cadence runs on trainer.init.device",
-        "logging": "Cerebras logging settings; Cadence shows a progress bar",
-        "model_dir": "Cerebras's output folder; Cadence writes checkpoints to trainer.init.checkpoint.save_folder",
-        "sparsity": "Cerebras weight sparsity",
-    },
-)
-FIT = Section("trainer.fit", (*_LOADERS, Key("ckpt_path", text)))
 LOOP = Section(
     "trainer.init.loop",
     (
@@ -159,20 +104,95 @@ PRECISION = Section(
         )
     },
 )
-# {factory: "module:function", kwargs: {...}} wherever a Python object is named (placed with Section.at)
-FACTORY = Section("", (Key("factory"), Key("kwargs")))
-SECTIONS = (ROOT, TRAINER, INIT, FIT, LOOP, CHECKPOINT, PRECISION)
 
 
-def home_of(key: str) -> str | None:
-    """The one section a key belongs to (for "it belongs under ..." hints), or None."""
-    homes = [s.path for s in SECTIONS if s.path and (key in s.by_name or key in s.unsupported)]
-    return homes[0] if len(homes) == 1 else None
+def _precision(value: Any, path: str, ctx: Context) -> dict[str, Any]:
+    """``fp32``, ``bf16`` or ``fp16``, or Cerebras's mapping (read against :data:`PRECISION`)."""
+    from trainer.precision import PRECISIONS
+
+    if isinstance(value, str):  # None (absent) reads as the mapping's defaults: fp32, no clipping
+        if value not in PRECISIONS:
+            raise ctx.error(path, f"{value!r} is not a precision: give one of {', '.join(PRECISIONS)}")
+        return {"name": value}
+    return read_section(PRECISION, value, ctx)
+
+
+_precision.section = PRECISION  # type: ignore[attr-defined]
+
+_LOADERS = (
+    Key("train_dataloader", built_by_factory("train_dataloader"), help="returns the training loader"),
+    Key("val_dataloader", built_by_factory("val_dataloader"), help="returns the evaluation loader"),
+    Key("eval_dataloader", built_by_factory("val_dataloader"), help="another name of val_dataloader"),
+)
+INIT = Section(
+    "trainer.init",
+    (
+        Key("model", built_by_factory("model"), missing="give 'module:function' returning a torch.nn.Module"),
+        Key("optimizer", optimizer, missing="give e.g. {SGD: {lr: 0.01, momentum: 0.9}} or {AdamW: {lr: 1e-3}}"),
+        Key(
+            "loop",
+            section(LOOP),
+            missing="give loop.max_steps (the horizon in optimizer steps) or loop.max_duration",
+        ),
+        Key("checkpoint", section(CHECKPOINT)),
+        Key("seed", count(0), 0, help="seeds Python, torch and numpy, and the trainer's shuffling"),
+        Key("device", device, "cpu"),
+        Key("precision", _precision, help="fp32, bf16, fp16, or Cerebras's mapping"),
+        Key("callbacks", callbacks, ()),
+        *_LOADERS,
+        Key("loss_fn", loss, help="null: the model returns the loss"),
+        Key("get_num_samples", function("get_num_samples")),
+        Key("get_num_tokens", function("get_num_tokens")),
+        Key("progress_bar", flag, True),
+        Key("loggers", loggers, ()),
+        Key("model_dir", text, help="Cerebras's output folder: the checkpoint folder when saving is asked for"),
+        # read last, after the optimizer and the loop: the schedules come next to what they are built on
+        Key("schedulers", read_schedulers, (), help="a list of {Name: {arguments}}"),
+    ),
+    ignored={
+        "backend": "a Cerebras cluster backend; Cadence runs on trainer.init.device",
+        "logging": "Cerebras logging settings; Cadence shows a progress bar",
+        "sparsity": "Cerebras weight sparsity",
+    },
+)
+FIT = Section("trainer.fit", (*_LOADERS, Key("ckpt_path", text)))
+TRAINER = Section(
+    "trainer",
+    (  # fit first: init's schedulers are the last keys read, next to the rules that build them
+        Key("fit", section(FIT)),
+        Key("init", section(INIT, allow_none=False), missing="it holds model, optimizer, schedulers, loop, ..."),
+    ),
+    ignored={"validate": "cadence fit only trains", "validate_all": "cadence fit only trains"},
+)
+
+
+def _trainer(value: Any, path: str, ctx: Context) -> dict[str, Any]:
+    if isinstance(value, list):
+        raise ctx.error(path, "a list of trainers (multi-phase Cerebras runs) is not supported: give one mapping")
+    return read_section(TRAINER, value, ctx, allow_none=False)
+
+
+_trainer.section = TRAINER  # type: ignore[attr-defined]
+
+ROOT = Section(
+    "",
+    (Key("trainer", _trainer, missing="the configuration needs trainer.init (and trainer.fit)"),),
+    label="top-level key",
+)
+SECTIONS = tuple(ROOT.sections())
+
+
+def read_config(config: Any, ctx: Context) -> dict[str, Any]:
+    """The whole config read through the tables: ``{"trainer": {"init": {...}, "fit": {...}}}`` with every key
+    at its reader's value or its default. Nothing is built or called yet."""
+    if not isinstance(config, dict):
+        raise ConfigError(None, f"the configuration must be a mapping with a 'trainer' key, got {show(config)}")
+    return read_section(ROOT, config, ctx)
 
 
 def exclusive_groups(path: str) -> tuple[tuple[str, ...], ...]:
     """The exclusive groups of the section at ``path`` (``trainer.init.loop``), or ``()``."""
-    for section in SECTIONS:
-        if section.path == path:
-            return section.exclusive
+    for table in SECTIONS:
+        if table.path == path:
+            return table.exclusive
     return ()

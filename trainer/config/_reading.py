@@ -1,0 +1,518 @@
+"""How a config is read: the YAML file, the error and the warning of a key path, the reading context (the flags
+that set keys, the config's folder, the schema), the one check of a mapping against its key table
+(:func:`read_section`) and the readers of single values that the tables (:mod:`trainer.config._schema`) name.
+
+A reader is ``(value, key path, context) -> the checked value``; a :class:`Section` lists its keys, each with
+its reader, default and what to give when it is missing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import math
+import os
+import re
+import sys
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from schedulers.core.config import ScheduleConfigError
+from schedulers.core.names import did_you_mean, suggest
+from schedulers.core.signatures import call_problem, nonfinite_argument
+from schedulers.tools.files import unwritable_reason
+from timeunits import Time, TimeUnit
+
+_LONGEST_VALUE_SHOWN = 40
+
+
+class ConfigError(ValueError):
+    """A configuration mistake, raised before training starts; ``str()`` is one line ``"<key path>: <what>"``.
+
+    ``path`` is the key path (``trainer.init.loop.max_steps``), or the file for a YAML syntax error, with
+    the command-line flag that set the value when one did (``trainer.init.loop.max_steps (from --max_steps)``).
+
+    Args:
+        path: where the mistake is (None: the configuration as a whole).
+        message: what is wrong and what is accepted; line breaks become spaces.
+
+    Example:
+        >>> str(ConfigError("trainer.init.loop.max_steps", "must be an integer >= 1,\\n got 0"))
+        'trainer.init.loop.max_steps: must be an integer >= 1, got 0'
+    """
+
+    def __init__(self, path: str | None, message: str) -> None:
+        self.path = path
+        self.message = one_line(message)
+        super().__init__(f"{path}: {self.message}" if path else self.message)
+
+
+class ConfigWarning(UserWarning):
+    """A key Cadence reads but does not use (a Cerebras setting with no Cadence counterpart), or a no-op flag.
+
+    Example:
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     warnings.warn(ConfigWarning("trainer.init.backend: Cadence does not use this Cerebras setting"))
+        >>> caught[0].category.__name__
+        'ConfigWarning'
+    """
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line (a message is one line of a terminal)."""
+    return re.sub(r"\s*\n\s*", " ", str(text)).strip()
+
+
+def join(path: str, key: str | int) -> str:
+    """``path.key`` or ``path[index]``; a key of the top level (``path == ""``) is its own path."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else str(key)
+
+
+def show(value: Any) -> str:
+    """A value as a message shows it: its repr, cut at 80 characters."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _brief(origin: str) -> str:
+    """The flag that set a key, as an error names it: a long ``--set`` value is left out (the user wrote it,
+    the key path says which one it is, and an error naming several keys would repeat it)."""
+    flag, equals, value = origin.partition("=")
+    if not flag.startswith("--set ") or not equals or len(value) <= _LONGEST_VALUE_SHOWN:
+        return origin
+    return f"{flag}=..."
+
+
+# -- the YAML file --------------------------------------------------------------------------------------
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader with the YAML 1.2 float rule and an error for duplicate keys.
+
+    PyYAML follows YAML 1.1, where a float needs a dot and a signed exponent: ``1e-3``, ``3e4`` and ``1.0e5``
+    would be strings. YAML 1.2 (and every Cadence/Cerebras user) reads them as floats.
+    """
+
+    def construct_mapping(self, node: yaml.Node, deep: bool = False) -> dict:
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, Any] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    duplicate = key in seen
+                except TypeError:  # an unhashable key: PyYAML reports it below
+                    continue
+                if duplicate:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping",
+                        node.start_mark,
+                        f"found duplicate key {key!r} (first at line {seen[key].line + 1})",
+                        key_node.start_mark,
+                    )
+                seen[key] = key_node.start_mark
+        return super().construct_mapping(node, deep=deep)
+
+
+# Floats PyYAML 1.1 leaves as strings: an exponent without a dot or without a sign (1e-3, 3e4, 1.0e5, .5e3),
+# and a signed number starting with a dot (-.5). Integers never match (PyYAML's int resolver runs first anyway).
+_YAML12_FLOAT = re.compile(
+    r"""^(?:[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+
+        |[-+]\.[0-9][0-9_]*)$""",
+    re.X,
+)
+_Loader.add_implicit_resolver("tag:yaml.org,2002:float", _YAML12_FLOAT, list("-+0123456789."))
+
+
+def yaml_value(text: str, source: str) -> Any:
+    """``text`` read as YAML by the loader of :func:`load_config` (a ``--set`` value); ``source`` names it in errors."""
+    try:
+        return yaml.load(text, Loader=_Loader)  # noqa: S506  (a SafeLoader subclass)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark is not None else source
+        problem = error.problem or error.context or "invalid YAML"
+        raise ConfigError(where, f"invalid YAML: {problem}") from None
+    except yaml.YAMLError as error:
+        raise ConfigError(source, f"invalid YAML: {error}") from None
+
+
+def load_config(path: str | os.PathLike) -> dict:
+    """The YAML file ``path`` as a dict (YAML 1.2 floats: ``1e-3`` is ``0.001``; duplicate keys are errors).
+
+    Args:
+        path: the YAML file.
+
+    Returns:
+        Its top-level mapping (an empty file is ``{}``).
+
+    Raises:
+        ConfigError: a missing or unreadable file, a syntax error (with line and column), a key given twice in
+            one mapping, or a top level that is not a mapping.
+
+    Example:
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     file = Path(folder) / "run.yaml"
+        ...     _ = file.write_text("trainer: {init: {optimizer: {AdamW: {lr: 1e-3}}, loop: {max_duration: 2e6tok}}}")
+        ...     load_config(file)["trainer"]["init"]
+        {'optimizer': {'AdamW': {'lr': 0.001}}, 'loop': {'max_duration': '2e6tok'}}
+    """
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(str(file), "no such config file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(str(file), f"cannot read the config: {error}") from None
+    data = yaml_value(text, str(file))
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(str(file), f"the top level must be a mapping with a 'trainer' key, got {type(data).__name__}")
+    return data
+
+
+class Context:
+    """One reading of a config: the config's folder (for imports), which flag set which key path (for
+    messages), and the schema (for "it belongs under ..." hints)."""
+
+    def __init__(self, base_dir: Path | None, sources: dict[str, str], schema: Section | None = None) -> None:
+        self.base_dir = base_dir
+        self.sources = sources
+        self.schema = schema
+
+    def where(self, path: str) -> str:
+        """``path`` with the flag that set it or a parent (``... (from --max_steps)``), else the flags that set keys
+        under it (``... (num_warmup_steps from --warmup_steps)``)."""
+        best = None
+        below = []
+        for key, origin in ((key, _brief(origin)) for key, origin in self.sources.items()):
+            if path == key or path.startswith(key + ".") or path.startswith(key + "["):
+                if best is None or len(key) > len(best[0]):
+                    best = (key, origin)
+            elif key.startswith(path + ".") or key.startswith(path + "["):
+                below.append(f"{key[len(path) :].lstrip('.')} from {origin}")
+        if best is not None:
+            return f"{path} (from {best[1]})"
+        return f"{path} ({'; '.join(below[:3])})" if below else path
+
+    def error(self, path: str, message: str) -> ConfigError:
+        """The ConfigError at ``path`` (named with the flag that set it)."""
+        return ConfigError(self.where(path), message)
+
+    def warn(self, path: str, message: str) -> None:
+        """A ConfigWarning at ``path``."""
+        warnings.warn(ConfigWarning(f"{self.where(path)}: {message}"), stacklevel=4)
+
+    @contextlib.contextmanager
+    def schedules(self) -> Iterator[None]:
+        """Errors of the schedule reader (:mod:`schedulers.core.config`) as ConfigErrors on their key paths."""
+        try:
+            yield
+        except ScheduleConfigError as error:
+            raise self.error(error.key_path, error.message) from None
+
+    def check_call(
+        self, target: Any, arguments: Mapping, name: str, path: str, *, arguments_path: str, leading: int = 0
+    ) -> None:
+        """``target(<leading>, **arguments)`` binds, by the one check of :func:`schedulers.core.signatures.
+        call_problem`; else a ConfigError at the argument's key path (under ``arguments_path``) or at ``path``."""
+        problem = call_problem(target, arguments, name=name, leading=leading)
+        if problem is not None:
+            at = join(arguments_path, problem.argument) if problem.argument is not None else path
+            raise self.error(at, problem.message)
+
+    def import_object(self, reference: str, path: str) -> Any:
+        """The object ``"package.module:attribute.path"`` names, imported with the config's folder and the
+        working directory on ``sys.path``."""
+        module_name, sep, attribute = reference.partition(":")
+        module_name, attribute = module_name.strip(), attribute.strip()
+        if not sep or not module_name or not attribute:
+            raise self.error(
+                path, f"{reference!r} must name a function as 'module:function' (e.g. 'mymodels:make_model')"
+            )
+        for folder in (Path.cwd(), self.base_dir):  # the config's folder ends up first
+            if folder is not None:
+                entry = str(Path(folder).resolve())
+                if entry not in sys.path:
+                    sys.path.insert(0, entry)
+        try:
+            module = _import(module_name)
+        except ImportError as error:
+            searched = ", ".join(
+                dict.fromkeys(str(Path(f).resolve()) for f in (self.base_dir, Path.cwd()) if f is not None)
+            )
+            raise self.error(
+                path, f"cannot import {module_name!r} ({error}); searched {searched} and sys.path"
+            ) from None
+        target: Any = module
+        for part in attribute.split("."):
+            if not hasattr(target, part):
+                hint = did_you_mean(part, [n for n in dir(target) if not n.startswith("_")])
+                raise self.error(path, f"{module_name} has no attribute {attribute!r}{hint}")
+            target = getattr(target, part)
+        return target
+
+
+Reader = Callable[[Any, str, Context], Any]
+
+
+def _import(module_name: str) -> Any:
+    """The module ``module_name``; a module written after its folder was first listed is found too (the finders'
+    caches are cleared when the first try fails)."""
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError:
+        importlib.invalidate_caches()
+        return importlib.import_module(module_name)
+
+
+# -- key tables ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key: ``read`` checks and converts its value; ``missing`` (when given) makes it required and is what
+    the error says to give; ``help`` says what it is."""
+
+    name: str
+    read: Reader
+    default: Any = None
+    missing: str | None = None
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class Section:
+    """The keys of one mapping at ``path``, the Cerebras keys Cadence reads past (with the reason), the keys it
+    does not support (with the reason) and the groups of keys of which one may be given."""
+
+    path: str
+    keys: tuple[Key, ...]
+    ignored: dict[str, str] = field(default_factory=dict)
+    unsupported: dict[str, str] = field(default_factory=dict)
+    exclusive: tuple[tuple[str, ...], ...] = ()
+    label: str = "key"
+
+    @cached_property
+    def by_name(self) -> dict[str, Key]:
+        return {key.name: key for key in self.keys}
+
+    def at(self, path: str) -> Section:
+        """This section's keys at another key path (for mappings that occur in many places)."""
+        return replace(self, path=path)
+
+    def sections(self) -> Iterator[Section]:
+        """This section and every section its keys read, depth first."""
+        yield self
+        for key in self.keys:
+            inner = getattr(key.read, "section", None)
+            if inner is not None:
+                yield from inner.sections()
+
+
+def section(table: Section, *, allow_none: bool = True) -> Reader:
+    """The reader of a mapping described by ``table`` (``None`` reads as empty unless ``allow_none`` is False)."""
+
+    def read(value: Any, path: str, ctx: Context) -> dict[str, Any]:
+        return read_section(table, value, ctx, allow_none=allow_none)
+
+    read.section = table  # type: ignore[attr-defined]
+    return read
+
+
+def read_section(table: Section, value: Any, ctx: Context, *, allow_none: bool = True) -> dict[str, Any]:
+    """``value`` checked against ``table``: every key it gives read by its key's reader, the others at their
+    defaults. Unknown keys are errors (naming close keys, or the section a key belongs to), ignored Cerebras
+    keys warnings, two keys of one exclusive group an error, and a missing required key an error saying what
+    to give. ``None`` values count as absent."""
+    given = mapping(value, table.path, ctx, allow_none=allow_none)
+    _check_names(table, given, ctx)
+    present = {key: item for key, item in given.items() if item is not None and key in table.by_name}
+    nonfinite = nonfinite_argument(present)
+    if nonfinite is not None:
+        raise ctx.error(join(table.path, nonfinite.argument), nonfinite.message)
+    for group in table.exclusive:
+        both = [key for key in group if key in present]
+        if len(both) > 1:
+            raise ctx.error(
+                join(table.path, both[1]),
+                f"give only one of {', '.join(group)} (also {join(table.path, both[0])} is set)",
+            )
+    values = {}
+    for key in table.keys:
+        if key.name in present:
+            values[key.name] = key.read(present[key.name], join(table.path, key.name), ctx)
+        elif key.missing is not None:
+            raise ctx.error(join(table.path, key.name), f"missing: {key.missing}")
+        elif getattr(key.read, "section", None) is not None:  # an absent section: its keys at their defaults
+            values[key.name] = key.read(None, join(table.path, key.name), ctx)
+        else:
+            values[key.name] = key.default
+    return values
+
+
+def _check_names(table: Section, given: Mapping, ctx: Context) -> None:
+    for key in given:
+        text = str(key)
+        if text in table.by_name:
+            continue
+        path = join(table.path, text)
+        if text in table.unsupported:
+            raise ctx.error(path, f"not supported: {table.unsupported[text]}")
+        if text in table.ignored:
+            ctx.warn(path, f"Cadence does not use this Cerebras setting ({table.ignored[text]}); ignored")
+            continue
+        accepted = [k.name for k in table.keys]
+        close = suggest(text, accepted)
+        hint = f"did you mean {', '.join(close)}? " if close else ""
+        home = _home_of(text, ctx.schema)
+        if home is not None and home != table.path:
+            hint = f"it belongs under {home}; " + hint
+        raise ctx.error(path, f"unknown {table.label} ({hint}accepted here: {', '.join(accepted)})")
+
+
+def _home_of(key: str, schema: Section | None) -> str | None:
+    """The one section of ``schema`` a key belongs to (for "it belongs under ..." hints), or None."""
+    if schema is None:
+        return None
+    homes = {s.path for s in schema.sections() if s.path and (key in s.by_name or key in s.unsupported)}
+    return homes.pop() if len(homes) == 1 else None
+
+
+# -- readers of single values ----------------------------------------------------------------------------
+
+
+def mapping(value: Any, path: str, ctx: Context, *, allow_none: bool = True) -> dict:
+    """A mapping (``None`` is an empty one unless ``allow_none`` is False)."""
+    if value is None and allow_none:
+        return {}
+    if not isinstance(value, dict):
+        raise ctx.error(path, f"must be a mapping of keys to values, got {show(value)}")
+    return value
+
+
+def count(minimum: int = 1) -> Reader:
+    """An integer >= ``minimum``; a whole float (``1e3``, a YAML 1.2 float) is fine."""
+
+    def read(value: Any, path: str, ctx: Context) -> int:
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ctx.error(path, f"must be an integer >= {minimum}, got {show(value)}")
+        if value < minimum:
+            raise ctx.error(path, f"must be an integer >= {minimum}, got {value}")
+        return value
+
+    return read
+
+
+def number(value: Any, path: str, ctx: Context) -> float:
+    """A finite number > 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ctx.error(path, f"must be a finite number, got {show(value)}")
+    if value <= 0:
+        raise ctx.error(path, f"must be > 0, got {value}")
+    return float(value)
+
+
+def flag(value: Any, path: str, ctx: Context) -> bool:
+    """``true`` or ``false``."""
+    if not isinstance(value, bool):
+        raise ctx.error(path, f"must be true or false, got {show(value)}")
+    return value
+
+
+def text(value: Any, path: str, ctx: Context) -> str:
+    """A string."""
+    if not isinstance(value, str):
+        raise ctx.error(path, f"must be a string, got {show(value)}")
+    return value
+
+
+def choice(names: tuple[str, ...]) -> Reader:
+    """One of ``names`` (case-sensitive)."""
+
+    def read(value: Any, path: str, ctx: Context) -> str:
+        if not isinstance(value, str) or value not in names:
+            raise ctx.error(path, f"must be one of {', '.join(names)}, got {show(value)}")
+        return value
+
+    return read
+
+
+def duration(hint: str) -> Reader:
+    """A positive time string in ep, ba, sp or tok (``hint`` says what else the key's section takes)."""
+
+    def read(value: Any, path: str, ctx: Context) -> Time:
+        if isinstance(value, (bool, int, float)):
+            raise ctx.error(
+                path, f"{value!r} has no unit: give a time string such as '10ep', '1000ba' or '2e6tok' ({hint})"
+            )
+        try:
+            time = Time.from_input(value)
+        except ValueError as error:  # timeunits' message names the value and says what a time is
+            raise ctx.error(path, str(error)) from None
+        if time.unit is TimeUnit.DURATION:
+            raise ctx.error(path, f"{time} is a fraction of the run: give it in ep, ba, sp or tok")
+        if time.value <= 0:
+            raise ctx.error(path, f"{time} must be positive")
+        return time
+
+    return read
+
+
+def output(*, folder: bool) -> Reader:
+    """A path Cadence will write (a folder, or a file): its folder must exist or be creatable, checked now
+    so that a bad place fails before training with the key and the folder named."""
+
+    def read(value: Any, path: str, ctx: Context) -> str:
+        if not isinstance(value, (str, os.PathLike)):
+            raise ctx.error(path, f"must be a {'folder' if folder else 'file'} path, got {show(value)}")
+        check_output(value, path, ctx, folder=folder)
+        return os.fspath(value)
+
+    return read
+
+
+def check_output(value: str | os.PathLike, path: str, ctx: Context, *, folder: bool) -> None:
+    """``value`` can be written (a folder, or a file; missing folders on the way are fine): a ConfigError naming
+    ``path`` otherwise, by the one check of :func:`schedulers.tools.files.unwritable_reason`."""
+    reason = unwritable_reason(value, folder=folder)
+    if reason is not None:
+        raise ctx.error(path, reason)
+
+
+def device(value: Any, path: str, ctx: Context) -> str:
+    """``cpu``, ``cuda``, ``cuda:N``; Cerebras's ``CPU``/``GPU``; ``CSX`` warns and trains on cpu."""
+    import torch
+
+    if not isinstance(value, str):
+        raise ctx.error(path, f"must be a device name such as cpu, cuda or cuda:1, got {show(value)}")
+    name = value.strip()
+    if name.lower() == "csx":
+        ctx.warn(path, "CSX is a Cerebras system; Cadence trains on cpu")
+        return "cpu"
+    name = {"cpu": "cpu", "gpu": "cuda"}.get(name.lower(), name)
+    try:
+        found = torch.device(name)
+    except (RuntimeError, ValueError):
+        raise ctx.error(
+            path, f"{value!r} is not a device: give cpu, cuda, cuda:N (Cerebras CPU/GPU also work)"
+        ) from None
+    if found.type == "cuda" and not torch.cuda.is_available():
+        raise ctx.error(path, f"{value!r}: CUDA is not available on this machine")
+    return str(found)
