@@ -24,7 +24,7 @@ from schedulers.core.arguments import (
 from schedulers.core.base import Curve, FunctionSchedule, Schedule
 from schedulers.core.callables import CallableKind, callable_kind
 from schedulers.core.registry import register_scheduler
-from schedulers.core.resolution import RunContext
+from schedulers.core.run import Run
 from schedulers.core.state import ScheduleState
 from timeunits import Time
 
@@ -69,7 +69,7 @@ def warmup_ramp(t_warmup: int, peak: float, main: Callable[[Any], Any]) -> Calla
     return lambda x: ops(x).piecewise(x, boundaries, pieces)
 
 
-def _child_curve(run: RunContext, child: Schedule, label: str, unit) -> Curve:
+def _child_curve(run: Run, child: Schedule, label: str, unit) -> Curve:
     curve = child._resolve(run)
     if curve.unit is not unit:
         raise ValueError(
@@ -99,7 +99,7 @@ class Warmup(Schedule):
     t_warmup: Time = time_field()
     scale_warmup: bool = flag_field()
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         inner = self.schedule._resolve(run)
         times = {"t_warmup": run.count("t_warmup", self.t_warmup, scale=self.scale_warmup)}
         w = times["t_warmup"].value
@@ -140,7 +140,7 @@ class Sequence(Schedule):
                 f"{len(self.schedules)} schedules need {len(self.schedules) - 1} milestones, got {len(self.milestones)}"
             )
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         given = {f"milestones[{i}]": m for i, m in enumerate(self.milestones)}
         given["max_duration"] = Time(1.0, "dur")
         times = self._resolve_times(run, given)
@@ -151,12 +151,12 @@ class Sequence(Schedule):
             if edges[i + 1] <= edges[i]:
                 raise ValueError(
                     f"Sequence segment {i} is empty: it runs from {edges[i]}{unit.value} to {edges[i + 1]}{unit.value} "
-                    f"(milestones {[str(m) for m in self.milestones]} within max_duration={run.max_duration})"
+                    f"(milestones {[str(m) for m in self.milestones]} within max_duration={run.length})"
                 )
         pieces = []
         for i, child in enumerate(self.schedules):
             start, length = edges[i], edges[i + 1] - edges[i]
-            segment = RunContext(Time(length, unit), run.dataloader_len, run.ssr)
+            segment = Run(Time(length, unit), run.dataloader_len, ssr=run.ssr, scaled=True)  # a part of the run
             curve = _child_curve(segment, child, f"schedules[{i}]", unit)
             times.update({f"schedules[{i}].{name}": time for name, time in curve.times.items()})
             pieces.append(_shifted(curve.fn, start))
@@ -213,7 +213,23 @@ class Product(Schedule):
             alpha = alpha * schedule(state, ssr)
         return alpha
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def bind(self, run: Run) -> Callable[[ScheduleState], float]:
+        """The product of the factors, each bound to ``run`` (a Cadence schedule resolved once for it)."""
+        ssr = run.ssr
+        alphas = tuple(
+            factor.bind(run) if isinstance(factor, Schedule) else (lambda state, f=factor: f(state, ssr))
+            for factor in self.schedules
+        )
+
+        def alpha(state: ScheduleState) -> float:
+            result = 1.0
+            for factor in alphas:
+                result = result * factor(state)
+            return result
+
+        return alpha
+
+    def _resolve(self, run: Run) -> Curve:
         if not self._closed:
             raise TypeError(f"{self!r} has a factor that is a function of the state: it has no closed form to resolve")
         curves = [self.schedules[0]._resolve(run)]

@@ -23,7 +23,7 @@ from schedulers.core.arguments import (
 from schedulers.core.base import Curve, Schedule
 from schedulers.core.composition import warmup_ramp
 from schedulers.core.registry import register_scheduler
-from schedulers.core.resolution import RunContext
+from schedulers.core.run import Run
 from timeunits import Time, Timestamp, TimeUnit  # noqa: F401  (Timestamp: doctests)
 
 __all__ = [
@@ -43,12 +43,12 @@ __all__ = [
 ]
 
 
-def _run_unit(run: RunContext) -> TimeUnit:
+def _run_unit(run: Run) -> TimeUnit:
     """The unit a ``dur`` resolves to in this run (max_duration's, with epochs as batches)."""
-    return TimeUnit.BATCH if run.max_duration.unit is TimeUnit.EPOCH else run.max_duration.unit
+    return TimeUnit.BATCH if run.length.unit is TimeUnit.EPOCH else run.length.unit
 
 
-def _run_count(run: RunContext, unit: TimeUnit) -> int | None:
+def _run_count(run: Run, unit: TimeUnit) -> int | None:
     """The run's length in ``unit`` (ba, sp or tok), or None when it cannot be said."""
     try:
         length = run.count("max_duration", Time(1.0, TimeUnit.DURATION))
@@ -75,7 +75,7 @@ class StepScheduler(Schedule):
     step_size: Time = time_field()
     gamma: float = number_field(0.1, low=0.0)
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         times = self._resolve_times(run, self._arguments("step_size"))
         step_size, gamma = positive_count("step_size", times["step_size"], self.step_size), self.gamma
         return Curve(times["step_size"].unit, lambda x: kernels.step(x, step_size, gamma), times)
@@ -92,7 +92,7 @@ class MultiStepScheduler(Schedule):
     milestones: tuple[Time, ...] = milestones_field()
     gamma: float = number_field(0.1, low=0.0)
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         times = self._resolve_times(run, _milestone_arguments(self.milestones))
         points, gamma = _points(times), self.gamma
         unit = next(iter(times.values())).unit if times else _run_unit(run)
@@ -118,7 +118,7 @@ class ConstantScheduler(Schedule):
     alpha: float = multiplier_field(1.0)
     t_max: Time = time_field("1dur")
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         times = self._resolve_times(run, self._arguments("t_max"))
         t_max, alpha = times["t_max"].value, self.alpha
         return Curve(times["t_max"].unit, lambda x: ops(x).where(x < t_max, alpha, 1.0), times)
@@ -136,7 +136,7 @@ class LinearScheduler(Schedule):
     alpha_f: float = multiplier_field(0.0, final=True)
     t_max: Time = time_field("1dur")
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         times = self._resolve_times(run, self._arguments("t_max"))
         t_max, a_i, a_f = positive_count("t_max", times["t_max"], self.t_max), self.alpha_i, self.alpha_f
         return Curve(times["t_max"].unit, lambda x: kernels.linear(x / t_max, a_i, a_f), times)
@@ -153,7 +153,7 @@ class ExponentialScheduler(Schedule):
     gamma: float = number_field(low=0.0)
     decay_period: Time = time_field("1ep")
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         times = self._resolve_times(run, self._arguments("decay_period"))
         period, gamma = positive_count("decay_period", times["decay_period"], self.decay_period), self.gamma
         return Curve(times["decay_period"].unit, lambda x: kernels.exponential(x, gamma, period), times)
@@ -170,7 +170,7 @@ class CosineAnnealingScheduler(Schedule):
     t_max: Time = time_field("1dur")
     alpha_f: float = multiplier_field(0.0, final=True)
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         times = self._resolve_times(run, self._arguments("t_max"))
         t_max, a_f = positive_count("t_max", times["t_max"], self.t_max), self.alpha_f
         return Curve(times["t_max"].unit, lambda x: kernels.cosine(x / t_max, 1.0, a_f), times)
@@ -190,7 +190,7 @@ class CosineAnnealingWarmRestartsScheduler(Schedule):
     t_mult: float = number_field(1.0, low=0.0)
     alpha_f: float = multiplier_field(0.0, final=True)
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         times = self._resolve_times(run, self._arguments("t_0"))
         t_0 = positive_count("t_0", times["t_0"], self.t_0)
         # growing (or steady) periods are followed as far as a count can go; shrinking ones must
@@ -200,7 +200,7 @@ class CosineAnnealingWarmRestartsScheduler(Schedule):
             raise ValueError(
                 f"t_mult={self.t_mult} shrinks the interval between restarts until it is 0, so Cadence checks that "
                 f"the intervals cover the run; t_0={self.t_0} resolves to {times['t_0']} but the run "
-                f"(max_duration={run.max_duration}) cannot be counted in {times['t_0'].unit.value}: give t_0 in "
+                f"(max_duration={run.length}) cannot be counted in {times['t_0'].unit.value}: give t_0 in "
                 "max_duration's unit (or dur)"
             )
         horizon = run_length if self.t_mult < 1 else 2**53
@@ -224,7 +224,7 @@ class PolynomialScheduler(Schedule):
     t_max: Time = time_field("1dur")
     alpha_f: float = multiplier_field(0.0, final=True)
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         times = self._resolve_times(run, self._arguments("t_max"))
         t_max, power, a_f = positive_count("t_max", times["t_max"], self.t_max), self.power, self.alpha_f
         return Curve(times["t_max"].unit, lambda x: kernels.polynomial(x / t_max, power, 1.0, a_f), times)
@@ -245,7 +245,7 @@ class _WarmupSchedule(Schedule):
     #: whether t_max must cover max_duration (Composer checks this for the decaying schedules)
     _checks_t_max = True
 
-    def _warmup(self, run: RunContext, main_times: dict[str, Time]) -> tuple[dict[str, Time], int]:
+    def _warmup(self, run: Run, main_times: dict[str, Time]) -> tuple[dict[str, Time], int]:
         """Resolve ``t_warmup`` with ``main_times``; warn once on a zero warmup; check t_max covers the run."""
         unscaled = () if self.scale_warmup else ("t_warmup",)
         times = self._resolve_times(run, {"t_warmup": self.t_warmup, **main_times}, unscaled=unscaled)
@@ -254,7 +254,7 @@ class _WarmupSchedule(Schedule):
             self._warn_once(
                 "zero-warmup",
                 f"{type(self).__name__}: t_warmup={self.t_warmup} resolves to 0 for max_duration="
-                f"{run.max_duration}, so there is no warmup (a dur warmup is a fraction of max_duration, "
+                f"{run.length}, so there is no warmup (a dur warmup is a fraction of max_duration, "
                 "counted in max_duration's unit)",
             )
         if "t_max" in times and self._checks_t_max:
@@ -262,7 +262,7 @@ class _WarmupSchedule(Schedule):
             if length is not None and times["t_max"].value < length:
                 raise ValueError(
                     f"t_max={self.t_max} resolves to {times['t_max']}, but it must be greater than or equal to "
-                    f"max_duration={run.max_duration} ({length}{times['t_max'].unit.value}); otherwise the "
+                    f"max_duration={run.length} ({length}{times['t_max'].unit.value}); otherwise the "
                     "schedule is not defined for the whole run"
                 )
         return times, max(t_warmup, 0)
@@ -294,7 +294,7 @@ class MultiStepWithWarmupScheduler(_WarmupSchedule):
     gamma: float = number_field(0.1, low=0.0)
     scale_warmup: bool = flag_field()
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         times, t_warmup = self._warmup(run, _milestone_arguments(self.milestones))
         points, gamma = _points(times), self.gamma
         fn = warmup_ramp(t_warmup, 1.0, lambda x: kernels.multistep(x, points, gamma))
@@ -316,11 +316,11 @@ class LinearWithWarmupScheduler(_WarmupSchedule):
     t_max: Time = time_field("1dur")
     scale_warmup: bool = flag_field()
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         return _linear_with_warmup(self, run, self.alpha_i, self.alpha_f)
 
 
-def _linear_with_warmup(schedule: _WarmupSchedule, run: RunContext, a_i: float, a_f: float) -> Curve:
+def _linear_with_warmup(schedule: _WarmupSchedule, run: Run, a_i: float, a_f: float) -> Curve:
     """The warmup-then-linear curve of :class:`LinearWithWarmupScheduler` and :class:`ConstantWithWarmupScheduler`."""
     times, t_warmup = schedule._warmup(run, schedule._arguments("t_max"))
     progress = _after_warmup(t_warmup, times["t_max"].value)
@@ -344,7 +344,7 @@ class ConstantWithWarmupScheduler(_WarmupSchedule):
     t_max: Time = time_field("1dur")
     scale_warmup: bool = flag_field()
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         return _linear_with_warmup(self, run, self.alpha, self.alpha)
 
 
@@ -363,7 +363,7 @@ class CosineAnnealingWithWarmupScheduler(_WarmupSchedule):
     alpha_f: float = multiplier_field(0.0, final=True)
     scale_warmup: bool = flag_field()
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         times, t_warmup = self._warmup(run, self._arguments("t_max"))
         progress, a_f = _after_warmup(t_warmup, times["t_max"].value), self.alpha_f
 
@@ -389,7 +389,7 @@ class PolynomialWithWarmupScheduler(_WarmupSchedule):
     alpha_f: float = multiplier_field(0.0, final=True)
     scale_warmup: bool = flag_field()
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         times, t_warmup = self._warmup(run, self._arguments("t_max"))
         progress, power, a_f = _after_warmup(t_warmup, times["t_max"].value), self.power, self.alpha_f
 

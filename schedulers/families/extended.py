@@ -22,7 +22,7 @@ from schedulers.core.arguments import (
 )
 from schedulers.core.base import Curve, Schedule
 from schedulers.core.registry import register_scheduler
-from schedulers.core.resolution import RunContext
+from schedulers.core.run import Run
 from timeunits import Time
 
 __all__ = ["CyclicScheduler", "InverseSquareRootScheduler", "OneCycleScheduler", "WarmupStableDecayScheduler"]
@@ -51,7 +51,7 @@ class WarmupStableDecayScheduler(Schedule):
     t_max: Time = time_field("1dur")
     scale_warmup: bool = flag_field()
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         unscaled = () if self.scale_warmup else ("t_warmup",)
         times = self._resolve_times(run, self._arguments("t_warmup", "t_decay", "t_max"), unscaled=unscaled)
         warmup, t_max = times["t_warmup"].value, times["t_max"].value
@@ -85,7 +85,7 @@ class InverseSquareRootScheduler(Schedule):
     t_warmup: Time = time_field()
     scale_warmup: bool = flag_field()
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         unscaled = () if self.scale_warmup else ("t_warmup",)
         times = self._resolve_times(run, self._arguments("t_warmup"), unscaled=unscaled)
         warmup = positive_count("t_warmup", times["t_warmup"], self.t_warmup)  # it is also the decay's timescale
@@ -120,7 +120,7 @@ class OneCycleScheduler(Schedule):
         if self.pct_start >= 1:
             raise ValueError(f"pct_start={self.pct_start!r} must be in (0, 1)")
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         times = self._resolve_times(run, self._arguments("t_max"))
         total = positive_count("t_max", times["t_max"], self.t_max)
         start = 1.0 / self.div_factor
@@ -150,7 +150,7 @@ class CyclicScheduler(Schedule):
     mode: str = choice_field("triangular", kernels.CYCLIC_MODES)
     gamma: float = number_field(1.0, low=0.0, low_open=True)
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         names = ("t_up",) if self.t_down is None else ("t_up", "t_down")
         times = self._resolve_times(run, self._arguments(*names))
         up = positive_count("t_up", times["t_up"], self.t_up)
