@@ -245,9 +245,7 @@ class Schedule(Configurable):
     def _resolve(self, run: Run) -> Curve:
         raise NotImplementedError(f"{type(self).__name__} must implement _resolve(run) -> Curve")
 
-    def _resolve_times(
-        self, run: Run, given: dict[str, Time], unscaled: tuple[str, ...] = ()
-    ) -> dict[str, Time]:
+    def _resolve_times(self, run: Run, given: dict[str, Time], unscaled: tuple[str, ...] = ()) -> dict[str, Time]:
         """Resolve ``given`` times (those named in ``unscaled`` without ssr) and check they share one unit."""
         resolved = {name: run.count(name, time, scale=name not in unscaled) for name, time in given.items()}
         for name, time in given.items():

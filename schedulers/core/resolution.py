@@ -39,9 +39,9 @@ class MissingDataloaderLenError(ValueError, RuntimeError):
     >>> from schedulers import StepScheduler
     >>> try:
     ...     StepScheduler("1ep").resolve("10ba")
-    ... except MissingDataloaderLenError as error:
-    ...     print(str(error).split(":")[0])
-    step_size=1ep needs dataloader_len (batches per epoch) to become batches
+    ... except RuntimeError as error:  # Composer's class; a ValueError too
+    ...     print(type(error).__name__, isinstance(error, ValueError))
+    MissingDataloaderLenError True
     """
 
 
@@ -73,8 +73,10 @@ def resolve_time(
         MissingDataloaderLenError: An epoch (or a ``dur`` of a run in epochs) with ``dataloader_len`` None.
         ValueError: ``time`` is not a time (timeunits' error).
 
-    >>> resolve_time("t_warmup", "2ep", Time(500, "ba"), 50, 0.5), resolve_time("t_max", "1dur", Time(10, "ep"), 50, 1.0)
-    (Time(50, TimeUnit.BATCH), Time(500, TimeUnit.BATCH))
+    >>> resolve_time("t_warmup", "2ep", Time(500, "ba"), 50, 0.5)
+    Time(50, TimeUnit.BATCH)
+    >>> resolve_time("t_max", "1dur", Time(10, "ep"), 50, 1.0)
+    Time(500, TimeUnit.BATCH)
     """
     time = Time.from_input(time)
     if time.unit is TimeUnit.DURATION:

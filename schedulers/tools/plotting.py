@@ -38,9 +38,8 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import IO
 
-import torch
-
 import attrs
+import torch
 
 from schedulers.core.arguments import number_argument
 from schedulers.core.base import Schedule

@@ -142,22 +142,7 @@ def schedule_report_rows(
     timeline = run_timeline(
         max_duration, dataloader_len, samples_per_batch=samples_per_batch, tokens_per_batch=tokens_per_batch, ssr=ssr
     )
-    run = timeline.run
-    rows: list[dict[str, Any]] = [
-        {
-            "kind": "run",
-            "max_duration": str(run.max_duration),
-            "ssr": run.ssr,
-            "length": str(run.length),
-            "dataloader_len": run.dataloader_len,
-        }
-    ]
-    totals = {
-        TimeUnit.BATCH: timeline.num_batches,
-        TimeUnit.SAMPLE: _total(run.samples_per_batch, timeline.num_batches),
-        TimeUnit.TOKEN: _total(run.tokens_per_batch, timeline.num_batches),
-    }
-    rows += _length_rows(timeline, totals)
+    rows, totals = _run_rows(timeline)
     reported = []
     for index, (label, schedule, hyperparameter) in enumerate(entries):
         base = _base_value(base_values, hyperparameter)
@@ -175,6 +160,19 @@ def schedule_report_rows(
         if len(members) > 1:
             rows += _combined_rows(hyperparameter, members, _base_value(base_values, hyperparameter), timeline)
     return rows
+
+
+def _run_rows(timeline: RunTimeline) -> tuple[list[dict[str, Any]], dict[TimeUnit, Any]]:
+    """The run's row and its length rows; and its totals in ba, sp and tok (None where nothing is counted)."""
+    run, n = timeline.run, timeline.num_batches
+    head = {"kind": "run", "max_duration": str(run.max_duration), "ssr": run.ssr, "length": str(run.length)}
+    head["dataloader_len"] = run.dataloader_len
+    totals = {
+        TimeUnit.BATCH: n,
+        TimeUnit.SAMPLE: _total(run.samples_per_batch, n),
+        TimeUnit.TOKEN: _total(run.tokens_per_batch, n),
+    }
+    return [head, *_length_rows(timeline, totals)], totals
 
 
 def _entries(schedules: object) -> list[Entry]:

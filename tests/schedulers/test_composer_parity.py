@@ -509,11 +509,15 @@ def test_deviation1_case36_differs_from_composer():
     state = harness_state(0.5, "249875ba")
     value = LinearWithWarmupScheduler(t_warmup="500ba", scale_warmup=True)(state, 0.5)
     assert value != approx(0.5007507507507507)
-    curve = LinearWithWarmupScheduler(t_warmup="500ba", scale_warmup=True).resolve(Run("500ep", 1000, ssr=0.5, scaled=True))
+    curve = LinearWithWarmupScheduler(t_warmup="500ba", scale_warmup=True).resolve(
+        Run("500ep", 1000, ssr=0.5, scaled=True)
+    )
     assert curve.times["t_warmup"] == Time(250, "ba")
     assert curve.times["t_max"] == Time(500_000, "ba")
     # with scale_warmup=False (case 35) the boundary stays at 500ba, as in Composer
-    curve = LinearWithWarmupScheduler(t_warmup="500ba", scale_warmup=False).resolve(Run("500ep", 1000, ssr=0.5, scaled=True))
+    curve = LinearWithWarmupScheduler(t_warmup="500ba", scale_warmup=False).resolve(
+        Run("500ep", 1000, ssr=0.5, scaled=True)
+    )
     assert curve.times["t_warmup"] == Time(500, "ba")
 
 
