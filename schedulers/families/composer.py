@@ -67,6 +67,18 @@ class StepScheduler(Schedule):
 
     .. math:: \alpha(x) = \gamma^{\lfloor x / \mathrm{step\_size} \rfloor}
 
+    Args:
+        step_size: The period, a time in any unit (``dur``: of the run).
+        gamma: The factor per period, a finite number >= 0.
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: ``step_size`` resolving to 0 for a run (a short time, a small ratio), naming it.
+
     >>> from schedulers import SchedulerState
     >>> StepScheduler("10ba", gamma=0.5)(SchedulerState("100ba", Timestamp(batch=25)))
     0.25
@@ -87,6 +99,22 @@ class MultiStepScheduler(Schedule):
     r"""Decay by ``gamma`` at each milestone reached.
 
     .. math:: \alpha(x) = \gamma^{\#\{i \,:\, x \ge m_i\}}
+
+    Args:
+        milestones: The times of the decays, each a time in any unit (``dur``: of the run).
+        gamma: The factor per milestone, >= 0.
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: Milestones resolving to different units.
+
+    >>> from schedulers import SchedulerState
+    >>> MultiStepScheduler(["10ba", "0.5dur"], gamma=0.5)(SchedulerState("100ba", Timestamp(batch=60)))
+    0.25
     """
 
     milestones: tuple[Time, ...] = milestones_field()
@@ -113,6 +141,21 @@ class ConstantScheduler(Schedule):
     r"""Hold ``alpha`` until ``t_max``, then 1.
 
     .. math:: \alpha(x) = \alpha \text{ if } x < t_{max} \text{ else } 1
+
+    Args:
+        alpha: The multiplier held until ``t_max``, a finite number >= 0.
+        t_max: When it ends, a time in any unit (``dur``: of the run).
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+
+    >>> from schedulers import SchedulerState
+    >>> ConstantScheduler(0.5, t_max="10ba")(SchedulerState("100ba", Timestamp(batch=5)))
+    0.5
     """
 
     alpha: float = multiplier_field(1.0)
@@ -130,6 +173,23 @@ class LinearScheduler(Schedule):
     r"""Move linearly from ``alpha_i`` to ``alpha_f`` over ``t_max``, then hold ``alpha_f``.
 
     .. math:: \alpha(x) = \alpha_i + (\alpha_f - \alpha_i)\,\min(1, x / t_{max})
+
+    Args:
+        alpha_i: The start multiplier, >= 0.
+        alpha_f: The end multiplier, >= 0 (above 1 warns).
+        t_max: The length of the ramp, a time in any unit (``dur``: of the run).
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: ``t_max`` resolving to 0 for a run.
+
+    >>> from schedulers import SchedulerState
+    >>> LinearScheduler()(SchedulerState("100ba", Timestamp(batch=25)))
+    0.75
     """
 
     alpha_i: float = multiplier_field(1.0)
@@ -148,6 +208,23 @@ class ExponentialScheduler(Schedule):
     r"""Decay by ``gamma`` per ``decay_period``, continuously.
 
     .. math:: \alpha(x) = \gamma^{x / \mathrm{decay\_period}}
+
+    Args:
+        gamma: The factor per period, >= 0.
+        decay_period: The period, a time in any unit (``dur``: of the run).
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: ``decay_period`` resolving to 0 for a run.
+        MissingDataloaderLenError: The default ``1ep`` without ``dataloader_len``.
+
+    >>> from schedulers import SchedulerState
+    >>> ExponentialScheduler(0.5, decay_period="10ba")(SchedulerState("100ba", Timestamp(batch=20)))
+    0.25
     """
 
     gamma: float = number_field(low=0.0)
@@ -165,6 +242,22 @@ class CosineAnnealingScheduler(Schedule):
     r"""Half a cosine from 1 to ``alpha_f`` over ``t_max``.
 
     .. math:: \alpha(x) = \alpha_f + (1 - \alpha_f)\,\frac{1 + \cos(\pi \min(1, x / t_{max}))}{2}
+
+    Args:
+        t_max: The length of the half cosine, a time in any unit (``dur``: of the run).
+        alpha_f: The end multiplier, >= 0.
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: ``t_max`` resolving to 0 for a run.
+
+    >>> from schedulers import SchedulerState
+    >>> CosineAnnealingScheduler()(SchedulerState("100ba", Timestamp(batch=50)))
+    0.5
     """
 
     t_max: Time = time_field("1dur")
@@ -184,6 +277,23 @@ class CosineAnnealingWarmRestartsScheduler(Schedule):
     Interval lengths :math:`L_0 = t_0`, :math:`L_{k+1} = \lfloor t_{mult} L_k \rfloor`; within an interval
     starting at :math:`s`: :math:`\alpha = \alpha_f + (1 - \alpha_f)(1 + \cos(\pi (x - s) / L_k))/2`.
     The lengths go on past the end of the run (docs/schedules.md); shrinking ones must not reach 0 within it.
+
+    Args:
+        t_0: The first interval, a time in any unit (``dur``: of the run).
+        t_mult: Each interval's factor on the last, >= 0.
+        alpha_f: The multiplier at each interval's end, >= 0.
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: ``t_0`` resolving to 0, or shrinking intervals that reach 0 within the run.
+
+    >>> from schedulers import SchedulerState
+    >>> CosineAnnealingWarmRestartsScheduler("10ba")(SchedulerState("100ba", Timestamp(batch=15)))
+    0.5
     """
 
     t_0: Time = time_field()
@@ -218,6 +328,23 @@ class PolynomialScheduler(Schedule):
     r"""Decay as a power of the fraction of ``t_max`` left.
 
     .. math:: \alpha(x) = \alpha_f + (1 - \alpha_f)\,(1 - \min(1, x / t_{max}))^{\mathrm{power}}
+
+    Args:
+        power: The exponent, >= 0.
+        t_max: The length of the decay, a time in any unit (``dur``: of the run).
+        alpha_f: The end multiplier, >= 0.
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: ``t_max`` resolving to 0 for a run.
+
+    >>> from schedulers import SchedulerState
+    >>> PolynomialScheduler(power=2.0)(SchedulerState("100ba", Timestamp(batch=50)))
+    0.25
     """
 
     power: float = number_field(low=0.0)
@@ -285,6 +412,25 @@ class MultiStepWithWarmupScheduler(_WarmupSchedule):
     r"""Linear warmup from 0 to 1 over ``t_warmup``, then :class:`MultiStepScheduler`.
 
     .. math:: \alpha(x) = x / t_w \;(x < t_w), \qquad \gamma^{\#\{i : x \ge m_i\}} \;(x \ge t_w)
+
+    Args:
+        t_warmup: The warmup's length, a time in any unit (``dur``: of the run); kept unscaled unless
+            ``scale_warmup``.
+        milestones: The times of the decays, each a time in any unit (``dur``: of the run).
+        gamma: The factor per milestone, >= 0.
+        scale_warmup: Whether the ratio scales the warmup too (its end and its ramp: deviation 1).
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: Times of two units, or ``t_max`` short of the run, naming them.
+
+    >>> from schedulers import SchedulerState
+    >>> MultiStepWithWarmupScheduler("10ba", ["50ba"], gamma=0.5)(SchedulerState("100ba", Timestamp(batch=5)))
+    0.5
     """
 
     _checks_t_max = False
@@ -308,6 +454,26 @@ class LinearWithWarmupScheduler(_WarmupSchedule):
 
     .. math:: \alpha(x) = \alpha_i x / t_w \;(x < t_w), \qquad
               \alpha_i + (\alpha_f - \alpha_i)\min\!\left(1, \tfrac{x - t_w}{t_{max} - t_w}\right) \;(x \ge t_w)
+
+    Args:
+        t_warmup: The warmup's length, a time in any unit (``dur``: of the run); kept unscaled unless
+            ``scale_warmup``.
+        alpha_i: The multiplier at the warmup's end, >= 0.
+        alpha_f: The end multiplier, >= 0.
+        t_max: Where the linear part ends, a time in any unit (``dur``: of the run).
+        scale_warmup: Whether the ratio scales the warmup too (its end and its ramp: deviation 1).
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: Times of two units, or ``t_max`` short of the run, naming them.
+
+    >>> from schedulers import SchedulerState
+    >>> LinearWithWarmupScheduler("10ba")(SchedulerState("110ba", Timestamp(batch=60)))
+    0.5
     """
 
     t_warmup: Time = time_field()
@@ -337,6 +503,25 @@ class ConstantWithWarmupScheduler(_WarmupSchedule):
     r"""Linear warmup from 0 to ``alpha``, then hold ``alpha`` (Composer: a linear warmup schedule with equal ends).
 
     .. math:: \alpha(x) = \alpha\, x / t_w \;(x < t_w), \qquad \alpha \;(x \ge t_w)
+
+    Args:
+        t_warmup: The warmup's length, a time in any unit (``dur``: of the run); kept unscaled unless
+            ``scale_warmup``.
+        alpha: The multiplier after the warmup, >= 0.
+        t_max: The run it covers, a time in any unit (``dur``: of the run).
+        scale_warmup: Whether the ratio scales the warmup too (its end and its ramp: deviation 1).
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: Times of two units, or ``t_max`` short of the run, naming them.
+
+    >>> from schedulers import SchedulerState
+    >>> ConstantWithWarmupScheduler("10ba", alpha=0.5)(SchedulerState("100ba", Timestamp(batch=5)))
+    0.25
     """
 
     t_warmup: Time = time_field()
@@ -356,6 +541,25 @@ class CosineAnnealingWithWarmupScheduler(_WarmupSchedule):
     .. math:: \alpha(x) = x / t_w \;(x < t_w), \qquad
               \alpha_f + (1 - \alpha_f)\frac{1 + \cos(\pi \tau)}{2},\;
               \tau = \min\!\left(1, \tfrac{x - t_w}{t_{max} - t_w}\right) \;(x \ge t_w)
+
+    Args:
+        t_warmup: The warmup's length, a time in any unit (``dur``: of the run); kept unscaled unless
+            ``scale_warmup``.
+        t_max: Where the cosine ends, a time in any unit (``dur``: of the run).
+        alpha_f: The end multiplier, >= 0.
+        scale_warmup: Whether the ratio scales the warmup too (its end and its ramp: deviation 1).
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: Times of two units, or ``t_max`` short of the run, naming them.
+
+    >>> from schedulers import SchedulerState
+    >>> CosineAnnealingWithWarmupScheduler("10ba")(SchedulerState("110ba", Timestamp(batch=60)))
+    0.5
     """
 
     t_warmup: Time = time_field()
@@ -381,6 +585,26 @@ class PolynomialWithWarmupScheduler(_WarmupSchedule):
     .. math:: \alpha(x) = x / t_w \;(x < t_w), \qquad
               \alpha_f + (1 - \alpha_f)(1 - \tau)^{\mathrm{power}},\;
               \tau = \min\!\left(1, \tfrac{x - t_w}{t_{max} - t_w}\right) \;(x \ge t_w)
+
+    Args:
+        t_warmup: The warmup's length, a time in any unit (``dur``: of the run); kept unscaled unless
+            ``scale_warmup``.
+        power: The exponent, >= 0.
+        t_max: Where the decay ends, a time in any unit (``dur``: of the run).
+        alpha_f: The end multiplier, >= 0.
+        scale_warmup: Whether the ratio scales the warmup too (its end and its ramp: deviation 1).
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: Times of two units, or ``t_max`` short of the run, naming them.
+
+    >>> from schedulers import SchedulerState
+    >>> PolynomialWithWarmupScheduler("10ba")(SchedulerState("110ba", Timestamp(batch=60)))
+    0.25
     """
 
     t_warmup: Time = time_field()
