@@ -59,6 +59,17 @@ def warmup_ramp(t_warmup: int, peak: float, main: Callable[[Any], Any]) -> Calla
 
     with :func:`schedulers.core.kernels.warmup` the ramp; no ramp at all when ``t_w = 0``.
 
+    Args:
+        t_warmup: The warmup's end, a count.
+        peak: The value the ramp reaches.
+        main: The curve from ``t_warmup`` on (a float or tensor function).
+
+    Returns:
+        The ramped curve.
+
+    Raises:
+        Nothing.
+
     >>> ramped = warmup_ramp(10, 2.0, lambda x: 1.0)
     >>> ramped(0.0), ramped(5.0), ramped(10.0)
     (0.0, 1.0, 1.0)
@@ -88,6 +99,19 @@ class Warmup(Schedule):
 
     ``s`` sees the run's own time (it is not shifted by the warmup; use :class:`Sequence` for that).
     ``scale_warmup=True`` scales the warmup by ssr like every other time; by default it is not scaled.
+
+    Args:
+        schedule: The schedule after the warmup (a Cadence schedule).
+        t_warmup: The warmup's length, a time in any unit (``dur``: of the run).
+        scale_warmup: Whether the ratio scales the warmup too.
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: A warmup that resolves to another unit than the schedule's.
 
     >>> from schedulers import StepScheduler
     >>> curve = Warmup(StepScheduler("50ba", gamma=0.5), t_warmup="10ba").resolve("100ba")
@@ -123,6 +147,18 @@ class Sequence(Schedule):
     With :math:`m_0 = 0` and :math:`m_{n} =` the run's length, schedule :math:`i` applies on
     :math:`[m_i, m_{i+1})` and sees the time since its segment began, :math:`x - m_i`; a ``dur`` inside it is a
     fraction of its own segment.
+
+    Args:
+        schedules: The schedules, one per segment (a non-empty list).
+        milestones: Where each segment after the first starts, one fewer than ``schedules``.
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: An empty segment, or parts in different units.
 
     >>> from schedulers import LinearScheduler, CosineAnnealingScheduler
     >>> warm_then_cosine = Sequence([LinearScheduler(0.0, 1.0), CosineAnnealingScheduler()], ["0.1dur"])
@@ -194,6 +230,17 @@ class Product(Schedule):
     of the state (:func:`schedulers.as_schedule`, or any ``(state, ssr)`` callable). That is how the schedules
     the trainer drives on one hyperparameter multiply. Its closed form (:meth:`resolve`, whole-run evaluation)
     needs factors that are Cadence schedules resolving to one unit.
+
+    Args:
+        schedules: The factors (a non-empty list): Cadence schedules or ``(state, ssr)`` callables.
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the product of the factors at ``state.timestamp``;
+        ``resolve(...)`` gives the curve for a run (factors that are Cadence schedules in one unit).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built; factors in two units, when resolved.
+        TypeError: Resolving a product with a factor that is a function of the state.
 
     >>> from schedulers import LinearScheduler, StepScheduler
     >>> curve = Product([LinearScheduler(), StepScheduler("50ba", gamma=0.5)]).resolve("100ba")

@@ -36,6 +36,15 @@ class MissingDataloaderLenError(ValueError, RuntimeError):
 
     Composer raises RuntimeError here; Cadence's error is also a ValueError, so either ``except`` catches it.
 
+    Args:
+        message: What needed ``dataloader_len``, naming the argument.
+
+    Returns:
+        The error.
+
+    Raises:
+        Nothing: it is raised.
+
     >>> from schedulers import StepScheduler
     >>> try:
     ...     StepScheduler("1ep").resolve("10ba")

@@ -39,6 +39,22 @@ class WarmupStableDecayScheduler(Schedule):
         \alpha(x) = \min(1, x / t_w)\,\bigl(\alpha_f + (1 - \alpha_f)\,g(p)\bigr), \quad
         g = 1 - p \;(\text{linear}),\; \tfrac{1 + \cos \pi p}{2} \;(\text{cosine}),\; 1 - \sqrt{p} \;(\text{1-sqrt})
 
+    Args:
+        t_warmup: The warmup's length, a time in any unit (``dur``: of the run); unscaled unless ``scale_warmup``.
+        t_decay: The decay's length, a time in any unit (``dur``: of the run).
+        alpha_f: The end multiplier, >= 0.
+        decay_shape: ``linear``, ``cosine`` or ``1-sqrt``.
+        t_max: Where the decay ends, a time in any unit (``dur``: of the run).
+        scale_warmup: Whether the ratio scales the warmup too.
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: A warmup that ends after the decay starts, or ``t_decay`` resolving to 0.
+
     >>> curve = WarmupStableDecayScheduler("10ba", t_decay="20ba", alpha_f=0.1).resolve("100ba")
     >>> curve(5), curve(50), curve(90), curve(100)
     (0.5, 1.0, 0.55, 0.1)
@@ -77,6 +93,18 @@ class InverseSquareRootScheduler(Schedule):
 
     .. math:: \alpha(x) = x / t_w \;(x < t_w), \qquad \sqrt{t_w / x} \;(x \ge t_w)
 
+    Args:
+        t_warmup: The warmup's length and the decay's timescale, a time in any unit (``dur``: of the run).
+        scale_warmup: Whether the ratio scales the warmup too.
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: ``t_warmup`` resolving to 0 for a run.
+
     >>> curve = InverseSquareRootScheduler("100ba").resolve("10000ba")
     >>> curve(50), curve(100), curve(400)
     (0.5, 1.0, 0.5)
@@ -103,6 +131,22 @@ class OneCycleScheduler(Schedule):
     :math:`1/(\mathrm{div\_factor}\cdot\mathrm{final\_div\_factor})` (``three_phase``: back to the start
     value first), annealing by ``anneal_strategy`` (``"cos"`` or ``"linear"``); see
     :func:`schedulers.core.kernels.one_cycle` for the exact phase boundaries.
+
+    Args:
+        t_max: The cycle's length, a time in any unit (``dur``: of the run).
+        pct_start: The rising part, in (0, 1).
+        div_factor: Peak / start, > 0.
+        final_div_factor: Start / end, > 0.
+        anneal_strategy: ``cos`` or ``linear``.
+        three_phase: Whether to come back to the start value before the final decay.
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: ``t_max`` resolving to 0, or phases of no length.
 
     >>> curve = OneCycleScheduler(div_factor=4.0).resolve("100ba")
     >>> curve(0), curve(29)
@@ -138,6 +182,21 @@ class CyclicScheduler(Schedule):
     One cycle rises over ``t_up`` and falls over ``t_down`` (default ``t_up``); ``mode`` is ``"triangular"``,
     ``"triangular2"`` (the amplitude halves each cycle) or ``"exp_range"`` (the amplitude decays as
     :math:`\gamma^x`, with :math:`x` counted in the resolved unit). See :func:`schedulers.core.kernels.cyclic`.
+
+    Args:
+        t_up: The rising half of a cycle, a time in any unit (``dur``: of the run).
+        t_down: The falling half (None: ``t_up``).
+        base_ratio: The low multiplier, >= 0.
+        mode: ``triangular``, ``triangular2`` or ``exp_range``.
+        gamma: The amplitude's decay per count in ``exp_range``, > 0.
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: ``t_up`` or ``t_down`` resolving to 0 for a run.
 
     >>> curve = CyclicScheduler("10ba", base_ratio=0.1).resolve("100ba")
     >>> curve(0), curve(10), curve(20)

@@ -72,6 +72,19 @@ class RecordedValues:
     For curves that are not a closed form to evaluate (what ``cadence plot CONFIG`` records by running the
     trainer's loop without training): give ``(label, RecordedValues({ssr: values}))`` wherever a schedule is
     accepted; each run's tensor must have one value per batch of that run.
+
+    Args:
+        by_ssr: ``{ssr: values}``, one value per batch of each ratio's run.
+
+    Returns:
+        A curve for :func:`plot_schedules`, :func:`schedule_table` and :func:`terminal_plot`.
+
+    Raises:
+        ValueError: When drawn, a ratio without values, or values that do not fit its run.
+
+    >>> table = schedule_table([("seen", RecordedValues({1.0: [1.0, 0.5]}))], "2ba")
+    >>> table.column("seen")
+    [1.0, 0.5]
     """
 
     def __init__(self, by_ssr: dict[float, torch.Tensor]) -> None:
@@ -331,6 +344,27 @@ def plot_schedules(
     Each line has at most ``max_points`` points (``None``: every batch). Draws into ``ax`` when given, else
     into a new Figure (not managed by pyplot); returns the Figure.
 
+    Args:
+        schedules: Schedules, ``(label, schedule)`` pairs or expression strings.
+        max_duration: The run's length as written, or a :class:`~schedulers.core.run.Run` (without the next three):
+            the run ``Trainer(max_duration=...)`` trains, each ratio of ``ssrs`` applied as the trainer applies it.
+        dataloader_len: Batches per epoch.
+        samples_per_batch: Samples per batch (a constant or one entry per batch).
+        tokens_per_batch: Tokens per batch.
+        ssrs: One ratio or several, a curve each (None: the run's own, 1 unless a Run says otherwise).
+        x_unit: ``ba``, ``ep``, ``sp``, ``tok`` or ``dur``.
+        base_value: Plot ``base_value × α`` instead of α.
+        ax: Matplotlib axes to draw into (a new Figure otherwise).
+        title: The title (the run's description by default).
+        max_points: Points per line at most (None: every batch).
+
+    Returns:
+        The matplotlib Figure.
+
+    Raises:
+        ValueError: A bad run, unit or option, or a schedule's own error prefixed with its label.
+        ImportError: matplotlib is not installed (the ``plot`` extra).
+
     >>> from schedulers import CosineAnnealingWithWarmupScheduler
     >>> figure = plot_schedules([("cosine", CosineAnnealingWithWarmupScheduler("0.05dur"))], "10ep",
     ...                         dataloader_len=500, ssrs=[0.5, 1.0], x_unit="ep")
@@ -405,6 +439,22 @@ class ScheduleTable:
     count that unit: no ``dataloader_len``, ``samples_per_batch`` or ``tokens_per_batch``), ``dur`` (the
     fraction of the run; one ``dur (ssr=…)`` column per ratio when several runs are compared), then one
     column per curve. A run shorter than the longest has empty cells (``None``) after its end.
+
+    Args:
+        header: The column names.
+        columns: One tensor per column (None: an empty column).
+        integer: Whether each column holds counts.
+        rows: The number of rows.
+
+    Returns:
+        The table (built by :func:`schedule_table`).
+
+    Raises:
+        Nothing.
+
+    >>> from schedulers import LinearScheduler
+    >>> schedule_table([("linear", LinearScheduler())], "4ba").column("linear")
+    [1.0, 0.75, 0.5, 0.25]
     """
 
     def __init__(self, header: list[str], columns: list[torch.Tensor | None], integer: list[bool], rows: int) -> None:
@@ -463,6 +513,22 @@ def schedule_table(
     base_value: float | None = None,
 ) -> ScheduleTable:
     """The exact value of every curve at every batch (the arguments are :func:`plot_schedules`'s).
+
+    Args:
+        schedules: Schedules, ``(label, schedule)`` pairs or expression strings.
+        max_duration: The run's length as written, or a :class:`~schedulers.core.run.Run` (without the next three):
+            the run ``Trainer(max_duration=...)`` trains, each ratio of ``ssrs`` applied as the trainer applies it.
+        dataloader_len: Batches per epoch.
+        samples_per_batch: Samples per batch (a constant or one entry per batch).
+        tokens_per_batch: Tokens per batch.
+        ssrs: One ratio or several, a curve each (None: the run's own, 1 unless a Run says otherwise).
+        base_value: Tabulate ``base_value × α`` instead of α.
+
+    Returns:
+        The :class:`ScheduleTable`.
+
+    Raises:
+        ValueError: A bad run, or a schedule's own error prefixed with its label.
 
     >>> from schedulers import StepScheduler
     >>> table = schedule_table([("step", StepScheduler("2ba", gamma=0.5))], "4ba", dataloader_len=2)
@@ -524,6 +590,32 @@ def terminal_plot(
     ``o``, ``+``, ...), later curves on top. The default is braille for one curve or with ``color=True`` (an
     ANSI colour per curve), else markers, so overlaid curves stay distinguishable in plain text. The y axis
     is labelled with the minimum and maximum value, the x axis with the start and the end of the longest run.
+
+    Args:
+        schedules: Schedules, ``(label, schedule)`` pairs or expression strings.
+        max_duration: The run's length as written, or a :class:`~schedulers.core.run.Run` (without the next three):
+            the run ``Trainer(max_duration=...)`` trains, each ratio of ``ssrs`` applied as the trainer applies it.
+        dataloader_len: Batches per epoch.
+        samples_per_batch: Samples per batch (a constant or one entry per batch).
+        tokens_per_batch: Tokens per batch.
+        ssrs: One ratio or several, a curve each (None: the run's own, 1 unless a Run says otherwise).
+        x_unit: ``ba``, ``ep``, ``sp``, ``tok`` or ``dur``.
+        base_value: Plot ``base_value × α`` instead of α.
+        title: A first line.
+        width: Characters across (>= 8).
+        height: Characters down (>= 2).
+        style: ``braille``, ``ascii`` or None (automatic).
+        color: ANSI colours.
+
+    Returns:
+        The plot as text.
+
+    Raises:
+        ValueError: A bad run, unit or option, or a schedule's own error prefixed with its label.
+
+    >>> from schedulers import StepScheduler
+    >>> terminal_plot(StepScheduler("5ba", gamma=0.5), "10ba", width=10, height=2).splitlines()[1]
+    '  1 ┤⠉⠉⠉⠉⠉⡇⠀⠀⠀⠀'
     """
     run = as_run(max_duration, dataloader_len, samples_per_batch=samples_per_batch, tokens_per_batch=tokens_per_batch)
     check_x_unit(x_unit, run.dataloader_len, run.samples_per_batch, run.tokens_per_batch)  # before a long run
@@ -560,7 +652,28 @@ def text_plot(
 ) -> str:
     """Any curves as text, drawn as :func:`terminal_plot` draws schedules: ``lines`` holds ``(label, x, end,
     values)`` per curve (``values[i]`` holds from ``x[i]`` to the next x, the last one to ``end``); the canvas
-    is ``width`` × ``height`` characters, with axes labelled ``x_label`` and ``y_label`` and a legend."""
+    is ``width`` × ``height`` characters, with axes labelled ``x_label`` and ``y_label`` and a legend.
+
+    Args:
+        lines: ``(label, x, end, values)`` per curve.
+        x_label: The x axis's label.
+        y_label: The y axis's label.
+        title: A first line.
+        width: Characters across (>= 8).
+        height: Characters down (>= 2).
+        style: ``braille``, ``ascii`` or None (automatic).
+        color: ANSI colours.
+
+    Returns:
+        The plot as text.
+
+    Raises:
+        ValueError: A bad size or style, or values that are not finite.
+
+    >>> x = torch.arange(4.0)
+    >>> text_plot([("up", x, 4.0, x)], x_label="batches", y_label="y", width=8, height=2).splitlines()[0]
+    'y'
+    """
     style = _check_text_options(len(lines), width, height, style, color)
     cols, rows = (width * 2, height * 4) if style == "braille" else (width, height)
     x_end = max(end for _, _, end, _ in lines) or 1.0

@@ -425,7 +425,27 @@ def schedule_report(
     ssr: float = 1.0,
     base_values: Mapping[str, float] | float | None = None,
 ) -> str:
-    """The report as text (see the module docs); the same arguments as :func:`schedule_report_rows`."""
+    """The report as text (see the module docs); the same arguments as :func:`schedule_report_rows`.
+
+    Args:
+        schedules: What :func:`schedule_report_rows` takes.
+        max_duration: The run's length as written, or a Run.
+        dataloader_len: Batches per epoch.
+        samples_per_batch: Samples per batch.
+        tokens_per_batch: Tokens per batch.
+        ssr: The scale schedule ratio.
+        base_values: Hyperparameter -> base value.
+
+    Returns:
+        The report's text.
+
+    Raises:
+        The errors of :func:`schedule_report_rows`.
+
+    >>> from schedulers import StepScheduler
+    >>> print(schedule_report(StepScheduler("20ba"), "100ba", ssr=0.5).splitlines()[0])
+    run: max_duration 100ba x ssr 0.5 = 50ba
+    """
     rows = schedule_report_rows(
         schedules,
         max_duration,
@@ -439,7 +459,21 @@ def schedule_report(
 
 
 def render_report(rows: list[dict[str, Any]]) -> str:
-    """Render :func:`schedule_report_rows` (and :func:`stepped_report_rows`) as text."""
+    """Render :func:`schedule_report_rows` (and :func:`stepped_report_rows`) as text.
+
+    Args:
+        rows: The rows.
+
+    Returns:
+        The text.
+
+    Raises:
+        KeyError: A row without the keys of its kind.
+
+    >>> from schedulers import StepScheduler
+    >>> render_report(schedule_report_rows(StepScheduler("20ba"), "40ba")).splitlines()[1]
+    '  batches  40'
+    """
     lines: list[str] = []
     run = next((row for row in rows if row["kind"] == "run"), None)
     if run is not None:
@@ -512,6 +546,15 @@ def times_beyond_the_run(rows: list[dict[str, Any]]) -> list[str]:
     report prints); a scheduler whose copy could not be stepped through the run is named too.
     The end of the run is given in the argument's own unit when the report knows the run's length in it
     (``t_warmup=5ep ... at 4ep``), else in the unit the argument resolved to.
+
+    Args:
+        rows: Report rows.
+
+    Returns:
+        One message per time argument beyond the run's end (none: an empty list).
+
+    Raises:
+        Nothing.
 
     >>> from schedulers import CosineAnnealingWithWarmupScheduler
     >>> rows = schedule_report_rows([("cosine", CosineAnnealingWithWarmupScheduler("5ep"), "lr")], "4ep",
