@@ -36,7 +36,7 @@ import csv
 import math
 import os
 from collections.abc import Iterable, Iterator
-from typing import IO
+from typing import Any, IO
 
 import attrs
 import torch
@@ -307,7 +307,7 @@ def _picks(values: torch.Tensor, change: torch.Tensor, buckets: int) -> torch.Te
 # -- matplotlib ---------------------------------------------------------------------------------------------
 
 
-def require_matplotlib():
+def require_matplotlib() -> type:
     """matplotlib's Figure class, or an ImportError naming the plot extra to install (one line for a CLI)."""
     try:
         import matplotlib  # noqa: F401
@@ -330,10 +330,10 @@ def plot_schedules(
     ssrs: float | Iterable[float] | None = None,
     x_unit: TimeUnit | str = "ba",
     base_value: float | None = None,
-    ax=None,
+    ax: Any = None,
     title: str | None = None,
     max_points: int | None = 4000,
-):
+) -> Any:
     """Draw each schedule over a run of ``max_duration``, once per scale schedule ratio in ``ssrs``.
 
     ``schedules`` is a list of ``(label, schedule)`` pairs, schedules (labelled by their repr) or expression
