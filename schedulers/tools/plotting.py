@@ -36,7 +36,7 @@ import csv
 import math
 import os
 from collections.abc import Iterable, Iterator
-from typing import Any, IO
+from typing import IO, Any
 
 import attrs
 import torch
