@@ -346,12 +346,9 @@ def plot_schedules(
 
     Args:
         schedules: Schedules, ``(label, schedule)`` pairs or expression strings.
-        max_duration: The run's length as written, or a :class:`~schedulers.core.run.Run` (without the next three):
-            the run ``Trainer(max_duration=...)`` trains, each ratio of ``ssrs`` applied as the trainer applies it.
-        dataloader_len: Batches per epoch.
-        samples_per_batch: Samples per batch (a constant or one entry per batch).
-        tokens_per_batch: Tokens per batch.
-        ssrs: One ratio or several, a curve each (None: the run's own, 1 unless a Run says otherwise).
+        max_duration, dataloader_len, samples_per_batch, tokens_per_batch: The run, as
+            :class:`~schedulers.core.run.Run` takes it (or a Run in place of ``max_duration``).
+        ssrs: Ratios, a run each (None: the run's own, 1 unless a Run says otherwise).
         x_unit: ``ba``, ``ep``, ``sp``, ``tok`` or ``dur``.
         base_value: Plot ``base_value × α`` instead of α.
         ax: Matplotlib axes to draw into (a new Figure otherwise).
@@ -516,12 +513,9 @@ def schedule_table(
 
     Args:
         schedules: Schedules, ``(label, schedule)`` pairs or expression strings.
-        max_duration: The run's length as written, or a :class:`~schedulers.core.run.Run` (without the next three):
-            the run ``Trainer(max_duration=...)`` trains, each ratio of ``ssrs`` applied as the trainer applies it.
-        dataloader_len: Batches per epoch.
-        samples_per_batch: Samples per batch (a constant or one entry per batch).
-        tokens_per_batch: Tokens per batch.
-        ssrs: One ratio or several, a curve each (None: the run's own, 1 unless a Run says otherwise).
+        max_duration, dataloader_len, samples_per_batch, tokens_per_batch: The run, as
+            :class:`~schedulers.core.run.Run` takes it (or a Run in place of ``max_duration``).
+        ssrs: Ratios, a run each (None: the run's own, 1 unless a Run says otherwise).
         base_value: Tabulate ``base_value × α`` instead of α.
 
     Returns:
@@ -593,19 +587,12 @@ def terminal_plot(
 
     Args:
         schedules: Schedules, ``(label, schedule)`` pairs or expression strings.
-        max_duration: The run's length as written, or a :class:`~schedulers.core.run.Run` (without the next three):
-            the run ``Trainer(max_duration=...)`` trains, each ratio of ``ssrs`` applied as the trainer applies it.
-        dataloader_len: Batches per epoch.
-        samples_per_batch: Samples per batch (a constant or one entry per batch).
-        tokens_per_batch: Tokens per batch.
-        ssrs: One ratio or several, a curve each (None: the run's own, 1 unless a Run says otherwise).
+        max_duration, dataloader_len, samples_per_batch, tokens_per_batch: The run, as
+            :class:`~schedulers.core.run.Run` takes it (or a Run in place of ``max_duration``).
+        ssrs: Ratios, a run each (None: the run's own, 1 unless a Run says otherwise).
         x_unit: ``ba``, ``ep``, ``sp``, ``tok`` or ``dur``.
         base_value: Plot ``base_value × α`` instead of α.
-        title: A first line.
-        width: Characters across (>= 8).
-        height: Characters down (>= 2).
-        style: ``braille``, ``ascii`` or None (automatic).
-        color: ANSI colours.
+        title, width, height, style, color: The canvas, as :func:`text_plot` takes them.
 
     Returns:
         The plot as text.
