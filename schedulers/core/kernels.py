@@ -378,6 +378,25 @@ def _anneal_linear(o, start, end, pct):
     return (end - start) * pct + start
 
 
+def _one_cycle_phases(total_steps, max_lr, initial_lr, min_lr, pct_start, three_phase):
+    """The phases of :func:`one_cycle` as ``(end, start value, end value)``, its arguments checked."""
+    if type(total_steps) is not int or total_steps <= 0:
+        raise _bad("total_steps", "an int > 0", total_steps)
+    if not 0 <= pct_start <= 1:
+        raise _bad("pct_start", "a number in [0, 1]", pct_start)
+    first_end = float(pct_start * total_steps) - 1
+    if first_end == 0:
+        raise ValueError(
+            f"pct_start * total_steps must not be 1 (the first phase would have zero length), "
+            f"got pct_start={pct_start!r}, total_steps={total_steps!r}"
+        )
+    last_step = total_steps - 1
+    if three_phase:
+        second_end = float(2 * pct_start * total_steps) - 2
+        return ((first_end, initial_lr, max_lr), (second_end, max_lr, initial_lr), (last_step, initial_lr, min_lr))
+    return ((first_end, initial_lr, max_lr), (last_step, max_lr, min_lr))
+
+
 def one_cycle(
     x: Number,
     total_steps: int,
@@ -408,24 +427,10 @@ def one_cycle(
     >>> [one_cycle(x, 100, max_lr=1.0, initial_lr=0.25, min_lr=0.0025) for x in (0, 29, 99)]
     [0.25, 1.0, 0.0025]
     """
-    if type(total_steps) is not int or total_steps <= 0:
-        raise _bad("total_steps", "an int > 0", total_steps)
-    if not 0 <= pct_start <= 1:
-        raise _bad("pct_start", "a number in [0, 1]", pct_start)
+    phases = _one_cycle_phases(total_steps, max_lr, initial_lr, min_lr, pct_start, three_phase)
     if anneal_strategy not in ANNEAL_STRATEGIES:
         raise _bad("anneal_strategy", _one_of(ANNEAL_STRATEGIES), anneal_strategy)
-    first_end = float(pct_start * total_steps) - 1
-    if first_end == 0:
-        raise ValueError(
-            f"pct_start * total_steps must not be 1 (the first phase would have zero length), "
-            f"got pct_start={pct_start!r}, total_steps={total_steps!r}"
-        )
     last_step = total_steps - 1
-    if three_phase:
-        second_end = float(2 * pct_start * total_steps) - 2
-        phases = ((first_end, initial_lr, max_lr), (second_end, max_lr, initial_lr), (last_step, initial_lr, min_lr))
-    else:
-        phases = ((first_end, initial_lr, max_lr), (last_step, max_lr, min_lr))
     anneal = _anneal_cos if anneal_strategy == "cos" else _anneal_linear
     o = ops(x)
     pieces = []
