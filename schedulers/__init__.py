@@ -24,6 +24,7 @@ from schedulers.core.config import ScheduleConfigError
 from schedulers.core.evaluate import evaluate_run, run_timeline
 from schedulers.core.registry import UnknownSchedulerError, get_scheduler, register_scheduler, registered_schedulers
 from schedulers.core.resolution import MissingDataloaderLenError
+from schedulers.core.run import Run
 from schedulers.core.state import SchedulerState, ScheduleState
 from schedulers.core.torch_scaling import scale_pytorch_scheduler
 from schedulers.families.composer import (
@@ -72,8 +73,9 @@ __all__ = [
     "Product",
     "Sequence",
     "Warmup",
-    # what a schedule is and reads
+    # what a schedule is and reads, and the run it is resolved for
     "Schedule",
+    "Run",
     "ScheduleState",
     "SchedulerState",
     "Clock",

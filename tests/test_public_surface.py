@@ -26,6 +26,7 @@ SURFACE = {
     "Sequence",
     "Warmup",
     "Schedule",
+    "Run",
     "ScheduleState",
     "SchedulerState",
     "Clock",

@@ -7,7 +7,6 @@ the closest accepted one (``did_you_mean``), and Composer's spelling ``optimizer
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Iterable
 from typing import Any
@@ -25,7 +24,6 @@ __all__ = [
     "nonfinite_loss_action",
     "one_optimizer",
     "optional_count",
-    "optional_positive",
     "reject_unknown_keywords",
     "run_time",
 ]
@@ -68,14 +66,6 @@ def nonfinite_loss_action(value: Any) -> str:
     if value not in NONFINITE_LOSS_ACTIONS:
         raise ValueError(f"on_nonfinite_loss={value!r} must be 'raise' (stop training) or 'warn' (warn and go on)")
     return value
-
-
-def optional_positive(name: str, value: Any) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name}={value!r} must be a finite number > 0, or None")
-    return float(value)
 
 
 def optional_count(name: str, value: Any) -> int | None:

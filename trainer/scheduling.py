@@ -30,6 +30,7 @@ from schedulers import Product, compile_scheduler, scale_pytorch_scheduler
 from schedulers.core.callables import CallableKind, callable_kind
 from schedulers.core.clock import EpochStartView
 from schedulers.core.compile import CompiledScheduler
+from schedulers.core.run import Run
 from schedulers.core.tags import matches, normalize_tags
 
 __all__ = ["ScheduledRun", "build_schedulers"]
@@ -68,10 +69,11 @@ def build_schedulers(
     entries: Any,
     optimizer: torch.optim.Optimizer,
     state: Any,
-    ssr: float,
+    run: Run,
     step_every_batch: bool | None,
 ) -> ScheduledRun:
-    """Compile, build and scale the trainer's ``schedulers=`` entries; errors name the list index.
+    """Compile, build and scale the trainer's ``schedulers=`` entries for ``run`` (whose clock ``state`` is);
+    errors name the list index. Each Cadence schedule is resolved once, for ``run``.
 
     With ``step_every_batch=False`` every Cadence schedule reads the run from the start of the current epoch
     (:class:`~schedulers.core.clock.EpochStartView`) and steps at each epoch's end: Composer's staircase.
@@ -87,13 +89,13 @@ def build_schedulers(
             raise ValueError(f"{label} ({type(scheduler).__name__}) was built on another optimizer than the trainer's")
         writers.setdefault(_written_key(scheduler), []).append((f"{label} ({type(scheduler).__name__})", True))
         _check_per_epoch(label, scheduler, step_every_batch)
-        _scale(label, scheduler, ssr, clock)
+        _scale(label, scheduler, run, clock)
         steps_per_batch = step_every_batch or (step_every_batch is None and isinstance(scheduler, CompiledScheduler))
         (per_batch if steps_per_batch else per_epoch).append(scheduler)
 
     for key, group_entries in _by_key(cadence).items():
         writers.setdefault(key, []).extend((e.label, False) for e in group_entries)
-        (per_epoch if per_epoch_clock else per_batch).extend(_compile_key(key, group_entries, optimizer, clock, ssr))
+        (per_epoch if per_epoch_clock else per_batch).extend(_compile_key(key, group_entries, optimizer, clock, run))
 
     _check_writers(writers)
     schedules = [(entry.label, entry.schedule, entry.hyperparameter) for entry in cadence]
@@ -180,12 +182,12 @@ def _written_key(scheduler: LRScheduler) -> str:
     return scheduler.hyperparameter if isinstance(scheduler, CompiledScheduler) else "lr"
 
 
-def _scale(label: str, scheduler: LRScheduler, ssr: float, state: Any) -> None:
+def _scale(label: str, scheduler: LRScheduler, run: Run, state: Any) -> None:
     if isinstance(scheduler, CompiledScheduler):  # Cadence's, Cerebras's and SambaFlow's: one kind
-        scheduler.attach_state(state, ssr)  # follow the trainer's clock (and scale by its ratio)
+        scheduler.attach_state(state, run)  # follow the trainer's clock (and its run: its ratio, kept on resume)
         return
     try:
-        scale_pytorch_scheduler(scheduler, ssr)
+        scale_pytorch_scheduler(scheduler, run.ssr)
     except ValueError as error:
         raise ValueError(f"{label}: {error}") from None
 
@@ -197,7 +199,7 @@ def _by_key(entries: list[_Entry]) -> dict[str, list[_Entry]]:
     return grouped
 
 
-def _compile_key(key: str, entries: list[_Entry], optimizer, state, ssr: float) -> list[CompiledScheduler]:
+def _compile_key(key: str, entries: list[_Entry], optimizer, state, run: Run) -> list[CompiledScheduler]:
     """One compiled scheduler per distinct set of schedules driving a param group of ``key``."""
     by_schedules: dict[tuple[int, ...], list[int]] = {}
     for index, group in enumerate(optimizer.param_groups):
@@ -212,7 +214,7 @@ def _compile_key(key: str, entries: list[_Entry], optimizer, state, ssr: float) 
         schedules = [entries[i].schedule for i in driving]
         combined = schedules[0] if len(schedules) == 1 else Product(schedules)
         try:
-            compiled.append(compile_scheduler(combined, optimizer, state, ssr, hyperparameter=key, param_groups=groups))
+            compiled.append(compile_scheduler(combined, optimizer, state, run, hyperparameter=key, param_groups=groups))
         except ValueError as error:
             labels = ", ".join(entries[i].label for i in driving)
             raise ValueError(f"{labels}: {error}") from None

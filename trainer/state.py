@@ -3,32 +3,49 @@
 from __future__ import annotations
 
 from schedulers.core.clock import Clock
+from schedulers.core.run import Run
 from timeunits import Time
 
 __all__ = ["TrainerState"]
 
 
 class TrainerState(Clock):
-    """The trainer's :class:`~schedulers.core.clock.Clock` plus the run's settings.
+    """The trainer's :class:`~schedulers.core.clock.Clock` of its :class:`~schedulers.core.run.Run`.
 
     Time moves by the clock's one rule (a batch advances it, the batch that completes an epoch closes it,
-    the run is done at ``max_duration``). ``max_duration`` is the scaled length of the run
-    (``scale_schedule_ratio`` applied, epochs becoming exact batches); ``unscaled_max_duration`` is what the
-    user asked for. ``dataloader_len`` counts optimizer-step batches per epoch (after ``grad_accum``).
+    the run is done at ``max_duration``). ``max_duration`` is the length the run trains (``run.length``:
+    ``scale_schedule_ratio`` applied, epochs becoming exact batches), as every schedule reads it in the
+    schedule-call protocol; ``run`` holds the rest, once: ``run.max_duration`` (what the user asked for),
+    ``run.ssr``, ``run.dataloader_len`` (optimizer-step batches per epoch, after ``grad_accum``).
+
+    Args:
+        run: The run the trainer was given.
+        grad_accum: Loader items per optimizer step.
+
+    Returns:
+        The state, at the run's start.
+
+    Raises:
+        Nothing: the run was checked when it was built.
+
+    >>> state = TrainerState(Run("10ep", 50, scale_schedule_ratio=0.5), grad_accum=1)
+    >>> state.max_duration, state.unscaled_max_duration, state.ssr
+    (Time(250, TimeUnit.BATCH), Time(10, TimeUnit.EPOCH), 0.5)
     """
 
-    __slots__ = ("unscaled_max_duration", "ssr", "grad_accum")
+    __slots__ = ("run", "grad_accum")
 
-    def __init__(
-        self,
-        max_duration: Time,
-        dataloader_len: int | None,
-        *,
-        unscaled_max_duration: Time,
-        ssr: float,
-        grad_accum: int,
-    ) -> None:
-        super().__init__(max_duration, dataloader_len)
-        self.unscaled_max_duration = unscaled_max_duration
-        self.ssr = ssr
+    def __init__(self, run: Run, *, grad_accum: int) -> None:
+        super().__init__(run.length, run.dataloader_len)
+        self.run = run
         self.grad_accum = grad_accum
+
+    @property
+    def unscaled_max_duration(self) -> Time:
+        """The run's length as the user wrote it (``run.max_duration``)."""
+        return self.run.max_duration
+
+    @property
+    def ssr(self) -> float:
+        """The scale schedule ratio (``run.ssr``)."""
+        return self.run.ssr

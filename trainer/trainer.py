@@ -26,7 +26,8 @@ from typing import Any
 import torch
 
 from schedulers import Schedule
-from schedulers.core.resolution import check_ssr, scale_max_duration
+from schedulers.core.arguments import number_argument
+from schedulers.core.run import Run
 from schedulers.tools.files import check_writable
 from schedulers.tools.report import (
     render_report,
@@ -44,7 +45,6 @@ from trainer.arguments import (
     nonfinite_loss_action,
     one_optimizer,
     optional_count,
-    optional_positive,
     reject_unknown_keywords,
     run_time,
 )
@@ -140,14 +140,13 @@ class Trainer:
         reject_unknown_keywords(unknown, _KEYWORDS)
         optimizer = one_optimizer(optimizer, optimizers)
         _check_loop_arguments(model, grad_accum, step_schedulers_every_batch)
-        ssr = check_ssr(scale_schedule_ratio, "scale_schedule_ratio")
         self.on_nonfinite_loss = nonfinite_loss_action(on_nonfinite_loss)
         self._setup_process(seed, device, precision, max_grad_norm, save_num_checkpoints_to_keep)
         self.print_schedule_report = bool(print_schedule_report)
         self.loss_fn = loss_fn
         self._setup_data(model, train_dataloader, grad_accum, get_num_samples, get_num_tokens)
-        self._setup_clock(max_duration, ssr)
-        self._setup_schedules(optimizer, schedulers, ssr, step_schedulers_every_batch)
+        self._setup_clock(max_duration, scale_schedule_ratio)
+        self._setup_schedules(optimizer, schedulers, step_schedulers_every_batch)
         self._setup_outputs(eval_dataloader, eval_interval, save_folder, save_interval)
         self._setup_callbacks(callbacks, loggers, progress_bar)
         if autoresume:
@@ -165,7 +164,7 @@ class Trainer:
         self.device = torch.device(device)
         self.world = distributed.setup(self.device)
         self.is_rank_zero = self.world.rank == 0
-        self.max_grad_norm = optional_positive("max_grad_norm", max_grad_norm)
+        self.max_grad_norm = number_argument("max_grad_norm", max_grad_norm, low=0.0, low_open=True, optional=True)
         self.last_grad_norm: float | None = None
         self.precision = Precision(precision, self.device)
         self._moves_data = self.device.type != "cpu"
@@ -185,24 +184,24 @@ class Trainer:
         )
         self._sampler = getattr(self.train_dataloader, "sampler", None)
 
-    def _setup_clock(self, max_duration: Any, ssr: float) -> None:
-        """The run's clock: ``max_duration`` scaled by ``ssr``, batches per epoch after ``grad_accum``."""
-        per_epoch = dataloader_len(self.train_dataloader, self.grad_accum)
+    def _setup_clock(self, max_duration: Any, scale_schedule_ratio: Any) -> None:
+        """The run, built once (``max_duration`` scaled by the ratio, batches per epoch after ``grad_accum``), and
+        its clock; the schedules, the report and the checkpoints read this one value."""
         requested = run_time(max_duration)
         self._check_tokens("max_duration", requested)
-        self.state = TrainerState(
-            scale_max_duration(requested, ssr, per_epoch),
-            per_epoch,
-            unscaled_max_duration=requested,
-            ssr=ssr,
-            grad_accum=self.grad_accum,
+        self.run = Run(
+            requested,
+            dataloader_len(self.train_dataloader, self.grad_accum),
+            samples_per_batch=self._constant_batch_size(),
+            scale_schedule_ratio=scale_schedule_ratio,
         )
+        self.state = TrainerState(self.run, grad_accum=self.grad_accum)
         self._set_stop(None)
         self._skipped_in_epoch = 0  # optimizer steps the fp16 scaler skipped in this epoch (their data is used)
         self._terminate_requested: signal.Signals | None = None  # a stop signal received while fitting
         self._spent_by_preview = False
 
-    def _setup_schedules(self, optimizer: Any, schedulers: Any, ssr: float, every_batch: bool | None) -> None:
+    def _setup_schedules(self, optimizer: Any, schedulers: Any, every_batch: bool | None) -> None:
         """The optimizer, each group's base values (before any scheduler writes), and the compiled schedulers."""
         self.optimizer = build_optimizer(optimizer, self.model)
         apply_adjust_learning_rate(self.optimizer)  # before schedules take each group's base value
@@ -210,7 +209,7 @@ class Trainer:
             {key: float(value) for key, value in group.items() if _is_scalar(value)}
             for group in self.optimizer.param_groups
         ]
-        self.scheduled: ScheduledRun = build_schedulers(schedulers, self.optimizer, self.state, ssr, every_batch)
+        self.scheduled: ScheduledRun = build_schedulers(schedulers, self.optimizer, self.state, self.run, every_batch)
         self._check_schedule_units(schedulers)
 
     def _setup_outputs(self, eval_dataloader, eval_interval, save_folder, save_interval) -> None:
@@ -583,10 +582,10 @@ class Trainer:
 
     def _run_settings(self) -> dict[str, Any]:
         return {
-            "max_duration": str(self.state.unscaled_max_duration),
-            "scaled_max_duration": str(self.state.max_duration),
-            "scale_schedule_ratio": self.state.ssr,
-            "dataloader_len": self.state.dataloader_len,
+            "max_duration": str(self.run.max_duration),
+            "scaled_max_duration": str(self.run.length),
+            "scale_schedule_ratio": self.run.ssr,
+            "dataloader_len": self.run.dataloader_len,
             "grad_accum": self.grad_accum,
             "seed": self.seed,
             "world_size": self.world.size,
@@ -697,7 +696,6 @@ class Trainer:
     def _cadence_report(self) -> tuple[list[dict[str, Any]], list[str]]:
         """The Cadence schedules' report rows; or, when the samples or tokens per batch are not known before the
         data is read, no rows and a shorter text per schedule (each time argument resolved, in its own unit)."""
-        state = self.state
         reportable = [entry for entry in self.scheduled.schedules if isinstance(entry[1], Schedule)]
         if not reportable:
             return [], []
@@ -706,19 +704,9 @@ class Trainer:
             with contextlib.suppress(KeyError):  # group 0 without the key: the report shows multipliers only
                 base_values[key] = self.base_value(key, 0)
         try:
-            rows = schedule_report_rows(
-                reportable,
-                state.unscaled_max_duration,
-                dataloader_len=state.dataloader_len,
-                samples_per_batch=self._constant_batch_size(),
-                ssr=state.ssr,
-                base_values=base_values,
-            )
+            rows = schedule_report_rows(reportable, self.run, base_values=base_values)
         except (TypeError, ValueError):  # samples/tokens per batch unknown before the data is seen
-            texts = [
-                resolved_times_report(label, schedule, key, state.max_duration, state.dataloader_len, state.ssr)
-                for label, schedule, key in reportable
-            ]
+            texts = [resolved_times_report(label, schedule, key, self.run) for label, schedule, key in reportable]
             return [], ["\n".join(texts)]
         return rows, []
 
@@ -750,7 +738,7 @@ class Trainer:
             schedule = entry.get("schedule") if isinstance(entry, dict) else entry
             if isinstance(schedule, Schedule):
                 try:
-                    curve = schedule.resolve(self.state.max_duration, self.state.dataloader_len, self.state.ssr)
+                    curve = schedule.curve(self.run)
                 except (TypeError, ValueError):
                     continue  # not resolvable ahead (a state function), or already reported by compilation
                 if curve.unit is TimeUnit.TOKEN:

@@ -37,8 +37,9 @@ import torch
 
 from schedulers.cerebras import _arguments
 from schedulers.cerebras.steps import PENDING, resolve_steps
+from schedulers.core.arguments import number_argument
 from schedulers.core.compile import CompiledScheduler
-from schedulers.core.resolution import check_ssr
+from schedulers.core.run import Run
 from schedulers.core.state import ScheduleState
 from schedulers.core.tags import matches, normalize_tags, targeted_groups
 from timeunits import Time
@@ -346,17 +347,18 @@ class HyperparameterScheduler(CompiledScheduler):
         if not is_step_count(value, positive=True):
             raise ValueError(f"{type(self).__name__}: {shown} must be a number of steps > 0")
 
-    def attach_state(self, state: ScheduleState, ssr: float = 1.0) -> HyperparameterScheduler:
+    def attach_state(self, state: ScheduleState, ssr: float | Run = 1.0) -> HyperparameterScheduler:
         """Resolve the time-string arguments against ``state`` (and ``ssr``), then write the current value.
 
         ``state`` is anything with ``.max_duration``, ``.dataloader_len`` and ``.timestamp``. With a scale
         schedule ratio ``ssr``, step counts (numbers, ``ba`` and ``ep``) are multiplied by ``ssr`` and made
         whole counts by deviation 2's rule (:func:`~timeunits.whole_count`); ``dur`` fractions are not scaled
         (Composer's rules). The arguments are resolved anew from the constructor's, so a ratio is never applied
-        twice. Composites pass the state to their children. Returns the scheduler.
+        twice. Composites pass the state to their children. ``ssr`` may be the Run ``state`` counts (the
+        trainer's): its ratio is then the one kept, also over a ratio saved in a state_dict. Returns the scheduler.
         """
-        ssr = check_ssr(ssr)
-        if ssr != 1.0:
+        ratio = ssr.ssr if isinstance(ssr, Run) else number_argument("ssr", ssr, low=0.0, low_open=True)
+        if ratio != 1.0:
             self._check_scalable()
         super().attach_state(state, ssr)
         return self

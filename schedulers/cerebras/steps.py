@@ -9,7 +9,7 @@ A Cerebras scheduler counts optimizer steps. Each of its step-count arguments (`
 * ``"sp"`` and ``"tok"`` are errors: a step-indexed scheduler cannot follow samples or tokens, the
   time-aware schedulers (``schedulers.CosineAnnealingWithWarmupScheduler``, ...) do.
 
-Resolution follows :class:`schedulers.core.resolution.RunContext` (Composer's rules), so with a scale
+Resolution follows :func:`schedulers.core.resolution.resolve_time` (Composer's rules), so with a scale
 schedule ratio ``ssr`` a count in ``ba``/``ep`` (and a plain integer) is multiplied by ``ssr`` and made a whole
 count by deviation 2's rule (:func:`~timeunits.whole_count`: ``100 × 0.29`` is 29), while a ``dur`` is not
 scaled (the run's length is already scaled).
@@ -26,7 +26,8 @@ from __future__ import annotations
 import math
 import operator
 
-from schedulers.core.resolution import RunContext, whole_count
+from schedulers.core.resolution import whole_count
+from schedulers.core.run import Run
 from schedulers.core.state import ScheduleState
 from timeunits import Time, TimeUnit
 from timeunits.errors import argument_error
@@ -109,7 +110,8 @@ def _resolve_time(
             "scheduler or call scheduler.attach_state(state), or give a step count such as 1000 or '1000ba'"
         )
     # an epoch or batch count does not read max_duration: any valid run length stands in for a missing one
-    run = RunContext(max_duration if max_duration is not None else "1ba", getattr(state, "dataloader_len", None), ssr)
+    length = max_duration if max_duration is not None else "1ba"
+    run = Run(length, getattr(state, "dataloader_len", None), ssr=ssr, scaled=True)  # the state's length: scaled
     resolved = run.count(name, time)
     if resolved.unit is not TimeUnit.BATCH:
         raise StepArgumentError(

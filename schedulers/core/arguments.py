@@ -96,22 +96,63 @@ def time_argument(name: str, value: object) -> Time:
         raise argument_error(name, value, error) from None
 
 
-def number_argument(name: str, value: object, *, low: float | None = None, low_open: bool = False) -> float:
-    """A finite real (int, float, numpy or 0-d tensor) as a float, optionally bounded below; else a ValueError.
+def number_argument(
+    name: str, value: object, *, low: float | None = None, low_open: bool = False, optional: bool = False
+) -> float | None:
+    """The one check of a number argument: a finite real as a float, optionally bounded below.
 
+    Every number Cadence takes goes through it: a schedule's ``gamma``, the scale schedule ratio
+    (``low=0, low_open=True``), the trainer's ``max_grad_norm`` (``optional=True``), a plot's ``base_value``.
     What is a number is :func:`timeunits.is_number`'s rule: a bool, a string, bytes or a Time is not.
+
+    Args:
+        name: The argument's name, which every error starts with (``ssr=0 must be ...``).
+        value: The value given (an int, float, numpy or 0-d tensor scalar).
+        low: The lower bound, or None for none.
+        low_open: Whether ``low`` itself is refused (``> low`` instead of ``>= low``). Such a bound is
+            stated in every error, since "must be a number" would not tell that ``low`` is refused.
+        optional: Whether None is accepted (and returned); the errors then say so.
+
+    Returns:
+        The value as a float (None for None when ``optional``).
+
+    Raises:
+        ValueError: ``{name}={value!r} must be a number`` / ``a finite number`` / ``>= {low}``, or, with
+            ``low_open``, ``{name}={value!r} must be a finite number > {low}``; ``, or None`` ends each
+            message when ``optional``.
+
+    >>> number_argument("gamma", 0.5), number_argument("max_grad_norm", None, low=0, low_open=True, optional=True)
+    (0.5, None)
+    >>> number_argument("ssr", 0, low=0, low_open=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: ssr=0 must be a finite number > 0
     """
+    if optional and value is None:
+        return None
+    result = _finite_float(value)
+    or_none = ", or None" if optional else ""
+    if low_open:
+        if result is None or result <= low:
+            raise ValueError(f"{name}={value!r} must be a finite number > {low:g}{or_none}")
+        return result
+    if result is None:
+        what = "a finite number" if is_number(value) else "a number"
+        raise ValueError(f"{name}={value!r} must be {what}{or_none}")
+    if low is not None and result < low:
+        raise ValueError(f"{name}={value!r} must be >= {low}{or_none}")
+    return result
+
+
+def _finite_float(value: object) -> float | None:
+    """``value`` as a finite float, or None when it is no number or not finite."""
     if not is_number(value):
-        raise ValueError(f"{name}={value!r} must be a number")
+        return None
     try:
         result = float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"{name}={value!r} must be a number") from None
-    if not math.isfinite(result):
-        raise ValueError(f"{name}={value!r} must be a finite number")
-    if low is not None and (result < low or (low_open and result == low)):
-        raise ValueError(f"{name}={value!r} must be {'>' if low_open else '>='} {low}")
-    return result
+        return None
+    return result if math.isfinite(result) else None
 
 
 def integer_argument(name: str, value: object, *, low: int | None = None) -> int:

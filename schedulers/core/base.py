@@ -3,7 +3,8 @@
 Schedules are immutable values: every schedule class is a frozen attrs class (``@attrs.frozen``), so equality,
 hashing and repr follow its arguments, and a changed schedule is a new one, ``attrs.evolve(schedule, gamma=0.1)``.
 What a schedule resolved for a run is cached on the instance beside its fields (not a field: not part of
-equality, hash or repr), so a step costs one closed-form evaluation.
+equality, hash or repr), keyed by what a curve depends on (:attr:`~schedulers.core.run.Run.resolution_key`),
+so a schedule resolves once per run and a step costs one closed-form evaluation.
 """
 
 from __future__ import annotations
@@ -16,20 +17,39 @@ import attrs
 
 from schedulers.core.arguments import FrozenScheduleError, evolve_hint
 from schedulers.core.config import Configurable
-from schedulers.core.resolution import RunContext, check_ssr, same_unit
+from schedulers.core.resolution import same_unit
+from schedulers.core.run import Run, as_run
 from schedulers.core.state import ScheduleState
 from timeunits import Time, Timestamp, TimeUnit
 
 __all__ = ["Curve", "FrozenScheduleError", "FunctionSchedule", "Schedule", "as_schedule"]
 
 _UNSET = object()
+# how many runs' curves one schedule keeps (a plot of a few ratios, a report beside the run; the oldest goes)
+_CURVES_KEPT = 16
 
 
 class Curve:
     """A schedule resolved for one run: the multiplier as a closed form of the count ``x`` in ``unit``.
 
     ``curve(x)`` takes a number (the per-step path) or a float64 tensor of counts (whole-run evaluation,
-    traceable by ``torch.compile(fullgraph=True)``). ``times`` maps each time argument to its resolved count.
+    traceable by ``torch.compile(fullgraph=True)``).
+
+    Args:
+        unit: The unit the curve counts in (``ba``, ``sp`` or ``tok``).
+        fn: The closed form, ``x -> α``, for a float or a tensor ``x``.
+        times: Each time argument (by name) resolved to its count.
+
+    Returns:
+        The curve; calling it returns ``fn(x)``.
+
+    Raises:
+        Nothing itself; ``fn`` raises what its kernel raises.
+
+    >>> from schedulers import LinearScheduler
+    >>> curve = LinearScheduler().resolve("100ba")
+    >>> curve, curve(25)
+    (Curve(unit=ba, t_max=100ba), 0.75)
     """
 
     __slots__ = ("unit", "fn", "times")
@@ -39,7 +59,7 @@ class Curve:
         self.fn = fn
         self.times = times
 
-    def __call__(self, x):
+    def __call__(self, x: Any) -> Any:
         return self.fn(x)
 
     def __repr__(self) -> str:
@@ -51,16 +71,28 @@ class Schedule(Configurable):
     """Base class of Cadence's time-aware schedules: ``schedule(state, ssr=1.0) -> float``.
 
     A subclass is a frozen attrs class whose fields are its constructor arguments, and implements
-    :meth:`_resolve`, which turns its times into counts for one run (via :class:`RunContext`) and returns a
-    :class:`Curve`. Resolution happens once per ``(max_duration, dataloader_len, ssr)`` and again only when
-    one of them changes, so a step costs one closed-form evaluation.
+    :meth:`_resolve`, which turns its times into counts for one :class:`~schedulers.core.run.Run` (with
+    ``run.count(name, time)``) and returns a :class:`Curve`. A schedule resolves once per run (:meth:`curve`),
+    so a step costs one closed-form evaluation (docs/schedules.md, "Your own schedule").
+
+    Args:
+        (a subclass's fields): its arguments, each checked when the schedule is built.
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α of the base value at ``state.timestamp``.
+
+    Raises:
+        ValueError: On a call, a bad ``ssr`` or run on the state, or the schedule's checks for that run.
+
+    >>> from schedulers import SchedulerState, StepScheduler
+    >>> StepScheduler("10ba", gamma=0.5)(SchedulerState("100ba", Timestamp(batch=25)))
+    0.25
     """
 
-    # the resolution cache: instance entries written with object.__setattr__, never fields
+    # the schedule-call protocol's memo of the last run it read: instance entries beside the fields, never fields
     _seen_max_duration: ClassVar[object] = _UNSET
     _seen_dataloader_len: ClassVar[object] = _UNSET
     _seen_ssr: ClassVar[object] = _UNSET
-    _resolved_key: ClassVar[object] = _UNSET
 
     @classmethod
     def __attrs_init_subclass__(cls) -> None:
@@ -84,7 +116,12 @@ class Schedule(Configurable):
         self.__setattr__(name, None)
 
     def __call__(self, state: ScheduleState, ssr: float = 1.0) -> float:
-        """The multiplier α of the base value at ``state.timestamp``."""
+        """The multiplier α of the base value at ``state.timestamp`` (the schedule-call protocol).
+
+        ``state.max_duration`` is the length the run trains, already scaled (Composer's protocol), and ``ssr``
+        the ratio its times are scaled by: the run is :meth:`Run.of_state(state, ssr)
+        <schedulers.core.run.Run.of_state>`, resolved once and again only when one of them changes.
+        """
         if (
             state.max_duration is not self._seen_max_duration
             or state.dataloader_len is not self._seen_dataloader_len
@@ -94,30 +131,121 @@ class Schedule(Configurable):
         return self._fn(self._count(state.timestamp))
 
     def _refresh(self, max_duration: object, dataloader_len: object, ssr: object) -> None:
-        run = RunContext(max_duration, dataloader_len, check_ssr(ssr))
-        cache = self.__dict__  # not fields: written beside them, past the frozen __setattr__
-        if run.key() != cache.get("_resolved_key", _UNSET):
-            curve = self._resolve(run)
-            cache.update(_fn=curve.fn, _count=Timestamp.counter(curve.unit), _resolved_key=run.key())
-        # remember the objects themselves: the next step then checks identity, not value
-        cache.update(_seen_max_duration=max_duration, _seen_dataloader_len=dataloader_len, _seen_ssr=ssr)
+        curve = self.curve(Run(max_duration, dataloader_len, ssr=ssr, scaled=True))  # the protocol: already scaled
+        # not fields: written beside them, past the frozen __setattr__; the objects themselves are remembered,
+        # so the next step checks identity, not value
+        self.__dict__.update(
+            _fn=curve.fn,
+            _count=Timestamp.counter(curve.unit),
+            _seen_max_duration=max_duration,
+            _seen_dataloader_len=dataloader_len,
+            _seen_ssr=ssr,
+        )
 
-    def resolve(self, max_duration: Time | str, dataloader_len: int | Time | None = None, ssr: float = 1.0) -> Curve:
-        """This schedule resolved for a run: a :class:`Curve` of the count in one unit.
+    def curve(self, run: Run) -> Curve:
+        """This schedule's curve for ``run``, resolved once per run (every later call returns the same Curve).
+
+        The trainer, :func:`~schedulers.compile_scheduler`, :func:`~schedulers.evaluate_run`, the plots and the
+        report all take a schedule's curve from here, so one run resolves each schedule once. The cache is keyed
+        by :attr:`Run.resolution_key <schedulers.core.run.Run.resolution_key>`; a schedule is frozen, so a
+        cached curve never goes stale.
+
+        Args:
+            run: The run (see :class:`~schedulers.core.run.Run` for what its parts mean).
+
+        Returns:
+            The :class:`Curve`.
+
+        Raises:
+            ValueError: The schedule's own checks for this run (a period that resolves to 0, a ``t_max`` short of
+                the run, times in two units, ...), naming the argument.
+            MissingDataloaderLenError: A time in epochs without ``dataloader_len``.
+            TypeError: A schedule without a closed form (:class:`FunctionSchedule`).
+
+        >>> from schedulers import CosineAnnealingScheduler
+        >>> from schedulers.core.run import Run
+        >>> cosine, run = CosineAnnealingScheduler(), Run("100ba", ssr=0.5)
+        >>> cosine.curve(run).times["t_max"], cosine.curve(run) is cosine.curve(Run("100ba", ssr=0.5))
+        (Time(50, TimeUnit.BATCH), True)
+        """
+        curves = self.__dict__.get("_curves")
+        if curves is None:
+            curves = self.__dict__["_curves"] = {}
+        key = run.resolution_key
+        curve = curves.get(key)
+        if curve is None:
+            curve = self._resolve(run)
+            if len(curves) >= _CURVES_KEPT:
+                del curves[next(iter(curves))]
+            curves[key] = curve
+        return curve
+
+    def bind(self, run: Run) -> Callable[[ScheduleState], float]:
+        """α as a function of a state whose clock runs ``run`` (the trainer's path): ``state -> α(state.timestamp)``.
+
+        The curve is resolved once, now (:meth:`curve`); the function reads only ``state.timestamp``. A schedule
+        class that defines its own ``__call__`` is called as written, with ``run.ssr``.
+
+        Args:
+            run: The run the state's clock counts.
+
+        Returns:
+            A function of the state.
+
+        Raises:
+            The errors of :meth:`curve`.
+
+        >>> from schedulers import LinearScheduler, SchedulerState
+        >>> from schedulers.core.run import Run
+        >>> alpha = LinearScheduler().bind(Run("100ba", ssr=0.5))
+        >>> alpha(SchedulerState("50ba", Timestamp(batch=25)))
+        0.5
+        """
+        if type(self).__call__ is not Schedule.__call__:
+            ssr = run.ssr
+            return lambda state: self(state, ssr)
+        curve = self.curve(run)
+        fn, count = curve.fn, Timestamp.counter(curve.unit)
+        return lambda state: fn(count(state.timestamp))
+
+    def resolve(
+        self, max_duration: Time | str | Run, dataloader_len: int | Time | None = None, ssr: float = 1.0
+    ) -> Curve:
+        """This schedule resolved for a run, anew: a :class:`Curve` of the count in one unit.
+
+        ``(max_duration, dataloader_len, ssr)`` mean what they mean to the trainer: ``max_duration`` as written,
+        scaled by ``ssr`` into the length the run trains (``resolve("100ba", ssr=0.5)`` is the run
+        ``Trainer(max_duration="100ba", scale_schedule_ratio=0.5)`` trains, 50 batches). A
+        :class:`~schedulers.core.run.Run` may be given instead; :meth:`Run.of_state
+        <schedulers.core.run.Run.of_state>` is the run a state reads in the schedule-call protocol.
+        Unlike :meth:`curve`, every call resolves (and checks, and warns) again.
+
+        Args:
+            max_duration: The run's length as written, or a Run.
+            dataloader_len: Batches per epoch (without a Run).
+            ssr: The scale schedule ratio (without a Run).
+
+        Returns:
+            The :class:`Curve`: ``curve(x)`` is α at count ``x``; ``curve.times`` each time argument resolved.
+
+        Raises:
+            ValueError: A bad run, or the schedule's own checks for it, naming the argument.
+            MissingDataloaderLenError: A time in epochs without ``dataloader_len``.
+            TypeError: A Run together with other parts of a run; a schedule without a closed form.
 
         >>> from schedulers import CosineAnnealingWithWarmupScheduler
         >>> curve = CosineAnnealingWithWarmupScheduler(t_warmup="0.1dur").resolve("100ba")
         >>> curve.times["t_warmup"], curve(5), curve(10)
         (Time(10, TimeUnit.BATCH), 0.5, 1.0)
+        >>> CosineAnnealingWithWarmupScheduler(t_warmup="0.1dur").resolve("100ba", ssr=0.5).times["t_max"]
+        Time(50, TimeUnit.BATCH)
         """
-        return self._resolve(RunContext(max_duration, dataloader_len, ssr))
+        return self._resolve(as_run(max_duration, dataloader_len, ssr=ssr))
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         raise NotImplementedError(f"{type(self).__name__} must implement _resolve(run) -> Curve")
 
-    def _resolve_times(
-        self, run: RunContext, given: dict[str, Time], unscaled: tuple[str, ...] = ()
-    ) -> dict[str, Time]:
+    def _resolve_times(self, run: Run, given: dict[str, Time], unscaled: tuple[str, ...] = ()) -> dict[str, Time]:
         """Resolve ``given`` times (those named in ``unscaled`` without ssr) and check they share one unit."""
         resolved = {name: run.count(name, time, scale=name not in unscaled) for name, time in given.items()}
         for name, time in given.items():
@@ -152,6 +280,20 @@ class FunctionSchedule(Schedule):
 
     It has no closed form: it is called on every step, cannot apply a scale schedule ratio other than 1,
     and whole-run evaluation steps a state through the run to read it. Two are equal when their functions are.
+
+    Args:
+        fn: A function of the state (anything with ``timestamp``, ``max_duration`` and ``dataloader_len``).
+
+    Returns:
+        Called as ``schedule(state)``: ``fn(state)``.
+
+    Raises:
+        TypeError: ``fn`` is not callable; :meth:`resolve` (there is no closed form to resolve).
+        ValueError: A call (or a run) with a ratio other than 1.
+
+    >>> from schedulers import SchedulerState
+    >>> FunctionSchedule(lambda state: 0.5)(SchedulerState("10ba"))
+    0.5
     """
 
     fn: Callable[[ScheduleState], float] = attrs.field()
@@ -166,14 +308,22 @@ class FunctionSchedule(Schedule):
             raise TypeError(f"as_schedule() needs a callable fn(state) -> float, got {fn!r}")
 
     def __call__(self, state: ScheduleState, ssr: float = 1.0) -> float:
-        if ssr != 1.0:
-            raise ValueError(
-                f"{self.fn!r} is a function of the state only, so it cannot apply scale_schedule_ratio={ssr}; "
-                "write the schedule as a Cadence schedule (times in ba/ep/dur) to scale it"
-            )
+        self._unscaled(ssr)
         return self.fn(state)
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def bind(self, run: Run) -> Callable[[ScheduleState], float]:
+        """``fn`` itself, for a run at ratio 1 (a function of the state cannot be scaled)."""
+        self._unscaled(run.ssr)
+        return self.fn
+
+    def _unscaled(self, ssr: float) -> None:
+        if ssr != 1.0:
+            raise ValueError(
+                f"{self.fn!r} is a function of the state only, so it cannot apply ssr={ssr:g} (a scale_schedule_ratio);"
+                " write the schedule as a Cadence schedule (times in ba/ep/dur) to scale it"
+            )
+
+    def _resolve(self, run: Run) -> Curve:
         raise TypeError(f"{self.fn!r} is a function of the state: it has no closed form to resolve")
 
     def __repr__(self) -> str:
@@ -182,6 +332,15 @@ class FunctionSchedule(Schedule):
 
 def as_schedule(fn: Callable[[ScheduleState], float]) -> FunctionSchedule:
     """Wrap a one-parameter function of the state as a Cadence schedule (for the trainer and compile).
+
+    Args:
+        fn: ``state -> α``, reading ``state.timestamp`` (and ``max_duration``, ``dataloader_len`` if it likes).
+
+    Returns:
+        A :class:`FunctionSchedule`.
+
+    Raises:
+        TypeError: ``fn`` is not callable.
 
     >>> from schedulers import SchedulerState
     >>> half_after_ten = as_schedule(lambda state: 0.5 if state.timestamp.batch >= 10 else 1.0)

@@ -47,6 +47,19 @@ def closes_epoch(batch_in_epoch: int, dataloader_len: int | None) -> bool:
     .. math:: \\text{closes} \\iff L \\ne \\text{None} \\wedge b_{\\text{epoch}} \\ge L
 
     Without ``dataloader_len`` (``L``: a loader of unknown length) an epoch ends when the data runs out.
+
+    Args:
+        batch_in_epoch: Batches of the epoch so far, this one included.
+        dataloader_len: Batches per epoch, or None.
+
+    Returns:
+        Whether this batch closes the epoch.
+
+    Raises:
+        Nothing.
+
+    >>> closes_epoch(5, 5), closes_epoch(4, 5), closes_epoch(9, None)
+    (True, False, False)
     """
     return dataloader_len is not None and batch_in_epoch >= dataloader_len
 
@@ -55,6 +68,16 @@ def epochs_before(batches: torch.Tensor, dataloader_len: int) -> torch.Tensor:
     """The epochs closed after ``batches`` batches (any tensor of counts): :math:`\\lfloor b / L \\rfloor`.
 
     The vectorised form of :func:`closes_epoch`: epoch ``e`` closes with batch ``(e + 1)·L``.
+
+    Args:
+        batches: Batch counts (a tensor).
+        dataloader_len: Batches per epoch.
+
+    Returns:
+        The closed epochs, a tensor like ``batches``.
+
+    Raises:
+        Nothing (``dataloader_len`` is a positive int).
 
     >>> epochs_before(torch.arange(6.0), 2).tolist()
     [0.0, 0.0, 1.0, 1.0, 2.0, 2.0]
@@ -73,6 +96,16 @@ def progress_measure(max_duration: Time, dataloader_len: int | None) -> tuple[Ti
     moves every batch, as a ``dur`` time resolves (``0.5dur`` of ``10ep`` is ``5·L`` batches); without it,
     whole epochs out of ``E``.
 
+    Args:
+        max_duration: The length the run trains.
+        dataloader_len: Batches per epoch, or None.
+
+    Returns:
+        ``(unit, whole)``: the unit progress is counted in and the run's length in it.
+
+    Raises:
+        Nothing.
+
     >>> progress_measure(Time(300_000, "tok"), 50), progress_measure(Time(3, "ep"), 50)
     ((<TimeUnit.TOKEN: 'tok'>, 300000), (<TimeUnit.BATCH: 'ba'>, 150))
     """
@@ -88,6 +121,15 @@ def elapsed_duration(state: ScheduleState) -> Time:
     The rule is :func:`progress_measure`'s, which whole-run evaluation and ``cadence plot``'s ``dur`` column
     and axis apply to every batch at once.
 
+    Args:
+        state: Anything with ``timestamp``, ``max_duration`` and ``dataloader_len``.
+
+    Returns:
+        The fraction of the run done, a ``dur`` Time.
+
+    Raises:
+        ValueError: A bad ``max_duration`` or ``dataloader_len`` on the state.
+
     >>> clock = Clock("1000tok")
     >>> _ = clock.batch(samples=4, tokens=250)
     >>> elapsed_duration(clock)
@@ -102,6 +144,18 @@ def batches_in_run(length: Time, dataloader_len: int | None, samples: PerBatch, 
 
     ``samples`` / ``tokens`` are per-batch counts (a constant or a 1-D tensor, one entry per batch) for runs
     in ``sp`` / ``tok``. :math:`n = \\min\\{k : \\sum_{i<k} c_i \\ge \\text{length}\\}`.
+
+    Args:
+        length: The length the run trains.
+        dataloader_len: Batches per epoch (for a run in epochs).
+        samples: Samples per batch, a constant or a tensor (for a run in samples).
+        tokens: Tokens per batch (for a run in tokens).
+
+    Returns:
+        The number of batches.
+
+    Raises:
+        ValueError: The count the run needs is missing or does not reach its end, naming it.
 
     >>> batches_in_run(Time(100, "sp"), None, 32, None)
     4
@@ -136,6 +190,18 @@ def after_batches(batches: int, dataloader_len: int | None, samples: int = 0, to
 
     Without ``dataloader_len`` (``L``) no epoch has closed. ``samples`` / ``tokens`` are the run's totals.
 
+    Args:
+        batches: Batches done.
+        dataloader_len: Batches per epoch, or None.
+        samples: Samples counted in them.
+        tokens: Tokens counted in them.
+
+    Returns:
+        The Timestamp.
+
+    Raises:
+        Nothing.
+
     >>> after_batches(7, 3).epoch.value, after_batches(7, 3).batch_in_epoch.value
     (2, 1)
     """
@@ -144,7 +210,20 @@ def after_batches(batches: int, dataloader_len: int | None, samples: int = 0, to
 
 
 def epoch_start(timestamp: Timestamp) -> Timestamp:
-    """The timestamp at the start of ``timestamp``'s epoch (its in-epoch counts taken off the totals)."""
+    """The timestamp at the start of ``timestamp``'s epoch (its in-epoch counts taken off the totals).
+
+    Args:
+        timestamp: Any timestamp.
+
+    Returns:
+        The timestamp when its epoch began.
+
+    Raises:
+        Nothing.
+
+    >>> epoch_start(Timestamp(epoch=1, batch=7, batch_in_epoch=2)).batch
+    Time(5, TimeUnit.BATCH)
+    """
     return Timestamp(
         epoch=timestamp.count(TimeUnit.EPOCH),
         batch=timestamp.count(TimeUnit.BATCH) - _BATCH_IN_EPOCH(timestamp),
@@ -159,6 +238,19 @@ class EpochStartView:
     ``timestamp`` is :func:`epoch_start` of ``state.timestamp``; ``max_duration`` and ``dataloader_len`` are
     ``state``'s. This is Composer's per-epoch stepping (``step_schedulers_every_batch=False``): the schedule
     is evaluated at each epoch boundary and held for the epoch, a staircase.
+
+    Args:
+        state: The state to view.
+
+    Returns:
+        A state (the schedule protocol) whose ``timestamp`` is the start of ``state``'s epoch.
+
+    Raises:
+        Nothing.
+
+    >>> view = EpochStartView(SchedulerState("10ep", Timestamp(epoch=1, batch=7, batch_in_epoch=2), 5))
+    >>> view.timestamp.batch, view.max_duration
+    (Time(5, TimeUnit.BATCH), Time(10, TimeUnit.EPOCH))
     """
 
     __slots__ = ("state",)
@@ -189,6 +281,17 @@ class Clock(SchedulerState):
     ``dataloader_len`` the optimizer steps per epoch (needed for times in ``ep``, and to close epochs
     by itself). With ``dataloader_len`` set, the batch that completes an epoch closes it (as the trainer
     does), and a following :meth:`epoch` call is a no-op, so the loop below is right with or without it.
+
+    Args:
+        max_duration: The length the run trains (``ep``, ``ba``, ``sp`` or ``tok``).
+        dataloader_len: Optimizer steps per epoch, or None.
+        timestamp: Where the clock starts (the run's start by default).
+
+    Returns:
+        The clock: a state every schedule reads; :meth:`batch` and :meth:`epoch` move it.
+
+    Raises:
+        ValueError: A bad ``max_duration`` or ``dataloader_len``, naming it.
 
     >>> import torch
     >>> from schedulers import CosineAnnealingWithWarmupScheduler, compile_scheduler

@@ -20,9 +20,10 @@ from typing import Any, ClassVar
 import torch
 from torch.optim.lr_scheduler import LRScheduler
 
-from schedulers.core.arguments import integer_argument
+from schedulers.core.arguments import integer_argument, number_argument
+from schedulers.core.base import Schedule
 from schedulers.core.callables import CallableKind, callable_kind
-from schedulers.core.resolution import check_ssr
+from schedulers.core.run import Run
 from schedulers.core.state import ScheduleState
 
 __all__ = ["CompiledScheduler", "base_value", "compile_scheduler"]
@@ -32,7 +33,7 @@ def compile_scheduler(
     scheduler: Callable[..., float],
     optimizer: torch.optim.Optimizer,
     state: ScheduleState,
-    ssr: float = 1.0,
+    ssr: float | Run = 1.0,
     *,
     hyperparameter: str = "lr",
     param_groups: Sequence[int] | None = None,
@@ -42,6 +43,9 @@ def compile_scheduler(
     ``scheduler`` is a Cadence schedule or any callable ``(state, ssr) -> float`` (a one-argument
     ``(state) -> float`` callable works when ``ssr`` is 1). ``state`` has ``.timestamp``, ``.max_duration``
     and ``.dataloader_len``. ``param_groups`` (indices) limits it to some groups; the others are untouched.
+    ``ssr`` may be the :class:`~schedulers.core.run.Run` whose clock ``state`` is (the trainer passes its own):
+    the ratio is then the run's, a Cadence schedule is resolved once for that run and each step reads only
+    ``state.timestamp``; with a plain ratio the schedule follows the state's ``max_duration`` as it changes.
     ``hyperparameter`` is a param-group key (a str). Every check runs before the optimizer is touched, so a
     call that raises leaves every param group exactly as it was (no ``initial_<h>`` written, no value changed).
 
@@ -87,22 +91,22 @@ class CompiledScheduler(LRScheduler):
         scheduler: Callable[..., float],
         optimizer: torch.optim.Optimizer,
         state: ScheduleState,
-        ssr: float = 1.0,
+        ssr: float | Run = 1.0,
         *,
         hyperparameter: str = "lr",
         param_groups: Sequence[int] | None = None,
     ) -> None:
         _check_arguments(scheduler, optimizer, state, hyperparameter)
-        ssr = check_ssr(ssr)
+        run, ssr = _run_and_ratio(ssr)
         indices = _group_indices(param_groups, len(optimizer.param_groups))
         initial_key = f"initial_{hyperparameter}"
         bases = [base_value(optimizer.param_groups[i], i, hyperparameter, initial_key) for i in indices]
-        alpha = _bind_ssr(scheduler, ssr)
+        alpha = _bind(scheduler, ssr, run)
         first = alpha(state)  # the schedule's own checks against the state, before anything is written
         # Every check passed: only now touch the optimizer (a failed call leaves it exactly as it was).
         for index, (stored, _) in zip(indices, bases, strict=True):
             optimizer.param_groups[index].setdefault(initial_key, stored)
-        self.scheduler, self.state, self.ssr = scheduler, state, ssr
+        self.scheduler, self.state, self.ssr, self.run = scheduler, state, ssr, run
         self._alpha = alpha
         self._drive(optimizer, hyperparameter, indices, [base for _, base in bases])
         self._apply(first)
@@ -189,18 +193,20 @@ class CompiledScheduler(LRScheduler):
         self._step_count += 1
         self._apply(alpha)
 
-    def attach_state(self, state: ScheduleState, ssr: float | None = None) -> CompiledScheduler:
-        """Take the run from ``state`` (and apply ``ssr`` if given), then write the current values.
+    def attach_state(self, state: ScheduleState, ssr: float | Run | None = None) -> CompiledScheduler:
+        """Take the run from ``state`` (and apply ``ssr``, a ratio or the Run ``state`` counts, if given), then
+        write the current values.
 
-        The trainer calls this for every scheduler it steps, so a schedule follows the trainer's clock, and a
-        front end that counts steps resolves its time strings against the run (its counts scaled by ``ssr``).
+        The trainer calls this for every scheduler it steps, with its clock and its Run, so a schedule follows
+        the trainer's clock, and a front end that counts steps resolves its time strings against the run (its
+        counts scaled by the run's ratio).
         """
-        ssr = self.ssr if ssr is None else check_ssr(ssr)
+        run, ssr = (self.run, self.ssr) if ssr is None else _run_and_ratio(ssr)
         if self.counts_steps:
             self._curve = self._resolve_curve(state, ssr)  # before anything changes: a refused ratio changes nothing
         else:
-            self._alpha = _bind_ssr(self.scheduler, ssr)
-        self.state, self.ssr = state, ssr
+            self._alpha = _bind(self.scheduler, ssr, run)
+        self.state, self.ssr, self.run = state, ssr, run
         self._apply()
         return self
 
@@ -242,7 +248,8 @@ class CompiledScheduler(LRScheduler):
                 f"the optimizer has {len(self.base_values)}"
             )
         self._count = int(state_dict.get("last_epoch", self._count))
-        self.attach_state(self.state, state_dict.get("ssr", self.ssr))
+        # attached to a Run (the trainer's), the run's ratio wins over a saved one: the constructor's arguments win
+        self.attach_state(self.state, self.run if self.run is not None else state_dict.get("ssr", self.ssr))
 
 
 def _check_arguments(scheduler: Any, optimizer: Any, state: Any, hyperparameter: Any) -> None:
@@ -269,6 +276,20 @@ def _group_indices(param_groups: Sequence[int] | None, count: int) -> list[int]:
     if len(set(indices)) != len(indices):
         raise ValueError(f"param_groups={param_groups!r} repeats an index")
     return indices
+
+
+def _run_and_ratio(ssr: float | Run) -> tuple[Run | None, float]:
+    """``(run, ratio)`` of an ``ssr`` argument: a Run and its ratio, or no Run and the ratio checked."""
+    if isinstance(ssr, Run):
+        return ssr, ssr.ssr
+    return None, number_argument("ssr", ssr, low=0.0, low_open=True)
+
+
+def _bind(scheduler: Callable[..., float], ssr: float, run: Run | None) -> Callable[[Any], float]:
+    """``state -> α``: a Cadence schedule bound to its run when there is one (resolved once), else by ``ssr``."""
+    if run is not None and isinstance(scheduler, Schedule):
+        return scheduler.bind(run)
+    return _bind_ssr(scheduler, ssr)
 
 
 def _bind_ssr(scheduler: Callable[..., float], ssr: float) -> Callable[[Any], float]:

@@ -24,7 +24,7 @@ from schedulers.core.arguments import (
 from schedulers.core.base import Curve, FunctionSchedule, Schedule
 from schedulers.core.callables import CallableKind, callable_kind
 from schedulers.core.registry import register_scheduler
-from schedulers.core.resolution import RunContext
+from schedulers.core.run import Run
 from schedulers.core.state import ScheduleState
 from timeunits import Time
 
@@ -59,6 +59,17 @@ def warmup_ramp(t_warmup: int, peak: float, main: Callable[[Any], Any]) -> Calla
 
     with :func:`schedulers.core.kernels.warmup` the ramp; no ramp at all when ``t_w = 0``.
 
+    Args:
+        t_warmup: The warmup's end, a count.
+        peak: The value the ramp reaches.
+        main: The curve from ``t_warmup`` on (a float or tensor function).
+
+    Returns:
+        The ramped curve.
+
+    Raises:
+        Nothing.
+
     >>> ramped = warmup_ramp(10, 2.0, lambda x: 1.0)
     >>> ramped(0.0), ramped(5.0), ramped(10.0)
     (0.0, 1.0, 1.0)
@@ -69,7 +80,7 @@ def warmup_ramp(t_warmup: int, peak: float, main: Callable[[Any], Any]) -> Calla
     return lambda x: ops(x).piecewise(x, boundaries, pieces)
 
 
-def _child_curve(run: RunContext, child: Schedule, label: str, unit) -> Curve:
+def _child_curve(run: Run, child: Schedule, label: str, unit) -> Curve:
     curve = child._resolve(run)
     if curve.unit is not unit:
         raise ValueError(
@@ -89,6 +100,19 @@ class Warmup(Schedule):
     ``s`` sees the run's own time (it is not shifted by the warmup; use :class:`Sequence` for that).
     ``scale_warmup=True`` scales the warmup by ssr like every other time; by default it is not scaled.
 
+    Args:
+        schedule: The schedule after the warmup (a Cadence schedule).
+        t_warmup: The warmup's length, a time in any unit (``dur``: of the run).
+        scale_warmup: Whether the ratio scales the warmup too.
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: A warmup that resolves to another unit than the schedule's.
+
     >>> from schedulers import StepScheduler
     >>> curve = Warmup(StepScheduler("50ba", gamma=0.5), t_warmup="10ba").resolve("100ba")
     >>> curve(0), curve(5), curve(10), curve(60)
@@ -99,7 +123,7 @@ class Warmup(Schedule):
     t_warmup: Time = time_field()
     scale_warmup: bool = flag_field()
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         inner = self.schedule._resolve(run)
         times = {"t_warmup": run.count("t_warmup", self.t_warmup, scale=self.scale_warmup)}
         w = times["t_warmup"].value
@@ -124,6 +148,18 @@ class Sequence(Schedule):
     :math:`[m_i, m_{i+1})` and sees the time since its segment began, :math:`x - m_i`; a ``dur`` inside it is a
     fraction of its own segment.
 
+    Args:
+        schedules: The schedules, one per segment (a non-empty list).
+        milestones: Where each segment after the first starts, one fewer than ``schedules``.
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: An empty segment, or parts in different units.
+
     >>> from schedulers import LinearScheduler, CosineAnnealingScheduler
     >>> warm_then_cosine = Sequence([LinearScheduler(0.0, 1.0), CosineAnnealingScheduler()], ["0.1dur"])
     >>> curve = warm_then_cosine.resolve("100ba")
@@ -140,7 +176,7 @@ class Sequence(Schedule):
                 f"{len(self.schedules)} schedules need {len(self.schedules) - 1} milestones, got {len(self.milestones)}"
             )
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         given = {f"milestones[{i}]": m for i, m in enumerate(self.milestones)}
         given["max_duration"] = Time(1.0, "dur")
         times = self._resolve_times(run, given)
@@ -151,12 +187,12 @@ class Sequence(Schedule):
             if edges[i + 1] <= edges[i]:
                 raise ValueError(
                     f"Sequence segment {i} is empty: it runs from {edges[i]}{unit.value} to {edges[i + 1]}{unit.value} "
-                    f"(milestones {[str(m) for m in self.milestones]} within max_duration={run.max_duration})"
+                    f"(milestones {[str(m) for m in self.milestones]} within max_duration={run.length})"
                 )
         pieces = []
         for i, child in enumerate(self.schedules):
             start, length = edges[i], edges[i + 1] - edges[i]
-            segment = RunContext(Time(length, unit), run.dataloader_len, run.ssr)
+            segment = Run(Time(length, unit), run.dataloader_len, ssr=run.ssr, scaled=True)  # a part of the run
             curve = _child_curve(segment, child, f"schedules[{i}]", unit)
             times.update({f"schedules[{i}].{name}": time for name, time in curve.times.items()})
             pieces.append(_shifted(curve.fn, start))
@@ -195,6 +231,17 @@ class Product(Schedule):
     the trainer drives on one hyperparameter multiply. Its closed form (:meth:`resolve`, whole-run evaluation)
     needs factors that are Cadence schedules resolving to one unit.
 
+    Args:
+        schedules: The factors (a non-empty list): Cadence schedules or ``(state, ssr)`` callables.
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the product of the factors at ``state.timestamp``;
+        ``resolve(...)`` gives the curve for a run (factors that are Cadence schedules in one unit).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built; factors in two units, when resolved.
+        TypeError: Resolving a product with a factor that is a function of the state.
+
     >>> from schedulers import LinearScheduler, StepScheduler
     >>> curve = Product([LinearScheduler(), StepScheduler("50ba", gamma=0.5)]).resolve("100ba")
     >>> curve(25), curve(50)
@@ -213,7 +260,23 @@ class Product(Schedule):
             alpha = alpha * schedule(state, ssr)
         return alpha
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def bind(self, run: Run) -> Callable[[ScheduleState], float]:
+        """The product of the factors, each bound to ``run`` (a Cadence schedule resolved once for it)."""
+        ssr = run.ssr
+        alphas = tuple(
+            factor.bind(run) if isinstance(factor, Schedule) else (lambda state, f=factor: f(state, ssr))
+            for factor in self.schedules
+        )
+
+        def alpha(state: ScheduleState) -> float:
+            result = 1.0
+            for factor in alphas:
+                result = result * factor(state)
+            return result
+
+        return alpha
+
+    def _resolve(self, run: Run) -> Curve:
         if not self._closed:
             raise TypeError(f"{self!r} has a factor that is a function of the state: it has no closed form to resolve")
         curves = [self.schedules[0]._resolve(run)]

@@ -20,10 +20,13 @@ A value beyond the float range (a growing ``gamma > 1`` run far enough) is ``inf
 
 import math
 
+import torch
+
 from schedulers.core._ops import FloatOps, ops
 
 __all__ = [
     "ANNEAL_STRATEGIES",
+    "Number",
     "CYCLIC_MODES",
     "DECAY_SHAPES",
     "constant",
@@ -44,6 +47,10 @@ __all__ = [
     "warmup",
     "warmup_stable_decay",
 ]
+
+#: What a kernel takes and returns: a Python number (the per-step path; an int is fine) or a floating tensor
+#: (whole-run evaluation), evaluated elementwise in its dtype.
+Number = float | torch.Tensor
 
 _INF = math.inf
 # how many interval ends restart_boundaries keeps of shrinking lengths past the horizon (a bound on its work)
@@ -88,7 +95,7 @@ def _check_increasing(name, values, *, strict, memo):
         _CHECKED[(id(values), strict)] = values
 
 
-def constant(x, alpha):
+def constant(x: Number, alpha: float) -> Number:
     r"""Hold one value.
 
     .. math:: \alpha(x) = \alpha
@@ -99,7 +106,7 @@ def constant(x, alpha):
     return ops(x).full_like(x, alpha)
 
 
-def linear(frac, start, end):
+def linear(frac: Number, start: float, end: float) -> Number:
     r"""Move in a straight line from ``start`` to ``end`` as ``frac`` goes from 0 to 1, then hold.
 
     .. math:: \alpha(f) = s + (e - s)\,\mathrm{clamp}(f, 0, 1)
@@ -110,7 +117,7 @@ def linear(frac, start, end):
     return start + (end - start) * ops(frac).clamp(frac, 0.0, 1.0)
 
 
-def cosine(frac, start=1.0, end=0.0):
+def cosine(frac: Number, start: float = 1.0, end: float = 0.0) -> Number:
     r"""Half a cosine from ``start`` down (or up) to ``end`` as ``frac`` goes from 0 to 1, then hold.
 
     .. math:: \alpha(f) = e + (s - e)\,\frac{1 + \cos(\pi\,\mathrm{clamp}(f, 0, 1))}{2}
@@ -122,7 +129,7 @@ def cosine(frac, start=1.0, end=0.0):
     return end + (start - end) * (1 + o.cos(math.pi * o.clamp(frac, 0.0, 1.0))) / 2
 
 
-def polynomial(frac, power, start=1.0, end=0.0):
+def polynomial(frac: Number, power: float, start: float = 1.0, end: float = 0.0) -> Number:
     r"""Decay from ``start`` to ``end`` as a power of the fraction left, then hold.
 
     .. math:: \alpha(f) = e + (s - e)\,(1 - \mathrm{clamp}(f, 0, 1))^{\kappa}, \qquad \kappa \ge 0
@@ -136,7 +143,7 @@ def polynomial(frac, power, start=1.0, end=0.0):
     return end + (start - end) * o.pow(1 - o.clamp(frac, 0.0, 1.0), power)
 
 
-def exponential(x, gamma, period):
+def exponential(x: Number, gamma: float, period: float) -> Number:
     r"""Decay by a factor ``gamma`` every ``period``, smoothly.
 
     .. math:: \alpha(x) = \gamma^{x / \rho}
@@ -151,7 +158,7 @@ def exponential(x, gamma, period):
     return ops(x).pow(gamma, x / period)
 
 
-def step(x, step_size, gamma):
+def step(x: Number, step_size: float, gamma: float) -> Number:
     r"""Decay by a factor ``gamma`` at every whole multiple of ``step_size``.
 
     .. math:: \alpha(x) = \gamma^{\lfloor x / \rho \rfloor}
@@ -167,7 +174,7 @@ def step(x, step_size, gamma):
     return o.pow(gamma, o.floor(x / step_size))
 
 
-def multistep(x, milestones, gamma):
+def multistep(x: Number, milestones: tuple[float, ...], gamma: float) -> Number:
     r"""Decay by a factor ``gamma`` at each milestone reached (a milestone counts from ``x = m`` on).
 
     .. math:: \alpha(x) = \gamma^{\#\{i : m_i \le x\}}
@@ -184,7 +191,7 @@ def multistep(x, milestones, gamma):
     return o.pow(gamma, o.bucket(x, milestones))
 
 
-def warmup(x, t_warmup, start=0.0):
+def warmup(x: Number, t_warmup: float, start: float = 0.0) -> Number:
     r"""Ramp linearly from ``start`` to 1 over ``[0, t_warmup]``, then hold 1.
 
     .. math:: \alpha(x) = s + (1 - s)\,\mathrm{clamp}(x / t_w, 0, 1), \qquad t_w > 0
@@ -197,7 +204,7 @@ def warmup(x, t_warmup, start=0.0):
     return start + (1 - start) * ops(x).clamp(x / t_warmup, 0.0, 1.0)
 
 
-def restart_boundaries(t_0, t_mult, horizon=2**53):
+def restart_boundaries(t_0: int, t_mult: float, horizon: int = 2**53) -> tuple[int, ...]:
     r"""The interval ends of cosine annealing with warm restarts, for :func:`warm_restarts`.
 
     Interval lengths follow Composer: :math:`L_0 = t_0`, :math:`L_{k+1} = \lfloor t_{mult} L_k \rfloor`
@@ -239,7 +246,7 @@ def restart_boundaries(t_0, t_mult, horizon=2**53):
     return tuple(ends)
 
 
-def warm_restarts(x, boundaries, alpha_f=0.0):
+def warm_restarts(x: Number, boundaries: tuple[int, ...], alpha_f: float = 0.0) -> Number:
     r"""Cosine annealing from 1 to ``alpha_f`` that restarts at each interval end (SGDR, Composer style).
 
     With interval ends :math:`e_0 < e_1 < \dots < e_n` (from :func:`restart_boundaries`) and
@@ -276,7 +283,7 @@ def warm_restarts(x, boundaries, alpha_f=0.0):
     return cosine((x - begin) / length, 1.0, alpha_f)
 
 
-def inverse_sqrt(x, scale=1.0, warmup=1.0):
+def inverse_sqrt(x: Number, scale: float = 1.0, warmup: float = 1.0) -> Number:
     r"""Inverse square-root decay, flat before ``warmup`` (Cerebras ``InverseSquareRootDecayLR``).
 
     .. math:: \alpha(x) = \frac{\mathrm{scale}}{\sqrt{\max(x, w)}}, \qquad w > 0
@@ -290,7 +297,7 @@ def inverse_sqrt(x, scale=1.0, warmup=1.0):
     return scale / o.sqrt(o.maximum(x, warmup))
 
 
-def inverse_time(x, exponent, period, rate, staircase=False):
+def inverse_time(x: Number, exponent: float, period: float, rate: float, staircase: bool = False) -> Number:
     r"""Inverse time decay (Keras ``InverseTimeDecay`` with a step exponent, Cerebras's form).
 
     .. math:: \alpha(x) = \frac{1}{1 + r\,a}, \qquad a = \frac{x^{e}}{T}
@@ -308,7 +315,15 @@ def inverse_time(x, exponent, period, rate, staircase=False):
     return 1.0 / (1.0 + rate * progress)
 
 
-def cyclic(x, base, peak, step_size_up=2000, step_size_down=None, mode="triangular", gamma=1.0):
+def cyclic(
+    x: Number,
+    base: float,
+    peak: float,
+    step_size_up: float = 2000,
+    step_size_down: float | None = None,
+    mode: str = "triangular",
+    gamma: float = 1.0,
+) -> Number:
     r"""Cyclical learning rate between ``base`` and ``peak``, exactly ``torch.optim.lr_scheduler.CyclicLR``.
 
     ``x`` is torch's ``last_epoch`` (optimizer steps taken). With :math:`u` = ``step_size_up``,
@@ -363,7 +378,35 @@ def _anneal_linear(o, start, end, pct):
     return (end - start) * pct + start
 
 
-def one_cycle(x, total_steps, max_lr, initial_lr, min_lr, pct_start=0.3, anneal_strategy="cos", three_phase=False):
+def _one_cycle_phases(total_steps, max_lr, initial_lr, min_lr, pct_start, three_phase):
+    """The phases of :func:`one_cycle` as ``(end, start value, end value)``, its arguments checked."""
+    if type(total_steps) is not int or total_steps <= 0:
+        raise _bad("total_steps", "an int > 0", total_steps)
+    if not 0 <= pct_start <= 1:
+        raise _bad("pct_start", "a number in [0, 1]", pct_start)
+    first_end = float(pct_start * total_steps) - 1
+    if first_end == 0:
+        raise ValueError(
+            f"pct_start * total_steps must not be 1 (the first phase would have zero length), "
+            f"got pct_start={pct_start!r}, total_steps={total_steps!r}"
+        )
+    last_step = total_steps - 1
+    if three_phase:
+        second_end = float(2 * pct_start * total_steps) - 2
+        return ((first_end, initial_lr, max_lr), (second_end, max_lr, initial_lr), (last_step, initial_lr, min_lr))
+    return ((first_end, initial_lr, max_lr), (last_step, max_lr, min_lr))
+
+
+def one_cycle(
+    x: Number,
+    total_steps: int,
+    max_lr: float,
+    initial_lr: float,
+    min_lr: float,
+    pct_start: float = 0.3,
+    anneal_strategy: str = "cos",
+    three_phase: bool = False,
+) -> Number:
     r"""The 1cycle policy, exactly ``torch.optim.lr_scheduler.OneCycleLR``'s lr after ``x`` steps.
 
     torch derives ``initial_lr = max_lr / div_factor`` (default 25) and
@@ -384,24 +427,10 @@ def one_cycle(x, total_steps, max_lr, initial_lr, min_lr, pct_start=0.3, anneal_
     >>> [one_cycle(x, 100, max_lr=1.0, initial_lr=0.25, min_lr=0.0025) for x in (0, 29, 99)]
     [0.25, 1.0, 0.0025]
     """
-    if type(total_steps) is not int or total_steps <= 0:
-        raise _bad("total_steps", "an int > 0", total_steps)
-    if not 0 <= pct_start <= 1:
-        raise _bad("pct_start", "a number in [0, 1]", pct_start)
+    phases = _one_cycle_phases(total_steps, max_lr, initial_lr, min_lr, pct_start, three_phase)
     if anneal_strategy not in ANNEAL_STRATEGIES:
         raise _bad("anneal_strategy", _one_of(ANNEAL_STRATEGIES), anneal_strategy)
-    first_end = float(pct_start * total_steps) - 1
-    if first_end == 0:
-        raise ValueError(
-            f"pct_start * total_steps must not be 1 (the first phase would have zero length), "
-            f"got pct_start={pct_start!r}, total_steps={total_steps!r}"
-        )
     last_step = total_steps - 1
-    if three_phase:
-        second_end = float(2 * pct_start * total_steps) - 2
-        phases = ((first_end, initial_lr, max_lr), (second_end, max_lr, initial_lr), (last_step, initial_lr, min_lr))
-    else:
-        phases = ((first_end, initial_lr, max_lr), (last_step, max_lr, min_lr))
     anneal = _anneal_cos if anneal_strategy == "cos" else _anneal_linear
     o = ops(x)
     pieces = []
@@ -417,7 +446,14 @@ def one_cycle(x, total_steps, max_lr, initial_lr, min_lr, pct_start=0.3, anneal_
     return o.where(x > last_step, min_lr, lr)
 
 
-def warmup_stable_decay(x, t_warmup, t_stable_end, t_end, alpha_f=0.0, decay_shape="linear"):
+def warmup_stable_decay(
+    x: Number,
+    t_warmup: float,
+    t_stable_end: float,
+    t_end: float,
+    alpha_f: float = 0.0,
+    decay_shape: str = "linear",
+) -> Number:
     r"""Warmup-stable-decay: ramp 0 → 1, hold 1, then decay to ``alpha_f`` and hold.
 
     With :math:`p = \mathrm{clamp}((x - t_s) / (t_e - t_s), 0, 1)` and
@@ -457,7 +493,7 @@ def warmup_stable_decay(x, t_warmup, t_stable_end, t_end, alpha_f=0.0, decay_sha
     return alpha
 
 
-def cosine_wave(frac, start=1.0, end=0.0):
+def cosine_wave(frac: Number, start: float = 1.0, end: float = 0.0) -> Number:
     r"""A cosine from ``start`` to ``end`` as ``frac`` goes from 0 to 1 that goes on past 1: back to ``start`` at
     2, and so on with period 2 (torch's ``CosineAnnealingLR`` closed form, Hugging Face's cosine with cycles).
 
@@ -474,7 +510,7 @@ def cosine_wave(frac, start=1.0, end=0.0):
     return cosine(o.minimum(folded, 2.0 - folded), start, end)
 
 
-def piecewise_constant(x, boundaries, values):
+def piecewise_constant(x: Number, boundaries: tuple[float, ...], values: tuple[float, ...]) -> Number:
     r"""Hold ``values[i]`` from boundary :math:`b_{i-1}` (0 for the first) until :math:`b_i` (Cerebras's
     ``PiecewiseConstantLR``, Keras's ``PiecewiseConstantDecay`` with the switch at the boundary).
 

@@ -1,9 +1,11 @@
 """Resolving a schedule's ``Time`` arguments into whole counts for one run (Composer's ``_convert_time``).
 
-For a run of ``max_duration`` with ``dataloader_len`` batches per epoch and scale schedule ratio ``ssr``:
+For a run that trains ``length`` (``max_duration`` scaled by the ratio: :func:`scale_max_duration`) with
+``dataloader_len`` batches per epoch and scale schedule ratio ``ssr`` (:class:`~schedulers.core.run.Run`
+holds the three):
 
-* ``x dur``  → ``x · max_duration`` in max_duration's unit (``x · max_duration · dataloader_len`` batches
-  when max_duration is in epochs); not multiplied by ``ssr``: the run's length is already scaled;
+* ``x dur``  → ``x · length`` in the length's unit (``x · length · dataloader_len`` batches when the length
+  is in epochs); not multiplied by ``ssr``: the length is already scaled;
 * ``n ep``   → ``n · dataloader_len`` batches, then ``· ssr``;
 * ``n ba``, ``n sp``, ``n tok`` → ``n · ssr`` in the same unit.
 
@@ -14,84 +16,115 @@ anything else is truncated toward zero (Composer truncates always, so float erro
 
 from __future__ import annotations
 
-import math
-
+from schedulers.core.arguments import number_argument
 from schedulers.core.state import as_dataloader_len, as_max_duration
-from timeunits import Time, TimeUnit, is_number
+from timeunits import Time, TimeUnit
 from timeunits.counting import whole_count
 
-__all__ = ["MissingDataloaderLenError", "RunContext", "check_ssr", "same_unit", "scale_max_duration", "whole_count"]
+__all__ = [
+    "MissingDataloaderLenError",
+    "resolve_time",
+    "same_unit",
+    "scale_max_duration",
+    "scaled_length",
+    "whole_count",
+]
 
 
 class MissingDataloaderLenError(ValueError, RuntimeError):
     """A time in epochs (or a ``dur`` of a run measured in epochs) needs ``dataloader_len``, which is None.
 
-    Composer raises RuntimeError here; Cadence's error is also a ValueError.
+    Composer raises RuntimeError here; Cadence's error is also a ValueError, so either ``except`` catches it.
+
+    Args:
+        message: What needed ``dataloader_len``, naming the argument.
+
+    Returns:
+        The error.
+
+    Raises:
+        Nothing: it is raised.
+
+    >>> from schedulers import StepScheduler
+    >>> try:
+    ...     StepScheduler("1ep").resolve("10ba")
+    ... except RuntimeError as error:  # Composer's class; a ValueError too
+    ...     print(type(error).__name__, isinstance(error, ValueError))
+    MissingDataloaderLenError True
     """
 
 
-def check_ssr(ssr: object, name: str = "ssr") -> float:
-    """``ssr`` as a float, which must be finite and > 0 (a ValueError naming ``name`` otherwise)."""
-    try:
-        value = float(ssr) if is_number(ssr) else math.nan  # bytes and Times are no numbers either
-    except (TypeError, ValueError):
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name}={ssr!r} must be a finite number > 0")
-    return value
+def resolve_time(
+    argument: str, time: Time | str, length: Time, dataloader_len: int | None, ssr: float, *, scale: bool = True
+) -> Time:
+    """The time argument ``argument`` of a schedule as a whole count in ``ba``, ``sp`` or ``tok``, for a run that
+    trains ``length`` (already scaled) with ``dataloader_len`` batches per epoch and ratio ``ssr``.
 
+    .. math:: x\\,\\mathrm{dur} \\mapsto x \\cdot \\mathrm{length}, \\qquad
+              n\\,\\mathrm{ep} \\mapsto n L \\cdot \\mathrm{ssr}\\;\\mathrm{ba}, \\qquad
+              n\\,u \\mapsto n \\cdot \\mathrm{ssr}\\;u \\;(u \\in \\{ba, sp, tok\\})
 
-class RunContext:
-    """The run a schedule is resolved against: ``max_duration``, ``dataloader_len`` and ``ssr``.
+    each product made a whole count by :func:`whole_count`.
 
-    >>> run = RunContext("10ep", dataloader_len=50, ssr=0.5)
-    >>> run.count("t_max", "1dur"), run.count("t_warmup", "2ep"), run.count("step_size", "30ba")
-    (Time(500, TimeUnit.BATCH), Time(50, TimeUnit.BATCH), Time(15, TimeUnit.BATCH))
+    Args:
+        argument: The argument's name, for the error when ``dataloader_len`` is needed and None.
+        time: The time as written (a Time or time string).
+        length: The length the run trains (never ``dur``).
+        dataloader_len: Batches per epoch, or None.
+        ssr: The scale schedule ratio (checked by the caller: a finite number > 0).
+        scale: False resolves as if ``ssr`` were 1 (a warmup that keeps its length).
+
+    Returns:
+        The count, a Time in ``ba``, ``sp`` or ``tok`` (in the length's unit for a ``dur`` of a run in ``sp``
+        or ``tok``; epochs become batches).
+
+    Raises:
+        MissingDataloaderLenError: An epoch (or a ``dur`` of a run in epochs) with ``dataloader_len`` None.
+        ValueError: ``time`` is not a time (timeunits' error).
+
+    >>> resolve_time("t_warmup", "2ep", Time(500, "ba"), 50, 0.5)
+    Time(50, TimeUnit.BATCH)
+    >>> resolve_time("t_max", "1dur", Time(10, "ep"), 50, 1.0)
+    Time(500, TimeUnit.BATCH)
     """
+    time = Time.from_input(time)
+    if time.unit is TimeUnit.DURATION:
+        if length.unit is TimeUnit.EPOCH:
+            batches = length.value * _batches_per_epoch(argument, time, length, dataloader_len)
+            return Time(whole_count(time.value * batches), TimeUnit.BATCH)
+        return Time(whole_count(time.value * length.value), length.unit)
+    if time.unit is TimeUnit.EPOCH:
+        time = Time(time.value * _batches_per_epoch(argument, time, length, dataloader_len), TimeUnit.BATCH)
+    if not scale or ssr == 1.0:
+        return time  # exact, even beyond 2**53
+    return Time(whole_count(time.value * ssr), time.unit)
 
-    __slots__ = ("max_duration", "dataloader_len", "ssr")
 
-    def __init__(self, max_duration: Time | str, dataloader_len: int | Time | None = None, ssr: float = 1.0) -> None:
-        self.max_duration = as_max_duration(max_duration)
-        self.dataloader_len = as_dataloader_len(dataloader_len)
-        self.ssr = check_ssr(ssr)
-
-    def key(self) -> tuple:
-        return (self.max_duration.value, self.max_duration.unit, self.dataloader_len, self.ssr)
-
-    def count(self, argument: str, time: Time | str, *, scale: bool = True) -> Time:
-        """Resolve ``time`` (the schedule argument called ``argument``) to a whole count in ba, sp or tok.
-
-        ``scale=False`` resolves as if ``ssr`` were 1 (an unscaled warmup).
-        """
-        time = Time.from_input(time)
-        if time.unit is TimeUnit.DURATION:
-            run = self.max_duration
-            if run.unit is TimeUnit.EPOCH:
-                batches = run.value * self._batches_per_epoch(argument, time)
-                return Time(whole_count(time.value * batches), TimeUnit.BATCH)
-            return Time(whole_count(time.value * run.value), run.unit)
-        if time.unit is TimeUnit.EPOCH:
-            time = Time(time.value * self._batches_per_epoch(argument, time), TimeUnit.BATCH)
-        if not scale or self.ssr == 1.0:
-            return time  # exact, even beyond 2**53
-        return Time(whole_count(time.value * self.ssr), time.unit)
-
-    def _batches_per_epoch(self, argument: str, time: Time) -> int:
-        if self.dataloader_len is None:
-            via = f" (max_duration is {self.max_duration})" if time.unit is TimeUnit.DURATION else ""
-            raise MissingDataloaderLenError(
-                f"{argument}={time} needs dataloader_len (batches per epoch) to become batches{via}, "
-                "but dataloader_len is None: set it on the state, or give the time in ba, sp or tok"
-            )
-        return self.dataloader_len
-
-    def __repr__(self) -> str:
-        return f"RunContext(max_duration={self.max_duration}, dataloader_len={self.dataloader_len}, ssr={self.ssr})"
+def _batches_per_epoch(argument: str, time: Time, length: Time, dataloader_len: int | None) -> int:
+    if dataloader_len is None:
+        via = f" (max_duration is {length})" if time.unit is TimeUnit.DURATION else ""
+        raise MissingDataloaderLenError(
+            f"{argument}={time} needs dataloader_len (batches per epoch) to become batches{via}, "
+            "but dataloader_len is None: set it on the state, or give the time in ba, sp or tok"
+        )
+    return dataloader_len
 
 
 def same_unit(resolved: dict[str, tuple[Time, Time]]) -> TimeUnit:
-    """The unit shared by the resolved times ``{argument: (given, resolved)}``; a ValueError names two that differ."""
+    """The unit shared by the resolved times of one schedule.
+
+    Args:
+        resolved: ``{argument: (given, resolved)}``, at least one entry.
+
+    Returns:
+        The unit every resolved time is in.
+
+    Raises:
+        ValueError: Two resolved times differ in unit; the message names both arguments.
+
+    >>> same_unit({"t_warmup": (Time(1, "ep"), Time(50, "ba")), "t_max": (Time(1.0, "dur"), Time(500, "ba"))})
+    <TimeUnit.BATCH: 'ba'>
+    """
     (first_name, (first_given, first)), *rest = resolved.items()
     for name, (given, time) in rest:
         if time.unit is not first.unit:
@@ -107,24 +140,61 @@ def scale_max_duration(max_duration: Time | str, ssr: float, dataloader_len: int
 
     A length in epochs becomes the exact number of batches, ``ssr · epochs · dataloader_len`` (Composer
     truncates to whole epochs, ``3ep × 0.75 → 2ep``; deviation 4). At ``ssr = 1`` the length is unchanged.
+    :class:`~schedulers.core.run.Run` applies it once per run (``run.length``).
+
+    Args:
+        max_duration: The run's length as written (ep, ba, sp or tok).
+        ssr: The scale schedule ratio, a finite number > 0.
+        dataloader_len: Batches per epoch; needed when ``max_duration`` is in epochs and ``ssr != 1``.
+
+    Returns:
+        The scaled length (in batches for a run in epochs scaled by ``ssr != 1``).
+
+    Raises:
+        ValueError: A bad ``max_duration`` or ratio, or a ratio that scales the run to nothing.
+        MissingDataloaderLenError: A run in epochs scaled by ``ssr != 1`` without ``dataloader_len``.
 
     >>> scale_max_duration("3ep", 0.75, dataloader_len=100), scale_max_duration("1000sp", 0.5)
     (Time(225, TimeUnit.BATCH), Time(500, TimeUnit.SAMPLE))
     """
     length = as_max_duration(max_duration)
-    ssr = check_ssr(ssr, "scale_schedule_ratio")
+    ssr = number_argument("scale_schedule_ratio", ssr, low=0.0, low_open=True)
+    return scaled_length(length, ssr, as_dataloader_len(dataloader_len))
+
+
+def scaled_length(length: Time, ssr: float, dataloader_len: int | None) -> Time:
+    r""":func:`scale_max_duration` of arguments already checked: a run's length (a Time in ep, ba, sp or tok),
+    a ratio (a float > 0) and batches per epoch (an int or None).
+
+    .. math:: \mathrm{length} = \mathrm{whole}(\mathrm{ssr} \cdot D) \;(D \text{ in ba, sp, tok}), \qquad
+              \mathrm{whole}(\mathrm{ssr} \cdot E L)\;\mathrm{ba} \;(E \text{ epochs of } L \text{ batches})
+
+    Args:
+        length: The run's length as written.
+        ssr: The scale schedule ratio.
+        dataloader_len: Batches per epoch, or None.
+
+    Returns:
+        The scaled length; ``length`` itself when ``ssr == 1``.
+
+    Raises:
+        MissingDataloaderLenError: A length in epochs, ``ssr != 1`` and no ``dataloader_len``.
+        ValueError: The ratio scales the run to nothing.
+
+    >>> scaled_length(Time(10, "ep"), 0.29, 7)
+    Time(20, TimeUnit.BATCH)
+    """
     if ssr == 1.0:
         return length
-    if length.unit is TimeUnit.EPOCH:
+    count, unit = length.value, length.unit
+    if unit is TimeUnit.EPOCH:
         if dataloader_len is None:
             raise MissingDataloaderLenError(
                 f"max_duration={length} scaled by scale_schedule_ratio={ssr} becomes batches, which needs "
                 "dataloader_len (batches per epoch), but dataloader_len is None"
             )
-        length = Time(length.value * as_dataloader_len(dataloader_len), TimeUnit.BATCH)
-    scaled = Time(whole_count(length.value * ssr), length.unit)
+        count, unit = count * dataloader_len, TimeUnit.BATCH
+    scaled = Time(whole_count(count * ssr), unit)
     if scaled.value <= 0:
-        raise ValueError(
-            f"scale_schedule_ratio={ssr} reduces max_duration={max_duration} to {scaled}: use a larger ratio"
-        )
+        raise ValueError(f"scale_schedule_ratio={ssr} reduces max_duration={length} to {scaled}: use a larger ratio")
     return scaled

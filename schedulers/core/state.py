@@ -16,6 +16,21 @@ class ScheduleState(Protocol):
     """What every schedule reads from the state it is called with: any object with these three attributes.
 
     :class:`SchedulerState` and the trainer's state are two; a schedule never writes to it.
+
+    Args:
+        (none): a protocol; any object with the three attributes below meets it.
+
+    Returns:
+        Read by ``schedule(state, ssr)``.
+
+    Raises:
+        Nothing.
+
+    >>> from schedulers import StepScheduler
+    >>> class Mine:
+    ...     timestamp, max_duration, dataloader_len = Timestamp(batch=10), Time(100, "ba"), None
+    >>> StepScheduler("10ba", gamma=0.5)(Mine())
+    0.5
     """
 
     @property
@@ -37,6 +52,17 @@ class SchedulerState:
     ``max_duration`` is the length of the run (a Time or time string in ``ep``, ``ba``, ``sp`` or ``tok``,
     never ``dur``), ``timestamp`` where the run is now, and ``dataloader_len`` the batches per epoch
     (an int or a Time in ``ba``; needed only to turn epochs into batches).
+
+    Args:
+        max_duration: The length the run trains.
+        timestamp: Where the run is (its start by default).
+        dataloader_len: Batches per epoch, or None.
+
+    Returns:
+        The state; assign ``state.timestamp`` (or ``max_duration``, ``dataloader_len``) to move it.
+
+    Raises:
+        ValueError: A bad ``max_duration`` or ``dataloader_len``, naming it (also on assignment).
 
     >>> from schedulers import SchedulerState, CosineAnnealingScheduler
     >>> state = SchedulerState("100ba")
@@ -81,7 +107,21 @@ class SchedulerState:
 
 
 def as_max_duration(value: object, name: str = "max_duration") -> Time:
-    """``value`` as the Time of a run's length, or a ValueError naming ``name``."""
+    """``value`` as the Time of a run's length, or a ValueError naming ``name``.
+
+    Args:
+        value: A Time or time string in ``ep``, ``ba``, ``sp`` or ``tok``.
+        name: The argument's name, for the error.
+
+    Returns:
+        The Time.
+
+    Raises:
+        ValueError: No unit, ``dur``, not positive, or not a time (timeunits' error class kept).
+
+    >>> as_max_duration("10ep")
+    Time(10, TimeUnit.EPOCH)
+    """
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         raise ValueError(f"{name}={value!r} has no unit: give a Time or a string such as '10ep' or '1000ba'")
     try:
@@ -98,7 +138,20 @@ def as_max_duration(value: object, name: str = "max_duration") -> Time:
 
 
 def as_dataloader_len(value: object) -> int | None:
-    """Batches per epoch as an int (None stays None); a Time must be in ``ba``."""
+    """Batches per epoch as an int (None stays None); a Time must be in ``ba``.
+
+    Args:
+        value: An int, a Time in ``ba``, or None.
+
+    Returns:
+        The int, or None.
+
+    Raises:
+        ValueError: Not a positive count of batches.
+
+    >>> as_dataloader_len(Time(50, "ba")), as_dataloader_len(None)
+    (50, None)
+    """
     if value is None:
         return None
     if isinstance(value, Time):

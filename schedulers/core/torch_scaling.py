@@ -18,7 +18,8 @@ from collections import Counter
 
 from torch.optim import lr_scheduler as torch_schedulers
 
-from schedulers.core.resolution import check_ssr, whole_count
+from schedulers.core.arguments import number_argument
+from schedulers.core.resolution import whole_count
 
 __all__ = ["scale_pytorch_scheduler"]
 
@@ -32,7 +33,7 @@ def scale_pytorch_scheduler(scheduler: torch_schedulers.LRScheduler, ssr: float)
     >>> scale_pytorch_scheduler(step, 0.5); step.step_size
     5
     """
-    ssr = check_ssr(ssr, "scale_schedule_ratio")
+    ssr = number_argument("scale_schedule_ratio", ssr, low=0.0, low_open=True)
     if ssr == 1.0:
         return
     name = type(scheduler).__name__

@@ -22,7 +22,7 @@ from schedulers.core.arguments import (
 )
 from schedulers.core.base import Curve, Schedule
 from schedulers.core.registry import register_scheduler
-from schedulers.core.resolution import RunContext
+from schedulers.core.run import Run
 from timeunits import Time
 
 __all__ = ["CyclicScheduler", "InverseSquareRootScheduler", "OneCycleScheduler", "WarmupStableDecayScheduler"]
@@ -39,6 +39,22 @@ class WarmupStableDecayScheduler(Schedule):
         \alpha(x) = \min(1, x / t_w)\,\bigl(\alpha_f + (1 - \alpha_f)\,g(p)\bigr), \quad
         g = 1 - p \;(\text{linear}),\; \tfrac{1 + \cos \pi p}{2} \;(\text{cosine}),\; 1 - \sqrt{p} \;(\text{1-sqrt})
 
+    Args:
+        t_warmup: The warmup's length, a time in any unit (``dur``: of the run); unscaled unless ``scale_warmup``.
+        t_decay: The decay's length, a time in any unit (``dur``: of the run).
+        alpha_f: The end multiplier, >= 0.
+        decay_shape: ``linear``, ``cosine`` or ``1-sqrt``.
+        t_max: Where the decay ends, a time in any unit (``dur``: of the run).
+        scale_warmup: Whether the ratio scales the warmup too.
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: A warmup that ends after the decay starts, or ``t_decay`` resolving to 0.
+
     >>> curve = WarmupStableDecayScheduler("10ba", t_decay="20ba", alpha_f=0.1).resolve("100ba")
     >>> curve(5), curve(50), curve(90), curve(100)
     (0.5, 1.0, 0.55, 0.1)
@@ -51,7 +67,7 @@ class WarmupStableDecayScheduler(Schedule):
     t_max: Time = time_field("1dur")
     scale_warmup: bool = flag_field()
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         unscaled = () if self.scale_warmup else ("t_warmup",)
         times = self._resolve_times(run, self._arguments("t_warmup", "t_decay", "t_max"), unscaled=unscaled)
         warmup, t_max = times["t_warmup"].value, times["t_max"].value
@@ -77,6 +93,18 @@ class InverseSquareRootScheduler(Schedule):
 
     .. math:: \alpha(x) = x / t_w \;(x < t_w), \qquad \sqrt{t_w / x} \;(x \ge t_w)
 
+    Args:
+        t_warmup: The warmup's length and the decay's timescale, a time in any unit (``dur``: of the run).
+        scale_warmup: Whether the ratio scales the warmup too.
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: ``t_warmup`` resolving to 0 for a run.
+
     >>> curve = InverseSquareRootScheduler("100ba").resolve("10000ba")
     >>> curve(50), curve(100), curve(400)
     (0.5, 1.0, 0.5)
@@ -85,7 +113,7 @@ class InverseSquareRootScheduler(Schedule):
     t_warmup: Time = time_field()
     scale_warmup: bool = flag_field()
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         unscaled = () if self.scale_warmup else ("t_warmup",)
         times = self._resolve_times(run, self._arguments("t_warmup"), unscaled=unscaled)
         warmup = positive_count("t_warmup", times["t_warmup"], self.t_warmup)  # it is also the decay's timescale
@@ -104,6 +132,22 @@ class OneCycleScheduler(Schedule):
     value first), annealing by ``anneal_strategy`` (``"cos"`` or ``"linear"``); see
     :func:`schedulers.core.kernels.one_cycle` for the exact phase boundaries.
 
+    Args:
+        t_max: The cycle's length, a time in any unit (``dur``: of the run).
+        pct_start: The rising part, in (0, 1).
+        div_factor: Peak / start, > 0.
+        final_div_factor: Start / end, > 0.
+        anneal_strategy: ``cos`` or ``linear``.
+        three_phase: Whether to come back to the start value before the final decay.
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: ``t_max`` resolving to 0, or phases of no length.
+
     >>> curve = OneCycleScheduler(div_factor=4.0).resolve("100ba")
     >>> curve(0), curve(29)
     (0.25, 1.0)
@@ -120,7 +164,7 @@ class OneCycleScheduler(Schedule):
         if self.pct_start >= 1:
             raise ValueError(f"pct_start={self.pct_start!r} must be in (0, 1)")
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         times = self._resolve_times(run, self._arguments("t_max"))
         total = positive_count("t_max", times["t_max"], self.t_max)
         start = 1.0 / self.div_factor
@@ -139,6 +183,21 @@ class CyclicScheduler(Schedule):
     ``"triangular2"`` (the amplitude halves each cycle) or ``"exp_range"`` (the amplitude decays as
     :math:`\gamma^x`, with :math:`x` counted in the resolved unit). See :func:`schedulers.core.kernels.cyclic`.
 
+    Args:
+        t_up: The rising half of a cycle, a time in any unit (``dur``: of the run).
+        t_down: The falling half (None: ``t_up``).
+        base_ratio: The low multiplier, >= 0.
+        mode: ``triangular``, ``triangular2`` or ``exp_range``.
+        gamma: The amplitude's decay per count in ``exp_range``, > 0.
+
+    Returns:
+        Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``; ``resolve(...)`` gives
+        the curve for a run (docs/schedules.md).
+
+    Raises:
+        ValueError: A bad argument, naming it, when the schedule is built.
+        ValueError: ``t_up`` or ``t_down`` resolving to 0 for a run.
+
     >>> curve = CyclicScheduler("10ba", base_ratio=0.1).resolve("100ba")
     >>> curve(0), curve(10), curve(20)
     (0.1, 1.0, 0.1)
@@ -150,7 +209,7 @@ class CyclicScheduler(Schedule):
     mode: str = choice_field("triangular", kernels.CYCLIC_MODES)
     gamma: float = number_field(1.0, low=0.0, low_open=True)
 
-    def _resolve(self, run: RunContext) -> Curve:
+    def _resolve(self, run: Run) -> Curve:
         names = ("t_up",) if self.t_down is None else ("t_up", "t_down")
         times = self._resolve_times(run, self._arguments(*names))
         up = positive_count("t_up", times["t_up"], self.t_up)

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 
 from schedulers.core.base import FunctionSchedule, Schedule
+from schedulers.core.run import Run
 from timeunits import TimeUnit
 
 __all__ = ["enable_counting", "first_dim", "samples_in", "steps_per_epoch", "tokens_in"]
@@ -41,7 +42,7 @@ def enable_counting(schedule: Callable[..., float], state: Any, ssr: float, coun
     units = {state.max_duration.unit}
     known = isinstance(schedule, Schedule) and not isinstance(schedule, FunctionSchedule)
     if known:
-        units.add(schedule.resolve(state.max_duration, state.dataloader_len, ssr).unit)
+        units.add(schedule.curve(Run.of_state(state, ssr)).unit)  # the curve its steps will read
     if TimeUnit.TOKEN in units and not counter.count_tokens:
         where = f"max_duration={state.max_duration}" if state.max_duration.unit is TimeUnit.TOKEN else repr(schedule)
         raise ValueError(

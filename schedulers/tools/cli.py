@@ -258,6 +258,7 @@ def _plot(args: argparse.Namespace) -> int:
 
 
 def _plot_or_raise(args: argparse.Namespace) -> int:
+    from schedulers.core.run import as_run
     from schedulers.tools import plotting
     from schedulers.tools.expressions import parse_schedule
 
@@ -271,15 +272,13 @@ def _plot_or_raise(args: argparse.Namespace) -> int:
         width, height = args.width or 800, args.height or 450
         if width < 100 or height < 100:
             raise _UsageError(f"-o {args.output}: --width and --height are pixels for an image: at least 100 each")
-    runs = plotting._Runs(
-        schedules,
+    run = as_run(
         args.max_duration,
         args.dataloader_len,
-        args.samples_per_batch,
-        args.tokens_per_batch,
-        ssrs,
-        args.base_lr,
+        samples_per_batch=args.samples_per_batch,
+        tokens_per_batch=args.tokens_per_batch,
     )
+    runs = plotting._Runs(schedules, run, ssrs, args.base_lr)
     if args.output is None and args.csv is None:
         print(_text_plot(runs, args, x_unit))
         return 0
@@ -379,12 +378,12 @@ def _finite_float(flag: str) -> Callable[[str], float]:
 
 
 def _ssrs(text: str) -> list[float]:
-    from schedulers.core.resolution import check_ssr
+    from schedulers.core.arguments import number_argument
 
     values = []
     for part in text.split(","):
         try:
-            values.append(check_ssr(float(part), "--ssr"))
+            values.append(number_argument("--ssr", float(part), low=0.0, low_open=True))
         except ValueError:
             raise argparse.ArgumentTypeError(
                 f"--ssr={text!r} must be a finite number > 0, or a comma list of them (0.5,1,2)"

@@ -36,16 +36,16 @@ import csv
 import math
 import os
 from collections.abc import Iterable, Iterator
-from typing import IO
+from typing import IO, Any
 
+import attrs
 import torch
 
 from schedulers.core.arguments import number_argument
-from schedulers.core.base import FunctionSchedule, Schedule
+from schedulers.core.base import Schedule
 from schedulers.core.clock import progress_measure
-from schedulers.core.evaluate import PerBatch, RunTimeline, evaluate_run, run_timeline
-from schedulers.core.resolution import check_ssr
-from schedulers.core.state import as_dataloader_len, as_max_duration
+from schedulers.core.evaluate import PerBatch, RunTimeline, evaluate_timeline
+from schedulers.core.run import Run, as_run
 from timeunits import Time, TimeUnit
 
 __all__ = ["RecordedValues", "ScheduleTable", "plot_schedules", "schedule_table", "terminal_plot", "text_plot"]
@@ -72,6 +72,19 @@ class RecordedValues:
     For curves that are not a closed form to evaluate (what ``cadence plot CONFIG`` records by running the
     trainer's loop without training): give ``(label, RecordedValues({ssr: values}))`` wherever a schedule is
     accepted; each run's tensor must have one value per batch of that run.
+
+    Args:
+        by_ssr: ``{ssr: values}``, one value per batch of each ratio's run.
+
+    Returns:
+        A curve for :func:`plot_schedules`, :func:`schedule_table` and :func:`terminal_plot`.
+
+    Raises:
+        ValueError: When drawn, a ratio without values, or values that do not fit its run.
+
+    >>> table = schedule_table([("seen", RecordedValues({1.0: [1.0, 0.5]}))], "2ba")
+    >>> table.column("seen")
+    [1.0, 0.5]
     """
 
     def __init__(self, by_ssr: dict[float, torch.Tensor]) -> None:
@@ -104,38 +117,28 @@ class _Curve:
 
 
 class _Runs:
-    """The curves of every (schedule, ssr) pair, with the x axis of each in any unit."""
+    """The curves of every (schedule, ssr) pair, with the x axis of each in any unit.
+
+    ``run`` is the run as given (one :class:`~schedulers.core.run.Run`); each ratio in ``ssrs`` is that run at
+    the ratio (``ssrs=None``: the run's own ratio).
+    """
 
     def __init__(
         self,
         schedules: ScheduleLike | Iterable[ScheduleLike],
-        max_duration: Time | str,
-        dataloader_len: int | None,
-        samples_per_batch: PerBatch,
-        tokens_per_batch: PerBatch,
-        ssrs: float | Iterable[float],
+        run: Run,
+        ssrs: float | Iterable[float] | None,
         base_value: float | None,
     ) -> None:
-        self.samples_per_batch = samples_per_batch
-        self.tokens_per_batch = tokens_per_batch
-        self.max_duration = max_duration = as_max_duration(max_duration)
-        self.dataloader_len = dataloader_len = as_dataloader_len(dataloader_len)
+        self.run = run
         self.base_value = _base_value(base_value)
         self.labelled = _labelled(schedules)
-        self.ssrs = _ssr_list(ssrs)
-        self.timelines: list[RunTimeline] = []
+        self.timelines = [RunTimeline(scaled) for scaled in _runs(run, ssrs)]
+        self.ssrs = [timeline.run.ssr for timeline in self.timelines]
         self.curves: list[_Curve] = []
-        for j, ssr in enumerate(self.ssrs):
-            timeline = run_timeline(
-                max_duration,
-                dataloader_len,
-                samples_per_batch=samples_per_batch,
-                tokens_per_batch=tokens_per_batch,
-                ssr=ssr,
-            )
-            self.timelines.append(timeline)
+        for j, (ssr, timeline) in enumerate(zip(self.ssrs, self.timelines, strict=True)):
             for i, (label, schedule) in enumerate(self.labelled):
-                alphas = _evaluate(label, schedule, timeline, ssr)
+                alphas = _evaluate(label, schedule, timeline)
                 values = alphas if self.base_value is None else alphas * self.base_value
                 name = label if len(self.ssrs) == 1 else f"{label} (ssr={ssr:g})"
                 self.curves.append(_Curve(name, i, j, ssr, timeline, values))
@@ -156,7 +159,7 @@ class _Runs:
         n = timeline.num_batches
         if unit is TimeUnit.BATCH:
             return float(n)
-        per_batch = self.samples_per_batch if unit is TimeUnit.SAMPLE else self.tokens_per_batch
+        per_batch = self.run.samples_per_batch if unit is TimeUnit.SAMPLE else self.run.tokens_per_batch
         if per_batch is None:
             return 0.0
         if isinstance(per_batch, torch.Tensor):
@@ -164,7 +167,7 @@ class _Runs:
         return float(n * per_batch)
 
     def check_x_unit(self, x_unit: TimeUnit | str) -> TimeUnit:
-        return check_x_unit(x_unit, self.dataloader_len, self.samples_per_batch, self.tokens_per_batch)
+        return check_x_unit(x_unit, self.run.dataloader_len, self.run.samples_per_batch, self.run.tokens_per_batch)
 
     def y_label(self) -> str:
         if self.base_value is None:
@@ -224,29 +227,27 @@ def _labelled(schedules: ScheduleLike | Iterable[ScheduleLike]) -> list[tuple[st
     return result
 
 
-def _ssr_list(ssrs: float | Iterable[float]) -> list[float]:
+def _runs(run: Run, ssrs: float | Iterable[float] | None) -> list[Run]:
+    """``run`` at each ratio of ``ssrs`` (each checked by :class:`~schedulers.core.run.Run`; repeats dropped)."""
+    if ssrs is None:
+        return [run]
     if isinstance(ssrs, (int, float)) and not isinstance(ssrs, bool):
         ssrs = [ssrs]
-    values = list(dict.fromkeys(check_ssr(ssr, "ssr") for ssr in ssrs))
-    if not values:
+    runs = {scaled.ssr: scaled for scaled in (attrs.evolve(run, ssr=ssr) for ssr in ssrs)}
+    if not runs:
         raise ValueError("ssrs is empty: give at least one scale schedule ratio (1.0 is the unscaled run)")
-    return values
+    return list(runs.values())
 
 
 def _base_value(base_value: float | None) -> float | None:
     return None if base_value is None else number_argument("base_value", base_value)
 
 
-def _evaluate(label: str, schedule: Schedule, timeline: RunTimeline, ssr: float) -> torch.Tensor:
+def _evaluate(label: str, schedule: Schedule | RecordedValues, timeline: RunTimeline) -> torch.Tensor:
     if isinstance(schedule, RecordedValues):
-        return schedule.values(label, ssr, timeline)
-    if isinstance(schedule, FunctionSchedule) and ssr != 1.0:
-        raise ValueError(
-            f"{label}: {schedule.fn!r} is a function of the state only, so it cannot apply ssr={ssr:g}; write it "
-            "as a Cadence schedule (times in ba/ep/dur) to scale it"
-        )
+        return schedule.values(label, timeline.run.ssr, timeline)
     try:
-        return evaluate_run(schedule, timeline.max_duration, timeline=timeline, ssr=ssr)
+        return evaluate_timeline(schedule, timeline)
     except ValueError as error:  # the schedule's own error, prefixed with the curve it belongs to
         if len(error.args) == 1 and isinstance(error.args[0], str):
             error.args = (f"{label}: {error.args[0]}",)
@@ -306,7 +307,7 @@ def _picks(values: torch.Tensor, change: torch.Tensor, buckets: int) -> torch.Te
 # -- matplotlib ---------------------------------------------------------------------------------------------
 
 
-def require_matplotlib():
+def require_matplotlib() -> type:
     """matplotlib's Figure class, or an ImportError naming the plot extra to install (one line for a CLI)."""
     try:
         import matplotlib  # noqa: F401
@@ -321,18 +322,18 @@ def require_matplotlib():
 
 def plot_schedules(
     schedules: ScheduleLike | Iterable[ScheduleLike],
-    max_duration: Time | str,
+    max_duration: Time | str | Run,
     *,
     dataloader_len: int | None = None,
     samples_per_batch: PerBatch = None,
     tokens_per_batch: PerBatch = None,
-    ssrs: float | Iterable[float] = (1.0,),
+    ssrs: float | Iterable[float] | None = None,
     x_unit: TimeUnit | str = "ba",
     base_value: float | None = None,
-    ax=None,
+    ax: Any = None,
     title: str | None = None,
     max_points: int | None = 4000,
-):
+) -> Any:
     """Draw each schedule over a run of ``max_duration``, once per scale schedule ratio in ``ssrs``.
 
     ``schedules`` is a list of ``(label, schedule)`` pairs, schedules (labelled by their repr) or expression
@@ -343,15 +344,33 @@ def plot_schedules(
     Each line has at most ``max_points`` points (``None``: every batch). Draws into ``ax`` when given, else
     into a new Figure (not managed by pyplot); returns the Figure.
 
+    Args:
+        schedules: Schedules, ``(label, schedule)`` pairs or expression strings.
+        max_duration, dataloader_len, samples_per_batch, tokens_per_batch: The run, as
+            :class:`~schedulers.core.run.Run` takes it (or a Run in place of ``max_duration``).
+        ssrs: Ratios, a run each (None: the run's own, 1 unless a Run says otherwise).
+        x_unit: ``ba``, ``ep``, ``sp``, ``tok`` or ``dur``.
+        base_value: Plot ``base_value × α`` instead of α.
+        ax: Matplotlib axes to draw into (a new Figure otherwise).
+        title: The title (the run's description by default).
+        max_points: Points per line at most (None: every batch).
+
+    Returns:
+        The matplotlib Figure.
+
+    Raises:
+        ValueError: A bad run, unit or option, or a schedule's own error prefixed with its label.
+        ImportError: matplotlib is not installed (the ``plot`` extra).
+
     >>> from schedulers import CosineAnnealingWithWarmupScheduler
     >>> figure = plot_schedules([("cosine", CosineAnnealingWithWarmupScheduler("0.05dur"))], "10ep",
     ...                         dataloader_len=500, ssrs=[0.5, 1.0], x_unit="ep")
     >>> [line.get_label() for line in figure.axes[0].lines]
     ['cosine (ssr=0.5)', 'cosine (ssr=1)']
     """
-    check_x_unit(x_unit, dataloader_len, samples_per_batch, tokens_per_batch)  # before evaluating a long run
-    runs = _Runs(schedules, max_duration, dataloader_len, samples_per_batch, tokens_per_batch, ssrs, base_value)
-    return _plot(runs, x_unit=x_unit, ax=ax, title=title, max_points=max_points)
+    run = as_run(max_duration, dataloader_len, samples_per_batch=samples_per_batch, tokens_per_batch=tokens_per_batch)
+    check_x_unit(x_unit, run.dataloader_len, run.samples_per_batch, run.tokens_per_batch)  # before a long run
+    return _plot(_Runs(schedules, run, ssrs, base_value), x_unit=x_unit, ax=ax, title=title, max_points=max_points)
 
 
 def _plot(runs: _Runs, *, x_unit, ax=None, title=None, max_points=4000, size=None):
@@ -399,9 +418,9 @@ def _plot(runs: _Runs, *, x_unit, ax=None, title=None, max_points=4000, size=Non
 
 
 def _title(runs: _Runs) -> str:
-    parts = [f"max_duration={runs.max_duration}"]
-    if runs.dataloader_len is not None:
-        parts.append(f"dataloader_len={runs.dataloader_len}")
+    parts = [f"max_duration={runs.run.max_duration}"]
+    if runs.run.dataloader_len is not None:
+        parts.append(f"dataloader_len={runs.run.dataloader_len}")
     if len(runs.ssrs) > 1:
         parts.append("each run scaled by its ssr")
     return ", ".join(parts)
@@ -417,6 +436,22 @@ class ScheduleTable:
     count that unit: no ``dataloader_len``, ``samples_per_batch`` or ``tokens_per_batch``), ``dur`` (the
     fraction of the run; one ``dur (ssr=…)`` column per ratio when several runs are compared), then one
     column per curve. A run shorter than the longest has empty cells (``None``) after its end.
+
+    Args:
+        header: The column names.
+        columns: One tensor per column (None: an empty column).
+        integer: Whether each column holds counts.
+        rows: The number of rows.
+
+    Returns:
+        The table (built by :func:`schedule_table`).
+
+    Raises:
+        Nothing.
+
+    >>> from schedulers import LinearScheduler
+    >>> schedule_table([("linear", LinearScheduler())], "4ba").column("linear")
+    [1.0, 0.75, 0.5, 0.25]
     """
 
     def __init__(self, header: list[str], columns: list[torch.Tensor | None], integer: list[bool], rows: int) -> None:
@@ -466,15 +501,28 @@ class ScheduleTable:
 
 def schedule_table(
     schedules: ScheduleLike | Iterable[ScheduleLike],
-    max_duration: Time | str,
+    max_duration: Time | str | Run,
     *,
     dataloader_len: int | None = None,
     samples_per_batch: PerBatch = None,
     tokens_per_batch: PerBatch = None,
-    ssrs: float | Iterable[float] = (1.0,),
+    ssrs: float | Iterable[float] | None = None,
     base_value: float | None = None,
 ) -> ScheduleTable:
     """The exact value of every curve at every batch (the arguments are :func:`plot_schedules`'s).
+
+    Args:
+        schedules: Schedules, ``(label, schedule)`` pairs or expression strings.
+        max_duration, dataloader_len, samples_per_batch, tokens_per_batch: The run, as
+            :class:`~schedulers.core.run.Run` takes it (or a Run in place of ``max_duration``).
+        ssrs: Ratios, a run each (None: the run's own, 1 unless a Run says otherwise).
+        base_value: Tabulate ``base_value × α`` instead of α.
+
+    Returns:
+        The :class:`ScheduleTable`.
+
+    Raises:
+        ValueError: A bad run, or a schedule's own error prefixed with its label.
 
     >>> from schedulers import StepScheduler
     >>> table = schedule_table([("step", StepScheduler("2ba", gamma=0.5))], "4ba", dataloader_len=2)
@@ -482,7 +530,8 @@ def schedule_table(
     (['batch', 'epoch', 'sample', 'token', 'dur', 'step'], [(0, 0, None, None, 0.0, 1.0), \
 (1, 0, None, None, 0.25, 1.0), (2, 1, None, None, 0.5, 0.5), (3, 1, None, None, 0.75, 0.5)])
     """
-    return _table(_Runs(schedules, max_duration, dataloader_len, samples_per_batch, tokens_per_batch, ssrs, base_value))
+    run = as_run(max_duration, dataloader_len, samples_per_batch=samples_per_batch, tokens_per_batch=tokens_per_batch)
+    return _table(_Runs(schedules, run, ssrs, base_value))
 
 
 def _table(runs: _Runs) -> ScheduleTable:
@@ -490,9 +539,9 @@ def _table(runs: _Runs) -> ScheduleTable:
     header = ["batch", "epoch", "sample", "token"]
     columns: list[torch.Tensor | None] = [
         longest.counts(TimeUnit.BATCH),
-        None if runs.dataloader_len is None else longest.counts(TimeUnit.EPOCH),
-        None if runs.samples_per_batch is None else longest.counts(TimeUnit.SAMPLE),
-        None if runs.tokens_per_batch is None else longest.counts(TimeUnit.TOKEN),
+        None if runs.run.dataloader_len is None else longest.counts(TimeUnit.EPOCH),
+        None if runs.run.samples_per_batch is None else longest.counts(TimeUnit.SAMPLE),
+        None if runs.run.tokens_per_batch is None else longest.counts(TimeUnit.TOKEN),
     ]
     integer = [True] * 4
     for ssr, timeline in zip(runs.ssrs, runs.timelines, strict=True):
@@ -515,12 +564,12 @@ _COLORS = (34, 31, 32, 33, 35, 36)  # ANSI: blue, red, green, yellow, magenta, c
 
 def terminal_plot(
     schedules: ScheduleLike | Iterable[ScheduleLike],
-    max_duration: Time | str,
+    max_duration: Time | str | Run,
     *,
     dataloader_len: int | None = None,
     samples_per_batch: PerBatch = None,
     tokens_per_batch: PerBatch = None,
-    ssrs: float | Iterable[float] = (1.0,),
+    ssrs: float | Iterable[float] | None = None,
     x_unit: TimeUnit | str = "ba",
     base_value: float | None = None,
     title: str | None = None,
@@ -535,9 +584,29 @@ def terminal_plot(
     ``o``, ``+``, ...), later curves on top. The default is braille for one curve or with ``color=True`` (an
     ANSI colour per curve), else markers, so overlaid curves stay distinguishable in plain text. The y axis
     is labelled with the minimum and maximum value, the x axis with the start and the end of the longest run.
+
+    Args:
+        schedules: Schedules, ``(label, schedule)`` pairs or expression strings.
+        max_duration, dataloader_len, samples_per_batch, tokens_per_batch: The run, as
+            :class:`~schedulers.core.run.Run` takes it (or a Run in place of ``max_duration``).
+        ssrs: Ratios, a run each (None: the run's own, 1 unless a Run says otherwise).
+        x_unit: ``ba``, ``ep``, ``sp``, ``tok`` or ``dur``.
+        base_value: Plot ``base_value × α`` instead of α.
+        title, width, height, style, color: The canvas, as :func:`text_plot` takes them.
+
+    Returns:
+        The plot as text.
+
+    Raises:
+        ValueError: A bad run, unit or option, or a schedule's own error prefixed with its label.
+
+    >>> from schedulers import StepScheduler
+    >>> terminal_plot(StepScheduler("5ba", gamma=0.5), "10ba", width=10, height=2).splitlines()[1]
+    '  1 ┤⠉⠉⠉⠉⠉⡇⠀⠀⠀⠀'
     """
-    check_x_unit(x_unit, dataloader_len, samples_per_batch, tokens_per_batch)  # before evaluating a long run
-    runs = _Runs(schedules, max_duration, dataloader_len, samples_per_batch, tokens_per_batch, ssrs, base_value)
+    run = as_run(max_duration, dataloader_len, samples_per_batch=samples_per_batch, tokens_per_batch=tokens_per_batch)
+    check_x_unit(x_unit, run.dataloader_len, run.samples_per_batch, run.tokens_per_batch)  # before a long run
+    runs = _Runs(schedules, run, ssrs, base_value)
     return _text(runs, x_unit=x_unit, title=title, width=width, height=height, style=style, color=color)
 
 
@@ -570,7 +639,28 @@ def text_plot(
 ) -> str:
     """Any curves as text, drawn as :func:`terminal_plot` draws schedules: ``lines`` holds ``(label, x, end,
     values)`` per curve (``values[i]`` holds from ``x[i]`` to the next x, the last one to ``end``); the canvas
-    is ``width`` × ``height`` characters, with axes labelled ``x_label`` and ``y_label`` and a legend."""
+    is ``width`` × ``height`` characters, with axes labelled ``x_label`` and ``y_label`` and a legend.
+
+    Args:
+        lines: ``(label, x, end, values)`` per curve.
+        x_label: The x axis's label.
+        y_label: The y axis's label.
+        title: A first line.
+        width: Characters across (>= 8).
+        height: Characters down (>= 2).
+        style: ``braille``, ``ascii`` or None (automatic).
+        color: ANSI colours.
+
+    Returns:
+        The plot as text.
+
+    Raises:
+        ValueError: A bad size or style, or values that are not finite.
+
+    >>> x = torch.arange(4.0)
+    >>> text_plot([("up", x, 4.0, x)], x_label="batches", y_label="y", width=8, height=2).splitlines()[0]
+    'y'
+    """
     style = _check_text_options(len(lines), width, height, style, color)
     cols, rows = (width * 2, height * 4) if style == "braille" else (width, height)
     x_end = max(end for _, _, end, _ in lines) or 1.0

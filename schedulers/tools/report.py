@@ -39,7 +39,8 @@ these rows and names each warmup, ``total_iters`` or milestone that lies beyond 
 
 Kinds of rows and their keys:
 
-* ``"run"``: ``max_duration`` (as given), ``ssr``, ``length`` (the scaled length the run has), ``dataloader_len``;
+* ``"run"``: ``max_duration`` (as given), ``ssr``, ``length`` (the scaled length the run trains: ``Run.length``),
+  ``dataloader_len``;
 * ``"length"``: the run's length in one unit: ``unit`` (``ba``, ``ep``, ``sp``, ``tok``), ``count`` (an int;
   epochs a float when not whole, with ``full_epochs`` and ``extra_batches``), ``per_batch`` (the constant,
   ``"tensor"``, or the batches per epoch for ``ep``);
@@ -71,8 +72,9 @@ import torch
 from schedulers.core.base import FunctionSchedule, Schedule
 from schedulers.core.clock import after_batches
 from schedulers.core.composition import Sequence
-from schedulers.core.evaluate import PerBatch, RunTimeline, evaluate_run, run_timeline
-from schedulers.core.state import SchedulerState, as_dataloader_len
+from schedulers.core.evaluate import PerBatch, RunTimeline, evaluate_timeline, run_timeline
+from schedulers.core.run import Run, as_run
+from schedulers.core.state import SchedulerState
 from schedulers.tools.stepped import run_steps, stepped_report_rows
 from timeunits import Time, TimeUnit
 
@@ -100,7 +102,7 @@ _DERIVED_POINTS = {
 
 def schedule_report_rows(
     schedules: Schedule | Iterable[Schedule | tuple],
-    max_duration: Time | str,
+    max_duration: Time | str | Run,
     *,
     dataloader_len: int | Time | None = None,
     samples_per_batch: PerBatch = None,
@@ -111,37 +113,42 @@ def schedule_report_rows(
     """The report as data: a list of dicts, each with a ``"kind"`` (see the module docs for the kinds and their
     keys), in the order :func:`schedule_report` prints.
 
-    ``schedules`` is a schedule, or a list of schedules and ``(label, schedule, hyperparameter)`` tuples
-    (``(label, schedule)`` means the hyperparameter ``"lr"``; a bare schedule is labelled with its class name).
-    ``base_values`` maps hyperparameters to their base value (a number applies to every hyperparameter);
-    a row's ``value`` is ``base × alpha``, or None without a base.
+    Args:
+        schedules: A schedule, or a list of schedules and ``(label, schedule, hyperparameter)`` tuples
+            (``(label, schedule)`` means the hyperparameter ``"lr"``; a bare schedule is labelled with its class
+            name).
+        max_duration: The run's length as written, or a :class:`~schedulers.core.run.Run` (then without the
+            other parts of a run): the run ``Trainer(max_duration=..., scale_schedule_ratio=ssr)`` trains.
+        dataloader_len: Batches per epoch.
+        samples_per_batch: Samples per batch (a constant or one entry per batch).
+        tokens_per_batch: Tokens per batch.
+        ssr: The scale schedule ratio.
+        base_values: Hyperparameter -> base value (a number applies to every hyperparameter); a row's
+            ``value`` is ``base × alpha``, or None without a base.
+
+    Returns:
+        The rows, each a dict with a ``"kind"``.
+
+    Raises:
+        TypeError: ``schedules`` is not a schedule or a list of them.
+        ValueError: A bad run, or a schedule's own checks for it (with a note naming the schedule).
+
+    >>> from schedulers import StepScheduler
+    >>> rows = schedule_report_rows(StepScheduler("20ba"), "100ba", ssr=0.5)
+    >>> rows[0]["length"], [row["count"] for row in rows if row["kind"] == "time"]
+    ('50ba', [10])
     """
     entries = _entries(schedules)
-    dataloader_len = as_dataloader_len(dataloader_len)
     timeline = run_timeline(
         max_duration, dataloader_len, samples_per_batch=samples_per_batch, tokens_per_batch=tokens_per_batch, ssr=ssr
     )
-    rows: list[dict[str, Any]] = [
-        {
-            "kind": "run",
-            "max_duration": str(Time.from_input(max_duration)),
-            "ssr": float(ssr),
-            "length": str(timeline.max_duration),
-            "dataloader_len": dataloader_len,
-        }
-    ]
-    totals = {
-        TimeUnit.BATCH: timeline.num_batches,
-        TimeUnit.SAMPLE: _total(samples_per_batch, timeline.num_batches),
-        TimeUnit.TOKEN: _total(tokens_per_batch, timeline.num_batches),
-    }
-    rows += _length_rows(timeline, samples_per_batch, tokens_per_batch, totals)
+    rows, totals = _run_rows(timeline)
     reported = []
     for index, (label, schedule, hyperparameter) in enumerate(entries):
         base = _base_value(base_values, hyperparameter)
         try:
             entry_rows, alphas, end_alpha = _schedule_rows(
-                index, label, schedule, hyperparameter, base, timeline, float(ssr), totals
+                index, label, schedule, hyperparameter, base, timeline, totals
             )
         except Exception as error:
             error.add_note(f"while reporting schedule {index} ({label!r}, {hyperparameter})")
@@ -153,6 +160,19 @@ def schedule_report_rows(
         if len(members) > 1:
             rows += _combined_rows(hyperparameter, members, _base_value(base_values, hyperparameter), timeline)
     return rows
+
+
+def _run_rows(timeline: RunTimeline) -> tuple[list[dict[str, Any]], dict[TimeUnit, Any]]:
+    """The run's row and its length rows; and its totals in ba, sp and tok (None where nothing is counted)."""
+    run, n = timeline.run, timeline.num_batches
+    head = {"kind": "run", "max_duration": str(run.max_duration), "ssr": run.ssr, "length": str(run.length)}
+    head["dataloader_len"] = run.dataloader_len
+    totals = {
+        TimeUnit.BATCH: n,
+        TimeUnit.SAMPLE: _total(run.samples_per_batch, n),
+        TimeUnit.TOKEN: _total(run.tokens_per_batch, n),
+    }
+    return [head, *_length_rows(timeline, totals)], totals
 
 
 def _entries(schedules: object) -> list[Entry]:
@@ -215,8 +235,8 @@ def _total(per_batch: PerBatch, num_batches: int) -> int | float | None:
     return float(values.sum())
 
 
-def _length_rows(timeline: RunTimeline, samples: PerBatch, tokens: PerBatch, totals) -> list[dict[str, Any]]:
-    n = timeline.num_batches
+def _length_rows(timeline: RunTimeline, totals) -> list[dict[str, Any]]:
+    n, samples, tokens = timeline.num_batches, timeline.run.samples_per_batch, timeline.run.tokens_per_batch
     rows = [{"kind": "length", "unit": "ba", "count": n, "per_batch": None}]
     if timeline.dataloader_len is not None:
         end = after_batches(n, timeline.dataloader_len)  # the clock's rule: epochs closed, batches past them
@@ -238,14 +258,14 @@ def _length_rows(timeline: RunTimeline, samples: PerBatch, tokens: PerBatch, tot
     return rows
 
 
-def _schedule_rows(index, label, schedule, hyperparameter, base, timeline, ssr, totals):
+def _schedule_rows(index, label, schedule, hyperparameter, base, timeline, totals):
     """The rows of one schedule: its head, its time arguments, its values; also α at every batch and at the end."""
     common = {"index": index, "label": label, "hyperparameter": hyperparameter}
-    alphas = evaluate_run(schedule, timeline.max_duration, timeline.dataloader_len, ssr=ssr, timeline=timeline)
+    alphas = evaluate_timeline(schedule, timeline)
     if isinstance(schedule, FunctionSchedule):
         unit, times, curve = None, {}, None
     else:
-        curve = schedule.resolve(timeline.max_duration, timeline.dataloader_len, ssr)
+        curve = schedule.curve(timeline.run)  # the curve evaluate_timeline used: resolved once for the run
         unit, times = curve.unit, curve.times
     head = {
         "kind": "schedule",
@@ -306,7 +326,7 @@ def _end_alpha(schedule, curve, timeline: RunTimeline, end_count, totals) -> flo
         return float(torch.as_tensor(out, dtype=torch.float64).reshape(-1)[0])
     samples, tokens = int(totals[TimeUnit.SAMPLE] or 0), int(totals[TimeUnit.TOKEN] or 0)
     timestamp = after_batches(timeline.num_batches, timeline.dataloader_len, samples, tokens)
-    return float(schedule(SchedulerState(timeline.max_duration, timestamp, timeline.dataloader_len)))
+    return float(schedule.bind(timeline.run)(SchedulerState(timeline.max_duration, timestamp, timeline.dataloader_len)))
 
 
 def _as_count(x: torch.Tensor) -> int | float:
@@ -397,7 +417,7 @@ def _combined_rows(hyperparameter, members, base, timeline) -> list[dict[str, An
 
 def schedule_report(
     schedules: Schedule | Iterable[Schedule | tuple],
-    max_duration: Time | str,
+    max_duration: Time | str | Run,
     *,
     dataloader_len: int | Time | None = None,
     samples_per_batch: PerBatch = None,
@@ -405,7 +425,27 @@ def schedule_report(
     ssr: float = 1.0,
     base_values: Mapping[str, float] | float | None = None,
 ) -> str:
-    """The report as text (see the module docs); the same arguments as :func:`schedule_report_rows`."""
+    """The report as text (see the module docs); the same arguments as :func:`schedule_report_rows`.
+
+    Args:
+        schedules: What :func:`schedule_report_rows` takes.
+        max_duration: The run's length as written, or a Run.
+        dataloader_len: Batches per epoch.
+        samples_per_batch: Samples per batch.
+        tokens_per_batch: Tokens per batch.
+        ssr: The scale schedule ratio.
+        base_values: Hyperparameter -> base value.
+
+    Returns:
+        The report's text.
+
+    Raises:
+        The errors of :func:`schedule_report_rows`.
+
+    >>> from schedulers import StepScheduler
+    >>> print(schedule_report(StepScheduler("20ba"), "100ba", ssr=0.5).splitlines()[0])
+    run: max_duration 100ba x ssr 0.5 = 50ba
+    """
     rows = schedule_report_rows(
         schedules,
         max_duration,
@@ -419,7 +459,21 @@ def schedule_report(
 
 
 def render_report(rows: list[dict[str, Any]]) -> str:
-    """Render :func:`schedule_report_rows` (and :func:`stepped_report_rows`) as text."""
+    """Render :func:`schedule_report_rows` (and :func:`stepped_report_rows`) as text.
+
+    Args:
+        rows: The rows.
+
+    Returns:
+        The text.
+
+    Raises:
+        KeyError: A row without the keys of its kind.
+
+    >>> from schedulers import StepScheduler
+    >>> render_report(schedule_report_rows(StepScheduler("20ba"), "40ba")).splitlines()[1]
+    '  batches  40'
+    """
     lines: list[str] = []
     run = next((row for row in rows if row["kind"] == "run"), None)
     if run is not None:
@@ -492,6 +546,15 @@ def times_beyond_the_run(rows: list[dict[str, Any]]) -> list[str]:
     report prints); a scheduler whose copy could not be stepped through the run is named too.
     The end of the run is given in the argument's own unit when the report knows the run's length in it
     (``t_warmup=5ep ... at 4ep``), else in the unit the argument resolved to.
+
+    Args:
+        rows: Report rows.
+
+    Returns:
+        One message per time argument beyond the run's end (none: an empty list).
+
+    Raises:
+        Nothing.
 
     >>> from schedulers import CosineAnnealingWithWarmupScheduler
     >>> rows = schedule_report_rows([("cosine", CosineAnnealingWithWarmupScheduler("5ep"), "lr")], "4ep",
@@ -666,14 +729,28 @@ def resolved_times_report(
     label: str,
     schedule: Schedule,
     key: str,
-    max_duration: Time | str,
+    max_duration: Time | str | Run,
     dataloader_len: int | None = None,
     ssr: float = 1.0,
 ) -> str:
     """A shorter report for a run whose per-batch samples or tokens are not known before the data is read:
     each time argument resolved, and α at the start, at each time and at the end, in the schedule's own unit.
 
-    ``max_duration`` is the run's (already scaled) length.
+    Args:
+        label: What the schedule is called in the report.
+        schedule: A Cadence schedule with a closed form.
+        key: The hyperparameter it drives.
+        max_duration: The run's length as written, or a :class:`~schedulers.core.run.Run` (the trainer passes
+            its own): the arguments mean what they mean to the trainer.
+        dataloader_len: Batches per epoch (without a Run).
+        ssr: The scale schedule ratio (without a Run).
+
+    Returns:
+        The text, one line per fact.
+
+    Raises:
+        ValueError: A bad run, or the schedule's own checks for it.
+        TypeError: A schedule without a closed form.
 
     >>> from schedulers import CosineAnnealingWithWarmupScheduler
     >>> print(resolved_times_report("cosine", CosineAnnealingWithWarmupScheduler("1_000tok"), "lr", "10_000tok"))
@@ -686,12 +763,12 @@ def resolved_times_report(
       alpha at t_max (10,000tok) = 0
       alpha at end (10,000tok) = 0
     """
-    run = Time.from_input(max_duration)
-    curve = schedule.resolve(run, dataloader_len, ssr)
+    run = as_run(max_duration, dataloader_len, ssr=ssr)
+    curve = schedule.curve(run)
     points = [("start", 0)]
     points += [(name, time.value) for name, time in curve.times.items() if time.unit is curve.unit]
-    if run.unit is curve.unit:
-        points.append(("end", run.value))
+    if run.length.unit is curve.unit:
+        points.append(("end", run.length.value))
     lines = [f"{key}: {label} {schedule!r} (counts in {curve.unit.value})"]
     lines += [f"  {name} = {time}" for name, time in curve.times.items()]
     lines += [

@@ -37,6 +37,7 @@ from schedulers import (
     SchedulerState,
     StepScheduler,
 )
+from schedulers.core.run import Run
 from timeunits import Time, Timestamp, TimeUnit
 
 TOL = dict(rel=1e-12, abs=1e-12)
@@ -456,7 +457,7 @@ def test_composer_case_fresh_scheduler(factory, ssr, timestring, expected):
 def test_composer_case_resolved_curve(factory, ssr, timestring, expected):
     """The same point through ``resolve(...)``: float, int and float64-tensor arguments."""
     state = harness_state(ssr, timestring)
-    curve = factory().resolve(state.max_duration, DATALOADER_LEN, ssr)
+    curve = factory().resolve(Run(state.max_duration, DATALOADER_LEN, ssr=ssr, scaled=True))  # the state's run
     assert curve.unit is TimeUnit.BATCH  # every Composer case resolves to batches (ep → ba)
     count = state.timestamp.batch.value
     assert curve(float(count)) == approx(expected)
@@ -508,11 +509,15 @@ def test_deviation1_case36_differs_from_composer():
     state = harness_state(0.5, "249875ba")
     value = LinearWithWarmupScheduler(t_warmup="500ba", scale_warmup=True)(state, 0.5)
     assert value != approx(0.5007507507507507)
-    curve = LinearWithWarmupScheduler(t_warmup="500ba", scale_warmup=True).resolve("500ep", 1000, 0.5)
+    curve = LinearWithWarmupScheduler(t_warmup="500ba", scale_warmup=True).resolve(
+        Run("500ep", 1000, ssr=0.5, scaled=True)
+    )
     assert curve.times["t_warmup"] == Time(250, "ba")
     assert curve.times["t_max"] == Time(500_000, "ba")
     # with scale_warmup=False (case 35) the boundary stays at 500ba, as in Composer
-    curve = LinearWithWarmupScheduler(t_warmup="500ba", scale_warmup=False).resolve("500ep", 1000, 0.5)
+    curve = LinearWithWarmupScheduler(t_warmup="500ba", scale_warmup=False).resolve(
+        Run("500ep", 1000, ssr=0.5, scaled=True)
+    )
     assert curve.times["t_warmup"] == Time(500, "ba")
 
 
@@ -628,7 +633,7 @@ def test_warmup_schedules_in_samples_and_tokens(factory, post, peak, unit, ssr, 
     tmax = int(1200 * ssr)
     run = f"{int(RUN * ssr)}{unit}"
     sched = factory(unit, scale_warmup)
-    curve = sched.resolve(run, None, ssr)  # no dataloader_len needed for sp / tok
+    curve = sched.resolve(Run(run, ssr=ssr, scaled=True))  # no dataloader_len needed for sp / tok
     assert curve.unit is TimeUnit(unit)
     assert curve.times["t_warmup"] == Time(tw, unit)
     if "t_max" in curve.times:
@@ -754,7 +759,7 @@ def test_plain_schedules_in_samples_and_tokens(name, factory, expected, breaks, 
         # within the run only; past max_duration see test_warm_restarts_past_max_duration
         points = {x for x in points if x <= int(RUN * ssr)}
     state = SchedulerState(run)
-    curve = sched.resolve(run, None, ssr)
+    curve = sched.resolve(Run(run, ssr=ssr, scaled=True))
     assert curve.unit is TimeUnit(unit)
     for x in sorted(points):
         state.timestamp = _timestamp(unit, x)
@@ -861,13 +866,13 @@ def test_composer_warm_restarts_reference_matches_spec():
 def test_epoch_times_scale_via_dataloader_len():
     """'2ep' with 10 batches/epoch at ssr 1.5 is 30 batches; a dur of an epoch run is in batches, unscaled."""
     sched = StepScheduler("2ep", gamma=0.5)
-    curve = sched.resolve("9ep", dataloader_len=10, ssr=1.5)
+    curve = sched.resolve(Run("9ep", 10, ssr=1.5, scaled=True))
     assert curve.times["step_size"] == Time(30, "ba")
     state = SchedulerState("9ep", Timestamp(epoch=2, batch=29), dataloader_len=10)
     assert sched(state, 1.5) == approx(1.0)
     state.timestamp = Timestamp(epoch=3, batch=30)
     assert sched(state, 1.5) == approx(0.5)
-    curve = CosineAnnealingScheduler(t_max="0.5dur").resolve("9ep", dataloader_len=10, ssr=1.5)
+    curve = CosineAnnealingScheduler(t_max="0.5dur").resolve(Run("9ep", 10, ssr=1.5, scaled=True))
     assert curve.times["t_max"] == Time(45, "ba")
 
 
@@ -899,7 +904,7 @@ def test_deviation2_whole_counts(t_max, max_duration, dataloader_len, ssr, expec
     else:
         product = value * (dataloader_len or 1) * ssr
     assert int(product) == composer
-    times = LinearScheduler(t_max=t_max).resolve(max_duration, dataloader_len, ssr).times
+    times = LinearScheduler(t_max=t_max).resolve(Run(max_duration, dataloader_len, ssr=ssr, scaled=True)).times
     assert times["t_max"] == expected
     assert times["t_max"].unit is expected.unit
 

@@ -268,7 +268,7 @@ def test_values_are_those_of_the_whole_run_evaluation(schedule, run):
         assert row["value"] == 0.5 * row["alpha"]
     end = values[-1]
     timeline = run_timeline(**{k: v for k, v in run.items() if k != "max_duration"}, max_duration=run["max_duration"])
-    curve = schedule.resolve(timeline.max_duration, run.get("dataloader_len"), run.get("ssr", 1.0))
+    curve = schedule.resolve(timeline.run)
     assert end["alpha"] == pytest.approx(float(curve(end["count"])), abs=1e-12)
     assert [r["batch"] for r in values] == sorted(r["batch"] for r in values)
 

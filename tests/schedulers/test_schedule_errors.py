@@ -32,7 +32,8 @@ from schedulers import (
     StepScheduler,
     WarmupStableDecayScheduler,
 )
-from schedulers.core.resolution import check_ssr
+from schedulers.core.arguments import number_argument
+from schedulers.core.run import Run
 from timeunits import NonIntegralTimeError, NotATimeError, Time, TimeParseError, Timestamp, TimeUnit
 
 # Every time argument of every class, as (id, builder(value) -> schedule, argument name in the message).
@@ -234,8 +235,8 @@ def test_t_max_shorter_than_max_duration(build, t_max, max_duration, dataloader_
     state = SchedulerState(max_duration, dataloader_len=dataloader_len)
     info = fails(lambda: build(warmup, t_max), state, ssr)
     names(info, "t_max", SHORT)
-    with pytest.raises(ValueError, match=SHORT):
-        build(warmup, t_max).resolve(max_duration, dataloader_len, ssr)
+    with pytest.raises(ValueError, match=SHORT):  # the run the state describes: 100ba is already scaled
+        build(warmup, t_max).resolve(Run.of_state(state, ssr))
 
 
 @pytest.mark.parametrize(
@@ -568,3 +569,8 @@ def test_numeric_scalars_are_still_numbers():
     assert StepScheduler("10ba", gamma=np.float32(0.5)).gamma == 0.5
     assert StepScheduler("10ba", gamma=torch.tensor(0.25)).gamma == 0.25
     assert check_ssr(np.int64(2)) == 2.0 and check_ssr(Fraction(1, 2)) == 0.5
+
+
+def check_ssr(value):
+    """The ratio's check (the one number check of the core, as every entry point applies it to ``ssr``)."""
+    return number_argument("ssr", value, low=0.0, low_open=True)

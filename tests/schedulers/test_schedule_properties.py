@@ -41,6 +41,7 @@ from schedulers import (
     SchedulerState,
     StepScheduler,
 )
+from schedulers.core.run import Run
 from timeunits import Time, Timestamp
 
 # docs/architecture.md: a hypothesis profile with no deadline (the first example pays for imports).
@@ -274,7 +275,7 @@ def resolve(case: Case, ssr: float = 1.0):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a drawn warmup may resolve to 0 (warned once; tested elsewhere)
         try:
-            return case.schedule.resolve(scaled_run(case, ssr), case.dataloader_len, ssr)
+            return case.schedule.resolve(Run(scaled_run(case, ssr), case.dataloader_len, ssr=ssr, scaled=True))
         except ValueError as error:
             if "must be at least 1" in str(error) or "shrinks the interval" in str(error):
                 assume(False)
@@ -469,10 +470,10 @@ def test_ssr_invariance(drawn, data):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            base = sched.resolve(f"{M}{unit}", L, 1.0)
+            base = sched.resolve(Run(f"{M}{unit}", L, ssr=1.0, scaled=True))
         except ValueError:
             assume(False)  # e.g. a warmup longer than t_max, units that differ: not this property's business
-        scaled = sched.resolve(f"{int(scaled_run)}{unit}", L, float(s))
+        scaled = sched.resolve(Run(f"{int(scaled_run)}{unit}", L, ssr=float(s), scaled=True))
     # every time resolves to exactly s × its unscaled count
     for name, time in base.times.items():
         assert scaled.times[name].value == time.value * s, name
@@ -602,7 +603,7 @@ def _sweep(sched, state, ssr=1.0, steps=1000):
 
 
 def _expected(sched, state, ssr, steps=1000):
-    curve = sched.resolve(state.max_duration, state.dataloader_len, ssr)
+    curve = sched.resolve(Run.of_state(state, ssr))  # the run the state describes (already scaled)
     return [curve(float(b)) for b in range(steps)]
 
 

@@ -27,8 +27,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from schedulers import WarmupStableDecayScheduler
-from schedulers.core.resolution import scale_max_duration
 from timeunits import Time, Timestamp, TimeUnit
 from trainer.callbacks import Callback
 from trainer.checkpoint import save_checkpoint
@@ -79,11 +80,11 @@ def decay_starts(trainer: Any, budgets: Iterable[Time]) -> dict[Time, Time]:
     state = trainer.state
     starts = {}
     for budget in budgets:
-        scaled = scale_max_duration(budget, state.ssr, state.dataloader_len)
+        run = attrs.evolve(state.run, max_duration=budget)  # the trainer's run, of length `budget`
         times = []
         for label, schedule in schedules:
             try:
-                curve = schedule.resolve(scaled, state.dataloader_len, state.ssr)
+                curve = schedule.curve(run)
             except ValueError as error:
                 raise BranchingError(f"budget {budget}: {label}: {error}") from None
             stable_end = curve.times["t_max"].value - curve.times["t_decay"].value
