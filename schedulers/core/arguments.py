@@ -128,20 +128,33 @@ def number_argument(
     ...
     ValueError: ssr=0 must be a finite number > 0
     """
+    problem = number_problem(value, low=low, low_open=low_open, optional=optional)
+    if problem is not None:
+        raise ValueError(f"{name}={value!r} {problem}")
+    return None if value is None else float(value)
+
+
+def number_problem(
+    value: object, *, low: float | None = None, low_open: bool = False, optional: bool = False
+) -> str | None:
+    """What is wrong with ``value`` as a number (``"must be a finite number > 0"``), or None when it is fine.
+
+    The check behind :func:`number_argument`, for readers that name a value their own way (a config key path).
+
+    >>> number_problem(0.0, low=0, low_open=True), number_problem(2, low=0, low_open=True)
+    ('must be a finite number > 0', None)
+    """
     if optional and value is None:
         return None
     result = _finite_float(value)
     or_none = ", or None" if optional else ""
     if low_open:
-        if result is None or result <= low:
-            raise ValueError(f"{name}={value!r} must be a finite number > {low:g}{or_none}")
-        return result
+        return f"must be a finite number > {low:g}{or_none}" if result is None or result <= low else None
     if result is None:
-        what = "a finite number" if is_number(value) else "a number"
-        raise ValueError(f"{name}={value!r} must be {what}{or_none}")
+        return f"must be {'a finite number' if is_number(value) else 'a number'}{or_none}"
     if low is not None and result < low:
-        raise ValueError(f"{name}={value!r} must be >= {low}{or_none}")
-    return result
+        return f"must be >= {low}{or_none}"
+    return None
 
 
 def _finite_float(value: object) -> float | None:

@@ -365,12 +365,15 @@ def _positive_int(flag: str, low: int = 1) -> Callable[[str], int]:
 
 def _finite_float(flag: str) -> Callable[[str], float]:
     def parse(text: str) -> float:
+        from schedulers.core.arguments import number_problem
+
         try:
             value = float(text)
         except ValueError:
             value = math.nan
-        if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"{flag}={text!r} must be a finite number")
+        problem = number_problem(value)
+        if problem is not None:
+            raise argparse.ArgumentTypeError(f"{flag}={text!r} {problem}")
         return value
 
     parse.__name__ = flag

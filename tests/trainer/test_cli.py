@@ -502,10 +502,11 @@ def test_plot_blames_the_ssr_flag_the_user_typed(config, capsys, monkeypatch):
     monkeypatch.chdir(HERE)
     assert main(["plot", str(config), "--ssr", "0"]) == 2
     assert capsys.readouterr().err == (
-        "cadence: error: trainer.init.loop.scale_schedule_ratio (from --ssr 0.0): must be > 0, got 0.0\n"
+        "cadence: error: trainer.init.loop.scale_schedule_ratio (from --ssr 0.0): "
+        "must be a finite number > 0, got 0.0\n"
     )
     assert main(["plot", str(config), "--ssr", "0.29", "--ssr", "-1"]) == 2
-    assert "(from --ssr -1.0): must be > 0" in capsys.readouterr().err
+    assert "(from --ssr -1.0): must be a finite number > 0" in capsys.readouterr().err
 
 
 def test_two_lr_writers_tell_the_set_that_made_them_once(config, capsys, monkeypatch):

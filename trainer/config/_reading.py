@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from schedulers.core.arguments import number_problem
 from schedulers.core.config import ScheduleConfigError
 from schedulers.core.names import did_you_mean, suggest
 from schedulers.core.signatures import call_problem, nonfinite_argument
@@ -421,11 +422,10 @@ def count(minimum: int = 1) -> Reader:
 
 
 def number(value: Any, path: str, ctx: Context) -> float:
-    """A finite number > 0."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ctx.error(path, f"must be a finite number, got {show(value)}")
-    if value <= 0:
-        raise ctx.error(path, f"must be > 0, got {value}")
+    """A finite number > 0 (the one check of a number, :func:`schedulers.core.arguments.number_problem`)."""
+    problem = number_problem(value, low=0.0, low_open=True)
+    if problem is not None:
+        raise ctx.error(path, f"{problem}, got {show(value)}")
     return float(value)
 
 
