@@ -14,7 +14,7 @@ from schedulers import LinearScheduler
 from timeunits import NonIntegralTimeError, TimeParseError
 from trainer import Callback, LRMonitor, Trainer
 from trainer.checkpoint import list_checkpoints
-from trainer.trainer import NonFiniteLossError
+from trainer.training import NonFiniteLossError
 
 
 def _data(n: int = 4) -> list:

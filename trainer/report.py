@@ -1,0 +1,121 @@
+"""What the trainer tells (rank 0, on stderr): where a run resumed, where its checkpoints go, and the schedule
+report of every scheduler of the run (:mod:`schedulers.tools.report`), with a warning for each time argument
+that lies beyond the end of the run."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import warnings
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, Protocol
+
+from schedulers import Schedule
+from schedulers.tools.report import (
+    render_report,
+    resolved_times_report,
+    schedule_report_rows,
+    times_beyond_the_run,
+)
+from schedulers.tools.stepped import run_steps, stepped_report_rows
+from trainer.arguments import constant_batch_size
+from trainer.callbacks import CallbackList, ProgressBar
+from trainer.distributed import World
+from trainer.scheduling import ScheduledRun
+from trainer.state import TrainerState
+
+__all__ = ["Reported", "announce", "close_progress_bars", "say", "schedule_report_and_warnings"]
+
+
+class Reported(Protocol):
+    """What the report and the run's messages read on the trainer (a :class:`~trainer.Trainer` is one)."""
+
+    state: TrainerState
+    scheduled: ScheduledRun
+    train_dataloader: Iterable
+    grad_accum: int
+    world: World
+    get_num_samples: Callable[[Any], int]
+    is_rank_zero: bool
+    save_folder: Path | None
+    print_schedule_report: bool
+
+    def base_value(self, key: str, group: int = 0) -> float: ...
+
+
+def say(trainer: Reported, message: str) -> None:
+    """One line on stderr, from rank 0."""
+    if trainer.is_rank_zero:
+        print(message, file=sys.stderr, flush=True)
+
+
+def announce(trainer: Reported, *, resumed_from: Path | None, finished: bool) -> None:
+    """Before the first batch: where the run resumed, where checkpoints go, the schedule report."""
+    state = trainer.state
+    if resumed_from is not None:
+        say(trainer, f"resumed from {resumed_from} at {state.timestamp.batch}")
+    if finished:
+        say(trainer, f"the run already reached {state.max_duration}: nothing to train")
+        return
+    if trainer.save_folder is not None:
+        say(trainer, f"checkpoints in {trainer.save_folder}")
+    if trainer.is_rank_zero and trainer.scheduled.all:
+        report, beyond = schedule_report_and_warnings(trainer)
+        if trainer.print_schedule_report:
+            print(report, file=sys.stderr, flush=True)
+        for message in beyond:  # told even without the report: the run would not do what was written
+            warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def close_progress_bars(callbacks: CallbackList) -> None:
+    """End every progress bar's line, so that what is said next (a message, a traceback) starts on its own."""
+    for callback in callbacks:
+        if isinstance(callback, ProgressBar):
+            callback.close()
+
+
+def schedule_report_and_warnings(trainer: Reported) -> tuple[str, list[str]]:
+    """The report's text, and a message for each time argument that lies beyond the end of the run
+    (both from one resolution, so the warning and the report never disagree)."""
+    rows, lines = _cadence_report(trainer)
+    state = trainer.state
+    scheduled = trainer.scheduled
+    for index, (label, scheduler, key) in enumerate(scheduled.others, start=len(scheduled.schedules)):
+        per_epoch = any(scheduler is other for other in scheduled.per_epoch)
+        steps = run_steps(state.max_duration, state.dataloader_len, per_epoch=per_epoch)
+        rows += stepped_report_rows(label, scheduler, key, steps=steps, per_epoch=per_epoch, index=index)
+    if rows:
+        lines.append(render_report(rows))
+    return "\n\n".join(lines), times_beyond_the_run(rows)
+
+
+def _cadence_report(trainer: Reported) -> tuple[list[dict[str, Any]], list[str]]:
+    """The Cadence schedules' report rows; or, when the samples or tokens per batch are not known before the
+    data is read, no rows and a shorter text per schedule (each time argument resolved, in its own unit)."""
+    state = trainer.state
+    reportable = [entry for entry in trainer.scheduled.schedules if isinstance(entry[1], Schedule)]
+    if not reportable:
+        return [], []
+    base_values = {}
+    for _, _, key in reportable:
+        with contextlib.suppress(KeyError):  # group 0 without the key: the report shows multipliers only
+            base_values[key] = trainer.base_value(key, 0)
+    try:
+        rows = schedule_report_rows(
+            reportable,
+            state.unscaled_max_duration,
+            dataloader_len=state.dataloader_len,
+            samples_per_batch=constant_batch_size(
+                trainer.train_dataloader, trainer.grad_accum, trainer.world.size, trainer.get_num_samples
+            ),
+            ssr=state.ssr,
+            base_values=base_values,
+        )
+    except (TypeError, ValueError):  # samples/tokens per batch unknown before the data is seen
+        texts = [
+            resolved_times_report(label, schedule, key, state.max_duration, state.dataloader_len, state.ssr)
+            for label, schedule, key in reportable
+        ]
+        return [], ["\n".join(texts)]
+    return rows, []
