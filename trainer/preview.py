@@ -26,7 +26,8 @@ _STEP_ORDER_WARNING = r"Detected call of `lr_scheduler\.step\(\)` before `optimi
 
 
 class Previewed(Protocol):
-    """What a preview reads on the trainer (a :class:`~trainer.Trainer` is one)."""
+    """What a preview reads on the trainer (a :class:`~trainer.Trainer` is one): the interface
+    :class:`Preview` uses."""
 
     state: Clock
     train_dataloader: Iterable
@@ -43,8 +44,29 @@ class Preview:
 
     Samples per batch come from the data when the run needs them and they are not a known constant (a
     run in ``sp``/``tok``, a token counter, a loader without a length, a batch size that varies); otherwise
-    the loader is not touched and each batch counts the constant batch size. ``epoch_batches()`` gives the
-    rest of the epoch's loader items, as ``fit`` reads them.
+    the loader is not touched and each batch counts the constant batch size.
+
+    Args:
+        trainer: The trainer whose run is previewed (a :class:`Previewed`).
+        epoch_batches: ``epoch_batches()`` gives the rest of the epoch's loader items, as ``fit`` reads them.
+        callbacks: The callbacks that see the previewed batches (e.g. an :class:`~trainer.LRMonitor`).
+
+    Returns:
+        The mode; :meth:`run` counts one batch.
+
+    Raises:
+        TypeError: a callback that is not one (as ``Trainer(callbacks=...)`` says).
+
+    Example:
+        >>> import torch
+        >>> from trainer import Trainer
+        >>> loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(torch.randn(8, 3)), batch_size=4)
+        >>> model = torch.nn.Linear(3, 1)
+        >>> trainer = Trainer(model, loader, "2ep", torch.optim.SGD(model.parameters(), lr=0.1),
+        ...                   loss_fn=None, progress_bar=False)
+        >>> mode = Preview(trainer, lambda: iter([]))
+        >>> mode.reads_data, mode.run([None])  # a constant batch size: the data is not read
+        (False, (0.0, 4, 0))
     """
 
     def __init__(self, trainer: Previewed, epoch_batches: Callable[[], Iterator[list]], callbacks: Any = ()) -> None:

@@ -29,7 +29,8 @@ __all__ = ["Reported", "announce", "close_progress_bars", "say", "schedule_repor
 
 
 class Reported(Protocol):
-    """What the report and the run's messages read on the trainer (a :class:`~trainer.Trainer` is one)."""
+    """What the report and the run's messages read on the trainer (a :class:`~trainer.Trainer` is one): the
+    interface this module uses."""
 
     state: TrainerState
     scheduled: ScheduledRun
@@ -45,13 +46,58 @@ class Reported(Protocol):
 
 
 def say(trainer: Reported, message: str) -> None:
-    """One line on stderr, from rank 0."""
+    """One line on stderr, from rank 0 (what happened, not a problem: not a warning).
+
+    Args:
+        trainer: The trainer (only rank 0 speaks).
+        message: The line.
+
+    Returns:
+        Nothing.
+
+    Raises:
+        Nothing.
+
+    Example:
+        >>> import contextlib, io, types
+        >>> with contextlib.redirect_stderr(io.StringIO()) as stderr:
+        ...     say(types.SimpleNamespace(is_rank_zero=True), "checkpoints in runs/x")
+        >>> stderr.getvalue().strip()
+        'checkpoints in runs/x'
+    """
     if trainer.is_rank_zero:
         print(message, file=sys.stderr, flush=True)
 
 
 def announce(trainer: Reported, *, resumed_from: Path | None, finished: bool) -> None:
-    """Before the first batch: where the run resumed, where checkpoints go, the schedule report."""
+    """Before the first batch: where the run resumed, where checkpoints go, the schedule report (docs/trainer.md,
+    "What the run tells"); a time argument beyond the end of the run is a UserWarning even without the report.
+
+    Args:
+        trainer: The trainer.
+        resumed_from: The checkpoint the run resumed from, to tell once; None when it did not or told it already.
+        finished: The run has nothing left to train (then only that is told).
+
+    Returns:
+        Nothing.
+
+    Raises:
+        Nothing of its own: the warnings are warned, not raised (unless a warning filter says so).
+
+    Example:
+        >>> import contextlib, io
+        >>> import torch
+        >>> from schedulers import CosineAnnealingWithWarmupScheduler
+        >>> from trainer import Trainer
+        >>> model = torch.nn.Linear(2, 1)
+        >>> trainer = Trainer(model, [(torch.ones(4, 2), torch.ones(4, 1))] * 5, "2ep",
+        ...                   torch.optim.SGD(model.parameters(), lr=0.1), loss_fn=torch.nn.functional.mse_loss,
+        ...                   schedulers=CosineAnnealingWithWarmupScheduler(t_warmup="1ep"), progress_bar=False)
+        >>> with contextlib.redirect_stderr(io.StringIO()) as stderr:
+        ...     announce(trainer, resumed_from=None, finished=True)
+        >>> stderr.getvalue().strip()
+        'the run already reached 2ep: nothing to train'
+    """
     state = trainer.state
     if resumed_from is not None:
         say(trainer, f"resumed from {resumed_from} at {state.timestamp.batch}")
@@ -69,7 +115,21 @@ def announce(trainer: Reported, *, resumed_from: Path | None, finished: bool) ->
 
 
 def close_progress_bars(callbacks: CallbackList) -> None:
-    """End every progress bar's line, so that what is said next (a message, a traceback) starts on its own."""
+    """End every progress bar's line, so that what is said next (a message, a traceback) starts on its own.
+
+    Args:
+        callbacks: The trainer's callbacks; those that are :class:`~trainer.ProgressBar` close.
+
+    Returns:
+        Nothing.
+
+    Raises:
+        Nothing.
+
+    Example:
+        >>> from trainer.callbacks import CallbackList, ProgressBar
+        >>> close_progress_bars(CallbackList([ProgressBar()]))  # a bar that never opened closes quietly
+    """
     for callback in callbacks:
         if isinstance(callback, ProgressBar):
             callback.close()
@@ -77,7 +137,33 @@ def close_progress_bars(callbacks: CallbackList) -> None:
 
 def schedule_report_and_warnings(trainer: Reported) -> tuple[str, list[str]]:
     """The report's text, and a message for each time argument that lies beyond the end of the run
-    (both from one resolution, so the warning and the report never disagree)."""
+    (both from one resolution, so the warning and the report never disagree).
+
+    For a Cadence schedule the report gives its time arguments in batches, the run in every unit, and the
+    values at the start, the end of warmup, each milestone and the end; for a torch, Cerebras or SambaFlow
+    scheduler the values a copy of it takes at its step-count arguments (the live one is never stepped).
+
+    Args:
+        trainer: The trainer.
+
+    Returns:
+        ``(text, messages)``: the report, and one message per time argument beyond the end of the run.
+
+    Raises:
+        Nothing of its own: a schedule that cannot be resolved was refused when the trainer was built.
+
+    Example:
+        >>> import torch
+        >>> from schedulers import CosineAnnealingWithWarmupScheduler
+        >>> from trainer import Trainer
+        >>> model = torch.nn.Linear(2, 1)
+        >>> trainer = Trainer(model, [(torch.ones(4, 2), torch.ones(4, 1))] * 5, "2ep",
+        ...                   torch.optim.SGD(model.parameters(), lr=0.1), loss_fn=torch.nn.functional.mse_loss,
+        ...                   schedulers=CosineAnnealingWithWarmupScheduler(t_warmup="1ep"), progress_bar=False)
+        >>> text, beyond = schedule_report_and_warnings(trainer)
+        >>> next(line.split() for line in text.splitlines() if line.strip().startswith("t_warmup")), beyond
+        (['t_warmup', '1ep', '=', '5ba'], [])
+    """
     rows, lines = _cadence_report(trainer)
     state = trainer.state
     scheduled = trainer.scheduled

@@ -286,6 +286,17 @@ class Trainer:
         It is ``group["initial_<key>"]`` when a scheduler keeps one there (Cadence's compiled schedules and
         torch's schedulers do), else the group's value when the trainer got the optimizer, before any
         scheduler wrote it (Cerebras's schedulers keep no ``initial_lr``).
+
+        Args:
+            key: The hyperparameter (``"lr"``, ``"weight_decay"``, ...).
+            group: The param group's index.
+
+        Returns:
+            The base value, a float.
+
+        Raises:
+            KeyError: the group had no scalar ``key`` when the trainer got the optimizer.
+            IndexError: no param group ``group``.
         """
         param_group = self.optimizer.param_groups[group]
         initial = param_group.get(f"initial_{key}")
@@ -307,6 +318,19 @@ class Trainer:
         SIGTERM or SIGHUP (:mod:`trainer.stopping`) ends the run after the current batch: a final checkpoint
         (with ``save_folder``), ``on_fit_end``, one line saying where the checkpoint is, then ``SystemExit``
         with 128 + the signal (143 for SIGTERM).
+
+        Args:
+            duration: At most this much more training in this call (a time; an int means epochs); None trains
+                to ``max_duration``.
+
+        Returns:
+            Nothing: ``state.timestamp`` says where the run is.
+
+        Raises:
+            NonFiniteLossError: a batch's loss was nan or inf (``on_nonfinite_loss="raise"``).
+            RuntimeError: the trainer ran :meth:`preview` (its clock is at the end), or an epoch yielded no batch.
+            SystemExit: SIGTERM or SIGHUP stopped the run (status 128 + the signal).
+            ValueError: a ``duration`` that is not a time (or counts tokens without ``get_num_tokens``).
         """
         if self._spent_by_preview:
             raise RuntimeError("this trainer ran preview(), which moved its clock to the end: build a new one to fit")
@@ -343,6 +367,29 @@ class Trainer:
         ``on_batch_end``), and what they record is what ``fit()`` would train with. The data is read only when
         needed to count samples or tokens. The clock ends at ``max_duration``, so the trainer cannot ``fit()``
         afterwards: build a new one.
+
+        Args:
+            callbacks: The callbacks that see the previewed batches (one, or a list).
+
+        Returns:
+            Nothing: the callbacks hold what they recorded.
+
+        Raises:
+            RuntimeError: the trainer already ran ``preview()``.
+            TypeError: a callback that is not one.
+
+        Example:
+            >>> import torch
+            >>> from schedulers import LinearScheduler
+            >>> from trainer import LRMonitor, Trainer
+            >>> model = torch.nn.Linear(2, 1)
+            >>> trainer = Trainer(model, [(torch.ones(4, 2), torch.ones(4, 1))] * 2, "4ba",
+            ...                   torch.optim.SGD(model.parameters(), lr=1.0), schedulers=LinearScheduler(1.0, 0.0),
+            ...                   loss_fn=torch.nn.functional.mse_loss, progress_bar=False)
+            >>> monitor = LRMonitor()
+            >>> trainer.preview([monitor])
+            >>> monitor.values("lr")  # what fit() would train each batch with
+            [1.0, 0.75, 0.5, 0.25]
         """
         if self._spent_by_preview:
             raise RuntimeError("this trainer already ran preview(): build a new one")
@@ -377,7 +424,29 @@ class Trainer:
 
     # -- evaluation ------------------------------------------------------------------------------------
     def evaluate(self) -> dict[str, float]:
-        """The sample-weighted mean loss over ``eval_dataloader`` (all ranks), reported to ``on_eval``."""
+        """The sample-weighted mean loss over ``eval_dataloader`` (all ranks), reported to ``on_eval``.
+
+        Evaluating never shifts training's random numbers, and leaves the model in the mode it found it in
+        (:func:`trainer.evaluation.mean_loss`).
+
+        Returns:
+            ``{"eval/loss": mean}``.
+
+        Raises:
+            ValueError: the trainer has no ``eval_dataloader``.
+            TypeError: an item or a loss of the wrong shape.
+
+        Example:
+            >>> import torch
+            >>> from trainer import Trainer
+            >>> model = torch.nn.Linear(1, 1, bias=False)
+            >>> _ = torch.nn.init.zeros_(model.weight)
+            >>> items = [(torch.ones(4, 1), torch.full((4, 1), 2.0))]
+            >>> trainer = Trainer(model, items, "1ba", torch.optim.SGD(model.parameters(), lr=0.1),
+            ...                   loss_fn=torch.nn.functional.mse_loss, eval_dataloader=items, progress_bar=False)
+            >>> trainer.evaluate()
+            {'eval/loss': 4.0}
+        """
         if self.eval_dataloader is None:
             raise ValueError("evaluate() needs eval_dataloader")
         loss = mean_loss(
@@ -394,11 +463,25 @@ class Trainer:
 
     # -- checkpoints -----------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
-        """Everything needed to continue the run exactly (weights_only-safe)."""
+        """Everything needed to continue the run exactly (weights_only-safe; :func:`trainer.checkpointing.run_state`).
+
+        Returns:
+            ``{"model", "optimizer", "schedulers", "timestamp", "rng", "precision", "run"}``.
+
+        Raises:
+            Nothing of its own.
+        """
         return checkpointing.run_state(self, self._loop.skipped_in_epoch)
 
     def save_checkpoint(self) -> Path | None:
-        """Save a checkpoint named by the batch count into ``save_folder`` (rank 0 writes; all ranks gather)."""
+        """Save a checkpoint named by the batch count into ``save_folder`` (rank 0 writes; all ranks gather).
+
+        Returns:
+            The file (``save_folder/ba00000012.pt``), or None on a rank other than 0.
+
+        Raises:
+            ValueError: the trainer has no ``save_folder``.
+        """
         if self.save_folder is None:
             raise ValueError("save_checkpoint() needs save_folder")
         return checkpointing.save(self, self._last_checkpoint, self.state_dict())

@@ -33,6 +33,28 @@ class NonFiniteLossError(FloatingPointError):
 
     ``str(error)`` ends with the way out in Python's words (``on_nonfinite_loss="warn"``); :attr:`what` is the
     message without it, for a front end that spells that setting its own way (``cadence fit``: ``--set ...``).
+
+    Args:
+        message: What happened: the batch, its loss and where the last checkpoint is (:attr:`what`).
+
+    Returns:
+        The error, raised by ``Trainer.fit`` before the bad batch's optimizer step.
+
+    Raises:
+        Nothing itself: it is what is raised.
+
+    Example:
+        >>> import torch
+        >>> from trainer import NonFiniteLossError, Trainer
+        >>> model = torch.nn.Linear(1, 1)
+        >>> data = [(torch.ones(2, 1), torch.full((2, 1), float("inf")))]
+        >>> trainer = Trainer(model, data, "1ba", torch.optim.SGD(model.parameters(), lr=0.1),
+        ...                   loss_fn=torch.nn.functional.mse_loss, progress_bar=False)
+        >>> try:
+        ...     trainer.fit()
+        ... except NonFiniteLossError as error:
+        ...     print(error.what.split(";")[0])
+        the loss of batch 0 (epoch 0) is inf: training stopped before its optimizer step
     """
 
     @property
@@ -45,8 +67,8 @@ class NonFiniteLossError(FloatingPointError):
 
 
 class Trainee(Protocol):
-    """What training a batch reads on the trainer (a :class:`~trainer.Trainer` is one); it writes
-    ``last_grad_norm``."""
+    """What training a batch reads on the trainer (a :class:`~trainer.Trainer` is one): the interface
+    :class:`Training` uses. It writes ``last_grad_norm`` (with ``max_grad_norm``)."""
 
     model: torch.nn.Module
     train_model: torch.nn.Module
@@ -73,9 +95,33 @@ class Trainee(Protocol):
 class Training:
     """``fit``: train every batch; evaluate and checkpoint at their intervals; every callback sees the run.
 
-    Built by ``fit`` for one call. ``epoch_batches()`` gives the rest of the epoch's loader items in groups
-    of ``grad_accum`` (:func:`epoch_batches`); ``where_the_last_checkpoint_is()`` completes the message of a
-    non-finite loss.
+    Built by ``fit`` for one call; :class:`~trainer.loop.Loop` calls :meth:`run` for each batch.
+
+    Args:
+        trainer: The trainer whose model, optimizer and settings train each batch (a :class:`Trainee`).
+        epoch_batches: ``epoch_batches()`` gives the rest of the epoch's loader items in groups of
+            ``grad_accum`` (:func:`epoch_batches`).
+        where_the_last_checkpoint_is: ``where_the_last_checkpoint_is()`` completes the message of a
+            non-finite loss.
+
+    Returns:
+        The mode; :meth:`run` trains one batch.
+
+    Raises:
+        Nothing when built; :meth:`run` raises :class:`NonFiniteLossError` for a nan or inf loss (with
+        ``on_nonfinite_loss="raise"``) and a TypeError for an item or loss of the wrong shape.
+
+    Example:
+        >>> import torch
+        >>> from trainer import Trainer
+        >>> model = torch.nn.Linear(3, 1)
+        >>> data = [(torch.randn(4, 3), torch.randn(4, 1)) for _ in range(2)]
+        >>> trainer = Trainer(model, data, "2ba", torch.optim.SGD(model.parameters(), lr=0.1),
+        ...                   loss_fn=torch.nn.functional.mse_loss, progress_bar=False)
+        >>> mode = Training(trainer, lambda: iter([[item] for item in data]), lambda: "no checkpoint")
+        >>> loss, samples, tokens = mode.run([data[0]])  # forward, backward and one optimizer step
+        >>> samples, tokens, loss > 0
+        (4, 0, True)
     """
 
     def __init__(
@@ -194,7 +240,33 @@ def _crossed(interval: Time, before: Timestamp, state: Clock) -> bool:
 def epoch_batches(
     loader: Iterable, state: Clock, *, grad_accum: int, seed: int, skipped_in_epoch: int
 ) -> Iterator[list]:
-    """Groups of ``grad_accum`` loader items for the rest of the current epoch (skipping those already seen)."""
+    """Groups of ``grad_accum`` loader items for the rest of the current epoch (skipping those already seen).
+
+    The epoch is ``state``'s: a loader the trainer rebuilt (its :class:`~trainer.data.ResumableSampler`) is
+    set to it and reshuffled from ``(seed, epoch)``, and the ``batch_in_epoch + skipped_in_epoch`` groups
+    already used are skipped, so that a resumed epoch reads what the uninterrupted one would have. At most
+    ``dataloader_len`` groups in all are taken from an epoch; a group ``grad_accum`` items cannot fill is dropped.
+
+    Args:
+        loader: The train loader (as ``prepare_loader`` made it).
+        state: The run's clock: its epoch and position in the epoch.
+        grad_accum: Loader items per optimizer step.
+        seed: The run's seed (the workers' base seed of each epoch derives from it).
+        skipped_in_epoch: Optimizer steps the fp16 scaler skipped in this epoch (their items were used).
+
+    Returns:
+        An iterator of lists of ``grad_accum`` items.
+
+    Raises:
+        ValueError: the loader runs out before the items a resumed epoch must skip.
+
+    Example:
+        >>> from schedulers.core.clock import Clock
+        >>> clock = Clock("2ep", dataloader_len=2)
+        >>> _ = clock.batch()  # one batch of the epoch is done
+        >>> list(epoch_batches(["a", "b", "c", "d", "e"], clock, grad_accum=2, seed=0, skipped_in_epoch=0))
+        [['c', 'd']]
+    """
     timestamp, n, sampler = state.timestamp, grad_accum, getattr(loader, "sampler", None)
     if isinstance(sampler, ResumableSampler):  # a loader the trainer rebuilt: it owns its randomness
         sampler.set_epoch(timestamp.epoch.value)
@@ -210,7 +282,26 @@ def epoch_batches(
 
 
 def batch_loss(model: torch.nn.Module, item: Any, loss_fn: Callable | None) -> torch.Tensor:
-    """``loss_fn(model(inputs), targets)`` for an ``(inputs, targets)`` item, or ``model(item)`` without ``loss_fn``."""
+    """``loss_fn(model(inputs), targets)`` for an ``(inputs, targets)`` item, or ``model(item)`` without ``loss_fn``.
+
+    Args:
+        model: The model to run.
+        item: One loader item.
+        loss_fn: ``loss_fn(outputs, targets)``, or None when the model returns its loss.
+
+    Returns:
+        The loss, a 0-d tensor.
+
+    Raises:
+        TypeError: with ``loss_fn``, an item that is not an ``(inputs, targets)`` pair; a loss that is not a
+            0-d tensor.
+
+    Example:
+        >>> import torch
+        >>> model = torch.nn.Identity()
+        >>> batch_loss(model, (torch.ones(2), torch.zeros(2)), torch.nn.functional.mse_loss)
+        tensor(1.)
+    """
     if loss_fn is None:
         loss = model(item)
     else:
