@@ -1,8 +1,8 @@
 """The architecture stays as docs/architecture.md draws it: layers that import one way, no import cycles,
 short functions, and code that cites only the repo's own docs.
 
-Imports are read from the source (every ``import`` statement, also inside functions, except under
-``if TYPE_CHECKING:``), so a lazy import cannot hide a cycle.
+Imports are read from the source (every ``import`` statement, also inside functions and under
+``if TYPE_CHECKING:``), so neither a lazy import nor a type-checking one can hide a cycle.
 """
 
 from __future__ import annotations
@@ -37,13 +37,6 @@ def _sources() -> dict[str, Path]:
 MODULES = _sources()
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 def _imported(node: ast.AST, module: str) -> list[str]:
     """The project modules an import statement loads (``from a import b`` loads ``a.b`` when it is a module)."""
     if isinstance(node, ast.Import):
@@ -58,22 +51,16 @@ def _imported(node: ast.AST, module: str) -> list[str]:
     return [name for name in names if name.split(".")[0] in PACKAGES and name in MODULES]
 
 
-def _imports(module: str) -> set[str]:
-    tree = ast.parse(MODULES[module].read_text())
-    found: set[str] = set()
-
-    def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node):
-            for child in node.orelse:
-                visit(child)
-            return
-        found.update(_imported(node, module))
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    visit(tree)
+def _imports_in(source: str, module: str) -> set[str]:
+    """Every project module ``source`` imports: at the top, inside functions, and under ``if TYPE_CHECKING:``
+    (a type checker follows those, and a cycle through them is still two modules that need each other)."""
+    found = {name for node in ast.walk(ast.parse(source)) for name in _imported(node, module)}
     found.discard(module)
     return found
+
+
+def _imports(module: str) -> set[str]:
+    return _imports_in(MODULES[module].read_text(), module)
 
 
 GRAPH = {module: _imports(module) for module in MODULES}
@@ -96,10 +83,48 @@ def _cycle_from(start: str) -> list[str] | None:
     return None
 
 
+def test_imports_are_read_everywhere_type_checking_blocks_included() -> None:
+    source = """
+from __future__ import annotations
+from typing import TYPE_CHECKING
+import timeunits
+if TYPE_CHECKING:
+    from trainer.trainer import Trainer
+else:
+    from trainer import loop
+def later():
+    from trainer.state import TrainerState
+"""
+    assert _imports_in(source, "trainer.example") == {"timeunits", "trainer.trainer", "trainer.loop", "trainer.state"}
+
+
 def test_no_import_cycles() -> None:
     cycles = {tuple(sorted(set(cycle))): cycle for module in GRAPH if (cycle := _cycle_from(module))}
     described = [" -> ".join(cycle) for cycle in cycles.values()]
-    assert not described, "import cycles (every import counts, also inside functions):\n" + "\n".join(described)
+    assert not described, (
+        "import cycles (every import counts, also inside functions and under TYPE_CHECKING):\n" + "\n".join(described)
+    )
+
+
+def _private_reads_of_a_trainer(module: str) -> list[str]:
+    """``trainer._x`` and ``....trainer._x``: another module reaching into the trainer's private attributes."""
+    found = []
+    for node in ast.walk(ast.parse(MODULES[module].read_text())):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            owner = node.value
+            if (isinstance(owner, ast.Name) and owner.id == "trainer") or (
+                isinstance(owner, ast.Attribute) and owner.attr == "trainer"
+            ):
+                found.append(f"{module}:{node.lineno} {ast.unparse(node)}")
+    return found
+
+
+def test_the_trainer_is_used_through_its_public_attributes() -> None:
+    """The loop and the trainer's other jobs (training, preview, evaluation, checkpoints, the report) read the
+    trainer's public attributes, and the trainer hands them its private parts itself: a job never reaches
+    into it (docs/architecture.md)."""
+    found = [hit for module in MODULES if module != "trainer.trainer" for hit in _private_reads_of_a_trainer(module)]
+    assert not found, "\n".join(found)
 
 
 def _layer(module: str) -> str:

@@ -41,7 +41,8 @@ def __getattr__(name: str) -> object:
     from trainer.param_groups import apply_adjust_learning_rate, decay_groups, tagged_groups
     from trainer.state import TrainerState
     from trainer.sweep import budget_sweep
-    from trainer.trainer import NonFiniteLossError, Trainer
+    from trainer.trainer import Trainer
+    from trainer.training import NonFiniteLossError
 
     exported = {
         "CSVLogger": CSVLogger,

@@ -8,7 +8,7 @@ the closest accepted one (``did_you_mean``), and Composer's spelling ``optimizer
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import torch
@@ -16,10 +16,12 @@ import torch
 from schedulers.core.names import did_you_mean
 from schedulers.core.state import as_max_duration
 from timeunits import Time, TimeUnit
+from trainer.data import count_samples
 
 __all__ = [
     "NONFINITE_LOSS_ACTIONS",
     "build_optimizer",
+    "constant_batch_size",
     "dataloader_len",
     "nonfinite_loss_action",
     "one_optimizer",
@@ -98,6 +100,20 @@ def dataloader_len(loader: Iterable, grad_accum: int) -> int | None:
             stacklevel=4,
         )
     return batches
+
+
+def constant_batch_size(
+    loader: Iterable, grad_accum: int, world_size: int, get_num_samples: Callable[[Any], int]
+) -> int | None:
+    """Samples per optimizer step when every batch has the same size (known without reading data), else None."""
+    batch_size = getattr(loader, "batch_size", None)
+    if not batch_size or world_size != 1 or get_num_samples is not count_samples:
+        return None
+    try:
+        even = getattr(loader, "drop_last", False) or len(loader.dataset) % batch_size == 0
+    except (AttributeError, TypeError):
+        even = False  # an iterable dataset: its last batch may be short
+    return batch_size * grad_accum if even else None
 
 
 def build_optimizer(optimizer: Any, model: torch.nn.Module) -> torch.optim.Optimizer:

@@ -439,7 +439,7 @@ def _fit(args: argparse.Namespace) -> int:
     from schedulers.tools.cli import plain_warnings
     from trainer.checkpoint import CheckpointError
     from trainer.config import ConfigError, run_summary, trainer_from_command_line
-    from trainer.trainer import NonFiniteLossError
+    from trainer.training import NonFiniteLossError
 
     with plain_warnings("cadence"):
         try:

@@ -1,92 +1,170 @@
-"""What the trainer's loop does with each batch: train it (``fit``), or only count it (``preview``).
+"""The trainer's one loop: a batch advances the clock, the batch that completes an epoch closes it, the
+schedulers step, and the run stops at ``max_duration`` (or earlier: a ``fit(duration)``, a stop signal).
 
-The loop itself — a batch advances the clock, the batch that completes an epoch closes it, the schedulers
-step, the run stops at ``max_duration`` — is :meth:`trainer.Trainer._fit_loop`, written once. A mode gives
-it the batches of the epoch, the work of one batch, the callbacks that see it, and what follows a batch:
-
-* :class:`Training` (``fit``): forward, backward and one optimizer step; evaluation and checkpoints at their
-  intervals; every callback.
-* :class:`Preview` (``Trainer.preview``): no forward, backward or optimizer step; the schedulers step exactly
-  as in ``fit`` (torch's "``lr_scheduler.step()`` before ``optimizer.step()``" warning is silenced, since
-  no optimizer step is the point); only the callbacks given to ``preview`` see the batches. The data is read
-  only when the run needs it to count samples or tokens or to find the end of an epoch.
+:class:`Loop` is written once for ``fit`` and ``preview``. It drives the run through a small public interface
+and knows nothing else of the trainer: the clock (:class:`~schedulers.core.clock.Clock`), the schedulers
+that step per batch and per epoch (anything with ``step()``), and a :class:`Mode` that gives it the batches
+of the epoch, the work of one batch, the callbacks that see it and what follows a batch:
+:class:`trainer.training.Training` (``fit``) and :class:`trainer.preview.Preview` (``preview``). The object
+the callbacks receive (the trainer) is passed through untouched.
 """
 
 from __future__ import annotations
 
 import contextlib
-import warnings
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+import signal
+from collections.abc import Iterator, Sequence
+from typing import Protocol
 
-from timeunits import Timestamp
+from schedulers.core.clock import Clock
+from timeunits import Time, Timestamp
 from trainer.callbacks import CallbackList
 
-if TYPE_CHECKING:
-    from trainer.trainer import Trainer
-
-__all__ = ["Preview", "Training"]
-
-# torch warns when a scheduler steps before its optimizer ever did: in a preview that is the point
-_STEP_ORDER_WARNING = r"Detected call of `lr_scheduler\.step\(\)` before `optimizer\.step\(\)`"
+__all__ = ["Loop", "Mode", "Steps"]
 
 
-class Training:
-    """``fit``: train every batch; evaluate and checkpoint at their intervals; every callback sees the run.
+class Steps(Protocol):
+    """A scheduler as the loop sees it: something to step once time has moved."""
 
-    Its steps are the trainer's bound methods themselves: the per-batch path pays no extra call.
-    """
-
-    def __init__(self, trainer: Trainer) -> None:
-        self.hooks = trainer.callbacks
-        self.wants_loss = trainer.callbacks.has("on_batch_end")
-        self.batches: Callable[[], Iterator[list]] = trainer._epoch_batches
-        self.run: Callable[[list], tuple[float, int, int] | None] = trainer._train_batch
-        self.after_batch: Callable[[Timestamp, bool, bool], None] = trainer._after_batch
-
-    def context(self) -> contextlib.AbstractContextManager:
-        return contextlib.nullcontext()
+    def step(self) -> object: ...
 
 
-class Preview:
-    """``preview``: count each batch and step the schedulers, without training; ``callbacks`` see the batches
-    through ``on_fit_start``, ``on_batch_start``, ``on_epoch_end`` and ``on_fit_end`` (no batch has a loss, so
-    ``on_batch_end`` is not called).
+class Mode(Protocol):
+    """What a batch does in one kind of run: train it (``fit``) or only count it (``preview``)."""
 
-    Samples per batch come from the data when the run needs them and they are not a known constant (a
-    run in ``sp``/``tok``, a token counter, a loader without a length, a batch size that varies); otherwise
-    the loader is not touched and each batch counts the constant batch size.
-    """
-
-    def __init__(self, trainer: Trainer, callbacks: Any = ()) -> None:
-        self.trainer = trainer
-        self.hooks = CallbackList(callbacks)
-        self.wants_loss = False
-        self.constant_samples = trainer._constant_batch_size()
-        self.reads_data = (
-            self.constant_samples is None or trainer.get_num_tokens is not None or trainer.state.dataloader_len is None
-        )
+    #: The callbacks that see the batches (``on_batch_start``, ``on_batch_end``).
+    hooks: CallbackList
+    #: Whether anyone listens to ``on_batch_end`` (the loss is passed only then).
+    wants_loss: bool
 
     def batches(self) -> Iterator[list]:
-        if self.reads_data:
-            return self.trainer._epoch_batches()
-        state = self.trainer.state
-        return ([None] for _ in range(state.dataloader_len - state.timestamp.batch_in_epoch.value))
+        """The rest of the current epoch, one list of loader items per optimizer step."""
+        ...
 
-    def run(self, items: list) -> tuple[float, int, int]:
-        trainer = self.trainer
-        if not self.reads_data:
-            return 0.0, self.constant_samples, 0
-        samples = sum(trainer.get_num_samples(item) for item in items)
-        tokens = sum(trainer.get_num_tokens(item) for item in items) if trainer.get_num_tokens is not None else 0
-        return 0.0, int(samples), int(tokens)
+    def run(self, items: list) -> tuple[float, int, int] | None:
+        """One batch's work: its loss, samples and tokens, or None when no optimizer step was taken."""
+        ...
 
     def after_batch(self, before: Timestamp, epoch_done: bool, finished: bool) -> None:
-        if epoch_done:
-            self.hooks.on_epoch_end(self.trainer)
+        """What follows a batch once time moved from ``before``: epoch-end hooks, evaluation, checkpoints."""
+        ...
 
-    @contextlib.contextmanager
-    def context(self) -> Iterator[None]:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=_STEP_ORDER_WARNING, category=UserWarning)
-            yield
+    def context(self) -> contextlib.AbstractContextManager:
+        """The context the whole loop runs in."""
+        ...
+
+
+class Loop:
+    """The one loop over ``state``, stepping ``per_batch`` schedulers every batch and ``per_epoch`` ones when
+    an epoch closes.
+
+    Besides the clock, the loop keeps what a run's position needs and the clock does not count: where this
+    call stops (:meth:`stop_after`), a stop signal received while running (:meth:`request_stop`), and the
+    optimizer steps the fp16 scaler skipped in the current epoch (their data is used, so a resumed epoch skips
+    them too; checkpoints keep this count).
+
+    Args:
+        state: The run's clock; :meth:`run` advances it.
+        per_batch: The schedulers stepped after every batch, in order.
+        per_epoch: The schedulers stepped when an epoch closes, in order.
+
+    Returns:
+        A loop at ``state``'s position, stopping at ``max_duration``.
+
+    Raises:
+        Nothing when built; :meth:`run` raises what the mode raises, and a RuntimeError for an epoch without a
+        batch.
+
+    Example:
+        >>> import contextlib
+        >>> from schedulers.core.clock import Clock
+        >>> from trainer.callbacks import CallbackList
+        >>> class Count:  # a mode: each batch is 4 samples, nothing trains
+        ...     hooks, wants_loss = CallbackList(), False
+        ...     def batches(self): return ([None] for _ in range(3))
+        ...     def run(self, items): return 0.0, 4, 0
+        ...     def after_batch(self, before, epoch_done, finished): pass
+        ...     def context(self): return contextlib.nullcontext()
+        >>> clock = Clock("5ba", dataloader_len=3)
+        >>> Loop(clock, [], []).run(Count(), subject=None)
+        >>> str(clock.timestamp.batch), str(clock.timestamp.epoch), str(clock.timestamp.sample)
+        ('5ba', '1ep', '20sp')
+    """
+
+    __slots__ = ("state", "per_batch", "per_epoch", "skipped_in_epoch", "stop_signal", "_stop")
+
+    def __init__(self, state: Clock, per_batch: Sequence[Steps], per_epoch: Sequence[Steps]) -> None:
+        self.state = state
+        self.per_batch = per_batch
+        self.per_epoch = per_epoch
+        self.skipped_in_epoch = 0  # optimizer steps the fp16 scaler skipped in this epoch (their data is used)
+        self.stop_signal: signal.Signals | None = None  # a stop signal received while running
+        self._stop: tuple | None = None
+
+    # -- where this call stops -----------------------------------------------------------------------
+    def stop_after(self, more: Time | None) -> None:
+        """Stop after ``more`` time from now (a whole Time in ``ba``, ``ep``, ``sp`` or ``tok``), or with None at
+        ``max_duration`` only (which ``state.done`` checks: the one clock rule, docs/architecture.md)."""
+        self._stop = None
+        if more is not None:
+            count = Timestamp.counter(more.unit)
+            self._stop = (count, count(self.state.timestamp) + more.value)
+
+    def finished(self) -> bool:
+        """Whether the run reached ``max_duration``, or this call its :meth:`stop_after` point."""
+        stop = self._stop
+        return self.state.done or (stop is not None and stop[0](self.state.timestamp) >= stop[1])
+
+    def request_stop(self, signum: signal.Signals) -> None:
+        """A stop signal (SIGTERM, SIGHUP): end after the current batch (preemption)."""
+        self.stop_signal = signum
+
+    # -- the loop ------------------------------------------------------------------------------------
+    def run(self, mode: Mode, subject: object) -> None:
+        """The one loop: ``mode`` decides what a batch does (train it, or only count it); the callbacks
+        receive ``subject``."""
+        state = self.state
+        hooks, run, after_batch, wants_loss = mode.hooks, mode.run, mode.after_batch, mode.wants_loss
+        with mode.context():
+            while not self.finished() and not self.stop_signal:
+                for items in mode.batches():
+                    before = state.timestamp
+                    hooks.on_batch_start(subject)
+                    trained = run(items)
+                    if trained is None:  # the fp16 scaler skipped the step: no optimizer step, so no batch in time
+                        self.skipped_in_epoch += 1
+                        continue
+                    loss, samples, tokens = trained
+                    epoch_done = self.advance(samples, tokens)
+                    if wants_loss:
+                        hooks.on_batch_end(subject, loss)
+                    finished = self.finished()
+                    after_batch(before, epoch_done, finished)
+                    if finished or epoch_done or self.stop_signal:
+                        break
+                else:  # the loader ran out before dataloader_len batches, or it has no length
+                    self._loader_ran_out(mode)
+
+    def _loader_ran_out(self, mode: Mode) -> None:
+        before = self.state.timestamp
+        if before.batch_in_epoch.value == 0:
+            raise RuntimeError(f"the train dataloader yielded no batch in epoch {before.epoch}")
+        self.state.epoch()
+        self.close_epoch()
+        mode.after_batch(before, True, self.finished())
+
+    def advance(self, samples: int, tokens: int) -> bool:
+        """One optimizer step of time: the clock moves (closing the epoch on its last batch), and the schedulers
+        step (per-batch ones every time, per-epoch ones when the epoch closed). Returns whether it closed."""
+        epoch_done = self.state.advance(samples, tokens)
+        for scheduler in self.per_batch:
+            scheduler.step()
+        if epoch_done:
+            self.close_epoch()
+        return epoch_done
+
+    def close_epoch(self) -> None:
+        """What follows the clock closing an epoch: the per-epoch schedulers step."""
+        self.skipped_in_epoch = 0
+        for scheduler in self.per_epoch:
+            scheduler.step()

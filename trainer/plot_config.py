@@ -17,6 +17,7 @@ import torch
 
 from schedulers.core.clock import batches_in_run
 from timeunits import Time, TimeUnit
+from trainer.arguments import constant_batch_size
 from trainer.callbacks import LRMonitor
 from trainer.trainer import Trainer
 
@@ -131,10 +132,14 @@ class _PlotView:
             self.max_duration = Time(_unscaled_batches(first.trainer), TimeUnit.BATCH)
         from schedulers.tools.plotting import RecordedValues
 
+        trained = first.trainer
+        constant = constant_batch_size(
+            trained.train_dataloader, trained.grad_accum, trained.world.size, trained.get_num_samples
+        )
         self.curves = [(name, RecordedValues({ssr: run.series[name] for ssr, run in by_ssr.items()})) for name in names]
         self.common = dict(
             dataloader_len=dataloader_len,
-            samples_per_batch=first.samples if in_counts else first.trainer._constant_batch_size(),
+            samples_per_batch=first.samples if in_counts else constant,
             tokens_per_batch=first.tokens,
             ssrs=tuple(by_ssr),
         )

@@ -3,7 +3,9 @@ messages of a run (resumed from, checkpoints in, nothing to train, interrupted),
 
 from __future__ import annotations
 
+import inspect
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,7 @@ from schedulers import LinearScheduler
 from timeunits import NonIntegralTimeError, TimeParseError
 from trainer import Callback, LRMonitor, Trainer
 from trainer.checkpoint import list_checkpoints
-from trainer.trainer import NonFiniteLossError
+from trainer.training import NonFiniteLossError
 
 
 def _data(n: int = 4) -> list:
@@ -85,6 +87,31 @@ def test_optimizers_alias_errors():
 def test_unknown_keyword_is_a_type_error_with_a_suggestion(keyword, suggestion):
     with pytest.raises(TypeError, match=rf"unexpected keyword argument '{keyword}' \(did you mean {suggestion}"):
         _trainer(**{keyword: None})
+
+
+def _docstring_sections(doc: str) -> dict[str, list[str]]:
+    """A Google-style docstring's sections (``Args:``, ``Returns:``, ...), each as its indented lines."""
+    sections: dict[str, list[str]] = {}
+    current = None
+    for line in inspect.cleandoc(doc).splitlines():
+        if line and not line.startswith(" ") and line.endswith(":"):
+            current = sections.setdefault(line[:-1], [])
+        elif current is not None and (line.startswith(" ") or not line):
+            current.append(line)
+        else:
+            current = None
+    return sections
+
+
+def test_the_trainer_docstring_documents_every_argument_with_returns_raises_and_an_example():
+    sections = _docstring_sections(Trainer.__doc__)
+    documented = [match.group(1) for line in sections["Args"] if (match := re.match(r"^    (\w+): \S", line))]
+    accepted = [name for name in inspect.signature(Trainer.__init__).parameters if name not in ("self", "unknown")]
+    assert documented == accepted  # every argument, in the signature's order
+    assert any(line.strip() for line in sections["Returns"])
+    raised = [match.group(1) for line in sections["Raises"] if (match := re.match(r"^    ([\w.]+): \S", line))]
+    assert {"TypeError", "ValueError"} <= set(raised)
+    assert any(line.strip().startswith(">>> trainer.fit()") for line in sections["Example"])  # run by test_doctests
 
 
 # -- non-finite loss -------------------------------------------------------------------------------------------

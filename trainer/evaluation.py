@@ -1,0 +1,74 @@
+"""Evaluation: the sample-weighted mean loss of a model over a loader, on every rank, without moving training's
+random numbers (``Trainer.evaluate`` reports it to the callbacks as ``eval/loss``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import torch
+
+from trainer import distributed
+from trainer.data import rng_neutral_iter, to_device
+from trainer.distributed import World
+from trainer.training import batch_loss
+
+__all__ = ["mean_loss"]
+
+
+def mean_loss(
+    model: torch.nn.Module,
+    loader: Iterable,
+    loss_fn: Callable | None,
+    *,
+    device: torch.device,
+    get_num_samples: Callable[[Any], int],
+    world: World,
+) -> float:
+    """The loss of ``model`` over ``loader``, each item weighted by its samples, summed over every rank.
+
+    .. math:: \\bar L = \\frac{\\sum_i n_i L_i}{\\max(1, \\sum_i n_i)}
+
+    The model is evaluated in ``eval()`` mode without gradients, then put back in the mode it was in; the
+    loader is iterated without touching the global torch RNG, so evaluating never shifts training's random
+    numbers.
+
+    Args:
+        model: The model (DDP-wrapped when distributed).
+        loader: The items to evaluate: ``(inputs, targets)`` pairs, or whatever ``model`` takes without ``loss_fn``.
+        loss_fn: ``loss_fn(model(inputs), targets)``; None when ``model(item)`` returns the loss.
+        device: Where each item goes.
+        get_num_samples: The samples of an item (its weight).
+        world: This process's place in the run (the sums are all-reduced over its ranks).
+
+    Returns:
+        The mean loss, as a Python float (0.0 over an empty loader).
+
+    Raises:
+        TypeError: an item is not an ``(inputs, targets)`` pair (with ``loss_fn``), or a loss is not a 0-d tensor.
+
+    Example:
+        >>> import torch
+        >>> from trainer.data import count_samples
+        >>> from trainer.distributed import World
+        >>> model = torch.nn.Linear(1, 1, bias=False)
+        >>> _ = torch.nn.init.ones_(model.weight)
+        >>> items = [(torch.ones(3, 1), torch.zeros(3, 1)), (torch.ones(1, 1), torch.ones(1, 1))]
+        >>> mean_loss(model, items, torch.nn.functional.mse_loss, device=torch.device("cpu"),
+        ...           get_num_samples=count_samples, world=World(0, 1, 0))  # (3·1 + 1·0) / 4
+        0.75
+    """
+    was_training = model.training
+    model.eval()
+    total = torch.zeros((), dtype=torch.float64)
+    count = 0
+    with torch.no_grad():
+        for item in rng_neutral_iter(loader):  # evaluating never shifts training's RNG
+            item = to_device(item, device)
+            samples = get_num_samples(item)
+            total += batch_loss(model, item, loss_fn).double().cpu() * samples
+            count += samples
+    if world.size > 1:
+        total, count = distributed.sum_eval(total, count, device)
+    model.train(was_training)
+    return float(total) / max(count, 1)

@@ -1,0 +1,195 @@
+"""What the trainer tells (rank 0, on stderr): where a run resumed, where its checkpoints go, and the schedule
+report of every scheduler of the run (:mod:`schedulers.tools.report`), with a warning for each time argument
+that lies beyond the end of the run."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import warnings
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, Protocol
+
+from schedulers import Schedule
+from schedulers.core.run import Run
+from schedulers.tools.report import (
+    render_report,
+    resolved_times_report,
+    schedule_report_rows,
+    times_beyond_the_run,
+)
+from schedulers.tools.stepped import run_steps, stepped_report_rows
+from trainer.callbacks import CallbackList, ProgressBar
+from trainer.distributed import World
+from trainer.scheduling import ScheduledRun
+from trainer.state import TrainerState
+
+__all__ = ["Reported", "announce", "close_progress_bars", "say", "schedule_report_and_warnings"]
+
+
+class Reported(Protocol):
+    """What the report and the run's messages read on the trainer (a :class:`~trainer.Trainer` is one): the
+    interface this module uses."""
+
+    run: Run
+    state: TrainerState
+    scheduled: ScheduledRun
+    train_dataloader: Iterable
+    grad_accum: int
+    world: World
+    get_num_samples: Callable[[Any], int]
+    is_rank_zero: bool
+    save_folder: Path | None
+    print_schedule_report: bool
+
+    def base_value(self, key: str, group: int = 0) -> float: ...
+
+
+def say(trainer: Reported, message: str) -> None:
+    """One line on stderr, from rank 0 (what happened, not a problem: not a warning).
+
+    Args:
+        trainer: The trainer (only rank 0 speaks).
+        message: The line.
+
+    Returns:
+        Nothing.
+
+    Raises:
+        Nothing.
+
+    Example:
+        >>> import contextlib, io, types
+        >>> with contextlib.redirect_stderr(io.StringIO()) as stderr:
+        ...     say(types.SimpleNamespace(is_rank_zero=True), "checkpoints in runs/x")
+        >>> stderr.getvalue().strip()
+        'checkpoints in runs/x'
+    """
+    if trainer.is_rank_zero:
+        print(message, file=sys.stderr, flush=True)
+
+
+def announce(trainer: Reported, *, resumed_from: Path | None, finished: bool) -> None:
+    """Before the first batch: where the run resumed, where checkpoints go, the schedule report (docs/trainer.md,
+    "What the run tells"); a time argument beyond the end of the run is a UserWarning even without the report.
+
+    Args:
+        trainer: The trainer.
+        resumed_from: The checkpoint the run resumed from, to tell once; None when it did not or told it already.
+        finished: The run has nothing left to train (then only that is told).
+
+    Returns:
+        Nothing.
+
+    Raises:
+        Nothing of its own: the warnings are warned, not raised (unless a warning filter says so).
+
+    Example:
+        >>> import contextlib, io
+        >>> import torch
+        >>> from schedulers import CosineAnnealingWithWarmupScheduler
+        >>> from trainer import Trainer
+        >>> model = torch.nn.Linear(2, 1)
+        >>> trainer = Trainer(model, [(torch.ones(4, 2), torch.ones(4, 1))] * 5, "2ep",
+        ...                   torch.optim.SGD(model.parameters(), lr=0.1), loss_fn=torch.nn.functional.mse_loss,
+        ...                   schedulers=CosineAnnealingWithWarmupScheduler(t_warmup="1ep"), progress_bar=False)
+        >>> with contextlib.redirect_stderr(io.StringIO()) as stderr:
+        ...     announce(trainer, resumed_from=None, finished=True)
+        >>> stderr.getvalue().strip()
+        'the run already reached 2ep: nothing to train'
+    """
+    state = trainer.state
+    if resumed_from is not None:
+        say(trainer, f"resumed from {resumed_from} at {state.timestamp.batch}")
+    if finished:
+        say(trainer, f"the run already reached {state.max_duration}: nothing to train")
+        return
+    if trainer.save_folder is not None:
+        say(trainer, f"checkpoints in {trainer.save_folder}")
+    if trainer.is_rank_zero and trainer.scheduled.all:
+        report, beyond = schedule_report_and_warnings(trainer)
+        if trainer.print_schedule_report:
+            print(report, file=sys.stderr, flush=True)
+        for message in beyond:  # told even without the report: the run would not do what was written
+            warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def close_progress_bars(callbacks: CallbackList) -> None:
+    """End every progress bar's line, so that what is said next (a message, a traceback) starts on its own.
+
+    Args:
+        callbacks: The trainer's callbacks; those that are :class:`~trainer.ProgressBar` close.
+
+    Returns:
+        Nothing.
+
+    Raises:
+        Nothing.
+
+    Example:
+        >>> from trainer.callbacks import CallbackList, ProgressBar
+        >>> close_progress_bars(CallbackList([ProgressBar()]))  # a bar that never opened closes quietly
+    """
+    for callback in callbacks:
+        if isinstance(callback, ProgressBar):
+            callback.close()
+
+
+def schedule_report_and_warnings(trainer: Reported) -> tuple[str, list[str]]:
+    """The report's text, and a message for each time argument that lies beyond the end of the run
+    (both from one resolution, so the warning and the report never disagree).
+
+    For a Cadence schedule the report gives its time arguments in batches, the run in every unit, and the
+    values at the start, the end of warmup, each milestone and the end; for a torch, Cerebras or SambaFlow
+    scheduler the values a copy of it takes at its step-count arguments (the live one is never stepped).
+
+    Args:
+        trainer: The trainer.
+
+    Returns:
+        ``(text, messages)``: the report, and one message per time argument beyond the end of the run.
+
+    Raises:
+        Nothing of its own: a schedule that cannot be resolved was refused when the trainer was built.
+
+    Example:
+        >>> import torch
+        >>> from schedulers import CosineAnnealingWithWarmupScheduler
+        >>> from trainer import Trainer
+        >>> model = torch.nn.Linear(2, 1)
+        >>> trainer = Trainer(model, [(torch.ones(4, 2), torch.ones(4, 1))] * 5, "2ep",
+        ...                   torch.optim.SGD(model.parameters(), lr=0.1), loss_fn=torch.nn.functional.mse_loss,
+        ...                   schedulers=CosineAnnealingWithWarmupScheduler(t_warmup="1ep"), progress_bar=False)
+        >>> text, beyond = schedule_report_and_warnings(trainer)
+        >>> next(line.split() for line in text.splitlines() if line.strip().startswith("t_warmup")), beyond
+        (['t_warmup', '1ep', '=', '5ba'], [])
+    """
+    rows, lines = _cadence_report(trainer)
+    state = trainer.state
+    scheduled = trainer.scheduled
+    for index, (label, scheduler, key) in enumerate(scheduled.others, start=len(scheduled.schedules)):
+        per_epoch = any(scheduler is other for other in scheduled.per_epoch)
+        steps = run_steps(state.max_duration, state.dataloader_len, per_epoch=per_epoch)
+        rows += stepped_report_rows(label, scheduler, key, steps=steps, per_epoch=per_epoch, index=index)
+    if rows:
+        lines.append(render_report(rows))
+    return "\n\n".join(lines), times_beyond_the_run(rows)
+
+
+def _cadence_report(trainer: Reported) -> tuple[list[dict[str, Any]], list[str]]:
+    """The Cadence schedules' report rows; or, when the samples or tokens per batch are not known before the
+    data is read, no rows and a shorter text per schedule (each time argument resolved, in its own unit)."""
+    reportable = [entry for entry in trainer.scheduled.schedules if isinstance(entry[1], Schedule)]
+    if not reportable:
+        return [], []
+    base_values = {}
+    for _, _, key in reportable:
+        with contextlib.suppress(KeyError):  # group 0 without the key: the report shows multipliers only
+            base_values[key] = trainer.base_value(key, 0)
+    try:
+        rows = schedule_report_rows(reportable, trainer.run, base_values=base_values)
+    except (TypeError, ValueError):  # samples/tokens per batch unknown before the data is seen
+        texts = [resolved_times_report(label, schedule, key, trainer.run) for label, schedule, key in reportable]
+        return [], ["\n".join(texts)]
+    return rows, []
