@@ -279,15 +279,15 @@ def test_a_bad_set_is_named_as_cadence_fit_names_it(tmp_path):
 
 
 def test_ctrl_c_stops_a_sweep_at_its_running_point(tmp_path, monkeypatch):
-    from trainer.sweep import config_sweep
+    from trainer.sweep import config_sweep, processes
 
     started = []
 
-    def interrupted(self, point, jobs, claim, processes):
+    def interrupted(self, point, claim):
         started.append(point.name)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(config_sweep.ConfigLauncher, "_run_one", interrupted)
+    monkeypatch.setattr(processes.LocalLauncher, "_start", interrupted)
     with pytest.raises(KeyboardInterrupt):
         config_sweep.sweep_config(CLASSIFIER, out=tmp_path / "sweep", ssr=[0.25, 0.5, 1.0], jobs=1)
     assert started == ["ssr-0.25"]  # the points after the one Ctrl-C stopped never start
