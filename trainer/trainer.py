@@ -54,6 +54,7 @@ from trainer.data import (
     count_samples,
     groups_of,
     prepare_loader,
+    reshard,
     resume_iterator,
     rng_neutral_iter,
     to_device,
@@ -198,6 +199,7 @@ class Trainer:
         self.state = TrainerState(self.run, grad_accum=self.grad_accum)
         self._set_stop(None)
         self._skipped_in_epoch = 0  # optimizer steps the fp16 scaler skipped in this epoch (their data is used)
+        self._resume_position: int | None = None  # where the resumed epoch goes on, after a change of world size
         self._terminate_requested: signal.Signals | None = None  # a stop signal received while fitting
         self._spent_by_preview = False
 
@@ -403,7 +405,8 @@ class Trainer:
         elif hasattr(self._sampler, "set_epoch"):
             self._sampler.set_epoch(timestamp.epoch.value)
         done_in_epoch = timestamp.batch_in_epoch.value + self._skipped_in_epoch  # loader groups already used
-        iterator = resume_iterator(self.train_dataloader, self._sampler, done_in_epoch * n)
+        position, self._resume_position = self._resume_position, None  # resumed on another number of ranks
+        iterator = resume_iterator(self.train_dataloader, self._sampler, done_in_epoch * n, position)
         remaining = None if self.state.dataloader_len is None else self.state.dataloader_len - done_in_epoch
         groups = ([item] for item in iterator) if n == 1 else groups_of(iterator, n)
         yield from groups if remaining is None else itertools.islice(groups, max(remaining, 0))
@@ -589,6 +592,7 @@ class Trainer:
             "grad_accum": self.grad_accum,
             "seed": self.seed,
             "world_size": self.world.size,
+            "batch_size": getattr(self.train_dataloader, "batch_size", None),
         }
 
     def save_checkpoint(self) -> Path | None:
@@ -627,8 +631,11 @@ class Trainer:
             scheduler.load_state_dict(saved)
         self.precision.load_state_dict(payload.get("precision", {}))
         self._skipped_in_epoch = int(payload.get("precision", {}).get("skipped_in_epoch", 0))
-        checkpoints.set_rng_state(distributed.pick_rng(self.world, payload["rng"]))
-        self._warn_on_changed_settings(payload["run"], saved_lrs, file)
+        notes = self._reshard(payload["run"], payload["rng"])
+        rng = distributed.pick_rng(self.world, payload["rng"])
+        if rng is not None:
+            checkpoints.set_rng_state(rng)
+        self._warn_on_changed_settings(payload["run"], saved_lrs, file, notes)
         self._last_saved_batch = self.state.timestamp.batch.value
         self._last_checkpoint = self._resumed_from = file
 
@@ -645,18 +652,37 @@ class Trainer:
                 f"(load_strict_model_weights={strict}): {str(error).splitlines()[0]}"
             ) from None
 
-    def _warn_on_changed_settings(self, saved: dict, saved_lrs: list, file: Path) -> None:
+    def _reshard(self, saved: dict, rng: Any) -> list[str]:
+        """A checkpoint of another number of ranks: where this epoch goes on (:func:`trainer.data.reshard`, the
+        rule of docs/resume.md), and what the warning says of it."""
+        change = reshard(
+            saved,
+            self.state.timestamp,
+            self._skipped_in_epoch,
+            world_size=self.world.size,
+            loader=self.train_dataloader,
+            grad_accum=self.grad_accum,
+            steps=self.state.dataloader_len,
+        )
+        if change is None:
+            return []
+        self.state.timestamp, self._resume_position, self._skipped_in_epoch = change.timestamp, change.position, 0
+        note = distributed.rng_note(len(rng) if isinstance(rng, list) else 1, self.world.size)
+        return change.notes + ([note] if note else [])
+
+    def _warn_on_changed_settings(self, saved: dict, saved_lrs: list, file: Path, notes: list[str]) -> None:
         now = self._run_settings()
         changed = [
             f"{key} {saved.get(key)} -> {now[key]}"
-            for key in ("max_duration", "scale_schedule_ratio", "dataloader_len", "grad_accum")
-            if saved.get(key) != now[key]
+            for key in ("max_duration", "scale_schedule_ratio", "dataloader_len", "grad_accum", "world_size")
+            if saved.get(key, 1 if key == "world_size" else None) != now[key]
         ]
         if changed and self.is_rank_zero:
             lrs = [float(group["lr"]) for group in self.optimizer.param_groups]
             warnings.warn(
                 f"resuming from {file} with changed settings ({'; '.join(changed)}): the constructor's arguments "
-                f"win; lr just before the change {[float(x) for x in saved_lrs if x is not None]}, just after {lrs}",
+                f"win; {''.join(f'{note}; ' for note in notes)}"
+                f"lr just before the change {[float(x) for x in saved_lrs if x is not None]}, just after {lrs}",
                 UserWarning,
                 stacklevel=3,
             )
