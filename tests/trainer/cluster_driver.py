@@ -4,8 +4,9 @@ Run as ``unshare -n sh -c 'ip link set lo up && exec python cluster_driver.py RE
 Ray then listens on 127.0.0.1 of a namespace nobody else shares. The driver
 
 1. starts a Ray head (``ray start --head``, 2 CPUs, no dashboard), runs the sweep on it (``--address``), and
-   once ``--marker`` exists sends SIGTERM to the sweep; it records the sweep's exit status and output, and
-   which processes that trained a point (their pids, from each point's ``.sweep.lock``) are still alive;
+   once ``--marker`` exists sends SIGTERM to the sweep; it records the sweep's exit status and output, each
+   point's newest checkpoint, and which processes that trained a point (their pids, from each point's
+   ``.sweep.lock``) are still alive;
 2. stops the head, and runs the same sweep again with a Ray instance of the sweep's own (no ``--address``).
 
 Each step's exit status and output go to RESULT.json.
@@ -47,7 +48,7 @@ def sweep(argv: list[str], marker: Path | None, env: dict) -> dict:
 def main() -> None:
     result_path, out, marker, port = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4]
     argv = sys.argv[sys.argv.index("--") + 1 :]
-    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
+    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", RAY_AUTH_MODE="disabled")  # a private namespace: no token
     head = [RAY, "start", "--head", "--num-cpus=2", "--node-ip-address=127.0.0.1", f"--port={port}"]
     head += ["--include-dashboard=false", "--disable-usage-stats"]
     results: dict = {}
@@ -56,6 +57,8 @@ def main() -> None:
         results["stopped"] = sweep([*argv, "--address", f"127.0.0.1:{port}"], marker, env)
         pids = [int(lock.read_text() or 0) for lock in out.glob("*/.sweep.lock") if lock.read_text().strip()]
         results["left"] = [pid for pid in pids if alive(pid)]
+        links = {folder.parent.name: os.readlink(folder) for folder in out.glob("*/latest")}
+        results["latest"] = links  # each point's newest checkpoint once the stopped sweep has ended
     finally:
         subprocess.run([RAY, "stop", "--force"], env=env, capture_output=True, timeout=300)
     results["rerun"] = sweep(argv, None, env)

@@ -369,7 +369,7 @@ def test_a_ray_sweep_equals_the_local_one_and_stops_and_resumes_as_it_does(seque
     assert stopped["status"] == 128 + signal.SIGTERM, stopped["stderr"][-3000:]
     assert "cadence: stopped by SIGTERM (each running point saved a checkpoint and ended)" in stopped["stderr"]
     assert steps["left"] == []
-    assert folders.newest_batch(out / WSD_POINTS[2]) == 100  # the main run saved where the stop found it
+    assert steps["latest"][WSD_POINTS[2]] == "ba00000100.pt"  # the main run saved where the stop found it
     assert rerun["status"] == 0, rerun["stderr"][-3000:]
     for name in WSD_POINTS:
         assert _same_weights(out / name, sequential_wsd_sweep / name), name
