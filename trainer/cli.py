@@ -249,6 +249,7 @@ def _add_sweep_arguments(sweep: argparse.ArgumentParser) -> None:
     )
     sweep.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE")
     sweep.add_argument("--forecast", action="store_true", help="fit a loss law on the largest point, forecast the rest")
+    sweep.add_argument("--dry-run", action="store_true", help="write OUT/points.txt and print its lines; run nothing")
     cluster = sweep.add_argument_group("launchers (docs/cluster.md)")
     cluster.add_argument("--launcher", choices=("local", "ray", "slurm"), default="local", help="what runs the points")
     cluster.add_argument("--cpus-per-point", type=float, metavar="N", help="ray, slurm: CPUs each point reserves")
@@ -415,7 +416,7 @@ def _sweep(args: argparse.Namespace) -> int:
     from trainer.stopping import exit_status
     from trainer.sweep import SweepError
     from trainer.sweep.config_sweep import sweep_config
-    from trainer.sweep.engine import SweepStopped
+    from trainer.sweep.running import SweepStopped
 
     out = args.out or f"sweep-{Path(args.config).stem}"
     with plain_warnings("cadence"):
@@ -430,6 +431,7 @@ def _sweep(args: argparse.Namespace) -> int:
                 overrides=args.overrides,
                 forecast=args.forecast,
                 launcher=args.launcher,
+                dry_run=args.dry_run,
                 **_cluster_options(args),
             )
         except (ConfigError, SweepError, ValueError, TypeError, OSError, ImportError) as error:  # CheckpointError too

@@ -83,9 +83,8 @@ def test_the_schedule_goes_on_at_the_saved_sample_count(runs, saved, done, resum
     assert first[1] == done and first[3] == before[3] and first[4] == before[4]  # batches, samples, tokens
     schedule = CosineAnnealingWithWarmupScheduler(t_warmup="24sp", alpha_f=0.1)
     for epoch, batch, in_epoch, sample, token, sample_in_epoch, lr in lead["steps"]:
-        timestamp = Timestamp(
-            epoch=epoch, batch=batch, sample=sample, token=token, batch_in_epoch=in_epoch, sample_in_epoch=sample_in_epoch
-        )
+        counts = {"epoch": epoch, "batch": batch, "sample": sample, "token": token, "batch_in_epoch": in_epoch}
+        timestamp = Timestamp(**counts, sample_in_epoch=sample_in_epoch)
         assert lr == pytest.approx(0.1 * schedule(SchedulerState(MAX_DURATION, timestamp, per_epoch)), rel=1e-12)
     assert all(record["steps"] == lead["steps"] for record in records[resumed])  # every rank keeps one clock
     assert lead["end"][2] >= 144 and lead["world_size"] == ranks and lead["dataloader_len"] == per_epoch
@@ -123,7 +122,8 @@ def test_a_change_of_world_size_is_one_warning_that_names_what_changed(runs, sav
     (message,) = records[resumed][0]["warnings"]
     assert f"world_size {saved_ranks} -> {ranks}" in message
     assert f"a step now trains {fx.DDP_BATCH * ranks} loader items on {ranks} ranks" in message
-    assert f"this epoch goes on after item {done * fx.DDP_BATCH * saved_ranks} of its order, each sample once" in message
+    position = done * fx.DDP_BATCH * saved_ranks
+    assert f"this epoch goes on after item {position} of its order, each sample once" in message
     if ranks > saved_ranks:
         assert "no saved random state and keep the one seeded at construction" in message
     else:

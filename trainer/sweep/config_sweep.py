@@ -129,6 +129,7 @@ def sweep_config(
     overrides: Sequence[str] = (),
     forecast: bool = False,
     launcher: str = "local",
+    dry_run: bool = False,
     **cluster: Any,
 ) -> list[dict[str, Any]]:
     """Plan and run the sweep of a config (``cadence sweep``); returns the summary rows (``forecast``: with how
@@ -137,6 +138,7 @@ def sweep_config(
     ``launcher`` runs the points: ``"local"`` (processes on this machine), ``"ray"`` or ``"slurm"``, with that
     launcher's ``cluster`` options (:func:`trainer.sweep.launchers.make_launcher`). ``jobs`` points run at once
     (default: 1 locally, every point on a cluster); a WSD branch starts once its decay start is saved.
+    ``dry_run`` writes ``OUT/points.txt`` and prints its lines, and runs nothing (for ``sbatch --array``).
     """
     from trainer.sweep.launchers import make_launcher
 
@@ -149,9 +151,9 @@ def sweep_config(
         overrides=overrides,
     )
     lines = PointLines(config_path, config, points, overrides)
-    runner = make_launcher(launcher, lines, Path(out), **cluster)
+    runner = make_launcher("local" if dry_run else launcher, lines, Path(out), **({} if dry_run else cluster))
     jobs = check_jobs((1 if launcher == "local" else len(points)) if jobs is None else jobs)
-    return run_points(points, runner, Path(out), jobs, forecast=forecast)
+    return run_points(points, runner, Path(out), jobs, forecast=forecast, dry_run=dry_run)
 
 
 def _as_list(value: Any) -> list:

@@ -18,10 +18,10 @@ from schedulers.tools.files import write_atomically
 from trainer.sweep import folders
 from trainer.sweep.picture import save_picture
 from trainer.sweep.plan import SweepPoint
-from trainer.sweep.running import Launcher, Outcome, SweepError, SweepStopped, run_pending
+from trainer.sweep.running import Launcher, SweepError, run_pending
 from trainer.sweep.summary import compute_line, point_row, table, write_summary
 
-__all__ = ["Launcher", "Outcome", "SweepError", "SweepStopped", "check_jobs", "run_points"]
+__all__ = ["check_jobs", "run_points"]  # Launcher, Outcome, SweepError, SweepStopped: trainer.sweep.running
 
 POINTS_FILE = "points.txt"
 SUMMARY_FILE = "summary.csv"
@@ -42,10 +42,11 @@ def run_points(
     jobs: int,
     log: Callable[[str], None] = print,
     forecast: bool = False,
+    dry_run: bool = False,
 ) -> list[dict[str, Any]]:
     """Run every unfinished point of ``points`` with ``launcher``, ``jobs`` at once (a WSD branch as soon as its
     decay start is saved), and return the summary rows (with ``forecast``, each row also says how far a law
-    fitted on the largest point forecasts it)."""
+    fitted on the largest point forecasts it). With ``dry_run``, only write ``points.txt`` and print its lines."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     commands = [launcher.command(point) for point in points]
@@ -53,6 +54,10 @@ def run_points(
         text = "".join(f"{command}\n" for command in commands if command)
         write_atomically(out / POINTS_FILE, lambda stream: stream.write(text))
         log(f"sweep: one command per point in {out / POINTS_FILE}")
+    if dry_run:
+        for command in commands:
+            log(command)
+        return []
     claims: dict[str, folders.Claim] = {}
     try:
         for point in points:
