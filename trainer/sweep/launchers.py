@@ -5,6 +5,7 @@ submitit). Each runs the points' lines of ``points.txt``; which options each tak
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from schedulers.core.names import did_you_mean
 __all__ = ["LAUNCHERS", "make_launcher"]
 
 LAUNCHERS = ("local", "ray", "slurm")
+EXTRAS = {"ray": "ray", "slurm": "submitit"}  # a launcher's extra (pip install 'cadence[ray]') and its module
 
 
 def make_launcher(name: str, lines: Any, out: Path, **options: Any) -> Any:
@@ -24,6 +26,11 @@ def make_launcher(name: str, lines: Any, out: Path, **options: Any) -> Any:
     - ``slurm``: ``partition``, ``time``, ``cpus_per_point``, ``gpus_per_point``, ``slurm`` (more ``#SBATCH``
       options), ``cluster`` (:class:`~trainer.sweep.slurm_launcher.SlurmLauncher`).
     """
+    if name in EXTRAS:
+        try:
+            importlib.import_module(EXTRAS[name])
+        except ImportError:
+            raise ImportError(f"--launcher {name} needs {EXTRAS[name]}: pip install 'cadence[{name}]'") from None
     if name == "local":
         from trainer.sweep.processes import LocalLauncher as launcher
     elif name == "ray":

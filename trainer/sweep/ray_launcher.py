@@ -44,7 +44,9 @@ class RayLauncher:
     def __init__(
         self, lines: Any, *, address: str | None = None, cpus_per_point: float = 1, gpus_per_point: float = 0
     ) -> None:
-        self.ray = _import_ray()
+        import ray  # the ray extra (make_launcher says so when it is missing)
+
+        self.ray = ray
         self.lines = lines
         self.address = address
         self.cpus = _amount("cpus_per_point", cpus_per_point)
@@ -100,14 +102,6 @@ class RayLauncher:
         with contextlib.suppress(Exception):
             self.ray.wait([handle.ref], timeout=KILL_WAIT_S)
         self.ray.kill(handle.actor)
-
-
-def _import_ray() -> Any:
-    try:
-        import ray
-    except ImportError:
-        raise ImportError("--launcher ray needs Ray: pip install 'cadence[ray]'") from None
-    return ray
 
 
 def _amount(name: str, value: Any) -> float:

@@ -62,7 +62,9 @@ class SlurmLauncher:
         slurm: dict[str, Any] | None = None,
         cluster: str = "slurm",
     ) -> None:
-        self.submitit = _import_submitit()
+        import submitit  # the slurm extra (make_launcher says so when it is missing)
+
+        self.submitit = submitit
         if cluster not in ("slurm", "local"):
             raise ValueError(f"cluster={cluster!r} must be 'slurm' or 'local' (submitit's local executor)")
         if cluster == "slurm" and shutil.which("sbatch") is None:
@@ -144,14 +146,6 @@ def slurm_minutes(value: str | int) -> int:
     if seconds <= 0:
         raise ValueError(f"time {value!r} must be more than 0")
     return math.ceil(seconds / 60)
-
-
-def _import_submitit() -> Any:
-    try:
-        import submitit
-    except ImportError:
-        raise ImportError("--launcher slurm needs submitit: pip install 'cadence[slurm]'") from None
-    return submitit
 
 
 def _count(name: str, value: Any) -> int:
