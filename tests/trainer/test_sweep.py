@@ -340,5 +340,41 @@ def test_slurm_times_and_a_missing_sbatch_are_one_line(tmp_path, monkeypatch):
         with pytest.raises(ValueError, match="is not a Slurm time|must be more than 0"):
             slurm_minutes(bad)
     monkeypatch.setenv("PATH", str(tmp_path))  # no sbatch here
-    with pytest.raises(ValueError, match="^--launcher slurm found no sbatch on PATH: run the sweep on a Slurm login"):
+    with pytest.raises(ValueError, match="^--launcher slurm found no sbatch or srun on PATH: run the sweep on a Slurm"):
         SlurmLauncher(None, tmp_path)
+
+
+def test_slurm_options_reach_the_job_arrays_sbatch_script(tmp_path, monkeypatch):
+    """A fake ``sbatch`` keeps the script submitit writes for the array: partition, time, CPUs, GPUs, any other
+    ``#SBATCH`` option, and the array of the points submitted together."""
+    if os.environ.get("CI", "") != "true":
+        pytest.importorskip("submitit")
+    from trainer.sweep.plan import Budget, SweepPoint
+    from trainer.sweep.remote import PointJob
+    from trainer.sweep.slurm_launcher import SlurmLauncher
+
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    sbatch = bin_folder / "sbatch"
+    sbatch.write_text(f'#!/bin/sh\ncp "$1" {tmp_path}/submitted.sh\necho "Submitted batch job 4242"\n')
+    sbatch.chmod(0o755)
+    (bin_folder / "srun").write_text("#!/bin/sh\n")  # submitit looks for it
+    (bin_folder / "srun").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_folder}{os.pathsep}{os.environ['PATH']}")
+
+    class Lines:
+        def job(self, point):
+            return PointJob(f"cadence fit run.yaml # {point.name}", str(tmp_path), {}, str(tmp_path / "log"), "x")
+
+    points = [SweepPoint(Budget("ssr", ratio), tmp_path / f"ssr-{ratio}") for ratio in (0.5, 1.0)]
+    launcher = SlurmLauncher(
+        Lines(), tmp_path / "out", partition="gpu", time="1:30:00", cpus_per_point=8, gpus_per_point=1,
+        slurm={"account": "abc", "mail_type": "END"},
+    )  # fmt: skip
+    with launcher.session(3):
+        handles = launcher.start(points, {})
+    script = (tmp_path / "submitted.sh").read_text()
+    for option in ("--partition=gpu", "--time=90", "--cpus-per-task=8", "--gpus-per-node=1", "--account=abc"):
+        assert f"#SBATCH {option}\n" in script, option
+    assert "#SBATCH --mail-type=END\n" in script and "#SBATCH --array=0-1%2\n" in script
+    assert [handle.job.job_id for handle in handles] == ["4242_0", "4242_1"]

@@ -35,14 +35,19 @@ MAX_DURATION = "144sp"
 
 
 def _launch(out: Path, tag: str, ranks: int, *args: str) -> None:
-    fixture = [str(FIXTURES), "reshard", "--out", str(out), "--tag", tag, *args]
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", GLOO_SOCKET_IFNAME="lo")
+    """``trainer_fixtures.py reshard`` on ``ranks`` ranks: in this process for one, else under torchrun."""
+    arguments = ["reshard", "--out", str(out), "--tag", tag, *args]
     if ranks == 1:
-        command = [sys.executable, *fixture]
-    else:
-        port = free_loopback_port()
-        command = [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={ranks}", "--nnodes=1"]
-        command += ["--master_addr=127.0.0.1", f"--master_port={port}", *fixture]
+        threads = torch.get_num_threads()
+        try:
+            fx.main(arguments)  # sets one thread
+        finally:
+            torch.set_num_threads(threads)
+        return
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", GLOO_SOCKET_IFNAME="lo")
+    port = free_loopback_port()
+    command = [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={ranks}", "--nnodes=1"]
+    command += ["--master_addr=127.0.0.1", f"--master_port={port}", str(FIXTURES), *arguments]
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, (tag, done.stdout[-2000:], done.stderr[-4000:])
 

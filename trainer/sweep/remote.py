@@ -3,9 +3,11 @@
 :func:`run_job` is what the cluster executes for a point: it takes the lock on the point's folder (as the
 sweep does for a local point: a point is never trained by two processes at once), runs the line — ``cadence
 fit ...`` as ``python -m trainer fit ...`` with the node's own Python, from the sweep's working directory,
-output appended to ``OUT/<point>/log.txt`` — and returns its exit status. A stop signal that reaches the job
-(Slurm's ``scancel --signal=TERM``, a preemption) is passed on to the point, which saves a checkpoint and
-ends; a Ray actor passes its ``stop`` call on the same way (:class:`PointActor`). The sweep's folder must be
+output appended to ``OUT/<point>/log.txt`` — and returns its exit status. The point runs in a session of its
+own, and a stop signal that reaches the job (Slurm's ``scancel --signal=TERM``, a time limit, a preemption)
+is passed on to it, so it saves a checkpoint and ends; so is SIGUSR2, the warning submitit has Slurm send
+90 s before the time limit (as SIGTERM). A Ray actor passes its ``stop`` call on the same way
+(:class:`PointActor`). The sweep's folder must be
 on a file system every node sees at the same path (docs/cluster.md).
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import threading
@@ -61,7 +64,7 @@ def run_job(job: PointJob, on_start: Callable[[subprocess.Popen], None] | None =
         return FOLDER_IN_USE
     try:
         env = dict(os.environ, **job.env)
-        with open(log, "ab") as stream:
+        with open(log, "ab") as stream:  # its own session: the signals Slurm sends the job reach it through here
             process = subprocess.Popen(
                 job.argv(),
                 cwd=job.cwd,
@@ -69,14 +72,33 @@ def run_job(job: PointJob, on_start: Callable[[subprocess.Popen], None] | None =
                 stdout=stream,
                 stderr=subprocess.STDOUT,
                 pass_fds=() if claim.fd is None else (claim.fd,),
+                start_new_session=True,
             )
         claim.record(process.pid)
         if on_start is not None:
             on_start(process)
-        with stop_requests(lambda signum: send_signal(process, signum)):  # the job's main thread (Slurm)
-            return process.wait()
+        return _wait(process)
     finally:
         claim.release()
+
+
+def _wait(process: subprocess.Popen) -> int:
+    """Wait for the point; in a Slurm job's main thread, pass a stop on: SIGTERM and SIGHUP as they are, and
+    SIGUSR2 (the warning submitit has Slurm send before the time limit) as SIGTERM. Interrupted, end it."""
+    warning = getattr(signal, "SIGUSR2", None)
+    previous = None
+    if warning is not None and threading.current_thread() is threading.main_thread():
+        previous = signal.signal(warning, lambda signum, frame: send_signal(process, signal.SIGTERM))
+    try:
+        with stop_requests(lambda signum: send_signal(process, signum)):
+            return process.wait()
+    except BaseException:  # KeyboardInterrupt: the job is being cancelled; nothing is left behind
+        process.kill()
+        process.wait()
+        raise
+    finally:
+        if previous is not None:
+            signal.signal(warning, previous)
 
 
 def send_signal(process: subprocess.Popen, signum: int) -> None:

@@ -67,9 +67,10 @@ class SlurmLauncher:
         self.submitit = submitit
         if cluster not in ("slurm", "local"):
             raise ValueError(f"cluster={cluster!r} must be 'slurm' or 'local' (submitit's local executor)")
-        if cluster == "slurm" and shutil.which("sbatch") is None:
+        missing = [tool for tool in ("sbatch", "srun") if shutil.which(tool) is None]
+        if cluster == "slurm" and missing:
             raise ValueError(
-                "--launcher slurm found no sbatch on PATH: run the sweep on a Slurm login node "
+                f"--launcher slurm found no {' or '.join(missing)} on PATH: run the sweep on a Slurm login node "
                 "(or try it on this machine with submitit's local executor: --submitit-cluster local)"
             )
         self.lines, self.folder, self.cluster = lines, Path(out) / "slurm", cluster
