@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from trainer.stopping import stop_requests
+from trainer.stopping import exit_status, stop_requests
 from trainer.sweep import folders
 
 __all__ = ["FOLDER_IN_USE", "PointActor", "PointJob", "run_job"]
@@ -117,6 +117,9 @@ class PointActor:
         self._stop: int | None = None
 
     def run(self, job: PointJob) -> int:
+        with self._lock:
+            if self._stop is not None:  # stopped while it waited for its resources: it never starts
+                return exit_status(self._stop)
         return run_job(job, on_start=self._started)
 
     def stop(self, signum: int) -> None:
