@@ -42,6 +42,7 @@ __all__ = [
     "checkpoint_name",
     "checkpoint_batch",
     "save_checkpoint",
+    "point_latest",
     "load_checkpoint",
     "resolve_checkpoint",
     "list_checkpoints",
@@ -108,10 +109,12 @@ def checkpoint_batch(path: str | os.PathLike) -> int | None:
 # --------------------------------------------------------------------------------------------
 
 
-def save_checkpoint(folder: str | os.PathLike, batch: int, payload: dict) -> Path:
+def save_checkpoint(folder: str | os.PathLike, batch: int, payload: dict, *, latest: bool = True) -> Path:
     """Write ``payload`` to ``folder/ba{batch:08d}.pt`` atomically and point ``folder/latest`` at it.
 
-    The folder is created if needed; a file of the same batch is replaced. Returns the file's path.
+    The folder is created if needed; a file of the same batch is replaced. Returns the file's path. With
+    ``latest=False`` the link is left alone (:func:`point_latest` moves it later: a file a reader should not
+    take yet, such as a WSD decay start whose records are not on disk, docs/sweeps.md).
 
     >>> save_checkpoint("run", 12, {"model": {"w": torch.zeros(2)}})  # doctest: +SKIP
     PosixPath('run/ba00000012.pt')
@@ -122,8 +125,17 @@ def save_checkpoint(folder: str | os.PathLike, batch: int, payload: dict) -> Pat
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / name
     _atomic_torch_save(data, target)
-    _point_latest(folder, name)
+    if latest:
+        _point_latest(folder, name)
     return target
+
+
+def point_latest(path: str | os.PathLike) -> None:
+    """Point the ``latest`` link of ``path``'s folder at the checkpoint file ``path`` (atomically)."""
+    path = Path(path)
+    if checkpoint_batch(path) is None or not path.is_file():
+        raise CheckpointError(f"{path} is not a checkpoint file (ba<batch>.pt)")
+    _point_latest(path.parent, path.name)
 
 
 def _versioned(payload: Any) -> dict:

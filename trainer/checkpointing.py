@@ -9,6 +9,7 @@ the files; this module decides what goes in and where it comes back.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -19,6 +20,7 @@ from timeunits import Timestamp
 from trainer import checkpoint as checkpoints
 from trainer import distributed
 from trainer.callbacks import CallbackList
+from trainer.data import reshard
 from trainer.distributed import World
 from trainer.loop import Loop
 from trainer.precision import Precision
@@ -33,6 +35,7 @@ class Checkpointed(Protocol):
 
     model: torch.nn.Module
     optimizer: torch.optim.Optimizer
+    train_dataloader: Iterable
     run: Run
     state: TrainerState
     precision: Precision
@@ -130,6 +133,7 @@ def _run_settings(trainer: Checkpointed) -> dict[str, Any]:
         "grad_accum": trainer.grad_accum,
         "seed": trainer.seed,
         "world_size": trainer.world.size,
+        "batch_size": getattr(trainer.train_dataloader, "batch_size", None),
     }
 
 
@@ -229,8 +233,11 @@ def resume(trainer: Checkpointed, loop: Loop, last: LastCheckpoint, load_path: s
         scheduler.load_state_dict(saved)
     trainer.precision.load_state_dict(payload.get("precision", {}))
     loop.skipped_in_epoch = int(payload.get("precision", {}).get("skipped_in_epoch", 0))
-    checkpoints.set_rng_state(distributed.pick_rng(trainer.world, payload["rng"]))
-    _warn_on_changed_settings(trainer, payload["run"], saved_lrs, file)
+    notes = _reshard(trainer, loop, payload["run"], payload["rng"])
+    rng = distributed.pick_rng(trainer.world, payload["rng"])
+    if rng is not None:
+        checkpoints.set_rng_state(rng)
+    _warn_on_changed_settings(trainer, payload["run"], saved_lrs, file, notes)
     last.batch = trainer.state.timestamp.batch.value
     last.path = last.resumed_from = file
 
@@ -304,18 +311,40 @@ def autoresume_path(save_folder: Path | None, load_path: Any, load_weights_only:
     return load_path, load_weights_only
 
 
-def _warn_on_changed_settings(trainer: Checkpointed, saved: dict, saved_lrs: list, file: Path) -> None:
+def _reshard(trainer: Checkpointed, loop: Loop, saved: dict, rng: Any) -> list[str]:
+    """A checkpoint of another number of ranks: where this epoch goes on (:func:`trainer.data.reshard`, the
+    rule of docs/resume.md), and what the warning says of it."""
+    change = reshard(
+        saved,
+        trainer.state.timestamp,
+        loop.skipped_in_epoch,
+        world_size=trainer.world.size,
+        loader=trainer.train_dataloader,
+        grad_accum=trainer.grad_accum,
+        steps=trainer.state.dataloader_len,
+    )
+    if change is None:
+        return []
+    trainer.state.timestamp, loop.resume_position, loop.skipped_in_epoch = change.timestamp, change.position, 0
+    note = distributed.rng_note(len(rng) if isinstance(rng, list) else 1, trainer.world.size)
+    return change.notes + ([note] if note else [])
+
+
+def _warn_on_changed_settings(
+    trainer: Checkpointed, saved: dict, saved_lrs: list, file: Path, notes: list[str]
+) -> None:
     now = _run_settings(trainer)
     changed = [
         f"{key} {saved.get(key)} -> {now[key]}"
-        for key in ("max_duration", "scale_schedule_ratio", "dataloader_len", "grad_accum")
-        if saved.get(key) != now[key]
+        for key in ("max_duration", "scale_schedule_ratio", "dataloader_len", "grad_accum", "world_size")
+        if saved.get(key, 1 if key == "world_size" else None) != now[key]
     ]
     if changed and trainer.is_rank_zero:
         lrs = [float(group["lr"]) for group in trainer.optimizer.param_groups]
         warnings.warn(
             f"resuming from {file} with changed settings ({'; '.join(changed)}): the constructor's arguments "
-            f"win; lr just before the change {[float(x) for x in saved_lrs if x is not None]}, just after {lrs}",
+            f"win; {''.join(f'{note}; ' for note in notes)}"
+            f"lr just before the change {[float(x) for x in saved_lrs if x is not None]}, just after {lrs}",
             UserWarning,
             stacklevel=3,
         )

@@ -222,11 +222,18 @@ finished points are skipped and an interrupted one resumes from its newest check
 
 --branch-from-stable (a WarmupStableDecayScheduler with an absolute t_warmup and t_max in dur): one main run
 to the largest budget saves a checkpoint where each smaller budget's decay starts, and each smaller budget
-is a branch from it, equal to its own run.
+is a branch from it, equal to its own run; with --jobs 2 or more a branch starts as soon as its decay start
+is saved, while the main run goes on.
+
+--launcher ray or slurm runs each line of OUT/points.txt on a cluster (OUT and the config on a file system
+every node sees); SIGTERM, SIGHUP and Ctrl-C stop every point cleanly there too (docs/cluster.md).
 
 examples:
   cadence sweep examples/classifier.yaml --ssr 0.25 0.5 1.0 --out runs/ssr
-  cadence sweep examples/classifier_wsd.yaml --branch-from-stable --budgets 0.25dur 0.5dur 1dur --jobs 2
+  cadence sweep examples/classifier_wsd.yaml --branch-from-stable --budgets 0.25dur 0.5dur 1dur --jobs 3
+  cadence sweep run.yaml --budgets 0.25dur 0.5dur 1dur --launcher ray --address auto --gpus-per-point 1
+  cadence sweep run.yaml --budgets 0.25dur 0.5dur 1dur --launcher slurm --partition gpu --time 4:00:00 \\
+      --gpus-per-point 1 --slurm account=abc
 """
 
 
@@ -237,9 +244,30 @@ def _add_sweep_arguments(sweep: argparse.ArgumentParser) -> None:
     budgets.add_argument("--max-duration", "--budgets", dest="max_duration", nargs="+", metavar="T", help="run lengths")
     sweep.add_argument("--branch-from-stable", action="store_true", help="WSD: branch each decay from one main run")
     sweep.add_argument("--out", metavar="DIR", help="the sweep's folder (default: sweep-<config name>)")
-    sweep.add_argument("--jobs", type=int, default=1, metavar="N", help="points run at once (default 1)")
+    sweep.add_argument(
+        "--jobs", type=int, metavar="N", help="points run at once (default: 1 locally, every point on a cluster)"
+    )
     sweep.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE")
     sweep.add_argument("--forecast", action="store_true", help="fit a loss law on the largest point, forecast the rest")
+    sweep.add_argument("--dry-run", action="store_true", help="write OUT/points.txt and print its lines; run nothing")
+    cluster = sweep.add_argument_group("launchers (docs/cluster.md)")
+    cluster.add_argument("--launcher", choices=("local", "ray", "slurm"), default="local", help="what runs the points")
+    cluster.add_argument("--cpus-per-point", type=float, metavar="N", help="ray, slurm: CPUs each point reserves")
+    cluster.add_argument("--gpus-per-point", type=float, metavar="N", help="ray, slurm: GPUs each point reserves")
+    cluster.add_argument("--address", metavar="HOST:PORT", help="ray: the cluster (default: a Ray of the sweep's own)")
+    cluster.add_argument("--partition", metavar="NAME", help="slurm: the partition")
+    cluster.add_argument("--time", metavar="T", help="slurm: each job's time limit (minutes, H:MM:SS, D-H:MM:SS)")
+    cluster.add_argument(
+        "--slurm",
+        action="append",
+        default=[],
+        type=_key_value,
+        metavar="KEY=VALUE",
+        help="slurm: any #SBATCH --KEY=VALUE (repeat)",
+    )
+    cluster.add_argument(
+        "--submitit-cluster", choices=("slurm", "local"), help="slurm: 'local' runs the job array on this machine"
+    )
 
 
 _FORECAST_EPILOG = """\
@@ -388,7 +416,7 @@ def _sweep(args: argparse.Namespace) -> int:
     from trainer.stopping import exit_status
     from trainer.sweep import SweepError
     from trainer.sweep.config_sweep import sweep_config
-    from trainer.sweep.engine import SweepStopped
+    from trainer.sweep.running import SweepStopped
 
     out = args.out or f"sweep-{Path(args.config).stem}"
     with plain_warnings("cadence"):
@@ -402,8 +430,11 @@ def _sweep(args: argparse.Namespace) -> int:
                 jobs=args.jobs,
                 overrides=args.overrides,
                 forecast=args.forecast,
+                launcher=args.launcher,
+                dry_run=args.dry_run,
+                **_cluster_options(args),
             )
-        except (ConfigError, SweepError, ValueError, TypeError, OSError) as error:  # a CheckpointError is a ValueError
+        except (ConfigError, SweepError, ValueError, TypeError, OSError, ImportError) as error:  # CheckpointError too
             return _error(error)
         except KeyboardInterrupt:
             print(f"cadence: interrupted; rerun the same command to continue the sweep in {out}", file=sys.stderr)
@@ -416,6 +447,28 @@ def _sweep(args: argparse.Namespace) -> int:
             )
             return exit_status(stopped.signum)
     return 0
+
+
+def _key_value(text: str) -> tuple[str, str]:
+    """``--slurm account=abc`` as ``("account", "abc")``."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip("- "):
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE (e.g. --slurm account=abc)")
+    return key.strip("- "), value
+
+
+def _cluster_options(args: argparse.Namespace) -> dict:
+    """The launcher options given on the command line (those left out are None: the launcher's defaults)."""
+    slurm = dict(args.slurm)
+    return {
+        "cpus_per_point": args.cpus_per_point,
+        "gpus_per_point": args.gpus_per_point,
+        "address": args.address,
+        "partition": args.partition,
+        "time": args.time,
+        "slurm": slurm or None,
+        "cluster": args.submitit_cluster,
+    }
 
 
 def _forecast(args: argparse.Namespace) -> int:

@@ -17,6 +17,7 @@ import itertools
 import math
 import sys
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -30,11 +31,15 @@ from torch.utils.data import (
     SequentialSampler,
 )
 
+from timeunits import Timestamp
+
 __all__ = [
+    "Reshard",
     "ResumableSampler",
     "count_samples",
     "groups_of",
     "prepare_loader",
+    "reshard",
     "resume_iterator",
     "rng_neutral_iter",
     "skip_batches",
@@ -65,7 +70,9 @@ class ResumableSampler(Sampler[int]):
     around (or truncated with ``drop_last``) to a multiple of ``world_size``, and rank ``r`` takes
     positions ``r, r + world_size, ...``. ``len(sampler)`` is this rank's count for a whole epoch.
 
-    ``skip(n)`` makes the next iteration (only) start at this rank's ``n``-th index.
+    ``skip(n)`` makes the next iteration (only) start at this rank's ``n``-th index. ``start_at(p)`` makes it
+    continue the epoch's order after its first ``p`` items, whatever the number of ranks that trained them
+    (:meth:`indices_from`: a run resumed on another number of ranks, docs/resume.md).
 
     >>> sampler = ResumableSampler(5, shuffle=False, seed=0, rank=1, world_size=2)
     >>> list(sampler), len(sampler)
@@ -94,6 +101,7 @@ class ResumableSampler(Sampler[int]):
         self.drop_last = bool(drop_last)
         self.epoch = 0
         self._skip = 0
+        self._start: int | None = None
         if self.drop_last:
             self.num_samples = num_items // world_size
         else:
@@ -112,12 +120,40 @@ class ResumableSampler(Sampler[int]):
         """
         self._skip = _check_int("n", n, 0)
 
+    def start_at(self, position: int) -> None:
+        """Make the next iteration (only) continue the epoch's order after its first ``position`` items
+        (:meth:`indices_from`); later iterations are whole again."""
+        self._start = _check_int("position", position, 0)
+
     def __len__(self) -> int:
         return self.num_samples
 
     def __iter__(self) -> Iterator[int]:
         start, self._skip = self._skip, 0
+        position, self._start = self._start, None
+        if position is not None:
+            return iter(self.indices_from(position)[start:])
         return iter(self.epoch_indices()[start:])
+
+    def indices_from(self, position: int) -> list[int]:
+        r"""This rank's indices for the rest of the epoch once the first ``position`` items of its order are done.
+
+        The epoch's order :math:`o` (the seeded permutation) is dealt out from ``position`` on: with :math:`W`
+        ranks, rank :math:`r` takes :math:`o_{p + r}, o_{p + r + W}, \ldots`; the rest is padded by wrapping
+        around :math:`o` from its start to a multiple of :math:`W` (truncated with ``drop_last``), as
+        ``DistributedSampler`` pads a whole epoch. A run on :math:`W` ranks that has done :math:`c` items on
+        each rank has done the first :math:`p = cW` items of the order, so ``indices_from(c·W)`` is this rank's
+        ``epoch_indices()[c:]``; on another number of ranks it goes on with the items no rank has seen yet.
+
+        >>> sampler = ResumableSampler(10, shuffle=False, seed=0, rank=1, world_size=4)
+        >>> sampler.indices_from(3), sampler.epoch_indices()
+        ([4, 8], [1, 5, 9])
+        """
+        order = self._ordered_indices()
+        rest = order[_check_int("position", position, 0) :]
+        per_rank = len(rest) // self.world_size if self.drop_last else math.ceil(len(rest) / self.world_size)
+        rest = _pad_by_wrapping(rest, per_rank * self.world_size, source=order)[: per_rank * self.world_size]
+        return rest[self.rank :: self.world_size]
 
     def epoch_indices(self) -> list[int]:
         """This rank's full index list for the current epoch (ignores ``skip``)."""
@@ -142,12 +178,14 @@ class ResumableSampler(Sampler[int]):
         )
 
 
-def _pad_by_wrapping(indices: list[int], size: int) -> list[int]:
-    """Repeat ``indices`` from its start until it has ``size`` items (DistributedSampler's padding)."""
+def _pad_by_wrapping(indices: list[int], size: int, source: list[int] | None = None) -> list[int]:
+    """Repeat ``source`` (default: ``indices``) from its start until ``indices`` has ``size`` items
+    (DistributedSampler's padding)."""
+    source = indices if source is None else source
     missing = size - len(indices)
-    if missing <= 0 or not indices:
+    if missing <= 0 or not source:
         return indices
-    return indices + (indices * math.ceil(missing / len(indices)))[:missing]
+    return indices + (source * math.ceil(missing / len(source)))[:missing]
 
 
 # --------------------------------------------------------------------------------------------
@@ -325,8 +363,13 @@ def to_device(item: Any, device: torch.device) -> Any:
     return item
 
 
-def resume_iterator(loader: Iterable, sampler: Any, skip: int) -> Iterator:
-    """An iterator over ``loader`` past its first ``skip`` items (the sampler skips them unloaded when it can)."""
+def resume_iterator(loader: Iterable, sampler: Any, skip: int, position: int | None = None) -> Iterator:
+    """An iterator over ``loader`` past its first ``skip`` items (the sampler skips them unloaded when it can);
+    with ``position`` (a run resumed on another number of ranks: :func:`reshard`), past the first ``position``
+    items of the epoch's order instead."""
+    if position is not None and isinstance(sampler, ResumableSampler):
+        sampler.start_at(position)
+        return rng_neutral_iter(loader)
     batch_size = getattr(loader, "batch_size", None)
     # with workers, replaying the skipped batches through them reproduces their random streams exactly
     in_process = getattr(loader, "num_workers", 0) == 0
@@ -356,3 +399,65 @@ def rng_neutral_iter(loader: Iterable) -> Iterator:
     iterator = iter(loader)
     torch.random.set_rng_state(state)
     return iterator
+
+
+# --------------------------------------------------------------------------------------------
+# Resuming on another number of ranks
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reshard:
+    """Where a run resumed on another number of ranks goes on: its timestamp (the in-epoch batch count in
+    this run's steps), the position in the epoch's order its sampler starts at (None: the loader is not one
+    the trainer shards), and what it could not keep as it was (for the resume warning)."""
+
+    timestamp: Timestamp
+    position: int | None
+    notes: list[str]
+
+
+def reshard(
+    saved: dict, timestamp: Timestamp, skipped: int, *, world_size: int, loader: Any, grad_accum: int, steps: int | None
+) -> Reshard | None:
+    r"""The rule for resuming a checkpoint of ``saved["world_size"]`` ranks on ``world_size`` (docs/resume.md).
+
+    A step of :math:`W` ranks with ``grad_accum`` :math:`g` and loader batches of :math:`b` items takes the next
+    :math:`gbW` items of the epoch's order (rank :math:`r` every :math:`W`-th from :math:`r`), so after
+    :math:`d` steps of an epoch (those the fp16 scaler skipped included) the first :math:`P = d\,g\,b\,W`
+    items are done, on any number of ranks. The resumed run deals out the rest of the order from :math:`P`
+    over its own ranks (:meth:`ResumableSampler.indices_from`): each sample of the epoch is seen once. The
+    epoch closes when that rest is used up: the in-epoch batch count becomes :math:`L' - R'` (:math:`L'` this
+    run's steps per epoch, :math:`R'` the steps the rest fills). Samples, tokens, batches and epochs go on as
+    saved, so a schedule in ``sp`` or ``tok`` is at the same value; a step now trains :math:`g b W'` items,
+    which the notes say. None when the number of ranks is unchanged.
+    """
+    saved_world = int(saved.get("world_size") or 1)
+    if saved_world == world_size:
+        return None
+    batch_size = getattr(loader, "batch_size", None)
+    saved_batch = int(saved.get("batch_size") or batch_size or 1)
+    done = timestamp.batch_in_epoch.value + skipped
+    position = done * int(saved.get("grad_accum") or grad_accum) * saved_batch * saved_world
+    was, now = saved_batch * int(saved.get("grad_accum") or grad_accum) * saved_world, (batch_size or 0) * grad_accum
+    notes = [
+        f"a step now trains {now * world_size} loader items on {world_size} ranks (was {was} on {saved_world}): "
+        f"samples and tokens go on from {timestamp.sample.value} and {timestamp.token.value}, so schedules in sp "
+        "and tok keep their values, and times in ba and ep count steps of the new size"
+    ]
+    sampler = getattr(loader, "sampler", None)
+    if not isinstance(sampler, ResumableSampler) or not batch_size or steps is None:
+        notes.append(
+            f"the train loader is not one the trainer shards (docs/resume.md): each rank skips its first "
+            f"{done * grad_accum} loader items of the epoch, which are not the ones the saved run trained"
+        )
+        return Reshard(timestamp, None, notes)
+    items = len(sampler.indices_from(min(position, sampler.num_items)))
+    batches = items // batch_size if loader.drop_last else math.ceil(items / batch_size)
+    in_epoch = max(steps - batches // grad_accum, 0)
+    if position:
+        notes.append(
+            f"this epoch goes on after item {position} of its order, each sample once "
+            f"(batch {in_epoch} of the epoch's {steps} on {world_size} ranks)"
+        )
+    return Reshard(Timestamp.from_state_dict({**timestamp.state_dict(), "batch_in_epoch": in_epoch}), position, notes)

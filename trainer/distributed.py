@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import torch
 import torch.distributed as dist
 
-__all__ = ["World", "gather_rng", "pick_rng", "setup", "sum_counts", "sum_eval", "wrap_model"]
+__all__ = ["World", "gather_rng", "pick_rng", "rng_note", "setup", "sum_counts", "sum_eval", "wrap_model"]
 
 
 class World(NamedTuple):
@@ -70,10 +70,28 @@ def gather_rng(world: World, state: dict) -> list[dict]:
     return states
 
 
-def pick_rng(world: World, states: Any) -> dict:
-    """This rank's RNG state from a checkpoint's list (a run resumed on fewer ranks takes its own index)."""
+def pick_rng(world: World, states: Any) -> dict | None:
+    """This rank's RNG state from a checkpoint's list; None for a rank the saved run did not have (a run resumed
+    on more ranks: that rank keeps the state seeded at construction, see :func:`rng_note`)."""
     if isinstance(states, dict):
         return states
     if not isinstance(states, list) or not states:
         raise ValueError(f"a checkpoint's rng entry must be a list of per-rank states, got {type(states).__name__}")
-    return states[world.rank] if world.rank < len(states) else states[0]
+    return states[world.rank] if world.rank < len(states) else None
+
+
+def rng_note(saved: int, world_size: int) -> str | None:
+    """What a checkpoint of ``saved`` ranks' random states means on ``world_size`` ranks (for the resume warning).
+
+    >>> rng_note(2, 4)
+    'ranks 2-3 have no saved random state and keep the one seeded at construction'
+    >>> rng_note(2, 1)
+    "rank 1's random state is not used"
+    """
+    if saved < world_size:
+        ranks = f"rank {saved} has" if world_size - saved == 1 else f"ranks {saved}-{world_size - 1} have"
+        return f"{ranks} no saved random state and keep the one seeded at construction"
+    if saved > world_size:
+        ranks = f"rank {world_size}'s" if saved - world_size == 1 else f"ranks {world_size}-{saved - 1}'s"
+        return f"{ranks} random state is not used" if saved - world_size == 1 else f"{ranks} random states are not used"
+    return None

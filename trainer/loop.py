@@ -91,13 +91,14 @@ class Loop:
         ('5ba', '1ep', '20sp')
     """
 
-    __slots__ = ("state", "per_batch", "per_epoch", "skipped_in_epoch", "stop_signal", "_stop")
+    __slots__ = ("state", "per_batch", "per_epoch", "skipped_in_epoch", "resume_position", "stop_signal", "_stop")
 
     def __init__(self, state: Clock, per_batch: Sequence[Steps], per_epoch: Sequence[Steps]) -> None:
         self.state = state
         self.per_batch = per_batch
         self.per_epoch = per_epoch
         self.skipped_in_epoch = 0  # optimizer steps the fp16 scaler skipped in this epoch (their data is used)
+        self.resume_position: int | None = None  # where a resumed epoch goes on after a change of world size
         self.stop_signal: signal.Signals | None = None  # a stop signal received while running
         self._stop: tuple | None = None
 

@@ -419,7 +419,13 @@ class Trainer:
             grad_accum=self.grad_accum,
             seed=self.seed,
             skipped_in_epoch=self._loop.skipped_in_epoch,
+            position=self._resume_position(),
         )
+
+    def _resume_position(self) -> int | None:
+        """Where a run resumed on another number of ranks goes on in its first epoch (once; then None)."""
+        position, self._loop.resume_position = self._loop.resume_position, None
+        return position
 
     def _where_the_last_checkpoint_is(self) -> str:
         return self._last_checkpoint.where(self.save_folder)

@@ -238,7 +238,7 @@ def _crossed(interval: Time, before: Timestamp, state: Clock) -> bool:
 
 
 def epoch_batches(
-    loader: Iterable, state: Clock, *, grad_accum: int, seed: int, skipped_in_epoch: int
+    loader: Iterable, state: Clock, *, grad_accum: int, seed: int, skipped_in_epoch: int, position: int | None = None
 ) -> Iterator[list]:
     """Groups of ``grad_accum`` loader items for the rest of the current epoch (skipping those already seen).
 
@@ -253,6 +253,8 @@ def epoch_batches(
         grad_accum: Loader items per optimizer step.
         seed: The run's seed (the workers' base seed of each epoch derives from it).
         skipped_in_epoch: Optimizer steps the fp16 scaler skipped in this epoch (their items were used).
+        position: For a run resumed on another number of ranks, where in the epoch's order its items go on
+            (:func:`trainer.data.reshard`, docs/resume.md); None: after the groups already used.
 
     Returns:
         An iterator of lists of ``grad_accum`` items.
@@ -275,7 +277,7 @@ def epoch_batches(
     elif hasattr(sampler, "set_epoch"):
         sampler.set_epoch(timestamp.epoch.value)
     done_in_epoch = timestamp.batch_in_epoch.value + skipped_in_epoch  # loader groups already used
-    iterator = resume_iterator(loader, sampler, done_in_epoch * n)
+    iterator = resume_iterator(loader, sampler, done_in_epoch * n, position)
     remaining = None if state.dataloader_len is None else state.dataloader_len - done_in_epoch
     groups = ([item] for item in iterator) if n == 1 else groups_of(iterator, n)
     yield from groups if remaining is None else itertools.islice(groups, max(remaining, 0))

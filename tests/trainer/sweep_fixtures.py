@@ -63,3 +63,42 @@ class OrphanAt(Callback):
             os.kill(os.getppid(), signal.SIGKILL)
             while not self.go.exists():
                 time.sleep(0.05)
+
+
+class WaitForPoints(Callback):
+    """In the point whose folder is named ``point`` only, as batch ``batch`` ends: wait until every file of
+    ``files`` exists (at most ``limit`` seconds), then write to ``marker`` whether they all did. A sweep that
+    runs WSD branches while its main run goes on lets this main run wait for the branches' ``done.json``; one
+    that runs them after the main run never shows them in time."""
+
+    def __init__(self, point: str, batch: int, files: list[str], marker: str, limit: float = 300.0) -> None:
+        self.point, self.batch, self.limit = point, batch, limit
+        self.files = [Path(file) for file in files]
+        self.marker = Path(marker)
+
+    def on_batch_end(self, trainer, loss: float) -> None:
+        if Path(trainer.save_folder).name != self.point or trainer.state.timestamp.batch.value != self.batch:
+            return
+        deadline = time.monotonic() + self.limit
+        while not all(file.exists() for file in self.files) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.marker.write_text("seen\n" if all(file.exists() for file in self.files) else "not seen\n")
+
+
+class StallAt(Callback):
+    """In the point whose folder is named ``point`` only, once (``marker``): as batch ``batch`` ends, write
+    ``marker`` and wait (at most ``limit`` seconds) until a stop signal reaches the trainer, so that the stop a
+    test sends once ``marker`` exists finds the point at that batch."""
+
+    def __init__(self, point: str, batch: int, marker: str, limit: float = 120.0) -> None:
+        self.point, self.batch, self.marker, self.limit = point, batch, Path(marker), limit
+
+    def on_batch_end(self, trainer, loss: float) -> None:
+        if Path(trainer.save_folder).name != self.point or trainer.state.timestamp.batch.value != self.batch:
+            return
+        if self.marker.exists():
+            return
+        self.marker.write_text(f"{os.getpid()}\n")
+        deadline = time.monotonic() + self.limit
+        while getattr(trainer, "_terminate_requested", None) is None and time.monotonic() < deadline:
+            time.sleep(0.05)

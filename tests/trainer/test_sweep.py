@@ -6,6 +6,7 @@ parameter, the lr of every batch), and the compute the summary reports is the ba
 
 from __future__ import annotations
 
+import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -243,3 +244,137 @@ def test_fractions_of_the_horizon_resolve_exactly():
     assert resolve_fraction("120ba", Time(3, "ep"), 10) == Time(120, "ba")
     with pytest.raises(ValueError, match=r"budget '0.333dur' is 99.9 ba of the horizon 300ba, not a whole count"):
         resolve_fraction("0.333dur", Time(300, "ba"), None)
+
+
+def _tiny_trainer(folder: Path, *callbacks, eval_interval=None, **run) -> Trainer:
+    torch.manual_seed(0)
+    data = torch.utils.data.TensorDataset(torch.randn(64, 4), torch.randn(64, 1))
+    loader = torch.utils.data.DataLoader(data, batch_size=8, shuffle=True)
+    model = torch.nn.Linear(4, 1)
+    return Trainer(
+        model, loader, "12ba", torch.optim.SGD(model.parameters(), lr=0.05),
+        schedulers=WarmupStableDecayScheduler("2ba", t_decay="0.25dur"), loss_fn=torch.nn.functional.mse_loss,
+        eval_dataloader=loader if eval_interval else None, eval_interval=eval_interval,
+        loggers=[CSVLogger(folder / "metrics.csv")], callbacks=list(callbacks), progress_bar=False,
+        print_schedule_report=False, **run,
+    )  # fmt: skip
+
+
+def test_a_decay_start_is_complete_only_once_the_main_runs_records_up_to_it_are_on_disk(tmp_path):
+    """A branch may start as soon as its decay start's ``latest`` appears, while the main run goes on: by then
+    the batch's row and its evaluation must be on disk, as the branch starts from them (docs/sweeps.md)."""
+    from trainer.sweep.wsd import DecayStartCheckpoints
+
+    start = tmp_path / "decay-starts" / "4ba"
+    seen = {}
+
+    class Probe(Callback):
+        def on_batch_end(self, trainer, loss):
+            if trainer.state.timestamp.batch.value == 4:
+                seen["end"] = (start / "ba00000004.pt").is_file(), (start / "latest").exists()
+
+        def on_batch_start(self, trainer):
+            if trainer.state.timestamp.batch.value == 4:
+                rows = folders.read_rows(tmp_path / "main" / "metrics.csv")  # what a branch would copy now
+                seen["next"] = (start / "latest").exists(), [(r["batch"], r["eval/loss"] != "") for r in rows][-2:]
+
+    _tiny_trainer(tmp_path / "main", DecayStartCheckpoints({"4ba": str(start)}), Probe(), eval_interval="4ba").fit()
+    assert seen["end"] == (True, False)  # the file as the batch ends; not yet `latest`
+    assert seen["next"] == (True, [("4", False), ("4", True)])  # batch 4's row and its evaluation, then `latest`
+    assert folders.newest_batch(start) == 4
+
+
+def test_a_run_resumed_past_a_decay_start_whose_latest_is_missing_sets_it(tmp_path):
+    """Killed after saving the decay start's file but before its ``latest``: the resumed run's own checkpoint
+    claims those records, so the decay start is complete at fit start."""
+    from trainer.checkpoint import save_checkpoint
+    from trainer.sweep.wsd import DecayStartCheckpoints
+
+    start = tmp_path / "decay-starts" / "4ba"
+    first = _tiny_trainer(tmp_path / "main", save_folder=tmp_path / "main", save_interval="6ba")
+    first.fit("6ba")
+    save_checkpoint(start, 4, first.state_dict(), latest=False)  # what a kill between the two leaves
+    resumed = _tiny_trainer(
+        tmp_path / "main", DecayStartCheckpoints({"4ba": str(start)}), save_folder=tmp_path / "main", autoresume=True
+    )
+    assert folders.newest_batch(start) is None
+    resumed.fit("1ba")
+    assert folders.newest_batch(start) == 4
+
+
+def test_dry_run_writes_points_txt_and_trains_nothing(tmp_path, capsys):
+    from trainer.sweep.config_sweep import sweep_config
+
+    out = tmp_path / "sweep"
+    config = EXAMPLES / "classifier_wsd.yaml"
+    rows = sweep_config(config, out=out, max_duration=["0.25dur", "1dur"], branch_from_stable=True, dry_run=True)
+    lines = (out / "points.txt").read_text().splitlines()
+    printed = capsys.readouterr().out
+    assert rows == [] and len(lines) == 2 and all(line in printed for line in lines)
+    assert not any(out.glob("*/metrics.csv")) and not (out / "summary.csv").exists()
+
+
+def test_a_launcher_is_named_and_given_only_its_own_options(tmp_path, monkeypatch):
+    from trainer.sweep.launchers import make_launcher
+
+    with pytest.raises(ValueError, match=r"^launcher 'rey' is not one of local, ray, slurm \(did you mean ray\?\)$"):
+        make_launcher("rey", None, tmp_path)
+    message = r"^the ray launcher does not take partition \(it takes address, cpus_per_point, gpus_per_point\)$"
+    with pytest.raises(ValueError, match=message):
+        make_launcher("ray", None, tmp_path, partition="gpu")
+    with pytest.raises(ValueError, match=r"^the local launcher does not take address \(it takes no options\)$"):
+        make_launcher("local", None, tmp_path, address="auto")
+    monkeypatch.setitem(sys.modules, "submitit", None)  # not installed
+    with pytest.raises(ImportError, match=r"^--launcher slurm needs submitit: pip install 'cadence\[slurm\]'$"):
+        make_launcher("slurm", None, tmp_path)
+
+
+def test_slurm_times_and_a_missing_sbatch_are_one_line(tmp_path, monkeypatch):
+    if os.environ.get("CI", "") != "true":  # in CI the test extra has it: a missing one fails
+        pytest.importorskip("submitit")
+    from trainer.sweep.slurm_launcher import SlurmLauncher, slurm_minutes
+
+    times = (90, "90", "1:30:00", "2-12", "1-0:00:01", "10:30")
+    assert [slurm_minutes(time) for time in times] == [90, 90, 90, 3600, 1441, 11]
+    for bad in ("1h", "0", "", "1:2:3:4"):
+        with pytest.raises(ValueError, match="is not a Slurm time|must be more than 0"):
+            slurm_minutes(bad)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no sbatch here
+    with pytest.raises(ValueError, match="^--launcher slurm found no sbatch or srun on PATH: run the sweep on a Slurm"):
+        SlurmLauncher(None, tmp_path)
+
+
+def test_slurm_options_reach_the_job_arrays_sbatch_script(tmp_path, monkeypatch):
+    """A fake ``sbatch`` keeps the script submitit writes for the array: partition, time, CPUs, GPUs, any other
+    ``#SBATCH`` option, and the array of the points submitted together."""
+    if os.environ.get("CI", "") != "true":
+        pytest.importorskip("submitit")
+    from trainer.sweep.plan import Budget, SweepPoint
+    from trainer.sweep.remote import PointJob
+    from trainer.sweep.slurm_launcher import SlurmLauncher
+
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    sbatch = bin_folder / "sbatch"
+    sbatch.write_text(f'#!/bin/sh\ncp "$1" {tmp_path}/submitted.sh\necho "Submitted batch job 4242"\n')
+    sbatch.chmod(0o755)
+    (bin_folder / "srun").write_text("#!/bin/sh\n")  # submitit looks for it
+    (bin_folder / "srun").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_folder}{os.pathsep}{os.environ['PATH']}")
+
+    class Lines:
+        def job(self, point):
+            return PointJob(f"cadence fit run.yaml # {point.name}", str(tmp_path), {}, str(tmp_path / "log"), "x")
+
+    points = [SweepPoint(Budget("ssr", ratio), tmp_path / f"ssr-{ratio}") for ratio in (0.5, 1.0)]
+    launcher = SlurmLauncher(
+        Lines(), tmp_path / "out", partition="gpu", time="1:30:00", cpus_per_point=8, gpus_per_point=1,
+        slurm={"account": "abc", "mail_type": "END"},
+    )  # fmt: skip
+    with launcher.session(3):
+        handles = launcher.start(points, {})
+    script = (tmp_path / "submitted.sh").read_text()
+    for option in ("--partition=gpu", "--time=90", "--cpus-per-task=8", "--gpus-per-node=1", "--account=abc"):
+        assert f"#SBATCH {option}\n" in script, option
+    assert "#SBATCH --mail-type=END\n" in script and "#SBATCH --array=0-1%2\n" in script
+    assert [handle.job.job_id for handle in handles] == ["4242_0", "4242_1"]

@@ -203,3 +203,36 @@ def test_ddp_resume_restores_every_ranks_rng_and_is_bit_identical(ddp_records):
         for want, got in zip(result["reference_weights"], result["resumed_weights"], strict=True):
             assert want == got, f"rank {rank}: weights differ after a DDP resume"
     assert resume[0]["resumed_weights"] == resume[1]["resumed_weights"]
+
+
+def test_two_nodes_of_one_rank_train_as_one_node_of_two_ranks(ddp_records, tmp_path):
+    """``torchrun --nnodes 2 --nproc_per_node 1`` with c10d rendezvous, two agents on this machine standing for two
+    nodes: the same global samples and tokens, the same lr at every batch, the same data on each rank and the
+    same weights as one node with 2 ranks (docs/cluster.md, "Multi-node training")."""
+    _, records, _, _ = ddp_records
+    out = tmp_path / "nodes"
+    out.mkdir()
+    port = free_loopback_port()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), GLOO_SOCKET_IFNAME="lo", OMP_NUM_THREADS="1")
+    for name in ("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK"):
+        env.pop(name, None)
+    agent = [sys.executable, "-m", "torch.distributed.run", "--nnodes=2", "--nproc_per_node=1"]
+    agent += ["--rdzv-backend=c10d", f"--rdzv-endpoint=127.0.0.1:{port}", "--rdzv-id=cadence-nodes"]
+    fixture = [str(FIXTURES), "ddp", "--out", str(out), "--folder", str(out / "ckpt")]
+    fixture += ["--max-duration", MAX_DURATION, "--save-interval", SAVE_INTERVAL, "--grad-accums", "1"]
+    hosts = ["--rdzv-conf=is_host=1", "--rdzv-conf=is_host=0"]  # one agent serves the rendezvous store
+    nodes = [subprocess.Popen([*agent, host, *fixture], cwd=ROOT, env=env, stderr=subprocess.PIPE) for host in hosts]
+    errors = [node.communicate(timeout=300)[1] for node in nodes]
+    assert [node.returncode for node in nodes] == [0, 0], [error.decode()[-3000:] for error in errors]
+    two_nodes = [json.loads((out / f"rank{rank}.json").read_text())["runs"][0] for rank in range(WORLD)]
+    one_node = [records[rank][0] for rank in range(WORLD)]
+    for rank in range(WORLD):
+        node, single = two_nodes[rank], one_node[rank]
+        assert node["world_size"] == WORLD and node["rank"] == rank
+        assert node["timestamps"] == single["timestamps"]  # global samples, batch by batch
+        assert node["tokens"] == single["tokens"] and node["tokens"][-1] > 0
+        assert node["lrs"] == single["lrs"]  # the same lr at every batch
+        assert node["indices"] == single["indices"]  # the same data on each rank
+        for got, want in zip(node["weights"], single["weights"], strict=True):
+            torch.testing.assert_close(torch.tensor(got), torch.tensor(want), rtol=1e-6, atol=1e-7)
+    assert sorted(p.name for p in (out / "ckpt").iterdir())[-1] == "latest"  # rank 0 saved, as on one node

@@ -155,6 +155,11 @@ class LossModel(torch.nn.Module):
         return F.mse_loss(self.net(x), y)
 
 
+def item_tokens(item) -> int:
+    """Item i has i % 5 + 1 tokens: a token count that depends on which items a rank trained."""
+    return int((item[2] % 5 + 1).sum())
+
+
 def ddp_schedule():
     from schedulers import CosineAnnealingWithWarmupScheduler
 
@@ -185,6 +190,7 @@ def ddp_run(args, grad_accum: int, folder) -> dict:
         def on_batch_end(self, trainer, loss):
             ts = trainer.state.timestamp
             record["timestamps"].append([ts.batch.value, ts.sample.value, ts.epoch.value])
+            record.setdefault("tokens", []).append(ts.token.value)
 
         def on_checkpoint(self, trainer, path):
             record["on_checkpoint"].append(os.fspath(path))
@@ -205,6 +211,7 @@ def ddp_run(args, grad_accum: int, folder) -> dict:
             save_folder=folder,
             save_interval=args.save_interval if folder else None,
             get_num_samples=count_samples,
+            get_num_tokens=item_tokens,
             callbacks=[Record()],
             progress_bar=False,
         )
@@ -297,6 +304,69 @@ def ddp(args) -> None:
         dist.destroy_process_group()
 
 
+def reshard(args) -> None:
+    """One run for test_trainer_reshard.py: trains (``--load``: resumes a checkpoint of any number of ranks) with a
+    schedule in samples, recording per step the counters before it, the lr it trained with, this rank's items."""
+    import warnings
+
+    import torch.distributed as dist
+
+    from schedulers import CosineAnnealingWithWarmupScheduler
+    from trainer import Callback, Trainer
+
+    rank = int(os.environ.get("RANK", "0"))
+    steps, items = [], []
+
+    class Record(Callback):
+        def on_batch_start(self, trainer):
+            ts = trainer.state.timestamp
+            counts = [ts.epoch.value, ts.batch.value, ts.batch_in_epoch.value, ts.sample.value, ts.token.value]
+            steps.append([*counts, ts.sample_in_epoch.value])
+
+    def count_samples(item):
+        items.append([int(i) for i in item[2]])
+        return int(item[0].shape[0])
+
+    model = LossModel()
+    loader = torch.utils.data.DataLoader(IndexedDataset(), batch_size=DDP_BATCH, shuffle=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        trainer = Trainer(
+            model,
+            loader,
+            args.max_duration,
+            torch.optim.SGD(model.parameters(), lr=0.1),
+            schedulers=CosineAnnealingWithWarmupScheduler(t_warmup="24sp", alpha_f=0.1),
+            loss_fn=None,
+            seed=3,
+            save_folder=args.folder,
+            save_interval=args.save_interval,
+            load_path=args.load,
+            get_num_samples=count_samples,
+            get_num_tokens=item_tokens,
+            callbacks=[Record()],
+            progress_bar=False,
+        )
+    lrs = []
+    trainer.optimizer.register_step_pre_hook(lambda opt, a, k: lrs.append(float(opt.param_groups[0]["lr"])))
+    trainer.fit()
+    end = trainer.state.timestamp
+    record = {
+        "world_size": trainer.world.size,
+        "dataloader_len": trainer.state.dataloader_len,
+        "steps": [[*step, lr] for step, lr in zip(steps, lrs, strict=True)],
+        "items": items,
+        "end": [end.epoch.value, end.batch.value, end.sample.value, end.token.value],
+        "warnings": [str(warning.message) for warning in caught if "resuming from" in str(warning.message)],
+        "weights": [p.detach().flatten().tolist() for p in model.parameters()],
+    }
+    Path(args.out, f"{args.tag}-rank{rank}.json").write_text(json.dumps(record))
+    del trainer  # its DDP wrapper goes before the process group does (destroyed after it, it would hang)
+    if dist.is_initialized():
+        dist.barrier()
+        dist.destroy_process_group()
+
+
 def cadence_fit(args) -> None:
     from trainer.cli import main as cadence
 
@@ -364,6 +434,13 @@ def main(argv=None) -> None:
     dd.add_argument("--save-interval", default="3ba")
     dd.add_argument("--grad-accums", default="1")
     dd.add_argument("--resume-at", type=int, default=None)
+    rs = sub.add_parser("reshard")
+    rs.add_argument("--out", required=True)
+    rs.add_argument("--tag", required=True)
+    rs.add_argument("--folder", default=None)
+    rs.add_argument("--save-interval", default=None)
+    rs.add_argument("--load", default=None)
+    rs.add_argument("--max-duration", default="144sp")
     fit = sub.add_parser("fit")
     fit.add_argument("arguments", nargs=argparse.REMAINDER)
     many = sub.add_parser("batch")
@@ -371,7 +448,8 @@ def main(argv=None) -> None:
     many.add_argument("--parallel", type=int, default=2)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
-    {"train": train, "ddp": ddp, "batch": batch, "fit": cadence_fit}[args.command](args)
+    commands = {"train": train, "ddp": ddp, "reshard": reshard, "batch": batch, "fit": cadence_fit}
+    commands[args.command](args)
 
 
 if __name__ == "__main__":

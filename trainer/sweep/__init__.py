@@ -10,13 +10,19 @@
 - :func:`budget_sweep` does the same for a function ``make_trainer(budget, **run) -> Trainer``
   (:mod:`trainer.sweep.python_sweep`).
 
+- ``cadence sweep ... --launcher ray`` or ``--launcher slurm``: the same points on a cluster
+  (:mod:`trainer.sweep.launchers`, docs/cluster.md).
+
 The modules: :mod:`~trainer.sweep.plan` (budgets and points), :mod:`~trainer.sweep.folders` (a point's
-folder, finished or resumable), :mod:`~trainer.sweep.engine` (the order points run in),
+folder, finished or resumable), :mod:`~trainer.sweep.engine` (skip, run, summarize),
+:mod:`~trainer.sweep.running` (when each point starts, how a stop reaches it: every launcher's),
+the launchers (:mod:`~trainer.sweep.processes`, :mod:`~trainer.sweep.ray_launcher`,
+:mod:`~trainer.sweep.slurm_launcher`, a point's cluster job :mod:`~trainer.sweep.remote`),
 :mod:`~trainer.sweep.summary` (``summary.csv`` and the compute figure), :mod:`~trainer.sweep.picture`.
 """
 
-from trainer.sweep.engine import SweepError
 from trainer.sweep.python_sweep import budget_sweep
+from trainer.sweep.running import SweepError
 from trainer.sweep.wsd import BranchingError, DecayStartCheckpoints
 
 __all__ = ["BranchingError", "DecayStartCheckpoints", "SweepError", "budget_sweep"]

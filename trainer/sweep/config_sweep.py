@@ -6,8 +6,9 @@ Every point runs ``cadence fit CONFIG`` with the sweep's ``--set`` options, then
 ``metrics.csv``; the main run of a WSD sweep also gets a :class:`~trainer.sweep.wsd.DecayStartCheckpoints`
 callback, and a branch ``checkpoint.load_path`` (the main run's checkpoint at its decay start). These are
 the lines of ``OUT/points.txt``, so any point can be run on its own, and a killed point continues from its
-newest checkpoint. With ``jobs=1`` a point's progress bar is labelled with the point; with more, each
-point's output goes to ``OUT/<point>/log.txt``.
+newest checkpoint. A launcher runs them (:mod:`trainer.sweep.launchers`): local processes, where with
+``jobs=1`` a point's progress bar is labelled with the point and with more each point's output goes to
+``OUT/<point>/log.txt``; Ray or Slurm, which run each line as it is written.
 """
 
 from __future__ import annotations
@@ -15,20 +16,16 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
-import sys
-import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
 from trainer.sweep import folders
-from trainer.sweep.engine import Finish, SweepStopped, check_jobs, run_points
+from trainer.sweep.engine import check_jobs, run_points
 from trainer.sweep.plan import SweepPoint, config_budgets, main_starts, plan_points
-from trainer.sweep.processes import PointProcesses
+from trainer.sweep.remote import PointJob
 
-__all__ = ["ConfigLauncher", "plan_config_sweep", "sweep_config"]
+__all__ = ["PointLines", "plan_config_sweep", "sweep_config"]
 
 _RESUME_WARNING = "ignore:resuming from"  # a branch starts from a run of another max_duration on purpose
 
@@ -66,8 +63,8 @@ def plan_config_sweep(
     return plan_points(budgets, Path(out), starts), config
 
 
-class ConfigLauncher:
-    """Runs points as ``python -m trainer fit`` processes (see the module docstring)."""
+class PointLines:
+    """The ``cadence fit`` line of each point (see the module docstring), and the environment it runs in."""
 
     def __init__(self, config_path: str | os.PathLike, config: dict, points: list[SweepPoint], overrides=()) -> None:
         self.config_path = str(config_path)
@@ -101,80 +98,24 @@ class ConfigLauncher:
         return [self.config_path, *(part for value in sets for part in ("--set", value))]
 
     def command(self, point: SweepPoint) -> str:
+        """``point``'s line of ``points.txt``."""
         return shlex.join(["cadence", "fit", *self.arguments(point)])
 
-    def run(self, points: list[SweepPoint], jobs: int, finish: Finish, claims: dict[str, folders.Claim]) -> None:
-        processes = PointProcesses()
-
-        def report(point: SweepPoint, outcome: tuple[int, float, str] | None) -> None:
-            if outcome is not None and (outcome[0] == 0 or not processes.stopping):  # a stopped point did not fail
-                finish(point, *outcome)
-
-        with processes.forwarding_signals():
-            try:
-                if jobs == 1:  # in this thread: Ctrl-C stops the sweep at the running point
-                    for point in points:
-                        report(point, self._run_one(point, jobs, claims[point.name], processes))
-                else:
-                    self._run_pool(points, jobs, claims, processes, report)
-            except KeyboardInterrupt:
-                processes.interrupt()
-                raise
-        if processes.stopping:
-            raise SweepStopped(processes.signum)
-
-    def _run_pool(self, points, jobs: int, claims, processes: PointProcesses, report) -> None:
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(self._run_one, p, jobs, claims[p.name], processes): p for p in points}
-            try:
-                for future in as_completed(futures):
-                    report(futures[future], future.result())
-            except BaseException as error:  # the points not started yet never start
-                if isinstance(error, KeyboardInterrupt):
-                    processes.interrupt()  # before waiting for the pool, which waits for the running points
-                pool.shutdown(wait=True, cancel_futures=True)
-                raise
-
-    def _run_one(
-        self, point: SweepPoint, jobs: int, claim: folders.Claim, processes: PointProcesses
-    ) -> tuple[int, float, str] | None:
-        """Run ``point``'s ``cadence fit``: its exit status, seconds and where its output is; None when the sweep
-        stopped before it started. The process holds the sweep's lock on the point's folder too."""
-        argv = [sys.executable, "-m", "trainer", "fit", *self.arguments(point, progress=jobs == 1)]
-        popen = {"env": self._environment(point), "pass_fds": () if claim.fd is None else (claim.fd,)}
-        start = time.perf_counter()
-        if jobs == 1:
-            if not processes.stopping:
-                print(f"sweep: [{self.order[point.name]}/{self.total}] {point.name}", flush=True)
-            status = _start_and_wait(argv, claim, processes, popen)
-            return None if status is None else (status, time.perf_counter() - start, "above")
-        log = point.folder / folders.LOG
-        with open(log, "ab") as stream:
-            status = _start_and_wait(argv, claim, processes, dict(popen, stdout=stream, stderr=subprocess.STDOUT))
-        if status is None:
-            return None
-        seconds = time.perf_counter() - start
-        word = "done" if status == 0 else "stopped" if processes.stopping else "FAILED"
-        print(f"sweep: {point.name} {word} in {seconds:.1f} s (log: {log})", flush=True)
-        return status, seconds, str(log)
-
     @staticmethod
-    def _environment(point: SweepPoint) -> dict[str, str]:
-        env = dict(os.environ)
+    def environment(point: SweepPoint) -> dict[str, str]:
+        """What the sweep adds to a point's environment: this very Cadence on ``PYTHONPATH``, and for a branch's
+        first start the one warning its resume gives on purpose silenced."""
+        env = {}
         root = str(Path(__file__).resolve().parents[2])  # the children import this very Cadence
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
         if point.is_branch and folders.newest_batch(point.folder) is None:
-            env["PYTHONWARNINGS"] = ",".join(filter(None, [env.get("PYTHONWARNINGS"), _RESUME_WARNING]))
+            env["PYTHONWARNINGS"] = ",".join(filter(None, [os.environ.get("PYTHONWARNINGS"), _RESUME_WARNING]))
         return env
 
-
-def _start_and_wait(argv: list[str], claim: folders.Claim, processes: PointProcesses, popen: dict) -> int | None:
-    """Start a point's process and wait for it: its exit status, or None when the sweep stopped before."""
-    process = processes.start(argv, **popen)
-    if process is None:
-        return None
-    claim.record(process.pid)
-    return processes.wait(process)
+    def job(self, point: SweepPoint) -> PointJob:
+        """``point`` as a cluster runs it (:mod:`trainer.sweep.remote`): exactly its line of ``points.txt``."""
+        log = point.folder / folders.LOG
+        return PointJob(self.command(point), os.getcwd(), self.environment(point), str(log), str(point.folder))
 
 
 def sweep_config(
@@ -184,13 +125,23 @@ def sweep_config(
     ssr: Sequence[Any] | None = None,
     max_duration: Sequence[Any] | None = None,
     branch_from_stable: bool = False,
-    jobs: int = 1,
+    jobs: int | None = None,
     overrides: Sequence[str] = (),
     forecast: bool = False,
+    launcher: str = "local",
+    dry_run: bool = False,
+    **cluster: Any,
 ) -> list[dict[str, Any]]:
     """Plan and run the sweep of a config (``cadence sweep``); returns the summary rows (``forecast``: with how
-    far a law fitted on the largest point forecasts each, :mod:`trainer.sweep.forecasting`)."""
-    jobs = check_jobs(jobs)
+    far a law fitted on the largest point forecasts each, :mod:`trainer.sweep.forecasting`).
+
+    ``launcher`` runs the points: ``"local"`` (processes on this machine), ``"ray"`` or ``"slurm"``, with that
+    launcher's ``cluster`` options (:func:`trainer.sweep.launchers.make_launcher`). ``jobs`` points run at once
+    (default: 1 locally, every point on a cluster); a WSD branch starts once its decay start is saved.
+    ``dry_run`` writes ``OUT/points.txt`` and prints its lines, and runs nothing (for ``sbatch --array``).
+    """
+    from trainer.sweep.launchers import make_launcher
+
     points, config = plan_config_sweep(
         config_path,
         out=out,
@@ -199,8 +150,10 @@ def sweep_config(
         branch_from_stable=branch_from_stable,
         overrides=overrides,
     )
-    launcher = ConfigLauncher(config_path, config, points, overrides)
-    return run_points(points, launcher, Path(out), jobs, forecast=forecast)
+    lines = PointLines(config_path, config, points, overrides)
+    runner = make_launcher("local" if dry_run else launcher, lines, Path(out), **({} if dry_run else cluster))
+    jobs = check_jobs((1 if launcher == "local" else len(points)) if jobs is None else jobs)
+    return run_points(points, runner, Path(out), jobs, forecast=forecast, dry_run=dry_run)
 
 
 def _as_list(value: Any) -> list:

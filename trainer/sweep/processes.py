@@ -1,96 +1,83 @@
-"""The ``cadence fit`` processes of a running sweep, and how a signal to the sweep reaches them (docs/sweeps.md).
+"""The local launcher: each point a ``cadence fit`` process on this machine (``cadence sweep --launcher local``,
+the default).
 
-- **SIGTERM or SIGHUP** to the sweep (:mod:`trainer.stopping`) is sent on to every running point: each
-  finishes its batch, saves a checkpoint and exits as ``cadence fit`` does (128 + the signal). No point starts
-  after it, and once the running ones have ended the sweep stops with :class:`~trainer.sweep.engine.SweepStopped`.
-- **Ctrl-C**: a terminal sends SIGINT to the sweep and its points alike (they share a process group), and each
-  point stops as ``cadence fit`` does on Ctrl-C. A point still running a moment later (SIGINT was sent to the
-  sweep alone) gets SIGTERM; a second Ctrl-C while the sweep waits kills the points at once.
-
-Either way the sweep waits for every point it started, so none is left behind.
+A point's process runs its line of ``points.txt`` (as ``python -m trainer fit`` of this Python) and holds the
+sweep's lock on its folder (the descriptor is inherited). With one point at a time its progress bar, labelled
+with the point, shows on the terminal; with more, each point's output goes to ``OUT/<point>/log.txt``. A
+stop reaches it as a signal (:mod:`trainer.sweep.running`); the processes share the sweep's process group,
+so Ctrl-C in a terminal reaches them directly.
 """
 
 from __future__ import annotations
 
 import contextlib
-import signal
+import os
 import subprocess
-import time
-from collections.abc import Iterator, Sequence
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from trainer.stopping import stop_requests
+from trainer.sweep import folders
+from trainer.sweep.plan import SweepPoint
+from trainer.sweep.remote import send_signal
+from trainer.sweep.running import Outcome
 
-__all__ = ["PointProcesses"]
-
-#: How long the points get to end on their own after Ctrl-C before they are sent SIGTERM (what
-#: ``subprocess.run`` gives a child after Ctrl-C before it kills it).
-INTERRUPT_GRACE_S = 0.25
+__all__ = ["LocalLauncher"]
 
 
-class PointProcesses:
-    """The running points of a sweep (see the module docstring). Thread-safe for starting and waiting."""
+@dataclass
+class _Process:
+    process: subprocess.Popen
+    output: str
 
-    def __init__(self) -> None:
-        self._running: set[subprocess.Popen] = set()
-        self.signum: int | None = None  # the signal that stops the sweep (SIGINT after Ctrl-C)
-        self._forward: int | None = None  # the signal a point gets (SIGTERM after Ctrl-C)
 
-    @property
-    def stopping(self) -> bool:
-        return self.signum is not None
+class LocalLauncher:
+    """Runs points as local processes (see the module docstring); ``lines`` is a
+    :class:`~trainer.sweep.config_sweep.PointLines`."""
+
+    passes_claims = True
+
+    def __init__(self, lines: Any) -> None:
+        self.lines = lines
+        self.jobs = 1
+
+    def command(self, point: SweepPoint) -> str:
+        return self.lines.command(point)
 
     @contextlib.contextmanager
-    def forwarding_signals(self) -> Iterator[None]:
-        """While in the block, SIGTERM and SIGHUP stop the sweep (see the module docstring)."""
-        with stop_requests(self._stop):
-            yield
+    def session(self, jobs: int) -> Iterator[None]:
+        self.jobs = jobs
+        yield
 
-    def start(self, argv: Sequence[str], **popen: Any) -> subprocess.Popen | None:
-        """Start a point's process, or None when the sweep is stopping (then no point starts)."""
-        if self.stopping:
-            return None
-        process = subprocess.Popen(argv, **popen)
-        self._running.add(process)
-        forward = self._forward
-        if forward is not None:  # the stop came while it started: it gets the signal too
-            _send(process, forward)
-        return process
+    def start(self, points: list[SweepPoint], claims: dict[str, folders.Claim]) -> list[_Process]:
+        return [self._start(point, claims[point.name]) for point in points]
 
-    def wait(self, process: subprocess.Popen) -> int:
-        """Wait for a point's process to end; its exit status (interrupted, the process stays a running point)."""
-        status = process.wait()
-        self._running.discard(process)
-        return status
+    def _start(self, point: SweepPoint, claim: folders.Claim) -> _Process:
+        on_terminal = self.jobs == 1
+        argv = [sys.executable, "-m", "trainer", "fit", *self.lines.arguments(point, progress=on_terminal)]
+        popen: dict[str, Any] = {
+            "env": {**os.environ, **self.lines.environment(point)},
+            "pass_fds": () if claim.fd is None else (claim.fd,),
+        }
+        if on_terminal:
+            process = subprocess.Popen(argv, **popen)
+            output = "above"
+        else:
+            log = point.folder / folders.LOG
+            with open(log, "ab") as stream:
+                process = subprocess.Popen(argv, stdout=stream, stderr=subprocess.STDOUT, **popen)
+            output = str(log)
+        claim.record(process.pid)
+        return _Process(process, output)
 
-    def _stop(self, signum: int) -> None:
-        """A stop signal (in the main thread, between two bytecodes): send it on to every running point."""
-        self.signum = self._forward = signum
-        for process in list(self._running):
-            _send(process, signum)
+    def poll(self, handle: _Process) -> Outcome | None:
+        status = handle.process.poll()
+        return None if status is None else Outcome(status, handle.output)
 
-    def interrupt(self) -> None:
-        """After Ctrl-C: no point starts; the running ones get a moment, then SIGTERM; wait for all of them."""
-        if self.signum is None:
-            self.signum = signal.SIGINT
-        self._forward = self._forward or signal.SIGTERM
-        deadline = time.monotonic() + INTERRUPT_GRACE_S
-        for process in list(self._running):
-            try:
-                process.wait(timeout=max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                _send(process, self._forward)
-        try:
-            for process in list(self._running):
-                process.wait()
-        except KeyboardInterrupt:  # a second Ctrl-C: stop the points now
-            for process in list(self._running):
-                process.kill()
-                process.wait()
-            raise
+    def signal(self, handle: _Process, signum: int) -> None:
+        send_signal(handle.process, signum)
 
-
-def _send(process: subprocess.Popen, signum: int) -> None:
-    if process.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            process.send_signal(signum)
+    def kill(self, handle: _Process) -> None:
+        handle.process.kill()
+        handle.process.wait()

@@ -12,17 +12,20 @@ at the top level of a module, not a lambda or a closure), since it is pickled by
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from trainer.sweep import folders
-from trainer.sweep.engine import Finish, check_jobs, run_points
+from trainer.sweep.engine import check_jobs, run_points
 from trainer.sweep.plan import SSR, Budget, SweepPoint, budgets_from_python, main_starts, plan_points
+from trainer.sweep.running import Outcome
 
 __all__ = ["PythonLauncher", "budget_sweep", "run_python_point"]
 
@@ -68,32 +71,85 @@ def budget_sweep(
 
 
 class PythonLauncher:
-    """Runs points by calling ``make_trainer``: in this process with ``jobs=1``, else in spawned processes."""
+    """Runs points by calling ``make_trainer``: in this process with ``jobs=1``, else each in a process started
+    with ``spawn`` (a stop signal to the sweep reaches it as it reaches a ``cadence fit`` process)."""
+
+    passes_claims = True  # the lock stays with this process, which outlives the points
 
     def __init__(self, make_trainer: Callable[..., Any], points: list[SweepPoint]) -> None:
         self.make_trainer = make_trainer
         self.starts = main_starts(points)
+        self.jobs = 1
 
     def command(self, point: SweepPoint) -> None:
         return None  # a function call, not a command line
 
-    def run(self, points: list[SweepPoint], jobs: int, finish: Finish, claims: dict[str, folders.Claim]) -> None:
-        if jobs == 1:
+    @contextlib.contextmanager
+    def session(self, jobs: int) -> Iterator[None]:
+        self.jobs = jobs
+        yield
+
+    def start(self, points: list[SweepPoint], claims: dict[str, folders.Claim]) -> list[Any]:
+        if self.jobs == 1:  # here and now: a point's exception is the sweep's
             for point in points:
-                finish(point, 0, run_python_point(self.make_trainer, point, self.starts), "above")
-            return
-        # imported here: loading the process pool costs ~80 ms, which `import trainer` should not pay
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+                run_python_point(self.make_trainer, point, self.starts)
+            return [None] * len(points)
+        # imported here: loading multiprocessing's spawn machinery costs time that `import trainer` should not pay
         from multiprocessing import get_context
 
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
-            futures = {pool.submit(run_python_point, self.make_trainer, p, self.starts): p for p in points}
-            try:
-                for future in as_completed(futures):
-                    finish(futures[future], 0, future.result(), "above")
-            except BaseException:  # Ctrl-C or a failed point: the points not started yet never start
-                pool.shutdown(wait=True, cancel_futures=True)
-                raise
+        context = get_context("spawn")
+        handles = []
+        for point in points:
+            receive, send = context.Pipe(duplex=False)
+            process = context.Process(target=_point_process, args=(self.make_trainer, point, self.starts, send))
+            process.start()
+            send.close()
+            handles.append(_PointProcess(process, receive))
+        return handles
+
+    def poll(self, handle: _PointProcess | None) -> Outcome | None:
+        if handle is None:
+            return Outcome(0, "above")
+        if handle.error is None and handle.receive.poll():
+            handle.error = handle.receive.recv() or False
+        if handle.process.is_alive():
+            return None
+        handle.process.join()
+        if handle.error:
+            return Outcome(1, "above", handle.error)
+        return Outcome(handle.process.exitcode, "above")
+
+    def signal(self, handle: _PointProcess | None, signum: int) -> None:
+        if handle is not None and handle.process.is_alive():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(handle.process.pid, signum)
+
+    def kill(self, handle: _PointProcess | None) -> None:
+        if handle is not None:
+            handle.process.kill()
+            handle.process.join()
+
+
+@dataclass
+class _PointProcess:
+    process: Any
+    receive: Any
+    error: BaseException | bool | None = None  # what the point sent: False (trained), or its exception
+
+
+def _point_process(make_trainer: Callable[..., Any], point: SweepPoint, starts: dict[str, str], send: Any) -> None:
+    """A spawned point: fit it and send False, or the exception it raised (its exit status follows a stop)."""
+    try:
+        run_python_point(make_trainer, point, starts)
+    except SystemExit:  # a stop signal: the trainer saved and exits 128 + the signal
+        raise
+    except BaseException as error:
+        try:
+            send.send(error)
+        except Exception:  # an exception that does not pickle: its text
+            send.send(RuntimeError(f"{type(error).__name__}: {error}"))
+        raise SystemExit(1) from None
+    send.send(False)
 
 
 def run_python_point(make_trainer: Callable[..., Any], point: SweepPoint, starts: dict[str, str]) -> float:

@@ -32,7 +32,7 @@ import attrs
 from schedulers import WarmupStableDecayScheduler
 from timeunits import Time, Timestamp, TimeUnit
 from trainer.callbacks import Callback
-from trainer.checkpoint import save_checkpoint
+from trainer.checkpoint import LATEST, list_checkpoints, point_latest, save_checkpoint
 
 __all__ = ["BranchingError", "DecayStartCheckpoints", "decay_starts", "wsd_schedules"]
 
@@ -103,6 +103,13 @@ class DecayStartCheckpoints(Callback):
     and ``latest``), apart from the run's own ``save_folder``, so ``save_num_checkpoints_to_keep`` never
     deletes it and a branch can name it before the main run has trained. It holds exactly what the trainer's
     own checkpoints hold (``trainer.state_dict()``), taken as the batch ends. Every rank gathers; rank 0 writes.
+
+    The folder's ``latest`` link, which a branch loads and which ``cadence sweep`` waits for before it starts
+    the branch, comes once the run's records of that batch (its row, its evaluation) are on disk: at the next
+    batch start, at the trainer's next checkpoint or at fit end, after ``on_before_checkpoint`` (the rule of
+    docs/resume.md, "Rows reach the disk before the checkpoint that claims them"). A run resumed past a decay
+    start whose link is missing (it was killed in between) sets it at fit start: its own checkpoint claimed
+    those rows.
     """
 
     def __init__(self, starts: dict[str, str]) -> None:
@@ -115,9 +122,21 @@ class DecayStartCheckpoints(Callback):
                 raise ValueError(f"decay start {time!r} must be in ba, sp or tok")
             self.starts.append((Timestamp.counter(parsed.unit), parsed.value, Path(folder)))
         self._before: Timestamp | None = None
+        self._unpublished: list[Path] = []  # saved files whose `latest` waits for the records
+
+    def on_fit_start(self, trainer: Any) -> None:
+        if not trainer.is_rank_zero:
+            return
+        now = trainer.state.timestamp
+        for count, at, folder in self.starts:
+            saved = list_checkpoints(folder)
+            if count(now) >= at and saved and not (folder / LATEST).exists():
+                point_latest(saved[-1])
 
     def on_batch_start(self, trainer: Any) -> None:
         self._before = trainer.state.timestamp
+        if self._unpublished:
+            self._publish(trainer, flush=True)
 
     def on_batch_end(self, trainer: Any, loss: float) -> None:
         before, now = self._before, trainer.state.timestamp
@@ -127,4 +146,19 @@ class DecayStartCheckpoints(Callback):
         payload = trainer.state_dict()  # a collective under DDP: every rank calls it
         if trainer.is_rank_zero:
             for folder in due:
-                save_checkpoint(folder, now.batch.value, payload)
+                self._unpublished.append(save_checkpoint(folder, now.batch.value, payload, latest=False))
+
+    def on_checkpoint(self, trainer: Any, path: Any) -> None:
+        if self._unpublished:  # the trainer has just put the records on disk
+            self._publish(trainer, flush=False)
+
+    def on_fit_end(self, trainer: Any) -> None:
+        if self._unpublished:
+            self._publish(trainer, flush=True)
+
+    def _publish(self, trainer: Any, *, flush: bool) -> None:
+        if flush:
+            trainer.callbacks.on_before_checkpoint(trainer)
+        for path in self._unpublished:
+            point_latest(path)
+        self._unpublished = []

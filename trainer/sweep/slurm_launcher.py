@@ -1,0 +1,156 @@
+"""The Slurm launcher (``cadence sweep --launcher slurm``), through submitit: the points that can start are
+submitted together as one job array, each job running its line of ``points.txt``
+(:func:`trainer.sweep.remote.run_job`), so a point on the cluster is the point run locally.
+
+The jobs take ``partition``, ``time`` (Slurm's ``--time``: minutes, ``H:MM:SS`` or ``D-H:MM:SS``),
+``cpus_per_point``, ``gpus_per_point`` and any other ``#SBATCH`` option in ``slurm`` (``{"account": "abc"}``
+is ``--account=abc``); submitit keeps its files in ``OUT/slurm``. A WSD branch is submitted once the main
+run's checkpoint at its decay start is saved. A stop reaches a job as ``scancel --signal=<signal>``, which
+the job passes on to its point (it saves a checkpoint and ends); a time limit does the same (Slurm sends
+SIGTERM, then SIGKILL after its ``KillWait``), and rerunning the sweep continues. ``cluster="local"`` runs
+the same job array with submitit's local executor, on this machine (to try a sweep before the cluster).
+submitit is an optional extra: ``pip install 'cadence[slurm]'``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import re
+import shutil
+import signal
+import subprocess
+import time as clock
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from trainer.sweep import folders
+from trainer.sweep.plan import SweepPoint
+from trainer.sweep.remote import run_job, send_signal
+from trainer.sweep.running import Outcome
+
+__all__ = ["SlurmLauncher", "slurm_minutes"]
+
+LOCAL_TIME_MIN = 7 * 24 * 60  # submitit's local executor ends a job after its time (its default: 2 minutes)
+KILL_WAIT_S = 30.0
+_TIME = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?$")
+
+
+@dataclass
+class _SlurmPoint:
+    job: Any
+    log: str
+
+
+class SlurmLauncher:
+    """Runs points as a Slurm job array (see the module docstring); ``lines`` is a
+    :class:`~trainer.sweep.config_sweep.PointLines`, ``out`` the sweep's folder."""
+
+    passes_claims = False
+
+    def __init__(
+        self,
+        lines: Any,
+        out: Path,
+        *,
+        partition: str | None = None,
+        time: str | int | None = None,
+        cpus_per_point: int | None = None,
+        gpus_per_point: int = 0,
+        slurm: dict[str, Any] | None = None,
+        cluster: str = "slurm",
+    ) -> None:
+        import submitit  # the slurm extra (make_launcher says so when it is missing)
+
+        self.submitit = submitit
+        if cluster not in ("slurm", "local"):
+            raise ValueError(f"cluster={cluster!r} must be 'slurm' or 'local' (submitit's local executor)")
+        missing = [tool for tool in ("sbatch", "srun") if shutil.which(tool) is None]
+        if cluster == "slurm" and missing:
+            raise ValueError(
+                f"--launcher slurm found no {' or '.join(missing)} on PATH: run the sweep on a Slurm login node "
+                "(or try it on this machine with submitit's local executor: --submitit-cluster local)"
+            )
+        self.lines, self.folder, self.cluster = lines, Path(out) / "slurm", cluster
+        minutes = slurm_minutes(time) if time is not None else (LOCAL_TIME_MIN if cluster == "local" else None)
+        self.parameters = {"name": "cadence-sweep", "gpus_per_node": _count("gpus_per_point", gpus_per_point)}
+        if minutes is not None:
+            self.parameters["timeout_min"] = minutes
+        if cpus_per_point is not None:
+            self.parameters["cpus_per_task"] = _count("cpus_per_point", cpus_per_point)
+        if partition:
+            self.parameters["slurm_partition"] = str(partition)
+        if slurm:  # written as `#SBATCH --key=value` (an underscore becomes a dash)
+            self.parameters["slurm_additional_parameters"] = dict(slurm)
+        self.executor: Any = None
+
+    def command(self, point: SweepPoint) -> str:
+        return self.lines.command(point)
+
+    @contextlib.contextmanager
+    def session(self, jobs: int) -> Iterator[None]:
+        self.executor = self.submitit.AutoExecutor(folder=self.folder, cluster=self.cluster)
+        self.executor.update_parameters(**self.parameters, slurm_array_parallelism=jobs)
+        yield
+
+    def start(self, points: list[SweepPoint], claims: dict[str, folders.Claim]) -> list[_SlurmPoint]:
+        jobs = [self.lines.job(point) for point in points]
+        with self.executor.batch():  # one array
+            submitted = [self.executor.submit(run_job, job) for job in jobs]
+        return [_SlurmPoint(handle, job.log) for handle, job in zip(submitted, jobs, strict=True)]
+
+    def poll(self, handle: _SlurmPoint) -> Outcome | None:
+        if not handle.job.done():
+            return None
+        try:
+            return Outcome(int(handle.job.result()), handle.log)
+        except Exception as error:  # the job failed, timed out or was cancelled: submitit says how
+            first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            return Outcome(1, f"{handle.log} (Slurm job {handle.job.job_id}: {first[:200]})")
+
+    def signal(self, handle: _SlurmPoint, signum: int) -> None:
+        job = handle.job
+        if self.cluster == "local":  # the local job's controller passes SIGTERM on to the job
+            send_signal(job._process, signal.SIGTERM)
+        else:
+            name = signal.Signals(signum).name.removeprefix("SIG")
+            subprocess.run(["scancel", f"--signal={name}", str(job.job_id)], check=False, capture_output=True)
+
+    def kill(self, handle: _SlurmPoint) -> None:
+        handle.job.cancel(check=False)
+        deadline = clock.monotonic() + KILL_WAIT_S
+        while not handle.job.done() and clock.monotonic() < deadline:
+            clock.sleep(0.1)
+
+
+def slurm_minutes(value: str | int) -> int:
+    """Slurm's ``--time`` in whole minutes: ``90`` (minutes), ``"1:30:00"``, ``"2-0:00:00"`` (days-hours).
+
+    >>> slurm_minutes("90"), slurm_minutes("1:30:00"), slurm_minutes("2-12"), slurm_minutes("10:30")
+    (90, 90, 3600, 11)
+    """
+    text = str(value).strip()
+    match = _TIME.match(text)
+    if match is None or isinstance(value, bool):
+        raise ValueError(f"time {value!r} is not a Slurm time: give minutes (90), H:MM:SS (1:30:00) or D-H:MM:SS")
+    days, first, second, third = (None if part is None else int(part) for part in match.groups())
+    if days is not None:  # D-H, D-H:M, D-H:M:S
+        seconds = ((days * 24 + first) * 60 + (second or 0)) * 60 + (third or 0)
+    elif third is not None:  # H:M:S
+        seconds = (first * 60 + second) * 60 + third
+    elif second is not None:  # M:S
+        seconds = first * 60 + second
+    else:
+        seconds = first * 60
+    if seconds <= 0:
+        raise ValueError(f"time {value!r} must be more than 0")
+    return math.ceil(seconds / 60)
+
+
+def _count(name: str, value: Any) -> int:
+    whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if isinstance(value, bool) or not whole or value < 0:
+        raise ValueError(f"{name}={value!r} must be a whole number >= 0 (Slurm counts whole CPUs and GPUs)")
+    return int(value)
