@@ -250,7 +250,7 @@ class TensorBoardLogger(_ContextManager):
         self._purge_step: int | None = None  # set by resume(): the first step the next event file purges
 
     @property
-    def writer(self):
+    def writer(self) -> Any:
         """The ``SummaryWriter`` (created on first use)."""
         if self._writer is None:
             kwargs = dict(self.writer_kwargs)
