@@ -95,9 +95,9 @@ def decay_groups(
         no_decay_embeddings: Whether embeddings' parameters are not decayed either.
 
     Returns:
-        ``[decay_group, no_decay_group]``, each ``{"params": [...], "weight_decay": ..., "tags": ["decay"] /
-        ["no_decay"]}`` with its parameters in ``named_parameters()`` order; a group with no parameter is left
-        out. Other options (``lr``, ...) come from the optimizer's defaults.
+        ``[decay_group, no_decay_group]``, each ``{"params": [...], "weight_decay": ..., "tags": [...]}``
+        (tagged ``"decay"`` or ``"no_decay"``) with its parameters in ``named_parameters()`` order; a group with
+        no parameter is left out. Other options (``lr``, ...) come from the optimizer's defaults.
 
     Raises:
         TypeError: ``model`` not an ``nn.Module``, or a ``no_decay`` entry neither a module type nor a str.
