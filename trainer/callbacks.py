@@ -69,32 +69,89 @@ HOOK_NAMES = (
 class Callback:
     """Base class of trainer callbacks: every hook does nothing; override the ones you need.
 
-    Hooks that are not overridden cost nothing per batch: :class:`CallbackList` leaves them out.
+    Hooks that are not overridden cost nothing per batch: :class:`CallbackList` leaves them out. The module
+    docstring lists the hooks in the order a run calls them, and what a callback may read from the trainer.
+
+    Returns:
+        A callback that does nothing; a subclass's instance, handed to ``Trainer(callbacks=...)`` or
+        ``fit(callbacks=...)``, has its overridden hooks called.
+
+    Raises:
+        Nothing of its own; what a hook raises propagates unchanged out of ``fit()``.
+
+    >>> import torch
+    >>> from trainer import Trainer
+    >>> class Losses(Callback):
+    ...     def __init__(self):
+    ...         self.losses = []
+    ...     def on_batch_end(self, trainer, loss):
+    ...         self.losses.append(loss)
+    >>> model, losses = torch.nn.Linear(2, 1), Losses()
+    >>> trainer = Trainer(model, [(torch.ones(4, 2), torch.zeros(4, 1))] * 2, "2ep",
+    ...                   torch.optim.SGD(model.parameters(), lr=0.1), loss_fn=torch.nn.functional.mse_loss,
+    ...                   callbacks=[losses], progress_bar=False)
+    >>> trainer.fit(); len(losses.losses)
+    4
     """
 
     def on_fit_start(self, trainer: Any) -> None:
-        """Once, before the first batch of ``fit()``."""
+        """Once, before the first batch of ``fit()``.
+
+        Args:
+            trainer: The :class:`~trainer.Trainer` running (read its ``state``, ``optimizer``, ``model``).
+        """
 
     def on_batch_start(self, trainer: Any) -> None:
-        """Before each batch's forward pass, with this batch's hyperparameters already set."""
+        """Before each batch's forward pass, with this batch's hyperparameters already set.
+
+        Args:
+            trainer: The :class:`~trainer.Trainer` running (read its ``state``, ``optimizer``, ``model``).
+        """
 
     def on_batch_end(self, trainer: Any, loss: float) -> None:
-        """After each batch's optimizer step and timestamp advance; ``loss`` is the batch's loss."""
+        """After each batch's optimizer step and timestamp advance.
+
+        Args:
+            trainer: The :class:`~trainer.Trainer` running (read its ``state``, ``optimizer``, ``model``).
+            loss: The batch's loss as a float (summed over the gradient-accumulation micro-batches).
+        """
 
     def on_epoch_end(self, trainer: Any) -> None:
-        """After the batch that closed an epoch."""
+        """After the batch that closed an epoch.
+
+        Args:
+            trainer: The :class:`~trainer.Trainer` running (read its ``state``, ``optimizer``, ``model``).
+        """
 
     def on_eval(self, trainer: Any, metrics: dict) -> None:
-        """After an evaluation, with its metrics."""
+        """After an evaluation, with its metrics.
+
+        Args:
+            trainer: The :class:`~trainer.Trainer` running (read its ``state``, ``optimizer``, ``model``).
+            metrics: Each metric's name to its value (``{"eval/loss": ...}``).
+        """
 
     def on_before_checkpoint(self, trainer: Any) -> None:
-        """Before a checkpoint is written: put on disk every record up to now (the checkpoint claims it)."""
+        """Before a checkpoint is written: put on disk every record up to now (the checkpoint claims it).
+
+        Args:
+            trainer: The :class:`~trainer.Trainer` running (read its ``state``, ``optimizer``, ``model``).
+        """
 
     def on_checkpoint(self, trainer: Any, path: str | os.PathLike) -> None:
-        """After a checkpoint was written to ``path``."""
+        """After a checkpoint was written to ``path``.
+
+        Args:
+            trainer: The :class:`~trainer.Trainer` running (read its ``state``, ``optimizer``, ``model``).
+            path: The checkpoint file written.
+        """
 
     def on_fit_end(self, trainer: Any) -> None:
-        """Once, after the last batch of ``fit()``."""
+        """Once, after the last batch of ``fit()``.
+
+        Args:
+            trainer: The :class:`~trainer.Trainer` running (read its ``state``, ``optimizer``, ``model``).
+        """
 
 
 _BASE_HOOKS = {name: getattr(Callback, name) for name in HOOK_NAMES}
@@ -274,8 +331,29 @@ class ProgressBar(Callback):
     a batch costs an lr read and a ``tqdm.update``. The bar is created at fit start on ``sys.stderr`` (or
     ``file``) and closed at fit end, showing the final count.
 
-    ``desc`` prefixes the label; other keyword arguments go to ``tqdm`` (``leave``, ``position``, ``ncols``, ...).
     Evaluation metrics are printed above the bar as one line.
+
+    Args:
+        refresh_interval: The least number of seconds between two drawings (tqdm's ``mininterval``), >= 0.
+        file: The stream the bar is written to (None: ``sys.stderr`` at fit start).
+        desc: A prefix of the bar's label.
+        tqdm_kwargs: Other keyword arguments, passed to ``tqdm`` (``leave``, ``position``, ``ncols``, ...).
+
+    Returns:
+        The callback; ``Trainer(progress_bar=True)`` (the default) adds one itself.
+
+    Raises:
+        ValueError: ``refresh_interval`` not a finite number >= 0.
+
+    >>> import io, torch
+    >>> from trainer import Trainer
+    >>> stream, model = io.StringIO(), torch.nn.Linear(2, 1)
+    >>> trainer = Trainer(model, [(torch.ones(4, 2), torch.zeros(4, 1))] * 2, "2ep",
+    ...                   torch.optim.SGD(model.parameters(), lr=0.1), loss_fn=torch.nn.functional.mse_loss,
+    ...                   callbacks=[ProgressBar(file=stream, desc="demo")], progress_bar=False)
+    >>> trainer.fit()
+    >>> stream.getvalue().rsplit("\\r", 1)[-1].split("|")[0], "4/4" in stream.getvalue()
+    ('demo ep 2/2: 100%', True)
     """
 
     def __init__(
@@ -464,6 +542,31 @@ class LRMonitor(Callback):
     checkpoint (so a checkpoint never claims a row the file lacks) and at fit end. A run that starts after
     batch 0 (resumed from the checkpoint at batch ``b``) keeps the file's rows before ``b`` and appends, so a
     killed and resumed run writes the rows of an uninterrupted one (:mod:`trainer.records`, docs/resume.md).
+
+    Args:
+        keys: The param-group keys recorded (a str or several); None: the trainer's ``scheduled_keys``.
+        csv_path: A CSV file the rows are written to as the run goes; None: none (call :meth:`write_csv`).
+
+    Returns:
+        The callback; read what it recorded with :attr:`rows`, :meth:`values` and :meth:`columns`.
+
+    Raises:
+        ValueError: ``csv_path`` cannot be written (naming it), checked at construction.
+
+    >>> import os, tempfile, torch
+    >>> from schedulers import LinearScheduler
+    >>> from trainer import Trainer
+    >>> model, monitor = torch.nn.Linear(2, 1), LRMonitor()
+    >>> trainer = Trainer(model, [(torch.ones(4, 2), torch.zeros(4, 1))] * 2, "2ep",
+    ...                   torch.optim.SGD(model.parameters(), lr=0.1), loss_fn=torch.nn.functional.mse_loss,
+    ...                   schedulers=LinearScheduler(), callbacks=[monitor], progress_bar=False,
+    ...                   print_schedule_report=False)
+    >>> trainer.fit()
+    >>> [round(lr, 4) for lr in monitor.values("lr")], monitor.columns()
+    ([0.1, 0.075, 0.05, 0.025], ['batch', 'epoch', 'sample', 'token', 'lr/group0'])
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     monitor.write_csv(os.path.join(folder, "lr.csv")).read_text().splitlines()[:2]
+    ['batch,epoch,sample,token,lr/group0', '0,0,0,0,0.1']
     """
 
     COUNT_COLUMNS = COUNT_COLUMNS
@@ -535,7 +638,11 @@ class LRMonitor(Callback):
         return list(self._rows)
 
     def columns(self) -> list[str]:
-        """The CSV columns: the four counts, then every recorded value column, sorted by key and group."""
+        """The CSV columns: the four counts, then every recorded value column, sorted by key and group.
+
+        Returns:
+            ``["batch", "epoch", "sample", "token", "lr/group0", ...]``.
+        """
         seen: set[str] = set()
         for row in self._rows:
             seen.update(row)
@@ -543,7 +650,18 @@ class LRMonitor(Callback):
         return list(self.COUNT_COLUMNS) + sorted(seen, key=_column_order)
 
     def values(self, key: str, group: int = 0) -> list[float]:
-        """``key``'s value for param group ``group`` at every recorded batch that had it."""
+        """``key``'s value for param group ``group`` at every recorded batch that had it.
+
+        Args:
+            key: The hyperparameter (``"lr"``, ``"weight_decay"``, ...).
+            group: The param group's index.
+
+        Returns:
+            The values, oldest first (empty when nothing was recorded).
+
+        Raises:
+            KeyError: Rows were recorded but none has ``key`` for ``group`` (the error lists the columns).
+        """
         column = f"{key}/group{group}"
         values = [row[column] for row in self._rows if column in row]
         if not values and self._rows:
@@ -557,7 +675,14 @@ class LRMonitor(Callback):
 
     # -- writing ---------------------------------------------------------------------------------------
     def write_csv(self, path: str | os.PathLike) -> Path | None:
-        """Write the rows to ``path`` atomically and return it; on a rank other than 0, write nothing (None)."""
+        """Write the rows to ``path`` atomically and return it; on a rank other than 0, write nothing (None).
+
+        Args:
+            path: The CSV file (its folder is created).
+
+        Returns:
+            ``path`` as a Path, or None on a rank other than 0.
+        """
         if self._active is False:
             return None
         path = Path(path)

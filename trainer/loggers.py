@@ -67,7 +67,7 @@ class _ContextManager:
         self.close()
 
     def close(self) -> None:  # pragma: no cover - overridden
-        pass
+        """Flush and release the logger's files; safe to call more than once (``with`` calls it at the end)."""
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -102,6 +102,31 @@ class CSVLogger(_ContextManager):
     only writes one file). Metric names must be non-empty str and cannot be one of the count columns.
     :meth:`flush` and ``close()`` put the rows on disk (``fsync``); logging again after ``close()`` appends to
     the same file.
+
+    Args:
+        path: The CSV file (not ``.json``).
+        hparams_path: The JSON sidecar of the hyperparameters (None: ``<stem>.hparams.json`` beside ``path``).
+        append: Whether a run that starts at batch 0 continues an existing file instead of replacing it.
+
+    Returns:
+        The logger, for :class:`LoggerCallback` (or a ``with`` block, which closes it).
+
+    Raises:
+        ValueError: ``path`` ends in ``.json``, ``hparams_path`` is ``path``, or either cannot be written.
+
+    >>> import os, tempfile, torch
+    >>> from trainer import LoggerCallback, Trainer
+    >>> folder = tempfile.mkdtemp()
+    >>> logger, model = CSVLogger(os.path.join(folder, "metrics.csv")), torch.nn.Linear(2, 1)
+    >>> trainer = Trainer(model, [(torch.ones(4, 2), torch.zeros(4, 1))] * 2, "2ba",
+    ...                   torch.optim.SGD(model.parameters(), lr=0.1), loss_fn=torch.nn.functional.mse_loss,
+    ...                   callbacks=[LoggerCallback(logger)], progress_bar=False)
+    >>> trainer.fit()
+    >>> logger.columns[:6], logger.hyperparameters["max_duration"]
+    (['batch', 'epoch', 'sample', 'token', 'train/loss', 'lr/group0'], '2ba')
+    >>> [line.split(",")[:4] for line in open(logger.path).read().splitlines()[1:]]
+    [['1', '0', '4', '0'], ['2', '1', '8', '0']]
+    >>> import shutil; shutil.rmtree(folder)
     """
 
     def __init__(
@@ -132,16 +157,42 @@ class CSVLogger(_ContextManager):
 
     # -- metrics ------------------------------------------------------------------------------------------
     def log_metrics(self, metrics: dict[str, float], timestamp: Timestamp) -> None:
+        """Append one row: ``timestamp``'s four counts, then ``metrics`` (the file widened for a new name).
+
+        Args:
+            metrics: Each metric's name (a non-empty str, not a count column) to its number.
+            timestamp: Where the run is; its batch, epoch, sample and token totals start the row.
+
+        Raises:
+            TypeError: ``metrics`` not a dict, or a value that is not a number.
+            ValueError: A metric name that is empty, not a str, or a count column's.
+        """
         values = _float_metrics(metrics)
         self._file.add([timestamp.count(unit) for unit in _COUNT_UNITS], values)
         self._file.flush(durable=False)
 
     def resume(self, batch: int) -> None:
-        """The run resumes from the checkpoint at ``batch``: keep the rows up to it, then append (docs/resume.md)."""
+        """The run resumes from the checkpoint at ``batch``: keep the rows up to it, then append (docs/resume.md).
+
+        Args:
+            batch: The checkpoint's batch count; rows with a larger ``batch`` go.
+
+        Raises:
+            ValueError: The existing file's header does not start with the count columns, or a row's batch is
+                not a whole number.
+        """
         self._file.resume(batch)
 
     # -- hyperparameters ------------------------------------------------------------------------------------
     def log_hyperparameters(self, params: dict[str, Any]) -> None:
+        """Add ``params`` to the hyperparameters and rewrite the JSON sidecar (atomically) with all of them.
+
+        Args:
+            params: Names to values; a value that is not JSON is written as a string (a Time as ``"10ep"``).
+
+        Raises:
+            TypeError: ``params`` not a dict.
+        """
         if not isinstance(params, dict):
             raise TypeError(f"log_hyperparameters needs a dict, got {type(params).__name__}")
         self._hparams.update({str(key): _jsonable(value) for key, value in params.items()})
@@ -239,6 +290,27 @@ class TensorBoardLogger(_ContextManager):
     resumed run (:meth:`resume`, called by :class:`LoggerCallback`) opens its event file with
     ``SummaryWriter(purge_step=batch + 1)``: TensorBoard then hides the steps a killed attempt logged after
     the checkpoint, and the run's scalars read back as an uninterrupted run's (docs/resume.md).
+
+    Args:
+        log_dir: The folder of the event files.
+        writer_kwargs: Passed to ``SummaryWriter`` (``flush_secs``, ``max_queue``, ...).
+
+    Returns:
+        The logger, for :class:`LoggerCallback` (or a ``with`` block, which closes it).
+
+    Raises:
+        ImportError: tensorboard is not installed (naming the extra to install).
+        ValueError: ``log_dir`` cannot be written.
+
+    >>> import os, tempfile
+    >>> from timeunits import Timestamp
+    >>> folder = tempfile.mkdtemp()
+    >>> with TensorBoardLogger(folder) as logger:
+    ...     logger.log_metrics({"train/loss": 0.5}, Timestamp(batch=1))
+    ...     logger.log_hyperparameters({"max_duration": "2ba"})
+    >>> [name.startswith("events.out.tfevents.") for name in os.listdir(folder)]
+    [True]
+    >>> import shutil; shutil.rmtree(folder)
     """
 
     def __init__(self, log_dir: str | os.PathLike, **writer_kwargs: Any) -> None:
@@ -250,7 +322,7 @@ class TensorBoardLogger(_ContextManager):
         self._purge_step: int | None = None  # set by resume(): the first step the next event file purges
 
     @property
-    def writer(self):
+    def writer(self) -> Any:
         """The ``SummaryWriter`` (created on first use)."""
         if self._writer is None:
             kwargs = dict(self.writer_kwargs)
@@ -261,7 +333,11 @@ class TensorBoardLogger(_ContextManager):
         return self._writer
 
     def resume(self, batch: int) -> None:
-        """The run resumes from the checkpoint at ``batch``: the next event file purges the steps after it."""
+        """The run resumes from the checkpoint at ``batch``: the next event file purges the steps after it.
+
+        Args:
+            batch: The checkpoint's batch count.
+        """
         self.close()
         self._purge_step = int(batch) + 1
 
@@ -271,12 +347,30 @@ class TensorBoardLogger(_ContextManager):
             self._writer.flush()
 
     def log_metrics(self, metrics: dict[str, float], timestamp: Timestamp) -> None:
+        """Add each metric as a scalar whose step is ``timestamp``'s batch count.
+
+        Args:
+            metrics: Each metric's name (a non-empty str) to its number.
+            timestamp: Where the run is.
+
+        Raises:
+            TypeError: ``metrics`` not a dict, or a value that is not a number.
+            ValueError: A metric name that is empty or not a str.
+        """
         step = timestamp.count(TimeUnit.BATCH)
         writer = self.writer
         for name, value in _float_metrics(metrics).items():
             writer.add_scalar(name, value, global_step=step)
 
     def log_hyperparameters(self, params: dict[str, Any]) -> None:
+        """Write ``params`` to the HParams plugin and, as JSON, to the text summary ``hyperparameters``.
+
+        Args:
+            params: Names to values (a value that is not a number, str or bool becomes a string).
+
+        Raises:
+            TypeError: ``params`` not a dict.
+        """
         if not isinstance(params, dict):
             raise TypeError(f"log_hyperparameters needs a dict, got {type(params).__name__}")
         jsonable = {str(key): _jsonable(value) for key, value in params.items()}
@@ -364,6 +458,39 @@ class LoggerCallback(Callback):
     (:class:`CSVLogger` keeps its rows up to ``b``, :class:`TensorBoardLogger` purges the later steps). A fit
     that stops before ``max_duration`` (``fit(duration)``, SIGTERM) leaves an unlogged last batch unlogged,
     as the uninterrupted run does.
+
+    Args:
+        loggers: One logger or several (anything with ``log_metrics``, ``log_hyperparameters`` and ``close``).
+        every: Log every ``every``-th batch (an int >= 1).
+        keys: The param-group keys logged (a str or several); None: ``lr`` and the trainer's scheduled keys.
+        hyperparameters: More hyperparameters to log at fit start, beside the run's own.
+
+    Returns:
+        The callback, for ``Trainer(callbacks=...)``.
+
+    Raises:
+        TypeError: A logger lacking one of the three methods (naming its index).
+        ValueError: ``every`` not an int >= 1.
+
+    >>> import torch
+    >>> from timeunits import Timestamp
+    >>> from trainer import Trainer
+    >>> class Rows:
+    ...     def __init__(self):
+    ...         self.rows = []
+    ...     def log_metrics(self, metrics, timestamp):
+    ...         self.rows.append((str(timestamp.batch), sorted(metrics)))
+    ...     def log_hyperparameters(self, params):
+    ...         pass
+    ...     def close(self):
+    ...         pass
+    >>> rows, model = Rows(), torch.nn.Linear(2, 1)
+    >>> trainer = Trainer(model, [(torch.ones(4, 2), torch.zeros(4, 1))] * 3, "3ba",
+    ...                   torch.optim.SGD(model.parameters(), lr=0.1), loss_fn=torch.nn.functional.mse_loss,
+    ...                   callbacks=[LoggerCallback(rows, every=2)], progress_bar=False)
+    >>> trainer.fit()
+    >>> [(batch, [name for name in names if not name.startswith("throughput")]) for batch, names in rows.rows]
+    [('2ba', ['lr/group0', 'train/loss']), ('3ba', ['lr/group0', 'train/loss'])]
     """
 
     def __init__(

@@ -85,12 +85,27 @@ def decay_groups(
     - its ``named_parameters()`` name matches a glob pattern (a str) in ``no_decay``, e.g. ``"*.pos_emb"``
       (``fnmatch``, case-sensitive; ``*`` also crosses dots).
 
-    Every other parameter (linear and convolution weights, ...) goes to the ``"decay"`` group with
-    ``weight_decay``. Returns ``[decay_group, no_decay_group]`` in that order, each
-    ``{"params": [...], "weight_decay": ..., "tags": ["decay"] / ["no_decay"]}`` with its parameters in
-    ``named_parameters()`` order; a group with no parameter is left out. A parameter shared by several modules
-    (tied weights) appears once, and is not decayed when any of its owners says so. Other options (``lr``,
-    ...) come from the optimizer's defaults.
+    Every other parameter (linear and convolution weights, ...) goes to the ``"decay"`` group. A parameter
+    shared by several modules (tied weights) appears once, and is not decayed when any of its owners says so.
+
+    Args:
+        model: The module whose ``named_parameters()`` are split.
+        weight_decay: The decayed group's ``weight_decay``, a finite number >= 0.
+        no_decay: Module types and name patterns (str) whose parameters are not decayed.
+        no_decay_embeddings: Whether embeddings' parameters are not decayed either.
+
+    Returns:
+        ``[decay_group, no_decay_group]``, each ``{"params": [...], "weight_decay": ..., "tags": [...]}``
+        (tagged ``"decay"`` or ``"no_decay"``) with its parameters in ``named_parameters()`` order; a group with
+        no parameter is left out. Other options (``lr``, ...) come from the optimizer's defaults.
+
+    Raises:
+        TypeError: ``model`` not an ``nn.Module``, or a ``no_decay`` entry neither a module type nor a str.
+        ValueError: ``weight_decay`` not a finite number >= 0.
+
+    >>> emb = torch.nn.Sequential(torch.nn.Embedding(10, 4), torch.nn.Linear(4, 4))
+    >>> [(g["tags"], len(g["params"])) for g in decay_groups(emb, 0.1, no_decay_embeddings=True)]
+    [(['decay'], 1), (['no_decay'], 2)]
     """
     weight_decay = _non_negative("weight_decay", weight_decay)
     if not isinstance(model, nn.Module):
@@ -162,8 +177,23 @@ def tagged_groups(
     ``default_tag`` is None; no options, so the optimizer's defaults apply); the default group is left out
     when every parameter was matched. ``specs`` is not modified.
 
-    Errors (``ValueError``): a parameter matched by two specs (naming it and both patterns), a pattern that
-    matches no parameter (naming it), a spec without ``params``, or with both ``tag`` and ``tags``.
+    Args:
+        model: The module whose ``named_parameters()`` are grouped.
+        specs: The specs (one dict is one spec).
+        default_tag: The default group's tag (None: no ``tags`` entry).
+
+    Returns:
+        The param groups, ready for a ``torch.optim`` optimizer.
+
+    Raises:
+        TypeError: ``model`` not an ``nn.Module``, a spec not a dict, or ``default_tag`` not a str.
+        ValueError: A parameter matched by two specs (naming it and both patterns), a pattern that matches no
+            parameter (naming it), a spec without ``params``, or with both ``tag`` and ``tags``, or bad tags.
+
+    >>> model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Linear(2, 1))
+    >>> groups = tagged_groups(model, [{"params": "*.bias", "tags": ["bias"], "weight_decay": 0.0}])
+    >>> [(g.get("tags"), g.get("weight_decay"), len(g["params"])) for g in groups]
+    [(['bias'], 0.0, 2), (None, None, 2)]
     """
     if not isinstance(model, nn.Module):
         raise TypeError(f"tagged_groups needs a torch.nn.Module, got {type(model).__name__}")
@@ -271,6 +301,17 @@ def apply_adjust_learning_rate(optimizer: torch.optim.Optimizer) -> torch.optim.
     values and scale per group through :class:`~schedulers.cerebras.ScalePerParamLR` instead (which reads the
     same ``adjust_learning_rate`` entries), so the factor is applied once in either path.
 
+    Args:
+        optimizer: The optimizer whose groups are scaled.
+
+    Returns:
+        ``optimizer`` itself, scaled.
+
+    Raises:
+        TypeError: ``optimizer`` not a torch optimizer.
+        ValueError: A factor not a finite number >= 0, a factor other than the one already applied, a group
+            without ``lr``, or an ``lr`` (``initial_lr``) that is not a number or a 0-d tensor.
+
     >>> import torch
     >>> w = torch.zeros(1, requires_grad=True)
     >>> opt = torch.optim.SGD([{"params": [w], "adjust_learning_rate": 0.5}], lr=0.1)
@@ -280,25 +321,29 @@ def apply_adjust_learning_rate(optimizer: torch.optim.Optimizer) -> torch.optim.
     if not isinstance(optimizer, torch.optim.Optimizer):
         raise TypeError(f"apply_adjust_learning_rate needs a torch optimizer, got {type(optimizer).__name__}")
     for index, group in enumerate(optimizer.param_groups):
-        if "adjust_learning_rate" not in group:
-            continue
-        factor = _non_negative(f"param_groups[{index}]['adjust_learning_rate']", group["adjust_learning_rate"])
-        if ADJUSTED_MARKER in group:
-            applied = group[ADJUSTED_MARKER]
-            if applied != factor:
-                raise ValueError(
-                    f"param_groups[{index}]'s lr was already scaled by adjust_learning_rate={applied!r}, but its "
-                    f"adjust_learning_rate is now {factor!r}; rebuild the optimizer to apply a new factor"
-                )
-            continue
-        if "lr" not in group:
-            raise ValueError(f"param_groups[{index}] has adjust_learning_rate but no 'lr' to scale")
-        lr = group["lr"]
-        group["lr"] = _scaled(f"param_groups[{index}]['lr']", lr, factor)
-        if "initial_lr" in group and group["initial_lr"] is not lr:  # the same tensor was scaled in place
-            group["initial_lr"] = _scaled(f"param_groups[{index}]['initial_lr']", group["initial_lr"], factor)
-        group[ADJUSTED_MARKER] = factor
+        if "adjust_learning_rate" in group:
+            _adjust_group(index, group)
     return optimizer
+
+
+def _adjust_group(index: int, group: dict[str, Any]) -> None:
+    """Scale param group ``index``'s ``lr`` (and ``initial_lr``) by its ``adjust_learning_rate``, once."""
+    factor = _non_negative(f"param_groups[{index}]['adjust_learning_rate']", group["adjust_learning_rate"])
+    if ADJUSTED_MARKER in group:
+        applied = group[ADJUSTED_MARKER]
+        if applied != factor:
+            raise ValueError(
+                f"param_groups[{index}]'s lr was already scaled by adjust_learning_rate={applied!r}, but its "
+                f"adjust_learning_rate is now {factor!r}; rebuild the optimizer to apply a new factor"
+            )
+        return
+    if "lr" not in group:
+        raise ValueError(f"param_groups[{index}] has adjust_learning_rate but no 'lr' to scale")
+    lr = group["lr"]
+    group["lr"] = _scaled(f"param_groups[{index}]['lr']", lr, factor)
+    if "initial_lr" in group and group["initial_lr"] is not lr:  # the same tensor was scaled in place
+        group["initial_lr"] = _scaled(f"param_groups[{index}]['initial_lr']", group["initial_lr"], factor)
+    group[ADJUSTED_MARKER] = factor
 
 
 def _scaled(name: str, value: Any, factor: float) -> Any:

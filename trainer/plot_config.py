@@ -32,7 +32,14 @@ class ConfigRun:
     ``epochs`` the epochs each batch closed (1 for the last batch of an epoch, else 0).
     """
 
-    def __init__(self, trainer: Trainer, series: dict[str, torch.Tensor], samples, tokens, epochs) -> None:
+    def __init__(
+        self,
+        trainer: Trainer,
+        series: dict[str, torch.Tensor],
+        samples: torch.Tensor,
+        tokens: torch.Tensor | None,
+        epochs: torch.Tensor,
+    ) -> None:
         self.trainer = trainer
         self.series = series
         self.samples = samples

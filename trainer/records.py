@@ -92,7 +92,9 @@ class RowFile:
       ``close()`` appends to the same file.
     """
 
-    def __init__(self, path: str | os.PathLike, *, append: bool = False, order: Callable[[str], object] | None = None):
+    def __init__(
+        self, path: str | os.PathLike, *, append: bool = False, order: Callable[[str], object] | None = None
+    ) -> None:
         self.path = Path(path)
         self.append = bool(append)
         self.order = order

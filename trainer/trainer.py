@@ -499,12 +499,20 @@ class Trainer:
         """Every scheduler of the run resolved (see :mod:`schedulers.tools.report`): for a Cadence schedule its
         time arguments in batches, the run in every unit, the values at the start, the end of warmup, each
         milestone and the end; for a torch, Cerebras or SambaFlow scheduler the values a copy of it takes at
-        its step-count arguments (the live scheduler is never stepped)."""
+        its step-count arguments (the live scheduler is never stepped).
+
+        Returns:
+            The report's text (docs/report.md).
+        """
         return self.schedule_report_and_warnings()[0]
 
     def schedule_report_and_warnings(self) -> tuple[str, list[str]]:
         """The report's text, and a message for each time argument that lies beyond the end of the run
-        (both from one resolution, so the warning and the report never disagree)."""
+        (both from one resolution, so the warning and the report never disagree).
+
+        Returns:
+            ``(report, warnings)``: the text of :meth:`schedule_report` and a list of messages.
+        """
         return schedule_report_and_warnings(self)
 
     # -- construction helpers ----------------------------------------------------------------------------
@@ -522,7 +530,17 @@ class Trainer:
     @classmethod
     def from_config(cls, config: dict | str | Path, base_dir: str | Path | None = None, **kwargs: Any) -> Trainer:
         """A ``cls`` built from a Cerebras-style config (a dict, or a YAML file), honouring ``loop.num_steps``;
-        see :mod:`trainer.config` (which builds the arguments without importing this module)."""
+        see :mod:`trainer.config` (which builds the arguments without importing this module).
+
+        Args:
+            config: The config: a dict, or the path of a YAML file.
+            base_dir: The folder ``module:function`` references are imported from, besides the working
+                directory (None: the YAML file's folder).
+            kwargs: Trainer arguments that win over the config's.
+
+        Returns:
+            The trainer the config describes.
+        """
         from trainer.config._build import trainer_arguments
 
         return trainer_arguments(config, base_dir, **kwargs).construct(cls)

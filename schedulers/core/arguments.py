@@ -53,7 +53,28 @@ __all__ = [
 
 
 class FrozenScheduleError(attrs.exceptions.FrozenInstanceError):
-    """Changing a schedule in place: schedules are immutable values; the message says how to change one."""
+    """Changing a schedule in place: schedules are immutable values; the message says how to change one.
+
+    An ``attrs.exceptions.FrozenInstanceError`` (so an ``AttributeError``), as attrs raises for any frozen class.
+
+    Args:
+        message: What was changed and the ``attrs.evolve`` call that makes a changed copy instead.
+
+    Returns:
+        The error, raised by setting or deleting a schedule's attribute or changing a list argument in place.
+
+    Raises:
+        Nothing of its own.
+
+    >>> from schedulers import CosineAnnealingScheduler
+    >>> schedule = CosineAnnealingScheduler()
+    >>> try:
+    ...     schedule.t_max = "3ba"
+    ... except FrozenScheduleError as error:
+    ...     print(error)
+    cannot set t_max of CosineAnnealingScheduler: schedules are immutable values;
+    make a changed copy with attrs.evolve(schedule, t_max='3ba')
+    """
 
     def __init__(self, message: str) -> None:
         AttributeError.__init__(self, message)

@@ -121,6 +121,13 @@ class Schedule(Configurable):
         ``state.max_duration`` is the length the run trains, already scaled (Composer's protocol), and ``ssr``
         the ratio its times are scaled by: the run is :meth:`Run.of_state(state, ssr)
         <schedulers.core.run.Run.of_state>`, resolved once and again only when one of them changes.
+
+        Args:
+            state: What the schedule reads: ``.timestamp``, ``.max_duration`` and ``.dataloader_len``.
+            ssr: The scale schedule ratio the schedule's times are scaled by.
+
+        Returns:
+            α, a float.
         """
         if (
             state.max_duration is not self._seen_max_duration

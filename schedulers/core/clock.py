@@ -335,12 +335,27 @@ class Clock(SchedulerState):
 
         With gradient accumulation, call it once per optimizer step with the micro-batches' summed counts.
         When ``dataloader_len`` is set and this batch completes the epoch, the epoch is closed too.
+
+        Args:
+            samples: The samples of the batch (an int or a Time in ``sp``).
+            tokens: The tokens of the batch (an int or a Time in ``tok``).
+
+        Returns:
+            The clock's timestamp after the batch.
         """
         self.advance(samples, tokens)
         return self.timestamp
 
     def advance(self, samples: int | Time = 0, tokens: int | Time = 0) -> bool:
-        """:meth:`batch`, returning whether this batch closed the epoch (the trainer's hot path)."""
+        """:meth:`batch`, returning whether this batch closed the epoch (the trainer's hot path).
+
+        Args:
+            samples: The samples of the batch (an int or a Time in ``sp``).
+            tokens: The tokens of the batch (an int or a Time in ``tok``).
+
+        Returns:
+            True when the batch completed ``dataloader_len`` batches and so closed the epoch.
+        """
         timestamp = self.timestamp.to_next_batch(samples, tokens)
         closed = closes_epoch(_BATCH_IN_EPOCH(timestamp), self._dataloader_len)
         self.timestamp = timestamp.to_next_epoch() if closed else timestamp
@@ -351,6 +366,9 @@ class Clock(SchedulerState):
 
         A no-op when the epoch has no batch yet, e.g. because the batch that completed ``dataloader_len``
         batches already closed it: call it after every pass over the loader either way.
+
+        Returns:
+            The clock's timestamp after the epoch closed.
         """
         if self.timestamp.batch_in_epoch.value:
             self.timestamp = self.timestamp.to_next_epoch()
@@ -393,7 +411,12 @@ class Clock(SchedulerState):
 
     # -- checkpointing --------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
-        """The clock as plain ints and strings (loads with ``torch.load(weights_only=True)``)."""
+        """The clock as plain ints and strings (loads with ``torch.load(weights_only=True)``).
+
+        Returns:
+            ``{"timestamp": ..., "max_duration": ..., "dataloader_len": ...}``, what :meth:`load_state_dict`
+            takes.
+        """
         return {
             "timestamp": self.timestamp.state_dict(),
             "max_duration": str(self._max_duration),
@@ -405,6 +428,12 @@ class Clock(SchedulerState):
 
         This clock's own ``max_duration`` and ``dataloader_len`` are kept (the constructor's arguments
         win, as in the trainer); a difference from the saved ones is warned about.
+
+        Args:
+            state_dict: What :meth:`state_dict` returned.
+
+        Raises:
+            ValueError: Not a dict with ``"timestamp"``, or a bad saved timestamp or length.
         """
         if not isinstance(state_dict, dict) or "timestamp" not in state_dict:
             raise ValueError(

@@ -40,14 +40,35 @@ def compile_scheduler(
 ) -> CompiledScheduler:
     """A torch LR scheduler that drives ``hyperparameter`` of every param group with ``scheduler``.
 
-    ``scheduler`` is a Cadence schedule or any callable ``(state, ssr) -> float`` (a one-argument
-    ``(state) -> float`` callable works when ``ssr`` is 1). ``state`` has ``.timestamp``, ``.max_duration``
-    and ``.dataloader_len``. ``param_groups`` (indices) limits it to some groups; the others are untouched.
-    ``ssr`` may be the :class:`~schedulers.core.run.Run` whose clock ``state`` is (the trainer passes its own):
-    the ratio is then the run's, a Cadence schedule is resolved once for that run and each step reads only
-    ``state.timestamp``; with a plain ratio the schedule follows the state's ``max_duration`` as it changes.
-    ``hyperparameter`` is a param-group key (a str). Every check runs before the optimizer is touched, so a
-    call that raises leaves every param group exactly as it was (no ``initial_<h>`` written, no value changed).
+    At construction and at every ``step()`` it writes, into each driven param group :math:`g`,
+
+    .. math:: g[h] = g[\\texttt{initial\\_}h] \\cdot \\alpha(\\mathrm{state})
+
+    Every check runs before the optimizer is touched, so a call that raises leaves every param group exactly as
+    it was (no ``initial_<h>`` written, no value changed).
+
+    Args:
+        scheduler: A Cadence schedule or any callable ``(state, ssr) -> float`` (a one-argument
+            ``(state) -> float`` callable works when ``ssr`` is 1).
+        optimizer: The ``torch.optim.Optimizer`` whose param groups are driven.
+        state: What the schedule reads: ``.timestamp``, ``.max_duration`` and ``.dataloader_len``, read by
+            reference (your loop advances ``state.timestamp``).
+        ssr: The scale schedule ratio, or the :class:`~schedulers.core.run.Run` whose clock ``state`` is (the
+            trainer passes its own): the ratio is then the run's, a Cadence schedule is resolved once for that
+            run and each step reads only ``state.timestamp``; with a plain ratio the schedule follows the
+            state's ``max_duration`` as it changes.
+        hyperparameter: The param-group key driven (``"lr"``, ``"weight_decay"``, ``"momentum"``, ...).
+        param_groups: Indices of the groups driven (None: all); the others are untouched.
+
+    Returns:
+        The :class:`CompiledScheduler`, already written into the param groups at the state's timestamp.
+
+    Raises:
+        TypeError: ``scheduler`` not callable as ``(state, ssr)`` or ``(state)``, ``optimizer`` not an
+            optimizer, ``state`` lacking one of its three attributes, or ``hyperparameter`` not a non-empty str.
+        ValueError: A bad ``ssr``, ``param_groups`` out of range or repeated, a group without ``hyperparameter``
+            or with a value that is not a finite float or 0-d float tensor, a one-argument callable with
+            ``ssr`` other than 1, or what the schedule itself raises against the state.
 
     >>> import torch
     >>> from schedulers import SchedulerState, LinearScheduler, compile_scheduler

@@ -71,10 +71,23 @@ class ScheduleConfigError(ValueError):
         key_path: where the mistake is, prefixed to the message (``""``: the config as a whole).
         message: what is wrong and what is accepted.
 
+    Returns:
+        The error (a ``ValueError``), raised when a config (``Schedule.from_config``, the trainer's YAML, the
+        CLI) does not describe a schedule; ``.key_path`` and ``.message`` keep its two parts.
+
+    Raises:
+        Nothing of its own.
+
     Example:
         >>> error = ScheduleConfigError("cosine.t_mx", "CosineAnnealingScheduler got an unexpected keyword argument")
         >>> error.key_path, str(error).split(":")[0]
         ('cosine.t_mx', 'cosine.t_mx')
+        >>> from schedulers import Schedule
+        >>> try:
+        ...     Schedule.from_config({"cosine": {"t_mx": "10ba"}})
+        ... except ScheduleConfigError as error:
+        ...     print(error.key_path)
+        cosine.t_mx
     """
 
     def __init__(self, key_path: str, message: str) -> None:

@@ -36,8 +36,23 @@ _FAMILY: dict[type, str] = {}
 class UnknownSchedulerError(ValueError, KeyError):
     """A schedule name that is not registered, or that matches several entries.
 
-    ``reason`` is the message without the list of known names (what is wrong with the name, with close names),
-    for a caller that lists the names it accepts its own way.
+    A ``ValueError`` (a bad value) and a ``KeyError`` (a failed lookup), so either ``except`` catches it.
+
+    Args:
+        reason: The message without the list of known names (what is wrong with the name, with close names),
+            kept as ``.reason`` for a caller that lists the names it accepts its own way; None: the message.
+
+    Returns:
+        The error, raised by :func:`get_scheduler` (and :func:`scheduler_family`) for a name it cannot resolve.
+
+    Raises:
+        Nothing of its own.
+
+    >>> try:
+    ...     get_scheduler("cosine_with_warmpu")
+    ... except UnknownSchedulerError as error:
+    ...     print(error.reason)
+    unknown schedule 'cosine_with_warmpu' (did you mean cosine_with_warmup, linear_with_warmup, ...?)
     """
 
     def __init__(self, *args: object, reason: str | None = None) -> None:
@@ -52,6 +67,22 @@ def register_scheduler(
     cls: T | None = None, *, aliases: tuple[str, ...] = (), family: str = "user"
 ) -> T | Callable[[T], T]:
     """Register a schedule class under its class name and ``aliases``; usable as a decorator.
+
+    Names are matched case-insensitively. A user's class may replace another user's class of the same name.
+
+    Args:
+        cls: The class to register, or None when called with keywords as a decorator (``@register_scheduler(
+            aliases=...)``).
+        aliases: Short names it is also found by.
+        family: The family it belongs to: ``"user"`` for yours (Cadence's own use ``composer``, ``cadence``,
+            ``cerebras``, ``sambaflow``).
+
+    Returns:
+        ``cls`` itself, or (without ``cls``) the decorator that registers and returns its class.
+
+    Raises:
+        ValueError: The class name is already registered by another class of a built-in family, or an alias
+            already names another class.
 
     >>> from schedulers import Schedule
     >>> @register_scheduler(aliases=("my_flat",))
@@ -85,11 +116,24 @@ def register_scheduler(
 
 
 def get_scheduler(name: str, *, family: str | None = None, where: Callable[[type], bool] | None = None) -> type:
-    """The class registered as ``name``, or an :class:`UnknownSchedulerError`.
+    """The class registered as ``name``: a full class name, an alias, or a full name without its family suffix.
 
-    ``family`` keeps only that family's entries (and the user's); ``where`` keeps only the entries it is true
-    for (e.g. schedule classes). Both apply before a name is ambiguous and to the close names suggested; an
-    exact name or alias that ``where`` drops is unknown, not read as another entry's shortened name.
+    Both filters apply before a name is ambiguous and to the close names suggested; an exact name or alias that
+    ``where`` drops is unknown, not read as another entry's shortened name.
+
+    Args:
+        name: The name, matched case-insensitively (surrounding spaces ignored).
+        family: Keep only that family's entries (and the user's); None: every family.
+        where: Keep only the entries it is true for (e.g. schedule classes); None: all.
+
+    Returns:
+        The registered class.
+
+    Raises:
+        UnknownSchedulerError: ``name`` not a string, unknown (with close names), or ambiguous.
+
+    >>> get_scheduler("cosinedecaylr").__name__, get_scheduler("Exponential", family="composer").__name__
+    ('CosineDecayLR', 'ExponentialScheduler')
     """
     if not isinstance(name, str):
         raise UnknownSchedulerError(f"a schedule name must be a string, got {name!r}")
@@ -115,7 +159,22 @@ def get_scheduler(name: str, *, family: str | None = None, where: Callable[[type
 
 
 def registered_schedulers(family: str | None = None, *, where: Callable[[type], bool] | None = None) -> dict[str, type]:
-    """Every registered name and alias (optionally of one ``family``, or those ``where`` is true for), to its class."""
+    """Every registered name and alias, to its class.
+
+    Args:
+        family: Keep only that family's entries (and the user's); None: every family.
+        where: Keep only the classes it is true for; None: all.
+
+    Returns:
+        A new dict from each class name and alias (as registered) to its class.
+
+    Raises:
+        Nothing of its own.
+
+    >>> names = registered_schedulers("composer")
+    >>> names["StepScheduler"] is get_scheduler("step"), "CosineDecayLR" in names
+    (True, False)
+    """
     names = {cls.__name__: cls for cls in _BY_NAME.values()}
     names.update({alias: cls for alias, cls in _BY_ALIAS.items()})
     if family is not None or where is not None:

@@ -53,8 +53,9 @@ class Run:
         samples_per_batch: Samples of each batch: a constant, a 1-D tensor with one entry per batch, or None
             (unknown before the data is read). Needed to lay out a run in ``sp`` batch by batch.
         tokens_per_batch: The same for tokens.
-        ssr: The scale schedule ratio, a finite number > 0. ``scale_schedule_ratio=`` is the trainer's
-            spelling of it, accepted too (an error names the keyword used).
+        ssr: The scale schedule ratio, a finite number > 0.
+        scale_schedule_ratio: The trainer's spelling of ``ssr``, accepted too (an error names the keyword used);
+            give one of the two.
         scaled: True when ``max_duration`` is already the length the run trains (a state's ``max_duration``
             in the schedule-call protocol; see :meth:`of_state`): it is then not scaled again.
 
@@ -62,6 +63,7 @@ class Run:
         The run; ``run.length`` is ``max_duration`` scaled by ``ssr`` (or ``max_duration`` when ``scaled``).
 
     Raises:
+        TypeError: Both ``ssr`` and ``scale_schedule_ratio`` given.
         ValueError: A bad ``max_duration``, ``dataloader_len`` or ratio, naming it, or a ratio that scales the
             run to nothing.
         MissingDataloaderLenError: A run in epochs scaled by a ratio other than 1, without ``dataloader_len``.

@@ -85,6 +85,7 @@ class SchedulerState:
 
     @property
     def max_duration(self) -> Time:
+        """The length the run trains, a Time (ep, ba, sp or tok); set it as a Time or a string, checked."""
         return self._max_duration
 
     @max_duration.setter
@@ -93,6 +94,7 @@ class SchedulerState:
 
     @property
     def dataloader_len(self) -> int | None:
+        """Batches per epoch, an int or None; set it as an int, a Time in ba, or None, checked."""
         return self._dataloader_len
 
     @dataloader_len.setter

@@ -11,6 +11,8 @@ set of str) shares at least one tag with it, as in Cerebras 2.x.
 
 from __future__ import annotations
 
+import torch
+
 __all__ = ["group_tags", "matches", "normalize_tags", "targeted_groups"]
 
 
@@ -44,7 +46,7 @@ def matches(tags: frozenset[str] | None, group: dict) -> bool:
     return tags is None or not tags.isdisjoint(group_tags(group))
 
 
-def targeted_groups(optimizer, tags: frozenset[str] | None, owner: str) -> list[int]:
+def targeted_groups(optimizer: torch.optim.Optimizer, tags: frozenset[str] | None, owner: str) -> list[int]:
     """Indices of the param groups ``tags`` select; a ValueError naming ``owner`` when there are none."""
     indices = [i for i, group in enumerate(optimizer.param_groups) if matches(tags, group)]
     if not indices:

@@ -27,6 +27,22 @@ __all__ = ["scale_pytorch_scheduler"]
 def scale_pytorch_scheduler(scheduler: torch_schedulers.LRScheduler, ssr: float) -> None:
     """Scale ``scheduler``'s step counts by ``ssr`` in place (a no-op at ``ssr = 1``).
 
+    A step count :math:`n` becomes the whole count of :math:`n \\cdot \\mathrm{ssr}`;
+    ``ExponentialLR``'s :math:`\\gamma` becomes :math:`\\gamma^{1/\\mathrm{ssr}}` (the module docstring
+    lists every scheduler and rule).
+
+    Args:
+        scheduler: A torch ``StepLR``, ``MultiStepLR``, ``CosineAnnealingLR``, ``CosineAnnealingWarmRestarts``,
+            ``ExponentialLR``, ``LinearLR``, ``ConstantLR``, ``PolynomialLR``, or a SambaFlow ``LambdaLR``.
+        ssr: The scale schedule ratio, a finite number > 0.
+
+    Returns:
+        None: ``scheduler`` is changed in place.
+
+    Raises:
+        ValueError: ``ssr`` not a finite number > 0, a scheduler of another kind, or a step count that
+            scales to 0 (naming the argument).
+
     >>> import torch
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
     >>> step = torch.optim.lr_scheduler.StepLR(opt, step_size=10)

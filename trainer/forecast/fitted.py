@@ -165,7 +165,9 @@ def load_law(path: str | os.PathLike) -> FittedLaw:
         raise ForecastError(f"{path}: a saved law with a missing or malformed entry ({error})") from None
 
 
-def extent(law: AnnealingLaw | MultiPowerLaw, parameters: dict[str, float], normalized: torch.Tensor):
+def extent(
+    law: AnnealingLaw | MultiPowerLaw, parameters: dict[str, float], normalized: torch.Tensor
+) -> tuple[float, float]:
     """A run's forward area after its last update and its largest annealing area (with the annealing law's
     momentum, else the paper's 0.999), from its normalized lrs: what :meth:`FittedLaw.range_warnings` compares."""
     areas = lr_areas(normalized, law.momentum(parameters) if isinstance(law, AnnealingLaw) else 0.999)

@@ -7,6 +7,9 @@ plot, with :func:`schedulers.tools.plotting.text_plot` (the text plot of ``caden
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 import torch
 
 from trainer.forecast.fitted import FittedLaw
@@ -39,7 +42,9 @@ def forecast_lines(law: FittedLaw, runs: list[RunCurve], forecasts: list[Forecas
     return lines
 
 
-def forecast_text(law: FittedLaw, runs: list[RunCurve], forecasts: list[Forecast], *, width=72, height=16) -> str:
+def forecast_text(
+    law: FittedLaw, runs: list[RunCurve], forecasts: list[Forecast], *, width: int = 72, height: int = 16
+) -> str:
     """The curves as a text plot."""
     from schedulers.tools.plotting import text_plot
 
@@ -55,8 +60,8 @@ def draw_forecast(
     *,
     measured: dict[str, tuple[float, float]] | None = None,
     title: str | None = None,
-    figure=None,
-):
+    figure: Any = None,
+) -> Any:
     """Draw the loss (measured points, the law's curves, the forecasts) above the lr of every run.
 
     ``measured`` maps a forecast's label to the ``(count, loss)`` measured at the end of that run, drawn as a
@@ -89,7 +94,9 @@ def draw_forecast(
     return figure
 
 
-def save_forecast_picture(path, law: FittedLaw, runs: list[RunCurve], forecasts: list[Forecast], **options) -> str:
+def save_forecast_picture(
+    path: str | os.PathLike, law: FittedLaw, runs: list[RunCurve], forecasts: list[Forecast], **options: Any
+) -> str:
     """Draw the forecast into an image file (atomically; the format from the suffix); the note to print."""
     from schedulers.tools.files import write_atomically
 

@@ -66,7 +66,9 @@ def plan_config_sweep(
 class PointLines:
     """The ``cadence fit`` line of each point (see the module docstring), and the environment it runs in."""
 
-    def __init__(self, config_path: str | os.PathLike, config: dict, points: list[SweepPoint], overrides=()) -> None:
+    def __init__(
+        self, config_path: str | os.PathLike, config: dict, points: list[SweepPoint], overrides: Sequence[str] = ()
+    ) -> None:
         self.config_path = str(config_path)
         init = config.get("trainer", {}).get("init", {}) or {}
         self.loggers = _as_list(init.get("loggers"))

@@ -19,7 +19,7 @@ def _series(point: Any) -> dict[str, Any]:
     return {"rows": trained, "keys": keys}
 
 
-def draw_sweep(points: list[Any], summary: list[dict[str, Any]], figure=None, title: str | None = None):
+def draw_sweep(points: list[Any], summary: list[dict[str, Any]], figure: Any = None, title: str | None = None) -> Any:
     """Draw the sweep of ``points`` (with their ``summary`` rows) on ``figure`` (a new one by default)."""
     from matplotlib.figure import Figure
 

@@ -155,7 +155,9 @@ def resolve_fraction(value: Any, horizon: Time, dataloader_len: int | None) -> T
     )
 
 
-def config_budgets(state: Any, *, ssr: Iterable[Any] | None = None, max_duration: Iterable[Any] | None = None):
+def config_budgets(
+    state: Any, *, ssr: Iterable[Any] | None = None, max_duration: Iterable[Any] | None = None
+) -> list[Budget]:
     """The budgets of a config whose trainer has ``state``: scale schedule ratios (each checked to leave a run),
     or run lengths (``0.5dur``: a fraction of the config's unscaled horizon), smallest first."""
     from schedulers.core.resolution import scale_max_duration

@@ -43,10 +43,37 @@ def budget_sweep(
 ) -> list[dict[str, Any]]:
     """Train ``make_trainer(budget, **run)`` once per budget into ``out/<point>`` and return the summary rows.
 
-    ``budgets``: scale schedule ratios (numbers) or run lengths (time strings in one unit). With
-    ``branch_from_stable`` (run lengths only) the largest budget is the main run and the others branch from
-    it at their decay start (see :mod:`trainer.sweep.wsd`). Rerunning the same call skips finished points and
-    resumes an interrupted one. Writes ``out/summary.csv`` and, with matplotlib, ``out/sweep.png``.
+    Rerunning the same call skips finished points and resumes an interrupted one. Writes ``out/summary.csv``
+    and, with matplotlib, ``out/sweep.png``; prints a line per point and the summary (docs/sweeps.md).
+
+    Args:
+        make_trainer: Builds the Trainer of one budget; it must pass ``**run`` on to ``Trainer``.
+        budgets: Scale schedule ratios (numbers) or run lengths (time strings in one unit).
+        out: The sweep's folder.
+        jobs: How many points run at once (each in its own process when > 1).
+        branch_from_stable: Run lengths only: the largest budget is the main run and the others branch from
+            it at their decay start (see :mod:`trainer.sweep.wsd`).
+
+    Returns:
+        One summary row per point (``point``, ``budget``, ``batches``, ``final_train_loss``, ...).
+
+    Raises:
+        TypeError: ``make_trainer`` returned something other than a Trainer.
+        ValueError: Bad ``jobs`` or budgets, ratios with ``branch_from_stable``, a ``make_trainer`` that cannot
+            be pickled with ``jobs > 1``, or a trainer that does not have the budget or ``**run``.
+
+    >>> import contextlib, io, tempfile, torch
+    >>> from trainer import Trainer
+    >>> def make_trainer(max_duration, **run):
+    ...     model = torch.nn.Linear(2, 1)
+    ...     return Trainer(model, [(torch.ones(4, 2), torch.zeros(4, 1))] * 2, max_duration,
+    ...                    torch.optim.SGD(model.parameters(), lr=0.1), loss_fn=torch.nn.functional.mse_loss,
+    ...                    progress_bar=False, print_schedule_report=False, **run)
+    >>> with tempfile.TemporaryDirectory() as out, contextlib.redirect_stdout(io.StringIO()), \\
+    ...         contextlib.redirect_stderr(io.StringIO()):
+    ...     rows = budget_sweep(make_trainer, ["2ba", "4ba"], out=out)
+    >>> [(row["point"], row["trained_batches"]) for row in rows]
+    [('max_duration-2ba', 2), ('max_duration-4ba', 4)]
     """
     from trainer.sweep.wsd import decay_starts
 
@@ -59,15 +86,20 @@ def budget_sweep(
         probe = _check_trainer(make_trainer(planned[-1].argument), planned[-1], None)
         starts = decay_starts(probe, [budget.value for budget in planned])
     if jobs > 1:
-        try:
-            pickle.dumps(make_trainer)
-        except (pickle.PicklingError, AttributeError, TypeError) as error:
-            raise ValueError(
-                f"with jobs={jobs}, make_trainer must be importable by name (a module-level function) to run in "
-                f"other processes; {make_trainer!r} cannot be pickled: {error}"
-            ) from None
+        _check_picklable(make_trainer, jobs)
     points = plan_points(planned, Path(out), starts)
     return run_points(points, PythonLauncher(make_trainer, points), Path(out), jobs)
+
+
+def _check_picklable(make_trainer: Callable[..., Any], jobs: int) -> None:
+    """A ValueError unless ``make_trainer`` pickles (by name), as running it in other processes needs."""
+    try:
+        pickle.dumps(make_trainer)
+    except (pickle.PicklingError, AttributeError, TypeError) as error:
+        raise ValueError(
+            f"with jobs={jobs}, make_trainer must be importable by name (a module-level function) to run in "
+            f"other processes; {make_trainer!r} cannot be pickled: {error}"
+        ) from None
 
 
 class PythonLauncher:
