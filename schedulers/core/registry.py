@@ -17,20 +17,23 @@ every lookup sees every built-in name.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from schedulers.core.names import did_you_mean
 
+# What a name registers: a schedule class, or a function that builds a scheduler (SambaFlow's names).
+Registered = Callable[..., Any]
+
 __all__ = ["UnknownSchedulerError", "get_scheduler", "register_scheduler", "registered_schedulers", "scheduler_family"]
 
-T = TypeVar("T", bound=type)
+T = TypeVar("T", bound=Registered)
 
 # The suffixes that mark a family's full names (Composer: Scheduler; Cerebras: LR or WD).
 _SUFFIXES = ("scheduler", "lr", "wd")
 
-_BY_NAME: dict[str, type] = {}
-_BY_ALIAS: dict[str, type] = {}
-_FAMILY: dict[type, str] = {}
+_BY_NAME: dict[str, Registered] = {}
+_BY_ALIAS: dict[str, Registered] = {}
+_FAMILY: dict[Registered, str] = {}
 
 
 class UnknownSchedulerError(ValueError, KeyError):
@@ -115,7 +118,9 @@ def register_scheduler(
     return register if cls is None else register(cls)
 
 
-def get_scheduler(name: str, *, family: str | None = None, where: Callable[[type], bool] | None = None) -> type:
+def get_scheduler(
+    name: str, *, family: str | None = None, where: Callable[[Registered], bool] | None = None
+) -> Registered:
     """The class registered as ``name``: a full class name, an alias, or a full name without its family suffix.
 
     Both filters apply before a name is ambiguous and to the close names suggested; an exact name or alias that
@@ -158,8 +163,10 @@ def get_scheduler(name: str, *, family: str | None = None, where: Callable[[type
     raise UnknownSchedulerError(f"{reason}; known: {', '.join(sorted(known))}", reason=reason)
 
 
-def registered_schedulers(family: str | None = None, *, where: Callable[[type], bool] | None = None) -> dict[str, type]:
-    """Every registered name and alias, to its class.
+def registered_schedulers(
+    family: str | None = None, *, where: Callable[[Registered], bool] | None = None
+) -> dict[str, Registered]:
+    """Every registered name and alias, to its class (or, for SambaFlow's names, its function).
 
     Args:
         family: Keep only that family's entries (and the user's); None: every family.
@@ -182,11 +189,11 @@ def registered_schedulers(family: str | None = None, *, where: Callable[[type], 
     return names
 
 
-def _keeps(cls: type, family: str | None, where: Callable[[type], bool] | None) -> bool:
+def _keeps(cls: Registered, family: str | None, where: Callable[[Registered], bool] | None) -> bool:
     return (family is None or _FAMILY[cls] in (family, "user")) and (where is None or where(cls))
 
 
-def scheduler_family(cls: type) -> str:
+def scheduler_family(cls: Registered) -> str:
     """The family ``cls`` was registered in: ``composer``, ``cadence``, ``cerebras``, ``sambaflow`` or ``user``."""
     try:
         return _FAMILY[cls]
@@ -201,5 +208,5 @@ def _strip_suffix(full: str) -> str:
     return full
 
 
-def _describe(cls: type) -> str:
+def _describe(cls: Registered) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
