@@ -86,6 +86,7 @@ class Trainee(Protocol):
     on_nonfinite_loss: str
     eval_interval: Time | None
     save_interval: Time | None
+    scheduled: Any  # the run's schedulers (trainer.scheduling.ScheduledRun): evaluations reach its listeners
 
     def evaluate(self) -> dict[str, float]: ...
 
@@ -226,7 +227,7 @@ class Training:
         if epoch_done:
             trainer.callbacks.on_epoch_end(trainer)
         if trainer.eval_interval is not None and (finished or _crossed(trainer.eval_interval, before, trainer.state)):
-            trainer.evaluate()
+            trainer.scheduled.observe(trainer.evaluate())  # a plateau decides before the checkpoint saves it
         if trainer.save_interval is not None and _crossed(trainer.save_interval, before, trainer.state):
             trainer.save_checkpoint()
 

@@ -42,6 +42,7 @@ __all__ = [
     "Listening",
     "PlateauScheduler",
     "PlateauState",
+    "improves",
     "listening",
     "plateau_levels",
     "with_reductions",
@@ -67,6 +68,34 @@ def _factor(name: str, value: object) -> float:
     if factor >= 1.0:
         raise ValueError(f"{name}={value!r} must be < 1 (torch's ReduceLROnPlateau: 'Factor should be < 1.0')")
     return factor
+
+
+def improves(value: float, best: float, mode: str, threshold: float, threshold_mode: str) -> bool:
+    r"""Whether ``value`` improves on ``best``: the one rule of a plateau and of early stopping (torch's
+    ``is_better``; Lightning's ``min_delta`` is ``threshold_mode="abs"``).
+
+    .. math:: v < b(1 - t) \;(\text{min, rel}),\quad v < b - t \;(\text{min, abs}),\quad
+              v > b(1 + t) \;(\text{max, rel}),\quad v > b + t \;(\text{max, abs})
+
+    Args:
+        value: The new value.
+        best: The best so far (``inf`` for ``min``, ``-inf`` for ``max`` before any).
+        mode: ``"min"`` or ``"max"``.
+        threshold: The margin.
+        threshold_mode: ``"rel"`` or ``"abs"``.
+
+    Returns:
+        True when it improves.
+
+    Raises:
+        Nothing.
+
+    >>> improves(0.95, 1.0, "min", 0.1, "rel"), improves(0.95, 1.0, "min", 0.01, "abs")
+    (False, True)
+    """
+    if mode == "min":
+        return value < best * (1.0 - threshold) if threshold_mode == "rel" else value < best - threshold
+    return value > best * (threshold + 1.0) if threshold_mode == "rel" else value > best + threshold
 
 
 def plateau_levels(count: int, factor: float, min_factor: float) -> tuple[float, ...]:
@@ -244,15 +273,13 @@ class PlateauState:
         self.evaluations = 0
         self.reset_at = (0, 0.0)  # (evaluations, time) of the last improvement, reduction or cooldown evaluation
         self.reduced_at: tuple[int, float] | None = None
-        self.reductions: list[float] = []  # the plateau's counts at which the multiplier changed
+        self.reductions: list[int | float] = []  # the plateau's counts at which the multiplier changed
         self.level = 1.0
 
     def is_better(self, value: float) -> bool:
         """torch's ``is_better``: ``value`` beats ``best`` by the threshold, in the plateau's mode."""
-        p, best = self.plateau, self.best
-        if p.mode == "min":
-            return value < best * (1.0 - p.threshold) if p.threshold_mode == "rel" else value < best - p.threshold
-        return value > best * (p.threshold + 1.0) if p.threshold_mode == "rel" else value > best + p.threshold
+        p = self.plateau
+        return improves(value, self.best, p.mode, p.threshold, p.threshold_mode)
 
     def _since(self, mark: tuple[int, float], limit: float, now: float) -> float:
         """What has passed since ``mark``, on the clock ``limit`` is counted in (evaluations for an int)."""
@@ -276,7 +303,7 @@ class PlateauState:
         if self.level - level <= p.eps:
             return False
         self.level = level
-        self.reductions.append(now)
+        self.reductions.append(_count(now))
         return True
 
     def state_dict(self) -> dict[str, Any]:
@@ -296,7 +323,12 @@ class PlateauState:
         self.reset_at = (int(state["reset_at"][0]), float(state["reset_at"][1]))
         reduced = state["reduced_at"]
         self.reduced_at = None if reduced is None else (int(reduced[0]), float(reduced[1]))
-        self.reductions = [float(r) for r in state["reductions"]]
+        self.reductions = [_count(r) for r in state["reductions"]]
+
+
+def _count(value: float) -> int | float:
+    """A count as a Time takes it: an int when whole (a count of batches, samples or tokens)."""
+    return int(value) if float(value).is_integer() else float(value)
 
 
 def _children(schedule: Schedule) -> Iterator[tuple[str, Any]]:
