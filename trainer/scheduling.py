@@ -126,7 +126,8 @@ def build_schedulers(
             f"{stray[0]}: 'monitor' is for a torch ReduceLROnPlateau; a PlateauScheduler takes monitor= itself"
         )
     schedules = [(entry.label, entry.schedule, entry.hyperparameter) for entry in cadence]
-    others = [(label, scheduler, _written_key(scheduler)) for label, scheduler in built]
+    # what steps by itself (torch's ReduceLROnPlateau steps at evaluations, with a metric: not in time)
+    others = [(label, s, _written_key(s)) for label, s in built if not isinstance(s, ReduceLROnPlateau)]
     return ScheduledRun(per_batch, per_epoch, sorted(writers), schedules, others, on_eval, listeners)
 
 

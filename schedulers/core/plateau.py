@@ -45,6 +45,7 @@ __all__ = [
     "improves",
     "listening",
     "plateau_levels",
+    "preview_note",
     "with_reductions",
 ]
 
@@ -500,3 +501,35 @@ def _curve_with_plateaus(schedule: Schedule, state: ScheduleState, ssr: float, r
             f"{type(schedule).__name__} holds a PlateauScheduler, so it needs a closed form (Cadence schedules in "
             f"one unit around it): {error}"
         ) from None
+
+
+def preview_note(listeners: list[tuple[str, str]], schedules: list[Any] = ()) -> str | None:
+    """The one note a preview (plot, report, ``--dry-run``) gives of a schedule that listens, or None.
+
+    Args:
+        listeners: ``(who, monitor)`` of what listens to evaluations (a plateau, torch's ``ReduceLROnPlateau``).
+        schedules: The schedules shown, whose plateaus may carry the ``reductions`` a run logged.
+
+    Returns:
+        One line: the real curve depends on the metric, and where the shown reductions are (none, or those
+        logged); None when nothing listens.
+
+    Raises:
+        Nothing.
+
+    >>> preview_note([("schedulers[0] (PlateauScheduler)", "eval/loss")])[:62]
+    'schedulers[0] (PlateauScheduler) reduces when eval/loss stops'
+    """
+    if not listeners:
+        return None
+    who = "; ".join(dict.fromkeys(f"{name} reduces when {monitor} stops improving" for name, monitor in listeners))
+    logged = [str(r) for schedule in schedules for plateau in listening(schedule) for r in plateau.reductions]
+    shown = (
+        f"shown with the reductions a run logged, at {', '.join(logged)}"
+        if logged
+        else (
+            "shown without a reduction (a run's reductions are in its lr log and checkpoint; "
+            "reductions=[...] draws them)"
+        )
+    )
+    return f"{who}, so the real curve depends on that metric: {shown} (docs/plateau.md)"
