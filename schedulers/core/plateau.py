@@ -193,7 +193,10 @@ class PlateauScheduler(Schedule):
             raise ValueError(f"reductions={argument_repr(self.reductions)} must be strictly increasing times")
         levels = plateau_levels(len(boundaries), self.factor, self.min_factor)
         fn = (lambda x: 1.0) if not boundaries else (lambda x: kernels.piecewise_constant(x, boundaries, levels))
-        limits = tuple(times[name].value if name in times else getattr(self, name) for name in ("patience", "cooldown"))
+        # a time resolved is a float count (the clock of time); an int counts evaluations
+        limits = tuple(
+            float(times[name].value) if name in times else getattr(self, name) for name in ("patience", "cooldown")
+        )
         return Curve(unit, fn, times, (Listener(self, _always, *limits),))
 
 
@@ -223,7 +226,7 @@ class Listener:
 
     >>> listener = PlateauScheduler(patience="5ba").resolve("100ba").listeners[0]
     >>> listener.patience, listener.local(7.0)
-    (5, 7.0)
+    (5.0, 7.0)
     """
 
     __slots__ = ("plateau", "local", "patience", "cooldown")
