@@ -80,7 +80,9 @@ class EarlyStopping(Callback):
         if self.stopped_at is not None:  # a run this callback ended, resumed: it stays ended
             trainer.request_stop(self.reason())
 
-    def on_eval(self, trainer: Any, metrics: dict) -> None:
+    def observe(self, trainer: Any, metrics: dict) -> None:
+        """One of the run's evaluations (each ``eval_interval``, and the end of the run; not the extra one that
+        ends a ``fit(duration)`` call, so a run split over calls stops where the uninterrupted one does)."""
         value = float(metrics[self.monitor])
         if improves(value, self.best, self.mode, self.min_delta, "abs"):
             self.best, self.wait = value, 0

@@ -278,9 +278,9 @@ class Trainer:
         that evaluates and logs its metric: checked now, before any training."""
         for who, monitor in self.scheduled.listeners:
             check_monitor(who, monitor, self.eval_interval)
-        for callback in self.callbacks:
-            if isinstance(callback, EarlyStopping):
-                callback.check(self.eval_interval)
+        self.stoppers = [callback for callback in self.callbacks if isinstance(callback, EarlyStopping)]
+        for stopper in self.stoppers:
+            stopper.check(self.eval_interval)
 
     # -- what callbacks and loggers read ---------------------------------------------------------
     @property
