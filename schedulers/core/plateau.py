@@ -520,8 +520,8 @@ def preview_note(listeners: list[tuple[str, str]], schedules: list[Any] = ()) ->
     Raises:
         Nothing.
 
-    >>> preview_note([("schedulers[0] (PlateauScheduler)", "eval/loss")])[:62]
-    'schedulers[0] (PlateauScheduler) reduces when eval/loss stops'
+    >>> preview_note([("schedulers[0] (PlateauScheduler)", "eval/loss")]).split(", so")[0]
+    'schedulers[0] (PlateauScheduler) reduces when eval/loss stops improving'
     """
     if not listeners:
         return None
