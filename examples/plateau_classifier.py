@@ -77,9 +77,12 @@ def draw(logged: dict[str, Any], figure: Any) -> Any:
     """The eval loss (top) and the lr it caused (bottom), a dotted line at each reduction."""
     loss_axes, lr_axes = figure.subplots(2, 1, sharex=True)
     batches, losses = zip(*logged["evals"], strict=True)
-    loss_axes.plot(batches, losses, marker="o", markersize=2.5, label="eval/loss")
+    # named curves (<g id="cadence-curve-N">): the docs test reads them back from the SVG
+    loss_axes.plot(batches, losses, marker="o", markersize=2.5, label="eval/loss", gid="cadence-curve-0")
     loss_axes.set_ylabel("eval/loss")
-    lr_axes.plot(range(len(logged["lr"])), logged["lr"], drawstyle="steps-post", label="lr", color="C1")
+    lr_axes.plot(
+        range(len(logged["lr"])), logged["lr"], drawstyle="steps-post", label="lr", color="C1", gid="cadence-curve-1"
+    )
     lr_axes.set_ylabel("lr")
     lr_axes.set_xlabel("batch")
     for batch in logged["reductions"]:

@@ -155,6 +155,13 @@ def callback_states(callbacks: CallbackList) -> dict[str, Any]:
     return {key: callback.state_dict() for key, callback in _callback_keys(callbacks)}
 
 
+def _load_callbacks(callbacks: CallbackList, saved: dict[str, Any]) -> None:
+    """Give each callback with a state the one saved under its key (a checkpoint without it: none)."""
+    for key, callback in _callback_keys(callbacks):
+        if key in saved:
+            callback.load_state_dict(saved[key])
+
+
 def _callback_keys(callbacks: CallbackList):
     """``(key, callback)`` for each callback with a state: its class name and its index among that class's."""
     seen: dict[str, int] = {}
@@ -273,10 +280,7 @@ def resume(trainer: Checkpointed, loop: Loop, last: LastCheckpoint, load_path: s
         )
     for scheduler, saved in zip(trainer.schedulers, payload["schedulers"], strict=True):
         scheduler.load_state_dict(saved)
-    saved_callbacks = payload.get("callbacks", {})
-    for key, callback in _callback_keys(trainer.callbacks):
-        if key in saved_callbacks:
-            callback.load_state_dict(saved_callbacks[key])
+    _load_callbacks(trainer.callbacks, payload.get("callbacks", {}))
     trainer.precision.load_state_dict(payload.get("precision", {}))
     loop.skipped_in_epoch = int(payload.get("precision", {}).get("skipped_in_epoch", 0))
     notes = _reshard(trainer, loop, payload["run"], payload["rng"])
