@@ -281,3 +281,46 @@ def test_branch_from_stable_refuses_a_plateau_in_one_line():
     assert "\n" not in str(caught.value) and "reduces at evaluations when eval/loss stops improving" in str(
         caught.value
     )
+
+
+def _yaml(tmp_path: Path, schedulers: str) -> Path:
+    path = tmp_path / "plateau.yaml"
+    path.write_text(
+        "trainer:\n"
+        "  init:\n"
+        '    model: "config_fixtures:tiny_model"\n'
+        "    loss_fn: mse_loss\n"
+        "    progress_bar: false\n"
+        "    optimizer: {SGD: {lr: 0.1}}\n"
+        f"    schedulers:\n{schedulers}"
+        "    loop: {max_steps: 16, eval_frequency: 4}\n"
+        "  fit:\n"
+        '    train_dataloader: "config_fixtures:train_loader"\n'
+        '    val_dataloader: "config_fixtures:eval_loader"\n'
+    )
+    return path
+
+
+def test_fit_dry_run_says_the_curve_depends_on_the_metric(tmp_path, capsys, monkeypatch):
+    from trainer.cli import main
+
+    monkeypatch.chdir(HERE)
+    config = _yaml(tmp_path, "      - Warmup: {t_warmup: 4ba, schedule: {plateau: {factor: 0.5}}}\n")
+    assert main(["fit", str(config), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    notes = [line for line in out.splitlines() if line.startswith("note:")]
+    assert len(notes) == 1 and "eval/loss" in notes[0] and "without a reduction" in notes[0]
+
+
+def test_sweep_branch_from_stable_refuses_a_plateau_config(tmp_path, capsys, monkeypatch):
+    from trainer.cli import main
+
+    monkeypatch.chdir(HERE)
+    config = _yaml(tmp_path, "      - plateau: {factor: 0.5}\n")
+    code = main(
+        ["sweep", str(config), "--branch-from-stable", "--budgets", "8ba", "16ba", "--out", str(tmp_path / "s")]
+    )
+    err = capsys.readouterr().err
+    assert code == 2, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "reduces at evaluations when eval/loss stops improving" in lines[0]
