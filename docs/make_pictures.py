@@ -1,5 +1,6 @@
 """Draw the pictures of docs/schedules.md from the code: one per schedule class, and the ssr overlay; and the
-picture of docs/sweeps.md, from a real (small) budget sweep of examples/sweep_classifier.py.
+picture of docs/sweeps.md, from a real (small) budget sweep of examples/sweep_classifier.py; and the picture of
+docs/plateau.md, from a short real run of examples/plateau_classifier.py.
 
     python docs/make_pictures.py            # rewrites docs/images/*.svg
     python docs/make_pictures.py OUT_DIR    # writes them elsewhere (the docs test compares the two)
@@ -167,7 +168,7 @@ SWEEP_BUDGETS = ["150ba", "300ba", "600ba"]
 
 #: The pictures drawn from training runs: their floats differ in the last decimals from one CPU to another,
 #: so the docs test compares what they show within a tolerance; the others are closed forms of the code.
-FROM_TRAINING = ("budget-sweep",)
+FROM_TRAINING = ("budget-sweep", "plateau-run")
 
 
 def drawings(sweep: tuple[list, list[dict]] | None = None) -> dict[str, Callable[[], Figure]]:
@@ -180,7 +181,19 @@ def drawings(sweep: tuple[list, list[dict]] | None = None) -> dict[str, Callable
     }
     draw["scale-schedule-ratio"] = _ssr_picture
     draw["budget-sweep"] = functools.partial(_trained_sweep_picture, sweep)
+    draw["plateau-run"] = plateau_picture
     return draw
+
+
+def plateau_picture() -> Figure:
+    """A short real run of examples/plateau_classifier.py (warmup, plateau, early stopping): the eval loss and
+    the lr it caused, drawn by the example's own ``draw``."""
+    sys.path.insert(0, str(ROOT / "examples"))
+    try:
+        import plateau_classifier
+    finally:
+        sys.path.remove(str(ROOT / "examples"))
+    return plateau_classifier.draw(plateau_classifier.train(), Figure(figsize=(7.0, 4.6), layout="constrained"))
 
 
 def _trained_sweep_picture(sweep: tuple[list, list[dict]] | None) -> Figure:

@@ -22,6 +22,7 @@ from schedulers.core.compile import compile_scheduler
 from schedulers.core.composition import Product, Sequence, Warmup
 from schedulers.core.config import ScheduleConfigError
 from schedulers.core.evaluate import evaluate_run, run_timeline
+from schedulers.core.plateau import PlateauScheduler
 from schedulers.core.registry import UnknownSchedulerError, get_scheduler, register_scheduler, registered_schedulers
 from schedulers.core.resolution import MissingDataloaderLenError
 from schedulers.core.run import Run
@@ -69,6 +70,7 @@ __all__ = [
     "InverseSquareRootScheduler",
     "OneCycleScheduler",
     "WarmupStableDecayScheduler",
+    "PlateauScheduler",
     "FunctionSchedule",
     "Product",
     "Sequence",

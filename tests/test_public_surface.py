@@ -18,7 +18,7 @@ SURFACE = {
         for name in (
             "Constant ConstantWithWarmup CosineAnnealing CosineAnnealingWarmRestarts CosineAnnealingWithWarmup "
             "Exponential Linear LinearWithWarmup MultiStep MultiStepWithWarmup Polynomial PolynomialWithWarmup "
-            "Step Cyclic InverseSquareRoot OneCycle WarmupStableDecay"
+            "Step Cyclic InverseSquareRoot OneCycle WarmupStableDecay Plateau"
         ).split()
     ),
     "FunctionSchedule",

@@ -19,6 +19,7 @@ from __future__ import annotations
 __all__ = [
     "CSVLogger",
     "Callback",
+    "EarlyStopping",
     "LRMonitor",
     "LoggerCallback",
     "NonFiniteLossError",
@@ -37,6 +38,7 @@ def __getattr__(name: str) -> object:
     if name not in __all__:
         raise AttributeError(f"module 'trainer' has no attribute {name!r}")
     from trainer.callbacks import Callback, LRMonitor, ProgressBar
+    from trainer.early_stopping import EarlyStopping
     from trainer.loggers import CSVLogger, LoggerCallback, TensorBoardLogger
     from trainer.param_groups import apply_adjust_learning_rate, decay_groups, tagged_groups
     from trainer.state import TrainerState
@@ -47,6 +49,7 @@ def __getattr__(name: str) -> object:
     exported = {
         "CSVLogger": CSVLogger,
         "Callback": Callback,
+        "EarlyStopping": EarlyStopping,
         "LRMonitor": LRMonitor,
         "LoggerCallback": LoggerCallback,
         "NonFiniteLossError": NonFiniteLossError,

@@ -26,7 +26,16 @@ from trainer.loop import Loop
 from trainer.precision import Precision
 from trainer.state import TrainerState
 
-__all__ = ["Checkpointed", "LastCheckpoint", "autoresume_path", "load_weights", "resume", "run_state", "save"]
+__all__ = [
+    "Checkpointed",
+    "LastCheckpoint",
+    "autoresume_path",
+    "callback_states",
+    "load_weights",
+    "resume",
+    "run_state",
+    "save",
+]
 
 
 class Checkpointed(Protocol):
@@ -94,8 +103,9 @@ def run_state(trainer: Checkpointed, skipped_in_epoch: int) -> dict[str, Any]:
         skipped_in_epoch: The optimizer steps the fp16 scaler skipped in the current epoch (the loop counts them).
 
     Returns:
-        ``{"model", "optimizer", "schedulers", "timestamp", "rng", "precision", "run"}``; ``rng`` holds every
-        rank's RNG states (all ranks take part in gathering them).
+        ``{"model", "optimizer", "schedulers", "timestamp", "rng", "precision", "run", "callbacks"}``; ``rng``
+        holds every rank's RNG states (all ranks take part in gathering them); ``callbacks`` the states of the
+        callbacks that keep one (:func:`callback_states`).
 
     Raises:
         Nothing of its own: what a ``state_dict()`` of the model, optimizer or a scheduler raises.
@@ -109,7 +119,7 @@ def run_state(trainer: Checkpointed, skipped_in_epoch: int) -> dict[str, Any]:
         ...                   save_folder=(folder := tempfile.TemporaryDirectory()).name, progress_bar=False,
         ...                   print_schedule_report=False)
         >>> sorted(run_state(trainer, 0))
-        ['model', 'optimizer', 'precision', 'rng', 'run', 'schedulers', 'timestamp']
+        ['callbacks', 'model', 'optimizer', 'precision', 'rng', 'run', 'schedulers', 'timestamp']
         >>> folder.cleanup()
     """
     return {
@@ -120,7 +130,46 @@ def run_state(trainer: Checkpointed, skipped_in_epoch: int) -> dict[str, Any]:
         "rng": distributed.gather_rng(trainer.world, checkpoints.rng_state()),
         "precision": {**trainer.precision.state_dict(), "skipped_in_epoch": skipped_in_epoch},
         "run": _run_settings(trainer),
+        "callbacks": callback_states(trainer.callbacks),
     }
+
+
+def callback_states(callbacks: CallbackList) -> dict[str, Any]:
+    """The state of each callback that keeps one (a ``state_dict`` method, Lightning's convention), by
+    :func:`_callback_keys`.
+
+    Args:
+        callbacks: The run's callbacks.
+
+    Returns:
+        ``{key: state}``; empty when no callback keeps a state.
+
+    Raises:
+        Nothing of its own.
+
+    Example:
+        >>> from trainer.early_stopping import EarlyStopping
+        >>> callback_states(CallbackList([EarlyStopping()]))
+        {'EarlyStopping[0]': {'best': inf, 'wait': 0, 'stopped_at': None}}
+    """
+    return {key: callback.state_dict() for key, callback in _callback_keys(callbacks)}
+
+
+def _load_callbacks(callbacks: CallbackList, saved: dict[str, Any]) -> None:
+    """Give each callback with a state the one saved under its key (a checkpoint without it: none)."""
+    for key, callback in _callback_keys(callbacks):
+        if key in saved:
+            callback.load_state_dict(saved[key])
+
+
+def _callback_keys(callbacks: CallbackList):
+    """``(key, callback)`` for each callback with a state: its class name and its index among that class's."""
+    seen: dict[str, int] = {}
+    for callback in callbacks:
+        if callable(getattr(callback, "state_dict", None)) and callable(getattr(callback, "load_state_dict", None)):
+            name = type(callback).__name__
+            seen[name] = seen.get(name, -1) + 1
+            yield f"{name}[{seen[name]}]", callback
 
 
 def _run_settings(trainer: Checkpointed) -> dict[str, Any]:
@@ -231,6 +280,7 @@ def resume(trainer: Checkpointed, loop: Loop, last: LastCheckpoint, load_path: s
         )
     for scheduler, saved in zip(trainer.schedulers, payload["schedulers"], strict=True):
         scheduler.load_state_dict(saved)
+    _load_callbacks(trainer.callbacks, payload.get("callbacks", {}))
     trainer.precision.load_state_dict(payload.get("precision", {}))
     loop.skipped_in_epoch = int(payload.get("precision", {}).get("skipped_in_epoch", 0))
     notes = _reshard(trainer, loop, payload["run"], payload["rng"])

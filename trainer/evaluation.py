@@ -8,12 +8,16 @@ from typing import Any
 
 import torch
 
+from schedulers.core.names import did_you_mean
 from trainer import distributed
 from trainer.data import rng_neutral_iter, to_device
 from trainer.distributed import World
 from trainer.training import batch_loss
 
-__all__ = ["mean_loss"]
+__all__ = ["EVAL_METRICS", "check_monitor", "mean_loss"]
+
+#: The metrics an evaluation logs (``Trainer.evaluate``): what a plateau or early stopping may monitor.
+EVAL_METRICS = ("eval/loss",)
 
 
 def mean_loss(
@@ -72,3 +76,37 @@ def mean_loss(
         total, count = distributed.sum_eval(total, count, device)
     model.train(was_training)
     return float(total) / max(count, 1)
+
+
+def check_monitor(who: str, monitor: str, eval_interval: object) -> None:
+    """The one check of something that listens to evaluations: the run evaluates, and logs ``monitor``.
+
+    Args:
+        who: What listens, as the error names it (``schedulers[0] (PlateauScheduler)``, ``EarlyStopping``).
+        monitor: The metric it listens to.
+        eval_interval: The run's evaluation interval (None: it never evaluates).
+
+    Returns:
+        Nothing.
+
+    Raises:
+        ValueError: A metric the run never logs (naming those it logs), or a run without evaluations (naming
+            the argument to set).
+
+    Example:
+        >>> try:
+        ...     check_monitor("EarlyStopping", "val_loss", "100ba")
+        ... except ValueError as error:
+        ...     print(str(error).split("; ")[1])
+        it logs eval/loss (did you mean 'eval/loss'?)
+    """
+    if monitor not in EVAL_METRICS:
+        hint = did_you_mean(monitor, EVAL_METRICS, quote=True)
+        raise ValueError(
+            f"{who}: monitor={monitor!r} is not a metric this run logs; it logs {', '.join(EVAL_METRICS)}{hint}"
+        )
+    if eval_interval is None:
+        raise ValueError(
+            f"{who} listens to {monitor} at each evaluation, but this run never evaluates: set eval_interval "
+            "and eval_dataloader"
+        )

@@ -91,7 +91,16 @@ class Loop:
         ('5ba', '1ep', '20sp')
     """
 
-    __slots__ = ("state", "per_batch", "per_epoch", "skipped_in_epoch", "resume_position", "stop_signal", "_stop")
+    __slots__ = (
+        "state",
+        "per_batch",
+        "per_epoch",
+        "skipped_in_epoch",
+        "resume_position",
+        "stop_signal",
+        "end_reason",
+        "_stop",
+    )
 
     def __init__(self, state: Clock, per_batch: Sequence[Steps], per_epoch: Sequence[Steps]) -> None:
         self.state = state
@@ -100,6 +109,7 @@ class Loop:
         self.skipped_in_epoch = 0  # optimizer steps the fp16 scaler skipped in this epoch (their data is used)
         self.resume_position: int | None = None  # where a resumed epoch goes on after a change of world size
         self.stop_signal: signal.Signals | None = None  # a stop signal received while running
+        self.end_reason: str | None = None  # why a callback ended the run early (early stopping)
         self._stop: tuple | None = None
 
     # -- where this call stops -----------------------------------------------------------------------
@@ -120,6 +130,10 @@ class Loop:
         """A stop signal (SIGTERM, SIGHUP): end after the current batch (preemption)."""
         self.stop_signal = signum
 
+    def request_end(self, reason: str) -> None:
+        """End the run after the current batch, for ``reason`` (a callback's: early stopping)."""
+        self.end_reason = reason
+
     # -- the loop ------------------------------------------------------------------------------------
     def run(self, mode: Mode, subject: object) -> None:
         """The one loop: ``mode`` decides what a batch does (train it, or only count it); the callbacks
@@ -127,7 +141,7 @@ class Loop:
         state = self.state
         hooks, run, after_batch, wants_loss = mode.hooks, mode.run, mode.after_batch, mode.wants_loss
         with mode.context():
-            while not self.finished() and not self.stop_signal:
+            while not self.finished() and not self.stop_signal and not self.end_reason:
                 for items in mode.batches():
                     before = state.timestamp
                     hooks.on_batch_start(subject)
@@ -141,7 +155,7 @@ class Loop:
                         hooks.on_batch_end(subject, loss)
                     finished = self.finished()
                     after_batch(before, epoch_done, finished)
-                    if finished or epoch_done or self.stop_signal:
+                    if finished or epoch_done or self.stop_signal or self.end_reason:
                         break
                 else:  # the loader ran out before dataloader_len batches, or it has no length
                     self._loader_ran_out(mode)

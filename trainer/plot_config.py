@@ -16,6 +16,7 @@ from collections.abc import Callable
 import torch
 
 from schedulers.core.clock import batches_in_run
+from schedulers.core.plateau import preview_note
 from timeunits import Time, TimeUnit
 from trainer.arguments import constant_batch_size
 from trainer.callbacks import LRMonitor
@@ -106,6 +107,10 @@ def plot_config(
         first = simulate_config_run(build(None), multipliers=multipliers)
         runs = {first.trainer.state.ssr: first}
     view = _PlotView(runs)
+    scheduled = next(iter(runs.values())).trainer.scheduled
+    note = preview_note(scheduled.listeners, [schedule for _, schedule, _ in scheduled.schedules])
+    if note:  # on stderr: stdout may be the table (--csv -)
+        print(f"cadence: note: {note}", file=sys.stderr)
     notes = []
     if output is not None:
         notes.append(view.draw(output, x_unit, multipliers, title, width, height))

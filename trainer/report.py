@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from schedulers import Schedule
+from schedulers.core.plateau import preview_note
 from schedulers.core.run import Run
 from schedulers.tools.report import (
     render_report,
@@ -174,6 +175,9 @@ def schedule_report_and_warnings(trainer: Reported) -> tuple[str, list[str]]:
         rows += stepped_report_rows(label, scheduler, key, steps=steps, per_epoch=per_epoch, index=index)
     if rows:
         lines.append(render_report(rows))
+    note = preview_note(scheduled.listeners, [schedule for _, schedule, _ in scheduled.schedules])
+    if note:
+        lines.append(f"note: {note}")
     return "\n\n".join(lines), times_beyond_the_run(rows)
 
 

@@ -24,12 +24,13 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
-from torch.optim.lr_scheduler import LRScheduler
+from torch.optim.lr_scheduler import LRScheduler, ReduceLROnPlateau
 
 from schedulers import Product, compile_scheduler, scale_pytorch_scheduler
 from schedulers.core.callables import CallableKind, callable_kind
 from schedulers.core.clock import EpochStartView
 from schedulers.core.compile import CompiledScheduler
+from schedulers.core.plateau import listening
 from schedulers.core.run import Run
 from schedulers.core.tags import matches, normalize_tags
 
@@ -46,16 +47,29 @@ class ScheduledRun:
         keys: list[str],
         schedules: list[tuple[str, Any, str]] = (),
         others: list[tuple[str, LRScheduler, str]] = (),
+        on_eval: list[tuple[str, ReduceLROnPlateau]] = (),
+        listeners: list[tuple[str, str]] = (),
     ) -> None:
         self.per_batch = per_batch
         self.per_epoch = per_epoch
         self.keys = keys  # the hyperparameters something schedules, for monitors and loggers
         self.schedules = list(schedules)  # (label, Cadence schedule, hyperparameter): for the report
         self.others = list(others)  # (label, torch/Cerebras/SambaFlow scheduler, hyperparameter)
+        self.on_eval = list(on_eval)  # (monitor, torch ReduceLROnPlateau): stepped with the metric at evaluations
+        self.listeners = list(listeners)  # (who, monitor): what listens to evaluations, for the check at start
+        self._observers = [s for s in per_batch + per_epoch if isinstance(s, CompiledScheduler) and s.monitors]
 
     @property
     def all(self) -> list[LRScheduler]:
-        return self.per_batch + self.per_epoch
+        return self.per_batch + self.per_epoch + [scheduler for _, scheduler in self.on_eval]
+
+    def observe(self, metrics: dict[str, float]) -> None:
+        """An evaluation's metrics, to whatever listens: each compiled plateau, and torch's ``ReduceLROnPlateau``
+        stepped with its monitored metric (as Lightning does with ``monitor``)."""
+        for scheduler in self._observers:
+            scheduler.observe(metrics)
+        for monitor, scheduler in self.on_eval:
+            scheduler.step(metrics[monitor])
 
 
 class _Entry:
@@ -79,15 +93,23 @@ def build_schedulers(
     (:class:`~schedulers.core.clock.EpochStartView`) and steps at each epoch's end: Composer's staircase.
     """
     cadence, built = _classify(entries, optimizer)
+    monitors = {label: monitor for label, monitor in _monitors(entries)}
     per_epoch_clock = step_every_batch is False
     writers: dict[str, list[tuple[str, bool]]] = {}  # key -> (who, whether it must write alone)
     per_batch: list[LRScheduler] = []
     per_epoch: list[LRScheduler] = []
     clock = EpochStartView(state) if per_epoch_clock else state
+    on_eval: list[tuple[str, ReduceLROnPlateau]] = []
+    listeners = [(f"{e.label} ({type(p).__name__})", p.monitor) for e in cadence for p in listening(e.schedule)]
     for label, scheduler in built:
         if scheduler.optimizer is not optimizer:
             raise ValueError(f"{label} ({type(scheduler).__name__}) was built on another optimizer than the trainer's")
         writers.setdefault(_written_key(scheduler), []).append((f"{label} ({type(scheduler).__name__})", True))
+        if isinstance(scheduler, ReduceLROnPlateau):  # stepped with its metric at each evaluation, never in time
+            monitor = monitors.get(label, "eval/loss")
+            on_eval.append((monitor, scheduler))
+            listeners.append((f"{label} (ReduceLROnPlateau)", monitor))
+            continue
         _check_per_epoch(label, scheduler, step_every_batch)
         _scale(label, scheduler, run, clock)
         steps_per_batch = step_every_batch or (step_every_batch is None and isinstance(scheduler, CompiledScheduler))
@@ -98,9 +120,22 @@ def build_schedulers(
         (per_epoch if per_epoch_clock else per_batch).extend(_compile_key(key, group_entries, optimizer, clock, run))
 
     _check_writers(writers)
+    stray = sorted(set(monitors) - {label for label, s in built if isinstance(s, ReduceLROnPlateau)})
+    if stray:
+        raise ValueError(
+            f"{stray[0]}: 'monitor' is for a torch ReduceLROnPlateau; a PlateauScheduler takes monitor= itself"
+        )
     schedules = [(entry.label, entry.schedule, entry.hyperparameter) for entry in cadence]
-    others = [(label, scheduler, _written_key(scheduler)) for label, scheduler in built]
-    return ScheduledRun(per_batch, per_epoch, sorted(writers), schedules, others)
+    # what steps by itself (torch's ReduceLROnPlateau steps at evaluations, with a metric: not in time)
+    others = [(label, s, _written_key(s)) for label, s in built if not isinstance(s, ReduceLROnPlateau)]
+    return ScheduledRun(per_batch, per_epoch, sorted(writers), schedules, others, on_eval, listeners)
+
+
+def _monitors(entries: Any):
+    """``(label, monitor)`` of each dict entry that names the metric a torch ``ReduceLROnPlateau`` listens to."""
+    for label, item in _items(entries):
+        if isinstance(item, dict) and "monitor" in item:
+            yield label, item["monitor"]
 
 
 def _classify(entries: Any, optimizer: torch.optim.Optimizer) -> tuple[list[_Entry], list[tuple[str, LRScheduler]]]:
@@ -142,19 +177,25 @@ def _check_writers(writers: dict[str, list[tuple[str, bool]]]) -> None:
             )
 
 
-def _entries(entries: Any):
+def _items(entries: Any):
     if entries is None:
         return
     items = entries if isinstance(entries, (list, tuple)) else [entries]
     for index, item in enumerate(items):
-        label = f"schedulers[{index}]"
+        yield f"schedulers[{index}]", item
+
+
+def _entries(entries: Any):
+    for label, item in _items(entries):
         if isinstance(item, dict):
-            unknown = sorted(set(item) - {"schedule", "hyperparameter", "param_group_tags"})
+            unknown = sorted(set(item) - {"schedule", "hyperparameter", "param_group_tags", "monitor"})
             if "schedule" not in item or unknown:
                 raise ValueError(
-                    f"{label} is a dict, so it needs 'schedule' and may have 'hyperparameter' and 'param_group_tags'"
+                    f"{label} is a dict, so it needs 'schedule' and may have 'hyperparameter', 'param_group_tags' "
+                    "and 'monitor' (the metric a torch ReduceLROnPlateau listens to)"
                     + (f"; unknown keys {unknown}" if unknown else "")
                 )
+
             yield (
                 label,
                 _Entry(

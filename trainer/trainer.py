@@ -42,7 +42,8 @@ from trainer.arguments import (
 )
 from trainer.callbacks import CallbackList, ProgressBar
 from trainer.data import count_samples, prepare_loader
-from trainer.evaluation import mean_loss
+from trainer.early_stopping import EarlyStopping
+from trainer.evaluation import EVAL_METRICS, check_monitor, mean_loss
 from trainer.loggers import LoggerCallback
 from trainer.loop import Loop
 from trainer.param_groups import apply_adjust_learning_rate
@@ -189,6 +190,7 @@ class Trainer:
         self._setup_schedules(optimizer, schedulers, step_schedulers_every_batch)
         self._setup_outputs(eval_dataloader, eval_interval, save_folder, save_interval)
         self._setup_callbacks(callbacks, loggers, progress_bar)
+        self._check_listeners()
         if autoresume:
             load_path, load_weights_only = checkpointing.autoresume_path(self.save_folder, load_path, load_weights_only)
         if load_path is not None:
@@ -270,6 +272,15 @@ class Trainer:
             self.callbacks.append(LoggerCallback(self.loggers))
         if progress_bar:
             self.callbacks.append(ProgressBar())
+
+    def _check_listeners(self) -> None:
+        """Whatever listens to evaluations (a plateau, torch's ReduceLROnPlateau, early stopping) needs a run
+        that evaluates and logs its metric: checked now, before any training."""
+        for who, monitor in self.scheduled.listeners:
+            check_monitor(who, monitor, self.eval_interval)
+        self.stoppers = [callback for callback in self.callbacks if isinstance(callback, EarlyStopping)]
+        for stopper in self.stoppers:
+            stopper.check(self.eval_interval)
 
     # -- what callbacks and loggers read ---------------------------------------------------------
     @property
@@ -354,6 +365,9 @@ class Trainer:
             if self.save_folder is not None and last.batch != self.state.timestamp.batch.value:
                 self.save_checkpoint()
             hooks.on_fit_end(self)
+        if loop.end_reason:
+            reason, loop.end_reason = loop.end_reason, None
+            say(self, f"{reason}; stopped at {self.state.timestamp.batch}: {self._where_the_last_checkpoint_is()}")
         signum = loop.stop_signal
         if signum:
             where = self._where_the_last_checkpoint_is()
@@ -402,6 +416,37 @@ class Trainer:
         self.train_model.train()
         self._loop.run(mode, self)
         mode.hooks.on_fit_end(self)
+
+    def request_stop(self, reason: str) -> None:
+        """End the run after the current batch (a callback's decision, such as :class:`~trainer.EarlyStopping`):
+        ``fit`` then saves its final checkpoint (with ``save_folder``), calls ``on_fit_end`` and says ``reason``
+        in one line on stderr.
+
+        Args:
+            reason: Why, in words.
+
+        Returns:
+            Nothing: ``fit`` returns after the current batch.
+
+        Raises:
+            Nothing.
+
+        Example:
+            >>> import torch
+            >>> from trainer import Callback, Trainer
+            >>> class StopAtThree(Callback):
+            ...     def on_batch_end(self, trainer, loss):
+            ...         if trainer.state.timestamp.batch.value == 3:
+            ...             trainer.request_stop("enough")
+            >>> model = torch.nn.Linear(1, 1)
+            >>> trainer = Trainer(model, [(torch.ones(2, 1), torch.ones(2, 1))], "10ba",
+            ...                   torch.optim.SGD(model.parameters(), lr=0.1), loss_fn=torch.nn.functional.mse_loss,
+            ...                   callbacks=[StopAtThree()], progress_bar=False)
+            >>> trainer.fit()
+            >>> str(trainer.state.timestamp.batch)
+            '3ba'
+        """
+        self._loop.request_end(str(reason))
 
     def _duration(self, duration: Any) -> Time | None:
         """``fit(duration)`` checked: how much more this call trains, or None (to ``max_duration``)."""
@@ -465,7 +510,7 @@ class Trainer:
             get_num_samples=self.get_num_samples,
             world=self.world,
         )
-        metrics = {"eval/loss": loss}
+        metrics = dict(zip(EVAL_METRICS, (loss,), strict=True))
         self.callbacks.on_eval(self, metrics)
         return metrics
 

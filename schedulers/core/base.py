@@ -39,6 +39,8 @@ class Curve:
         unit: The unit the curve counts in (``ba``, ``sp`` or ``tok``).
         fn: The closed form, ``x -> α``, for a float or a tensor ``x``.
         times: Each time argument (by name) resolved to its count.
+        listeners: The plateaus inside and where each is in use (:class:`~schedulers.core.plateau.Listener`);
+            empty for a schedule that only follows time.
 
     Returns:
         The curve; calling it returns ``fn(x)``.
@@ -52,12 +54,13 @@ class Curve:
     (Curve(unit=ba, t_max=100ba), 0.75)
     """
 
-    __slots__ = ("unit", "fn", "times")
+    __slots__ = ("unit", "fn", "times", "listeners")
 
-    def __init__(self, unit: TimeUnit, fn: Callable[[Any], Any], times: dict[str, Time]) -> None:
+    def __init__(self, unit: TimeUnit, fn: Callable[[Any], Any], times: dict[str, Time], listeners: tuple = ()) -> None:
         self.unit = unit
         self.fn = fn
         self.times = times
+        self.listeners = listeners
 
     def __call__(self, x: Any) -> Any:
         return self.fn(x)

@@ -23,6 +23,7 @@ from torch.optim.lr_scheduler import LRScheduler
 from schedulers.core.arguments import integer_argument, number_argument
 from schedulers.core.base import Schedule
 from schedulers.core.callables import CallableKind, callable_kind
+from schedulers.core.plateau import Listening
 from schedulers.core.run import Run
 from schedulers.core.state import ScheduleState
 
@@ -106,6 +107,8 @@ class CompiledScheduler(LRScheduler):
 
     #: False: α follows the state's timestamp; True: α is a closed form of the number of step() calls
     counts_steps: ClassVar[bool] = False
+    #: the plateaus of the schedule and their states (None: a schedule that only follows time)
+    _listeners: Listening | None = None
 
     def __init__(
         self,
@@ -129,6 +132,7 @@ class CompiledScheduler(LRScheduler):
             optimizer.param_groups[index].setdefault(initial_key, stored)
         self.scheduler, self.state, self.ssr, self.run = scheduler, state, ssr, run
         self._alpha = alpha
+        self._listeners = Listening.of(scheduler, state, ssr, run)
         self._drive(optimizer, hyperparameter, indices, [base for _, base in bases])
         self._apply(first)
 
@@ -227,9 +231,45 @@ class CompiledScheduler(LRScheduler):
             self._curve = self._resolve_curve(state, ssr)  # before anything changes: a refused ratio changes nothing
         else:
             self._alpha = _bind(self.scheduler, ssr, run)
+            if self._listeners is not None:
+                self._listeners.refresh(state, ssr, run)
         self.state, self.ssr, self.run = state, ssr, run
         self._apply()
         return self
+
+    @property
+    def monitors(self) -> list[str]:
+        """The metrics this scheduler listens to (a :class:`~schedulers.core.plateau.PlateauScheduler`'s
+        ``monitor``): empty for a schedule that only follows time."""
+        return [] if self._listeners is None else self._listeners.monitors
+
+    def observe(self, metrics: dict[str, float]) -> bool:
+        """An evaluation's ``metrics``: each plateau in use now decides (torch's ``ReduceLROnPlateau.step``);
+        after a reduction the values for the state's timestamp are written at once.
+
+        Args:
+            metrics: The evaluation's metrics by name (``{"eval/loss": 0.31}``).
+
+        Returns:
+            Whether a multiplier changed.
+
+        Raises:
+            KeyError: A monitored metric is missing from ``metrics``.
+
+        >>> import torch
+        >>> from schedulers import SchedulerState, compile_scheduler
+        >>> from schedulers.core.plateau import PlateauScheduler
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = compile_scheduler(PlateauScheduler(factor=0.5, patience=0), opt, SchedulerState("10ba"))
+        >>> sched.observe({"eval/loss": 1.0}), sched.observe({"eval/loss": 1.0}), opt.param_groups[0]["lr"]
+        (False, True, 0.5)
+        """
+        if self._listeners is None or not self._listeners.observe(self.state, metrics):
+            return False
+        self.scheduler = self._listeners.schedule()
+        self._alpha = _bind(self.scheduler, self.ssr, self.run)
+        self._apply()
+        return True
 
     def _resolve_curve(self, state: ScheduleState | None, ssr: float) -> Callable[[Any], Any]:
         """A step-counting front end's curve for the run of ``state`` with ratio ``ssr``: its translation."""
@@ -248,13 +288,17 @@ class CompiledScheduler(LRScheduler):
         return list(self._last_lr)
 
     def state_dict(self) -> dict[str, Any]:
-        """Bookkeeping only (plain numbers and strings): the time lives in the state, which is saved with it."""
-        return {
+        """Bookkeeping only (plain numbers and strings): the time lives in the state, which is saved with it;
+        a plateau's counters and reductions so far (``"plateaus"``) are saved here."""
+        saved = {
             "hyperparameter": self.hyperparameter,
             "ssr": self.ssr,
             "last_epoch": self._count,
             "base_values": [float(b) for b in self.base_values],
         }
+        if self._listeners is not None:
+            saved["plateaus"] = self._listeners.state_dict()
+        return saved
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore the bookkeeping, then write the values for the (restored) state's timestamp."""
@@ -269,6 +313,8 @@ class CompiledScheduler(LRScheduler):
                 f"the optimizer has {len(self.base_values)}"
             )
         self._count = int(state_dict.get("last_epoch", self._count))
+        if self._listeners is not None and "plateaus" in state_dict:
+            self.scheduler = self._listeners.load_state_dict(state_dict["plateaus"])
         # attached to a Run (the trainer's), the run's ratio wins over a saved one: the constructor's arguments win
         self.attach_state(self.state, self.run if self.run is not None else state_dict.get("ssr", self.ssr))
 

@@ -6,6 +6,7 @@ evaluate over a whole run like any other schedule.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -135,8 +136,9 @@ class Warmup(Schedule):
         times.update({f"schedule.{name}": time for name, time in inner.times.items()})
         if w <= 0:
             self._warn_once("zero-warmup", f"Warmup: t_warmup={self.t_warmup} resolves to 0; there is no warmup")
-            return Curve(inner.unit, inner.fn, times)
-        return Curve(inner.unit, warmup_ramp(w, float(inner.fn(float(w))), inner.fn), times)
+            return Curve(inner.unit, inner.fn, times, inner.listeners)
+        listeners = tuple(listener.within(lambda x: None if x < w else x) for listener in inner.listeners)
+        return Curve(inner.unit, warmup_ramp(w, float(inner.fn(float(w))), inner.fn), times, listeners)
 
 
 @register_scheduler(aliases=("sequential",), family="cadence")
@@ -189,15 +191,22 @@ class Sequence(Schedule):
                     f"Sequence segment {i} is empty: it runs from {edges[i]}{unit.value} to {edges[i + 1]}{unit.value} "
                     f"(milestones {[str(m) for m in self.milestones]} within max_duration={run.length})"
                 )
-        pieces = []
+        pieces, listeners = [], []
         for i, child in enumerate(self.schedules):
             start, length = edges[i], edges[i + 1] - edges[i]
             segment = Run(Time(length, unit), run.dataloader_len, ssr=run.ssr, scaled=True)  # a part of the run
             curve = _child_curve(segment, child, f"schedules[{i}]", unit)
             times.update({f"schedules[{i}].{name}": time for name, time in curve.times.items()})
             pieces.append(_shifted(curve.fn, start))
+            end = edges[i + 1] if i < len(self.schedules) - 1 else math.inf
+            listeners += [listener.within(_segment_clock(start, end)) for listener in curve.listeners]
         boundaries, pieces = tuple(edges[1:-1]), tuple(pieces)
-        return Curve(unit, lambda x: ops(x).piecewise(x, boundaries, pieces), times)
+        return Curve(unit, lambda x: ops(x).piecewise(x, boundaries, pieces), times, tuple(listeners))
+
+
+def _segment_clock(start: float, end: float) -> Callable[[float], float | None]:
+    """A segment's own count at the run's count ``x`` (``x - start``), or None outside ``[start, end)``."""
+    return lambda x: x - start if start <= x < end else None
 
 
 def _shifted(fn, start: int):
@@ -291,4 +300,4 @@ class Product(Schedule):
                 result = result * other(x)
             return result
 
-        return Curve(unit, fn, times)
+        return Curve(unit, fn, times, tuple(listener for curve in curves for listener in curve.listeners))

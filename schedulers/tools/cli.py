@@ -258,11 +258,15 @@ def _plot(args: argparse.Namespace) -> int:
 
 
 def _plot_or_raise(args: argparse.Namespace) -> int:
+    from schedulers.core.plateau import listening, preview_note
     from schedulers.core.run import as_run
     from schedulers.tools import plotting
     from schedulers.tools.expressions import parse_schedule
 
     schedules = [(text.strip(), parse_schedule(text)) for text in args.expressions]
+    note = preview_note([(label, p.monitor) for label, s in schedules for p in listening(s)], [s for _, s in schedules])
+    if note:  # on stderr: stdout may be the table (--csv -)
+        print(f"cadence: note: {note}", file=sys.stderr)
     ssrs = [ssr for group in (args.ssr or [[1.0]]) for ssr in group]
     x_unit = plotting.check_x_unit(
         args.x_unit or args.max_duration.unit, args.dataloader_len, args.samples_per_batch, args.tokens_per_batch

@@ -63,6 +63,7 @@ INSTANCES = {
     "Warmup": Warmup(StepScheduler("50ba", gamma=0.5), t_warmup="10ba"),
     "Sequence": Sequence([LinearScheduler(0.0, 1.0), CosineAnnealingScheduler()], ["0.1dur"]),
     "Product": Product([LinearScheduler(), StepScheduler("50ba", gamma=0.5)]),
+    "PlateauScheduler": schedulers.PlateauScheduler(factor=0.29, patience="20ba", mode="max", reductions=["40ba"]),
 }
 
 

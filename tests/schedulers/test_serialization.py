@@ -34,6 +34,7 @@ from schedulers import (
     MultiStepScheduler,
     MultiStepWithWarmupScheduler,
     OneCycleScheduler,
+    PlateauScheduler,
     PolynomialScheduler,
     PolynomialWithWarmupScheduler,
     Product,
@@ -204,6 +205,21 @@ LEAVES = {
             "scale_warmup": bools,
         },
     ),
+    "PlateauScheduler": lambda f: build(
+        PlateauScheduler,
+        {},
+        {
+            "monitor": st.sampled_from(["eval/loss", "eval/acc"]),
+            "mode": st.sampled_from(["min", "max"]),
+            "factor": st.floats(0.0, 0.99),
+            "patience": st.one_of(st.integers(0, 20), times(f)),
+            "threshold": numbers(0.0),
+            "threshold_mode": st.sampled_from(["rel", "abs"]),
+            "cooldown": st.one_of(st.integers(0, 5), times(f)),
+            "min_factor": alphas,
+            "reductions": milestones(f),
+        },
+    ),
     "InverseSquareRootScheduler": lambda f: build(
         InverseSquareRootScheduler, {"t_warmup": times(f, positive=True)}, {"scale_warmup": bools}
     ),
@@ -277,7 +293,7 @@ def cadence_schedule_classes() -> dict[str, type]:
 
 def test_every_registered_schedule_class_has_a_strategy():
     assert set(cadence_schedule_classes()) == set(STRATEGIES)
-    assert len(STRATEGIES) == 20  # Composer's 13, the 4 extended, the 3 composites
+    assert len(STRATEGIES) == 21  # Composer's 13, the 4 extended, the plateau, the 3 composites
 
 
 @pytest.mark.parametrize("name", sorted(STRATEGIES))
@@ -321,6 +337,10 @@ EXAMPLES = {
     "PolynomialWithWarmupScheduler": (PolynomialWithWarmupScheduler("300sp", power=3.0), "sp"),
     "WarmupStableDecayScheduler": (WarmupStableDecayScheduler("0.05dur", "0.2dur", decay_shape="1-sqrt"), "ba"),
     "InverseSquareRootScheduler": (InverseSquareRootScheduler("2000tok"), "tok"),
+    "PlateauScheduler": (
+        PlateauScheduler(factor=0.29, patience="1ep", cooldown=2, reductions=["30ba", "0.5dur"]),
+        "ba",
+    ),
     "OneCycleScheduler": (OneCycleScheduler(pct_start=0.25, anneal_strategy="linear", three_phase=True), "sp"),
     "CyclicScheduler": (CyclicScheduler("20ba", "40ba", mode="triangular2"), "ba"),
     "Warmup": (Warmup(StepScheduler("1000sp", gamma=0.5), "0.1dur"), "sp"),

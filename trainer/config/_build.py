@@ -415,6 +415,10 @@ _LABEL = re.compile(
 _OWN_MODULES = ("trainer.", "schedulers.", "timeunits")
 # The trainer's Python phrasing, said in config keys: a YAML user has no Python arguments to pass.
 _PHRASES = (
+    (
+        re.compile(r"\bset eval_interval and eval_dataloader\b"),
+        "give trainer.fit.val_dataloader and trainer.init.loop.eval_frequency",
+    ),
     (re.compile(r"\bget_num_tokens is None\b"), "trainer.init.get_num_tokens is not given"),
     (
         re.compile(r"\(pass loss_fn=None to have model\(item\) return the loss\)"),

@@ -136,7 +136,7 @@ class _Kind:
 
 _CALLBACKS = _Kind(
     "callback",
-    ("trainer.callbacks:LRMonitor", "trainer.callbacks:ProgressBar"),
+    ("trainer.callbacks:LRMonitor", "trainer.callbacks:ProgressBar", "trainer.early_stopping:EarlyStopping"),
     {"LRMonitor": {"csv_path": False}},
     "{Name: {arguments}}, 'module:Class' or {factory: ..., kwargs: ...}",
     True,

@@ -20,7 +20,7 @@ from timeunits import Time, TimeUnit
 from trainer.config._reading import Context, show
 
 # What a top-level item may give next to its name (the trainer applies them to a Cadence schedule).
-ITEM_OPTIONS = ("hyperparameter", "param_group_tags")
+ITEM_OPTIONS = ("hyperparameter", "param_group_tags", "monitor")
 # SambaFlow's num_training_steps defaults to the horizon, which the loop section gives.
 _HORIZON_ARGUMENT = "num_training_steps"
 
@@ -57,6 +57,10 @@ def _check_options(spec: ScheduleSpec, path: str, ctx: Context) -> None:
             f"must be a param-group key such as lr or weight_decay, got {show(hyperparameter)}",
         )
     if spec.kind is Kind.SCHEDULE:
+        if "monitor" in spec.options:
+            raise ctx.error(
+                f"{path}.monitor", f"is for torch's ReduceLROnPlateau; {spec.name} takes monitor among its arguments"
+            )
         return
     writes = getattr(spec.target, "param_group_key", "lr") if inspect.isclass(spec.target) else "lr"
     if hyperparameter is not None and hyperparameter != writes:
@@ -97,7 +101,10 @@ def scheduler_entries(specs: list[ScheduleSpec], path: str, horizon: Time, ctx: 
                 f"--learning_rate sets the optimizer's lr, but {spec.name} writes absolute learning rates "
                 "(its own arguments), so the flag does not change them",
             )
-        entries.append(_factory(spec, ctx))
+        monitor = spec.options.get("monitor")
+        entries.append(
+            _factory(spec, ctx) if monitor is None else {"schedule": _factory(spec, ctx), "monitor": monitor}
+        )
     return entries
 
 

@@ -50,6 +50,11 @@ class BranchingError(ValueError):
 def wsd_schedules(trainer: Any) -> list[tuple[str, WarmupStableDecayScheduler]]:
     """The run's ``(label, schedule)`` pairs, all WSD schedules that can branch; else :class:`BranchingError`."""
     scheduled = trainer.scheduled
+    for who, monitor in scheduled.listeners:  # a plateau's curve depends on each branch's own metric
+        raise BranchingError(
+            f"{who} reduces at evaluations when {monitor} stops improving, so no two budgets share a stable phase: "
+            "branching needs schedules of time alone (docs/plateau.md)"
+        )
     if scheduled.others:
         label, scheduler, key = scheduled.others[0]
         raise BranchingError(f"{label} ({type(scheduler).__name__} on {key}) steps by itself: {NEEDS}")

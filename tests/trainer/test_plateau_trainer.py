@@ -1,0 +1,326 @@
+"""The trainer with schedules that listen: plateaus fed at evaluations, torch's ReduceLROnPlateau, EarlyStopping,
+resume bit for bit, the checks at start, YAML, the report's note and the sweep's refusal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+from torch.optim.lr_scheduler import ReduceLROnPlateau
+
+from schedulers import CosineAnnealingScheduler, LinearScheduler, PlateauScheduler, Product, Sequence, Warmup
+from trainer import EarlyStopping, LRMonitor, Trainer
+from trainer.config import ConfigError, trainer_from_config
+from trainer.sweep.wsd import BranchingError, wsd_schedules
+
+HERE = Path(__file__).resolve().parent
+
+
+def _data():
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(64, 4, generator=generator)
+    y = x @ torch.randn(4, 1, generator=generator) + 0.5 * torch.randn(64, 1, generator=generator)
+    return [(x[i : i + 8], y[i : i + 8]) for i in range(0, 64, 8)]
+
+
+def _trainer(schedulers, folder=None, *, load=None, callbacks=(), max_duration="40ba", lr=0.2, **kwargs):
+    torch.manual_seed(1)
+    model = torch.nn.Linear(4, 1)
+    data = _data()
+    monitor = LRMonitor()
+    options = {"eval_dataloader": data[:2], "eval_interval": "2ba", **kwargs}
+    if folder is not None:
+        options.update(save_folder=folder, load_path=load)
+    trainer = Trainer(
+        model,
+        data,
+        max_duration,
+        torch.optim.SGD(model.parameters(), lr=lr),
+        schedulers=schedulers,
+        loss_fn=torch.nn.functional.mse_loss,
+        callbacks=[monitor, *callbacks],
+        progress_bar=False,
+        print_schedule_report=False,
+        **options,
+    )
+    return trainer, monitor
+
+
+WARM_PLATEAU = Warmup(PlateauScheduler(factor=0.5, patience=1, threshold=0.05), t_warmup="4ba")
+
+
+def test_a_plateau_after_a_warmup_reduces_at_evaluations():
+    trainer, monitor = _trainer(WARM_PLATEAU)
+    trainer.fit()
+    lrs = monitor.values("lr")
+    assert lrs[:5] == pytest.approx([0.0, 0.05, 0.1, 0.15, 0.2])
+    reductions = trainer.schedulers[0].scheduler.schedule.reductions
+    assert reductions and all(r.value % 2 == 0 for r in reductions)  # only at evaluations (every 2ba)
+    first = reductions[0].value
+    assert lrs[first - 1] == pytest.approx(0.2) and lrs[first] == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("stop", ["18ba", "13ba"], ids=["at-an-evaluation", "mid-patience"])
+def test_resumed_run_trains_every_batch_at_the_same_lr(tmp_path, stop):
+    whole, monitor = _trainer(WARM_PLATEAU, tmp_path / "whole", save_interval="3ba")
+    whole.fit()
+    first, before = _trainer(WARM_PLATEAU, tmp_path / "split", save_interval="3ba")
+    first.fit(stop)  # a final checkpoint at the stop: the kill comes after it
+    second, after = _trainer(WARM_PLATEAU, tmp_path / "split", load=tmp_path / "split", save_interval="3ba")
+    second.fit()
+    assert before.values("lr") + after.values("lr") == monitor.values("lr")  # bit for bit
+    assert torch.equal(whole.model.weight, second.model.weight)
+    assert whole.schedulers[0].state_dict() == second.schedulers[0].state_dict()
+
+
+def test_resume_from_a_periodic_checkpoint_mid_patience(tmp_path):
+    whole, monitor = _trainer(WARM_PLATEAU, tmp_path / "whole", save_interval="3ba")
+    whole.fit()
+    first, _ = _trainer(WARM_PLATEAU, tmp_path / "split", save_interval="3ba")
+    first.fit("22ba")
+    killed = tmp_path / "split" / "ba00000021.pt"  # saved between evaluations: mid-patience, as a kill leaves it
+    second, after = _trainer(WARM_PLATEAU, tmp_path / "split", load=killed, save_interval="3ba")
+    second.fit()
+    assert after.values("lr") == monitor.values("lr")[21:]
+
+
+def test_cosine_times_plateau_on_weight_decay_of_one_group():
+    schedules = [
+        CosineAnnealingScheduler(),
+        {"schedule": PlateauScheduler(factor=0.5, patience=0, threshold=0.5), "hyperparameter": "lr"},
+    ]
+    trainer, monitor = _trainer(schedules)
+    trainer.fit()
+    cosine = CosineAnnealingScheduler().resolve("40ba")
+    reductions = [r.value for r in trainer.schedulers[0].scheduler.schedules[1].reductions]
+    assert reductions
+    lrs = monitor.values("lr")
+    for batch in (0, reductions[0] - 1, reductions[0], 39):
+        level = 0.5 ** sum(r <= batch for r in reductions)
+        assert lrs[batch] == pytest.approx(0.2 * cosine(batch) * level)
+
+
+def test_plateau_on_weight_decay_of_a_tagged_group():
+    torch.manual_seed(1)
+    model = torch.nn.Linear(4, 1)
+    optimizer = torch.optim.AdamW(
+        [{"params": [model.weight], "tags": ["decay"]}, {"params": [model.bias], "weight_decay": 0.0}],
+        lr=0.01,
+        weight_decay=0.29,
+    )
+    data = _data()
+    plateau = {
+        "schedule": Sequence(
+            [LinearScheduler(1.0, 1.0), PlateauScheduler(factor=0.5, patience=0, threshold=0.5)], ["6ba"]
+        ),
+        "hyperparameter": "weight_decay",
+        "param_group_tags": ["decay"],
+    }
+    trainer = Trainer(
+        model,
+        data,
+        "20ba",
+        optimizer,
+        schedulers=plateau,
+        loss_fn=torch.nn.functional.mse_loss,
+        eval_dataloader=data[:2],
+        eval_interval="2ba",
+        progress_bar=False,
+        print_schedule_report=False,
+    )
+    trainer.fit()
+    reductions = trainer.schedulers[0].scheduler.schedules[1].reductions
+    assert reductions and reductions[0].value >= 2  # its own clock: 6ba of the run is 0 of its segment
+    assert optimizer.param_groups[0]["weight_decay"] == pytest.approx(0.29 * 0.5 ** len(reductions))
+    assert optimizer.param_groups[1]["weight_decay"] == 0.0 and optimizer.param_groups[0]["lr"] == 0.01
+
+
+def test_torch_reduce_lr_on_plateau_is_stepped_with_the_metric_at_each_evaluation(tmp_path):
+    ours, ours_lr = _trainer(PlateauScheduler(factor=0.5, patience=1, threshold=0.05))
+    ours.fit()
+
+    def torch_plateau(optimizer):
+        return ReduceLROnPlateau(optimizer, factor=0.5, patience=1, threshold=0.05)
+
+    theirs, their_lr = _trainer({"schedule": torch_plateau, "monitor": "eval/loss"})
+    theirs.fit()
+    assert their_lr.values("lr") == pytest.approx(ours_lr.values("lr"), rel=1e-12)
+    assert their_lr.values("lr")[-1] < 0.2
+    # and it is checkpointed like any scheduler: a resumed run goes on where it was
+    first, before = _trainer(torch_plateau, tmp_path, save_interval="10ba")
+    first.fit("20ba")
+    second, after = _trainer(torch_plateau, tmp_path, load=tmp_path)
+    second.fit()
+    assert before.values("lr") + after.values("lr") == pytest.approx(their_lr.values("lr"), rel=1e-12)
+
+
+def test_early_stopping_stops_saves_and_resumes(tmp_path, capsys):
+    def stopper():
+        return EarlyStopping(patience=3, min_delta=0.05)
+
+    whole, monitor = _trainer(WARM_PLATEAU, tmp_path / "whole", callbacks=[stopper()], max_duration="200ba")
+    whole.fit()
+    stopped = whole.state.timestamp.batch.value
+    assert stopped < 200 and stopped % 2 == 0
+    assert (tmp_path / "whole" / f"ba{stopped:08d}.pt").exists()  # the final checkpoint
+    err = capsys.readouterr().err
+    assert err.count("early stopping: eval/loss has not improved") == 1
+    first, before = _trainer(WARM_PLATEAU, tmp_path / "split", callbacks=[stopper()], max_duration="200ba")
+    first.fit(f"{stopped - 3}ba")
+    second, after = _trainer(
+        WARM_PLATEAU, tmp_path / "split", load=tmp_path / "split", callbacks=[stopper()], max_duration="200ba"
+    )
+    second.fit()
+    assert second.state.timestamp.batch.value == stopped  # its counters came back with the checkpoint
+    assert before.values("lr") + after.values("lr") == monitor.values("lr")
+    again, _ = _trainer(
+        WARM_PLATEAU, tmp_path / "whole", load=tmp_path / "whole", callbacks=[stopper()], max_duration="200ba"
+    )
+    again.fit()  # the run it ended stays ended
+    assert again.state.timestamp.batch.value == stopped
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: _trainer(PlateauScheduler(monitor="val_loss")),
+        lambda: _trainer(None, callbacks=[EarlyStopping(monitor="val_loss")]),
+        lambda: _trainer({"schedule": lambda o: ReduceLROnPlateau(o), "monitor": "val_loss"}),
+    ],
+    ids=["plateau", "early-stopping", "torch"],
+)
+def test_a_monitor_the_run_never_logs_is_an_error_at_start(build):
+    with pytest.raises(ValueError, match=r"monitor='val_loss' is not a metric this run logs; it logs eval/loss"):
+        build()
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: _trainer(Product([CosineAnnealingScheduler(), PlateauScheduler()]), eval_interval=None),
+        lambda: _trainer(None, callbacks=[EarlyStopping()], eval_interval=None),
+        lambda: _trainer(lambda o: ReduceLROnPlateau(o), eval_interval=None),
+    ],
+    ids=["plateau", "early-stopping", "torch"],
+)
+def test_listening_without_evaluations_is_an_error_at_start(build):
+    with pytest.raises(ValueError, match=r"never evaluates: set eval_interval and eval_dataloader$"):
+        build()
+
+
+def test_monitor_belongs_to_torch_plateaus_only():
+    with pytest.raises(ValueError, match=r"schedulers\[0\]: 'monitor' is for a torch ReduceLROnPlateau"):
+        _trainer({"schedule": CosineAnnealingScheduler(), "monitor": "eval/loss"})
+
+
+def _config(schedulers, *, evaluates=True, callbacks=None):
+    init = {
+        "model": "config_fixtures:tiny_model",
+        "optimizer": {"SGD": {"lr": 0.1}},
+        "loss_fn": "mse_loss",
+        "progress_bar": False,
+        "loop": {"max_steps": 16, **({"eval_frequency": 4} if evaluates else {})},
+        "schedulers": schedulers,
+    }
+    if callbacks is not None:
+        init["callbacks"] = callbacks
+    fit = {"train_dataloader": "config_fixtures:train_loader"}
+    if evaluates:
+        fit["val_dataloader"] = "config_fixtures:eval_loader"
+    return {"trainer": {"init": init, "fit": fit}}
+
+
+def test_yaml_plateau_torch_plateau_and_early_stopping():
+    trainer = trainer_from_config(
+        _config(
+            [{"Warmup": {"schedule": {"reduce_lr_on_plateau": {"factor": 0.5, "patience": "8ba"}}, "t_warmup": "4ba"}}],
+            callbacks=[{"EarlyStopping": {"patience": 2}}],
+        ),
+        base_dir=HERE,
+    )
+    assert trainer.schedulers[0].monitors == ["eval/loss"]
+    assert any(isinstance(c, EarlyStopping) for c in trainer.callbacks)
+    trainer.fit()
+    torch_yaml = trainer_from_config(
+        _config([{"torch.optim.lr_scheduler:ReduceLROnPlateau": {"factor": 0.5}, "monitor": "eval/loss"}]),
+        base_dir=HERE,
+    )
+    assert isinstance(torch_yaml.schedulers[0], ReduceLROnPlateau)
+    assert torch_yaml.scheduled.on_eval[0][0] == "eval/loss"
+
+
+def test_yaml_without_evaluations_names_the_keys_to_set():
+    with pytest.raises(ConfigError) as caught:
+        trainer_from_config(_config([{"plateau": {"factor": 0.5}}], evaluates=False), base_dir=HERE)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "trainer.init.schedulers[0]" in message and "trainer.init.loop.eval_frequency" in message
+
+
+def test_report_and_dry_run_say_the_curve_depends_on_the_metric():
+    trainer, _ = _trainer(WARM_PLATEAU)
+    report = trainer.schedule_report()
+    notes = [line for line in report.splitlines() if line.startswith("note:")]
+    assert len(notes) == 1 and "depends on that metric" in notes[0] and "without a reduction" in notes[0]
+    torch_trainer, _ = _trainer(lambda o: ReduceLROnPlateau(o))
+    assert "ReduceLROnPlateau) reduces when eval/loss stops improving" in torch_trainer.schedule_report()
+
+
+def test_preview_shows_the_curve_without_a_reduction():
+    trainer, _ = _trainer(WARM_PLATEAU)
+    monitor = LRMonitor()
+    trainer.preview([monitor])
+    assert monitor.values("lr")[4:] == [0.2] * 36
+
+
+def test_branch_from_stable_refuses_a_plateau_in_one_line():
+    trainer, _ = _trainer(PlateauScheduler())
+    with pytest.raises(BranchingError) as caught:
+        wsd_schedules(trainer)
+    assert "\n" not in str(caught.value) and "reduces at evaluations when eval/loss stops improving" in str(
+        caught.value
+    )
+
+
+def _yaml(tmp_path: Path, schedulers: str) -> Path:
+    path = tmp_path / "plateau.yaml"
+    path.write_text(
+        "trainer:\n"
+        "  init:\n"
+        '    model: "config_fixtures:tiny_model"\n'
+        "    loss_fn: mse_loss\n"
+        "    progress_bar: false\n"
+        "    optimizer: {SGD: {lr: 0.1}}\n"
+        f"    schedulers:\n{schedulers}"
+        "    loop: {max_steps: 16, eval_frequency: 4}\n"
+        "  fit:\n"
+        '    train_dataloader: "config_fixtures:train_loader"\n'
+        '    val_dataloader: "config_fixtures:eval_loader"\n'
+    )
+    return path
+
+
+def test_fit_dry_run_says_the_curve_depends_on_the_metric(tmp_path, capsys, monkeypatch):
+    from trainer.cli import main
+
+    monkeypatch.chdir(HERE)
+    config = _yaml(tmp_path, "      - Warmup: {t_warmup: 4ba, schedule: {plateau: {factor: 0.5}}}\n")
+    assert main(["fit", str(config), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    notes = [line for line in out.splitlines() if line.startswith("note:")]
+    assert len(notes) == 1 and "eval/loss" in notes[0] and "without a reduction" in notes[0]
+
+
+def test_sweep_branch_from_stable_refuses_a_plateau_config(tmp_path, capsys, monkeypatch):
+    from trainer.cli import main
+
+    monkeypatch.chdir(HERE)
+    config = _yaml(tmp_path, "      - plateau: {factor: 0.5}\n")
+    code = main(
+        ["sweep", str(config), "--branch-from-stable", "--budgets", "8ba", "16ba", "--out", str(tmp_path / "s")]
+    )
+    err = capsys.readouterr().err
+    assert code == 2, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "reduces at evaluations when eval/loss stops improving" in lines[0]
