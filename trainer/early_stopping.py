@@ -54,7 +54,9 @@ class EarlyStopping(Callback):
         ('6ba', 6)
     """
 
-    def __init__(self, monitor: str = "eval/loss", patience: int = 3, min_delta: float = 0.0, mode: str = "min"):
+    def __init__(
+        self, monitor: str = "eval/loss", patience: int = 3, min_delta: float = 0.0, mode: str = "min"
+    ) -> None:
         if not isinstance(monitor, str) or not monitor:
             raise ValueError(f"monitor={monitor!r} must be the name of a metric the run logs, such as 'eval/loss'")
         self.monitor = monitor
@@ -66,11 +68,23 @@ class EarlyStopping(Callback):
         self.stopped_at: int | None = None  # the batch the run stopped at
 
     def check(self, eval_interval: Any) -> None:
-        """The trainer's check at construction: the run evaluates, and logs :attr:`monitor`."""
+        """The trainer's check at construction: the run evaluates, and logs :attr:`monitor`.
+
+        Args:
+            eval_interval: The trainer's evaluation interval (None: the run never evaluates).
+
+        Raises:
+            ValueError: the run never evaluates (naming the setting to give), or never logs :attr:`monitor`
+                (naming the metrics it logs).
+        """
         check_monitor("EarlyStopping", self.monitor, eval_interval)
 
     def reason(self) -> str:
-        """Why the run stopped, in words."""
+        """Why the run stopped, in words.
+
+        Returns:
+            One line naming the metric, ``min_delta``, the patience and the best value seen.
+        """
         return (
             f"early stopping: {self.monitor} has not improved by more than min_delta={self.min_delta:g} for "
             f"{self.patience} evaluation{'s' if self.patience != 1 else ''} (best {self.best:.6g})"
@@ -82,7 +96,12 @@ class EarlyStopping(Callback):
 
     def observe(self, trainer: Any, metrics: dict) -> None:
         """One of the run's evaluations (each ``eval_interval``, and the end of the run; not the extra one that
-        ends a ``fit(duration)`` call, so a run split over calls stops where the uninterrupted one does)."""
+        ends a ``fit(duration)`` call, so a run split over calls stops where the uninterrupted one does).
+
+        Args:
+            trainer: The trainer that evaluated (asked to stop, through ``request_stop``, when patience runs out).
+            metrics: The evaluation's metrics, holding :attr:`monitor`.
+        """
         value = float(metrics[self.monitor])
         if improves(value, self.best, self.mode, self.min_delta, "abs"):
             self.best, self.wait = value, 0
@@ -93,10 +112,18 @@ class EarlyStopping(Callback):
             trainer.request_stop(self.reason())
 
     def state_dict(self) -> dict[str, Any]:
-        """The counters (plain numbers), saved in every checkpoint."""
+        """The counters (plain numbers), saved in every checkpoint.
+
+        Returns:
+            ``{"best", "wait", "stopped_at"}``.
+        """
         return {"best": self.best, "wait": self.wait, "stopped_at": self.stopped_at}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Restore what :meth:`state_dict` gave."""
+        """Restore what :meth:`state_dict` gave.
+
+        Args:
+            state: A dict :meth:`state_dict` returned.
+        """
         self.best, self.wait = float(state["best"]), int(state["wait"])
         self.stopped_at = None if state.get("stopped_at") is None else int(state["stopped_at"])

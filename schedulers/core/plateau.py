@@ -231,7 +231,13 @@ class Listener:
 
     __slots__ = ("plateau", "local", "patience", "cooldown")
 
-    def __init__(self, plateau: PlateauScheduler, local: Callable[[float], float | None], patience, cooldown) -> None:
+    def __init__(
+        self,
+        plateau: PlateauScheduler,
+        local: Callable[[float], float | None],
+        patience: int | float,
+        cooldown: int | float,
+    ) -> None:
         self.plateau, self.local, self.patience, self.cooldown = plateau, local, patience, cooldown
 
     def within(self, outer: Callable[[float], float | None]) -> Listener:
