@@ -18,6 +18,7 @@ checkpoints (:mod:`trainer.checkpointing`) and what the run tells (:mod:`trainer
 from __future__ import annotations
 
 import inspect
+import signal
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -287,6 +288,12 @@ class Trainer:
     def schedulers(self) -> list:
         """Every scheduler of the run (compiled Cadence schedules included)."""
         return self.scheduled.all
+
+    @property
+    def stop_signal(self) -> signal.Signals | None:
+        """The stop signal (SIGTERM, SIGHUP) that reached the running ``fit``, or None: the run ends after the
+        current batch with a checkpoint (docs/trainer.md). A callback may read it to stop waiting."""
+        return self._loop.stop_signal
 
     @property
     def scheduled_keys(self) -> list[str]:

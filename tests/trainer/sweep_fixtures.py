@@ -100,5 +100,5 @@ class StallAt(Callback):
             return
         self.marker.write_text(f"{os.getpid()}\n")
         deadline = time.monotonic() + self.limit
-        while getattr(trainer, "_terminate_requested", None) is None and time.monotonic() < deadline:
+        while trainer.stop_signal is None and time.monotonic() < deadline:
             time.sleep(0.05)
