@@ -213,11 +213,23 @@ def test_a_run_stopped_in_this_process_and_resumed_writes_the_rows_of_an_uninter
     assert_same_records(out, uninterrupted)
 
 
+class StopSignals(Callback):
+    """What ``trainer.stop_signal`` reads as each batch ends (after the callbacks before it)."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, object] = {}
+
+    def on_batch_end(self, trainer, loss):
+        self.seen[trainer.state.timestamp.batch.value] = trainer.stop_signal
+
+
 def test_a_stop_signal_checkpoints_tells_where_and_exits_128_plus_the_signal(tmp_path, capsys):
-    trainer, _ = run(tmp_path, Interrupt(12, "SIGHUP"))
+    signals = StopSignals()
+    trainer, _ = run(tmp_path, Interrupt(12, "SIGHUP"), signals)
     with pytest.raises(SystemExit) as stopped:
         trainer.fit()
     assert stopped.value.code == 129
+    assert (signals.seen[11], signals.seen[12]) == (None, signal.SIGHUP)  # a waiting callback can see the stop
     assert f"stopped by SIGHUP at 12ba: the last checkpoint is {tmp_path / 'ckpt' / 'ba00000012.pt'}" in (
         capsys.readouterr().err
     )
