@@ -2,7 +2,7 @@
 
 A checkpoint holds everything needed to continue the run exactly (docs/resume.md): the model, the optimizer,
 every scheduler, the timestamp, each rank's RNG state, the fp16 scaler and the steps it skipped in the epoch,
-and the run's settings (to warn when a resumed run changes them). :mod:`trainer.checkpoint` writes and reads
+and the run's settings (to warn when a resumed run changes them). :mod:`trainer.checkpoint_files` writes and reads
 the files; this module decides what goes in and where it comes back.
 """
 
@@ -17,7 +17,7 @@ import torch
 
 from schedulers.core.run import Run
 from timeunits import Timestamp
-from trainer import checkpoint as checkpoints
+from trainer import checkpoint_files as checkpoints
 from trainer import distributed
 from trainer.callbacks import CallbackList
 from trainer.data import reshard
@@ -245,7 +245,7 @@ def resume(trainer: Checkpointed, loop: Loop, last: LastCheckpoint, load_path: s
         Nothing: the trainer continues from the checkpoint.
 
     Raises:
-        trainer.checkpoint.CheckpointError: not a readable Cadence trainer checkpoint, or one holding another
+        trainer.checkpoint_files.CheckpointError: not a readable Cadence trainer checkpoint, or one holding another
             number of schedulers.
 
     Example:
@@ -304,7 +304,7 @@ def load_weights(model: torch.nn.Module, load_path: str | Path, *, strict: bool)
         Nothing: the model holds the saved weights.
 
     Raises:
-        trainer.checkpoint.CheckpointError: not a readable checkpoint, or one without model weights.
+        trainer.checkpoint_files.CheckpointError: not a readable checkpoint, or one without model weights.
         ValueError: the weights do not fit the model.
 
     Example:

@@ -18,9 +18,9 @@ import torch
 from schedulers.core.clock import batches_in_run
 from schedulers.core.plateau import preview_note
 from timeunits import Time, TimeUnit
-from trainer.arguments import constant_batch_size
 from trainer.callbacks import LRMonitor
 from trainer.trainer import Trainer
+from trainer.trainer_arguments import constant_batch_size
 
 __all__ = ["ConfigRun", "plot_config", "simulate_config_run"]
 

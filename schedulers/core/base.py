@@ -15,10 +15,10 @@ from typing import Any, ClassVar
 
 import attrs
 
-from schedulers.core.arguments import FrozenScheduleError, evolve_hint
-from schedulers.core.config import Configurable
 from schedulers.core.resolution import same_unit
 from schedulers.core.run import Run, as_run
+from schedulers.core.schedule_arguments import FrozenScheduleError, evolve_hint
+from schedulers.core.schedule_config import Configurable
 from schedulers.core.state import ScheduleState
 from timeunits import Time, Timestamp, TimeUnit
 

@@ -4,7 +4,9 @@ The content goes to a hidden temporary file in the same folder and is flushed to
 ``os.replace`` puts it in place, and the folder is synced too so the rename survives a crash. A failure
 removes the temporary file and leaves any existing file untouched.
 
-:func:`unwritable_reason` tells, before a run starts, whether a path it will write can be written.
+One atomic write for the whole project: the CLI's pictures and reports, and the trainer's checkpoints, CSV files,
+records and sweep summaries, import it from here (down the layers, docs/architecture.md). Whether a path a run
+will write can be written is the trainer's question: :mod:`trainer.writable_paths`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["TEMP_SUFFIX", "fsync_dir", "check_writable", "temporary_name", "unwritable_reason", "write_atomically"]
+__all__ = ["TEMP_SUFFIX", "fsync_dir", "temporary_name", "write_atomically"]
 
 #: the suffix of temporary files (listings of a folder's files skip it)
 TEMP_SUFFIX = ".tmp"
@@ -67,54 +69,3 @@ def fsync_dir(folder: Path) -> None:
         os.fsync(handle)
     finally:
         os.close(handle)
-
-
-def unwritable_reason(path: str | os.PathLike, *, folder: bool) -> str | None:
-    """Why ``path`` cannot be written (a folder to write files in, or a file), or None when it can.
-
-    Missing folders on the way are fine (the writer creates them): the nearest folder that exists must take
-    a new file. That is tried, with a hidden file created and removed at once, because permission bits do
-    not tell: root passes ``os.access`` on a read-only or virtual file system such as ``/proc``. Nothing is
-    left behind and no folder is created.
-
-    >>> import tempfile
-    >>> folder = Path(tempfile.mkdtemp())
-    >>> unwritable_reason(folder / "run" / "checkpoints", folder=True) is None, list(folder.iterdir())
-    (True, [])
-    >>> (folder / "notes").write_text("")
-    0
-    >>> unwritable_reason(folder / "notes" / "metrics.csv", folder=False)  # doctest: +ELLIPSIS
-    "cannot create the folder '.../notes': '.../notes' is a file"
-    """
-    target = Path(path).expanduser()
-    if folder and target.exists() and not target.is_dir():
-        return f"{str(target)!r} is a file, not a folder"
-    if not folder and target.is_dir():
-        return f"{str(target)!r} is a folder, not a file"
-    place = target if folder else target.parent
-    existing = place.absolute()
-    while not existing.exists() and existing.parent != existing:
-        existing = existing.parent
-    if not existing.is_dir():
-        return f"cannot create the folder {str(place)!r}: {str(existing)!r} is a file"
-    probe = temporary_name(existing, "cadence-write-check")
-    try:
-        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    except OSError as error:
-        if existing == place.absolute():
-            return f"cannot write in the folder {str(place)!r} ({error.strerror})"
-        return f"cannot create the folder {str(place)!r}: {str(existing)!r} is not writable ({error.strerror})"
-    try:
-        os.unlink(probe)
-    except OSError:
-        pass
-    if not folder and target.exists() and not os.access(target, os.W_OK):
-        return f"cannot write {str(target)!r}: the file is read-only"
-    return None
-
-
-def check_writable(name: str, path: str | os.PathLike, *, folder: bool) -> None:
-    """A ValueError ``name='path': why`` when :func:`unwritable_reason` finds ``path`` cannot be written."""
-    reason = unwritable_reason(path, folder=folder)
-    if reason is not None:
-        raise ValueError(f"{name}={os.fspath(path)!r}: {reason}")

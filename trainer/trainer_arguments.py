@@ -120,7 +120,7 @@ def build_optimizer(optimizer: Any, model: torch.nn.Module) -> torch.optim.Optim
     if isinstance(optimizer, torch.optim.Optimizer):
         return optimizer
     if isinstance(optimizer, (str, dict)):
-        from trainer.optim import configure_optimizer
+        from schedulers.optim import configure_optimizer
 
         if isinstance(optimizer, str):
             return configure_optimizer(optimizer, model.parameters())

@@ -420,7 +420,7 @@ class ScheduleSpec:
             >>> read_schedule_config({"step": {"step_size": "5ba", "gamma": -1}}).build()
             Traceback (most recent call last):
             ...
-            schedulers.core.config.ScheduleConfigError: step.gamma: gamma=-1 must be >= 0.0
+            schedulers.core.schedule_config.ScheduleConfigError: step.gamma: gamma=-1 must be >= 0.0
         """
         kwargs = {key: _built(value, optimizer) for key, value in self.arguments.items()}
         try:
@@ -500,8 +500,8 @@ def read_schedule_config(
         >>> read_schedule_config({"cosine": {"alpha_ff": 0.1}}, "schedulers[0]")
         Traceback (most recent call last):
         ...
-        schedulers.core.config.ScheduleConfigError: schedulers[0].cosine.alpha_ff: CosineAnnealingScheduler got an
-        unexpected keyword argument 'alpha_ff' (did you mean 'alpha_f'?); accepted:
+        schedulers.core.schedule_config.ScheduleConfigError: schedulers[0].cosine.alpha_ff: CosineAnnealingScheduler
+        got an unexpected keyword argument 'alpha_ff' (did you mean 'alpha_f'?); accepted:
         CosineAnnealingScheduler(t_max='1dur', alpha_f=0.0)
     """
     rules = _Rules(import_object, options, supplied_later)
@@ -692,7 +692,7 @@ def schedule_from_config(
         ...                                    "milestones": ["0.1dur"]}})
         Traceback (most recent call last):
         ...
-        schedulers.core.config.ScheduleConfigError: Sequence.schedules[1].cosine.t_mx: CosineAnnealingScheduler
+        schedulers.core.schedule_config.ScheduleConfigError: Sequence.schedules[1].cosine.t_mx: CosineAnnealingScheduler
         got an unexpected keyword argument 't_mx' (did you mean 't_max'?); accepted:
         CosineAnnealingScheduler(t_max='1dur', alpha_f=0.0)
     """

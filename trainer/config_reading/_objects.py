@@ -13,7 +13,7 @@ from typing import Any
 import torch
 
 from schedulers.core.names import did_you_mean
-from trainer.config._reading import Context, Key, Section, check_output, join, mapping, read_section, show
+from trainer.config_reading._reading import Context, Key, Section, check_output, join, mapping, read_section, show
 
 # {factory: "module:function", kwargs: {...}} wherever a Python object is named (placed with Section.at)
 
@@ -257,7 +257,7 @@ def optimizer(value: Any, path: str, ctx: Context) -> Optimizer:
 
 
 def _named_optimizer(value: Any, path: str, ctx: Context) -> Optimizer:
-    from trainer.optim import optimizer_class
+    from schedulers.optim import optimizer_class
 
     lr_schedule = None
     if isinstance(value, str):
@@ -299,7 +299,7 @@ def _groups(groups: Any, path: str, ctx: Context) -> list | None:
 
 
 def _configure(spec: Optimizer, parameters: Any, ctx: Context) -> torch.optim.Optimizer:
-    from trainer.optim import OptimizerArgumentError, configure_optimizer
+    from schedulers.optim import OptimizerArgumentError, configure_optimizer
 
     try:
         return configure_optimizer(spec.cls, parameters, **spec.arguments)

@@ -22,8 +22,8 @@ import torch
 from torch.optim import Optimizer
 
 from schedulers.core.names import did_you_mean
-from trainer.optim.lamb import Lamb
-from trainer.optim.lion import Lion
+from schedulers.optim.lamb import Lamb
+from schedulers.optim.lion import Lion
 
 __all__ = [
     "CEREBRAS_DEFAULTS",

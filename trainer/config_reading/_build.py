@@ -1,4 +1,4 @@
-"""A config turned into a trainer's arguments: the tables read (:mod:`trainer.config._schema`), the rules
+"""A config turned into a trainer's arguments: the tables read (:mod:`trainer.config_reading._schema`), the rules
 between keys applied (the horizon and this run's length, evaluation, checkpoints, precision, the schedulers'
 horizon), then the model, loaders and callbacks built, seeded. The trainer's own errors come back as
 ConfigErrors on key paths. This module does not import ``trainer.trainer``: ``Trainer.from_config`` builds from
@@ -18,11 +18,11 @@ import torch
 
 from timeunits import Time, TimeUnit
 from trainer.callbacks import Callback, ProgressBar, as_callbacks
-from trainer.checkpoint import CheckpointError
-from trainer.config._objects import Optimizer, Ref
-from trainer.config._reading import ConfigError, Context, check_output, load_config, one_line
-from trainer.config._schedulers import learning_rate_factory, scheduler_entries
-from trainer.config._schema import (
+from trainer.checkpoint_files import CheckpointError
+from trainer.config_reading._objects import Optimizer, Ref
+from trainer.config_reading._reading import ConfigError, Context, check_output, load_config, one_line
+from trainer.config_reading._schedulers_section import learning_rate_factory, scheduler_entries
+from trainer.config_reading._schema import (
     CHECKPOINT,
     FIT,
     FP16_TYPES,

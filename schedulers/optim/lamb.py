@@ -13,7 +13,7 @@ from typing import Any
 import torch
 from torch.optim import Optimizer
 
-from trainer.optim._checks import check_betas, check_lr, check_nonnegative
+from schedulers.optim._checks import check_betas, check_lr, check_nonnegative
 
 __all__ = ["Lamb"]
 
