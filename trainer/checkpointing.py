@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
+import attrs
 import torch
 
 from schedulers.core.run import Run
@@ -60,6 +61,7 @@ class Checkpointed(Protocol):
     def schedulers(self) -> list: ...
 
 
+@attrs.define
 class LastCheckpoint:
     """What a run saved last: the batch of its last checkpoint (on every rank), the file (on rank 0), and the
     file it resumed from until the run has said so.
@@ -79,12 +81,9 @@ class LastCheckpoint:
         'no checkpoint (save_folder is None)'
     """
 
-    __slots__ = ("batch", "path", "resumed_from")
-
-    def __init__(self) -> None:
-        self.batch: int | None = None
-        self.path: Path | None = None
-        self.resumed_from: Path | None = None
+    batch: int | None = None
+    path: Path | None = None
+    resumed_from: Path | None = None
 
     def where(self, save_folder: Path | None) -> str:
         """Where the last checkpoint is, in words (for a message when a run stops)."""

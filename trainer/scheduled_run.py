@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import attrs
 import torch
 from torch.optim.lr_scheduler import LRScheduler, ReduceLROnPlateau
 
@@ -37,46 +38,76 @@ from schedulers.core.tags import matches, normalize_tags
 __all__ = ["ScheduledRun", "build_schedulers"]
 
 
+@attrs.define
 class ScheduledRun:
-    """The schedulers of a run, split by when they step."""
+    """The schedulers of a run, split by when they step: what :func:`build_schedulers` returns.
 
-    def __init__(
-        self,
-        per_batch: list[LRScheduler],
-        per_epoch: list[LRScheduler],
-        keys: list[str],
-        schedules: list[tuple[str, Any, str]] = (),
-        others: list[tuple[str, LRScheduler, str]] = (),
-        on_eval: list[tuple[str, ReduceLROnPlateau]] = (),
-        listeners: list[tuple[str, str]] = (),
-    ) -> None:
-        self.per_batch = per_batch
-        self.per_epoch = per_epoch
-        self.keys = keys  # the hyperparameters something schedules, for monitors and loggers
-        self.schedules = list(schedules)  # (label, Cadence schedule, hyperparameter): for the report
-        self.others = list(others)  # (label, torch/Cerebras/SambaFlow scheduler, hyperparameter)
-        self.on_eval = list(on_eval)  # (monitor, torch ReduceLROnPlateau): stepped with the metric at evaluations
-        self.listeners = list(listeners)  # (who, monitor): what listens to evaluations, for the check at start
-        self._observers = [s for s in per_batch + per_epoch if isinstance(s, CompiledScheduler) and s.monitors]
+    Args:
+        per_batch: The schedulers stepped after each batch.
+        per_epoch: The schedulers stepped after each epoch.
+        keys: The hyperparameters something schedules, for monitors and loggers.
+        schedules: ``(label, Cadence schedule, hyperparameter)`` for each Cadence schedule, for the report.
+        others: ``(label, scheduler, hyperparameter)`` for each torch, Cerebras or SambaFlow scheduler.
+        on_eval: ``(monitor, ReduceLROnPlateau)``: torch's plateau schedulers, stepped with the metric at
+            evaluations.
+        listeners: ``(who, monitor)``: what listens to evaluations, for the check at the run's start.
+
+    Returns:
+        The record; :meth:`observe` feeds it an evaluation's metrics.
+
+    Example:
+        >>> import torch
+        >>> from schedulers import LinearScheduler, SchedulerState
+        >>> from schedulers.core.run import Run
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+        >>> run = Run("10ba")
+        >>> scheduled = build_schedulers([LinearScheduler()], opt, SchedulerState("10ba"), run, True)
+        >>> len(scheduled.per_batch), len(scheduled.per_epoch), scheduled.keys
+        (1, 0, ['lr'])
+    """
+
+    per_batch: list[LRScheduler]
+    per_epoch: list[LRScheduler]
+    keys: list[str]
+    schedules: list[tuple[str, Any, str]] = attrs.field(factory=list, converter=list)
+    others: list[tuple[str, LRScheduler, str]] = attrs.field(factory=list, converter=list)
+    on_eval: list[tuple[str, ReduceLROnPlateau]] = attrs.field(factory=list, converter=list)
+    listeners: list[tuple[str, str]] = attrs.field(factory=list, converter=list)
+    _observers: list[CompiledScheduler] = attrs.field(init=False, repr=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        everything = self.per_batch + self.per_epoch
+        self._observers = [s for s in everything if isinstance(s, CompiledScheduler) and s.monitors]
 
     @property
     def all(self) -> list[LRScheduler]:
+        """Every scheduler of the run: per batch, per epoch, then torch's plateau schedulers."""
         return self.per_batch + self.per_epoch + [scheduler for _, scheduler in self.on_eval]
 
     def observe(self, metrics: dict[str, float]) -> None:
         """An evaluation's metrics, to whatever listens: each compiled plateau, and torch's ``ReduceLROnPlateau``
-        stepped with its monitored metric (as Lightning does with ``monitor``)."""
+        stepped with its monitored metric (as Lightning does with ``monitor``).
+
+        Args:
+            metrics: The evaluation's metrics by name (``eval/loss``, ...).
+
+        Returns:
+            None: the listeners have their metric.
+        """
         for scheduler in self._observers:
             scheduler.observe(metrics)
         for monitor, scheduler in self.on_eval:
             scheduler.step(metrics[monitor])
 
 
+@attrs.frozen
 class _Entry:
-    __slots__ = ("label", "schedule", "hyperparameter", "tags")
+    """One Cadence schedule the trainer was given: its label, the schedule, the key it writes, its tags."""
 
-    def __init__(self, label: str, schedule: Any, hyperparameter: str, tags: frozenset[str] | None) -> None:
-        self.label, self.schedule, self.hyperparameter, self.tags = label, schedule, hyperparameter, tags
+    label: str
+    schedule: Any
+    hyperparameter: str
+    tags: frozenset[str] | None
 
 
 def build_schedulers(

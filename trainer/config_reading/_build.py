@@ -10,10 +10,10 @@ import os
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import attrs
 import torch
 
 from timeunits import Time, TimeUnit
@@ -47,7 +47,7 @@ _CHECKPOINT_ARGUMENTS = (
 )
 
 
-@dataclass
+@attrs.define
 class TrainerArguments:
     """The keyword arguments of a trainer, built from a config, with what its errors need to name key paths."""
 
@@ -135,7 +135,7 @@ def _one_of(ctx: Context, init: dict, fit: dict, *keys: str) -> tuple[str, Any]:
     return found[0] if found else ("", None)
 
 
-@dataclass
+@attrs.define
 class _Loop:
     """``trainer.init.loop``: the horizon, the length of this run, evaluation, gradient accumulation, ssr, and
     what a non-finite loss does."""

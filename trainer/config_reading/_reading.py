@@ -16,11 +16,11 @@ import re
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import attrs
 import yaml
 
 from schedulers.core.names import did_you_mean, suggest
@@ -284,7 +284,7 @@ def _import(module_name: str) -> Any:
 # -- key tables ------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Key:
     """One key: ``read`` checks and converts its value; ``missing`` (when given) makes it required and is what
     the error says to give; ``help`` says what it is."""
@@ -296,15 +296,15 @@ class Key:
     help: str = ""
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Section:
     """The keys of one mapping at ``path``, the Cerebras keys Cadence reads past (with the reason), the keys it
     does not support (with the reason) and the groups of keys of which one may be given."""
 
     path: str
     keys: tuple[Key, ...]
-    ignored: dict[str, str] = field(default_factory=dict)
-    unsupported: dict[str, str] = field(default_factory=dict)
+    ignored: dict[str, str] = attrs.Factory(dict)
+    unsupported: dict[str, str] = attrs.Factory(dict)
     exclusive: tuple[tuple[str, ...], ...] = ()
     label: str = "key"
 
@@ -314,7 +314,7 @@ class Section:
 
     def at(self, path: str) -> Section:
         """This section's keys at another key path (for mappings that occur in many places)."""
-        return replace(self, path=path)
+        return attrs.evolve(self, path=path)
 
     def sections(self) -> Iterator[Section]:
         """This section and every section its keys read, depth first."""
