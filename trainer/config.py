@@ -88,6 +88,9 @@ class ConfiguredTrainer(ConfiguredRun, Trainer):
         config: the configuration the trainer was built from.
         **kwargs: :class:`~trainer.Trainer`'s keyword arguments.
 
+    Returns:
+        The trainer; ``fit()`` trains at most ``num_steps`` optimizer steps.
+
     Raises:
         TypeError, ValueError: as :class:`~trainer.Trainer` does; :func:`trainer_from_config` reports them as
             :class:`ConfigError` on key paths.

@@ -1,6 +1,6 @@
 """What the trainer does with its ``schedulers=`` argument: classify, compile, scale, and decide stepping.
 
-Entries (API clarifications 1–3, 10):
+Entries (docs/stepping.md, docs/trainer.md):
 
 * a Cadence schedule (a :class:`schedulers.Schedule`, or any two-parameter ``(state, ssr)`` callable) is
   compiled by the trainer; several on the same hyperparameter multiply (one write per step);
@@ -122,6 +122,31 @@ def build_schedulers(
 
     With ``step_every_batch=False`` every Cadence schedule reads the run from the start of the current epoch
     (:class:`~schedulers.core.clock.EpochStartView`) and steps at each epoch's end: Composer's staircase.
+
+    Args:
+        entries: The trainer's ``schedulers=``: one entry or a list (the kinds the module docstring lists).
+        optimizer: The optimizer the schedulers drive.
+        state: The run's clock (a :class:`~schedulers.SchedulerState`).
+        run: The run the schedules resolve for.
+        step_every_batch: ``step_schedulers_every_batch``: True, False, or None (Cadence's per batch, a torch
+            scheduler per epoch).
+
+    Returns:
+        The :class:`ScheduledRun`.
+
+    Raises:
+        ValueError: An entry that cannot be used, naming it: built on another optimizer, two schedulers writing
+            one key that must write alone, tags that match no param group, a scheduler counting steps stepped
+            per epoch, a schedule the run cannot resolve.
+        TypeError: An entry of no known kind, naming its index.
+
+    >>> from schedulers import LinearScheduler, SchedulerState
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9)
+    >>> scheduled = build_schedulers(
+    ...     {"schedule": LinearScheduler(), "hyperparameter": "momentum"}, opt, SchedulerState("4ba"), Run("4ba"), True
+    ... )
+    >>> scheduled.keys, opt.param_groups[0]["momentum"]  # written at construction: α = 1 at the start
+    (['momentum'], 0.9)
     """
     cadence, built = _classify(entries, optimizer)
     monitors = {label: monitor for label, monitor in _monitors(entries)}

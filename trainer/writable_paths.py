@@ -23,6 +23,13 @@ def unwritable_reason(path: str | os.PathLike, *, folder: bool) -> str | None:
     not tell: root passes ``os.access`` on a read-only or virtual file system such as ``/proc``. Nothing is
     left behind and no folder is created.
 
+    Args:
+        path: The folder or file a run will write.
+        folder: True for a folder to write files in, False for a file.
+
+    Returns:
+        Why it cannot be written (a clause to follow the path in a message), or None when it can.
+
     >>> import tempfile
     >>> folder = Path(tempfile.mkdtemp())
     >>> unwritable_reason(folder / "run" / "checkpoints", folder=True) is None, list(folder.iterdir())
@@ -60,7 +67,27 @@ def unwritable_reason(path: str | os.PathLike, *, folder: bool) -> str | None:
 
 
 def check_writable(name: str, path: str | os.PathLike, *, folder: bool) -> None:
-    """A ValueError ``name='path': why`` when :func:`unwritable_reason` finds ``path`` cannot be written."""
+    """Check, before a run starts, that ``path`` can be written.
+
+    Args:
+        name: The argument that gave the path, first in the message (``"save_folder"``).
+        path: The folder or file.
+        folder: True for a folder to write files in, False for a file.
+
+    Returns:
+        None when ``path`` can be written.
+
+    Raises:
+        ValueError: ``name='path': why`` when :func:`unwritable_reason` finds it cannot be written.
+
+    >>> import tempfile
+    >>> notes = Path(tempfile.mkdtemp()) / "notes"
+    >>> _ = notes.write_text("")
+    >>> check_writable("save_folder", notes, folder=True)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: save_folder='.../notes': '.../notes' is a file, not a folder
+    """
     reason = unwritable_reason(path, folder=folder)
     if reason is not None:
         raise ValueError(f"{name}={os.fspath(path)!r}: {reason}")

@@ -24,7 +24,18 @@ TEMP_SUFFIX = ".tmp"
 
 
 def temporary_name(folder: Path, name: str) -> Path:
-    """A fresh hidden name for a temporary ``name`` in ``folder``."""
+    """A fresh hidden name for a temporary ``name`` in ``folder`` (listings skip it by its :data:`TEMP_SUFFIX`).
+
+    Args:
+        folder: The folder the temporary file goes in (the target's, so that a rename is atomic).
+        name: The name of the file it becomes.
+
+    Returns:
+        The path: ``.<name>.<pid>.<random>.tmp`` in ``folder``.
+
+    >>> temporary_name(Path("run"), "latest").name.startswith(".latest."), temporary_name(Path("run"), "x").suffix
+    (True, '.tmp')
+    """
     return folder / f".{name}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
 
 
@@ -34,6 +45,19 @@ def write_atomically(
     """Call ``write(stream)`` on a temporary file, then move it to ``path`` atomically; return ``path``.
 
     The file gets the permissions the umask allows (like ``open``), not a temporary file's 0600.
+
+    Args:
+        path: The file to write.
+        write: Called with the open temporary file; it writes the content.
+        binary: Open the file in binary mode (``torch.save``), else as UTF-8 text.
+        newline: The text mode's ``newline`` (``""`` for the csv module).
+
+    Returns:
+        ``path``, as a Path.
+
+    Raises:
+        OSError: The file cannot be written (the temporary file is removed, an existing file kept); anything
+            ``write`` raises, likewise.
 
     >>> import tempfile
     >>> target = Path(tempfile.mkdtemp()) / "note.txt"
@@ -61,7 +85,20 @@ def write_atomically(
 
 
 def fsync_dir(folder: Path) -> None:
-    """Make a rename inside ``folder`` durable (a no-op where folders cannot be opened, e.g. Windows)."""
+    """Make a rename inside ``folder`` durable (a no-op where folders cannot be opened, e.g. Windows).
+
+    Args:
+        folder: The folder whose entries changed.
+
+    Returns:
+        None: the folder's entries are on disk.
+
+    Raises:
+        OSError: The folder cannot be opened or synced.
+
+    >>> import tempfile
+    >>> fsync_dir(Path(tempfile.mkdtemp()))
+    """
     if os.name == "nt":
         return
     handle = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
