@@ -135,7 +135,7 @@ def configure_optimizer(optimizer_type: str | type[Optimizer], params: Any, **kw
         TypeError: The optimizer's own constructor refused the arguments.
 
     Example:
-        >>> opt = configure_optimizer("sgd", [torch.zeros(2, requires_grad=True)], learning_rate="0.1", momentun=0.9)
+        >>> configure_optimizer("sgd", [torch.zeros(2, requires_grad=True)], momentun=0.9)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
         ValueError: SGD does not take momentun (did you mean momentum?); it accepts: lr, momentum, ...

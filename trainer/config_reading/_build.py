@@ -387,11 +387,12 @@ def _loader(ref: Ref, ctx: Context) -> Any:
     return loader
 
 
+@attrs.frozen
 class _Take:
     """The first ``count`` items of ``loader`` each time it is iterated (``loop.eval_steps``)."""
 
-    def __init__(self, loader: Iterable, count: int) -> None:
-        self.loader, self.count = loader, count
+    loader: Iterable
+    count: int
 
     def __iter__(self) -> Iterator[Any]:
         for index, item in enumerate(self.loader):
