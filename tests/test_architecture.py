@@ -207,6 +207,15 @@ def test_forbidden_imports(importer: str, imported: str) -> None:
     assert imported not in GRAPH[importer], f"{importer} imports {imported}: {FORBIDDEN[importer, imported]}"
 
 
+def test_the_config_reading_sits_below_the_trainer() -> None:
+    """``Trainer.from_config`` builds from trainer.config_reading, and trainer.config (which subclasses the
+    Trainer) builds on both: the reading imports neither (docs/architecture.md)."""
+    above = {"trainer.trainer", "trainer.config"}
+    wrong = {module: sorted(GRAPH[module] & above) for module in GRAPH if module.startswith("trainer.config_reading")}
+    assert not {module: found for module, found in wrong.items() if found}
+    assert "trainer.config_reading._build" in GRAPH["trainer.trainer"]
+
+
 def _private_reads_of_a_trainer(module: str) -> list[str]:
     """``trainer._x`` and ``....trainer._x``: another module reaching into the trainer's private attributes."""
     found = []

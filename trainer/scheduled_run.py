@@ -151,12 +151,37 @@ def build_schedulers(
     cadence, built = _classify(entries, optimizer)
     monitors = {label: monitor for label, monitor in _monitors(entries)}
     per_epoch_clock = step_every_batch is False
-    writers: dict[str, list[tuple[str, bool]]] = {}  # key -> (who, whether it must write alone)
+    clock = EpochStartView(state) if per_epoch_clock else state
+    per_batch, per_epoch, on_eval, evaluated, writers = _place_built(
+        built, optimizer, monitors, step_every_batch, run, clock
+    )
+    listeners = [(f"{e.label} ({type(p).__name__})", p.monitor) for e in cadence for p in listening(e.schedule)]
+    for key, group_entries in _by_key(cadence).items():
+        writers.setdefault(key, []).extend((e.label, False) for e in group_entries)
+        (per_epoch if per_epoch_clock else per_batch).extend(_compile_key(key, group_entries, optimizer, clock, run))
+    _check_writers(writers)
+    _check_monitors(monitors, built)
+    schedules = [(entry.label, entry.schedule, entry.hyperparameter) for entry in cadence]
+    # what steps by itself (torch's ReduceLROnPlateau steps at evaluations, with a metric: not in time)
+    others = [(label, s, _written_key(s)) for label, s in built if not isinstance(s, ReduceLROnPlateau)]
+    return ScheduledRun(per_batch, per_epoch, sorted(writers), schedules, others, on_eval, listeners + evaluated)
+
+
+def _place_built(
+    built: list[tuple[str, LRScheduler]],
+    optimizer: torch.optim.Optimizer,
+    monitors: dict[str, str],
+    step_every_batch: bool | None,
+    run: Run,
+    clock: Any,
+) -> tuple[list, list, list, list, dict[str, list[tuple[str, bool]]]]:
+    """Each scheduler built on the optimizer checked, scaled and placed: per batch, per epoch, or (torch's
+    ``ReduceLROnPlateau``) at evaluations; also who listens to evaluations and who writes each key."""
     per_batch: list[LRScheduler] = []
     per_epoch: list[LRScheduler] = []
-    clock = EpochStartView(state) if per_epoch_clock else state
     on_eval: list[tuple[str, ReduceLROnPlateau]] = []
-    listeners = [(f"{e.label} ({type(p).__name__})", p.monitor) for e in cadence for p in listening(e.schedule)]
+    listeners: list[tuple[str, str]] = []
+    writers: dict[str, list[tuple[str, bool]]] = {}  # key -> (who, whether it must write alone)
     for label, scheduler in built:
         if scheduler.optimizer is not optimizer:
             raise ValueError(f"{label} ({type(scheduler).__name__}) was built on another optimizer than the trainer's")
@@ -170,21 +195,16 @@ def build_schedulers(
         _scale(label, scheduler, run, clock)
         steps_per_batch = step_every_batch or (step_every_batch is None and isinstance(scheduler, CompiledScheduler))
         (per_batch if steps_per_batch else per_epoch).append(scheduler)
+    return per_batch, per_epoch, on_eval, listeners, writers
 
-    for key, group_entries in _by_key(cadence).items():
-        writers.setdefault(key, []).extend((e.label, False) for e in group_entries)
-        (per_epoch if per_epoch_clock else per_batch).extend(_compile_key(key, group_entries, optimizer, clock, run))
 
-    _check_writers(writers)
+def _check_monitors(monitors: dict[str, str], built: list[tuple[str, LRScheduler]]) -> None:
+    """``monitor`` next to an entry is for torch's ``ReduceLROnPlateau`` only."""
     stray = sorted(set(monitors) - {label for label, s in built if isinstance(s, ReduceLROnPlateau)})
     if stray:
         raise ValueError(
             f"{stray[0]}: 'monitor' is for a torch ReduceLROnPlateau; a PlateauScheduler takes monitor= itself"
         )
-    schedules = [(entry.label, entry.schedule, entry.hyperparameter) for entry in cadence]
-    # what steps by itself (torch's ReduceLROnPlateau steps at evaluations, with a metric: not in time)
-    others = [(label, s, _written_key(s)) for label, s in built if not isinstance(s, ReduceLROnPlateau)]
-    return ScheduledRun(per_batch, per_epoch, sorted(writers), schedules, others, on_eval, listeners)
 
 
 def _monitors(entries: Any):
