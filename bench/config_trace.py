@@ -188,8 +188,9 @@ def _floors(root: Path) -> str:
     import ast
     from functools import cache
 
-    folder = root / "trainer" / "config"
-    paths = {f"trainer.config.{p.stem}" if p.stem != "__init__" else "trainer.config": p for p in folder.glob("*.py")}
+    folder = root / "trainer" / "config_reading"  # the public face trainer/config.py reads through it
+    paths = {f"trainer.config_reading.{p.stem}": p for p in folder.glob("*.py") if p.stem != "__init__"}
+    paths["trainer.config"] = root / "trainer" / "config.py"
     imports: dict[str, set[str]] = {}
     for name, path in paths.items():
         found = set()
@@ -208,7 +209,7 @@ def _floors(root: Path) -> str:
     lines = sum(len(p.read_text().splitlines()) for p in paths.values())
     longest = max((chain(name) for name in paths), key=len)
     return f"trainer/config: {len(paths)} modules, {lines} lines; {len(longest)} import floors: " + " -> ".join(
-        n.removeprefix("trainer.config.") for n in longest
+        n.removeprefix("trainer.config_reading.") for n in longest
     )
 
 

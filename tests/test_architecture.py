@@ -2,13 +2,17 @@
 short functions, and code that cites only the repo's own docs.
 
 Imports are read from the source (every ``import`` statement, also inside functions and under
-``if TYPE_CHECKING:``), so neither a lazy import nor a type-checking one can hide a cycle.
+``if TYPE_CHECKING:``, and ``importlib.import_module("...")`` of a written name), so neither a lazy import nor a
+type-checking one can hide a cycle. Importing ``a.b.c`` also runs ``a/__init__.py`` and ``a/b/__init__.py``:
+those packages count as imported too (except the importing module's own packages, which ran before it), and
+``from a import name`` reads ``a``'s attributes, lazy ones included.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 import pytest
@@ -16,11 +20,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("timeunits", "schedulers", "trainer")
 MAX_FUNCTION_LINES = 60
-
-# The one upward import, made lazily: ``cstorch.optim.<Optimizer>`` re-exports trainer.optim's optimizers so
-# that Cerebras code needs only its import line changed (docs/migrating-cerebras.md). trainer.optim imports
-# nothing from schedulers, so this adds no cycle.
-ALLOWED_UPWARD = {("schedulers.cerebras.optim", "trainer.optim")}
 
 
 def _module_name(path: Path) -> str:
@@ -37,24 +36,46 @@ def _sources() -> dict[str, Path]:
 MODULES = _sources()
 
 
-def _imported(node: ast.AST, module: str) -> list[str]:
-    """The project modules an import statement loads (``from a import b`` loads ``a.b`` when it is a module)."""
+def _packages_run(name: str, module: str) -> list[str]:
+    """The packages whose ``__init__`` importing ``name`` runs: its prefixes, less ``module``'s own packages
+    (Python ran those before ``module``)."""
+    parts = name.split(".")
+    own = {".".join(module.split(".")[:i]) for i in range(1, module.count(".") + 2)}
+    return [prefix for i in range(1, len(parts)) if (prefix := ".".join(parts[:i])) not in own]
+
+
+def _written_import(node: ast.AST) -> str | None:
+    """The module of ``importlib.import_module("a.b")`` or ``__import__("a.b")`` written with a constant name."""
+    if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)):
+        return None
+    function = node.func
+    called = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", None)
+    name = node.args[0].value
+    return name if called in ("import_module", "__import__") and isinstance(name, str) else None
+
+
+def _imported(node: ast.AST, module: str, modules: Collection[str]) -> list[str]:
+    """The project modules an import statement loads: ``from a import b`` loads ``a.b`` when it is a module, and
+    ``a`` itself (whose attributes it reads) when it is not; either way the packages on the way run."""
     if isinstance(node, ast.Import):
         names = [alias.name for alias in node.names]
     elif isinstance(node, ast.ImportFrom):
         if node.level:  # the project writes absolute imports only
             raise AssertionError(f"{module}: relative import 'from {'.' * node.level}{node.module or ''}'")
         base = node.module or ""
-        names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base for alias in node.names]
+        names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
+    elif (written := _written_import(node)) is not None:
+        names = [written]
     else:
         return []
-    return [name for name in names if name.split(".")[0] in PACKAGES and name in MODULES]
+    names += [package for name in names for package in _packages_run(name, module)]
+    return [name for name in names if name.split(".")[0] in PACKAGES and name in modules]
 
 
-def _imports_in(source: str, module: str) -> set[str]:
+def _imports_in(source: str, module: str, modules: Collection[str] = MODULES) -> set[str]:
     """Every project module ``source`` imports: at the top, inside functions, and under ``if TYPE_CHECKING:``
     (a type checker follows those, and a cycle through them is still two modules that need each other)."""
-    found = {name for node in ast.walk(ast.parse(source)) for name in _imported(node, module)}
+    found = {name for node in ast.walk(ast.parse(source)) for name in _imported(node, module, modules)}
     found.discard(module)
     return found
 
@@ -66,14 +87,14 @@ def _imports(module: str) -> set[str]:
 GRAPH = {module: _imports(module) for module in MODULES}
 
 
-def _cycle_from(start: str) -> list[str] | None:
+def _cycle_from(start: str, graph: Mapping[str, set[str]] = GRAPH) -> list[str] | None:
     """A shortest import path from ``start`` back to itself, or None."""
     paths = {start: [start]}
     frontier = [start]
     while frontier:
         following = []
         for module in frontier:
-            for target in sorted(GRAPH[module]):
+            for target in sorted(graph.get(module, ())):
                 if target == start:
                     return [*paths[module], start]
                 if target not in paths:
@@ -81,6 +102,11 @@ def _cycle_from(start: str) -> list[str] | None:
                     following.append(target)
         frontier = following
     return None
+
+
+def _cycles(graph: Mapping[str, set[str]]) -> list[str]:
+    cycles = {tuple(sorted(set(cycle))): cycle for module in graph if (cycle := _cycle_from(module, graph))}
+    return [" -> ".join(cycle) for cycle in cycles.values()]
 
 
 def test_imports_are_read_everywhere_type_checking_blocks_included() -> None:
@@ -98,12 +124,96 @@ def later():
     assert _imports_in(source, "trainer.example") == {"timeunits", "trainer.trainer", "trainer.loop", "trainer.state"}
 
 
+def test_imports_count_the_packages_they_run() -> None:
+    """``from schedulers.core.kernels import cosine`` runs ``schedulers/__init__.py`` and
+    ``schedulers/core/__init__.py``; a module's own packages ran before it and do not count; ``from trainer import
+    Trainer`` reads the package's (lazy) attribute; ``importlib.import_module("...")`` is an import too."""
+    source = """
+import importlib
+from schedulers.core.kernels import cosine
+from trainer import Trainer
+from trainer import loop
+def later():
+    importlib.import_module("trainer.config")
+"""
+    found = _imports_in(source, "trainer.sweep.example")
+    assert found == {
+        "schedulers",
+        "schedulers.core",
+        "schedulers.core.kernels",
+        "trainer",
+        "trainer.loop",
+        "trainer.config",
+    }
+
+
+def test_a_cycle_through_a_package_init_is_found() -> None:
+    """The cycle issue 25 found: ``Trainer.from_config`` imported ``trainer.config._build`` in a function, which
+    runs ``trainer/config/__init__.py``, which imported ``trainer.trainer``. Neither module imports the other."""
+    sources = {
+        "trainer.trainer": "def from_config():\n    from trainer.config._build import trainer_arguments\n",
+        "trainer.config": "from trainer.config._build import trainer_arguments\nfrom trainer.trainer import Trainer\n",
+        "trainer.config._build": "import torch\n",
+    }
+    graph = {module: _imports_in(source, module, sources) for module, source in sources.items()}
+    assert [sorted(cycle.split(" -> ")[1:]) for cycle in _cycles(graph)] == [["trainer.config", "trainer.trainer"]]
+
+
+# TODO(wt-forecast): trainer.forecast and trainer.sweep import each other through trainer/sweep/__init__.py
+# (issue 25); the forecast branch turns that into one direction. Until it merges, cycles inside those two
+# packages are checked by the strict xfail below, every other cycle by test_no_import_cycles.
+_FORECAST_AND_SWEEP = ("trainer.forecast", "trainer.sweep")
+
+
+def _within_forecast_and_sweep(cycle: str) -> bool:
+    return all(module.startswith(_FORECAST_AND_SWEEP) for module in cycle.split(" -> "))
+
+
 def test_no_import_cycles() -> None:
-    cycles = {tuple(sorted(set(cycle))): cycle for module in GRAPH if (cycle := _cycle_from(module))}
-    described = [" -> ".join(cycle) for cycle in cycles.values()]
+    described = [cycle for cycle in _cycles(GRAPH) if not _within_forecast_and_sweep(cycle)]
     assert not described, (
-        "import cycles (every import counts, also inside functions and under TYPE_CHECKING):\n" + "\n".join(described)
+        "import cycles (every import counts, also inside functions, under TYPE_CHECKING and through the package "
+        "__init__ an import runs):\n" + "\n".join(described)
     )
+
+
+@pytest.mark.xfail(strict=True, reason="TODO(wt-forecast): remove this mark when the forecast branch merges")
+def test_forecast_and_sweep_import_one_way() -> None:
+    described = [cycle for cycle in _cycles(GRAPH) if _within_forecast_and_sweep(cycle)]
+    assert not described, "trainer.forecast and trainer.sweep import each other:\n" + "\n".join(described)
+
+
+# Imports a layer allows that a rule of docs/architecture.md forbids.
+FORBIDDEN = {
+    ("schedulers.core.compile", "schedulers.core.plateau"): "the core knows listeners by protocol, not the plateau",
+}
+# TODO(wt-doors): the doors branch removes compile.py's import of plateau.py; remove this entry when it merges.
+_AWAITING_A_BRANCH = {("schedulers.core.compile", "schedulers.core.plateau"): "wt-doors"}
+
+
+@pytest.mark.parametrize(
+    "importer, imported",
+    [
+        pytest.param(
+            *pair,
+            marks=[pytest.mark.xfail(strict=True, reason=f"TODO({_AWAITING_A_BRANCH[pair]}): fixed on that branch")]
+            if pair in _AWAITING_A_BRANCH
+            else [],
+        )
+        for pair in FORBIDDEN
+    ],
+)
+def test_forbidden_imports(importer: str, imported: str) -> None:
+    assert imported not in GRAPH[importer], f"{importer} imports {imported}: {FORBIDDEN[importer, imported]}"
+
+
+def test_the_config_reading_sits_below_the_trainer() -> None:
+    """``Trainer.from_config`` builds from trainer.config_reading, and trainer.config (which subclasses the
+    Trainer) builds on both: the reading imports neither (docs/architecture.md)."""
+    above = {"trainer.trainer", "trainer.config"}
+    wrong = {module: sorted(GRAPH[module] & above) for module in GRAPH if module.startswith("trainer.config_reading")}
+    assert not {module: found for module, found in wrong.items() if found}
+    assert "trainer.config_reading._build" in GRAPH["trainer.trainer"]
 
 
 def _private_reads_of_a_trainer(module: str) -> list[str]:
@@ -140,7 +250,8 @@ LAYERS = {
     "timeunits": set(),
     "schedulers.core": {"timeunits"},
     "schedulers.families": {"timeunits", "schedulers.core"},
-    "schedulers.cerebras": {"timeunits", "schedulers.core"},
+    "schedulers.optim": {"timeunits", "schedulers.core"},
+    "schedulers.cerebras": {"timeunits", "schedulers.core", "schedulers.optim"},
     "schedulers.sambaflow": {"timeunits", "schedulers.core"},
     "schedulers.integrations": {"timeunits", "schedulers.core"},
     "schedulers.tools": {
@@ -150,6 +261,7 @@ LAYERS = {
         "schedulers.families",
         "schedulers.cerebras",
         "schedulers.sambaflow",
+        "schedulers.optim",
     },
     "schedulers.__main__": {"schedulers.tools"},
 }
@@ -158,9 +270,7 @@ LAYERS = {
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if _layer(m) in LAYERS))
 def test_layers_import_one_way(module: str) -> None:
     allowed = LAYERS[_layer(module)] | {_layer(module)}
-    wrong = sorted(
-        target for target in GRAPH[module] if _layer(target) not in allowed and (module, target) not in ALLOWED_UPWARD
-    )
+    wrong = sorted(target for target in GRAPH[module] if _layer(target) not in allowed)
     assert not wrong, f"{module} ({_layer(module)}) may import only {sorted(allowed)}; it imports {wrong}"
 
 

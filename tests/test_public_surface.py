@@ -48,7 +48,7 @@ SURFACE = {
 def test_the_top_level_exports_exactly_the_surface():
     assert set(schedulers.__all__) == SURFACE
     public = {name for name in vars(schedulers) if not name.startswith("_")}
-    assert public - SURFACE <= {"cerebras", "sambaflow", "core", "families", "tools", "integrations"}
+    assert public - SURFACE <= {"cerebras", "sambaflow", "core", "families", "tools", "integrations", "optim"}
 
 
 def test_importing_schedulers_loads_no_tool():

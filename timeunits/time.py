@@ -41,6 +41,8 @@ class Time:
     Numbers and strings on the other side of an operator are read with ``Time.from_input(x, self.unit)``.
     """
 
+    # Hand-written __slots__, not attrs: built on the per-step path (docs/architecture.md, "One way to write a
+    # small value class"), and timeunits imports only the standard library.
     __slots__ = ("_value", "_unit")
 
     def __init__(self, value: int | float, unit: TimeUnit | str) -> None:

@@ -47,6 +47,8 @@ class Timestamp:
     True
     """
 
+    # Hand-written __slots__, not attrs: advanced once per batch, it is built without __init__ (2.3x faster than
+    # an attrs twin; docs/architecture.md, "One way to write a small value class").
     __slots__ = _SLOTS
 
     def __init__(

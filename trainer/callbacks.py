@@ -47,9 +47,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
-from schedulers.tools.files import check_writable, write_atomically
+from schedulers.tools.files import write_atomically
 from timeunits import Timestamp, TimeUnit
 from trainer.records import COUNT_COLUMNS, RowFile
+from trainer.writable_paths import check_writable
 
 __all__ = ["HOOK_NAMES", "Callback", "CallbackList", "as_callbacks", "call_hooks", "ProgressBar", "LRMonitor"]
 

@@ -2,7 +2,7 @@
 
 A checkpoint holds everything needed to continue the run exactly (docs/resume.md): the model, the optimizer,
 every scheduler, the timestamp, each rank's RNG state, the fp16 scaler and the steps it skipped in the epoch,
-and the run's settings (to warn when a resumed run changes them). :mod:`trainer.checkpoint` writes and reads
+and the run's settings (to warn when a resumed run changes them). :mod:`trainer.checkpoint_files` writes and reads
 the files; this module decides what goes in and where it comes back.
 """
 
@@ -13,11 +13,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
+import attrs
 import torch
 
 from schedulers.core.run import Run
 from timeunits import Timestamp
-from trainer import checkpoint as checkpoints
+from trainer import checkpoint_files as checkpoints
 from trainer import distributed
 from trainer.callbacks import CallbackList
 from trainer.data import reshard
@@ -60,6 +61,7 @@ class Checkpointed(Protocol):
     def schedulers(self) -> list: ...
 
 
+@attrs.define
 class LastCheckpoint:
     """What a run saved last: the batch of its last checkpoint (on every rank), the file (on rank 0), and the
     file it resumed from until the run has said so.
@@ -79,12 +81,9 @@ class LastCheckpoint:
         'no checkpoint (save_folder is None)'
     """
 
-    __slots__ = ("batch", "path", "resumed_from")
-
-    def __init__(self) -> None:
-        self.batch: int | None = None
-        self.path: Path | None = None
-        self.resumed_from: Path | None = None
+    batch: int | None = None
+    path: Path | None = None
+    resumed_from: Path | None = None
 
     def where(self, save_folder: Path | None) -> str:
         """Where the last checkpoint is, in words (for a message when a run stops)."""
@@ -245,7 +244,7 @@ def resume(trainer: Checkpointed, loop: Loop, last: LastCheckpoint, load_path: s
         Nothing: the trainer continues from the checkpoint.
 
     Raises:
-        trainer.checkpoint.CheckpointError: not a readable Cadence trainer checkpoint, or one holding another
+        trainer.checkpoint_files.CheckpointError: not a readable Cadence trainer checkpoint, or one holding another
             number of schedulers.
 
     Example:
@@ -304,7 +303,7 @@ def load_weights(model: torch.nn.Module, load_path: str | Path, *, strict: bool)
         Nothing: the model holds the saved weights.
 
     Raises:
-        trainer.checkpoint.CheckpointError: not a readable checkpoint, or one without model weights.
+        trainer.checkpoint_files.CheckpointError: not a readable checkpoint, or one without model weights.
         ValueError: the weights do not fit the model.
 
     Example:

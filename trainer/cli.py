@@ -413,7 +413,7 @@ def _plot_config(args: argparse.Namespace) -> int:
 def _sweep(args: argparse.Namespace) -> int:
     from schedulers.tools.cli import plain_warnings
     from trainer.config import ConfigError
-    from trainer.stopping import exit_status
+    from trainer.signals import exit_status
     from trainer.sweep import SweepError
     from trainer.sweep.config_sweep import sweep_config
     from trainer.sweep.running import SweepStopped
@@ -490,7 +490,7 @@ def _forecast(args: argparse.Namespace) -> int:
 
 def _fit(args: argparse.Namespace) -> int:
     from schedulers.tools.cli import plain_warnings
-    from trainer.checkpoint import CheckpointError
+    from trainer.checkpoint_files import CheckpointError
     from trainer.config import ConfigError, run_summary, trainer_from_command_line
     from trainer.training import NonFiniteLossError
 
@@ -530,7 +530,7 @@ _NONFINITE_KEY = "trainer.init.loop.on_nonfinite_loss"
 def _error(error: BaseException) -> int:
     """Report ``error`` in one line on stderr; the exit status: 1 when a checkpoint or a sweep's point failed (the
     command can be rerun), 2 for a mistake in the config or the command line."""
-    from trainer.checkpoint import CheckpointError
+    from trainer.checkpoint_files import CheckpointError
     from trainer.sweep import SweepError
 
     print(f"cadence: error: {' '.join(str(error).split())}", file=sys.stderr)

@@ -17,9 +17,9 @@ import itertools
 import math
 import sys
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+import attrs
 import torch
 from torch.utils.data import (
     BatchSampler,
@@ -406,7 +406,7 @@ def rng_neutral_iter(loader: Iterable) -> Iterator:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Reshard:
     """Where a run resumed on another number of ranks goes on: its timestamp (the in-epoch batch count in
     this run's steps), the position in the epoch's order its sampler starts at (None: the loader is not one

@@ -8,15 +8,33 @@ step, so every rank's clock (and so every rank's lr) is the same.
 from __future__ import annotations
 
 import os
-from typing import Any, NamedTuple
+from typing import Any
 
+import attrs
 import torch
 import torch.distributed as dist
 
 __all__ = ["World", "gather_rng", "pick_rng", "rng_note", "setup", "sum_counts", "sum_eval", "wrap_model"]
 
 
-class World(NamedTuple):
+@attrs.frozen
+class World:
+    """This process's place in the run: its rank, the number of ranks, and its rank on its machine.
+
+    Args:
+        rank: The global rank (0 on one process).
+        size: The number of ranks (1 on one process).
+        local_rank: The rank on this machine (``LOCAL_RANK`` under torchrun).
+
+    Returns:
+        The frozen value; :func:`setup` gives it.
+
+    Example:
+        >>> world = World(0, 1, 0)
+        >>> world.size, world == World(rank=0, size=1, local_rank=0)
+        (1, True)
+    """
+
     rank: int
     size: int
     local_rank: int

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from schedulers.core.arguments import choice_argument, integer_argument, number_argument
 from schedulers.core.plateau import improves
+from schedulers.core.schedule_arguments import choice_argument, integer_argument, number_argument
 from trainer.callbacks import Callback
 from trainer.evaluation import check_monitor
 

@@ -35,10 +35,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from schedulers.tools.files import check_writable, write_atomically
+from schedulers.tools.files import write_atomically
 from timeunits import Time, Timestamp, TimeUnit
 from trainer.callbacks import Callback
 from trainer.records import RowFile
+from trainer.writable_paths import check_writable
 
 __all__ = ["CSVLogger", "Logger", "LoggerCallback", "TensorBoardLogger"]
 

@@ -91,6 +91,8 @@ class Loop:
         ('5ba', '1ep', '20sp')
     """
 
+    # Not a value class but the loop itself; __slots__ because its attributes are read every batch
+    # (docs/architecture.md, "One way to write a small value class").
     __slots__ = (
         "state",
         "per_batch",

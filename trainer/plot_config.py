@@ -13,42 +13,49 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
+import attrs
 import torch
 
 from schedulers.core.clock import batches_in_run
 from schedulers.core.plateau import preview_note
 from timeunits import Time, TimeUnit
-from trainer.arguments import constant_batch_size
 from trainer.callbacks import LRMonitor
 from trainer.trainer import Trainer
+from trainer.trainer_arguments import constant_batch_size
 
 __all__ = ["ConfigRun", "plot_config", "simulate_config_run"]
 
 
+@attrs.frozen(eq=False)  # it holds tensors, which compare element by element
 class ConfigRun:
     """The values every scheduled hyperparameter takes at every batch of one run of a config.
 
-    ``series`` maps ``"<key>/group<i>"`` to a float64 tensor (the value batch ``k`` trains with);
-    ``samples``/``tokens`` are the per-batch counts (tensors; ``tokens`` is None without a token counter);
-    ``epochs`` the epochs each batch closed (1 for the last batch of an epoch, else 0).
+    Args:
+        trainer: The trainer the config built.
+        series: ``"<key>/group<i>"`` -> a float64 tensor (the value batch ``k`` trains with).
+        samples: The per-batch sample counts (a tensor).
+        tokens: The per-batch token counts (a tensor), or None without a token counter.
+        epochs: The epochs each batch closed (1 for the last batch of an epoch, else 0).
+
+    Returns:
+        The record :func:`simulate_config_run` makes.
+
+    Example:
+        >>> record = ConfigRun(None, {"lr/group0": torch.tensor([0.1, 0.05])}, torch.tensor([4, 4]), None,
+        ...                    torch.tensor([0, 1]))
+        >>> record.num_batches
+        2
     """
 
-    def __init__(
-        self,
-        trainer: Trainer,
-        series: dict[str, torch.Tensor],
-        samples: torch.Tensor,
-        tokens: torch.Tensor | None,
-        epochs: torch.Tensor,
-    ) -> None:
-        self.trainer = trainer
-        self.series = series
-        self.samples = samples
-        self.tokens = tokens
-        self.epochs = epochs
+    trainer: Trainer
+    series: dict[str, torch.Tensor]
+    samples: torch.Tensor
+    tokens: torch.Tensor | None
+    epochs: torch.Tensor
 
     @property
     def num_batches(self) -> int:
+        """The batches of the run (the length of each series)."""
         return len(next(iter(self.series.values()))) if self.series else 0
 
 

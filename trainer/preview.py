@@ -15,9 +15,9 @@ from typing import Any, Protocol
 
 from schedulers.core.clock import Clock
 from timeunits import Timestamp
-from trainer.arguments import constant_batch_size
 from trainer.callbacks import CallbackList
 from trainer.distributed import World
+from trainer.trainer_arguments import constant_batch_size
 
 __all__ = ["Preview", "Previewed"]
 

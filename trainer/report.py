@@ -23,7 +23,7 @@ from schedulers.tools.report import (
 from schedulers.tools.stepped import run_steps, stepped_report_rows
 from trainer.callbacks import CallbackList, ProgressBar
 from trainer.distributed import World
-from trainer.scheduling import ScheduledRun
+from trainer.scheduled_run import ScheduledRun
 from trainer.state import TrainerState
 
 __all__ = ["Reported", "announce", "close_progress_bars", "say", "schedule_report_and_warnings"]

@@ -33,6 +33,7 @@ class TrainerState(Clock):
     (Time(250, TimeUnit.BATCH), Time(10, TimeUnit.EPOCH), 0.5)
     """
 
+    # Hand-written __slots__ like SchedulerState's: read and moved every batch (docs/architecture.md).
     __slots__ = ("run", "grad_accum")
 
     def __init__(self, run: Run, *, grad_accum: int) -> None:

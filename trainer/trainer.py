@@ -26,21 +26,10 @@ from typing import Any
 import torch
 
 from schedulers import Schedule
-from schedulers.core.arguments import number_argument
 from schedulers.core.run import Run
-from schedulers.tools.files import check_writable
+from schedulers.core.schedule_arguments import number_argument
 from timeunits import Time, TimeUnit
 from trainer import checkpointing, distributed
-from trainer.arguments import (
-    build_optimizer,
-    constant_batch_size,
-    dataloader_len,
-    nonfinite_loss_action,
-    one_optimizer,
-    optional_count,
-    reject_unknown_keywords,
-    run_time,
-)
 from trainer.callbacks import CallbackList, ProgressBar
 from trainer.data import count_samples, prepare_loader
 from trainer.early_stopping import EarlyStopping
@@ -51,11 +40,22 @@ from trainer.param_groups import apply_adjust_learning_rate
 from trainer.precision import Precision
 from trainer.preview import Preview
 from trainer.report import announce, close_progress_bars, say, schedule_report_and_warnings
-from trainer.scheduling import ScheduledRun, build_schedulers
+from trainer.scheduled_run import ScheduledRun, build_schedulers
 from trainer.seeding import seed_everything
+from trainer.signals import exit_status, signal_name, stop_requests
 from trainer.state import TrainerState
-from trainer.stopping import exit_status, signal_name, stop_requests
+from trainer.trainer_arguments import (
+    build_optimizer,
+    constant_batch_size,
+    dataloader_len,
+    nonfinite_loss_action,
+    one_optimizer,
+    optional_count,
+    reject_unknown_keywords,
+    run_time,
+)
 from trainer.training import Training, epoch_batches
+from trainer.writable_paths import check_writable
 
 __all__ = ["Trainer"]
 
@@ -80,7 +80,7 @@ class Trainer:
         schedulers: One entry or a list: Cadence schedules (compiled here; several on one hyperparameter
             multiply), torch ``LRScheduler`` objects (Cerebras's and SambaFlow's included), callables
             ``optimizer -> LRScheduler``, or dicts ``{"schedule", "hyperparameter", "param_group_tags"}``
-            (see :mod:`trainer.scheduling`).
+            (see :mod:`trainer.scheduled_run`).
         loss_fn: ``loss_fn(model(inputs), targets)`` for each ``(inputs, targets)`` item; None when
             ``model(item)`` returns the loss.
         scale_schedule_ratio: Composer's ssr: scales ``max_duration`` (epochs becoming exact batches) and
@@ -124,7 +124,7 @@ class Trainer:
         ValueError: an argument out of its range (named, with what it accepts), a time in ``tok`` without
             ``get_num_tokens``, an interval without its loader or folder, a ``save_folder`` that cannot be
             written, or weights that do not fit the model.
-        trainer.checkpoint.CheckpointError: ``load_path`` is not a readable Cadence checkpoint.
+        trainer.checkpoint_files.CheckpointError: ``load_path`` is not a readable Cadence checkpoint.
 
     Example:
         >>> import torch
@@ -335,7 +335,7 @@ class Trainer:
         training; every schedule still sees ``max_duration`` as the run's length (a run split over several
         jobs, like ``--steps_this_run``). Rank 0 tells on stderr where it resumed from, where checkpoints go,
         and when there is nothing left to train; Ctrl-C prints where the last checkpoint is, then re-raises.
-        SIGTERM or SIGHUP (:mod:`trainer.stopping`) ends the run after the current batch: a final checkpoint
+        SIGTERM or SIGHUP (:mod:`trainer.signals`) ends the run after the current batch: a final checkpoint
         (with ``save_folder``), ``on_fit_end``, one line saying where the checkpoint is, then ``SystemExit``
         with 128 + the signal (143 for SIGTERM).
 
@@ -593,7 +593,7 @@ class Trainer:
         Returns:
             The trainer the config describes.
         """
-        from trainer.config._build import trainer_arguments
+        from trainer.config_reading._build import trainer_arguments
 
         return trainer_arguments(config, base_dir, **kwargs).construct(cls)
 

@@ -86,7 +86,7 @@ class Trainee(Protocol):
     on_nonfinite_loss: str
     eval_interval: Time | None
     save_interval: Time | None
-    scheduled: Any  # the run's schedulers (trainer.scheduling.ScheduledRun): evaluations reach its listeners
+    scheduled: Any  # the run's schedulers (trainer.scheduled_run.ScheduledRun): evaluations reach its listeners
     stoppers: list  # the run's EarlyStopping callbacks: they hear its evaluations too
 
     def evaluate(self) -> dict[str, float]: ...

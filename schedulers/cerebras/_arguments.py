@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from schedulers.core.arguments import choice_argument as choice
-from schedulers.core.arguments import integer_argument as integer
-from schedulers.core.arguments import number_argument as number
+from schedulers.core.schedule_arguments import choice_argument as choice
+from schedulers.core.schedule_arguments import integer_argument as integer
+from schedulers.core.schedule_arguments import number_argument as number
 
 __all__ = ["boolean", "choice", "integer", "number", "numbers"]
 

@@ -6,10 +6,10 @@ directly: ``cstorch.optim.LinearLR``) and ``cstorch.optim.configure_lr_scheduler
 and so do the optimizers:
 
 * ``cstorch.optim.configure_optimizer(optimizer_type, params, **kwargs)`` is
-  :func:`trainer.optim.configure_optimizer`;
+  :func:`schedulers.optim.configure_optimizer`;
 * every optimizer name it resolves is an attribute: ``cstorch.optim.SGD``, ``Adam``, ``AdamW``, ``RMSprop``,
   ... (torch's optimizers), ``Lamb`` and ``Lion`` (Cadence's). Where Cerebras documents a default that
-  differs from torch's (:data:`trainer.optim.CEREBRAS_DEFAULTS`: ``Adam``/``AdamW`` ``eps=1e-6``,
+  differs from torch's (:data:`schedulers.optim.CEREBRAS_DEFAULTS`: ``Adam``/``AdamW`` ``eps=1e-6``,
   ``weight_decay=0.0``, ...), the class here is a subclass of torch's with Cerebras's defaults, so
   ``cstorch.optim.AdamW(params, lr=1e-3)`` builds what ``configure_optimizer("AdamW", params, lr=1e-3)``
   builds; the others (``SGD``, ...) are torch's classes themselves.
@@ -33,46 +33,7 @@ from schedulers.cerebras.configure import configure_lr_scheduler
 from schedulers.cerebras.lr_scheduler import *  # noqa: F401,F403  (Cerebras exposes its schedulers here too)
 from schedulers.cerebras.weight_decay_scheduler import *  # noqa: F401,F403
 from schedulers.core.names import did_you_mean
-
-# The optimizer names are not listed: `from ... import *` would import the trainer (see __getattr__).
-__all__ = ["configure_lr_scheduler", "lr_scheduler", "weight_decay_scheduler"]
-__all__ += lr_scheduler.__all__ + weight_decay_scheduler.__all__
-
-_optimizers: dict[str, object] = {}
-
-
-def __getattr__(name: str) -> object:
-    """``configure_optimizer`` and the optimizers, looked up in :mod:`trainer.optim` on first access.
-
-    Dependencies point trainer -> schedulers: ``import schedulers`` must not import the trainer (nor
-    create an import cycle through it), so this module reaches ``trainer.optim`` only when a user asks
-    for an optimizer.
-    """
-    if name.startswith("__"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    if not _optimizers:
-        _optimizers.update(_load_optimizers())
-    try:
-        return _optimizers[name]
-    except KeyError:
-        hint = did_you_mean(name, [*_optimizers, *__all__])
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}{hint}") from None
-
-
-def __dir__() -> list[str]:
-    if not _optimizers:
-        _optimizers.update(_load_optimizers())
-    return sorted({*globals(), *_optimizers})
-
-
-def _load_optimizers() -> dict[str, object]:
-    from trainer.optim import CEREBRAS_DEFAULTS, configure_optimizer, optimizer_classes
-
-    found: dict[str, object] = {"configure_optimizer": configure_optimizer}
-    for name, cls in optimizer_classes().items():
-        defaults = CEREBRAS_DEFAULTS.get(cls)
-        found[name] = _with_defaults(cls, defaults) if defaults else cls
-    return found
+from schedulers.optim import CEREBRAS_DEFAULTS, configure_optimizer, optimizer_classes
 
 
 def _with_defaults(cls: type, defaults: dict[str, object]) -> type:
@@ -95,3 +56,22 @@ def _with_defaults(cls: type, defaults: dict[str, object]) -> type:
     doc = f"torch's :class:`torch.optim.{cls.__name__}` with Cerebras's defaults ({shown})."
     namespace = {"__init__": __init__, "__module__": __name__, "__qualname__": cls.__name__, "__doc__": doc}
     return type(cls.__name__, (cls,), namespace)
+
+
+# Every name configure_optimizer resolves, as an attribute: torch's class, or its subclass with Cerebras's
+# documented defaults where they differ (schedulers.optim.CEREBRAS_DEFAULTS).
+_OPTIMIZERS: dict[str, type] = {
+    name: _with_defaults(cls, CEREBRAS_DEFAULTS[cls]) if CEREBRAS_DEFAULTS.get(cls) else cls
+    for name, cls in optimizer_classes().items()
+}
+globals().update(_OPTIMIZERS)
+
+# The optimizers are attributes, not listed: they are torch's classes (or subclasses of them), documented there.
+__all__ = ["configure_lr_scheduler", "configure_optimizer", "lr_scheduler", "weight_decay_scheduler"]
+__all__ += lr_scheduler.__all__ + weight_decay_scheduler.__all__
+
+
+def __getattr__(name: str) -> object:
+    """A name this namespace does not have: an AttributeError suggesting the closest one it has."""
+    hint = did_you_mean(name, [*__all__, *_OPTIMIZERS]) if not name.startswith("__") else ""
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}{hint}")

@@ -37,9 +37,9 @@ import torch
 
 from schedulers.cerebras import _arguments
 from schedulers.cerebras.steps import PENDING, resolve_steps
-from schedulers.core.arguments import number_argument
 from schedulers.core.compile import CompiledScheduler
 from schedulers.core.run import Run
+from schedulers.core.schedule_arguments import number_argument
 from schedulers.core.state import ScheduleState
 from schedulers.core.tags import matches, normalize_tags, targeted_groups
 from timeunits import Time

@@ -15,10 +15,10 @@ from typing import Any, ClassVar
 
 import attrs
 
-from schedulers.core.arguments import FrozenScheduleError, evolve_hint
-from schedulers.core.config import Configurable
 from schedulers.core.resolution import same_unit
 from schedulers.core.run import Run, as_run
+from schedulers.core.schedule_arguments import FrozenScheduleError, evolve_hint
+from schedulers.core.schedule_config import Configurable
 from schedulers.core.state import ScheduleState
 from timeunits import Time, Timestamp, TimeUnit
 
@@ -29,6 +29,7 @@ _UNSET = object()
 _CURVES_KEPT = 16
 
 
+@attrs.frozen(eq=False, repr=False)  # a curve holds a function: it is equal only to itself, as any function
 class Curve:
     """A schedule resolved for one run: the multiplier as a closed form of the count ``x`` in ``unit``.
 
@@ -54,13 +55,10 @@ class Curve:
     (Curve(unit=ba, t_max=100ba), 0.75)
     """
 
-    __slots__ = ("unit", "fn", "times", "listeners")
-
-    def __init__(self, unit: TimeUnit, fn: Callable[[Any], Any], times: dict[str, Time], listeners: tuple = ()) -> None:
-        self.unit = unit
-        self.fn = fn
-        self.times = times
-        self.listeners = listeners
+    unit: TimeUnit
+    fn: Callable[[Any], Any]
+    times: dict[str, Time]
+    listeners: tuple = ()
 
     def __call__(self, x: Any) -> Any:
         return self.fn(x)

@@ -20,6 +20,7 @@ import math
 import warnings
 from typing import Any
 
+import attrs
 import torch
 
 from schedulers.core.state import SchedulerState, ScheduleState, as_dataloader_len, as_max_duration
@@ -232,6 +233,7 @@ def epoch_start(timestamp: Timestamp) -> Timestamp:
     )
 
 
+@attrs.frozen(repr=False)
 class EpochStartView:
     """A state seen from the start of its current epoch: a schedule reading it holds one value per epoch.
 
@@ -253,10 +255,7 @@ class EpochStartView:
     (Time(5, TimeUnit.BATCH), Time(10, TimeUnit.EPOCH))
     """
 
-    __slots__ = ("state",)
-
-    def __init__(self, state: ScheduleState) -> None:
-        self.state = state
+    state: ScheduleState
 
     @property
     def timestamp(self) -> Timestamp:
@@ -317,6 +316,7 @@ class Clock(SchedulerState):
     (2, 10, 80, [0.0, 0.05, 0.1, 0.0962])
     """
 
+    # Hand-written __slots__ like SchedulerState's: read and moved every batch (docs/architecture.md).
     __slots__ = ("_done_at",)
 
     def __init__(

@@ -20,11 +20,11 @@ from typing import Any, ClassVar
 import torch
 from torch.optim.lr_scheduler import LRScheduler
 
-from schedulers.core.arguments import integer_argument, number_argument
 from schedulers.core.base import Schedule
 from schedulers.core.callables import CallableKind, callable_kind
 from schedulers.core.plateau import Listening
 from schedulers.core.run import Run
+from schedulers.core.schedule_arguments import integer_argument, number_argument
 from schedulers.core.state import ScheduleState
 
 __all__ = ["CompiledScheduler", "base_value", "compile_scheduler"]

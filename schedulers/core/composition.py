@@ -14,7 +14,11 @@ import attrs
 
 from schedulers.core import kernels
 from schedulers.core._ops import ops
-from schedulers.core.arguments import (
+from schedulers.core.base import Curve, FunctionSchedule, Schedule
+from schedulers.core.callables import CallableKind, callable_kind
+from schedulers.core.registry import register_scheduler
+from schedulers.core.run import Run
+from schedulers.core.schedule_arguments import (
     FrozenList,
     argument_repr,
     flag_field,
@@ -22,10 +26,6 @@ from schedulers.core.arguments import (
     named_converter,
     time_field,
 )
-from schedulers.core.base import Curve, FunctionSchedule, Schedule
-from schedulers.core.callables import CallableKind, callable_kind
-from schedulers.core.registry import register_scheduler
-from schedulers.core.run import Run
 from schedulers.core.state import ScheduleState
 from timeunits import Time
 

@@ -22,7 +22,10 @@ from typing import Any
 import attrs
 
 from schedulers.core import kernels
-from schedulers.core.arguments import (
+from schedulers.core.base import Curve, Schedule
+from schedulers.core.registry import register_scheduler
+from schedulers.core.run import Run
+from schedulers.core.schedule_arguments import (
     argument_repr,
     choice_field,
     milestones_field,
@@ -31,9 +34,6 @@ from schedulers.core.arguments import (
     number_field,
     time_argument,
 )
-from schedulers.core.base import Curve, Schedule
-from schedulers.core.registry import register_scheduler
-from schedulers.core.run import Run
 from schedulers.core.state import ScheduleState
 from timeunits import Time, Timestamp
 

@@ -16,7 +16,7 @@ anything else is truncated toward zero (Composer truncates always, so float erro
 
 from __future__ import annotations
 
-from schedulers.core.arguments import number_argument
+from schedulers.core.schedule_arguments import number_argument
 from schedulers.core.state import as_dataloader_len, as_max_duration
 from timeunits import Time, TimeUnit
 from timeunits.counting import whole_count

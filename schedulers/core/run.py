@@ -22,9 +22,9 @@ from __future__ import annotations
 import attrs
 import torch
 
-from schedulers.core.arguments import number_argument
 from schedulers.core.clock import PerBatch
 from schedulers.core.resolution import resolve_time, scaled_length
+from schedulers.core.schedule_arguments import number_argument
 from schedulers.core.state import ScheduleState, as_dataloader_len, as_max_duration
 from timeunits import Time
 

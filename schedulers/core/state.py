@@ -71,6 +71,8 @@ class SchedulerState:
     0.999753
     """
 
+    # Hand-written __slots__, not attrs: a mutable state whose timestamp is set every batch, with checked
+    # setters (docs/architecture.md, "One way to write a small value class").
     __slots__ = ("_max_duration", "timestamp", "_dataloader_len")
 
     def __init__(

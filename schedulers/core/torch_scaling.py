@@ -18,8 +18,8 @@ from collections import Counter
 
 from torch.optim import lr_scheduler as torch_schedulers
 
-from schedulers.core.arguments import number_argument
 from schedulers.core.resolution import whole_count
+from schedulers.core.schedule_arguments import number_argument
 
 __all__ = ["scale_pytorch_scheduler"]
 

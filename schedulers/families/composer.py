@@ -12,7 +12,11 @@ import attrs
 
 from schedulers.core import kernels
 from schedulers.core._ops import ops
-from schedulers.core.arguments import (
+from schedulers.core.base import Curve, Schedule
+from schedulers.core.composition import warmup_ramp
+from schedulers.core.registry import register_scheduler
+from schedulers.core.run import Run
+from schedulers.core.schedule_arguments import (
     flag_field,
     milestones_field,
     multiplier_field,
@@ -20,10 +24,6 @@ from schedulers.core.arguments import (
     positive_count,
     time_field,
 )
-from schedulers.core.base import Curve, Schedule
-from schedulers.core.composition import warmup_ramp
-from schedulers.core.registry import register_scheduler
-from schedulers.core.run import Run
 from timeunits import Time, Timestamp, TimeUnit  # noqa: F401  (Timestamp: doctests)
 
 __all__ = [

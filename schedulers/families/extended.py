@@ -12,7 +12,10 @@ import attrs
 
 from schedulers.core import kernels
 from schedulers.core._ops import ops
-from schedulers.core.arguments import (
+from schedulers.core.base import Curve, Schedule
+from schedulers.core.registry import register_scheduler
+from schedulers.core.run import Run
+from schedulers.core.schedule_arguments import (
     choice_field,
     flag_field,
     multiplier_field,
@@ -20,9 +23,6 @@ from schedulers.core.arguments import (
     positive_count,
     time_field,
 )
-from schedulers.core.base import Curve, Schedule
-from schedulers.core.registry import register_scheduler
-from schedulers.core.run import Run
 from timeunits import Time
 
 __all__ = ["CyclicScheduler", "InverseSquareRootScheduler", "OneCycleScheduler", "WarmupStableDecayScheduler"]

@@ -45,10 +45,10 @@ from torch.optim import lr_scheduler as torch_schedulers
 
 from schedulers.core import kernels
 from schedulers.core._ops import ops
-from schedulers.core.arguments import integer_argument
 from schedulers.core.compile import CompiledScheduler, base_value
 from schedulers.core.composition import warmup_ramp
 from schedulers.core.registry import register_scheduler
+from schedulers.core.schedule_arguments import integer_argument
 from schedulers.core.state import ScheduleState
 from timeunits import is_number, whole_count
 

@@ -369,7 +369,7 @@ def _positive_int(flag: str, low: int = 1) -> Callable[[str], int]:
 
 def _finite_float(flag: str) -> Callable[[str], float]:
     def parse(text: str) -> float:
-        from schedulers.core.arguments import number_problem
+        from schedulers.core.schedule_arguments import number_problem
 
         try:
             value = float(text)
@@ -385,7 +385,7 @@ def _finite_float(flag: str) -> Callable[[str], float]:
 
 
 def _ssrs(text: str) -> list[float]:
-    from schedulers.core.arguments import number_argument
+    from schedulers.core.schedule_arguments import number_argument
 
     values = []
     for part in text.split(","):

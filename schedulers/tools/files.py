@@ -4,7 +4,9 @@ The content goes to a hidden temporary file in the same folder and is flushed to
 ``os.replace`` puts it in place, and the folder is synced too so the rename survives a crash. A failure
 removes the temporary file and leaves any existing file untouched.
 
-:func:`unwritable_reason` tells, before a run starts, whether a path it will write can be written.
+One atomic write for the whole project: the CLI's pictures and reports, and the trainer's checkpoints, CSV files,
+records and sweep summaries, import it from here (down the layers, docs/architecture.md). Whether a path a run
+will write can be written is the trainer's question: :mod:`trainer.writable_paths`.
 """
 
 from __future__ import annotations
@@ -15,14 +17,25 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["TEMP_SUFFIX", "fsync_dir", "check_writable", "temporary_name", "unwritable_reason", "write_atomically"]
+__all__ = ["TEMP_SUFFIX", "fsync_dir", "temporary_name", "write_atomically"]
 
 #: the suffix of temporary files (listings of a folder's files skip it)
 TEMP_SUFFIX = ".tmp"
 
 
 def temporary_name(folder: Path, name: str) -> Path:
-    """A fresh hidden name for a temporary ``name`` in ``folder``."""
+    """A fresh hidden name for a temporary ``name`` in ``folder`` (listings skip it by its :data:`TEMP_SUFFIX`).
+
+    Args:
+        folder: The folder the temporary file goes in (the target's, so that a rename is atomic).
+        name: The name of the file it becomes.
+
+    Returns:
+        The path: ``.<name>.<pid>.<random>.tmp`` in ``folder``.
+
+    >>> temporary_name(Path("run"), "latest").name.startswith(".latest."), temporary_name(Path("run"), "x").suffix
+    (True, '.tmp')
+    """
     return folder / f".{name}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
 
 
@@ -32,6 +45,19 @@ def write_atomically(
     """Call ``write(stream)`` on a temporary file, then move it to ``path`` atomically; return ``path``.
 
     The file gets the permissions the umask allows (like ``open``), not a temporary file's 0600.
+
+    Args:
+        path: The file to write.
+        write: Called with the open temporary file; it writes the content.
+        binary: Open the file in binary mode (``torch.save``), else as UTF-8 text.
+        newline: The text mode's ``newline`` (``""`` for the csv module).
+
+    Returns:
+        ``path``, as a Path.
+
+    Raises:
+        OSError: The file cannot be written (the temporary file is removed, an existing file kept); anything
+            ``write`` raises, likewise.
 
     >>> import tempfile
     >>> target = Path(tempfile.mkdtemp()) / "note.txt"
@@ -59,7 +85,20 @@ def write_atomically(
 
 
 def fsync_dir(folder: Path) -> None:
-    """Make a rename inside ``folder`` durable (a no-op where folders cannot be opened, e.g. Windows)."""
+    """Make a rename inside ``folder`` durable (a no-op where folders cannot be opened, e.g. Windows).
+
+    Args:
+        folder: The folder whose entries changed.
+
+    Returns:
+        None: the folder's entries are on disk.
+
+    Raises:
+        OSError: The folder cannot be opened or synced.
+
+    >>> import tempfile
+    >>> fsync_dir(Path(tempfile.mkdtemp()))
+    """
     if os.name == "nt":
         return
     handle = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
@@ -67,54 +106,3 @@ def fsync_dir(folder: Path) -> None:
         os.fsync(handle)
     finally:
         os.close(handle)
-
-
-def unwritable_reason(path: str | os.PathLike, *, folder: bool) -> str | None:
-    """Why ``path`` cannot be written (a folder to write files in, or a file), or None when it can.
-
-    Missing folders on the way are fine (the writer creates them): the nearest folder that exists must take
-    a new file. That is tried, with a hidden file created and removed at once, because permission bits do
-    not tell: root passes ``os.access`` on a read-only or virtual file system such as ``/proc``. Nothing is
-    left behind and no folder is created.
-
-    >>> import tempfile
-    >>> folder = Path(tempfile.mkdtemp())
-    >>> unwritable_reason(folder / "run" / "checkpoints", folder=True) is None, list(folder.iterdir())
-    (True, [])
-    >>> (folder / "notes").write_text("")
-    0
-    >>> unwritable_reason(folder / "notes" / "metrics.csv", folder=False)  # doctest: +ELLIPSIS
-    "cannot create the folder '.../notes': '.../notes' is a file"
-    """
-    target = Path(path).expanduser()
-    if folder and target.exists() and not target.is_dir():
-        return f"{str(target)!r} is a file, not a folder"
-    if not folder and target.is_dir():
-        return f"{str(target)!r} is a folder, not a file"
-    place = target if folder else target.parent
-    existing = place.absolute()
-    while not existing.exists() and existing.parent != existing:
-        existing = existing.parent
-    if not existing.is_dir():
-        return f"cannot create the folder {str(place)!r}: {str(existing)!r} is a file"
-    probe = temporary_name(existing, "cadence-write-check")
-    try:
-        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    except OSError as error:
-        if existing == place.absolute():
-            return f"cannot write in the folder {str(place)!r} ({error.strerror})"
-        return f"cannot create the folder {str(place)!r}: {str(existing)!r} is not writable ({error.strerror})"
-    try:
-        os.unlink(probe)
-    except OSError:
-        pass
-    if not folder and target.exists() and not os.access(target, os.W_OK):
-        return f"cannot write {str(target)!r}: the file is read-only"
-    return None
-
-
-def check_writable(name: str, path: str | os.PathLike, *, folder: bool) -> None:
-    """A ValueError ``name='path': why`` when :func:`unwritable_reason` finds ``path`` cannot be written."""
-    reason = unwritable_reason(path, folder=folder)
-    if reason is not None:
-        raise ValueError(f"{name}={os.fspath(path)!r}: {reason}")

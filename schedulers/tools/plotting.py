@@ -41,11 +41,11 @@ from typing import IO, Any
 import attrs
 import torch
 
-from schedulers.core.arguments import number_argument
 from schedulers.core.base import Schedule
 from schedulers.core.clock import progress_measure
 from schedulers.core.evaluate import PerBatch, RunTimeline, evaluate_timeline
 from schedulers.core.run import Run, as_run
+from schedulers.core.schedule_arguments import number_argument
 from timeunits import Time, TimeUnit
 
 __all__ = ["RecordedValues", "ScheduleTable", "plot_schedules", "schedule_table", "terminal_plot", "text_plot"]

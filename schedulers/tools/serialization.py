@@ -21,13 +21,13 @@ even if a default changes in a later release, and it records every hyperparamete
 A schedule *is* its class plus its config: :func:`schedules_equal` compares exactly that (for Cadence's
 frozen attrs schedule classes it agrees with ``==``). A schedule class must be registered; its arguments are
 its attrs fields. ``as_schedule(fn)`` schedules are functions of the state and have no config
-(:class:`ScheduleNotSerializableError`). The conversion itself lives in :mod:`schedulers.core.config`, so that
+(:class:`ScheduleNotSerializableError`). The conversion itself lives in :mod:`schedulers.core.schedule_config`, so that
 ``Schedule.to_config()`` / ``Schedule.from_config()`` need nothing outside the engine.
 """
 
 from __future__ import annotations
 
-from schedulers.core.config import (
+from schedulers.core.schedule_config import (
     ScheduleConfigError,
     ScheduleNotSerializableError,
     schedule_from_config,

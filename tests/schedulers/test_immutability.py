@@ -35,8 +35,8 @@ from schedulers import (
     register_scheduler,
     registered_schedulers,
 )
-from schedulers.core.arguments import FrozenScheduleError
 from schedulers.core.registry import scheduler_family
+from schedulers.core.schedule_arguments import FrozenScheduleError
 from timeunits import Time, Timestamp
 
 STATE = SchedulerState("100ba", Timestamp(batch=50))

@@ -88,7 +88,7 @@ def test_each_cerebras_class_is_declared_in_source_with_a_typed_signature(row):
 
 
 def test_the_trainer_multiplies_schedules_with_the_one_product():
-    from trainer.scheduling import build_schedulers
+    from trainer.scheduled_run import build_schedulers
 
     optimizer = _optimizer(0.5)
     state = SchedulerState("10ba")

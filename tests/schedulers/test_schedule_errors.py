@@ -32,8 +32,8 @@ from schedulers import (
     StepScheduler,
     WarmupStableDecayScheduler,
 )
-from schedulers.core.arguments import number_argument
 from schedulers.core.run import Run
+from schedulers.core.schedule_arguments import number_argument
 from timeunits import NonIntegralTimeError, NotATimeError, Time, TimeParseError, Timestamp, TimeUnit
 
 # Every time argument of every class, as (id, builder(value) -> schedule, argument name in the message).

@@ -662,4 +662,4 @@ def test_the_engine_imports_nothing_from_tools():
     assert {m: sorted(n for n in names if n.startswith("schedulers.tools")) for m, names in imported.items()} == {
         m: [] for m in imported
     }
-    assert "schedulers.core.base" not in imported["config"]
+    assert "schedulers.core.base" not in imported["schedule_config"]

@@ -1,4 +1,4 @@
-"""``trainer.checkpoint``: atomic files, the ``latest`` link, clear load errors, RNG state.
+"""``trainer.checkpoint_files``: atomic files, the ``latest`` link, clear load errors, RNG state.
 
 docs/trainer.md (Checkpoints), docs/resume.md.
 """
@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 import torch
 
-import trainer.checkpoint as ckpt
-from trainer.checkpoint import (
+import trainer.checkpoint_files as ckpt
+from trainer.checkpoint_files import (
     CHECKPOINT_VERSION,
     LATEST,
     VERSION_KEY,

@@ -963,7 +963,7 @@ def test_trainer_from_config_builds_the_configured_class():
 
 
 def test_every_key_of_the_tables_is_documented():
-    from trainer.config._schema import SECTIONS
+    from trainer.config_reading._schema import SECTIONS
 
     page = (ROOT / "docs" / "trainer-config.md").read_text()
     for section in SECTIONS:
@@ -1156,7 +1156,7 @@ def test_a_name_nested_in_a_cadence_schedule_is_read_among_cadence_schedules():
 
 
 def test_every_key_of_the_tables_has_its_reader_and_model_dir_is_known_once():
-    from trainer.config._schema import INIT, SECTIONS
+    from trainer.config_reading._schema import INIT, SECTIONS
 
     for section in SECTIONS:
         for key in section.keys:

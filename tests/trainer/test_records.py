@@ -22,7 +22,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import trainer.checkpoint as checkpoints
+import trainer.checkpoint_files as checkpoints
 from schedulers import CosineAnnealingWithWarmupScheduler, LinearScheduler
 from trainer import Callback, CSVLogger, LRMonitor, TensorBoardLogger, Trainer, stopping
 from trainer.records import RowFile, keep_rows_through, read_table

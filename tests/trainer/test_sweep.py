@@ -17,7 +17,7 @@ import torch
 from schedulers import CosineAnnealingWithWarmupScheduler, WarmupStableDecayScheduler
 from timeunits import Time
 from trainer import Callback, CSVLogger, LRMonitor, Trainer, budget_sweep
-from trainer.checkpoint import load_checkpoint
+from trainer.checkpoint_files import load_checkpoint
 from trainer.sweep import BranchingError, folders
 from trainer.sweep.plan import budgets_from_durations, budgets_from_python, budgets_from_ssrs, resolve_fraction
 from trainer.sweep.summary import compute_line
@@ -287,7 +287,7 @@ def test_a_decay_start_is_complete_only_once_the_main_runs_records_up_to_it_are_
 def test_a_run_resumed_past_a_decay_start_whose_latest_is_missing_sets_it(tmp_path):
     """Killed after saving the decay start's file but before its ``latest``: the resumed run's own checkpoint
     claims those records, so the decay start is complete at fit start."""
-    from trainer.checkpoint import save_checkpoint
+    from trainer.checkpoint_files import save_checkpoint
     from trainer.sweep.wsd import DecayStartCheckpoints
 
     start = tmp_path / "decay-starts" / "4ba"

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from trainer.checkpoint import load_checkpoint
+from trainer.checkpoint_files import load_checkpoint
 from trainer.cli import build_parser
 from trainer.sweep import folders
 

@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from schedulers import LinearScheduler
 from timeunits import NonIntegralTimeError, TimeParseError
 from trainer import Callback, LRMonitor, Trainer
-from trainer.checkpoint import list_checkpoints
+from trainer.checkpoint_files import list_checkpoints
 from trainer.training import NonFiniteLossError
 
 

@@ -15,7 +15,7 @@ import torch.nn.functional as F
 
 from schedulers import CosineAnnealingWithWarmupScheduler
 from trainer import Callback, Trainer
-from trainer.checkpoint import list_checkpoints, load_checkpoint
+from trainer.checkpoint_files import list_checkpoints, load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -29,7 +29,7 @@ from schedulers import CosineAnnealingWithWarmupScheduler, LinearScheduler, Sche
 from schedulers.sambaflow import cosine_schedule_with_warmup
 from timeunits import Timestamp
 from trainer import LRMonitor, Trainer
-from trainer.checkpoint import CheckpointError
+from trainer.checkpoint_files import CheckpointError
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "trainer_fixtures.py"

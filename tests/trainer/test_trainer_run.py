@@ -9,7 +9,7 @@ import torch.nn.functional as F
 
 import schedulers.core.run as run_module
 from schedulers import CosineAnnealingWithWarmupScheduler, LinearScheduler, Run, StepScheduler
-from schedulers.core.arguments import number_argument
+from schedulers.core.schedule_arguments import number_argument
 from trainer import Trainer
 
 

@@ -167,7 +167,7 @@ def ddp_schedule():
 
 
 def ddp_run(args, grad_accum: int, folder) -> dict:
-    import trainer.checkpoint as checkpoints
+    import trainer.checkpoint_files as checkpoints
     from trainer import Callback, Trainer
 
     rank = int(os.environ["RANK"])

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from schedulers.tools.files import write_atomically
-from trainer.checkpoint import CheckpointError, checkpoint_batch, resolve_checkpoint
+from trainer.checkpoint_files import CheckpointError, checkpoint_batch, resolve_checkpoint
 from trainer.records import keep_rows_through, read_rows, read_table
 
 try:

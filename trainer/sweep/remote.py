@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from trainer.stopping import exit_status, stop_requests
+from trainer.signals import exit_status, stop_requests
 from trainer.sweep import folders
 
 __all__ = ["FOLDER_IN_USE", "PointActor", "PointJob", "run_job"]

@@ -8,7 +8,7 @@
 - **End**: exit status 0 writes ``done.json`` at once (a sweep killed later skips the point); another status
   is a failure, reported once every running point has ended, unless the sweep was stopping (a stopped point
   did not fail). A branch whose main run ended without its decay-start checkpoint fails.
-- **SIGTERM or SIGHUP** to the sweep (:mod:`trainer.stopping`) is sent on to every running point: each
+- **SIGTERM or SIGHUP** to the sweep (:mod:`trainer.signals`) is sent on to every running point: each
   finishes its batch, saves a checkpoint and exits as ``cadence fit`` does (128 + the signal). No point starts
   after it, and once the running ones have ended the sweep stops with :class:`~trainer.sweep.engine.SweepStopped`.
 - **Ctrl-C**: a terminal sends SIGINT to the sweep and its local points alike (one process group), and each
@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from trainer.stopping import signal_name, stop_requests
+from trainer.signals import signal_name, stop_requests
 from trainer.sweep import folders
 from trainer.sweep.plan import SweepPoint
 

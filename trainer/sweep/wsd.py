@@ -32,7 +32,7 @@ import attrs
 from schedulers import WarmupStableDecayScheduler
 from timeunits import Time, Timestamp, TimeUnit
 from trainer.callbacks import Callback
-from trainer.checkpoint import LATEST, list_checkpoints, point_latest, save_checkpoint
+from trainer.checkpoint_files import LATEST, list_checkpoints, point_latest, save_checkpoint
 
 __all__ = ["BranchingError", "DecayStartCheckpoints", "decay_starts", "wsd_schedules"]
 

@@ -1,4 +1,4 @@
-"""A config turned into a trainer's arguments: the tables read (:mod:`trainer.config._schema`), the rules
+"""A config turned into a trainer's arguments: the tables read (:mod:`trainer.config_reading._schema`), the rules
 between keys applied (the horizon and this run's length, evaluation, checkpoints, precision, the schedulers'
 horizon), then the model, loaders and callbacks built, seeded. The trainer's own errors come back as
 ConfigErrors on key paths. This module does not import ``trainer.trainer``: ``Trainer.from_config`` builds from
@@ -10,19 +10,19 @@ import os
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import attrs
 import torch
 
 from timeunits import Time, TimeUnit
 from trainer.callbacks import Callback, ProgressBar, as_callbacks
-from trainer.checkpoint import CheckpointError
-from trainer.config._objects import Optimizer, Ref
-from trainer.config._reading import ConfigError, Context, check_output, load_config, one_line
-from trainer.config._schedulers import learning_rate_factory, scheduler_entries
-from trainer.config._schema import (
+from trainer.checkpoint_files import CheckpointError
+from trainer.config_reading._objects import Optimizer, Ref
+from trainer.config_reading._reading import ConfigError, Context, check_output, load_config, one_line
+from trainer.config_reading._schedulers_section import learning_rate_factory, scheduler_entries
+from trainer.config_reading._schema import (
     CHECKPOINT,
     FIT,
     FP16_TYPES,
@@ -47,7 +47,7 @@ _CHECKPOINT_ARGUMENTS = (
 )
 
 
-@dataclass
+@attrs.define
 class TrainerArguments:
     """The keyword arguments of a trainer, built from a config, with what its errors need to name key paths."""
 
@@ -135,7 +135,7 @@ def _one_of(ctx: Context, init: dict, fit: dict, *keys: str) -> tuple[str, Any]:
     return found[0] if found else ("", None)
 
 
-@dataclass
+@attrs.define
 class _Loop:
     """``trainer.init.loop``: the horizon, the length of this run, evaluation, gradient accumulation, ssr, and
     what a non-finite loss does."""
@@ -387,11 +387,12 @@ def _loader(ref: Ref, ctx: Context) -> Any:
     return loader
 
 
+@attrs.frozen
 class _Take:
     """The first ``count`` items of ``loader`` each time it is iterated (``loop.eval_steps``)."""
 
-    def __init__(self, loader: Iterable, count: int) -> None:
-        self.loader, self.count = loader, count
+    loader: Iterable
+    count: int
 
     def __iter__(self) -> Iterator[Any]:
         for index, item in enumerate(self.loader):

@@ -7,7 +7,7 @@ import warnings
 import pytest
 import torch
 
-from trainer.optim import (
+from schedulers.optim import (
     CEREBRAS_DEFAULTS,
     Lamb,
     Lion,

@@ -11,11 +11,12 @@ import io
 import pytest
 import torch
 
+import schedulers.optim
+import schedulers.optim.configure
+import schedulers.optim.lamb
+import schedulers.optim.lion
 import trainer.optim
-import trainer.optim.configure
-import trainer.optim.lamb
-import trainer.optim.lion
-from trainer.optim import Lamb, Lion
+from schedulers.optim import Lamb, Lion
 
 F64 = torch.float64
 W0 = torch.tensor([[0.5, -1.25, 2.0], [0.75, 0.1, -0.3]], dtype=F64)
@@ -245,5 +246,13 @@ def test_sparse_gradients_are_rejected(cls):
 
 
 def test_docstring_examples_run():
-    for module in (trainer.optim, trainer.optim.configure, trainer.optim.lamb, trainer.optim.lion):
+    for module in (schedulers.optim, schedulers.optim.configure, schedulers.optim.lamb, schedulers.optim.lion):
         assert doctest.testmod(module).failed == 0
+
+
+def test_trainer_optim_is_the_same_optimizers():
+    """``trainer.optim`` is public API (docs/trainer.md): the names it re-exports are schedulers.optim's own."""
+    assert doctest.testmod(trainer.optim).failed == 0
+    assert set(trainer.optim.__all__) == set(schedulers.optim.__all__)
+    for name in trainer.optim.__all__:
+        assert getattr(trainer.optim, name) is getattr(schedulers.optim, name)

@@ -36,6 +36,19 @@ def stop_requests(on_request: Callable[[signal.Signals], None]) -> Iterator[None
 
     Handlers can only be set in the main thread: elsewhere the block changes nothing. The previous handlers
     come back at the end, and a signal that was ignored (``SIG_IGN``) is left ignored.
+
+    Args:
+        on_request: Called with the signal each time one arrives (from the main thread, between bytecodes).
+
+    Returns:
+        A context manager; the block runs with the handlers in place.
+
+    >>> import os
+    >>> seen = []
+    >>> with stop_requests(seen.append):
+    ...     os.kill(os.getpid(), signal.SIGTERM)
+    >>> [signal_name(signum) for signum in seen]
+    ['SIGTERM']
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -56,10 +69,33 @@ def stop_requests(on_request: Callable[[signal.Signals], None]) -> Iterator[None
 
 
 def exit_status(signum: int) -> int:
-    """The exit status of a command stopped by ``signum``: ``128 + signum``."""
+    """The exit status of a command stopped by ``signum``: ``128 + signum``, as a shell reports it.
+
+    Args:
+        signum: The signal's number (or a ``signal.Signals``).
+
+    Returns:
+        The exit status.
+
+    >>> exit_status(signal.SIGTERM), exit_status(signal.SIGHUP)
+    (143, 129)
+    """
     return 128 + int(signum)
 
 
 def signal_name(signum: int) -> str:
-    """``"SIGTERM"`` for 15."""
+    """The name of a signal, for messages.
+
+    Args:
+        signum: The signal's number (or a ``signal.Signals``).
+
+    Returns:
+        Its name: ``"SIGTERM"`` for 15.
+
+    Raises:
+        ValueError: No signal has that number.
+
+    >>> signal_name(15)
+    'SIGTERM'
+    """
     return signal.Signals(signum).name

@@ -13,7 +13,7 @@ from typing import Any
 import torch
 from torch.optim import Optimizer
 
-from trainer.optim._checks import check_betas, check_lr, check_nonnegative
+from schedulers.optim._checks import check_betas, check_lr, check_nonnegative
 
 __all__ = ["Lamb"]
 
@@ -51,6 +51,12 @@ class Lamb(Optimizer):
             (default 0).
         adam: use trust ratio 1 (default False).
 
+    Returns:
+        The optimizer; :meth:`step` updates the parameters.
+
+    Raises:
+        ValueError: A negative ``lr``, ``eps`` or ``weight_decay``, or ``betas`` not a pair in [0, 1), naming it.
+
     >>> w = torch.nn.Parameter(torch.tensor([3.0, 4.0], dtype=torch.float64))
     >>> opt = Lamb([w], lr=0.1)
     >>> w.grad = torch.tensor([1.0, -1.0], dtype=torch.float64)
@@ -77,7 +83,17 @@ class Lamb(Optimizer):
 
     @torch.no_grad()
     def step(self, closure: Callable[[], float] | None = None) -> float | None:
-        """Perform one optimization step (``closure`` re-evaluates the model and returns the loss)."""
+        """Perform one optimization step.
+
+        Args:
+            closure: A function that re-evaluates the model and returns the loss, or None.
+
+        Returns:
+            The loss ``closure`` returned, or None without one.
+
+        Raises:
+            RuntimeError: A sparse gradient (not supported).
+        """
         loss = None
         if closure is not None:
             with torch.enable_grad():

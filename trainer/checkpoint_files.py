@@ -70,9 +70,22 @@ _TENSOR_TYPES = (torch.Tensor, torch.nn.Parameter)
 
 
 class CheckpointError(ValueError):
-    """A checkpoint file is missing, truncated, corrupt or not a Cadence checkpoint.
+    """A checkpoint file is missing, truncated, corrupt or not a Cadence checkpoint (a ``ValueError``).
 
-    The message always names the file.
+    Args:
+        *args: The message, which always names the file.
+
+    Returns:
+        The error, raised by :func:`load_checkpoint`, :func:`resolve_checkpoint`, :func:`point_latest` and
+        :func:`delete_checkpoint`.
+
+    Example:
+        >>> import tempfile
+        >>> try:
+        ...     load_checkpoint(Path(tempfile.mkdtemp()) / "ba00000001.pt")
+        ... except CheckpointError as error:
+        ...     print(str(error).endswith("does not exist (neither a file nor a folder)"))
+        True
     """
 
 
@@ -84,6 +97,15 @@ class CheckpointError(ValueError):
 def checkpoint_name(batch: int) -> str:
     """The file name of the checkpoint saved after ``batch`` batches.
 
+    Args:
+        batch: The batches the run had trained (an int >= 0).
+
+    Returns:
+        ``ba`` and the batch in 8 digits at least, then ``.pt``.
+
+    Raises:
+        ValueError: ``batch`` is not an int >= 0.
+
     >>> checkpoint_name(12)
     'ba00000012.pt'
     """
@@ -94,6 +116,12 @@ def checkpoint_name(batch: int) -> str:
 
 def checkpoint_batch(path: str | os.PathLike) -> int | None:
     """The batch count in a checkpoint file name, or None if the name is not one.
+
+    Args:
+        path: A file name or path (only the name is read).
+
+    Returns:
+        The batch the name gives, or None when it is not ``ba<batch>.pt``.
 
     >>> checkpoint_batch("run/ba00000012.pt")
     12
@@ -112,12 +140,27 @@ def checkpoint_batch(path: str | os.PathLike) -> int | None:
 def save_checkpoint(folder: str | os.PathLike, batch: int, payload: dict, *, latest: bool = True) -> Path:
     """Write ``payload`` to ``folder/ba{batch:08d}.pt`` atomically and point ``folder/latest`` at it.
 
-    The folder is created if needed; a file of the same batch is replaced. Returns the file's path. With
-    ``latest=False`` the link is left alone (:func:`point_latest` moves it later: a file a reader should not
-    take yet, such as a WSD decay start whose records are not on disk, docs/sweeps.md).
+    The folder is created if needed; a file of the same batch is replaced. With ``latest=False`` the link is
+    left alone (:func:`point_latest` moves it later: a file a reader should not take yet, such as a WSD decay
+    start whose records are not on disk, docs/sweeps.md).
 
-    >>> save_checkpoint("run", 12, {"model": {"w": torch.zeros(2)}})  # doctest: +SKIP
-    PosixPath('run/ba00000012.pt')
+    Args:
+        folder: The checkpoint folder.
+        batch: The batches trained, which names the file.
+        payload: What to save: a dict of tensors and plain values (it must load with ``weights_only=True``).
+        latest: Whether ``folder/latest`` points at the new file.
+
+    Returns:
+        The file's path.
+
+    Raises:
+        ValueError: ``batch`` is not an int >= 0.
+        TypeError: ``payload`` is not a dict, or holds a value ``weights_only=True`` would refuse (named).
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> save_checkpoint(folder, 12, {"model": {"w": torch.zeros(2)}}).name, (folder / "latest").resolve().name
+    ('ba00000012.pt', 'ba00000012.pt')
     """
     name = checkpoint_name(batch)
     data = _versioned(payload)
@@ -131,7 +174,24 @@ def save_checkpoint(folder: str | os.PathLike, batch: int, payload: dict, *, lat
 
 
 def point_latest(path: str | os.PathLike) -> None:
-    """Point the ``latest`` link of ``path``'s folder at the checkpoint file ``path`` (atomically)."""
+    """Point the ``latest`` link of ``path``'s folder at the checkpoint file ``path`` (atomically).
+
+    Args:
+        path: A checkpoint file (``ba<batch>.pt``) that exists.
+
+    Returns:
+        None: ``latest`` names the file.
+
+    Raises:
+        CheckpointError: ``path`` is not an existing checkpoint file.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> first = save_checkpoint(folder, 1, {"step": 1})
+    >>> _ = save_checkpoint(folder, 2, {"step": 2}, latest=False)
+    >>> point_latest(folder / "ba00000002.pt"); resolve_checkpoint(folder).name
+    'ba00000002.pt'
+    """
     path = Path(path)
     if checkpoint_batch(path) is None or not path.is_file():
         raise CheckpointError(f"{path} is not a checkpoint file (ba<batch>.pt)")
@@ -154,6 +214,17 @@ def content_digest(payload: Any) -> str:
 
     torch's zip reader does not check the CRC of tensor data, so a flipped byte inside a tensor loads
     silently; the digest, stored in the file and checked on load, catches it.
+
+    Args:
+        payload: A checkpoint's payload (dicts, lists, tensors and plain values).
+
+    Returns:
+        The digest, as 64 hex digits.
+
+    >>> content_digest({"w": torch.zeros(2)}) == content_digest({"w": torch.zeros(2)})
+    True
+    >>> content_digest({"w": torch.zeros(2)}) == content_digest({"w": torch.ones(2)})
+    False
     """
     digest = hashlib.sha256()
     _feed(digest, payload)
@@ -233,10 +304,20 @@ def _unlink_quietly(path: Path) -> None:
 def resolve_checkpoint(path: str | os.PathLike) -> Path:
     """The checkpoint file ``path`` means: the file itself, or for a folder the target of its ``latest``.
 
-    Raises :class:`CheckpointError` naming the path when there is no such file.
+    Args:
+        path: A checkpoint file, a ``latest`` link, or a checkpoint folder.
 
-    >>> resolve_checkpoint("run")  # doctest: +SKIP
-    PosixPath('run/ba00000024.pt')
+    Returns:
+        The file's path.
+
+    Raises:
+        CheckpointError: There is no such file (naming the path).
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = save_checkpoint(folder, 24, {"step": 24})
+    >>> resolve_checkpoint(folder).name
+    'ba00000024.pt'
     """
     path = Path(path)
     if path.is_dir():
@@ -270,10 +351,20 @@ def _follow_link(link: Path) -> Path:
 def load_checkpoint(path: str | os.PathLike) -> dict:
     """Load a checkpoint file, or a folder's ``latest``, with ``weights_only=True`` onto the CPU.
 
-    Returns the payload given to :func:`save_checkpoint`. A missing, empty, truncated or corrupt
-    file, or one that is not a Cadence checkpoint, raises :class:`CheckpointError` naming the file.
+    Args:
+        path: A checkpoint file, or a folder (its ``latest``).
 
-    >>> load_checkpoint("run/ba00000012.pt")["model"]["w"]  # doctest: +SKIP
+    Returns:
+        The payload given to :func:`save_checkpoint`.
+
+    Raises:
+        CheckpointError: A missing, empty, truncated or corrupt file, or one that is not a Cadence checkpoint,
+            naming the file.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = save_checkpoint(folder, 12, {"model": {"w": torch.zeros(2)}})
+    >>> load_checkpoint(folder)["model"]["w"]
     tensor([0., 0.])
     """
     file = resolve_checkpoint(path)
@@ -337,9 +428,20 @@ def _unversioned(file: Path, data: Any) -> dict:
 def list_checkpoints(folder: str | os.PathLike) -> list[Path]:
     """The checkpoint files in ``folder`` (``ba*.pt``), sorted by batch; temp files are ignored.
 
-    A folder that does not exist has no checkpoints.
+    Args:
+        folder: The checkpoint folder; one that does not exist has no checkpoints.
 
-    >>> [p.name for p in list_checkpoints("run")]  # doctest: +SKIP
+    Returns:
+        The files' paths, by batch.
+
+    Raises:
+        NotADirectoryError: ``folder`` is a file.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> for batch in (24, 12):
+    ...     _ = save_checkpoint(folder, batch, {"step": batch})
+    >>> [p.name for p in list_checkpoints(folder)]
     ['ba00000012.pt', 'ba00000024.pt']
     """
     folder = Path(folder)
@@ -354,11 +456,21 @@ def list_checkpoints(folder: str | os.PathLike) -> list[Path]:
 def delete_checkpoint(path: str | os.PathLike) -> bool:
     """Delete a checkpoint file unless its folder's ``latest`` points to it.
 
-    Returns True if the file was deleted, False if it was kept because ``latest`` points to it.
-    Only ``ba*.pt`` files can be deleted; a missing file raises :class:`CheckpointError`.
+    Args:
+        path: A checkpoint file (only ``ba*.pt`` files can be deleted).
 
-    >>> for old in list_checkpoints("run")[:-2]:  # doctest: +SKIP
-    ...     delete_checkpoint(old)
+    Returns:
+        True if the file was deleted, False if it was kept because ``latest`` points to it.
+
+    Raises:
+        ValueError: ``path`` is not named like a checkpoint file.
+        CheckpointError: The file does not exist.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> old, new = (save_checkpoint(folder, batch, {"step": batch}) for batch in (1, 2))
+    >>> delete_checkpoint(old), delete_checkpoint(new), [p.name for p in list_checkpoints(folder)]
+    (True, False, ['ba00000002.pt'])
     """
     path = Path(path)
     if checkpoint_batch(path) is None:
@@ -387,8 +499,9 @@ def _is_latest_target(path: Path) -> bool:
 def rng_state() -> dict:
     """The state of every global RNG, as weights_only-safe values.
 
-    Keys: ``"python"`` (``random``), ``"torch"`` (CPU generator), ``"numpy"`` (global RNG, when
-    numpy is importable), ``"cuda"`` (all devices, when CUDA is available).
+    Returns:
+        A dict by RNG: ``"python"`` (``random``), ``"torch"`` (CPU generator), ``"numpy"`` (global RNG, when
+        numpy is importable), ``"cuda"`` (all devices, when CUDA is available).
 
     >>> state = rng_state(); a = torch.rand(1)
     >>> set_rng_state(state); bool(torch.rand(1) == a)
@@ -408,6 +521,21 @@ def set_rng_state(state: dict) -> None:
 
     A numpy or CUDA entry that cannot be restored here (numpy missing, CUDA unavailable) is skipped
     with a warning.
+
+    Args:
+        state: A dict made by :func:`rng_state`.
+
+    Returns:
+        None: the RNGs continue from ``state``.
+
+    Raises:
+        TypeError: ``state`` is not a dict.
+        ValueError: An unknown key, or an entry that is not a state :func:`rng_state` made.
+
+    >>> import random
+    >>> state = rng_state(); first = random.random()
+    >>> set_rng_state(state); random.random() == first
+    True
     """
     if not isinstance(state, dict):
         raise TypeError(f"RNG state must be a dict made by rng_state(), got {type(state).__name__}")

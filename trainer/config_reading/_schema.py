@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainer.arguments import NONFINITE_LOSS_ACTIONS
-from trainer.config._objects import built_by_factory, callbacks, function, loggers, loss, optimizer
-from trainer.config._reading import (
+from trainer.config_reading._objects import built_by_factory, callbacks, function, loggers, loss, optimizer
+from trainer.config_reading._reading import (
     ConfigError,
     Context,
     Key,
@@ -26,7 +25,8 @@ from trainer.config._reading import (
     show,
     text,
 )
-from trainer.config._schedulers import read_schedulers
+from trainer.config_reading._schedulers_section import read_schedulers
+from trainer.trainer_arguments import NONFINITE_LOSS_ACTIONS
 
 # Cerebras's fp16_type -> the trainer's precision (cbfloat16 has no CPU/GPU twin: bf16, with a warning)
 FP16_TYPES = {"float16": "fp16", "bfloat16": "bf16", "cbfloat16": "bf16"}

@@ -1,6 +1,6 @@
 """What the trainer does with its ``schedulers=`` argument: classify, compile, scale, and decide stepping.
 
-Entries (API clarifications 1–3, 10):
+Entries (docs/stepping.md, docs/trainer.md):
 
 * a Cadence schedule (a :class:`schedulers.Schedule`, or any two-parameter ``(state, ssr)`` callable) is
   compiled by the trainer; several on the same hyperparameter multiply (one write per step);
@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import attrs
 import torch
 from torch.optim.lr_scheduler import LRScheduler, ReduceLROnPlateau
 
@@ -37,46 +38,76 @@ from schedulers.core.tags import matches, normalize_tags
 __all__ = ["ScheduledRun", "build_schedulers"]
 
 
+@attrs.define
 class ScheduledRun:
-    """The schedulers of a run, split by when they step."""
+    """The schedulers of a run, split by when they step: what :func:`build_schedulers` returns.
 
-    def __init__(
-        self,
-        per_batch: list[LRScheduler],
-        per_epoch: list[LRScheduler],
-        keys: list[str],
-        schedules: list[tuple[str, Any, str]] = (),
-        others: list[tuple[str, LRScheduler, str]] = (),
-        on_eval: list[tuple[str, ReduceLROnPlateau]] = (),
-        listeners: list[tuple[str, str]] = (),
-    ) -> None:
-        self.per_batch = per_batch
-        self.per_epoch = per_epoch
-        self.keys = keys  # the hyperparameters something schedules, for monitors and loggers
-        self.schedules = list(schedules)  # (label, Cadence schedule, hyperparameter): for the report
-        self.others = list(others)  # (label, torch/Cerebras/SambaFlow scheduler, hyperparameter)
-        self.on_eval = list(on_eval)  # (monitor, torch ReduceLROnPlateau): stepped with the metric at evaluations
-        self.listeners = list(listeners)  # (who, monitor): what listens to evaluations, for the check at start
-        self._observers = [s for s in per_batch + per_epoch if isinstance(s, CompiledScheduler) and s.monitors]
+    Args:
+        per_batch: The schedulers stepped after each batch.
+        per_epoch: The schedulers stepped after each epoch.
+        keys: The hyperparameters something schedules, for monitors and loggers.
+        schedules: ``(label, Cadence schedule, hyperparameter)`` for each Cadence schedule, for the report.
+        others: ``(label, scheduler, hyperparameter)`` for each torch, Cerebras or SambaFlow scheduler.
+        on_eval: ``(monitor, ReduceLROnPlateau)``: torch's plateau schedulers, stepped with the metric at
+            evaluations.
+        listeners: ``(who, monitor)``: what listens to evaluations, for the check at the run's start.
+
+    Returns:
+        The record; :meth:`observe` feeds it an evaluation's metrics.
+
+    Example:
+        >>> import torch
+        >>> from schedulers import LinearScheduler, SchedulerState
+        >>> from schedulers.core.run import Run
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+        >>> run = Run("10ba")
+        >>> scheduled = build_schedulers([LinearScheduler()], opt, SchedulerState("10ba"), run, True)
+        >>> len(scheduled.per_batch), len(scheduled.per_epoch), scheduled.keys
+        (1, 0, ['lr'])
+    """
+
+    per_batch: list[LRScheduler]
+    per_epoch: list[LRScheduler]
+    keys: list[str]
+    schedules: list[tuple[str, Any, str]] = attrs.field(factory=list, converter=list)
+    others: list[tuple[str, LRScheduler, str]] = attrs.field(factory=list, converter=list)
+    on_eval: list[tuple[str, ReduceLROnPlateau]] = attrs.field(factory=list, converter=list)
+    listeners: list[tuple[str, str]] = attrs.field(factory=list, converter=list)
+    _observers: list[CompiledScheduler] = attrs.field(init=False, repr=False, eq=False)
+
+    def __attrs_post_init__(self) -> None:
+        everything = self.per_batch + self.per_epoch
+        self._observers = [s for s in everything if isinstance(s, CompiledScheduler) and s.monitors]
 
     @property
     def all(self) -> list[LRScheduler]:
+        """Every scheduler of the run: per batch, per epoch, then torch's plateau schedulers."""
         return self.per_batch + self.per_epoch + [scheduler for _, scheduler in self.on_eval]
 
     def observe(self, metrics: dict[str, float]) -> None:
         """An evaluation's metrics, to whatever listens: each compiled plateau, and torch's ``ReduceLROnPlateau``
-        stepped with its monitored metric (as Lightning does with ``monitor``)."""
+        stepped with its monitored metric (as Lightning does with ``monitor``).
+
+        Args:
+            metrics: The evaluation's metrics by name (``eval/loss``, ...).
+
+        Returns:
+            None: the listeners have their metric.
+        """
         for scheduler in self._observers:
             scheduler.observe(metrics)
         for monitor, scheduler in self.on_eval:
             scheduler.step(metrics[monitor])
 
 
+@attrs.frozen
 class _Entry:
-    __slots__ = ("label", "schedule", "hyperparameter", "tags")
+    """One Cadence schedule the trainer was given: its label, the schedule, the key it writes, its tags."""
 
-    def __init__(self, label: str, schedule: Any, hyperparameter: str, tags: frozenset[str] | None) -> None:
-        self.label, self.schedule, self.hyperparameter, self.tags = label, schedule, hyperparameter, tags
+    label: str
+    schedule: Any
+    hyperparameter: str
+    tags: frozenset[str] | None
 
 
 def build_schedulers(
@@ -91,16 +122,66 @@ def build_schedulers(
 
     With ``step_every_batch=False`` every Cadence schedule reads the run from the start of the current epoch
     (:class:`~schedulers.core.clock.EpochStartView`) and steps at each epoch's end: Composer's staircase.
+
+    Args:
+        entries: The trainer's ``schedulers=``: one entry or a list (the kinds the module docstring lists).
+        optimizer: The optimizer the schedulers drive.
+        state: The run's clock (a :class:`~schedulers.SchedulerState`).
+        run: The run the schedules resolve for.
+        step_every_batch: ``step_schedulers_every_batch``: True, False, or None (Cadence's per batch, a torch
+            scheduler per epoch).
+
+    Returns:
+        The :class:`ScheduledRun`.
+
+    Raises:
+        ValueError: An entry that cannot be used, naming it: built on another optimizer, two schedulers writing
+            one key that must write alone, tags that match no param group, a scheduler counting steps stepped
+            per epoch, a schedule the run cannot resolve.
+        TypeError: An entry of no known kind, naming its index.
+
+    >>> from schedulers import LinearScheduler, SchedulerState
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9)
+    >>> scheduled = build_schedulers(
+    ...     {"schedule": LinearScheduler(), "hyperparameter": "momentum"}, opt, SchedulerState("4ba"), Run("4ba"), True
+    ... )
+    >>> scheduled.keys, opt.param_groups[0]["momentum"]  # written at construction: α = 1 at the start
+    (['momentum'], 0.9)
     """
     cadence, built = _classify(entries, optimizer)
     monitors = {label: monitor for label, monitor in _monitors(entries)}
     per_epoch_clock = step_every_batch is False
-    writers: dict[str, list[tuple[str, bool]]] = {}  # key -> (who, whether it must write alone)
+    clock = EpochStartView(state) if per_epoch_clock else state
+    per_batch, per_epoch, on_eval, evaluated, writers = _place_built(
+        built, optimizer, monitors, step_every_batch, run, clock
+    )
+    listeners = [(f"{e.label} ({type(p).__name__})", p.monitor) for e in cadence for p in listening(e.schedule)]
+    for key, group_entries in _by_key(cadence).items():
+        writers.setdefault(key, []).extend((e.label, False) for e in group_entries)
+        (per_epoch if per_epoch_clock else per_batch).extend(_compile_key(key, group_entries, optimizer, clock, run))
+    _check_writers(writers)
+    _check_monitors(monitors, built)
+    schedules = [(entry.label, entry.schedule, entry.hyperparameter) for entry in cadence]
+    # what steps by itself (torch's ReduceLROnPlateau steps at evaluations, with a metric: not in time)
+    others = [(label, s, _written_key(s)) for label, s in built if not isinstance(s, ReduceLROnPlateau)]
+    return ScheduledRun(per_batch, per_epoch, sorted(writers), schedules, others, on_eval, listeners + evaluated)
+
+
+def _place_built(
+    built: list[tuple[str, LRScheduler]],
+    optimizer: torch.optim.Optimizer,
+    monitors: dict[str, str],
+    step_every_batch: bool | None,
+    run: Run,
+    clock: Any,
+) -> tuple[list, list, list, list, dict[str, list[tuple[str, bool]]]]:
+    """Each scheduler built on the optimizer checked, scaled and placed: per batch, per epoch, or (torch's
+    ``ReduceLROnPlateau``) at evaluations; also who listens to evaluations and who writes each key."""
     per_batch: list[LRScheduler] = []
     per_epoch: list[LRScheduler] = []
-    clock = EpochStartView(state) if per_epoch_clock else state
     on_eval: list[tuple[str, ReduceLROnPlateau]] = []
-    listeners = [(f"{e.label} ({type(p).__name__})", p.monitor) for e in cadence for p in listening(e.schedule)]
+    listeners: list[tuple[str, str]] = []
+    writers: dict[str, list[tuple[str, bool]]] = {}  # key -> (who, whether it must write alone)
     for label, scheduler in built:
         if scheduler.optimizer is not optimizer:
             raise ValueError(f"{label} ({type(scheduler).__name__}) was built on another optimizer than the trainer's")
@@ -114,21 +195,16 @@ def build_schedulers(
         _scale(label, scheduler, run, clock)
         steps_per_batch = step_every_batch or (step_every_batch is None and isinstance(scheduler, CompiledScheduler))
         (per_batch if steps_per_batch else per_epoch).append(scheduler)
+    return per_batch, per_epoch, on_eval, listeners, writers
 
-    for key, group_entries in _by_key(cadence).items():
-        writers.setdefault(key, []).extend((e.label, False) for e in group_entries)
-        (per_epoch if per_epoch_clock else per_batch).extend(_compile_key(key, group_entries, optimizer, clock, run))
 
-    _check_writers(writers)
+def _check_monitors(monitors: dict[str, str], built: list[tuple[str, LRScheduler]]) -> None:
+    """``monitor`` next to an entry is for torch's ``ReduceLROnPlateau`` only."""
     stray = sorted(set(monitors) - {label for label, s in built if isinstance(s, ReduceLROnPlateau)})
     if stray:
         raise ValueError(
             f"{stray[0]}: 'monitor' is for a torch ReduceLROnPlateau; a PlateauScheduler takes monitor= itself"
         )
-    schedules = [(entry.label, entry.schedule, entry.hyperparameter) for entry in cadence]
-    # what steps by itself (torch's ReduceLROnPlateau steps at evaluations, with a metric: not in time)
-    others = [(label, s, _written_key(s)) for label, s in built if not isinstance(s, ReduceLROnPlateau)]
-    return ScheduledRun(per_batch, per_epoch, sorted(writers), schedules, others, on_eval, listeners)
 
 
 def _monitors(entries: Any):

@@ -1,5 +1,5 @@
 """``trainer.init.schedulers``, read by the one reader of the ``{Name: {arguments}}`` layout
-(:func:`schedulers.core.config.read_schedule_config`), and what the trainer gets from it once the horizon is
+(:func:`schedulers.core.schedule_config.read_schedule_config`), and what the trainer gets from it once the horizon is
 known: Cadence schedules built now, schedulers built on the optimizer later (also a Cerebras 1.x
 ``optimizer.learning_rate`` schedule)."""
 
@@ -15,9 +15,9 @@ from torch.optim.lr_scheduler import LRScheduler
 import schedulers.cerebras  # noqa: F401  (registers the Cerebras names)
 import schedulers.sambaflow  # noqa: F401  (registers the SambaFlow names)
 from schedulers.cerebras.scheduler import HyperparameterScheduler
-from schedulers.core.config import Kind, ScheduleSpec, read_schedule_config
+from schedulers.core.schedule_config import Kind, ScheduleSpec, read_schedule_config
 from timeunits import Time, TimeUnit
-from trainer.config._reading import Context, show
+from trainer.config_reading._reading import Context, show
 
 # What a top-level item may give next to its name (the trainer applies them to a Cadence schedule).
 ITEM_OPTIONS = ("hyperparameter", "param_group_tags", "monitor")

@@ -13,7 +13,7 @@ from typing import Any
 import torch
 from torch.optim import Optimizer
 
-from trainer.optim._checks import check_betas, check_lr, check_nonnegative
+from schedulers.optim._checks import check_betas, check_lr, check_nonnegative
 
 __all__ = ["Lion"]
 
@@ -32,6 +32,19 @@ class Lion(Optimizer):
     Same arguments and defaults as Cerebras's ``Lion``: ``lr=1e-4``, ``betas=(0.9, 0.99)``,
     ``weight_decay=0.0``. The paper advises a learning rate 3-10x smaller than AdamW's and a weight decay
     3-10x larger, since every coordinate of the sign update has magnitude 1.
+
+    Args:
+        params: parameters or param-group dicts.
+        lr: learning rate :math:`\eta` (a float or a tensor; default 1e-4).
+        betas: :math:`(\beta_1, \beta_2)`: the interpolation of the update and the momentum's decay
+            (default (0.9, 0.99)).
+        weight_decay: decoupled weight decay :math:`\lambda` (default 0).
+
+    Returns:
+        The optimizer; :meth:`step` updates the parameters.
+
+    Raises:
+        ValueError: A negative ``lr`` or ``weight_decay``, or ``betas`` not a pair in [0, 1), naming it.
 
     >>> w = torch.nn.Parameter(torch.tensor([1.0, -2.0, 0.5]))
     >>> opt = Lion([w], lr=0.1)
@@ -55,7 +68,17 @@ class Lion(Optimizer):
 
     @torch.no_grad()
     def step(self, closure: Callable[[], float] | None = None) -> float | None:
-        """Perform one optimization step (``closure`` re-evaluates the model and returns the loss)."""
+        """Perform one optimization step.
+
+        Args:
+            closure: A function that re-evaluates the model and returns the loss, or None.
+
+        Returns:
+            The loss ``closure`` returned, or None without one.
+
+        Raises:
+            RuntimeError: A sparse gradient (not supported).
+        """
         loss = None
         if closure is not None:
             with torch.enable_grad():

@@ -82,7 +82,18 @@ class FrozenScheduleError(attrs.exceptions.FrozenInstanceError):
 
 
 def evolve_hint(name: str, value: object = ...) -> str:
-    """How to change argument ``name`` of a schedule: make a changed copy with ``attrs.evolve``."""
+    """How to change argument ``name`` of a schedule: make a changed copy with ``attrs.evolve``.
+
+    Args:
+        name: The argument.
+        value: The value the user tried to set (left out, or long: shown as ``...``).
+
+    Returns:
+        The hint, to end an error message with.
+
+    >>> evolve_hint("gamma", 0.1)
+    'schedules are immutable values; make a changed copy with attrs.evolve(schedule, gamma=0.1)'
+    """
     shown = "..." if value is ... or len(repr(value)) > 40 else repr(value)
     return f"schedules are immutable values; make a changed copy with attrs.evolve(schedule, {name}={shown})"
 
@@ -91,6 +102,22 @@ class FrozenList(tuple):
     """A list argument of a schedule, kept as a tuple: its list methods say how to change the schedule instead.
 
     It equals (and hashes as) the plain tuple of its items.
+
+    Args:
+        items: The items.
+        argument: The argument's name, for the messages.
+
+    Returns:
+        The tuple; ``append``, ``sort``, item assignment, ... raise :class:`FrozenScheduleError`.
+
+    >>> milestones = FrozenList(["10ba", "20ba"], "milestones")
+    >>> milestones == ("10ba", "20ba")
+    True
+    >>> milestones.append("30ba")
+    Traceback (most recent call last):
+    ...
+    schedulers.core.schedule_arguments.FrozenScheduleError: milestones of a schedule is a tuple and cannot change in
+    place: schedules are immutable values; make a changed copy with attrs.evolve(schedule, milestones=...)
     """
 
     def __new__(cls, items: Iterable[object], argument: str = "...") -> FrozenList:
@@ -102,6 +129,11 @@ class FrozenList(tuple):
         return type(self), (tuple(self), self.argument)
 
     def _frozen(self, *args: object) -> None:
+        """Refused: a schedule's list argument does not change in place (see :func:`evolve_hint`).
+
+        Raises:
+            FrozenScheduleError: Always, saying how to make a changed copy.
+        """
         raise FrozenScheduleError(
             f"{self.argument} of a schedule is a tuple and cannot change in place: {evolve_hint(self.argument)}"
         )
@@ -110,7 +142,21 @@ class FrozenList(tuple):
 
 
 def time_argument(name: str, value: object) -> Time:
-    """A schedule's time argument as a Time, or timeunits' error (a ValueError) naming the argument."""
+    """A schedule's time argument as a Time.
+
+    Args:
+        name: The argument's name, which the error starts with.
+        value: A Time or a time string (``"10ba"``, ``"0.3dur"``).
+
+    Returns:
+        The Time.
+
+    Raises:
+        ValueError: timeunits' error for a value that is not a time, naming the argument.
+
+    >>> time_argument("t_max", "0.5dur")
+    Time(0.5, TimeUnit.DURATION)
+    """
     try:
         return Time.from_input(value)
     except ValueError as error:
@@ -190,7 +236,18 @@ def _finite_float(value: object) -> float | None:
 
 
 def integer_argument(name: str, value: object, *, low: int | None = None) -> int:
-    """An int (or an integral float such as ``2.0``), optionally bounded below; else a ValueError naming ``name``.
+    """An int (or an integral float such as ``2.0``), optionally bounded below.
+
+    Args:
+        name: The argument's name, which the error starts with.
+        value: The value given.
+        low: The smallest accepted value, or None.
+
+    Returns:
+        The value as an int.
+
+    Raises:
+        ValueError: Not an integer, or below ``low``, naming the argument.
 
     >>> integer_argument("T_mult", 2.0), integer_argument("epoch", 3, low=0)
     (2, 3)
@@ -210,7 +267,25 @@ def integer_argument(name: str, value: object, *, low: int | None = None) -> int
 
 
 def positive_count(name: str, count: Time, given: Time) -> int:
-    """A resolved period that must be at least one whole count (deviation 3: never a ZeroDivisionError)."""
+    """A resolved period that must be at least one whole count (deviation 3: never a ZeroDivisionError).
+
+    Args:
+        name: The argument's name.
+        count: The period resolved for the run (a Time of whole counts).
+        given: The period as the schedule was given it, for the message.
+
+    Returns:
+        The count, an int >= 1.
+
+    Raises:
+        ValueError: The period resolves to less than one count for this run, naming the argument.
+
+    >>> positive_count("step_size", Time(0, "ba"), Time(0.001, "dur"))
+    Traceback (most recent call last):
+    ...
+    ValueError: step_size=0.001dur resolves to 0ba for this run: it must be at least 1ba (a longer time, or a larger
+    scale_schedule_ratio)
+    """
     if count.value <= 0:
         raise ValueError(
             f"{name}={given} resolves to {count} for this run: it must be at least 1{count.unit.value} "
@@ -220,13 +295,48 @@ def positive_count(name: str, count: Time, given: Time) -> int:
 
 
 def milestones_argument(name: str, value: object) -> FrozenList:
-    """A list of times as a tuple of Times (immutable), or a ValueError naming the argument or the bad item."""
+    """A list of times as a tuple of Times (immutable).
+
+    Args:
+        name: The argument's name.
+        value: A list or tuple of times.
+
+    Returns:
+        The :class:`FrozenList` of Times.
+
+    Raises:
+        ValueError: Not a list, or an item that is not a time (timeunits' ``TimeParseError``), naming the
+            argument or the item.
+
+    >>> milestones_argument("milestones", ["10ba", "0.5dur"])
+    (Time(10, TimeUnit.BATCH), Time(0.5, TimeUnit.DURATION))
+    >>> milestones_argument("milestones", ["10ba", "soon"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    timeunits.errors.TimeParseError: milestones[1]='soon' is not a time: ...
+    """
     if isinstance(value, (str, Time)) or not isinstance(value, Seq):
         raise ValueError(f"{name}={value!r} must be a list of times, e.g. ['30ep', '0.8dur']")
     return FrozenList((time_argument(f"{name}[{i}]", m) for i, m in enumerate(value)), name)
 
 
 def choice_argument(name: str, value: object, choices: tuple[str, ...]) -> str:
+    """A string argument that must be one of ``choices``.
+
+    Args:
+        name: The argument's name.
+        value: The value given.
+        choices: The accepted values.
+
+    Returns:
+        ``value``.
+
+    Raises:
+        ValueError: Another value, naming the argument and the accepted ones.
+
+    >>> choice_argument("mode", "max", ("min", "max"))
+    'max'
+    """
     if value not in choices:
         raise ValueError(f"{name}={value!r} must be one of {', '.join(repr(c) for c in choices)}")
     return value
@@ -251,7 +361,17 @@ def multiplier_argument(name: str, value: object, *, final: bool = False) -> flo
 
 
 def argument_repr(value: object) -> str:
-    """An argument as a user writes it: times as time strings, tuples as lists, element by element."""
+    """An argument as a user writes it: times as time strings, tuples as lists, element by element.
+
+    Args:
+        value: The argument's value.
+
+    Returns:
+        Its text in a schedule's ``repr``.
+
+    >>> argument_repr((Time(10, "ba"), Time(0.5, "dur")))
+    "['10ba', '0.5dur']"
+    """
     if isinstance(value, Time):
         return repr(str(value))
     if isinstance(value, (list, tuple)):
@@ -263,12 +383,42 @@ def argument_repr(value: object) -> str:
 
 
 def named_converter(check: Callable[..., Any], **options: Any) -> attrs.Converter:
-    """An attrs converter calling ``check(field_name, value, **options)``."""
+    """An attrs converter calling ``check(field_name, value, **options)``: errors name the field.
+
+    Args:
+        check: A check such as :func:`number_argument` (the argument's name first, then the value).
+        **options: Passed on to ``check``.
+
+    Returns:
+        The converter, for ``attrs.field(converter=...)``.
+
+    >>> @attrs.frozen
+    ... class Example:
+    ...     gamma: float = attrs.field(converter=named_converter(number_argument, low=0))
+    >>> Example(gamma=-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: gamma=-1 must be >= 0
+    """
     return attrs.Converter(lambda value, field: check(field.name, value, **options), takes_field=True)
 
 
 def time_field(default: object = attrs.NOTHING, *, optional: bool = False) -> Any:
-    """A time argument (a Time or time string); ``optional=True`` also accepts None."""
+    """Declare a time argument of a schedule class (a Time or time string; kept as a Time).
+
+    Args:
+        default: The default, or none (the argument is required).
+        optional: Whether None is accepted too.
+
+    Returns:
+        The attrs field.
+
+    >>> @attrs.frozen
+    ... class Example:
+    ...     t_max: Time = time_field("1dur")
+    >>> Example("10ba").t_max
+    Time(10, TimeUnit.BATCH)
+    """
 
     def check(name: str, value: object) -> Time | None:
         return None if optional and value is None else time_argument(name, value)
@@ -277,25 +427,91 @@ def time_field(default: object = attrs.NOTHING, *, optional: bool = False) -> An
 
 
 def milestones_field() -> Any:
-    """A list of times, kept as a tuple of Times."""
+    """Declare a list-of-times argument of a schedule class, kept as a tuple of Times (required).
+
+    Returns:
+        The attrs field.
+
+    >>> @attrs.frozen
+    ... class Example:
+    ...     milestones: tuple = milestones_field()
+    >>> Example(["10ba", "20ba"])
+    Example(milestones=['10ba', '20ba'])
+    """
     return attrs.field(converter=named_converter(milestones_argument), repr=argument_repr)
 
 
 def number_field(default: object = attrs.NOTHING, *, low: float | None = None, low_open: bool = False) -> Any:
-    """A finite real number (a float), optionally bounded below."""
+    """Declare a number argument of a schedule class: a finite real, kept as a float, optionally bounded below.
+
+    Args:
+        default: The default, or none (the argument is required).
+        low: The lower bound, or None.
+        low_open: Whether ``low`` itself is refused.
+
+    Returns:
+        The attrs field (checked by :func:`number_argument`).
+
+    >>> @attrs.frozen
+    ... class Example:
+    ...     gamma: float = number_field(0.1, low=0)
+    >>> Example(1).gamma
+    1.0
+    """
     return attrs.field(default=default, converter=named_converter(number_argument, low=low, low_open=low_open))
 
 
 def multiplier_field(default: object = attrs.NOTHING, *, final: bool = False) -> Any:
-    """A multiplier α >= 0 of the base value; ``final=True`` for the value a schedule ends at (warns above 1)."""
+    """Declare a multiplier α >= 0 of the base value (a negative one would write a negative learning rate).
+
+    Args:
+        default: The default, or none (the argument is required).
+        final: Whether it is the value a schedule ends at (``alpha_f``): above 1 warns that the schedule rises.
+
+    Returns:
+        The attrs field.
+
+    >>> @attrs.frozen
+    ... class Example:
+    ...     alpha_f: float = multiplier_field(0.0, final=True)
+    >>> Example(0.1).alpha_f
+    0.1
+    """
     return attrs.field(default=default, converter=named_converter(multiplier_argument, final=final))
 
 
 def flag_field(default: bool = False) -> Any:
-    """A bool argument (any value is taken by its truth)."""
+    """Declare a bool argument of a schedule class (any value is taken by its truth).
+
+    Args:
+        default: The default.
+
+    Returns:
+        The attrs field.
+
+    >>> @attrs.frozen
+    ... class Example:
+    ...     scale_warmup: bool = flag_field()
+    >>> Example(1).scale_warmup
+    True
+    """
     return attrs.field(default=default, converter=bool)
 
 
 def choice_field(default: str, choices: tuple[str, ...]) -> Any:
-    """A string argument that must be one of ``choices``."""
+    """Declare a string argument of a schedule class that must be one of ``choices``.
+
+    Args:
+        default: The default.
+        choices: The accepted values.
+
+    Returns:
+        The attrs field (checked by :func:`choice_argument`).
+
+    >>> @attrs.frozen
+    ... class Example:
+    ...     mode: str = choice_field("min", ("min", "max"))
+    >>> Example("max").mode
+    'max'
+    """
     return attrs.field(default=default, converter=named_converter(choice_argument, choices=choices))

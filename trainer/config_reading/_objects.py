@@ -7,13 +7,13 @@ from __future__ import annotations
 import copy
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
+import attrs
 import torch
 
 from schedulers.core.names import did_you_mean
-from trainer.config._reading import Context, Key, Section, check_output, join, mapping, read_section, show
+from trainer.config_reading._reading import Context, Key, Section, check_output, join, mapping, read_section, show
 
 # {factory: "module:function", kwargs: {...}} wherever a Python object is named (placed with Section.at)
 
@@ -27,14 +27,14 @@ def _factory_name(value: Any, path: str, ctx: Context) -> str:
 FACTORY = Section("", (Key("factory", _factory_name), Key("kwargs", mapping, {})))
 
 
-@dataclass
+@attrs.define
 class Ref:
     """A resolved ``module:function`` (or factory) reference: ``target`` is used as is unless ``call``."""
 
     path: str
     text: str
     target: Any
-    kwargs: dict = field(default_factory=dict)
+    kwargs: dict = attrs.Factory(dict)
     call: bool = True
 
     def build(self) -> Any:
@@ -122,7 +122,7 @@ def loss(value: Any, path: str, ctx: Context) -> Ref:
 # -- callbacks and loggers -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class _Kind:
     """What a list of named items holds: Cadence's names, their arguments that are paths Cadence writes
     (``True``: a folder, ``False``: a file), and the forms an item takes (for the error)."""
@@ -206,7 +206,7 @@ def _known(name: str, path: str, ctx: Context, kind: _Kind) -> Any:
 # -- the optimizer ---------------------------------------------------------------------------------------
 
 
-@dataclass
+@attrs.define
 class Optimizer:
     """``trainer.init.optimizer`` read: ``build(model, clip_value)`` makes it once the model is on its device.
 
@@ -216,7 +216,7 @@ class Optimizer:
 
     path: str
     cls: type | None = None  # a torch optimizer class ({Name: {arguments}}), else a factory of the model
-    arguments: dict = field(default_factory=dict)  # for configure_optimizer (without params), or the factory's
+    arguments: dict = attrs.Factory(dict)  # for configure_optimizer (without params), or the factory's
     groups: list | None = None  # Cerebras-style param groups by name pattern
     factory: Ref | None = None
     lr_schedule: tuple[Any, str] | None = None
@@ -257,7 +257,7 @@ def optimizer(value: Any, path: str, ctx: Context) -> Optimizer:
 
 
 def _named_optimizer(value: Any, path: str, ctx: Context) -> Optimizer:
-    from trainer.optim import optimizer_class
+    from schedulers.optim import optimizer_class
 
     lr_schedule = None
     if isinstance(value, str):
@@ -299,7 +299,7 @@ def _groups(groups: Any, path: str, ctx: Context) -> list | None:
 
 
 def _configure(spec: Optimizer, parameters: Any, ctx: Context) -> torch.optim.Optimizer:
-    from trainer.optim import OptimizerArgumentError, configure_optimizer
+    from schedulers.optim import OptimizerArgumentError, configure_optimizer
 
     try:
         return configure_optimizer(spec.cls, parameters, **spec.arguments)

@@ -1,6 +1,6 @@
 """How a config is read: the YAML file, the error and the warning of a key path, the reading context (the flags
 that set keys, the config's folder, the schema), the one check of a mapping against its key table
-(:func:`read_section`) and the readers of single values that the tables (:mod:`trainer.config._schema`) name.
+(:func:`read_section`) and the readers of single values that the tables (:mod:`trainer.config_reading._schema`) name.
 
 A reader is ``(value, key path, context) -> the checked value``; a :class:`Section` lists its keys, each with
 its reader, default and what to give when it is missing.
@@ -16,19 +16,19 @@ import re
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+import attrs
 import yaml
 
-from schedulers.core.arguments import number_problem
-from schedulers.core.config import ScheduleConfigError
 from schedulers.core.names import did_you_mean, suggest
+from schedulers.core.schedule_arguments import number_problem
+from schedulers.core.schedule_config import ScheduleConfigError
 from schedulers.core.signatures import call_problem, nonfinite_argument
-from schedulers.tools.files import unwritable_reason
 from timeunits import Time, TimeUnit
+from trainer.writable_paths import unwritable_reason
 
 _LONGEST_VALUE_SHOWN = 40
 
@@ -220,7 +220,7 @@ class Context:
 
     @contextlib.contextmanager
     def schedules(self) -> Iterator[None]:
-        """Errors of the schedule reader (:mod:`schedulers.core.config`) as ConfigErrors on their key paths."""
+        """Errors of the schedule reader (:mod:`schedulers.core.schedule_config`) as ConfigErrors on their key paths."""
         try:
             yield
         except ScheduleConfigError as error:
@@ -284,7 +284,7 @@ def _import(module_name: str) -> Any:
 # -- key tables ------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Key:
     """One key: ``read`` checks and converts its value; ``missing`` (when given) makes it required and is what
     the error says to give; ``help`` says what it is."""
@@ -296,15 +296,15 @@ class Key:
     help: str = ""
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Section:
     """The keys of one mapping at ``path``, the Cerebras keys Cadence reads past (with the reason), the keys it
     does not support (with the reason) and the groups of keys of which one may be given."""
 
     path: str
     keys: tuple[Key, ...]
-    ignored: dict[str, str] = field(default_factory=dict)
-    unsupported: dict[str, str] = field(default_factory=dict)
+    ignored: dict[str, str] = attrs.Factory(dict)
+    unsupported: dict[str, str] = attrs.Factory(dict)
     exclusive: tuple[tuple[str, ...], ...] = ()
     label: str = "key"
 
@@ -314,7 +314,7 @@ class Section:
 
     def at(self, path: str) -> Section:
         """This section's keys at another key path (for mappings that occur in many places)."""
-        return replace(self, path=path)
+        return attrs.evolve(self, path=path)
 
     def sections(self) -> Iterator[Section]:
         """This section and every section its keys read, depth first."""
@@ -422,7 +422,7 @@ def count(minimum: int = 1) -> Reader:
 
 
 def number(value: Any, path: str, ctx: Context) -> float:
-    """A finite number > 0 (the one check of a number, :func:`schedulers.core.arguments.number_problem`)."""
+    """A finite number > 0 (the one check of a number, :func:`schedulers.core.schedule_arguments.number_problem`)."""
     problem = number_problem(value, low=0.0, low_open=True)
     if problem is not None:
         raise ctx.error(path, f"{problem}, got {show(value)}")
@@ -490,7 +490,7 @@ def output(*, folder: bool) -> Reader:
 
 def check_output(value: str | os.PathLike, path: str, ctx: Context, *, folder: bool) -> None:
     """``value`` can be written (a folder, or a file; missing folders on the way are fine): a ConfigError naming
-    ``path`` otherwise, by the one check of :func:`schedulers.tools.files.unwritable_reason`."""
+    ``path`` otherwise, by the one check of :func:`trainer.writable_paths.unwritable_reason`."""
     reason = unwritable_reason(value, folder=folder)
     if reason is not None:
         raise ctx.error(path, reason)

@@ -22,8 +22,8 @@ import torch
 from torch.optim import Optimizer
 
 from schedulers.core.names import did_you_mean
-from trainer.optim.lamb import Lamb
-from trainer.optim.lion import Lion
+from schedulers.optim.lamb import Lamb
+from schedulers.optim.lion import Lion
 
 __all__ = [
     "CEREBRAS_DEFAULTS",
@@ -62,7 +62,16 @@ _RENAMED = {
 
 
 def optimizer_classes() -> dict[str, type[Optimizer]]:
-    """Every optimizer ``configure_optimizer`` knows, by class name: ``torch.optim``'s, then Lamb and Lion."""
+    """Every optimizer :func:`configure_optimizer` knows, by class name: ``torch.optim``'s, Lamb and Lion.
+
+    Returns:
+        Class name -> optimizer class, sorted by name without regard to case.
+
+    Example:
+        >>> classes = optimizer_classes()
+        >>> classes["AdamW"] is torch.optim.AdamW, classes["Lion"].__name__
+        (True, 'Lion')
+    """
     found = {
         name: obj
         for name, obj in vars(torch.optim).items()
@@ -73,8 +82,24 @@ def optimizer_classes() -> dict[str, type[Optimizer]]:
 
 
 class OptimizerArgumentError(ValueError):
-    """A value of one keyword argument that cannot be used: ``argument`` (``"lr"``), ``value`` and ``problem``
-    (``"expected a number"``)."""
+    """A value of one keyword argument that cannot be used (a ``ValueError``).
+
+    Args:
+        optimizer: The optimizer's class name, first in the message.
+        argument: The keyword argument (``"lr"``), kept as ``.argument``.
+        value: The value given, kept as ``.value``.
+        problem: What is wrong with it (``"expected a number"``), kept as ``.problem``.
+
+    Returns:
+        The error, raised by :func:`configure_optimizer`; a config reader turns it into an error on a key path.
+
+    Example:
+        >>> try:
+        ...     configure_optimizer("SGD", [torch.zeros(1, requires_grad=True)], lr="fast")
+        ... except OptimizerArgumentError as error:
+        ...     print(error, "|", error.argument)
+        SGD: lr='fast': expected a number | lr
+    """
 
     def __init__(self, optimizer: str, argument: str, value: Any, problem: str) -> None:
         self.argument, self.value, self.problem = argument, value, problem
@@ -96,7 +121,26 @@ def configure_optimizer(optimizer_type: str | type[Optimizer], params: Any, **kw
     - Cerebras's defaults (:data:`CEREBRAS_DEFAULTS`) fill arguments that were not given.
     - An unknown name is a ``ValueError`` listing close names and every known one.
 
-    ``optimizer_type`` may also be an ``Optimizer`` subclass.
+    Args:
+        optimizer_type: The optimizer's name (``"adamw"``, ``"Lion"``), or an ``Optimizer`` subclass.
+        params: The parameters or param groups, as torch's optimizers take them.
+        **kwargs: The optimizer's arguments (``learning_rate`` for ``lr`` too).
+
+    Returns:
+        The optimizer, built on ``params``.
+
+    Raises:
+        ValueError: An unknown name, an argument the optimizer does not take, or both ``lr`` and a different
+            ``learning_rate``; :class:`OptimizerArgumentError` (a ``ValueError``) a value that is not a number.
+        TypeError: The optimizer's own constructor refused the arguments.
+
+    Example:
+        >>> configure_optimizer("sgd", [torch.zeros(2, requires_grad=True)], momentun=0.9)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: SGD does not take momentun (did you mean momentum?); it accepts: lr, momentum, ...
+        >>> configure_optimizer("sgd", [torch.zeros(2, requires_grad=True)], learning_rate="0.1").defaults["lr"]
+        0.1
     """
     cls = optimizer_class(optimizer_type)
     kwargs = dict(kwargs)
@@ -182,8 +226,25 @@ def _number_text(text: str) -> Any:
 
 
 def optimizer_class(optimizer_type: str | type[Optimizer]) -> type[Optimizer]:
-    """The optimizer class named ``optimizer_type`` (any case; a class passes through), else a ``ValueError``
-    naming close names and every known one."""
+    """The optimizer class named ``optimizer_type``, in any case (a class passes through).
+
+    Args:
+        optimizer_type: A name among :func:`optimizer_classes`, or an ``Optimizer`` subclass.
+
+    Returns:
+        The class.
+
+    Raises:
+        ValueError: An unknown name (naming close ones and every known one), or neither a name nor a class.
+
+    Example:
+        >>> optimizer_class("adamw") is torch.optim.AdamW
+        True
+        >>> optimizer_class("adamx")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown optimizer 'adamx' (did you mean ...?); known: ...
+    """
     if inspect.isclass(optimizer_type) and issubclass(optimizer_type, Optimizer):
         return optimizer_type
     known = optimizer_classes()

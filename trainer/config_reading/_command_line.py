@@ -1,4 +1,4 @@
-"""What the command line layers on the YAML file (:func:`trainer.config._reading.load_config`): SambaFlow's
+"""What the command line layers on the YAML file (:func:`trainer.config_reading._reading.load_config`): SambaFlow's
 learning-rate flags (``--learning_rate``, ``--lr_schedule``, ``--max_steps``, ...), then ``--set key.path=value``
 overrides, each in a copy of the config, each key path remembering the flag that set it (docs/trainer-config.md,
 "The command line")."""
@@ -12,11 +12,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import schedulers.sambaflow
-from schedulers.core.config import name_and_arguments
 from schedulers.core.registry import UnknownSchedulerError, get_scheduler, scheduler_family
-from trainer.config._reading import ConfigError, ConfigWarning, yaml_value
-from trainer.config._schedulers import ITEM_OPTIONS
-from trainer.config._schema import exclusive_groups
+from schedulers.core.schedule_config import name_and_arguments
+from trainer.config_reading._reading import ConfigError, ConfigWarning, yaml_value
+from trainer.config_reading._schedulers_section import ITEM_OPTIONS
+from trainer.config_reading._schema import exclusive_groups
 
 # -- --set ---------------------------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ import torch
 
 from schedulers.core.names import did_you_mean
 from schedulers.core.state import as_max_duration
+from schedulers.optim import configure_optimizer
 from timeunits import Time, TimeUnit
 from trainer.data import count_samples
 
@@ -34,7 +35,24 @@ NONFINITE_LOSS_ACTIONS = ("raise", "warn")
 
 
 def reject_unknown_keywords(unknown: dict[str, Any], accepted: Iterable[str]) -> None:
-    """A TypeError for the first keyword the trainer does not take, suggesting the closest accepted ones."""
+    """Refuse the keywords the trainer does not take: a TypeError for the first, suggesting the closest accepted.
+
+    Args:
+        unknown: The keywords given that the trainer does not take, with their values.
+        accepted: Every keyword the trainer takes.
+
+    Returns:
+        None when ``unknown`` is empty.
+
+    Raises:
+        TypeError: A keyword the trainer does not take, with "did you mean" and the accepted ones.
+
+    >>> reject_unknown_keywords({"max_duraton": "1ep"}, ["max_duration", "model"])
+    Traceback (most recent call last):
+    ...
+    TypeError: Trainer() got an unexpected keyword argument 'max_duraton' (did you mean 'max_duration'?);
+    it accepts max_duration, model
+    """
     if not unknown:
         return
     name = sorted(unknown)[0]
@@ -46,7 +64,22 @@ def reject_unknown_keywords(unknown: dict[str, Any], accepted: Iterable[str]) ->
 
 
 def one_optimizer(optimizer: Any, optimizers: Any) -> Any:
-    """``optimizer=``, or Composer's ``optimizers=`` (one optimizer, or a list or tuple holding exactly one)."""
+    """The one optimizer given: ``optimizer=``, or Composer's ``optimizers=`` (one, or a list or tuple of one).
+
+    Args:
+        optimizer: The ``optimizer=`` argument, or None.
+        optimizers: The ``optimizers=`` argument, or None.
+
+    Returns:
+        The optimizer (or what builds it: a callable, a name).
+
+    Raises:
+        TypeError: Neither given, or both.
+        ValueError: ``optimizers=`` holds more or fewer than one.
+
+    >>> one_optimizer(None, ["AdamW"])
+    'AdamW'
+    """
     if optimizers is None:
         if optimizer is None:
             raise TypeError(
@@ -64,13 +97,41 @@ def one_optimizer(optimizer: Any, optimizers: Any) -> Any:
 
 
 def nonfinite_loss_action(value: Any) -> str:
-    """``on_nonfinite_loss`` checked: ``"raise"`` or ``"warn"``."""
+    """``on_nonfinite_loss`` checked: ``"raise"`` or ``"warn"``.
+
+    Args:
+        value: The ``on_nonfinite_loss`` argument.
+
+    Returns:
+        ``value``, one of :data:`NONFINITE_LOSS_ACTIONS`.
+
+    Raises:
+        ValueError: Anything else, naming the accepted values.
+
+    >>> nonfinite_loss_action("warn")
+    'warn'
+    """
     if value not in NONFINITE_LOSS_ACTIONS:
         raise ValueError(f"on_nonfinite_loss={value!r} must be 'raise' (stop training) or 'warn' (warn and go on)")
     return value
 
 
 def optional_count(name: str, value: Any) -> int | None:
+    """A count that may be left out (``save_num_checkpoints_to_keep``): an int >= 1, or None.
+
+    Args:
+        name: The argument's name, for the message.
+        value: Its value.
+
+    Returns:
+        ``value``.
+
+    Raises:
+        ValueError: Not an int >= 1 nor None, naming the argument.
+
+    >>> optional_count("save_num_checkpoints_to_keep", 3), optional_count("save_num_checkpoints_to_keep", None)
+    (3, None)
+    """
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -79,12 +140,42 @@ def optional_count(name: str, value: Any) -> int | None:
 
 
 def run_time(value: Any, name: str = "max_duration") -> Time:
+    """A run's length as the trainer takes it: a Time or time string, or an int of epochs (as Composer).
+
+    Args:
+        value: The length given.
+        name: The argument's name, for the message.
+
+    Returns:
+        The length, a Time in ``ep``, ``ba``, ``sp`` or ``tok``.
+
+    Raises:
+        ValueError: A length that cannot be a run's (its message names ``name``).
+
+    >>> run_time(3), run_time("100ba")
+    (Time(3, TimeUnit.EPOCH), Time(100, TimeUnit.BATCH))
+    """
     if isinstance(value, int) and not isinstance(value, bool):
         value = Time(value, TimeUnit.EPOCH)  # Composer: an int means epochs
     return as_max_duration(value, name)
 
 
 def dataloader_len(loader: Iterable, grad_accum: int) -> int | None:
+    """Optimizer steps per epoch: the loader's items over ``grad_accum`` (a remainder is dropped, with a warning).
+
+    Args:
+        loader: The train loader.
+        grad_accum: Loader items per optimizer step.
+
+    Returns:
+        The steps per epoch, or None when the loader has no length (epochs end when it runs out).
+
+    Raises:
+        ValueError: The loader has fewer items than ``grad_accum``.
+
+    >>> dataloader_len(range(12), 3), dataloader_len(iter(range(12)), 3)
+    (4, None)
+    """
     try:
         items = len(loader)
     except TypeError:
@@ -105,7 +196,22 @@ def dataloader_len(loader: Iterable, grad_accum: int) -> int | None:
 def constant_batch_size(
     loader: Iterable, grad_accum: int, world_size: int, get_num_samples: Callable[[Any], int]
 ) -> int | None:
-    """Samples per optimizer step when every batch has the same size (known without reading data), else None."""
+    """Samples per optimizer step when every batch has the same size (known without reading data), else None.
+
+    Args:
+        loader: The train loader.
+        grad_accum: Loader batches per optimizer step.
+        world_size: The number of ranks (several: None, since each rank counts its own).
+        get_num_samples: The trainer's sample counter (another than the default: None).
+
+    Returns:
+        ``batch_size · grad_accum``, or None when a batch's size is not known in advance.
+
+    >>> import torch
+    >>> loader = torch.utils.data.DataLoader(list(range(8)), batch_size=4)
+    >>> constant_batch_size(loader, 2, 1, count_samples)
+    8
+    """
     batch_size = getattr(loader, "batch_size", None)
     if not batch_size or world_size != 1 or get_num_samples is not count_samples:
         return None
@@ -117,11 +223,27 @@ def constant_batch_size(
 
 
 def build_optimizer(optimizer: Any, model: torch.nn.Module) -> torch.optim.Optimizer:
+    """The trainer's optimizer: given, built by name (:func:`schedulers.optim.configure_optimizer`), or by a callable.
+
+    Args:
+        optimizer: A torch optimizer, a name (``"AdamW"``), ``{Name: {arguments}}``, or a callable model ->
+            optimizer.
+        model: The model whose parameters a built optimizer trains.
+
+    Returns:
+        The optimizer.
+
+    Raises:
+        ValueError: A dict that does not name one optimizer, or what :func:`configure_optimizer` raises.
+        TypeError: Anything else, or a callable that does not return an optimizer.
+
+    >>> model = torch.nn.Linear(2, 1)
+    >>> type(build_optimizer({"SGD": {"lr": 0.1}}, model)).__name__
+    'SGD'
+    """
     if isinstance(optimizer, torch.optim.Optimizer):
         return optimizer
     if isinstance(optimizer, (str, dict)):
-        from trainer.optim import configure_optimizer
-
         if isinstance(optimizer, str):
             return configure_optimizer(optimizer, model.parameters())
         if len(optimizer) != 1:

@@ -31,12 +31,10 @@ run starts at the checkpoint's batch): the run stops after ``min(start + num_ste
 changing the horizon, so the schedules follow the same curve however a run is split (Cerebras ``num_steps``,
 SambaFlow ``--steps_this_run``). With ``num_steps`` alone the horizon is ``num_steps`` batches.
 
-This module is the public face: the trainer a config builds. Below it, each module reads one thing:
-``_reading`` (the YAML file, and one mapping against its key table), ``_schema`` (every key's table),
-``_objects`` (the Python objects a config names, and the optimizer), ``_schedulers`` (``trainer.init.schedulers``,
-through the one reader of the ``{Name: {arguments}}`` layout, :func:`schedulers.core.config.read_schedule_config`),
-``_command_line`` (SambaFlow flags and ``--set``) and ``_build`` (the rules between keys, and the trainer's
-arguments; ``Trainer.from_config`` builds from it, so it does not import ``trainer.trainer``).
+This module is the public face: the trainer a config builds, so it sits above :mod:`trainer.trainer`. The
+reading is below the trainer, in :mod:`trainer.config_reading` (one module per thing read), which
+``Trainer.from_config`` builds from without importing this module: nothing imports in a circle
+(docs/architecture.md).
 
 >>> config = {"trainer": {"init": {"model": "torch.nn:Identity", "optimizer": {"SGD": {"lr": 0.1}},
 ...                                "schedulers": [{"CosineDecayLRR": {}}], "loop": {"max_steps": 10}},
@@ -56,9 +54,9 @@ from pathlib import Path
 from typing import Any
 
 from timeunits import TimeUnit
-from trainer.config._build import ConfiguredRun, LossHistory, register_configured, trainer_arguments
-from trainer.config._command_line import apply_overrides, apply_sambaflow_flags, parse_override
-from trainer.config._reading import ConfigError, ConfigWarning, load_config
+from trainer.config_reading._build import ConfiguredRun, LossHistory, register_configured, trainer_arguments
+from trainer.config_reading._command_line import apply_overrides, apply_sambaflow_flags, parse_override
+from trainer.config_reading._reading import ConfigError, ConfigWarning, load_config
 from trainer.trainer import Trainer
 
 __all__ = [
@@ -89,6 +87,9 @@ class ConfiguredTrainer(ConfiguredRun, Trainer):
         num_steps: the optimizer steps one ``fit()`` takes at most (None: up to the horizon).
         config: the configuration the trainer was built from.
         **kwargs: :class:`~trainer.Trainer`'s keyword arguments.
+
+    Returns:
+        The trainer; ``fit()`` trains at most ``num_steps`` optimizer steps.
 
     Raises:
         TypeError, ValueError: as :class:`~trainer.Trainer` does; :func:`trainer_from_config` reports them as

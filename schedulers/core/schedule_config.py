@@ -54,6 +54,9 @@ class ScheduleNotSerializableError(TypeError, ValueError):
     Args:
         *args: the message, naming the schedule or the argument and why it has no config.
 
+    Returns:
+        The error (a ``TypeError`` and a ``ValueError``), raised by :func:`schedule_to_config`.
+
     Example:
         >>> from schedulers import as_schedule
         >>> try:
@@ -104,6 +107,9 @@ class Configurable:
     :class:`~schedulers.core.base.Schedule`.
 
     A class whose instances have no config says why in ``_no_config`` (completing "<schedule> ...").
+
+    Returns:
+        A schedule (through its subclasses) that :meth:`to_config` writes and :meth:`from_config` reads.
 
     Example:
         >>> from schedulers import Schedule, StepScheduler
@@ -293,6 +299,12 @@ class Kind(enum.Enum):
     scheduler (Cerebras classes, SambaFlow functions, ``torch.optim.lr_scheduler`` classes), or from schedulers
     built on an optimizer (Cerebras ``ChainedLR``, torch ``ChainedScheduler``).
 
+    Args:
+        value: The kind's description (``Kind("a Cadence schedule")`` is ``Kind.SCHEDULE``).
+
+    Returns:
+        One of the three kinds; :func:`kind_of` tells a target's.
+
     Example:
         >>> from schedulers import CosineAnnealingScheduler
         >>> kind_of(CosineAnnealingScheduler), Kind.SCHEDULE.on_optimizer
@@ -322,9 +334,6 @@ def kind_of(target: object) -> Kind | None:
     Returns:
         Its kind, or None for a non-callable (or a callable without a signature).
 
-    Raises:
-        Nothing.
-
     Example:
         >>> import torch
         >>> kind_of(torch.optim.lr_scheduler.StepLR).name, kind_of(torch.optim.lr_scheduler.ChainedScheduler).name
@@ -348,10 +357,17 @@ def kind_of(target: object) -> Kind | None:
 class ScheduleSpec:
     """One ``{Name: {arguments}}`` item, read and checked but not built: :meth:`build` makes it.
 
-    ``path`` is the key path of its name (``trainer.init.schedulers[0].SequentialLR``), ``name`` how messages
-    name it, ``target`` the class or function, ``kind`` its :class:`Kind`, ``arguments`` the checked keyword
-    arguments (child items as specs, or lists of them) and ``options`` what a top-level item gave next to its
-    name (the trainer's ``hyperparameter`` and ``param_group_tags``).
+    Args:
+        path: The key path of its name (``trainer.init.schedulers[0].SequentialLR``).
+        name: How messages name it.
+        target: The class or function.
+        kind: Its :class:`Kind`.
+        arguments: The checked keyword arguments (child items as specs, or lists of them).
+        options: What a top-level item gave next to its name (the trainer's ``hyperparameter`` and
+            ``param_group_tags``).
+
+    Returns:
+        The frozen item; :func:`read_schedule_config` makes it.
 
     Example:
         >>> spec = read_schedule_config({"Warmup": {"schedule": "cosine", "t_warmup": "2ba"}})
@@ -420,7 +436,7 @@ class ScheduleSpec:
             >>> read_schedule_config({"step": {"step_size": "5ba", "gamma": -1}}).build()
             Traceback (most recent call last):
             ...
-            schedulers.core.config.ScheduleConfigError: step.gamma: gamma=-1 must be >= 0.0
+            schedulers.core.schedule_config.ScheduleConfigError: step.gamma: gamma=-1 must be >= 0.0
         """
         kwargs = {key: _built(value, optimizer) for key, value in self.arguments.items()}
         try:
@@ -500,8 +516,8 @@ def read_schedule_config(
         >>> read_schedule_config({"cosine": {"alpha_ff": 0.1}}, "schedulers[0]")
         Traceback (most recent call last):
         ...
-        schedulers.core.config.ScheduleConfigError: schedulers[0].cosine.alpha_ff: CosineAnnealingScheduler got an
-        unexpected keyword argument 'alpha_ff' (did you mean 'alpha_f'?); accepted:
+        schedulers.core.schedule_config.ScheduleConfigError: schedulers[0].cosine.alpha_ff: CosineAnnealingScheduler
+        got an unexpected keyword argument 'alpha_ff' (did you mean 'alpha_f'?); accepted:
         CosineAnnealingScheduler(t_max='1dur', alpha_f=0.0)
     """
     rules = _Rules(import_object, options, supplied_later)
@@ -589,9 +605,6 @@ def name_and_arguments(config: object, options: tuple[str, ...] = ()) -> tuple[s
 
     Returns:
         ``(name, arguments, options)``, or None.
-
-    Raises:
-        Nothing.
 
     Example:
         >>> name_and_arguments({"fixed_lr": None, "hyperparameter": "lr"}, ("hyperparameter",))
@@ -692,7 +705,7 @@ def schedule_from_config(
         ...                                    "milestones": ["0.1dur"]}})
         Traceback (most recent call last):
         ...
-        schedulers.core.config.ScheduleConfigError: Sequence.schedules[1].cosine.t_mx: CosineAnnealingScheduler
+        schedulers.core.schedule_config.ScheduleConfigError: Sequence.schedules[1].cosine.t_mx: CosineAnnealingScheduler
         got an unexpected keyword argument 't_mx' (did you mean 't_max'?); accepted:
         CosineAnnealingScheduler(t_max='1dur', alpha_f=0.0)
     """
