@@ -10,6 +10,9 @@ order given). Two rules make the records of a stopped, killed or resumed run equ
 2. **A run that resumes from the checkpoint at batch b keeps the rows up to b and appends after them**: the
    rows a killed attempt wrote after its last checkpoint go (:func:`keep_rows_through`, the one cut-back
    rule; ``cadence sweep`` uses it too, to start a WSD branch from the main run's rows).
+3. **A run that starts fresh (at batch 0) replaces what an earlier attempt left**, even an attempt stopped
+   before its first checkpoint: a new CSV file (unless ``CSVLogger(append=True)``), and TensorBoard hides the
+   folder's earlier steps. :func:`first_replaced_batch` says where a run's records start, for both cases.
 
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "metrics.csv")
@@ -39,10 +42,29 @@ from typing import IO
 
 from schedulers.tools.files import write_atomically
 
-__all__ = ["COUNT_COLUMNS", "RowFile", "keep_rows_through", "read_rows", "read_table"]
+__all__ = ["COUNT_COLUMNS", "RowFile", "first_replaced_batch", "keep_rows_through", "read_rows", "read_table"]
 
 #: The first columns of every row file: the timestamp's totals.
 COUNT_COLUMNS = ("batch", "epoch", "sample", "token")
+
+
+def first_replaced_batch(start_batch: int) -> int:
+    """The first batch whose records a run that starts at ``start_batch`` writes anew (rules 2 and 3 above).
+
+    A run resumed from the checkpoint at batch :math:`b > 0` keeps the records through :math:`b`, so it
+    replaces those from :math:`b + 1`; a run that starts at batch 0 owns none of the records it finds, so it
+    replaces them all, from batch 0.
+
+    Args:
+        start_batch: The batch count the run starts at (its checkpoint's; 0 for a fresh run).
+
+    Returns:
+        :math:`b + 1` for :math:`b > 0`, else 0.
+
+    >>> first_replaced_batch(14), first_replaced_batch(0)
+    (15, 0)
+    """
+    return int(start_batch) + 1 if start_batch > 0 else 0
 
 
 def read_table(path: str | os.PathLike) -> tuple[list[str], list[list[str]]]:
