@@ -236,3 +236,99 @@ def test_two_nodes_of_one_rank_train_as_one_node_of_two_ranks(ddp_records, tmp_p
         for got, want in zip(node["weights"], single["weights"], strict=True):
             torch.testing.assert_close(torch.tensor(got), torch.tensor(want), rtol=1e-6, atol=1e-7)
     assert sorted(p.name for p in (out / "ckpt").iterdir())[-1] == "latest"  # rank 0 saved, as on one node
+
+
+# -- tokens: summed over ranks, and the schedule reads the sum ---------------------------------------------------
+
+TOKEN_MILESTONES = (60, 150, 220)  # tok: 141 tokens per epoch over both ranks, about 17.6 per batch
+
+
+def _tokens_on_rank(rank: int, port: int, out: Path) -> None:
+    """One rank of a 2-rank gloo run (a forked child of this test: torch is imported already) whose lr steps down
+    at token milestones; records what it counted and the lr each batch trained with, then leaves."""
+    status = 1
+    try:
+        os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(WORLD), GLOO_SOCKET_IFNAME="lo")
+        os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+        torch.set_num_threads(1)
+        import torch.distributed as dist
+
+        from schedulers import MultiStepScheduler
+        from trainer import Callback, Trainer
+
+        record: dict[str, list] = {"indices": [], "before": [], "after": []}
+
+        def tokens_of(item) -> int:
+            record["indices"].append([int(i) for i in item[2]])
+            return fx.item_tokens(item)
+
+        class Tokens(Callback):
+            def on_batch_start(self, trainer):  # the lr this batch trains with, at the tokens counted before it
+                record["before"].append([trainer.state.timestamp.token.value, trainer.optimizer.param_groups[0]["lr"]])
+
+            def on_batch_end(self, trainer, loss):
+                record["after"].append(trainer.state.timestamp.token.value)
+
+        model = fx.LossModel()
+        loader = torch.utils.data.DataLoader(fx.IndexedDataset(), batch_size=fx.DDP_BATCH, shuffle=True)
+        milestones = [f"{tokens}tok" for tokens in TOKEN_MILESTONES]
+        Trainer(
+            model,
+            loader,
+            MAX_DURATION,
+            torch.optim.SGD(model.parameters(), lr=0.1),
+            schedulers=MultiStepScheduler(milestones, gamma=0.5),
+            loss_fn=None,
+            seed=3,
+            get_num_tokens=tokens_of,
+            callbacks=[Tokens()],
+            progress_bar=False,
+            print_schedule_report=False,
+        ).fit()
+        dist.destroy_process_group()
+        (out / f"tokens{rank}.json").write_text(json.dumps(record))
+        status = 0
+    except BaseException:
+        import traceback
+
+        (out / f"error{rank}.txt").write_text(traceback.format_exc())
+    finally:
+        os._exit(status)
+
+
+def test_tokens_count_over_every_rank_and_token_milestones_fall_at_the_global_count(tmp_path):
+    """2 ranks (gloo, 127.0.0.1): after each batch every rank counts the tokens of the items both ranks trained,
+    and the lr steps down at the batch where that global count reaches each ``tok`` milestone (a rank counting
+    only its own tokens reaches them later)."""
+    import multiprocessing
+
+    port = free_loopback_port()
+    context = multiprocessing.get_context("fork")
+    ranks = [context.Process(target=_tokens_on_rank, args=(rank, port, tmp_path)) for rank in range(WORLD)]
+    for process in ranks:
+        process.start()
+    for process in ranks:
+        process.join(timeout=180)
+        if process.is_alive():
+            process.kill()
+            process.join()
+    errors = [path.read_text() for path in sorted(tmp_path.glob("error*.txt"))]
+    assert [process.exitcode for process in ranks] == [0] * WORLD, errors
+    records = [json.loads((tmp_path / f"tokens{rank}.json").read_text()) for rank in range(WORLD)]
+    per_batch = [[fx.item_tokens((None, None, torch.tensor(i))) for i in record["indices"]] for record in records]
+    assert len(per_batch[0]) == len(per_batch[1]) == 16  # 2 epochs of 8 batches per rank
+    global_counts = [sum(a + b for a, b in zip(per_batch[0][:n], per_batch[1][:n], strict=True)) for n in range(17)]
+    assert global_counts[-1] == 2 * sum(i % 5 + 1 for i in range(fx.DDP_SAMPLES))  # every item twice
+    own_counts = [sum(per_batch[0][:n]) for n in range(17)]  # what rank 0 would count alone
+
+    def lr_at(tokens: int) -> float:
+        return 0.1 * 0.5 ** sum(tokens >= milestone for milestone in TOKEN_MILESTONES)
+
+    for record in records:
+        assert record["after"] == global_counts[1:]  # the global count, batch by batch, on every rank
+        assert [tokens for tokens, _ in record["before"]] == global_counts[:-1]
+        assert [lr for _, lr in record["before"]] == pytest.approx([lr_at(tokens) for tokens in global_counts[:-1]])
+    assert records[0]["before"] == records[1]["before"]  # every rank trains each batch with the same lr
+    # the milestones fall between batches where the two counts disagree: a per-rank count changes the lrs
+    assert [lr_at(tokens) for tokens in own_counts[:-1]] != [lr_at(tokens) for tokens in global_counts[:-1]]
+    assert len({lr_at(tokens) for tokens in global_counts[:-1]}) == len(TOKEN_MILESTONES) + 1  # each one reached
