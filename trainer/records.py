@@ -36,13 +36,22 @@ from __future__ import annotations
 import csv
 import io
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import IO
 
 from schedulers.tools.files import write_atomically
 
-__all__ = ["COUNT_COLUMNS", "RowFile", "first_replaced_batch", "keep_rows_through", "read_rows", "read_table"]
+__all__ = [
+    "COUNT_COLUMNS",
+    "RowFile",
+    "csv_cell",
+    "first_replaced_batch",
+    "keep_rows_through",
+    "read_rows",
+    "read_table",
+    "write_table",
+]
 
 #: The first columns of every row file: the timestamp's totals.
 COUNT_COLUMNS = ("batch", "epoch", "sample", "token")
@@ -72,6 +81,54 @@ def read_table(path: str | os.PathLike) -> tuple[list[str], list[list[str]]]:
     return _read(Path(path))[:2]
 
 
+def csv_cell(value: object) -> str:
+    """How Cadence writes one value in a CSV cell: nothing for None, ``repr`` for a float (it reads back exactly,
+    ``nan`` and ``inf`` included), ``str`` for anything else.
+
+    Args:
+        value: The cell's value.
+
+    Returns:
+        The cell's text.
+
+    >>> [csv_cell(value) for value in (None, 0.1, 3, "ssr-0.5", float("inf"))]
+    ['', '0.1', '3', 'ssr-0.5', 'inf']
+    """
+    if value is None:
+        return ""
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def write_table(path: str | os.PathLike, header: Sequence[str], rows: Iterable[Sequence[object]]) -> Path:
+    """Write a CSV file atomically (a temporary file in the same folder, ``fsync``, then renamed): ``header``,
+    then ``rows``, each cell written by :func:`csv_cell`. The one CSV writer of the trainer (:func:`read_table`
+    reads it back).
+
+    Args:
+        path: The file; its folder must exist.
+        header: The column names.
+        rows: One sequence of values per row, in the order of ``header``.
+
+    Returns:
+        ``path``, as a Path.
+
+    >>> import os, tempfile
+    >>> path = write_table(os.path.join(tempfile.mkdtemp(), "t.csv"), ["point", "loss"], [["a", 0.5], ["b", None]])
+    >>> print(path.read_text(), end="")
+    point,loss
+    a,0.5
+    b,
+    """
+
+    def write(stream) -> None:
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows([csv_cell(value) for value in row] for row in rows)
+
+    write_atomically(path, write, newline="")
+    return Path(path)
+
+
 def read_rows(path: str | os.PathLike) -> list[dict[str, str]]:
     """A CSV's rows as dicts (empty cells are empty strings)."""
     header, rows = read_table(path)
@@ -97,7 +154,7 @@ def keep_rows_through(
     except ValueError:
         raise ValueError(f"{str(source)!r} has a row whose batch is not a whole number") from None
     if source != path or len(kept) != len(rows) or not complete:
-        _write_table(path, header, kept)
+        write_table(path, header, kept)
     return header
 
 
@@ -157,7 +214,7 @@ class RowFile:
             self._writer.writerow(self._columns)
             self._header_written = True
         row = [str(count) for count in counts]
-        row.extend(_cell(values.get(name)) for name in self._columns[len(COUNT_COLUMNS) :])
+        row.extend(csv_cell(values.get(name)) for name in self._columns[len(COUNT_COLUMNS) :])
         self._writer.writerow(row)
 
     def flush(self, *, durable: bool = True) -> None:
@@ -208,7 +265,7 @@ class RowFile:
             return
         self.close()
         rows = [dict(zip(old, row, strict=False)) for row in read_table(self.path)[1]]
-        _write_table(self.path, self._columns, [[row.get(name, "") for name in self._columns] for row in rows])
+        write_table(self.path, self._columns, [[row.get(name, "") for name in self._columns] for row in rows])
         self._open_stream("a")
 
 
@@ -228,16 +285,3 @@ def _check_header(path: Path, header: list[str]) -> None:
         raise ValueError(
             f"cannot append to {str(path)!r}: its header {header!r} does not start with {', '.join(COUNT_COLUMNS)}"
         )
-
-
-def _write_table(path: Path, header: list[str], rows: list[list[str]]) -> None:
-    def write(stream) -> None:
-        writer = csv.writer(stream, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(rows)
-
-    write_atomically(path, write, newline="")
-
-
-def _cell(value: float | None) -> str:
-    return "" if value is None else repr(value)

@@ -336,7 +336,7 @@ def test_a_bad_set_is_named_as_cadence_fit_names_it(tmp_path):
 
 
 def test_ctrl_c_stops_a_sweep_at_its_running_point(tmp_path, monkeypatch):
-    from trainer.sweep import config_sweep, processes
+    from trainer.sweep import config_sweep, local_launcher
 
     started = []
 
@@ -344,7 +344,7 @@ def test_ctrl_c_stops_a_sweep_at_its_running_point(tmp_path, monkeypatch):
         started.append(point.name)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(processes.LocalLauncher, "_start", interrupted)
+    monkeypatch.setattr(local_launcher.LocalLauncher, "_start", interrupted)
     with pytest.raises(KeyboardInterrupt):
         config_sweep.sweep_config(CLASSIFIER, out=tmp_path / "sweep", ssr=[0.25, 0.5, 1.0], jobs=1)
     assert started == ["ssr-0.25"]  # the points after the one Ctrl-C stopped never start
