@@ -331,7 +331,7 @@ class TensorBoardLogger(_ContextManager):
         if self._writer is None:
             kwargs = dict(self.writer_kwargs)
             purge_step, self._purge_step = self._purge_step, None
-            if purge_step is not None and _after_every_event_file(self.log_dir):
+            if _after_every_event_file(self.log_dir) and purge_step is not None:
                 kwargs["purge_step"] = purge_step
             self._writer = self._writer_class(log_dir=str(self.log_dir), **kwargs)
         return self._writer
@@ -407,9 +407,10 @@ def _after_every_event_file(log_dir: Path) -> bool:
     Returns whether ``log_dir`` holds event files (when it holds none, a purge has nothing to hide).
 
     TensorBoard reads a folder's event files in the order of their names, which start with the second they
-    were created in (``events.out.tfevents.<seconds>.<host>.<pid>...``); a purge applies to the files read
-    before it. A resumed run's file must therefore sort after the killed attempt's, even when it restarts
-    within the same second.
+    were created in (``events.out.tfevents.<seconds>.<host>.<pid>.<n>``, ``n`` not zero-padded); a purge
+    applies to the files read before it. Every new file must therefore sort after the folder's others: a
+    resumed run's after the killed attempt's, even when it restarts within the same second, and a file
+    opened after ``close()`` after the one with a purge.
     """
     import time as wall  # not the module's `time`, which the tests replace by a fake perf_counter
 

@@ -77,7 +77,19 @@ def first_replaced_batch(start_batch: int) -> int:
 
 
 def read_table(path: str | os.PathLike) -> tuple[list[str], list[list[str]]]:
-    """A CSV's header and rows (a last line cut short by a kill, with no line end, is left out)."""
+    """A CSV's header and rows (a last line cut short by a kill, with no line end, is left out).
+
+    Args:
+        path: The CSV file.
+
+    Returns:
+        ``(header, rows)``: the column names and each row's cells, as text.
+
+    >>> import os, tempfile
+    >>> path = write_table(os.path.join(tempfile.mkdtemp(), "t.csv"), ["batch", "loss"], [[1, 0.5]])
+    >>> read_table(path)
+    (['batch', 'loss'], [['1', '0.5']])
+    """
     return _read(Path(path))[:2]
 
 
@@ -130,7 +142,19 @@ def write_table(path: str | os.PathLike, header: Sequence[str], rows: Iterable[S
 
 
 def read_rows(path: str | os.PathLike) -> list[dict[str, str]]:
-    """A CSV's rows as dicts (empty cells are empty strings)."""
+    """A CSV's rows as dicts (empty cells, and cells a short row lacks, are empty strings).
+
+    Args:
+        path: The CSV file.
+
+    Returns:
+        One dict per row, column name to cell text.
+
+    >>> import os, tempfile
+    >>> path = write_table(os.path.join(tempfile.mkdtemp(), "t.csv"), ["batch", "loss"], [[1, None]])
+    >>> read_rows(path)
+    [{'batch': '1', 'loss': ''}]
+    """
     header, rows = read_table(path)
     return [dict(zip(header, row + [""] * (len(header) - len(row)), strict=False)) for row in rows]
 
@@ -140,8 +164,24 @@ def keep_rows_through(
 ) -> list[str] | None:
     """Keep in ``path`` the rows of ``source`` (default: ``path`` itself) whose ``batch`` is at most ``last_batch``.
 
-    Returns the header, or None when ``source`` is missing or empty (then nothing is written). ``path`` is
-    rewritten atomically, and only when it changes: a row goes, a torn last line goes, or it is a copy.
+    ``path`` is rewritten atomically, and only when it changes: a row goes, a torn last line goes, or it is a copy.
+
+    Args:
+        path: The CSV file to keep rows in.
+        last_batch: The last batch whose rows stay (a checkpoint's batch).
+        source: The file the rows come from (None: ``path`` itself).
+
+    Returns:
+        The header, or None when ``source`` is missing or empty (then nothing is written).
+
+    Raises:
+        ValueError: ``source``'s header does not start with :data:`COUNT_COLUMNS`, or a row's batch is not a
+            whole number.
+
+    >>> import os, tempfile
+    >>> path = write_table(os.path.join(tempfile.mkdtemp(), "m.csv"), COUNT_COLUMNS, [[1, 0, 8, 0], [2, 0, 16, 0]])
+    >>> keep_rows_through(path, 1), read_table(path)[1]
+    (['batch', 'epoch', 'sample', 'token'], [['1', '0', '8', '0']])
     """
     path = Path(path)
     source = path if source is None else Path(source)
