@@ -18,6 +18,7 @@ sweep that has started CUDA, which a fork cannot use — the point runs as ``pyt
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import re
 import signal
@@ -137,7 +138,9 @@ class _Fork:
                 import traceback
 
                 traceback.print_exc()
-        finally:
+        finally:  # what the end of an interpreter does for a run: its loaders' workers end, its output is out
+            with contextlib.suppress(BaseException):
+                gc.collect()
             for stream in (sys.stdout, sys.stderr):
                 with contextlib.suppress(BaseException):
                     stream.flush()
