@@ -21,6 +21,7 @@ import contextlib
 import gc
 import os
 import re
+import runpy
 import signal
 import subprocess
 import sys
@@ -197,12 +198,12 @@ def _run_fit(arguments: list[str], environment: dict[str, str], log: Path | None
             _warning_filter(option)
     if os.getcwd() not in sys.path and "" not in sys.path:  # python -m puts the working folder first
         sys.path.insert(0, os.getcwd())
-    from trainer.cli import main
-
-    try:
-        return main(arguments, prog="python -m trainer")
+    sys.argv = [sys.argv[0], *arguments]
+    try:  # `python -m trainer ARGUMENTS`, the command itself: what the exec'd process would run
+        runpy.run_module("trainer", run_name="__main__", alter_sys=True)
     except SystemExit as stop:
         return _exit_status(stop.code)
+    return 0
 
 
 def _warning_filter(option: str) -> None:
