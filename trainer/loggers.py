@@ -38,7 +38,7 @@ from typing import Any, Protocol, runtime_checkable
 from schedulers.tools.files import write_atomically
 from timeunits import Time, Timestamp, TimeUnit
 from trainer.callbacks import Callback
-from trainer.records import RowFile
+from trainer.records import RowFile, first_replaced_batch
 from trainer.writable_paths import check_writable
 
 __all__ = ["CSVLogger", "Logger", "LoggerCallback", "TensorBoardLogger"]
@@ -290,7 +290,10 @@ class TensorBoardLogger(_ContextManager):
     :meth:`flush` writes the queued events out (:class:`LoggerCallback` calls it before each checkpoint). A
     resumed run (:meth:`resume`, called by :class:`LoggerCallback`) opens its event file with
     ``SummaryWriter(purge_step=batch + 1)``: TensorBoard then hides the steps a killed attempt logged after
-    the checkpoint, and the run's scalars read back as an uninterrupted run's (docs/resume.md).
+    the checkpoint, and the run's scalars read back as an uninterrupted run's (docs/resume.md). A fresh run
+    replaces what it finds, as :class:`CSVLogger` replaces its file: when ``log_dir`` already holds event files
+    (an attempt stopped before its first checkpoint, an earlier run), the logger's first event file is opened
+    with ``purge_step=0``, so TensorBoard shows this run's steps alone (:func:`trainer.records.first_replaced_batch`).
 
     Args:
         log_dir: The folder of the event files.
@@ -320,16 +323,17 @@ class TensorBoardLogger(_ContextManager):
         self._writer_class = _summary_writer_class()
         self.writer_kwargs = writer_kwargs
         self._writer = None
-        self._purge_step: int | None = None  # set by resume(): the first step the next event file purges
+        # the first step the next event file purges: a fresh run's first file replaces what the folder shows
+        self._purge_step: int | None = first_replaced_batch(0)
 
     @property
     def writer(self) -> Any:
         """The ``SummaryWriter`` (created on first use)."""
         if self._writer is None:
             kwargs = dict(self.writer_kwargs)
-            if self._purge_step is not None:
-                kwargs["purge_step"], self._purge_step = self._purge_step, None
-                _after_every_event_file(self.log_dir)
+            purge_step, self._purge_step = self._purge_step, None
+            if _after_every_event_file(self.log_dir) and purge_step is not None:
+                kwargs["purge_step"] = purge_step
             self._writer = self._writer_class(log_dir=str(self.log_dir), **kwargs)
         return self._writer
 
@@ -340,7 +344,7 @@ class TensorBoardLogger(_ContextManager):
             batch: The checkpoint's batch count.
         """
         self.close()
-        self._purge_step = int(batch) + 1
+        self._purge_step = first_replaced_batch(batch)
 
     def flush(self) -> None:
         """Write every queued event to the event file."""
@@ -398,13 +402,16 @@ class TensorBoardLogger(_ContextManager):
         return f"TensorBoardLogger({str(self.log_dir)!r})"
 
 
-def _after_every_event_file(log_dir: Path) -> None:
+def _after_every_event_file(log_dir: Path) -> bool:
     """Wait, if need be, for the second after the newest event file's in ``log_dir`` was created.
 
+    Returns whether ``log_dir`` holds event files (when it holds none, a purge has nothing to hide).
+
     TensorBoard reads a folder's event files in the order of their names, which start with the second they
-    were created in (``events.out.tfevents.<seconds>.<host>.<pid>...``); a purge applies to the files read
-    before it. A resumed run's file must therefore sort after the killed attempt's, even when it restarts
-    within the same second.
+    were created in (``events.out.tfevents.<seconds>.<host>.<pid>.<n>``, ``n`` not zero-padded); a purge
+    applies to the files read before it. Every new file must therefore sort after the folder's others: a
+    resumed run's after the killed attempt's, even when it restarts within the same second, and a file
+    opened after ``close()`` after the one with a purge.
     """
     import time as wall  # not the module's `time`, which the tests replace by a fake perf_counter
 
@@ -412,6 +419,7 @@ def _after_every_event_file(log_dir: Path) -> None:
     seconds = [int(match.group(1)) for match in names if match]
     if seconds:
         wall.sleep(max(0.0, max(seconds) + 1 - wall.time()))
+    return bool(seconds)
 
 
 _EVENTS = re.compile(r"events\.out\.tfevents\.(\d+)\.")

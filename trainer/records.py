@@ -10,6 +10,9 @@ order given). Two rules make the records of a stopped, killed or resumed run equ
 2. **A run that resumes from the checkpoint at batch b keeps the rows up to b and appends after them**: the
    rows a killed attempt wrote after its last checkpoint go (:func:`keep_rows_through`, the one cut-back
    rule; ``cadence sweep`` uses it too, to start a WSD branch from the main run's rows).
+3. **A run that starts fresh (at batch 0) replaces what an earlier attempt left**, even an attempt stopped
+   before its first checkpoint: a new CSV file (unless ``CSVLogger(append=True)``), and TensorBoard hides the
+   folder's earlier steps. :func:`first_replaced_batch` says where a run's records start, for both cases.
 
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "metrics.csv")
@@ -33,25 +36,125 @@ from __future__ import annotations
 import csv
 import io
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import IO
 
 from schedulers.tools.files import write_atomically
 
-__all__ = ["COUNT_COLUMNS", "RowFile", "keep_rows_through", "read_rows", "read_table"]
+__all__ = [
+    "COUNT_COLUMNS",
+    "RowFile",
+    "csv_cell",
+    "first_replaced_batch",
+    "keep_rows_through",
+    "read_rows",
+    "read_table",
+    "write_table",
+]
 
 #: The first columns of every row file: the timestamp's totals.
 COUNT_COLUMNS = ("batch", "epoch", "sample", "token")
 
 
+def first_replaced_batch(start_batch: int) -> int:
+    """The first batch whose records a run that starts at ``start_batch`` writes anew (rules 2 and 3 above).
+
+    A run resumed from the checkpoint at batch :math:`b > 0` keeps the records through :math:`b`, so it
+    replaces those from :math:`b + 1`; a run that starts at batch 0 owns none of the records it finds, so it
+    replaces them all, from batch 0.
+
+    Args:
+        start_batch: The batch count the run starts at (its checkpoint's; 0 for a fresh run).
+
+    Returns:
+        :math:`b + 1` for :math:`b > 0`, else 0.
+
+    >>> first_replaced_batch(14), first_replaced_batch(0)
+    (15, 0)
+    """
+    return int(start_batch) + 1 if start_batch > 0 else 0
+
+
 def read_table(path: str | os.PathLike) -> tuple[list[str], list[list[str]]]:
-    """A CSV's header and rows (a last line cut short by a kill, with no line end, is left out)."""
+    """A CSV's header and rows (a last line cut short by a kill, with no line end, is left out).
+
+    Args:
+        path: The CSV file.
+
+    Returns:
+        ``(header, rows)``: the column names and each row's cells, as text.
+
+    >>> import os, tempfile
+    >>> path = write_table(os.path.join(tempfile.mkdtemp(), "t.csv"), ["batch", "loss"], [[1, 0.5]])
+    >>> read_table(path)
+    (['batch', 'loss'], [['1', '0.5']])
+    """
     return _read(Path(path))[:2]
 
 
+def csv_cell(value: object) -> str:
+    """How Cadence writes one value in a CSV cell: nothing for None, ``repr`` for a float (it reads back exactly,
+    ``nan`` and ``inf`` included), ``str`` for anything else.
+
+    Args:
+        value: The cell's value.
+
+    Returns:
+        The cell's text.
+
+    >>> [csv_cell(value) for value in (None, 0.1, 3, "ssr-0.5", float("inf"))]
+    ['', '0.1', '3', 'ssr-0.5', 'inf']
+    """
+    if value is None:
+        return ""
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def write_table(path: str | os.PathLike, header: Sequence[str], rows: Iterable[Sequence[object]]) -> Path:
+    """Write a CSV file atomically (a temporary file in the same folder, ``fsync``, then renamed): ``header``,
+    then ``rows``, each cell written by :func:`csv_cell`. The one CSV writer of the trainer (:func:`read_table`
+    reads it back).
+
+    Args:
+        path: The file; its folder must exist.
+        header: The column names.
+        rows: One sequence of values per row, in the order of ``header``.
+
+    Returns:
+        ``path``, as a Path.
+
+    >>> import os, tempfile
+    >>> path = write_table(os.path.join(tempfile.mkdtemp(), "t.csv"), ["point", "loss"], [["a", 0.5], ["b", None]])
+    >>> print(path.read_text(), end="")
+    point,loss
+    a,0.5
+    b,
+    """
+
+    def write(stream) -> None:
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows([csv_cell(value) for value in row] for row in rows)
+
+    write_atomically(path, write, newline="")
+    return Path(path)
+
+
 def read_rows(path: str | os.PathLike) -> list[dict[str, str]]:
-    """A CSV's rows as dicts (empty cells are empty strings)."""
+    """A CSV's rows as dicts (empty cells, and cells a short row lacks, are empty strings).
+
+    Args:
+        path: The CSV file.
+
+    Returns:
+        One dict per row, column name to cell text.
+
+    >>> import os, tempfile
+    >>> path = write_table(os.path.join(tempfile.mkdtemp(), "t.csv"), ["batch", "loss"], [[1, None]])
+    >>> read_rows(path)
+    [{'batch': '1', 'loss': ''}]
+    """
     header, rows = read_table(path)
     return [dict(zip(header, row + [""] * (len(header) - len(row)), strict=False)) for row in rows]
 
@@ -61,8 +164,24 @@ def keep_rows_through(
 ) -> list[str] | None:
     """Keep in ``path`` the rows of ``source`` (default: ``path`` itself) whose ``batch`` is at most ``last_batch``.
 
-    Returns the header, or None when ``source`` is missing or empty (then nothing is written). ``path`` is
-    rewritten atomically, and only when it changes: a row goes, a torn last line goes, or it is a copy.
+    ``path`` is rewritten atomically, and only when it changes: a row goes, a torn last line goes, or it is a copy.
+
+    Args:
+        path: The CSV file to keep rows in.
+        last_batch: The last batch whose rows stay (a checkpoint's batch).
+        source: The file the rows come from (None: ``path`` itself).
+
+    Returns:
+        The header, or None when ``source`` is missing or empty (then nothing is written).
+
+    Raises:
+        ValueError: ``source``'s header does not start with :data:`COUNT_COLUMNS`, or a row's batch is not a
+            whole number.
+
+    >>> import os, tempfile
+    >>> path = write_table(os.path.join(tempfile.mkdtemp(), "m.csv"), COUNT_COLUMNS, [[1, 0, 8, 0], [2, 0, 16, 0]])
+    >>> keep_rows_through(path, 1), read_table(path)[1]
+    (['batch', 'epoch', 'sample', 'token'], [['1', '0', '8', '0']])
     """
     path = Path(path)
     source = path if source is None else Path(source)
@@ -75,7 +194,7 @@ def keep_rows_through(
     except ValueError:
         raise ValueError(f"{str(source)!r} has a row whose batch is not a whole number") from None
     if source != path or len(kept) != len(rows) or not complete:
-        _write_table(path, header, kept)
+        write_table(path, header, kept)
     return header
 
 
@@ -135,7 +254,7 @@ class RowFile:
             self._writer.writerow(self._columns)
             self._header_written = True
         row = [str(count) for count in counts]
-        row.extend(_cell(values.get(name)) for name in self._columns[len(COUNT_COLUMNS) :])
+        row.extend(csv_cell(values.get(name)) for name in self._columns[len(COUNT_COLUMNS) :])
         self._writer.writerow(row)
 
     def flush(self, *, durable: bool = True) -> None:
@@ -186,7 +305,7 @@ class RowFile:
             return
         self.close()
         rows = [dict(zip(old, row, strict=False)) for row in read_table(self.path)[1]]
-        _write_table(self.path, self._columns, [[row.get(name, "") for name in self._columns] for row in rows])
+        write_table(self.path, self._columns, [[row.get(name, "") for name in self._columns] for row in rows])
         self._open_stream("a")
 
 
@@ -206,16 +325,3 @@ def _check_header(path: Path, header: list[str]) -> None:
         raise ValueError(
             f"cannot append to {str(path)!r}: its header {header!r} does not start with {', '.join(COUNT_COLUMNS)}"
         )
-
-
-def _write_table(path: Path, header: list[str], rows: list[list[str]]) -> None:
-    def write(stream) -> None:
-        writer = csv.writer(stream, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(rows)
-
-    write_atomically(path, write, newline="")
-
-
-def _cell(value: float | None) -> str:
-    return "" if value is None else repr(value)

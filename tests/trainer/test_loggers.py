@@ -173,6 +173,22 @@ def test_tensorboard_scalars_use_the_batch_count_as_step(tmp_path):
     assert "_hparams_/experiment" in accumulator.PluginTagToContent("hparams")
 
 
+def test_a_fresh_tensorboard_logger_replaces_what_the_folder_shows_and_appends_after_its_own_close(tmp_path):
+    """As CSVLogger replaces its file: a run stopped before its first checkpoint, rerun from batch 0, shows once."""
+    pytest.importorskip("tensorboard", reason="the optional 'tensorboard' extra is not installed")
+    log_dir = tmp_path / "tb"
+    with TensorBoardLogger(log_dir) as stopped:
+        stopped.log_metrics({"train/loss": 9.0}, Timestamp(batch=1))
+        stopped.log_metrics({"train/loss": 8.0}, Timestamp(batch=2))
+    rerun = TensorBoardLogger(log_dir)
+    rerun.log_metrics({"train/loss": 0.5}, Timestamp(batch=1))
+    rerun.close()
+    rerun.log_metrics({"train/loss": 0.25}, Timestamp(batch=2))  # after its own close: a new file, nothing hidden
+    rerun.close()
+    assert len(list(log_dir.glob("events.out.tfevents.*"))) == 3
+    assert scalars(log_dir)[1] == {"train/loss": [(1, 0.5), (2, 0.25)]}
+
+
 # -- LoggerCallback with a stand-in trainer ----------------------------------------------------------------
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import trainer.checkpoint_files as checkpoints
@@ -193,6 +193,8 @@ def uninterrupted(tmp_path_factory) -> Path:
         unique_by=lambda stop: stop[0],
     ).map(sorted)
 )
+@example(stops=[(2, "ctrl-c")])  # stopped before its first checkpoint: the rerun starts fresh and replaces its rows
+@example(stops=[(3, "ctrl-c"), (5, "SIGTERM")])  # a fresh rerun, then a resumed one
 def test_a_run_stopped_in_this_process_and_resumed_writes_the_rows_of_an_uninterrupted_run(uninterrupted, stops):
     import tempfile
 

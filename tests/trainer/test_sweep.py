@@ -378,3 +378,44 @@ def test_slurm_options_reach_the_job_arrays_sbatch_script(tmp_path, monkeypatch)
         assert f"#SBATCH {option}\n" in script, option
     assert "#SBATCH --mail-type=END\n" in script and "#SBATCH --array=0-1%2\n" in script
     assert [handle.job.job_id for handle in handles] == ["4242_0", "4242_1"]
+
+
+def test_a_point_forked_from_the_sweep_is_its_command_holding_its_own_lock_alone(tmp_path, monkeypatch):
+    """The local launcher's warm start (trainer/sweep/local_launcher.py): the child runs ``python -m trainer ARGS``
+    with the point's environment, output in its log, the stop signals back to their defaults, and of the sweep's
+    locks only its own folder's; its exit status is the command's."""
+    import signal
+    import time
+
+    from trainer import stopping
+    from trainer.sweep import local_launcher
+
+    own, other = folders.claim(tmp_path / "own"), folders.claim(tmp_path / "other")
+    ready, go = tmp_path / "ready", tmp_path / "go"
+
+    def command(name, run_name, alter_sys):  # in the child: what `python -m trainer` would run
+        default = signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+        print(f"{name} {run_name} {sys.argv[1:]} {os.environ['CADENCE_POINT']} default={default}")
+        ready.touch()
+        while not go.exists():
+            time.sleep(0.02)
+        raise SystemExit(7)
+
+    monkeypatch.setattr(local_launcher.runpy, "run_module", command)
+    log = tmp_path / "log.txt"
+    try:
+        with stopping.stop_requests(lambda signum: None):  # the sweep's own stop handlers, as it starts points
+            child = local_launcher._Fork.start(["fit", "run.yaml"], {"CADENCE_POINT": "p1"}, log, own.fd)
+        while not ready.exists():
+            time.sleep(0.02)
+        assert child.poll() is None
+        other.release()
+        folders.claim(tmp_path / "other").release()  # the child did not keep the other point's lock
+        own.release()
+        with pytest.raises(folders.FolderInUse):  # it keeps its own
+            folders.claim(tmp_path / "own")
+    finally:
+        go.touch()
+    assert child.wait() == 7 and child.poll() == 7
+    assert log.read_text() == "trainer __main__ ['fit', 'run.yaml'] p1 default=True\n"
+    assert "CADENCE_POINT" not in os.environ

@@ -185,13 +185,20 @@ def _assert_same_sweep(out: Path, whole: Path) -> None:
         assert_same_csv(out / got_row["point"] / "metrics.csv", whole / want_row["point"] / "metrics.csv")
 
 
-def _in_own_group(*args: str) -> tuple[subprocess.CompletedProcess, int]:
-    """``cadence ARGS`` as the leader of its own process group (as a terminal's job is), and that group's id."""
+def _in_own_group(*args: str, send: tuple[list[Path], int] | None = None) -> tuple[subprocess.CompletedProcess, int]:
+    """``cadence ARGS`` as the leader of its own process group (as a terminal's job is), and that group's id.
+
+    With ``send=(markers, signum)``: once every file of ``markers`` exists, ``signum`` goes to the sweep alone."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
     argv = [sys.executable, "-m", "trainer", *args]
     with subprocess.Popen(
         argv, cwd=HERE, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
     ) as process:
+        if send is not None:
+            markers, signum = send
+            while not all(marker.exists() for marker in markers) and process.poll() is None:
+                time.sleep(0.05)
+            process.send_signal(signum)
         stdout, stderr = process.communicate(timeout=600)
     return subprocess.CompletedProcess(argv, process.returncode, stdout, stderr), process.pid
 
@@ -220,10 +227,26 @@ def _left_in_group(group: int) -> list[str]:
 
 STOPS = [  # jobs, the batch whose end sends the signal, the signal, to whom (see sweep_fixtures.SignalAt)
     (1, 30, "SIGHUP", "parent"),  # in the first point: the second never starts
-    (2, 40, "SIGTERM", "parent"),  # both points running
+    (2, 40, "SIGTERM", "parent"),  # both points running, each held at batch 40 until the stop reaches it
     (1, 70, "SIGINT", "group"),  # Ctrl-C in a terminal, in the second point: the sweep and its point get SIGINT
     (2, 40, "SIGINT", "parent"),  # SIGINT to the sweep alone: its points get SIGTERM
 ]
+SSR_POINTS = ("ssr-0.25", "ssr-0.5")
+
+
+def _stop_callbacks(tmp_path: Path, jobs: int, batch: int, name: str, to: str) -> tuple[list[dict], list[Path]]:
+    """One point at a time: the point at ``batch`` sends the signal itself. Two: each point waits at ``batch``
+    (StallAt) until a stop reaches it, and the test signals the sweep once both wait there, so a stop that
+    missed a running point leaves that point to train on to its end. Returns the callbacks and the markers."""
+    if jobs == 1:
+        marker = tmp_path / "sent"
+        return [{"sweep_fixtures:SignalAt": {"batch": batch, "send": name, "marker": str(marker), "to": to}}], [marker]
+    markers = [tmp_path / f"stalled-{point}" for point in SSR_POINTS]
+    stalls = [
+        {"sweep_fixtures:StallAt": {"point": point, "batch": batch, "marker": str(marker), "limit": 60.0}}
+        for point, marker in zip(SSR_POINTS, markers, strict=True)
+    ]
+    return stalls, markers
 
 
 @pytest.mark.parametrize("jobs, batch, name, to", STOPS, ids=[f"jobs{s[0]}-{s[2]}-at{s[1]}-to-{s[3]}" for s in STOPS])
@@ -232,13 +255,17 @@ def test_a_signal_stops_the_sweep_and_every_point_cleanly_and_a_rerun_equals_an_
 ):
     whole, _ = ssr_sweep
     out = tmp_path / "sweep"
-    stop = [{"sweep_fixtures:SignalAt": {"batch": batch, "send": name, "marker": str(tmp_path / "sent"), "to": to}}]
+    signum = getattr(signal, name)
+    stop, markers = _stop_callbacks(tmp_path, jobs, batch, name, to)
     command = ["sweep", str(CLASSIFIER), "--ssr", "0.5", "0.25", *SHORT, "--out", str(out), "--jobs", str(jobs)]
     command += ["--set", f"trainer.init.callbacks={json.dumps(stop)}"]
-    stopped, group = _in_own_group(*command)
-    signum = getattr(signal, name)
-    assert (tmp_path / "sent").exists()
+    stopped, group = _in_own_group(*command, send=None if jobs == 1 else (markers, signum))
+    assert all(marker.exists() for marker in markers)
     assert stopped.returncode == 128 + signum, stopped.stderr[-3000:]
+    if jobs == 2:  # the stop reached every running point: each saved where it waited and ended unfinished
+        for point in SSR_POINTS:
+            assert folders.finished(out / point) is None, f"{point} trained on to its end after the stop"
+            assert folders.newest_batch(out / point) == batch, point
     left = _left_in_group(group)
     assert left == [], f"processes left behind: {left}"
     if name != "SIGINT":
@@ -309,7 +336,7 @@ def test_a_bad_set_is_named_as_cadence_fit_names_it(tmp_path):
 
 
 def test_ctrl_c_stops_a_sweep_at_its_running_point(tmp_path, monkeypatch):
-    from trainer.sweep import config_sweep, processes
+    from trainer.sweep import config_sweep, local_launcher
 
     started = []
 
@@ -317,7 +344,7 @@ def test_ctrl_c_stops_a_sweep_at_its_running_point(tmp_path, monkeypatch):
         started.append(point.name)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(processes.LocalLauncher, "_start", interrupted)
+    monkeypatch.setattr(local_launcher.LocalLauncher, "_start", interrupted)
     with pytest.raises(KeyboardInterrupt):
         config_sweep.sweep_config(CLASSIFIER, out=tmp_path / "sweep", ssr=[0.25, 0.5, 1.0], jobs=1)
     assert started == ["ssr-0.25"]  # the points after the one Ctrl-C stopped never start

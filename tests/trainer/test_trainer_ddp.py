@@ -1,9 +1,13 @@
-"""DDP on CPU: 2 ranks under ``torch.distributed.run`` (gloo, loopback only).
+"""DDP on CPU: 2 ranks (gloo, loopback only).
 
 docs/trainer.md (Distributed) and docs/resume.md: the trainer initialises the process group itself,
-shards a plain DataLoader, counts samples globally (every rank has the same clock, so the same lr), and
-only rank 0 writes checkpoints. One launch runs two trainers per rank (``grad_accum`` 1, then 2 in the
+shards a plain DataLoader, counts samples and tokens globally (every rank has the same clock, so the same lr),
+and only rank 0 writes checkpoints. One launch runs two trainers per rank (``grad_accum`` 1, then 2 in the
 process group the first one created); ``trainer_fixtures.py ddp`` records what each rank saw.
+
+The ranks are forked children of the test process with the environment ``torch.distributed.run`` gives a rank
+(:func:`run_ranks`: torch is imported once, not once per rank); the two-node test runs real
+``torch.distributed.run`` agents.
 """
 
 from __future__ import annotations
@@ -41,44 +45,53 @@ def free_loopback_port() -> int:
         return sock.getsockname()[1]
 
 
+def _rank(rank: int, world: int, port: int, target, arguments: tuple, errors: Path) -> None:
+    """A forked rank: the environment torchrun gives rank ``rank`` of ``world``, then ``target(*arguments)``."""
+    status = 1
+    try:
+        os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(world), LOCAL_WORLD_SIZE=str(world))
+        os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), GLOO_SOCKET_IFNAME="lo", OMP_NUM_THREADS="1")
+        torch.set_num_threads(1)  # no OpenMP region in a forked child
+        target(*arguments)
+        status = 0
+    except BaseException:
+        import traceback
+
+        (errors / f"error-rank{rank}.txt").write_text(traceback.format_exc())
+    finally:
+        os._exit(status)
+
+
+def run_ranks(world: int, target, *arguments, timeout: float = 300.0) -> None:
+    """``target(*arguments)`` on ``world`` gloo ranks (127.0.0.1), each a forked child of this process."""
+    import multiprocessing
+    import tempfile
+
+    import torch.distributed as dist
+
+    assert not (dist.is_available() and dist.is_initialized()), "a forked rank would inherit this process group"
+    errors = Path(tempfile.mkdtemp(prefix="ranks-"))
+    port = free_loopback_port()
+    context = multiprocessing.get_context("fork")
+    ranks = [context.Process(target=_rank, args=(r, world, port, target, arguments, errors)) for r in range(world)]
+    for process in ranks:
+        process.start()
+    for process in ranks:
+        process.join(timeout=timeout)
+        if process.is_alive():
+            process.kill()
+            process.join()
+    failures = [path.read_text() for path in sorted(errors.glob("error-rank*.txt"))]
+    assert [process.exitcode for process in ranks] == [0] * world, failures or "a rank timed out"
+
+
 @pytest.fixture(scope="module")
 def ddp_records(tmp_path_factory):
     out = tmp_path_factory.mktemp("ddp")
     folder = out / "ckpt"
-    port = free_loopback_port()
-    env = dict(
-        os.environ,
-        PYTHONPATH=str(ROOT),
-        MASTER_ADDR="127.0.0.1",
-        MASTER_PORT=str(port),
-        GLOO_SOCKET_IFNAME="lo",
-        OMP_NUM_THREADS="1",
-    )
-    command = [
-        sys.executable,
-        "-m",
-        "torch.distributed.run",
-        f"--nproc_per_node={WORLD}",
-        "--nnodes=1",
-        "--master_addr=127.0.0.1",
-        f"--master_port={port}",
-        str(FIXTURES),
-        "ddp",
-        "--out",
-        str(out),
-        "--folder",
-        str(folder),
-        "--max-duration",
-        MAX_DURATION,
-        "--save-interval",
-        SAVE_INTERVAL,
-        "--grad-accums",
-        ",".join(map(str, GRAD_ACCUMS)),
-        "--resume-at",
-        str(RESUME_AT),
-    ]
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
-    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-4000:])
+    arguments = ["ddp", "--out", str(out), "--folder", str(folder), "--max-duration", MAX_DURATION]
+    arguments += ["--save-interval", SAVE_INTERVAL, "--grad-accums", ",".join(map(str, GRAD_ACCUMS))]
+    run_ranks(WORLD, fx.main, [*arguments, "--resume-at", str(RESUME_AT)])
     results = [json.loads((out / f"rank{rank}.json").read_text()) for rank in range(WORLD)]
     records = [result["runs"] for result in results]  # records[rank][run]
     return folder, records, [result["resume"] for result in results], out / "resume"
@@ -236,3 +249,74 @@ def test_two_nodes_of_one_rank_train_as_one_node_of_two_ranks(ddp_records, tmp_p
         for got, want in zip(node["weights"], single["weights"], strict=True):
             torch.testing.assert_close(torch.tensor(got), torch.tensor(want), rtol=1e-6, atol=1e-7)
     assert sorted(p.name for p in (out / "ckpt").iterdir())[-1] == "latest"  # rank 0 saved, as on one node
+
+
+# -- tokens: summed over ranks, and the schedule reads the sum ---------------------------------------------------
+
+TOKEN_MILESTONES = (60, 150, 220)  # tok: 141 tokens per epoch over both ranks, about 17.6 per batch
+
+
+def _count_tokens(out: Path) -> None:
+    """One rank of a 2-rank run whose lr steps down at token milestones: records the tokens it counted before and
+    after each batch, the lr each batch trained with, and the items it trained (:func:`run_ranks`)."""
+    import torch.distributed as dist
+
+    from schedulers import MultiStepScheduler
+    from trainer import Callback, Trainer
+
+    record: dict[str, list] = {"indices": [], "before": [], "after": []}
+
+    def tokens_of(item) -> int:
+        record["indices"].append([int(i) for i in item[2]])
+        return fx.item_tokens(item)
+
+    class Tokens(Callback):
+        def on_batch_start(self, trainer):  # the lr this batch trains with, at the tokens counted before it
+            record["before"].append([trainer.state.timestamp.token.value, trainer.optimizer.param_groups[0]["lr"]])
+
+        def on_batch_end(self, trainer, loss):
+            record["after"].append(trainer.state.timestamp.token.value)
+
+    model = fx.LossModel()
+    loader = torch.utils.data.DataLoader(fx.IndexedDataset(), batch_size=fx.DDP_BATCH, shuffle=True)
+    milestones = [f"{tokens}tok" for tokens in TOKEN_MILESTONES]
+    Trainer(
+        model,
+        loader,
+        MAX_DURATION,
+        torch.optim.SGD(model.parameters(), lr=0.1),
+        schedulers=MultiStepScheduler(milestones, gamma=0.5),
+        loss_fn=None,
+        seed=3,
+        get_num_tokens=tokens_of,
+        callbacks=[Tokens()],
+        progress_bar=False,
+        print_schedule_report=False,
+    ).fit()
+    (out / f"tokens{dist.get_rank()}.json").write_text(json.dumps(record))
+    dist.destroy_process_group()
+
+
+def test_tokens_count_over_every_rank_and_token_milestones_fall_at_the_global_count(tmp_path):
+    """2 ranks (gloo, 127.0.0.1): after each batch every rank counts the tokens of the items both ranks trained,
+    and the lr steps down at the batch where that global count reaches each ``tok`` milestone (a rank counting
+    only its own tokens reaches them later)."""
+    run_ranks(WORLD, _count_tokens, tmp_path)
+    records = [json.loads((tmp_path / f"tokens{rank}.json").read_text()) for rank in range(WORLD)]
+    per_batch = [[fx.item_tokens((None, None, torch.tensor(i))) for i in record["indices"]] for record in records]
+    assert len(per_batch[0]) == len(per_batch[1]) == 16  # 2 epochs of 8 batches per rank
+    global_counts = [sum(a + b for a, b in zip(per_batch[0][:n], per_batch[1][:n], strict=True)) for n in range(17)]
+    assert global_counts[-1] == 2 * sum(i % 5 + 1 for i in range(fx.DDP_SAMPLES))  # every item twice
+    own_counts = [sum(per_batch[0][:n]) for n in range(17)]  # what rank 0 would count alone
+
+    def lr_at(tokens: int) -> float:
+        return 0.1 * 0.5 ** sum(tokens >= milestone for milestone in TOKEN_MILESTONES)
+
+    for record in records:
+        assert record["after"] == global_counts[1:]  # the global count, batch by batch, on every rank
+        assert [tokens for tokens, _ in record["before"]] == global_counts[:-1]
+        assert [lr for _, lr in record["before"]] == pytest.approx([lr_at(tokens) for tokens in global_counts[:-1]])
+    assert records[0]["before"] == records[1]["before"]  # every rank trains each batch with the same lr
+    # the milestones fall between batches where the two counts disagree: a per-rank count changes the lrs
+    assert [lr_at(tokens) for tokens in own_counts[:-1]] != [lr_at(tokens) for tokens in global_counts[:-1]]
+    assert len({lr_at(tokens) for tokens in global_counts[:-1]}) == len(TOKEN_MILESTONES) + 1  # each one reached

@@ -10,8 +10,6 @@ what changed in one warning. ``trainer_fixtures.py reshard`` is each run.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -27,7 +25,7 @@ FIXTURES = HERE / "trainer_fixtures.py"
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 import trainer_fixtures as fx  # noqa: E402
-from test_trainer_ddp import free_loopback_port  # noqa: E402
+from test_trainer_ddp import run_ranks  # noqa: E402
 
 N = fx.DDP_SAMPLES  # 48 items, 3 a loader batch
 SEED = 3
@@ -35,7 +33,7 @@ MAX_DURATION = "144sp"
 
 
 def _launch(out: Path, tag: str, ranks: int, *args: str) -> None:
-    """``trainer_fixtures.py reshard`` on ``ranks`` ranks: in this process for one, else under torchrun."""
+    """``trainer_fixtures.py reshard`` on ``ranks`` ranks: in this process for one, else in forked gloo ranks."""
     arguments = ["reshard", "--out", str(out), "--tag", tag, *args]
     if ranks == 1:
         threads = torch.get_num_threads()
@@ -44,12 +42,7 @@ def _launch(out: Path, tag: str, ranks: int, *args: str) -> None:
         finally:
             torch.set_num_threads(threads)
         return
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", GLOO_SOCKET_IFNAME="lo")
-    port = free_loopback_port()
-    command = [sys.executable, "-m", "torch.distributed.run", f"--nproc_per_node={ranks}", "--nnodes=1"]
-    command += ["--master_addr=127.0.0.1", f"--master_port={port}", str(FIXTURES), *arguments]
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, (tag, done.stdout[-2000:], done.stderr[-4000:])
+    run_ranks(ranks, fx.main, arguments)
 
 
 def _records(out: Path, tag: str) -> list[dict]:

@@ -16,7 +16,7 @@
 The modules: :mod:`~trainer.sweep.plan` (budgets and points), :mod:`~trainer.sweep.folders` (a point's
 folder, finished or resumable), :mod:`~trainer.sweep.engine` (skip, run, summarize),
 :mod:`~trainer.sweep.running` (when each point starts, how a stop reaches it: every launcher's),
-the launchers (:mod:`~trainer.sweep.processes`, :mod:`~trainer.sweep.ray_launcher`,
+the launchers (:mod:`~trainer.sweep.local_launcher`, :mod:`~trainer.sweep.ray_launcher`,
 :mod:`~trainer.sweep.slurm_launcher`, a point's cluster job :mod:`~trainer.sweep.remote`),
 :mod:`~trainer.sweep.summary` (``summary.csv`` and the compute figure), :mod:`~trainer.sweep.picture`.
 """

@@ -2,7 +2,7 @@
 time, then write ``summary.csv`` and ``sweep.png``.
 
 How a point runs is the launcher's business, and a launcher is a small adapter (:class:`Launcher`): local
-``cadence fit`` processes (:mod:`trainer.sweep.processes`), Ray (:mod:`trainer.sweep.ray_launcher`), Slurm
+``cadence fit`` processes (:mod:`trainer.sweep.local_launcher`), Ray (:mod:`trainer.sweep.ray_launcher`), Slurm
 through submitit (:mod:`trainer.sweep.slurm_launcher`), or calls of a Python function
 (:mod:`trainer.sweep.python_sweep`). When each point starts, how a stop reaches it and what its end means
 is written once, in :mod:`trainer.sweep.running`; this module orders and records.

@@ -118,7 +118,16 @@ class Claim:
     def release(self) -> None:
         fd, self.fd = self.fd, None
         if fd is not None:
+            _HELD.discard(fd)
             os.close(fd)
+
+
+_HELD: set[int] = set()  # the descriptors of this process's claims (a point forked from the sweep closes the others')
+
+
+def held_claims() -> frozenset[int]:
+    """The descriptors of the claims this process holds (see :func:`claim`)."""
+    return frozenset(_HELD)
 
 
 def claim(folder: Path) -> Claim:
@@ -141,5 +150,6 @@ def claim(folder: Path) -> Claim:
         os.close(fd)
         raise
     held = Claim(folder, fd)
+    _HELD.add(fd)
     held.record(os.getpid())
     return held

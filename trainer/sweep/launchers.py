@@ -32,7 +32,7 @@ def make_launcher(name: str, lines: Any, out: Path, **options: Any) -> Any:
         except ImportError:
             raise ImportError(f"--launcher {name} needs {EXTRAS[name]}: pip install 'cadence[{name}]'") from None
     if name == "local":
-        from trainer.sweep.processes import LocalLauncher as launcher
+        from trainer.sweep.local_launcher import LocalLauncher as launcher
     elif name == "ray":
         from trainer.sweep.ray_launcher import RayLauncher as launcher
     elif name == "slurm":
