@@ -148,7 +148,10 @@ MULTI_POWER = dict(L0=1.4, A=3.0, alpha=0.45, B=0.3, C=0.5, beta=0.6, gamma=0.4)
 @pytest.mark.parametrize(("law", "parameters"), [(AnnealingLaw(), TRUE), (MultiPowerLaw(), MULTI_POWER)])
 def test_every_law_fits_and_forecasts_decays_to_exactly_zero(law, parameters):
     """Linear and cosine decays that end at lr 0 (a common schedule): fitted on, and forecast, finite."""
-    runs = [generated(law, parameters, to_zero(200, decay=0.2), seed=4), generated(law, parameters, cosine(200), seed=5)]
+    runs = [
+        generated(law, parameters, to_zero(200, decay=0.2), seed=4),
+        generated(law, parameters, cosine(200), seed=5),
+    ]
     fitted = fit_curves(runs, law=law)
     assert all(math.isfinite(value) for value in fitted.parameters.values())
     for shape in ("linear", "cosine"):

@@ -34,6 +34,7 @@ import torch
 
 __all__ = ["LAWS", "AnnealingLaw", "LrAreas", "MultiPowerLaw", "decreases", "law_named", "lr_areas", "warmup_updates"]
 
+
 def decreases(lrs: torch.Tensor) -> torch.Tensor:
     r""":math:`\Delta_k = \eta_{k-1} - \eta_k` for each update, 0 before the lr first decreases (the warmup
     and a stable phase; :math:`\Delta_1 = 0`).
