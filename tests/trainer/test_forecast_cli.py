@@ -17,6 +17,7 @@ from trainer.forecast import load_law, read_run
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "examples" / "classifier_wsd.yaml"
+COSINE = "trainer.init.schedulers.0.CosineAnnealingScheduler"
 SETS = [
     "trainer.init.optimizer.SGD.lr=0.01",  # a smooth loss curve (at 0.1 the eval loss jumps about)
     "trainer.init.loop.max_steps=240",
@@ -108,10 +109,48 @@ def test_a_target_and_a_grid_choose_with_the_forecasts(run, capsys):
             ["{run}", "--law", "annealing", "--loss", "train", "--config", "{config}", "--budgets", "0.3333dur"],
             "budget",
         ),
+        (["{run}", "--config", "{config}", "--budgets", "0dur"], "cadence: error: budget '0dur' must be > 0"),
+        (["{run}", "--config", "{config}", "--budgets", "1dur", "--target", "nan"], "cadence: error: --target nan:"),
+        (["{run}/forecast-law.json", "--law", "multi-power"], "cadence: error: {run}/forecast-law.json is a saved "),
+        (["{run}/forecast-law.json", "--decay", "0.9"], "cadence: error: {run}/forecast-law.json is a saved law"),
+        (["{run}", "--save", "{run}/missing/law.json"], "cadence: error: --save {run}/missing/law.json: the folder"),
+        (
+            ["{run}/forecast-law.json", "--config", "{config}", "--grid", f"{COSINE}.alpha_f=0.1,0.2"],
+            f"cadence: error: --grid {COSINE}.alpha_f: the config's schedule 0 is WarmupStableDecayScheduler, not",
+        ),
     ],
 )
 def test_bad_input_is_one_line(run, capsys, args, message):
+    if not (run / "forecast-law.json").exists():
+        assert forecast(capsys, str(run))[0] == 0
     status, out, err = forecast(capsys, *(a.format(run=run, config=CONFIG) for a in args))
     assert status == 2 and out == ""
     (line,) = [line for line in err.splitlines() if not line.startswith("cadence: warning:")]
+    message = message.format(run=run)
     assert line.startswith(message) if message.startswith("cadence") else line.startswith("cadence: error: ")
+    assert "Time(" not in line and ".tmp" not in line
+
+
+def test_an_empty_metrics_file_has_no_rows(tmp_path, capsys):
+    (tmp_path / "metrics.csv").write_text("")
+    status, out, err = forecast(capsys, str(tmp_path))
+    assert (
+        status == 2
+        and err.strip() == f"cadence: error: {tmp_path / 'metrics.csv'}: no rows: the run logged nothing (yet)"
+    )
+
+
+def test_the_text_plot_keeps_one_marker_per_curve(run, capsys):
+    """A grid of 12 values: the text plot shows as many forecasts as it has markers (the best among them)."""
+    law = str(run / "forecast-law.json")
+    if not Path(law).exists():
+        assert forecast(capsys, str(run))[0] == 0
+    values = ",".join(f"{d / 100:g}dur" for d in range(10, 70, 5))
+    key = "trainer.init.schedulers.0.WarmupStableDecayScheduler.t_decay"
+    status, out, err = forecast(capsys, law, "--config", str(CONFIG), *sets(), "--grid", f"{key}={values}")
+    assert status == 0, err
+    legend = [line.split()[0] for line in out.splitlines() if line.startswith("  ") and " forecast " in line]
+    assert len(legend) == len(set(legend)) == 6  # 8 markers: the measured run, the law, 6 forecasts
+    assert "(the text plot shows 6 of the 12 forecasts; -o FILE.png draws them all)" in out
+    best = out.split("best of the grid: ")[1].split()[0]
+    assert any(line.endswith(f"forecast {best}") for line in out.splitlines())

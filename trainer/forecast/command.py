@@ -10,6 +10,7 @@ A forecast that extrapolates beyond the fitted runs is flagged in the table and 
 from __future__ import annotations
 
 import argparse
+import math
 import warnings
 from pathlib import Path
 
@@ -58,14 +59,35 @@ def _law(args: argparse.Namespace) -> tuple[FittedLaw, str]:
     if saved:
         if len(args.runs) > 1:
             raise ForecastError(f"{saved[0]} is a saved law: give it alone, or run folders to fit")
-        return load_law(saved[0]), f" (read from {saved[0]})"
-    if args.decay is not None and args.law != "annealing":
-        raise ForecastError(f"--decay is the annealing law's momentum; the {args.law} law has none")
+        return _saved_law(saved[0], args), f" (read from {saved[0]})"
+    name = args.law or "annealing"
+    if args.decay is not None and name != "annealing":
+        raise ForecastError(f"--decay is the annealing law's momentum; the {name} law has none")
     settings = {} if args.decay is None else {"decay": args.decay}
-    law = fit_law(args.runs, law=law_named(args.law, settings), loss=args.loss)
     target = args.save or str(metrics_path(args.runs[0]).parent / LAW_FILE)
+    if not Path(target).parent.is_dir():  # checked before the fit: a failed save would name a temporary file
+        raise ForecastError(f"--save {target}: the folder {Path(target).parent} does not exist")
+    law = fit_law(args.runs, law=law_named(name, settings), loss=args.loss)
     law.save(target)
     return law, f"; saved to {target}"
+
+
+def _saved_law(path: str, args: argparse.Namespace) -> FittedLaw:
+    """A saved law, refusing the options that would fit another one (they would be ignored)."""
+    law = load_law(path)
+    if args.law is not None and args.law != law.law.name:
+        raise ForecastError(f"{path} is a saved {law.law.name} law: --law {args.law} fits a new law from run folders")
+    wanted = {"eval": "eval/loss", "train": "train/loss"}.get(args.loss)
+    for given, option in (
+        (args.decay, "--decay"),
+        (args.save, "--save"),
+        (wanted != law.loss_column and wanted, "--loss"),
+    ):
+        if given:
+            raise ForecastError(
+                f"{path} is a saved law (fitted on {law.loss_column}): {option} applies to a fit of run folders"
+            )
+    return law
 
 
 def _run_folders(args: argparse.Namespace) -> list[str]:
@@ -78,6 +100,8 @@ def _run_folders(args: argparse.Namespace) -> list[str]:
 
 def _forecasts(law: FittedLaw, args: argparse.Namespace) -> tuple[list[Forecast], list[str]]:
     common = dict(overrides=args.overrides, flags=None)
+    if args.target is not None and not (math.isfinite(args.target) and args.target > 0):
+        raise ForecastError(f"--target {args.target}: expected a loss, a finite number > 0")
     if args.grid:
         key, values = _grid(args.grid)
         budget = _one(args.budgets, "--budgets")

@@ -14,6 +14,7 @@ config's horizon, ``600ba``, ``2e6tok``) or a scale schedule ratio.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -131,11 +132,37 @@ def _builder(law: FittedLaw, config, overrides: Sequence[str], flags: Any) -> Ca
     return forecast
 
 
-def _budgets(config, overrides: Sequence[str], flags: Any, budgets, ssr) -> list[Budget]:
+def _probe(config, overrides: Sequence[str], flags: Any) -> Any:
+    """The config's trainer (built, not run): its horizon and its schedules."""
     from trainer.config import trainer_from_command_line
 
-    probe = trainer_from_command_line(config, [*overrides, "trainer.init.progress_bar=false"], flags)
+    return trainer_from_command_line(config, [*overrides, "trainer.init.progress_bar=false"], flags)
+
+
+def _budgets(config, overrides: Sequence[str], flags: Any, budgets, ssr, probe: Any = None) -> list[Budget]:
+    probe = probe or _probe(config, overrides, flags)
     return config_budgets(probe.state, ssr=ssr, max_duration=budgets)
+
+
+_SCHEDULE_KEY = re.compile(r"trainer\.init\.schedulers\.(\d+)\.([A-Za-z_]\w*)\.")
+
+
+def _check_grid_key(probe: Any, key: str) -> None:
+    """A grid key naming another schedule class than the config's (which would add a second schedule to the
+    mapping) is one line naming the config's."""
+    import schedulers
+
+    match = _SCHEDULE_KEY.match(key)
+    if match is None:
+        return
+    index, named = int(match[1]), match[2]
+    found = {label: type(schedule).__name__ for label, schedule, _ in probe.scheduled.schedules}
+    actual = found.get(f"schedulers[{index}]")
+    if actual is not None and named != actual and named in schedulers.__all__:
+        raise ForecastError(
+            f"--grid {key}: the config's schedule {index} is {actual}, not {named} "
+            f"(give trainer.init.schedulers.{index}.{actual}.<argument>)"
+        )
 
 
 def forecast_config(
@@ -171,9 +198,12 @@ def best_of_grid(
     (the lowest final loss)."""
     if not values:
         raise ForecastError(f"the grid of {key} has no value")
+    probe = _probe(config, overrides, flags)
+    _check_grid_key(probe, key)
     plan = [None]
     if budget is not None or ssr is not None:
-        plan = _budgets(config, overrides, flags, None if budget is None else [budget], None if ssr is None else [ssr])
+        once = (None if budget is None else [budget], None if ssr is None else [ssr])
+        plan = _budgets(config, overrides, flags, *once, probe=probe)
     forecast = _builder(law, config, overrides, flags)
     found = [forecast(plan[0], f"{key}={value}", [f"{key}={value}"]) for value in values]
     best = min(range(len(found)), key=lambda i: found[i].final_loss)

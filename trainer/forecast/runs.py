@@ -75,7 +75,9 @@ def read_run(run: str | os.PathLike, *, loss: str = "auto", lr_column: str | Non
         raise ForecastError(f"loss={loss!r} must be one of {', '.join(LOSS_CHOICES)}")
     path = metrics_path(run)
     rows = read_rows(path)
-    header = list(rows[0]) if rows else []
+    if not rows:
+        raise ForecastError(f"{path}: no rows: the run logged nothing (yet)")
+    header = list(rows[0])
     column = _lr_column(path, header, lr_column)
     if TRAIN_LOSS not in header:
         raise ForecastError(f"{path}: no {TRAIN_LOSS} column: it is not the metrics of a training run")
