@@ -429,7 +429,7 @@ def _sweep(args: argparse.Namespace) -> int:
                 branch_from_stable=args.branch_from_stable,
                 jobs=args.jobs,
                 overrides=args.overrides,
-                forecast=args.forecast,
+                forecast=_sweep_forecast() if args.forecast else None,
                 launcher=args.launcher,
                 dry_run=args.dry_run,
                 **_cluster_options(args),
@@ -447,6 +447,12 @@ def _sweep(args: argparse.Namespace) -> int:
             )
             return exit_status(stopped.signum)
     return 0
+
+
+def _sweep_forecast():
+    from trainer.forecast.sweeps import add_forecasts  # forecast uses the sweep's modules, not the other way
+
+    return add_forecasts
 
 
 def _key_value(text: str) -> tuple[str, str]:

@@ -19,7 +19,7 @@ from trainer.forecast.fitted import FittedLaw, load_law
 from trainer.forecast.fitting import fit_law
 from trainer.forecast.laws import law_named
 from trainer.forecast.predict import Forecast, best_of_grid, forecast_config, smallest_budget
-from trainer.forecast.runs import RunCurve, metrics_path, read_run
+from trainer.forecast.runs import RunCurve, metrics_path, read_run, run_folders
 
 __all__ = ["LAW_FILE", "run_forecast"]
 
@@ -64,7 +64,8 @@ def _law(args: argparse.Namespace) -> tuple[FittedLaw, str]:
     if args.decay is not None and name != "annealing":
         raise ForecastError(f"--decay is the annealing law's momentum; the {name} law has none")
     settings = {} if args.decay is None else {"decay": args.decay}
-    target = args.save or str(metrics_path(args.runs[0]).parent / LAW_FILE)
+    first = Path(args.runs[0])
+    target = args.save or str(first / LAW_FILE if first.is_dir() else metrics_path(first).parent / LAW_FILE)
     if not Path(target).parent.is_dir():  # checked before the fit: a failed save would name a temporary file
         raise ForecastError(f"--save {target}: the folder {Path(target).parent} does not exist")
     law = fit_law(args.runs, law=law_named(name, settings), loss=args.loss)
@@ -94,7 +95,7 @@ def _run_folders(args: argparse.Namespace) -> list[str]:
     """The runs to draw: those fitted (for a saved law, those it names that still exist)."""
     saved = [run for run in args.runs if str(run).endswith(".json")]
     if not saved:
-        return list(args.runs)
+        return [str(folder) for folder in run_folders(args.runs)]
     return [r["folder"] for r in load_law(saved[0]).runs if Path(r["folder"]).exists()]
 
 
