@@ -196,6 +196,41 @@ def test_a_forecast_follows_the_peak_lr_of_the_run_it_forecasts():
     assert finals[0.005] > finals[0.015] * 1.02  # on this law a lower peak trains less far
 
 
+def test_the_80_percent_intervals_cover_generated_measurements_at_about_their_rate():
+    """Ten runs generated from the law (0.5% noise), each fitted alone; their forecasts of three other schedules
+    against a measurement generated the same way: about 80% inside (24 of 30 expected; the seeds are fixed)."""
+    law = AnnealingLaw(decay=0.9)
+    parameters = {k: v for k, v in TRUE.items() if k != "delay"}
+    inside, total = 0, 0
+    for seed in range(10):
+        fitted = fit_curves([generated(law, parameters, wsd(200), every=10, noise=0.005, seed=100 + seed)], law=law)
+        generator = torch.Generator().manual_seed(1000 + seed)
+        for lrs in (cosine(200), wsd(200, decay=0.5), wsd(150)):
+            measured = float(truth(law, parameters, lrs, [len(lrs)])) * (
+                1 + 0.005 * float(torch.randn(1, generator=generator, dtype=torch.float64))
+            )
+            low, high = fitted.interval(lrs, torch.tensor([len(lrs)]))
+            inside += float(low) <= measured <= float(high)
+            total += 1
+    assert 0.6 <= inside / total <= 0.95
+    wide = fitted.interval(cosine(200), torch.tensor([200]), level=0.95)
+    narrow = fitted.interval(cosine(200), torch.tensor([200]), level=0.5)
+    assert wide[0] < narrow[0] < narrow[1] < wide[1]
+    with pytest.raises(ForecastError, match=r"level=1\.5 must be a probability in \(0, 1\)"):
+        fitted.interval(cosine(200), torch.tensor([200]), level=1.5)
+
+
+def test_a_delay_one_decay_cannot_pin_widens_the_forecasts_that_depend_on_it():
+    """The delay from one WSD decay is poorly determined; with a second run that decays elsewhere (a cosine), the
+    interval of a forecast of a long early decay narrows."""
+    law = AnnealingLaw()
+    one = fit_curves([generated(law, TRUE, wsd(300), seed=8)], law=law)
+    two = fit_curves([generated(law, TRUE, wsd(300), seed=8), generated(law, TRUE, cosine(300), seed=9)], law=law)
+    lrs, end = wsd(300, decay=0.7), torch.tensor([300])
+    widths = [float(fit.interval(lrs, end)[1] / fit.interval(lrs, end)[0]) for fit in (one, two)]
+    assert widths[0] > widths[1]
+
+
 def test_a_law_that_does_not_describe_the_runs_fails_with_its_error_and_predicts_nothing():
     lrs = wsd(200)
     updates = torch.arange(25, 201, 5)

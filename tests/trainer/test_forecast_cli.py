@@ -58,7 +58,13 @@ def test_forecast_fits_saves_and_forecasts_each_budget(run, capsys):
     rows = table_rows(out)
     assert list(rows) == ["max_duration-120ba", "max_duration-480ba"]
     assert rows["max_duration-120ba"][0] == "120" and rows["max_duration-480ba"][0] == "480"
-    assert rows["max_duration-480ba"][-1] == "extrapolates" and len(rows["max_duration-120ba"]) == 3
+    assert rows["max_duration-480ba"][-1] == "extrapolates" and len(rows["max_duration-120ba"]) == 4
+    for row in rows.values():  # each forecast with its 80% interval around it, wider at twice the fitted run
+        low, high = map(float, row[3].split("-"))
+        assert low < float(row[2]) < high
+    widths = [float(row[3].split("-")[1]) / float(row[3].split("-")[0]) for row in rows.values()]
+    assert widths[1] > widths[0]
+    assert "80% interval" in out
     # the budget beyond the fitted run is flagged, with the fitted range, in one warning line
     (warning,) = [line for line in err.splitlines() if "S1" in line]
     assert warning.startswith("cadence: warning: max_duration-480ba: its lr area S1 = ")
@@ -82,16 +88,19 @@ def test_a_target_and_a_grid_choose_with_the_forecasts(run, capsys):
     law = str(run / "forecast-law.json")
     if not Path(law).exists():
         assert forecast(capsys, str(run))[0] == 0
-    reachable = load_law(law).runs[0]["final_loss"] * 1.02
+    reachable = load_law(law).runs[0]["final_loss"] * 1.04  # the interval is about ±3%: surely within the run
     status, out, err = forecast(
         capsys, law, "--config", str(CONFIG), *sets(), "--budgets", "0.25dur", "1dur", "--target", str(reachable)
     )
     assert status == 0, err
     assert "smallest budget forecast to reach" in out
+    surely = out.split("smallest budget that surely reaches it: ")[1].split()[0]
     chosen = out.split("smallest budget forecast to reach")[1].split(": ")[1].split()[0]
     assert (
         chosen.startswith("max_duration-") and 60 < int(chosen.removeprefix("max_duration-").removesuffix("ba")) <= 240
     )
+    batches = [int(label.removeprefix("max_duration-").removesuffix("ba")) for label in (chosen, surely)]
+    assert batches[0] < batches[1]  # surely (the interval's upper end) needs more than likely (the forecast)
     key = "trainer.init.schedulers.0.WarmupStableDecayScheduler.t_decay"
     status, out, err = forecast(capsys, law, "--config", str(CONFIG), *sets(), "--grid", f"{key}=0.1dur,0.3dur,0.5dur")
     assert status == 0, err

@@ -82,7 +82,8 @@ def test_every_point_gets_the_forecast_of_a_law_fitted_on_the_largest(tmp_path):
     assert abs(large["forecast_error"]) < 1e-3
     with open(tmp_path / "summary.csv", newline="") as stream:
         written = list(csv.DictReader(stream))
-    assert tuple(written[0])[-4:] == FORECAST_COLUMNS
+    assert tuple(written[0])[-6:] == FORECAST_COLUMNS
+    assert float(written[0]["forecast_low"]) < small["forecast_final_loss"] < float(written[0]["forecast_high"])
     assert written[0]["forecast_of"] == "eval/loss"
     assert float(written[0]["forecast_error"]) == pytest.approx(small["forecast_error"], rel=1e-12)
     assert "forecast_error" in printed[-2]  # the printed table has the columns too

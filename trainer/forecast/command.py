@@ -15,7 +15,7 @@ import warnings
 from pathlib import Path
 
 from trainer.forecast.errors import ForecastError
-from trainer.forecast.fitted import FittedLaw, load_law
+from trainer.forecast.fitted import LEVEL, FittedLaw, load_law
 from trainer.forecast.fitting import fit_law
 from trainer.forecast.laws import law_named
 from trainer.forecast.predict import Forecast, best_of_grid, forecast_config, smallest_budget
@@ -112,12 +112,29 @@ def _forecasts(law: FittedLaw, args: argparse.Namespace) -> tuple[list[Forecast]
     if args.target is not None:
         if not (args.budgets or args.ssr):
             raise ForecastError("--target searches between budgets: give --budgets (or --ssr) up to the largest")
-        reached, tried = smallest_budget(law, args.config, args.target, budgets=args.budgets, ssr=args.ssr, **common)
-        tried.sort(key=lambda f: f.final_count)
-        if reached is None:
-            return tried, [f"no budget up to {tried[-1].label} is forecast to reach {args.target:g}"]
-        return tried, [f"smallest budget forecast to reach {args.target:g}: {reached.label} ({reached.final_loss:.4f})"]
+        return _target(law, args, common)
     return forecast_config(law, args.config, budgets=args.budgets, ssr=args.ssr, **common), []
+
+
+def _target(law: FittedLaw, args: argparse.Namespace, common: dict) -> tuple[list[Forecast], list[str]]:
+    """The smallest budget likely to reach the target (its forecast does) and the one that surely does (its
+    interval's upper end does)."""
+    options = dict(budgets=args.budgets, ssr=args.ssr, **common)
+    likely, tried = smallest_budget(law, args.config, args.target, **options)
+    surely, more = smallest_budget(law, args.config, args.target, surely=True, **options)
+    shown = {f.label: f for f in [*tried, *more]}
+    found = sorted(shown.values(), key=lambda f: f.final_count)
+    largest = found[-1].label
+    if likely is None:
+        return found, [f"no budget up to {largest} is forecast to reach {args.target:g}"]
+    lines = [f"smallest budget forecast to reach {args.target:g}: {likely.label} ({likely.final_loss:.4f})"]
+    if likely.final_interval is not None:
+        if surely is None:
+            lines.append(f"no budget up to {largest} surely reaches it (the {LEVEL:.0%} interval's upper end)")
+        else:
+            high = surely.final_interval[1]
+            lines.append(f"smallest budget that surely reaches it: {surely.label} ({LEVEL:.0%} upper end {high:.4f})")
+    return found, lines
 
 
 def _grid(text: str) -> tuple[str, list[str]]:
@@ -138,14 +155,26 @@ def _one(values, option: str):
 
 def _table(law: FittedLaw, forecasts: list[Forecast]) -> str:
     unit = forecasts[0].unit if forecasts else "sample"
-    header = ["forecast", "batches", f"{unit}s", f"final {law.loss_column}", ""]
+    header = ["forecast", "batches", f"{unit}s", f"final {law.loss_column}", f"{LEVEL:.0%} interval", ""]
     rows = [
-        [f.label, str(f.batches), str(f.final_count), f"{f.final_loss:.4f}", "extrapolates" if f.warnings else ""]
+        [
+            f.label,
+            str(f.batches),
+            str(f.final_count),
+            f"{f.final_loss:.4f}",
+            _band(f),
+            "extrapolates" * bool(f.warnings),
+        ]
         for f in forecasts
     ]
     cells = [header, *rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     return "\n".join("  ".join(_align(row, widths)).rstrip() for row in cells)
+
+
+def _band(forecast: Forecast) -> str:
+    band = forecast.final_interval
+    return "-" if band is None else f"{band[0]:.4f}-{band[1]:.4f}"
 
 
 def _align(row: list[str], widths: list[int]) -> list[str]:

@@ -226,6 +226,7 @@ def _fitted(law, curves, data, theta, objective, settling, lr_scale, max_error) 
         lr_column=curves[0].lr_column,
         runs=[_run_record(law, parameters, curve, lr_scale) for curve in curves],
     )
+    fitted = dataclasses.replace(fitted, covariance=_covariance(law, data, theta))
     problem = _problem(fitted, objective, settling, max_error, float(torch.cat([item[1] for item in data]).min()))
     if problem:
         failed = dataclasses.replace(fitted, converged=False, message=f"{problem} ({names})")
@@ -263,6 +264,25 @@ def _problem(fitted: FittedLaw, objective: float, settling: float, max_error: fl
         )
     degenerate = _degenerate(fitted, floor)
     return f"is degenerate: {degenerate}" if degenerate else ""
+
+
+def _covariance(law, data, theta: torch.Tensor) -> list[list[float]] | None:
+    r"""The covariance of the log-parameters the fitted points leave, :math:`s^2 (J^\top J)^{-1}` (Gauss-Newton on
+    the log residuals; a direction the points do not determine gets the variance of the smallest curvature
+    found, :math:`10^{-12}` of the largest); None with no more points than parameters."""
+
+    def residuals(t: torch.Tensor) -> torch.Tensor:
+        p = dict(zip(law.parameters, t.exp(), strict=True))
+        return torch.cat([_log_residuals(law, p, *item) for item in data])
+
+    r = residuals(theta)
+    if len(r) <= len(theta):
+        return None
+    jacobian = torch.autograd.functional.jacobian(residuals, theta)
+    s2 = float(r.pow(2).sum()) / (len(r) - len(theta))
+    values, vectors = torch.linalg.eigh(jacobian.T @ jacobian)
+    values = values.clamp(min=float(values.max()) * 1e-12 + 1e-300)
+    return (s2 * (vectors / values) @ vectors.T).tolist()
 
 
 def _noise(relative: list[torch.Tensor]) -> float:

@@ -97,6 +97,10 @@ def draw_forecast(
         x = forecast.counts[forecast.updates - 1]
         loss_ax.plot(x, forecast.losses, "--", color=color, lw=1.2, label=f"forecast {forecast.label}")
         loss_ax.plot([float(x[-1])], [forecast.final_loss], "o", color=color, markersize=5)
+        if forecast.low is not None:  # the interval: a band along the curve, a bar at its end
+            loss_ax.fill_between(x, forecast.low, forecast.high, color=color, alpha=0.12, lw=0)
+            low, high = forecast.final_interval
+            loss_ax.plot([float(x[-1])] * 2, [low, high], "-", color=color, lw=2, gid=f"cadence-interval-{index}")
         if measured and forecast.label in measured:
             count, value = measured[forecast.label]
             loss_ax.plot([count], [value], "x", color=color, markersize=8, mew=2)

@@ -55,6 +55,13 @@ class Forecast:
     losses: torch.Tensor
     warnings: tuple[str, ...] = ()
     budget: Budget | None = None
+    low: torch.Tensor | None = None  # the 80% interval of each loss (FittedLaw.interval); None without one
+    high: torch.Tensor | None = None
+
+    @property
+    def final_interval(self) -> tuple[float, float] | None:
+        """The interval of the final loss (``(low, high)``), or None for a law saved without its covariance."""
+        return None if self.low is None or self.high is None else (float(self.low[-1]), float(self.high[-1]))
 
     @property
     def batches(self) -> int:
@@ -99,7 +106,9 @@ def forecast_lrs(
     losses = law.predict(lrs, updates)
     if not torch.isfinite(losses).all():
         raise ForecastError(f"{label}: the law's loss is not finite on this run's lr curve")
-    return Forecast(label, lrs, counts, unit, updates, losses, tuple(law.range_warnings(lrs)), budget)
+    band = law.interval(lrs, updates)
+    low, high = (None, None) if band is None else band
+    return Forecast(label, lrs, counts, unit, updates, losses, tuple(law.range_warnings(lrs)), budget, low, high)
 
 
 def _previewed(config: str | os.PathLike, overrides: Sequence[str], flags: Any, lr_column: str):
@@ -220,23 +229,35 @@ def smallest_budget(
     ssr: Sequence[Any] | None = None,
     flags: Any = None,
     tolerance: float = 0.01,
+    surely: bool = False,
 ) -> tuple[Forecast | None, list[Forecast]]:
     """The smallest budget predicted to reach the loss ``target``: the first of ``budgets`` (or ``ssr``) that
     reaches it, narrowed by bisection against the one before it (or 0) to ``tolerance`` of its size, assuming a
     larger budget reaches a lower loss. Returns it (None when even the largest does not) and every forecast made.
+    ``surely``: the budget whose interval's upper end reaches the target (the forecast itself reaches it at a
+    smaller one, "likely"; a law without intervals: the same).
     """
     forecast = _builder(law, config, overrides, flags)
     tried: list[Forecast] = []
     low = 0.0
+    reaches = _reaches(target, surely)
     for budget in _budgets(config, overrides, flags, budgets, ssr):
         tried.append(forecast(budget, budget.name))
-        if tried[-1].final_loss <= target:
-            return _bisect(forecast, tried, low, budget, target, tolerance), tried
+        if reaches(tried[-1]):
+            return _bisect(forecast, tried, low, budget, reaches, tolerance), tried
         low = _size(budget)
     return None, tried
 
 
-def _bisect(forecast, tried: list[Forecast], low: float, budget: Budget, target: float, tolerance: float) -> Forecast:
+def _reaches(target: float, surely: bool) -> Callable[[Forecast], bool]:
+    def reaches(forecast: Forecast) -> bool:
+        band = forecast.final_interval
+        return (band[1] if surely and band is not None else forecast.final_loss) <= target
+
+    return reaches
+
+
+def _bisect(forecast, tried: list[Forecast], low: float, budget: Budget, reaches, tolerance: float) -> Forecast:
     best, high = tried[-1], _size(budget)
     while high - low > tolerance * high:
         middle = _budget_of(budget, (low + high) / 2)
@@ -247,7 +268,7 @@ def _bisect(forecast, tried: list[Forecast], low: float, budget: Budget, target:
         except ValueError:  # a budget too small for the config (its warmup does not fit): reaching needs more
             low = _size(middle)
             continue
-        if tried[-1].final_loss <= target:
+        if reaches(tried[-1]):
             best, high = tried[-1], _size(middle)
         else:
             low = _size(middle)

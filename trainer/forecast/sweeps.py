@@ -28,7 +28,14 @@ from trainer.forecast.runs import EVAL_LOSS, read_run
 
 __all__ = ["FORECAST_COLUMNS", "TRAIN_WINDOW", "add_forecasts", "scored_forecast"]
 
-FORECAST_COLUMNS = ("forecast_of", "forecast_final_loss", "forecast_measured", "forecast_error")
+FORECAST_COLUMNS = (
+    "forecast_of",
+    "forecast_final_loss",
+    "forecast_low",
+    "forecast_high",
+    "forecast_measured",
+    "forecast_error",
+)
 #: the last batches whose training loss a training-loss forecast is scored against (their mean)
 TRAIN_WINDOW = 10
 
@@ -62,24 +69,25 @@ def add_forecasts(points: list[Any], rows: list[dict[str, Any]], log: Callable[[
         return
     for point, row in zip(points, rows, strict=True):
         try:
-            of, forecast, measured = scored_forecast(law, point.folder)
+            of, forecast, band, measured = scored_forecast(law, point.folder)
         except ForecastError as error:
             log(f"sweep: no forecast of {point.name}: {' '.join(str(error).split())}")
             continue
         row.update(forecast_of=of, forecast_final_loss=forecast, forecast_measured=measured)
-        row["forecast_error"] = forecast / measured - 1
+        row.update(forecast_low=band[0], forecast_high=band[1], forecast_error=forecast / measured - 1)
     log(f"sweep: forecast from {largest.name}: {law.summary()}")
 
 
-def scored_forecast(law: FittedLaw, folder: Any) -> tuple[str, float, float]:
-    """What a run's forecast is scored on (see the module docstring): ``(what, forecast, measured)``.
+def scored_forecast(law: FittedLaw, folder: Any) -> tuple[str, float, tuple[float, float], float]:
+    """What a run's forecast is scored on (see the module docstring): ``(what, forecast, (low, high), measured)``
+    (the interval at :data:`~trainer.forecast.fitted.LEVEL`; of a window of batches, the mean of its ends).
 
     Args:
         law: A fitted law.
         folder: The run's folder.
 
     Returns:
-        ``"eval/loss"`` or ``"train/loss, last 10 batches"``, the forecast and the measured loss.
+        ``"eval/loss"`` or ``"train/loss, last 10 batches"``, the forecast, its interval and the measured loss.
 
     Raises:
         ForecastError: The run cannot be read (no rows, a gap), or has nothing to score against.
@@ -96,5 +104,7 @@ def scored_forecast(law: FittedLaw, folder: Any) -> tuple[str, float, float]:
     else:
         updates, what = curve.updates[-TRAIN_WINDOW:], f"{law.loss_column}, last {TRAIN_WINDOW} batches"
     forecast = float(law.predict(curve.lrs, updates).mean())
+    band = law.interval(curve.lrs, updates)
+    low, high = (forecast, forecast) if band is None else (float(band[0].mean()), float(band[1].mean()))
     measured = float(curve.losses[-len(updates) :].mean())
-    return what, forecast, measured
+    return what, forecast, (low, high), measured

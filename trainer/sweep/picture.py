@@ -96,6 +96,9 @@ def _draw_forecasts(ax, summary: list[dict[str, Any]], unit: str, gid: int) -> N
     )
     line.set_label("forecast")
     line.set_gid(f"cadence-curve-{gid}")
+    if all(row.get("forecast_low") is not None for row in drawn):  # the forecast's interval, as a bar
+        lows, highs = [row["forecast_low"] for row in drawn], [row["forecast_high"] for row in drawn]
+        ax.vlines(xs, lows, highs, color="C3", lw=2, alpha=0.5, label="80% interval")
     for row, x in zip(drawn, xs, strict=True):
         note = f"{row['forecast_error']:+.1%}"
         ax.annotate(note, (x, row["forecast_final_loss"]), textcoords="offset points", xytext=(4, -10), fontsize=7)
