@@ -175,3 +175,18 @@ def test_the_sweep_command_takes_forecast():
     assert args.forecast is True
     assert build_parser().parse_args(["sweep", "run.yaml", "--ssr", "1"]).forecast is False
     assert json.dumps(args.max_duration) == '["0.5dur", "1dur"]'
+
+
+def test_forecast_uses_the_sweep_and_the_sweep_imports_nothing_of_forecast():
+    """The two packages import one way (docs/architecture.md): trainer.forecast reads the sweep's budgets and
+    folders; cadence sweep --forecast hands trainer.forecast.sweeps.add_forecasts to the sweep engine."""
+    import ast
+
+    root = Path(__file__).resolve().parents[2] / "trainer" / "sweep"
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            names += [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            found += [f"{path.name}: {name}" for name in names if name.startswith("trainer.forecast")]
+    assert found == []
