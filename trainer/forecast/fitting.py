@@ -32,10 +32,10 @@ __all__ = ["HUBER_DELTA", "fit_law", "fit_curves"]
 HUBER_DELTA = 1e-3
 #: with loss="auto", runs that do not all have 8 evaluations are fitted on the eval loss when each has this many
 EVALS_EACH = 3
-#: a fit is degenerate when L0 is under this fraction of the smallest loss fitted, or a parameter's log beyond
-#: DEGENERATE_LOG (docs/forecast.md, "Reading the fit error")
+#: the largest standard deviation of a log-parameter in a fit's covariance (e^3: a factor of 20)
+MAX_LOG_SD = 3.0
+#: a fit is degenerate when L0 is under this fraction of the smallest loss fitted (docs/forecast.md)
 DEGENERATE_L0 = 0.01
-DEGENERATE_LOG = 25.0
 #: a fit has converged when one more round of L-BFGS from it lowers the objective by less than this fraction
 SETTLED = 1e-3
 
@@ -235,18 +235,17 @@ def _fitted(law, curves, data, theta, objective, settling, lr_scale, max_error) 
 
 
 def _degenerate(fitted: FittedLaw, floor: float) -> str:
-    r"""Why a fit's parameters say the runs do not determine the law, or "": the loss it tends to (``L0``) near 0
-    (under 1% of the smallest loss fitted, ``floor``: the power law does the work of a constant), or a parameter
-    pushed to where the fit cannot tell it from 0 or infinity (beyond :math:`e^{\pm 25}`)."""
+    """Why a fit's parameters say the runs do not determine the law, or "": the loss it tends to (``L0``) near 0,
+    under 1% of the smallest loss fitted (``floor``): the power law does the work of a constant, and a longer
+    run is forecast to fall on toward 0. (Other parameters may run off together where only a product of them is
+    determined, such as the multi-power law's ``B`` and ``C`` when its decays are short; the forecasts depend
+    on the product, and their interval says how well it is known.)"""
     l0 = fitted.parameters["L0"]
     if l0 < DEGENERATE_L0 * floor:
         return (
             f"L0 = {l0:.3g}, under {DEGENERATE_L0:.0%} of the smallest loss fitted ({floor:.4g}): the runs do not pin "
             "the loss the law tends to (fit the eval loss, longer runs, or several runs)"
         )
-    for name, value in fitted.parameters.items():
-        if abs(math.log(value)) > DEGENERATE_LOG:
-            return f"{name} = {value:.3g} is at the edge of what a fit can tell from {'0' if value < 1 else 'infinity'}"
     return ""
 
 
@@ -268,8 +267,9 @@ def _problem(fitted: FittedLaw, objective: float, settling: float, max_error: fl
 
 def _covariance(law, data, theta: torch.Tensor) -> list[list[float]] | None:
     r"""The covariance of the log-parameters the fitted points leave, :math:`s^2 (J^\top J)^{-1}` (Gauss-Newton on
-    the log residuals; a direction the points do not determine gets the variance of the smallest curvature
-    found, :math:`10^{-12}` of the largest); None with no more points than parameters."""
+    the log residuals); a direction the points do not determine gets a standard deviation of at most
+    :data:`MAX_LOG_SD` (a factor of 20 in the parameters: the delay from one decay, the multi-power law's ``B``
+    against ``C``). None with no more points than parameters."""
 
     def residuals(t: torch.Tensor) -> torch.Tensor:
         p = dict(zip(law.parameters, t.exp(), strict=True))
@@ -281,7 +281,7 @@ def _covariance(law, data, theta: torch.Tensor) -> list[list[float]] | None:
     jacobian = torch.autograd.functional.jacobian(residuals, theta)
     s2 = float(r.pow(2).sum()) / (len(r) - len(theta))
     values, vectors = torch.linalg.eigh(jacobian.T @ jacobian)
-    values = values.clamp(min=float(values.max()) * 1e-12 + 1e-300)
+    values = values.clamp(min=max(s2, 1e-300) / MAX_LOG_SD**2)
     return (s2 * (vectors / values) @ vectors.T).tolist()
 
 
