@@ -108,7 +108,10 @@ def _forecasts(law: FittedLaw, args: argparse.Namespace) -> tuple[list[Forecast]
         budget = _one(args.budgets, "--budgets")
         ssr = _one(args.ssr, "--ssr")
         found, best = best_of_grid(law, args.config, key, values, budget=budget, ssr=ssr, **common)
-        return found, [f"best of the grid: {found[best].label} (forecast {found[best].final_loss:.4f})"]
+        return found, [
+            f"best of the grid: {found[best].label} (forecast {found[best].final_loss:.4f})",
+            *_apart(found, best),
+        ]
     if args.target is not None:
         if not (args.budgets or args.ssr):
             raise ForecastError("--target searches between budgets: give --budgets (or --ssr) up to the largest")
@@ -135,6 +138,26 @@ def _target(law: FittedLaw, args: argparse.Namespace, common: dict) -> tuple[lis
             high = surely.final_interval[1]
             lines.append(f"smallest budget that surely reaches it: {surely.label} ({LEVEL:.0%} upper end {high:.4f})")
     return found, lines
+
+
+def _apart(found: list[Forecast], best: int) -> list[str]:
+    """Whether the best of a grid stands apart: a value whose interval holds the best's forecast, and whose
+    forecast lies inside the best's interval, cannot be told from it."""
+    band = found[best].final_interval
+    if band is None:
+        return []
+    close = [
+        f.label
+        for i, f in enumerate(found)
+        if i != best
+        and f.final_interval is not None
+        and f.final_interval[0] <= found[best].final_loss
+        and f.final_loss <= band[1]
+    ]
+    if not close:
+        return [f"its {LEVEL:.0%} interval holds no other value's forecast: it stands apart"]
+    within = f"each forecast inside the other's {LEVEL:.0%} interval"
+    return [f"the forecasts cannot tell it from {len(close)} other value(s) ({within}): {', '.join(close)}"]
 
 
 def _grid(text: str) -> tuple[str, list[str]]:
