@@ -164,3 +164,30 @@ def test_the_text_plot_keeps_one_marker_per_curve(run, capsys):
     assert "(the text plot shows 6 of the 12 forecasts; -o FILE.png draws them all)" in out
     best = out.split("best of the grid: ")[1].split()[0]
     assert any(line.endswith(f"forecast {best}") for line in out.splitlines())
+
+
+def test_optimize_recommends_a_monotone_schedule_that_trains_as_forecast(run, capsys):
+    """The recommendation is the lowest forecast of its family, no worse than the config's own schedule's (the
+    family holds it: the config's WSD with its 0.2dur linear decay to 0.01 is close to one of them), its lr never
+    rises after the warmup, and its --set line previews to the curve that was forecast."""
+    import torch
+
+    from trainer.forecast import forecast_config
+    from trainer.forecast.optimize import recommend
+
+    law = load_law(run / "forecast-law.json") if (run / "forecast-law.json").exists() else None
+    if law is None:
+        assert forecast(capsys, str(run))[0] == 0
+        law = load_law(run / "forecast-law.json")
+    found = recommend(law, CONFIG, overrides=SETS, budget="1dur", decays=("0.2dur", "0.5dur"), shapes=("linear",))
+    assert len(found.tried) == 4
+    assert found.best.final_loss == min(f.final_loss for f in found.tried)
+    lrs = found.best.lrs
+    peak = int(torch.argmax(lrs))
+    assert bool((lrs[peak + 1 :] <= lrs[peak:-1]).all())  # monotone after the warmup
+    (again,) = forecast_config(law, CONFIG, overrides=[*SETS, found.setting], budgets=["1dur"])
+    assert again.final_loss == pytest.approx(found.best.final_loss, rel=1e-12)
+    assert found.apart in (True, False)
+    law_file = str(run / "forecast-law.json")
+    status, out, err = forecast(capsys, law_file, "--config", str(CONFIG), *sets(), "--optimize", "--target", "1")
+    assert status == 2 and err.startswith("cadence: error: --optimize chooses a schedule at one budget")

@@ -101,6 +101,8 @@ def _run_folders(args: argparse.Namespace) -> list[str]:
 
 def _forecasts(law: FittedLaw, args: argparse.Namespace) -> tuple[list[Forecast], list[str]]:
     common = dict(overrides=args.overrides, flags=None)
+    if getattr(args, "optimize", False):
+        return _optimize(law, args, common)
     if args.target is not None and not (math.isfinite(args.target) and args.target > 0):
         raise ForecastError(f"--target {args.target}: expected a loss, a finite number > 0")
     if args.grid:
@@ -117,6 +119,26 @@ def _forecasts(law: FittedLaw, args: argparse.Namespace) -> tuple[list[Forecast]
             raise ForecastError("--target searches between budgets: give --budgets (or --ssr) up to the largest")
         return _target(law, args, common)
     return forecast_config(law, args.config, budgets=args.budgets, ssr=args.ssr, **common), []
+
+
+def _optimize(law: FittedLaw, args: argparse.Namespace, common: dict) -> tuple[list[Forecast], list[str]]:
+    """The recommended schedule of the family (trainer.forecast.optimize) beside the config's own."""
+    from trainer.forecast.optimize import recommend
+
+    if args.grid or args.target is not None:
+        raise ForecastError("--optimize chooses a schedule at one budget: give it without --grid and --target")
+    found = recommend(law, args.config, budget=_one(args.budgets, "--budgets"), ssr=_one(args.ssr, "--ssr"), **common)
+    ranked = sorted(found.tried, key=lambda f: f.final_loss)[:5]
+    shown = f"{found.best.final_loss:.4f} ({_band(found.best)})"
+    lines = [
+        f"recommended ({found.best.label}, forecast {shown}): --set '{found.setting}'",
+        f"the config's own schedule: forecast {found.baseline.final_loss:.4f} ({_band(found.baseline)})",
+    ]
+    if found.apart is False:
+        lines.append(f"their {LEVEL:.0%} intervals overlap: the forecasts cannot tell the two apart")
+    elif found.apart:
+        lines.append(f"the recommendation's {LEVEL:.0%} interval lies wholly below the config's")
+    return [found.baseline, *ranked], lines
 
 
 def _target(law: FittedLaw, args: argparse.Namespace, common: dict) -> tuple[list[Forecast], list[str]]:
