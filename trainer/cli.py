@@ -293,7 +293,8 @@ def _add_forecast_arguments(forecast: argparse.ArgumentParser) -> None:
     budgets.add_argument("--ssr", nargs="+", type=float, metavar="R", help="scale schedule ratios")
     forecast.add_argument("--target", type=float, metavar="LOSS", help="the smallest budget forecast to reach LOSS")
     forecast.add_argument("--grid", metavar="KEY.PATH=V1,V2,...", help="forecast each value of one key at one budget")
-    forecast.add_argument("--law", default="annealing", choices=["annealing", "multi-power"], help="default annealing")
+    forecast.add_argument("--optimize", action="store_true", help="recommend a WSD schedule at one budget")
+    forecast.add_argument("--law", choices=["annealing", "multi-power"], help="the law to fit (default annealing)")
     forecast.add_argument(
         "--decay", type=float, metavar="LAMBDA", help="annealing law: a fixed momentum (the paper's 0.999), not fitted"
     )
@@ -429,7 +430,7 @@ def _sweep(args: argparse.Namespace) -> int:
                 branch_from_stable=args.branch_from_stable,
                 jobs=args.jobs,
                 overrides=args.overrides,
-                forecast=args.forecast,
+                forecast=_sweep_forecast() if args.forecast else None,
                 launcher=args.launcher,
                 dry_run=args.dry_run,
                 **_cluster_options(args),
@@ -447,6 +448,12 @@ def _sweep(args: argparse.Namespace) -> int:
             )
             return exit_status(stopped.signum)
     return 0
+
+
+def _sweep_forecast():
+    from trainer.forecast.sweeps import add_forecasts  # forecast uses the sweep's modules, not the other way
+
+    return add_forecasts
 
 
 def _key_value(text: str) -> tuple[str, str]:

@@ -17,6 +17,7 @@ from trainer.forecast import load_law, read_run
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "examples" / "classifier_wsd.yaml"
+COSINE = "trainer.init.schedulers.0.CosineAnnealingScheduler"
 SETS = [
     "trainer.init.optimizer.SGD.lr=0.01",  # a smooth loss curve (at 0.1 the eval loss jumps about)
     "trainer.init.loop.max_steps=240",
@@ -57,7 +58,13 @@ def test_forecast_fits_saves_and_forecasts_each_budget(run, capsys):
     rows = table_rows(out)
     assert list(rows) == ["max_duration-120ba", "max_duration-480ba"]
     assert rows["max_duration-120ba"][0] == "120" and rows["max_duration-480ba"][0] == "480"
-    assert rows["max_duration-480ba"][-1] == "extrapolates" and len(rows["max_duration-120ba"]) == 3
+    assert rows["max_duration-480ba"][-1] == "extrapolates" and len(rows["max_duration-120ba"]) == 4
+    for row in rows.values():  # each forecast with its 80% interval around it, wider at twice the fitted run
+        low, high = map(float, row[3].split("-"))
+        assert low < float(row[2]) < high
+    widths = [float(row[3].split("-")[1]) / float(row[3].split("-")[0]) for row in rows.values()]
+    assert widths[1] > widths[0]
+    assert "80% interval" in out
     # the budget beyond the fitted run is flagged, with the fitted range, in one warning line
     (warning,) = [line for line in err.splitlines() if "S1" in line]
     assert warning.startswith("cadence: warning: max_duration-480ba: its lr area S1 = ")
@@ -81,22 +88,26 @@ def test_a_target_and_a_grid_choose_with_the_forecasts(run, capsys):
     law = str(run / "forecast-law.json")
     if not Path(law).exists():
         assert forecast(capsys, str(run))[0] == 0
-    reachable = load_law(law).runs[0]["final_loss"] * 1.02
+    reachable = load_law(law).runs[0]["final_loss"] * 1.04  # the interval is about ±3%: surely within the run
     status, out, err = forecast(
         capsys, law, "--config", str(CONFIG), *sets(), "--budgets", "0.25dur", "1dur", "--target", str(reachable)
     )
     assert status == 0, err
     assert "smallest budget forecast to reach" in out
+    surely = out.split("smallest budget that surely reaches it: ")[1].split()[0]
     chosen = out.split("smallest budget forecast to reach")[1].split(": ")[1].split()[0]
     assert (
         chosen.startswith("max_duration-") and 60 < int(chosen.removeprefix("max_duration-").removesuffix("ba")) <= 240
     )
+    batches = [int(label.removeprefix("max_duration-").removesuffix("ba")) for label in (chosen, surely)]
+    assert batches[0] < batches[1]  # surely (the interval's upper end) needs more than likely (the forecast)
     key = "trainer.init.schedulers.0.WarmupStableDecayScheduler.t_decay"
     status, out, err = forecast(capsys, law, "--config", str(CONFIG), *sets(), "--grid", f"{key}=0.1dur,0.3dur,0.5dur")
     assert status == 0, err
     labels = [line.split()[0] for line in out.splitlines() if line.startswith(key)]
     assert labels == [f"{key}=0.1dur", f"{key}=0.3dur", f"{key}=0.5dur"]
     assert "best of the grid: " + key in out
+    assert "stands apart" in out or "the forecasts cannot tell it from " in out
 
 
 @pytest.mark.parametrize(
@@ -108,10 +119,75 @@ def test_a_target_and_a_grid_choose_with_the_forecasts(run, capsys):
             ["{run}", "--law", "annealing", "--loss", "train", "--config", "{config}", "--budgets", "0.3333dur"],
             "budget",
         ),
+        (["{run}", "--config", "{config}", "--budgets", "0dur"], "cadence: error: budget '0dur' must be > 0"),
+        (["{run}", "--config", "{config}", "--budgets", "1dur", "--target", "nan"], "cadence: error: --target nan:"),
+        (["{run}/forecast-law.json", "--law", "multi-power"], "cadence: error: {run}/forecast-law.json is a saved "),
+        (["{run}/forecast-law.json", "--decay", "0.9"], "cadence: error: {run}/forecast-law.json is a saved law"),
+        (["{run}", "--save", "{run}/missing/law.json"], "cadence: error: --save {run}/missing/law.json: the folder"),
+        (
+            ["{run}/forecast-law.json", "--config", "{config}", "--grid", f"{COSINE}.alpha_f=0.1,0.2"],
+            f"cadence: error: --grid {COSINE}.alpha_f: the config's schedule 0 is WarmupStableDecayScheduler, not",
+        ),
     ],
 )
 def test_bad_input_is_one_line(run, capsys, args, message):
+    if not (run / "forecast-law.json").exists():
+        assert forecast(capsys, str(run))[0] == 0
     status, out, err = forecast(capsys, *(a.format(run=run, config=CONFIG) for a in args))
     assert status == 2 and out == ""
     (line,) = [line for line in err.splitlines() if not line.startswith("cadence: warning:")]
+    message = message.format(run=run)
     assert line.startswith(message) if message.startswith("cadence") else line.startswith("cadence: error: ")
+    assert "Time(" not in line and ".tmp" not in line
+
+
+def test_an_empty_metrics_file_has_no_rows(tmp_path, capsys):
+    (tmp_path / "metrics.csv").write_text("")
+    status, out, err = forecast(capsys, str(tmp_path))
+    assert (
+        status == 2
+        and err.strip() == f"cadence: error: {tmp_path / 'metrics.csv'}: no rows: the run logged nothing (yet)"
+    )
+
+
+def test_the_text_plot_keeps_one_marker_per_curve(run, capsys):
+    """A grid of 12 values: the text plot shows as many forecasts as it has markers (the best among them)."""
+    law = str(run / "forecast-law.json")
+    if not Path(law).exists():
+        assert forecast(capsys, str(run))[0] == 0
+    values = ",".join(f"{d / 100:g}dur" for d in range(10, 70, 5))
+    key = "trainer.init.schedulers.0.WarmupStableDecayScheduler.t_decay"
+    status, out, err = forecast(capsys, law, "--config", str(CONFIG), *sets(), "--grid", f"{key}={values}")
+    assert status == 0, err
+    legend = [line.split()[0] for line in out.splitlines() if line.startswith("  ") and " forecast " in line]
+    assert len(legend) == len(set(legend)) == 6  # 8 markers: the measured run, the law, 6 forecasts
+    assert "(the text plot shows 6 of the 12 forecasts; -o FILE.png draws them all)" in out
+    best = out.split("best of the grid: ")[1].split()[0]
+    assert any(line.endswith(f"forecast {best}") for line in out.splitlines())
+
+
+def test_optimize_recommends_a_monotone_schedule_that_trains_as_forecast(run, capsys):
+    """The recommendation is the lowest forecast of its family, no worse than the config's own schedule's (the
+    family holds it: the config's WSD with its 0.2dur linear decay to 0.01 is close to one of them), its lr never
+    rises after the warmup, and its --set line previews to the curve that was forecast."""
+    import torch
+
+    from trainer.forecast import forecast_config
+    from trainer.forecast.optimize import recommend
+
+    law = load_law(run / "forecast-law.json") if (run / "forecast-law.json").exists() else None
+    if law is None:
+        assert forecast(capsys, str(run))[0] == 0
+        law = load_law(run / "forecast-law.json")
+    found = recommend(law, CONFIG, overrides=SETS, budget="1dur", decays=("0.2dur", "0.5dur"), shapes=("linear",))
+    assert len(found.tried) == 4
+    assert found.best.final_loss == min(f.final_loss for f in found.tried)
+    lrs = found.best.lrs
+    peak = int(torch.argmax(lrs))
+    assert bool((lrs[peak + 1 :] <= lrs[peak:-1]).all())  # monotone after the warmup
+    (again,) = forecast_config(law, CONFIG, overrides=[*SETS, found.setting], budgets=["1dur"])
+    assert again.final_loss == pytest.approx(found.best.final_loss, rel=1e-12)
+    assert found.apart in (True, False)
+    law_file = str(run / "forecast-law.json")
+    status, out, err = forecast(capsys, law_file, "--config", str(CONFIG), *sets(), "--optimize", "--target", "1")
+    assert status == 2 and err.startswith("cadence: error: --optimize chooses a schedule at one budget")

@@ -10,15 +10,16 @@ A forecast that extrapolates beyond the fitted runs is flagged in the table and 
 from __future__ import annotations
 
 import argparse
+import math
 import warnings
 from pathlib import Path
 
 from trainer.forecast.errors import ForecastError
-from trainer.forecast.fitted import FittedLaw, load_law
+from trainer.forecast.fitted import LEVEL, FittedLaw, load_law
 from trainer.forecast.fitting import fit_law
 from trainer.forecast.laws import law_named
 from trainer.forecast.predict import Forecast, best_of_grid, forecast_config, smallest_budget
-from trainer.forecast.runs import RunCurve, metrics_path, read_run
+from trainer.forecast.runs import RunCurve, metrics_path, read_run, run_folders
 
 __all__ = ["LAW_FILE", "run_forecast"]
 
@@ -58,41 +59,127 @@ def _law(args: argparse.Namespace) -> tuple[FittedLaw, str]:
     if saved:
         if len(args.runs) > 1:
             raise ForecastError(f"{saved[0]} is a saved law: give it alone, or run folders to fit")
-        return load_law(saved[0]), f" (read from {saved[0]})"
-    if args.decay is not None and args.law != "annealing":
-        raise ForecastError(f"--decay is the annealing law's momentum; the {args.law} law has none")
+        return _saved_law(saved[0], args), f" (read from {saved[0]})"
+    name = args.law or "annealing"
+    if args.decay is not None and name != "annealing":
+        raise ForecastError(f"--decay is the annealing law's momentum; the {name} law has none")
     settings = {} if args.decay is None else {"decay": args.decay}
-    law = fit_law(args.runs, law=law_named(args.law, settings), loss=args.loss)
-    target = args.save or str(metrics_path(args.runs[0]).parent / LAW_FILE)
+    first = Path(args.runs[0])
+    target = args.save or str(first / LAW_FILE if first.is_dir() else metrics_path(first).parent / LAW_FILE)
+    if not Path(target).parent.is_dir():  # checked before the fit: a failed save would name a temporary file
+        raise ForecastError(f"--save {target}: the folder {Path(target).parent} does not exist")
+    law = fit_law(args.runs, law=law_named(name, settings), loss=args.loss)
     law.save(target)
     return law, f"; saved to {target}"
+
+
+def _saved_law(path: str, args: argparse.Namespace) -> FittedLaw:
+    """A saved law, refusing the options that would fit another one (they would be ignored)."""
+    law = load_law(path)
+    if args.law is not None and args.law != law.law.name:
+        raise ForecastError(f"{path} is a saved {law.law.name} law: --law {args.law} fits a new law from run folders")
+    wanted = {"eval": "eval/loss", "train": "train/loss"}.get(args.loss)
+    for given, option in (
+        (args.decay, "--decay"),
+        (args.save, "--save"),
+        (wanted != law.loss_column and wanted, "--loss"),
+    ):
+        if given:
+            raise ForecastError(
+                f"{path} is a saved law (fitted on {law.loss_column}): {option} applies to a fit of run folders"
+            )
+    return law
 
 
 def _run_folders(args: argparse.Namespace) -> list[str]:
     """The runs to draw: those fitted (for a saved law, those it names that still exist)."""
     saved = [run for run in args.runs if str(run).endswith(".json")]
     if not saved:
-        return list(args.runs)
+        return [str(folder) for folder in run_folders(args.runs)]
     return [r["folder"] for r in load_law(saved[0]).runs if Path(r["folder"]).exists()]
 
 
 def _forecasts(law: FittedLaw, args: argparse.Namespace) -> tuple[list[Forecast], list[str]]:
     common = dict(overrides=args.overrides, flags=None)
+    if getattr(args, "optimize", False):
+        return _optimize(law, args, common)
+    if args.target is not None and not (math.isfinite(args.target) and args.target > 0):
+        raise ForecastError(f"--target {args.target}: expected a loss, a finite number > 0")
     if args.grid:
         key, values = _grid(args.grid)
         budget = _one(args.budgets, "--budgets")
         ssr = _one(args.ssr, "--ssr")
         found, best = best_of_grid(law, args.config, key, values, budget=budget, ssr=ssr, **common)
-        return found, [f"best of the grid: {found[best].label} (forecast {found[best].final_loss:.4f})"]
+        return found, [
+            f"best of the grid: {found[best].label} (forecast {found[best].final_loss:.4f})",
+            *_apart(found, best),
+        ]
     if args.target is not None:
         if not (args.budgets or args.ssr):
             raise ForecastError("--target searches between budgets: give --budgets (or --ssr) up to the largest")
-        reached, tried = smallest_budget(law, args.config, args.target, budgets=args.budgets, ssr=args.ssr, **common)
-        tried.sort(key=lambda f: f.final_count)
-        if reached is None:
-            return tried, [f"no budget up to {tried[-1].label} is forecast to reach {args.target:g}"]
-        return tried, [f"smallest budget forecast to reach {args.target:g}: {reached.label} ({reached.final_loss:.4f})"]
+        return _target(law, args, common)
     return forecast_config(law, args.config, budgets=args.budgets, ssr=args.ssr, **common), []
+
+
+def _optimize(law: FittedLaw, args: argparse.Namespace, common: dict) -> tuple[list[Forecast], list[str]]:
+    """The recommended schedule of the family (trainer.forecast.optimize) beside the config's own."""
+    from trainer.forecast.optimize import recommend
+
+    if args.grid or args.target is not None:
+        raise ForecastError("--optimize chooses a schedule at one budget: give it without --grid and --target")
+    found = recommend(law, args.config, budget=_one(args.budgets, "--budgets"), ssr=_one(args.ssr, "--ssr"), **common)
+    ranked = sorted(found.tried, key=lambda f: f.final_loss)[:5]
+    shown = f"{found.best.final_loss:.4f} ({_band(found.best)})"
+    lines = [
+        f"recommended ({found.best.label}, forecast {shown}): --set '{found.setting}'",
+        f"the config's own schedule: forecast {found.baseline.final_loss:.4f} ({_band(found.baseline)})",
+    ]
+    if found.apart is False:
+        lines.append(f"their {LEVEL:.0%} intervals overlap: the forecasts cannot tell the two apart")
+    elif found.apart:
+        lines.append(f"the recommendation's {LEVEL:.0%} interval lies wholly below the config's")
+    return [found.baseline, *ranked], lines
+
+
+def _target(law: FittedLaw, args: argparse.Namespace, common: dict) -> tuple[list[Forecast], list[str]]:
+    """The smallest budget likely to reach the target (its forecast does) and the one that surely does (its
+    interval's upper end does)."""
+    options = dict(budgets=args.budgets, ssr=args.ssr, **common)
+    likely, tried = smallest_budget(law, args.config, args.target, **options)
+    surely, more = smallest_budget(law, args.config, args.target, surely=True, **options)
+    shown = {f.label: f for f in [*tried, *more]}
+    found = sorted(shown.values(), key=lambda f: f.final_count)
+    largest = found[-1].label
+    if likely is None:
+        return found, [f"no budget up to {largest} is forecast to reach {args.target:g}"]
+    lines = [f"smallest budget forecast to reach {args.target:g}: {likely.label} ({likely.final_loss:.4f})"]
+    if likely.final_interval is not None:
+        if surely is None:
+            lines.append(f"no budget up to {largest} surely reaches it (the {LEVEL:.0%} interval's upper end)")
+        else:
+            high = surely.final_interval[1]
+            lines.append(f"smallest budget that surely reaches it: {surely.label} ({LEVEL:.0%} upper end {high:.4f})")
+    return found, lines
+
+
+def _apart(found: list[Forecast], best: int) -> list[str]:
+    """Whether the best of a grid stands apart: a value whose interval holds the best's forecast, and whose
+    forecast lies inside the best's interval, cannot be told from it."""
+    band = found[best].final_interval
+    if band is None:
+        return []
+    close = [
+        f.label
+        for i, f in enumerate(found)
+        if i != best
+        and f.final_interval is not None
+        and f.final_interval[0] <= found[best].final_loss
+        and f.final_loss <= band[1]
+    ]
+    if not close:
+        return [f"its {LEVEL:.0%} interval holds no other value's forecast: it stands apart"]
+    within = f"each forecast inside the other's {LEVEL:.0%} interval"
+    return [f"the forecasts cannot tell it from {len(close)} other value(s) ({within}): {', '.join(close)}"]
 
 
 def _grid(text: str) -> tuple[str, list[str]]:
@@ -113,14 +200,26 @@ def _one(values, option: str):
 
 def _table(law: FittedLaw, forecasts: list[Forecast]) -> str:
     unit = forecasts[0].unit if forecasts else "sample"
-    header = ["forecast", "batches", f"{unit}s", f"final {law.loss_column}", ""]
+    header = ["forecast", "batches", f"{unit}s", f"final {law.loss_column}", f"{LEVEL:.0%} interval", ""]
     rows = [
-        [f.label, str(f.batches), str(f.final_count), f"{f.final_loss:.4f}", "extrapolates" if f.warnings else ""]
+        [
+            f.label,
+            str(f.batches),
+            str(f.final_count),
+            f"{f.final_loss:.4f}",
+            _band(f),
+            "extrapolates" * bool(f.warnings),
+        ]
         for f in forecasts
     ]
     cells = [header, *rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     return "\n".join("  ".join(_align(row, widths)).rstrip() for row in cells)
+
+
+def _band(forecast: Forecast) -> str:
+    band = forecast.final_interval
+    return "-" if band is None else f"{band[0]:.4f}-{band[1]:.4f}"
 
 
 def _align(row: list[str], widths: list[int]) -> list[str]:

@@ -1,6 +1,19 @@
 r"""A fitted law: its parameters, how well it fits, the runs it came from and the range they cover; saved as a
 small JSON file (written atomically) and read back.
 
+**Intervals.** A forecast :math:`\hat L` comes with an interval at ``level`` (80% by default),
+:math:`\hat L\,e^{\pm z\,\sigma}` with :math:`z` the normal quantile and, on the relative scale,
+
+.. math:: \sigma^2 = g^\top \Sigma\, g + \text{noise}^2 + \text{systematic}^2, \qquad
+          \Sigma = s^2 (J^\top J)^{-1}
+
+:math:`\Sigma` is the covariance of the log-parameters :math:`\theta` that the fitted points leave (Gauss-Newton:
+:math:`J` the derivatives of the log residuals by :math:`\theta`, :math:`s^2` their sum of squares over
+:math:`N - p`), :math:`g = \partial \log \hat L / \partial \theta` (a parameter the runs do not determine, such
+as the delay from a single decay, has a large variance, and widens the forecasts that depend on it); the noise
+is what one measured point scatters by, and the systematic error the misfit of the law's shape. It is the
+interval of a measured loss: the noise of the run forecast is in it.
+
 The fit error is the root mean square of the relative residuals :math:`r_i = \hat L_i / L_i - 1` over the
 fitted points; the noise is what consecutive points of one run scatter by,
 :math:`\sqrt{\tfrac12 \overline{(r_i - r_{i-1})^2}}` (a smooth misfit hardly changes from one point to the
@@ -10,11 +23,13 @@ part of the error that noise does not explain (docs/forecast.md).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 import torch
@@ -23,13 +38,17 @@ from schedulers.tools.files import write_atomically
 from trainer.forecast.errors import ForecastError
 from trainer.forecast.laws import AnnealingLaw, MultiPowerLaw, law_named, lr_areas
 
-__all__ = ["FORMAT", "FittedLaw", "extent", "load_law"]
+__all__ = ["FORMAT", "LEVEL", "FittedLaw", "extent", "load_law"]
 
 FORMAT = "cadence-forecast-law"
 #: how far beyond the fitted runs a forecast may reach before it is flagged (docs/forecast.md)
 S1_MARGIN = 1.05
 S2_MARGIN = 2.0
 PEAK_MARGIN = 0.05
+#: the probability a forecast's interval holds, by default
+LEVEL = 0.8
+#: the step in a log-parameter of the central differences of a forecast
+_STEP = 1e-5
 
 
 @dataclass(frozen=True)
@@ -51,6 +70,7 @@ class FittedLaw:
     runs: list[dict[str, Any]] = field(default_factory=list)
     converged: bool = True
     message: str = ""
+    covariance: list[list[float]] | None = None  # of the log-parameters, in the order of ``law.parameters``
 
     @property
     def systematic_error(self) -> float:
@@ -74,6 +94,48 @@ class FittedLaw:
         p = self.tensors()
         with torch.no_grad():  # in blocks: the multi-power law needs (points × decreases) numbers
             return torch.cat([self.law.loss(p, self.law.at(areas, block)) for block in updates.split(512)])
+
+    def interval(
+        self, lrs: torch.Tensor, updates: torch.Tensor, level: float = LEVEL
+    ) -> tuple[torch.Tensor, torch.Tensor] | None:
+        """The ``level`` interval of the loss after each of ``updates`` (see the module docstring): ``(low,
+        high)``, or None for a law saved without its covariance.
+
+        Args:
+            lrs: The lr of each update of the run.
+            updates: The update counts (>= 1).
+            level: The probability the interval holds, in (0, 1).
+
+        Returns:
+            The lower and upper ends, tensors like ``updates``.
+
+        Raises:
+            ForecastError: ``level`` is not in (0, 1), or the fit failed.
+
+        >>> FittedLaw(AnnealingLaw(0.9), {}, 1.0, 0.0, 0.0, 0, "eval/loss", "lr/group0").interval([1.0], [1]) is None
+        True
+        """
+        if not (isinstance(level, float) and 0 < level < 1):
+            raise ForecastError(f"level={level!r} must be a probability in (0, 1), such as 0.8")
+        if self.covariance is None:
+            return None
+        central = self.predict(lrs, updates)
+        theta = torch.tensor([math.log(self.parameters[name]) for name in self.law.parameters], dtype=torch.float64)
+        steps = []
+        for i in range(len(theta)):  # d log L / d theta_i by central differences: p pairs of forecasts
+            shift = torch.zeros_like(theta)
+            shift[i] = _STEP
+            up, down = (self._with(theta + sign * shift).predict(lrs, updates) for sign in (1, -1))
+            steps.append((up.log() - down.log()) / (2 * _STEP))
+        g = torch.stack(steps, dim=1)
+        spread = ((g @ torch.tensor(self.covariance, dtype=torch.float64)) * g).sum(dim=1).clamp(min=0)
+        sigma = (spread + self.noise**2 + self.systematic_error**2).sqrt()
+        z = NormalDist().inv_cdf(0.5 + level / 2)
+        return central * torch.exp(-z * sigma), central * torch.exp(z * sigma)
+
+    def _with(self, theta: torch.Tensor) -> FittedLaw:
+        parameters = dict(zip(self.law.parameters, theta.exp().tolist(), strict=True))
+        return dataclasses.replace(self, parameters=parameters)
 
     def range_warnings(self, lrs: torch.Tensor) -> list[str]:
         """What makes a forecast of a run with ``lrs`` an extrapolation (each with the fitted range)."""
@@ -120,6 +182,7 @@ class FittedLaw:
                 "systematic_error": self.systematic_error,
                 "points": self.points,
                 "message": self.message,
+                "covariance": self.covariance,
             },
             "runs": self.runs,
         }
@@ -160,6 +223,7 @@ def load_law(path: str | os.PathLike) -> FittedLaw:
             runs=list(data["runs"]),
             converged=bool(fit["converged"]),
             message=str(fit.get("message", "")),
+            covariance=_matrix(fit.get("covariance"), len(data["parameters"])),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise ForecastError(f"{path}: a saved law with a missing or malformed entry ({error})") from None
@@ -172,6 +236,16 @@ def extent(
     momentum, else the paper's 0.999), from its normalized lrs: what :meth:`FittedLaw.range_warnings` compares."""
     areas = lr_areas(normalized, law.momentum(parameters) if isinstance(law, AnnealingLaw) else 0.999)
     return float(areas.s1[-1]), float(areas.s2.max())
+
+
+def _matrix(value: Any, size: int) -> list[list[float]] | None:
+    """A saved covariance: None (a law saved before intervals), or ``size`` × ``size`` numbers."""
+    if value is None:
+        return None
+    rows = [[float(x) for x in row] for row in value]
+    if len(rows) != size or any(len(row) != size for row in rows):
+        raise ValueError(f"covariance must be {size} × {size}")
+    return rows
 
 
 def _span(bounds: tuple[float, float]) -> str:

@@ -25,11 +25,17 @@ import torch
 from trainer.forecast.errors import FitError, ForecastError
 from trainer.forecast.fitted import FittedLaw, extent
 from trainer.forecast.laws import AnnealingLaw, MultiPowerLaw, law_named, warmup_updates
-from trainer.forecast.runs import TRAIN_LOSS, RunCurve, read_run
+from trainer.forecast.runs import TRAIN_LOSS, RunCurve, read_run, run_folders
 
 __all__ = ["HUBER_DELTA", "fit_law", "fit_curves"]
 
 HUBER_DELTA = 1e-3
+#: with loss="auto", runs that do not all have 8 evaluations are fitted on the eval loss when each has this many
+EVALS_EACH = 3
+#: the largest standard deviation of a log-parameter in a fit's covariance (e^3: a factor of 20)
+MAX_LOG_SD = 3.0
+#: a fit is degenerate when L0 is under this fraction of the smallest loss fitted (docs/forecast.md)
+DEGENERATE_L0 = 0.01
 #: a fit has converged when one more round of L-BFGS from it lowers the objective by less than this fraction
 SETTLED = 1e-3
 
@@ -42,7 +48,9 @@ def fit_law(
     lr_column: str | None = None,
     max_error: float = 0.03,
 ) -> FittedLaw:
-    """Fit ``law`` to the loss curves of ``runs`` (run folders, their ``metrics.csv``, or :class:`RunCurve`).
+    """Fit ``law`` to the loss curves of ``runs`` (run folders, their ``metrics.csv``, sweep folders: each of
+    their runs, or :class:`RunCurve`); a point shared by two runs (a branch's rows up to its decay start, copied
+    from its main run) counts once.
 
     ``loss`` picks the curve (``"eval"``, ``"train"``, or ``"auto"``: the eval loss when every run has enough
     evaluations); every run is fitted on the same one. Returns a :class:`FittedLaw`; a failed fit raises
@@ -53,10 +61,46 @@ def fit_law(
 
 
 def _curves(runs, loss: str, lr_column: str | None) -> list[RunCurve]:
-    curves = [run if isinstance(run, RunCurve) else read_run(run, loss=loss, lr_column=lr_column) for run in runs]
+    given = [run for run in runs if isinstance(run, RunCurve)]
+    folders = run_folders([run for run in runs if not isinstance(run, RunCurve)])
+    curves = given + [read_run(run, loss=loss, lr_column=lr_column) for run in folders]
     if len({curve.loss_column for curve in curves}) > 1:  # "auto" chose differently: fit every run on one curve
-        curves = [read_run(curve.folder, loss="train", lr_column=curve.lr_column) for curve in curves]
+        curves = _one_loss(curves)
     return curves
+
+
+def _one_loss(curves: list[RunCurve]) -> list[RunCurve]:
+    """Runs read on the eval loss by some and the training loss by others (too few evaluations): the eval loss
+    when each has at least :data:`EVALS_EACH` evaluations (a sweep's short branch), else the training loss."""
+    try:
+        evaluated = [read_run(curve.folder, loss="eval", lr_column=curve.lr_column) for curve in curves]
+    except ForecastError:
+        evaluated = []
+    if evaluated and all(len(curve.losses) >= EVALS_EACH for curve in evaluated):
+        return evaluated
+    return [read_run(curve.folder, loss="train", lr_column=curve.lr_column) for curve in curves]
+
+
+def _unshared(curves: Sequence[RunCurve]) -> list[RunCurve]:
+    """Each point once: a point of a later run at the same update, with the same loss and the same lrs up to it
+    as an earlier run's (a branch's rows copied from its main run) is left out."""
+    kept: list[RunCurve] = []
+    for curve in curves:
+        keep = torch.ones(len(curve.updates), dtype=torch.bool)
+        for earlier in kept:
+            same = _same_prefix(curve.lrs, earlier.lrs)
+            known = dict(zip(earlier.updates.tolist(), earlier.losses.tolist(), strict=True))
+            for i, (u, value) in enumerate(zip(curve.updates.tolist(), curve.losses.tolist(), strict=True)):
+                keep[i] &= not (u <= same and known.get(u) == value)
+        kept.append(dataclasses.replace(curve, updates=curve.updates[keep], losses=curve.losses[keep]))
+    return kept
+
+
+def _same_prefix(a: torch.Tensor, b: torch.Tensor) -> int:
+    """How many first lrs two runs share."""
+    n = min(len(a), len(b))
+    differ = (a[:n] != b[:n]).nonzero()
+    return int(differ[0]) if len(differ) else n
 
 
 def _after_warmup(curve: RunCurve) -> RunCurve:
@@ -79,7 +123,7 @@ def fit_curves(curves: Sequence[RunCurve], *, law: AnnealingLaw | MultiPowerLaw,
     if not curves:
         raise ForecastError("no run to fit: give at least one run folder")
     _check_columns(curves)
-    curves = [_after_warmup(curve) for curve in curves]
+    curves = [_after_warmup(curve) for curve in _unshared(curves)]
     points = sum(len(curve.losses) for curve in curves)
     needed = 2 * len(law.parameters)
     if points < needed:
@@ -182,14 +226,30 @@ def _fitted(law, curves, data, theta, objective, settling, lr_scale, max_error) 
         lr_column=curves[0].lr_column,
         runs=[_run_record(law, parameters, curve, lr_scale) for curve in curves],
     )
-    problem = _problem(fitted, objective, settling, max_error)
+    fitted = dataclasses.replace(fitted, covariance=_covariance(law, data, theta))
+    problem = _problem(fitted, objective, settling, max_error, float(torch.cat([item[1] for item in data]).min()))
     if problem:
         failed = dataclasses.replace(fitted, converged=False, message=f"{problem} ({names})")
         raise FitError(f"the {law.name} law {problem} on {names}", failed)
     return fitted
 
 
-def _problem(fitted: FittedLaw, objective: float, settling: float, max_error: float) -> str:
+def _degenerate(fitted: FittedLaw, floor: float) -> str:
+    """Why a fit's parameters say the runs do not determine the law, or "": the loss it tends to (``L0``) near 0,
+    under 1% of the smallest loss fitted (``floor``): the power law does the work of a constant, and a longer
+    run is forecast to fall on toward 0. (Other parameters may run off together where only a product of them is
+    determined, such as the multi-power law's ``B`` and ``C`` when its decays are short; the forecasts depend
+    on the product, and their interval says how well it is known.)"""
+    l0 = fitted.parameters["L0"]
+    if l0 < DEGENERATE_L0 * floor:
+        return (
+            f"L0 = {l0:.3g}, under {DEGENERATE_L0:.0%} of the smallest loss fitted ({floor:.4g}): the runs do not pin "
+            "the loss the law tends to (fit the eval loss, longer runs, or several runs)"
+        )
+    return ""
+
+
+def _problem(fitted: FittedLaw, objective: float, settling: float, max_error: float, floor: float = 0.0) -> str:
     """Why a fit failed, or ""."""
     values = list(fitted.parameters.values())
     if not (math.isfinite(objective) and all(math.isfinite(v) for v in values) and math.isfinite(fitted.error)):
@@ -201,7 +261,28 @@ def _problem(fitted: FittedLaw, objective: float, settling: float, max_error: fl
             f"does not describe the runs: fit error {fitted.error:.2%}, of which {fitted.systematic_error:.2%} is "
             f"systematic (beyond the noise of {fitted.noise:.2%}; at most {max_error:.2%} is accepted)"
         )
-    return ""
+    degenerate = _degenerate(fitted, floor)
+    return f"is degenerate: {degenerate}" if degenerate else ""
+
+
+def _covariance(law, data, theta: torch.Tensor) -> list[list[float]] | None:
+    r"""The covariance of the log-parameters the fitted points leave, :math:`s^2 (J^\top J)^{-1}` (Gauss-Newton on
+    the log residuals); a direction the points do not determine gets a standard deviation of at most
+    :data:`MAX_LOG_SD` (a factor of 20 in the parameters: the delay from one decay, the multi-power law's ``B``
+    against ``C``). None with no more points than parameters."""
+
+    def residuals(t: torch.Tensor) -> torch.Tensor:
+        p = dict(zip(law.parameters, t.exp(), strict=True))
+        return torch.cat([_log_residuals(law, p, *item) for item in data])
+
+    r = residuals(theta)
+    if len(r) <= len(theta):
+        return None
+    jacobian = torch.autograd.functional.jacobian(residuals, theta)
+    s2 = float(r.pow(2).sum()) / (len(r) - len(theta))
+    values, vectors = torch.linalg.eigh(jacobian.T @ jacobian)
+    values = values.clamp(min=max(s2, 1e-300) / MAX_LOG_SD**2)
+    return (s2 * (vectors / values) @ vectors.T).tolist()
 
 
 def _noise(relative: list[torch.Tensor]) -> float:

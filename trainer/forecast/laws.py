@@ -34,9 +34,6 @@ import torch
 
 __all__ = ["LAWS", "AnnealingLaw", "LrAreas", "MultiPowerLaw", "decreases", "law_named", "lr_areas", "warmup_updates"]
 
-#: the smallest lr the multi-power law raises to a negative power (an lr of 0 would give inf · 0)
-_TINY_LR = 1e-12
-
 
 def decreases(lrs: torch.Tensor) -> torch.Tensor:
     r""":math:`\Delta_k = \eta_{k-1} - \eta_k` for each update, 0 before the lr first decreases (the warmup
@@ -180,16 +177,31 @@ class MultiPowerLaw:
 
     def at(self, areas: LrAreas, updates: torch.Tensor) -> tuple[torch.Tensor, ...]:
         r"""What the loss after each of ``updates`` depends on: :math:`S_1(u)`, and over the updates :math:`k`
-        that decreased the lr, :math:`\Delta_k`, :math:`\log \eta_k` and the area since :math:`k`,
+        that decreased the lr, :math:`\Delta_k`, :math:`\eta_k` and the area since :math:`k`,
         :math:`\sum_{\tau=k}^{u} \eta_\tau` (0 for :math:`k > u`): a (points × decreases) matrix."""
         ks = areas.drops.nonzero().flatten()  # update k is index k - 1
         since = (areas.s1[updates].unsqueeze(1) - areas.s1[ks].unsqueeze(0)).clamp(min=0.0)
-        return areas.s1[updates], areas.drops[ks], areas.lrs[ks].clamp(min=_TINY_LR).log(), since
+        return areas.s1[updates], areas.drops[ks], areas.lrs[ks], since
 
     def loss(self, p: dict[str, torch.Tensor], at: tuple[torch.Tensor, ...]) -> torch.Tensor:
-        """The loss at the points ``at`` (from :meth:`at`) with the parameters ``p``."""
-        s1, drops, log_lrs, since = at
-        realized = 1.0 - (p["C"] * torch.exp(-p["gamma"] * log_lrs) * since + 1.0) ** -p["beta"]
+        r"""The loss at the points ``at`` (from :meth:`at`) with the parameters ``p``.
+
+        A decrease to :math:`\eta_k = 0` takes the limit :math:`\eta_k \to 0` of its term: with
+        :math:`R = \sum_{\tau=k+1}^{u} \eta_\tau`, :math:`\eta_k^{-\gamma}(\eta_k + R) = \eta_k^{1-\gamma} +
+        \eta_k^{-\gamma} R`, so :math:`G = 1` once a later update trains (:math:`R > 0`), and while the lr stays
+        0, :math:`G = 0` for :math:`\gamma < 1` (nothing trains, nothing is realized), :math:`G(C)` for
+        :math:`\gamma = 1` and 1 for :math:`\gamma > 1`. Finite, with finite gradients, at every lr >= 0.
+        """
+        s1, drops, lrs, since = at
+        zero = lrs <= 0
+        safe_lrs = torch.where(zero, torch.ones_like(lrs), lrs)  # the other branch is chosen there: no inf, no nan
+        safe_since = torch.where(zero.unsqueeze(0), torch.ones_like(since), since)
+        log_x = torch.log(safe_since.clamp(min=1e-300)) - p["gamma"] * torch.log(safe_lrs)
+        realized = 1.0 - torch.exp(-p["beta"] * torch.nn.functional.softplus(torch.log(p["C"]) + log_x))
+        at_one = 1.0 - (p["C"] + 1.0) ** -p["beta"]
+        still = torch.where(p["gamma"] < 1, torch.zeros_like(at_one), torch.where(p["gamma"] > 1, 1.0, at_one))
+        limit = torch.where(since > 0, torch.ones_like(since), still)
+        realized = torch.where(zero.unsqueeze(0), limit, realized)
         return p["L0"] + p["A"] * s1 ** -p["alpha"] - p["B"] * (realized * drops).sum(dim=1)
 
     def starts(self, losses: torch.Tensor, first_s1: float, last_s2: float) -> list[dict[str, float]]:

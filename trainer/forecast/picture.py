@@ -20,6 +20,8 @@ from trainer.forecast.runs import RunCurve
 __all__ = ["draw_forecast", "forecast_lines", "forecast_text", "save_forecast_picture"]
 
 Line = tuple[str, torch.Tensor, torch.Tensor]  # label, x, y
+#: the curves a text plot tells apart: text_plot draws with 8 markers, then repeats them
+TEXT_MARKERS = 8
 
 
 def _fitted_lines(law: FittedLaw, runs: list[RunCurve]) -> list[tuple[Line, Line]]:
@@ -48,9 +50,24 @@ def forecast_text(
     """The curves as a text plot."""
     from schedulers.tools.plotting import text_plot
 
-    lines = [(label, x, float(x[-1]), y) for label, x, y in forecast_lines(law, runs, forecasts)]
+    shown, note = _few(law, runs, forecasts)
+    lines = [(label, x, float(x[-1]), y) for label, x, y in forecast_lines(law, runs, shown)]
     unit = _unit(runs, forecasts)
-    return text_plot(lines, x_label=f"{unit}s", y_label=law.loss_column, width=width, height=height)
+    return text_plot(lines, x_label=f"{unit}s", y_label=law.loss_column, width=width, height=height) + note
+
+
+def _few(law: FittedLaw, runs: list[RunCurve], forecasts: list[Forecast]) -> tuple[list[Forecast], str]:
+    """The forecasts the text plot can tell apart (one marker each): all when they fit, else evenly spaced ones
+    and the best, and a line saying so."""
+    room = TEXT_MARKERS - 2 * len(runs)
+    if len(forecasts) <= room:
+        return forecasts, ""
+    room = max(room, 1)
+    best = min(range(len(forecasts)), key=lambda i: forecasts[i].final_loss)
+    others = [i for i in range(len(forecasts)) if i != best]
+    picked = {others[round(i * (len(others) - 1) / max(room - 2, 1))] for i in range(room - 1)} | {best}
+    shown = [forecast for i, forecast in enumerate(forecasts) if i in picked]
+    return shown, f"\n(the text plot shows {len(shown)} of the {len(forecasts)} forecasts; -o FILE.png draws them all)"
 
 
 def draw_forecast(
@@ -80,6 +97,10 @@ def draw_forecast(
         x = forecast.counts[forecast.updates - 1]
         loss_ax.plot(x, forecast.losses, "--", color=color, lw=1.2, label=f"forecast {forecast.label}")
         loss_ax.plot([float(x[-1])], [forecast.final_loss], "o", color=color, markersize=5)
+        if forecast.low is not None:  # the interval: a band along the curve, a bar at its end
+            loss_ax.fill_between(x, forecast.low, forecast.high, color=color, alpha=0.12, lw=0)
+            low, high = forecast.final_interval
+            loss_ax.plot([float(x[-1])] * 2, [low, high], "-", color=color, lw=2, gid=f"cadence-interval-{index}")
         if measured and forecast.label in measured:
             count, value = measured[forecast.label]
             loss_ax.plot([count], [value], "x", color=color, markersize=8, mew=2)

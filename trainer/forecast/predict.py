@@ -14,6 +14,7 @@ config's horizon, ``600ba``, ``2e6tok``) or a scale schedule ratio.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -54,6 +55,13 @@ class Forecast:
     losses: torch.Tensor
     warnings: tuple[str, ...] = ()
     budget: Budget | None = None
+    low: torch.Tensor | None = None  # the 80% interval of each loss (FittedLaw.interval); None without one
+    high: torch.Tensor | None = None
+
+    @property
+    def final_interval(self) -> tuple[float, float] | None:
+        """The interval of the final loss (``(low, high)``), or None for a law saved without its covariance."""
+        return None if self.low is None or self.high is None else (float(self.low[-1]), float(self.high[-1]))
 
     @property
     def batches(self) -> int:
@@ -98,7 +106,9 @@ def forecast_lrs(
     losses = law.predict(lrs, updates)
     if not torch.isfinite(losses).all():
         raise ForecastError(f"{label}: the law's loss is not finite on this run's lr curve")
-    return Forecast(label, lrs, counts, unit, updates, losses, tuple(law.range_warnings(lrs)), budget)
+    band = law.interval(lrs, updates)
+    low, high = (None, None) if band is None else band
+    return Forecast(label, lrs, counts, unit, updates, losses, tuple(law.range_warnings(lrs)), budget, low, high)
 
 
 def _previewed(config: str | os.PathLike, overrides: Sequence[str], flags: Any, lr_column: str):
@@ -131,11 +141,37 @@ def _builder(law: FittedLaw, config, overrides: Sequence[str], flags: Any) -> Ca
     return forecast
 
 
-def _budgets(config, overrides: Sequence[str], flags: Any, budgets, ssr) -> list[Budget]:
+def _probe(config, overrides: Sequence[str], flags: Any) -> Any:
+    """The config's trainer (built, not run): its horizon and its schedules."""
     from trainer.config import trainer_from_command_line
 
-    probe = trainer_from_command_line(config, [*overrides, "trainer.init.progress_bar=false"], flags)
+    return trainer_from_command_line(config, [*overrides, "trainer.init.progress_bar=false"], flags)
+
+
+def _budgets(config, overrides: Sequence[str], flags: Any, budgets, ssr, probe: Any = None) -> list[Budget]:
+    probe = probe or _probe(config, overrides, flags)
     return config_budgets(probe.state, ssr=ssr, max_duration=budgets)
+
+
+_SCHEDULE_KEY = re.compile(r"trainer\.init\.schedulers\.(\d+)\.([A-Za-z_]\w*)\.")
+
+
+def _check_grid_key(probe: Any, key: str) -> None:
+    """A grid key naming another schedule class than the config's (which would add a second schedule to the
+    mapping) is one line naming the config's."""
+    import schedulers
+
+    match = _SCHEDULE_KEY.match(key)
+    if match is None:
+        return
+    index, named = int(match[1]), match[2]
+    found = {label: type(schedule).__name__ for label, schedule, _ in probe.scheduled.schedules}
+    actual = found.get(f"schedulers[{index}]")
+    if actual is not None and named != actual and named in schedulers.__all__:
+        raise ForecastError(
+            f"--grid {key}: the config's schedule {index} is {actual}, not {named} "
+            f"(give trainer.init.schedulers.{index}.{actual}.<argument>)"
+        )
 
 
 def forecast_config(
@@ -171,9 +207,12 @@ def best_of_grid(
     (the lowest final loss)."""
     if not values:
         raise ForecastError(f"the grid of {key} has no value")
+    probe = _probe(config, overrides, flags)
+    _check_grid_key(probe, key)
     plan = [None]
     if budget is not None or ssr is not None:
-        plan = _budgets(config, overrides, flags, None if budget is None else [budget], None if ssr is None else [ssr])
+        once = (None if budget is None else [budget], None if ssr is None else [ssr])
+        plan = _budgets(config, overrides, flags, *once, probe=probe)
     forecast = _builder(law, config, overrides, flags)
     found = [forecast(plan[0], f"{key}={value}", [f"{key}={value}"]) for value in values]
     best = min(range(len(found)), key=lambda i: found[i].final_loss)
@@ -190,23 +229,35 @@ def smallest_budget(
     ssr: Sequence[Any] | None = None,
     flags: Any = None,
     tolerance: float = 0.01,
+    surely: bool = False,
 ) -> tuple[Forecast | None, list[Forecast]]:
     """The smallest budget predicted to reach the loss ``target``: the first of ``budgets`` (or ``ssr``) that
     reaches it, narrowed by bisection against the one before it (or 0) to ``tolerance`` of its size, assuming a
     larger budget reaches a lower loss. Returns it (None when even the largest does not) and every forecast made.
+    ``surely``: the budget whose interval's upper end reaches the target (the forecast itself reaches it at a
+    smaller one, "likely"; a law without intervals: the same).
     """
     forecast = _builder(law, config, overrides, flags)
     tried: list[Forecast] = []
     low = 0.0
+    reaches = _reaches(target, surely)
     for budget in _budgets(config, overrides, flags, budgets, ssr):
         tried.append(forecast(budget, budget.name))
-        if tried[-1].final_loss <= target:
-            return _bisect(forecast, tried, low, budget, target, tolerance), tried
+        if reaches(tried[-1]):
+            return _bisect(forecast, tried, low, budget, reaches, tolerance), tried
         low = _size(budget)
     return None, tried
 
 
-def _bisect(forecast, tried: list[Forecast], low: float, budget: Budget, target: float, tolerance: float) -> Forecast:
+def _reaches(target: float, surely: bool) -> Callable[[Forecast], bool]:
+    def reaches(forecast: Forecast) -> bool:
+        band = forecast.final_interval
+        return (band[1] if surely and band is not None else forecast.final_loss) <= target
+
+    return reaches
+
+
+def _bisect(forecast, tried: list[Forecast], low: float, budget: Budget, reaches, tolerance: float) -> Forecast:
     best, high = tried[-1], _size(budget)
     while high - low > tolerance * high:
         middle = _budget_of(budget, (low + high) / 2)
@@ -217,7 +268,7 @@ def _bisect(forecast, tried: list[Forecast], low: float, budget: Budget, target:
         except ValueError:  # a budget too small for the config (its warmup does not fit): reaching needs more
             low = _size(middle)
             continue
-        if tried[-1].final_loss <= target:
+        if reaches(tried[-1]):
             best, high = tried[-1], _size(middle)
         else:
             low = _size(middle)

@@ -2,6 +2,11 @@
 sweep`` log it with a :class:`~trainer.CSVLogger`: one row per batch with ``train/loss`` and every scheduled
 value, ``lr/group0``, ..., and one row per evaluation with ``eval/loss``).
 
+A warmup-stable-decay branch of a sweep (``cadence sweep --branch-from-stable``) resumes the main run at its
+decay start; run from the sweep's ``points.txt`` (a job array), its ``metrics.csv`` holds only its decay, and
+it is read with the main run's rows up to there: those of the run beside it (a sibling folder) that starts at
+batch 1 and reaches furthest. A sweep folder (folders with a ``metrics.csv`` each) names all its runs.
+
 A row's ``batch`` is the batches trained when it was logged. The lr in the row of batch ``k`` is the lr batch
 ``k`` trained with (:math:`\\eta_k`); its ``train/loss`` was measured before that batch's update (after
 ``k - 1`` updates), an ``eval/loss`` after ``k`` updates. A batch logged twice (a resumed run that logged it
@@ -13,15 +18,26 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
 from trainer.forecast.errors import ForecastError
-from trainer.sweep.folders import METRICS, read_rows
+from trainer.records import read_rows
+from trainer.sweep.folders import METRICS
 
-__all__ = ["EVAL_LOSS", "LOSS_CHOICES", "TRAIN_LOSS", "RunCurve", "lr_columns", "metrics_path", "read_run"]
+__all__ = [
+    "EVAL_LOSS",
+    "LOSS_CHOICES",
+    "TRAIN_LOSS",
+    "RunCurve",
+    "lr_columns",
+    "metrics_path",
+    "read_run",
+    "run_folders",
+]
 
 TRAIN_LOSS = "train/loss"
 EVAL_LOSS = "eval/loss"
@@ -59,6 +75,24 @@ def metrics_path(run: str | os.PathLike) -> Path:
     return path
 
 
+def run_folders(runs: Sequence[str | os.PathLike]) -> list[Path]:
+    """The runs each of ``runs`` names: a run folder or its ``metrics.csv`` itself; a sweep folder (no
+    ``metrics.csv`` of its own, folders with one inside) each of those, by name.
+
+    >>> import tempfile; sweep = Path(tempfile.mkdtemp())
+    >>> for point in ("b", "a"):
+    ...     (sweep / point).mkdir(); _ = (sweep / point / METRICS).write_text("batch\\n")
+    >>> [path.name for path in run_folders([sweep])]
+    ['a', 'b']
+    """
+    found = []
+    for run in runs:
+        path = Path(run)
+        inside = sorted(p.parent for p in path.glob(f"*/{METRICS}")) if path.is_dir() else []
+        found += inside if inside and not (path / METRICS).is_file() else [path]
+    return found
+
+
 def lr_columns(header: list[str]) -> list[str]:
     """The ``lr/group<i>`` columns of a CSV header, by group number."""
     return sorted((c for c in header if _LR_COLUMN.match(c)), key=lambda c: int(_LR_COLUMN.match(c).group(1)))
@@ -75,7 +109,10 @@ def read_run(run: str | os.PathLike, *, loss: str = "auto", lr_column: str | Non
         raise ForecastError(f"loss={loss!r} must be one of {', '.join(LOSS_CHOICES)}")
     path = metrics_path(run)
     rows = read_rows(path)
-    header = list(rows[0]) if rows else []
+    if not rows:
+        raise ForecastError(f"{path}: no rows: the run logged nothing (yet)")
+    rows = _main_rows(path, rows) + rows
+    header = list(rows[0])
     column = _lr_column(path, header, lr_column)
     if TRAIN_LOSS not in header:
         raise ForecastError(f"{path}: no {TRAIN_LOSS} column: it is not the metrics of a training run")
@@ -103,6 +140,28 @@ def read_run(run: str | os.PathLike, *, loss: str = "auto", lr_column: str | Non
         column,
         *_counts(trained),
     )
+
+
+def _first_batch(rows: list[dict[str, str]]) -> int | None:
+    batches = [int(row["batch"]) for row in rows if row.get(TRAIN_LOSS, "") != "" and row.get("batch", "") != ""]
+    return min(batches) if batches else None
+
+
+def _main_rows(path: Path, rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """For a branch whose rows start after batch 1 (its decay start), the rows before it of the main run beside
+    it (a sibling run that starts at batch 1 and reaches furthest); else none."""
+    first = _first_batch(rows)
+    if first is None or first <= 1:
+        return []
+    best: list[dict[str, str]] = []
+    for other in sorted(path.parent.parent.glob(f"*/{METRICS}")):
+        if other.resolve() == path.resolve():
+            continue
+        candidate = read_rows(other)
+        batches = [int(row["batch"]) for row in candidate if row.get(TRAIN_LOSS, "") != ""]
+        if batches and min(batches) == 1 and max(batches) >= first - 1 and len(candidate) > len(best):
+            best = candidate
+    return [row for row in best if int(row["batch"]) < first]
 
 
 def _counts(trained: dict[int, dict[str, str]]) -> tuple[torch.Tensor, str]:
@@ -136,7 +195,8 @@ def _lrs(path: Path, trained: dict[int, dict[str, str]], column: str) -> torch.T
     missing = [batch for batch in range(1, last + 1) if batch not in trained]
     if missing:
         raise ForecastError(
-            f"{path}: {len(missing)} of batches 1..{last} have no row (the first: {missing[0]}): the lr curve has a gap"
+            f"{path}: {len(missing)} of batches 1..{last} have no row (the first: {missing[0]}): the lr curve has a "
+            "gap (a sweep's branch is read with the main run beside it: give the sweep folder, main run included)"
         )
     values = []
     for batch in range(1, last + 1):

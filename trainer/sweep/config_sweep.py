@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -129,13 +129,13 @@ def sweep_config(
     branch_from_stable: bool = False,
     jobs: int | None = None,
     overrides: Sequence[str] = (),
-    forecast: bool = False,
+    forecast: Callable[..., None] | None = None,
     launcher: str = "local",
     dry_run: bool = False,
     **cluster: Any,
 ) -> list[dict[str, Any]]:
-    """Plan and run the sweep of a config (``cadence sweep``); returns the summary rows (``forecast``: with how
-    far a law fitted on the largest point forecasts each, :mod:`trainer.sweep.forecasting`).
+    """Plan and run the sweep of a config (``cadence sweep``); returns the summary rows (``forecast``: a function
+    adding columns to them, as :func:`trainer.forecast.sweeps.add_forecasts` does for ``--forecast``).
 
     ``launcher`` runs the points: ``"local"`` (processes on this machine), ``"ray"`` or ``"slurm"``, with that
     launcher's ``cluster`` options (:func:`trainer.sweep.launchers.make_launcher`). ``jobs`` points run at once

@@ -41,12 +41,13 @@ def run_points(
     out: Path,
     jobs: int,
     log: Callable[[str], None] = print,
-    forecast: bool = False,
+    forecast: Callable[[list[SweepPoint], list[dict[str, Any]], Callable[[str], None]], None] | None = None,
     dry_run: bool = False,
 ) -> list[dict[str, Any]]:
     """Run every unfinished point of ``points`` with ``launcher``, ``jobs`` at once (a WSD branch as soon as its
-    decay start is saved), and return the summary rows (with ``forecast``, each row also says how far a law
-    fitted on the largest point forecasts it). With ``dry_run``, only write ``points.txt`` and print its lines."""
+    decay start is saved), and return the summary rows (``forecast(points, rows, log)`` adds columns to the rows
+    before they are written: ``cadence sweep --forecast`` passes :func:`trainer.forecast.sweeps.add_forecasts`).
+    With ``dry_run``, only write ``points.txt`` and print its lines."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     commands = [launcher.command(point) for point in points]
@@ -75,12 +76,10 @@ def run_points(
     return _summarize(points, out, log, forecast)
 
 
-def _summarize(points: list[SweepPoint], out: Path, log: Callable[[str], None], forecast: bool) -> list[dict]:
+def _summarize(points: list[SweepPoint], out: Path, log: Callable[[str], None], forecast: Any) -> list[dict]:
     rows = [point_row(point) for point in points]
-    if forecast:
-        from trainer.sweep.forecasting import add_forecasts
-
-        add_forecasts(points, rows, log)
+    if forecast is not None:  # cadence sweep --forecast: trainer.forecast.sweeps.add_forecasts
+        forecast(points, rows, log)
     write_summary(out / SUMMARY_FILE, rows)
     line = compute_line(rows)
     picture = save_picture(out / PICTURE_FILE, points, rows, title=line)

@@ -1,6 +1,7 @@
 """The sweep's picture: every point's loss on one axis of samples (tokens when the run counts them), the
 scheduled values beneath on the same axis, and the final eval loss (else the final training loss) against
-the budget. ``cadence sweep`` writes it as ``OUT/sweep.png`` when matplotlib is installed."""
+the budget; with ``--forecast``, each point's forecast beside the loss it is scored against (a forecast of the
+training loss on an axis of its own). ``cadence sweep`` writes it as ``OUT/sweep.png`` when matplotlib is installed."""
 
 from __future__ import annotations
 
@@ -27,7 +28,9 @@ def draw_sweep(points: list[Any], summary: list[dict[str, Any]], figure: Any = N
     grid = figure.add_gridspec(2, 2, width_ratios=(2.2, 1.0), height_ratios=(1.6, 1.0))
     loss_ax = figure.add_subplot(grid[0, 0])
     schedule_ax = figure.add_subplot(grid[1, 0], sharex=loss_ax)
-    budget_ax = figure.add_subplot(grid[:, 1])
+    on_train = any(str(row.get("forecast_of") or "").startswith("train/") for row in summary)
+    budget_ax = figure.add_subplot(grid[0, 1] if on_train else grid[:, 1])
+    forecast_ax = figure.add_subplot(grid[1, 1], sharex=budget_ax) if on_train else budget_ax
     series = [_series(point) for point in points]
     unit = "token" if any(row["tokens"] > 0 for row in summary) else "sample"
     curve = 0
@@ -55,6 +58,7 @@ def draw_sweep(points: list[Any], summary: list[dict[str, Any]], figure: Any = N
     schedule_ax.set_ylabel(", ".join(keys) if len(keys) <= 2 else "scheduled values")
     schedule_ax.set_xlabel(f"{unit}s")
     _draw_budgets(budget_ax, summary, unit, curve)
+    _draw_forecasts(forecast_ax, summary, unit, curve + 1)
     if title:
         figure.suptitle(title, fontsize=10)
     return figure
@@ -68,17 +72,37 @@ def _draw_budgets(ax, summary: list[dict[str, Any]], unit: str, gid: int) -> Non
     line.set_gid(f"cadence-curve-{gid}")
     for row, x in zip(summary, xs, strict=True):
         ax.annotate(row["point"], (x, row[key]), textcoords="offset points", xytext=(4, 4), fontsize=7)
-    forecast = [row.get("forecast_final_loss") for row in summary]
-    if all(value is not None for value in forecast):  # cadence sweep --forecast: the law's forecast of each point
-        (line,) = ax.plot(xs, forecast, marker="o", mfc="none", color="C3", lw=0.8, ls="--", label="forecast")
-        line.set_gid(f"cadence-curve-{gid + 1}")
-        for row, x in zip(summary, xs, strict=True):
-            note = f"{row['forecast_error']:+.1%}" if row.get("forecast_error") is not None else ""
-            ax.annotate(note, (x, row["forecast_final_loss"]), textcoords="offset points", xytext=(4, -10), fontsize=7)
-        ax.legend(fontsize="small")
     ax.set_xlim(0, max(xs) * 1.15)
     ax.set_xlabel(f"budget ({unit}s)")
     ax.set_ylabel(key.replace("_", " "))
+
+
+def _draw_forecasts(ax, summary: list[dict[str, Any]], unit: str, gid: int) -> None:
+    """``cadence sweep --forecast``: each point's forecast and its error, beside the loss it is scored against. A
+    forecast of the eval loss shares the final eval loss's axis; one of the training loss has its own, with the
+    measured training loss of the same batches (docs/forecast.md, "Inside sweeps")."""
+    drawn = [row for row in summary if row.get("forecast_final_loss") is not None]
+    if not drawn:
+        return
+    xs = [row[f"{unit}s"] for row in drawn]
+    of = drawn[0]["forecast_of"]
+    if of.startswith("train/"):
+        (line,) = ax.plot(xs, [row["forecast_measured"] for row in drawn], marker="x", color="0.2", lw=1.0)
+        line.set_label("measured")
+        ax.set_ylabel(of.replace("train/loss", "training loss").replace(",", "\n", 1), fontsize=8)
+        ax.set_xlabel(f"budget ({unit}s)")
+    (line,) = ax.plot(
+        xs, [row["forecast_final_loss"] for row in drawn], marker="o", mfc="none", color="C3", lw=0.8, ls="--"
+    )
+    line.set_label("forecast")
+    line.set_gid(f"cadence-curve-{gid}")
+    if all(row.get("forecast_low") is not None for row in drawn):  # the forecast's interval, as a bar
+        lows, highs = [row["forecast_low"] for row in drawn], [row["forecast_high"] for row in drawn]
+        ax.vlines(xs, lows, highs, color="C3", lw=2, alpha=0.5, label="80% interval")
+    for row, x in zip(drawn, xs, strict=True):
+        note = f"{row['forecast_error']:+.1%}"
+        ax.annotate(note, (x, row["forecast_final_loss"]), textcoords="offset points", xytext=(4, -10), fontsize=7)
+    ax.legend(fontsize="small")
 
 
 def save_picture(path: Path, points: list[Any], summary: list[dict[str, Any]], title: str | None = None) -> Path | None:

@@ -139,6 +139,8 @@ def resolve_fraction(value: Any, horizon: Time, dataloader_len: int | None) -> T
     (Time(75, TimeUnit.BATCH), Time(15, TimeUnit.BATCH))
     """
     time = _duration(value)
+    if time.value <= 0:
+        raise ValueError(f"budget {value!r} must be > 0 (a run length, or a fraction of the horizon such as 0.5dur)")
     if time.unit is not TimeUnit.DURATION:
         return time
     fraction = Fraction(repr(float(time.value)))

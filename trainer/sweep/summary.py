@@ -22,9 +22,8 @@ from typing import Any
 
 from schedulers.tools.files import write_atomically
 from trainer.sweep import folders
-from trainer.sweep.forecasting import FORECAST_COLUMNS
 
-__all__ = ["COLUMNS", "compute_line", "point_row", "table", "write_summary"]
+__all__ = ["COLUMNS", "added_columns", "compute_line", "point_row", "table", "write_summary"]
 
 COLUMNS = (
     "point",
@@ -71,10 +70,19 @@ def compute_line(rows: Iterable[dict[str, Any]]) -> str:
     return f"{len(rows)} budgets for {used:.2f}× the largest run (independent runs: {independent:.2f}×)"
 
 
+def added_columns(rows: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The columns the rows have beyond the :data:`COLUMNS` (those ``--forecast`` adds), in their order.
+
+    >>> added_columns([{"point": "a", "forecast_error": 0.01}])
+    ('forecast_error',)
+    """
+    return tuple(key for key in rows[0] if key not in COLUMNS) if rows else ()
+
+
 def write_summary(path: Path, rows: list[dict[str, Any]]) -> Path:
-    """Write ``summary.csv`` (the :data:`COLUMNS`, and a forecast's columns when the rows have them; one row per
-    point) atomically."""
-    columns = COLUMNS + tuple(key for key in FORECAST_COLUMNS if rows and key in rows[0])
+    """Write ``summary.csv`` (the :data:`COLUMNS`, and the columns added to the rows, such as a forecast's; one
+    row per point) atomically."""
+    columns = COLUMNS + added_columns(rows)
 
     def write(stream) -> None:
         writer = csv.DictWriter(stream, columns, lineterminator="\n")
@@ -88,7 +96,7 @@ def write_summary(path: Path, rows: list[dict[str, Any]]) -> Path:
 def table(rows: list[dict[str, Any]]) -> str:
     """The rows as an aligned text table (what the command prints)."""
     shown = ("point", "batches", "samples", "tokens", "trained_batches", "final_train_loss", "final_eval_loss")
-    shown += tuple(key for key in FORECAST_COLUMNS if rows and key in rows[0])
+    shown += tuple(key for key in added_columns(rows) if key != "forecast_of")
     cells = [list(shown)] + [[_short(row[key]) for key in shown] for row in rows]
     widths = [max(len(line[i]) for line in cells) for i in range(len(shown))]
     return "\n".join("  ".join(cell.rjust(width) for cell, width in zip(line, widths, strict=True)) for line in cells)
