@@ -218,7 +218,8 @@ class ReduceLROnPlateauListener:
         if not evaluation.counts:
             return None
         if self.monitor not in evaluation.metrics:
-            raise KeyError(f"monitor={self.monitor!r} is not among this evaluation's metrics {sorted(evaluation.metrics)}")
+            metrics = sorted(evaluation.metrics)
+            raise KeyError(f"monitor={self.monitor!r} is not among this evaluation's metrics {metrics}")
         before = [group["lr"] for group in self.scheduler.optimizer.param_groups]
         self.scheduler.step(evaluation.metrics[self.monitor])
         after = [group["lr"] for group in self.scheduler.optimizer.param_groups]
