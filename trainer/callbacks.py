@@ -51,7 +51,16 @@ from schedulers.tools.files import check_writable, write_atomically
 from timeunits import Timestamp, TimeUnit
 from trainer.records import COUNT_COLUMNS, RowFile
 
-__all__ = ["HOOK_NAMES", "Callback", "CallbackList", "as_callbacks", "call_hooks", "ProgressBar", "LRMonitor"]
+__all__ = [
+    "HOOK_NAMES",
+    "Callback",
+    "CallbackList",
+    "EvalHooks",
+    "as_callbacks",
+    "call_hooks",
+    "ProgressBar",
+    "LRMonitor",
+]
 
 #: The hooks a callback can override, in the order a run calls them.
 HOOK_NAMES = (
@@ -287,6 +296,45 @@ class CallbackList:
     def on_fit_end(self, trainer: Any) -> None:
         for hook in self._on_fit_end:
             hook(trainer)
+
+
+class EvalHooks:
+    """The callbacks' ``on_eval`` as an :class:`~schedulers.core.listening.EvaluationListener`: the trainer delivers
+    every evaluation (whether or not it counts) through the one listener path, and this calls ``on_eval(trainer,
+    metrics)`` on each callback that overrides it.
+
+    Args:
+        trainer: What the hooks get as ``trainer``.
+        callbacks: The trainer's :class:`CallbackList`.
+
+    Returns:
+        The listener; it reads no particular metric and needs no evaluation.
+
+    >>> from schedulers.core.listening import Evaluation
+    >>> class Seen(Callback):
+    ...     def on_eval(self, trainer, metrics):
+    ...         print(trainer, metrics)
+    >>> EvalHooks("the trainer", CallbackList([Seen()])).hear(Evaluation({"eval/loss": 0.5}))
+    the trainer {'eval/loss': 0.5}
+    """
+
+    listener_name = "callbacks' on_eval"
+    monitors: tuple[str, ...] = ()
+    needs_evaluations = False
+
+    def __init__(self, trainer: Any, callbacks: CallbackList) -> None:
+        self.trainer, self.callbacks = trainer, callbacks
+
+    def hear(self, evaluation: Any) -> None:
+        """Call every ``on_eval`` with the evaluation's metrics (a new dict each time).
+
+        Args:
+            evaluation: The :class:`~schedulers.core.listening.Evaluation`.
+
+        Returns:
+            None: a callback ends a run itself (``trainer.request_stop``).
+        """
+        self.callbacks.on_eval(self.trainer, dict(evaluation.metrics))
 
 
 def call_hooks(callbacks: CallbackList | Iterable[object] | None, hook_name: str, *args: Any) -> None:

@@ -30,6 +30,7 @@ from schedulers import Product, compile_scheduler, scale_pytorch_scheduler
 from schedulers.core.callables import CallableKind, callable_kind
 from schedulers.core.clock import EpochStartView
 from schedulers.core.compile import CompiledScheduler
+from schedulers.core.listening import EvaluationListener, ReduceLROnPlateauListener
 from schedulers.core.plateau import listening
 from schedulers.core.run import Run
 from schedulers.core.tags import matches, normalize_tags
@@ -47,7 +48,7 @@ class ScheduledRun:
         keys: list[str],
         schedules: list[tuple[str, Any, str]] = (),
         others: list[tuple[str, LRScheduler, str]] = (),
-        on_eval: list[tuple[str, ReduceLROnPlateau]] = (),
+        on_eval: list[ReduceLROnPlateauListener] = (),
         listeners: list[tuple[str, str]] = (),
     ) -> None:
         self.per_batch = per_batch
@@ -55,21 +56,16 @@ class ScheduledRun:
         self.keys = keys  # the hyperparameters something schedules, for monitors and loggers
         self.schedules = list(schedules)  # (label, Cadence schedule, hyperparameter): for the report
         self.others = list(others)  # (label, torch/Cerebras/SambaFlow scheduler, hyperparameter)
-        self.on_eval = list(on_eval)  # (monitor, torch ReduceLROnPlateau): stepped with the metric at evaluations
-        self.listeners = list(listeners)  # (who, monitor): what listens to evaluations, for the check at start
-        self._observers = [s for s in per_batch + per_epoch if isinstance(s, CompiledScheduler) and s.monitors]
+        self.on_eval = list(on_eval)  # torch's ReduceLROnPlateau: stepped with its metric at evaluations
+        self.listeners = list(listeners)  # (who, monitor): what listens to evaluations, for the preview's note
+        #: what hears the run's evaluations, by the one protocol (schedulers.core.listening)
+        self.evaluation_listeners: list[EvaluationListener] = [
+            s for s in per_batch + per_epoch if isinstance(s, EvaluationListener) and s.needs_evaluations
+        ] + self.on_eval
 
     @property
     def all(self) -> list[LRScheduler]:
-        return self.per_batch + self.per_epoch + [scheduler for _, scheduler in self.on_eval]
-
-    def observe(self, metrics: dict[str, float]) -> None:
-        """An evaluation's metrics, to whatever listens: each compiled plateau, and torch's ``ReduceLROnPlateau``
-        stepped with its monitored metric (as Lightning does with ``monitor``)."""
-        for scheduler in self._observers:
-            scheduler.observe(metrics)
-        for monitor, scheduler in self.on_eval:
-            scheduler.step(metrics[monitor])
+        return self.per_batch + self.per_epoch + [listener.scheduler for listener in self.on_eval]
 
 
 class _Entry:
@@ -99,7 +95,7 @@ def build_schedulers(
     per_batch: list[LRScheduler] = []
     per_epoch: list[LRScheduler] = []
     clock = EpochStartView(state) if per_epoch_clock else state
-    on_eval: list[tuple[str, ReduceLROnPlateau]] = []
+    on_eval: list[ReduceLROnPlateauListener] = []
     listeners = [(f"{e.label} ({type(p).__name__})", p.monitor) for e in cadence for p in listening(e.schedule)]
     for label, scheduler in built:
         if scheduler.optimizer is not optimizer:
@@ -107,7 +103,7 @@ def build_schedulers(
         writers.setdefault(_written_key(scheduler), []).append((f"{label} ({type(scheduler).__name__})", True))
         if isinstance(scheduler, ReduceLROnPlateau):  # stepped with its metric at each evaluation, never in time
             monitor = monitors.get(label, "eval/loss")
-            on_eval.append((monitor, scheduler))
+            on_eval.append(ReduceLROnPlateauListener(scheduler, monitor, f"{label} (ReduceLROnPlateau)"))
             listeners.append((f"{label} (ReduceLROnPlateau)", monitor))
             continue
         _check_per_epoch(label, scheduler, step_every_batch)
@@ -254,9 +250,10 @@ def _compile_key(key: str, entries: list[_Entry], optimizer, state, run: Run) ->
     for driving, groups in by_schedules.items():
         schedules = [entries[i].schedule for i in driving]
         combined = schedules[0] if len(schedules) == 1 else Product(schedules)
+        labels = ", ".join(entries[i].label for i in driving)
         try:
             compiled.append(compile_scheduler(combined, optimizer, state, run, hyperparameter=key, param_groups=groups))
         except ValueError as error:
-            labels = ", ".join(entries[i].label for i in driving)
             raise ValueError(f"{labels}: {error}") from None
+        compiled[-1].listener_name = f"{labels} ({type(combined).__name__})"
     return compiled

@@ -44,6 +44,7 @@ __all__ = [
     "Listening",
     "PlateauScheduler",
     "PlateauState",
+    "evaluations_or_time",
     "improves",
     "listening",
     "plateau_levels",
@@ -52,8 +53,24 @@ __all__ = [
 ]
 
 
-def _evaluations_or_time(name: str, value: object) -> int | Time:
-    """``patience``/``cooldown``: a count of evaluations (an int >= 0) or a time (``"2ep"``, ``"0.05dur"``)."""
+def evaluations_or_time(name: str, value: object) -> int | Time:
+    """A patience or a cooldown: a count of evaluations (an int >= 0) or a time (``"2ep"``, ``"0.05dur"``).
+
+    The one check of it, for a plateau's ``patience``/``cooldown`` and ``EarlyStopping``'s ``patience``.
+
+    Args:
+        name: The argument's name, which an error starts with.
+        value: What was given.
+
+    Returns:
+        The int, or the :class:`~timeunits.Time`.
+
+    Raises:
+        ValueError: A negative count or time, a bool, or something that is neither, naming ``name``.
+
+    >>> evaluations_or_time("patience", 0), evaluations_or_time("patience", "2ep")
+    (0, Time(2, TimeUnit.EPOCH))
+    """
     if isinstance(value, bool):
         raise ValueError(f"{name}={value!r} must be a count of evaluations (an int >= 0) or a time such as '2ep'")
     if isinstance(value, int):
@@ -171,10 +188,10 @@ class PlateauScheduler(Schedule):
     monitor: str = attrs.field(default="eval/loss")
     mode: str = choice_field("min", ("min", "max"))
     factor: float = attrs.field(default=0.1, converter=named_converter(_factor))
-    patience: int | Time = attrs.field(default=10, converter=named_converter(_evaluations_or_time), repr=argument_repr)
+    patience: int | Time = attrs.field(default=10, converter=named_converter(evaluations_or_time), repr=argument_repr)
     threshold: float = number_field(1e-4, low=0.0)
     threshold_mode: str = choice_field("rel", ("rel", "abs"))
-    cooldown: int | Time = attrs.field(default=0, converter=named_converter(_evaluations_or_time), repr=argument_repr)
+    cooldown: int | Time = attrs.field(default=0, converter=named_converter(evaluations_or_time), repr=argument_repr)
     min_factor: float = number_field(0.0, low=0.0)
     eps: float = number_field(1e-8, low=0.0)
     reductions: tuple[Time, ...] = attrs.field(default=(), converter=milestones_field().converter, repr=argument_repr)

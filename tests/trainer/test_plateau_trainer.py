@@ -247,7 +247,7 @@ def test_yaml_plateau_torch_plateau_and_early_stopping():
         base_dir=HERE,
     )
     assert isinstance(torch_yaml.schedulers[0], ReduceLROnPlateau)
-    assert torch_yaml.scheduled.on_eval[0][0] == "eval/loss"
+    assert torch_yaml.scheduled.on_eval[0].monitor == "eval/loss"
 
 
 def test_yaml_without_evaluations_names_the_keys_to_set():
