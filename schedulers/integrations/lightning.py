@@ -30,8 +30,8 @@ the schedule at ``k`` batches, as in Cadence's trainer. PyTorch Lightning (``lig
 
 from __future__ import annotations
 
-import importlib
 import math
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -41,6 +41,7 @@ from schedulers.core.clock import closes_epoch
 from schedulers.core.compile import CompiledScheduler
 from schedulers.core.state import as_dataloader_len, as_max_duration
 from schedulers.integrations.counting import enable_counting, samples_in, steps_per_epoch, tokens_in
+from schedulers.integrations.framework import FrameworkClock, callback_class, import_framework, refuse_deaf
 from timeunits import Time, Timestamp, TimeUnit
 
 # CadenceClockCallback is made on first use by the module's __getattr__ (it subclasses Lightning's Callback)
@@ -66,6 +67,7 @@ def lightning_scheduler_config(
     get_num_tokens: Callable[[Any], int] | None = None,
     param_groups: Sequence[int] | None = None,
     name: str | None = None,
+    monitor: str | None = None,
 ) -> dict[str, Any]:
     """Lightning's ``lr_scheduler`` config dict for ``schedule``, fed by the Trainer's own clock.
 
@@ -79,8 +81,44 @@ def lightning_scheduler_config(
     when the run or the schedule is in ``sp`` (or the schedule is a plain callable), by default as the
     leading dimension of the batch's first tensor. A run or schedule in ``tok`` needs ``get_num_tokens``.
 
-    Returns ``{"scheduler": ..., "interval": "step", "frequency": 1}`` (plus ``"name"`` when given): a
-    Cadence schedule is evaluated after every optimizer step, so any other ``interval`` is a ValueError.
+    A schedule that listens (a :class:`~schedulers.PlateauScheduler` anywhere inside) hears ``monitor`` (the
+    metric your ``validation_step`` logs, as Lightning's ``monitor`` names it; or the config's ``"monitor"``)
+    at the end of every validation run while fitting (not the sanity check), as torch's ``ReduceLROnPlateau``
+    fed that metric would. Lightning's ``reduce_on_plateau=True`` is not needed and is refused.
+
+    Args:
+        schedule: The schedule.
+        optimizer: The optimizer of ``configure_optimizers``.
+        trainer: The Trainer, or the LightningModule (``self``).
+        interval: Must be ``"step"``.
+        hyperparameter: The param-group key driven.
+        ssr: The scale schedule ratio.
+        max_duration: The run's length, instead of Lightning's.
+        dataloader_len: Optimizer steps per epoch, instead of Lightning's.
+        get_num_samples: Counts the samples of a loader batch.
+        get_num_tokens: Counts the tokens of a loader batch.
+        param_groups: The indices of the groups driven (None: all).
+        name: What ``LearningRateMonitor`` shows.
+        monitor: The logged metric a schedule that listens hears.
+
+    Returns:
+        ``{"scheduler": ..., "interval": "step", "frequency": 1}`` (plus ``"name"`` and ``"monitor"`` when given).
+
+    Raises:
+        ValueError: ``interval`` other than ``"step"``, a run with no length, tokens without a counter; when
+            training starts, in one line: a schedule that listens without a ``monitor``, with
+            ``reduce_on_plateau=True``, or in a run that never validates.
+        TypeError: ``trainer`` neither a Trainer nor an attached module, or a counter that is not callable.
+
+    Example:
+        >>> import torch
+        >>> from schedulers import LinearScheduler
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+        >>> try:
+        ...     lightning_scheduler_config(LinearScheduler(), opt, None, interval="epoch")
+        ... except ValueError as error:
+        ...     print(str(error).split(":")[0])
+        interval='epoch'
     """
     if interval != "step":
         raise ValueError(
@@ -100,9 +138,12 @@ def lightning_scheduler_config(
         schedule, optimizer, state, ssr, hyperparameter=hyperparameter, param_groups=param_groups
     )
     enable_counting(schedule, state, scheduler.ssr, clock)
+    scheduler.monitor = monitor
     config: dict[str, Any] = {"scheduler": scheduler, "interval": "step", "frequency": 1}
     if name is not None:
         config["name"] = name
+    if monitor is not None:
+        config["monitor"] = monitor
     return config
 
 
@@ -194,10 +235,71 @@ class LightningScheduler(CompiledScheduler):
     """
 
     state: LightningState
+    #: the logged metric a schedule that listens hears (lightning_scheduler_config's monitor=, or the config's)
+    monitor: str | None = None
 
     def step(self, epoch: None = None) -> None:  # type: ignore[override]
+        """Settle the counts of the optimizer step that ended, then write the values for Lightning's step.
+
+        Raises:
+            ValueError: Lightning passed a metric (``reduce_on_plateau=True``): one line saying what works.
+        """
+        if epoch is not None and not isinstance(epoch, int):
+            raise ValueError(_REDUCE_ON_PLATEAU)
         self.state.clock.settle(self.state.trainer)
         super().step(epoch)
+
+    def check_start(self, config: Any, module: Any) -> None:
+        """At the start of training: a schedule that listens has a monitor, hears validation, and Lightning
+        does not step it with a metric (``reduce_on_plateau``).
+
+        Args:
+            config: Lightning's ``LRSchedulerConfig`` of this scheduler.
+            module: The LightningModule.
+
+        Raises:
+            ValueError: In one line, naming what to change.
+        """
+        if not self.needs_evaluations:
+            return
+        if getattr(config, "reduce_on_plateau", False):
+            raise ValueError(_REDUCE_ON_PLATEAU)
+        self.monitor = self.monitor or getattr(config, "monitor", None)
+        if self.monitor is None:
+            raise ValueError(
+                f"{type(self.scheduler).__name__}(...) listens to {', '.join(self.monitors)}, but Lightning names "
+                "no monitor: pass monitor='val_loss' (the metric your validation_step logs) to "
+                "lightning_scheduler_config"
+            )
+        own = [name for name in self.monitors if name not in ("eval/loss", self.monitor)]
+        if own:
+            raise ValueError(
+                f"the PlateauScheduler monitors {own[0]!r} but lightning_scheduler_config's monitor is "
+                f"{self.monitor!r}: give the metric once (monitor= of lightning_scheduler_config)"
+            )
+        trainer = self.state.trainer
+        base = _import_lightning(_package_of(trainer)).LightningModule
+        overridden = getattr(type(module), "validation_step", None) is not base.validation_step
+        refuse_deaf(
+            self,
+            evaluates=overridden and trainer.limit_val_batches != 0,
+            how="give the LightningModule a validation_step and the Trainer val data (limit_val_batches > 0)",
+        )
+
+    def hear_validation(self, trainer: Any) -> None:
+        """The end of a validation run while fitting: the monitored metric, through the listener protocol."""
+        if not self.needs_evaluations or self.monitor is None:
+            return
+        metrics = dict(trainer.callback_metrics)
+        if self.monitor not in metrics:
+            raise ValueError(
+                f"monitor={self.monitor!r} is not among the metrics Lightning logged {sorted(metrics)}: log it in "
+                "validation_step or name one of them in lightning_scheduler_config's monitor="
+            )
+        heard = {name: metrics[self.monitor] for name in self.monitors}
+        decision = FrameworkClock(self).evaluation({**metrics, **heard})
+        if decision is not None and trainer.is_global_zero:
+            print(f"cadence: {decision.line}", file=sys.stderr, flush=True)
 
     def state_dict(self) -> dict[str, Any]:
         state = super().state_dict()
@@ -257,6 +359,16 @@ class _ClockCounts:
     def on_train_batch_end(self, trainer: Any, pl_module: Any, outputs: Any, batch: Any, batch_idx: int) -> None:
         self.settle(trainer)
 
+    def on_train_start(self, trainer: Any, pl_module: Any) -> None:
+        for config, scheduler in _cadence_schedulers(trainer):
+            scheduler.check_start(config, pl_module)
+
+    def on_validation_end(self, trainer: Any, pl_module: Any) -> None:
+        if trainer.sanity_checking or not trainer.training:
+            return
+        for _, scheduler in _cadence_schedulers(trainer):
+            scheduler.hear_validation(trainer)
+
     # -- counting -------------------------------------------------------------------------------------
     def settle(self, trainer: Any) -> None:
         """Move the pending counts into the totals once Lightning's ``global_step`` has moved past them."""
@@ -303,38 +415,35 @@ class _ClockCounts:
 
 def _import_lightning(package: str | None = None):
     """``lightning.pytorch`` or ``pytorch_lightning`` (or ``package``); an ImportError saying what to install."""
-    for name in (package,) if package else _PACKAGES:
-        try:
-            return importlib.import_module(name)
-        except ModuleNotFoundError as error:
-            if error.name not in (name, name.split(".")[0]):
-                raise  # Lightning is there but broken: show the real error
-    raise ImportError(
-        "schedulers.integrations.lightning needs PyTorch Lightning, which is not installed: "
-        f"{_INSTALL_HINT}. Cadence's test extra installs it (pip install -e '.[test]')."
-    )
-
-
-_CALLBACK_CLASSES: dict[str, type] = {}
+    packages = (package,) if package else _PACKAGES
+    return import_framework(packages, integration="schedulers.integrations.lightning", hint=_INSTALL_HINT)
 
 
 def _callback_class(package: str | None = None) -> type:
     """``CadenceClockCallback`` as a subclass of ``package``'s ``Callback`` (one class per Lightning package)."""
     module = _import_lightning(package)
-    name = module.__name__
-    if name not in _CALLBACK_CLASSES:
-        cls = type(
-            "CadenceClockCallback",
-            (_ClockCounts, module.Callback),
-            {
-                "__module__": __name__,
-                "__doc__": _CALLBACK_DOC,
-                "state_key": property(lambda self: "CadenceClockCallback"),
-            },
-        )
-        cls.__qualname__ = _qualname(name)
-        _CALLBACK_CLASSES[name] = cls
-    return _CALLBACK_CLASSES[name]
+    cls = callback_class(
+        "CadenceClockCallback",
+        _ClockCounts,
+        module.Callback,
+        module=__name__,
+        doc=_CALLBACK_DOC,
+        state_key=property(lambda self: "CadenceClockCallback"),
+    )
+    cls.__qualname__ = _qualname(module.__name__)
+    return cls
+
+
+def _cadence_schedulers(trainer: Any) -> list[tuple[Any, LightningScheduler]]:
+    """``(config, scheduler)`` of each Cadence scheduler the Trainer steps."""
+    configs = getattr(trainer, "lr_scheduler_configs", None) or []
+    return [(config, config.scheduler) for config in configs if isinstance(config.scheduler, LightningScheduler)]
+
+
+_REDUCE_ON_PLATEAU = (
+    "reduce_on_plateau=True steps a scheduler with a metric, but a Cadence schedule hears Lightning's validation "
+    "itself: drop reduce_on_plateau and pass monitor='val_loss' to lightning_scheduler_config"
+)
 
 
 def _qualname(package: str) -> str:
