@@ -13,6 +13,9 @@ Hooks, in the order the trainer calls them:
   loss as a float (summed over the gradient-accumulation micro-batches).
 - ``on_epoch_end(trainer)``: after the last batch of an epoch closed the epoch.
 - ``on_eval(trainer, metrics)``: after an evaluation, with a dict of metric name to value.
+  (A callback may instead hear evaluations through the one listener protocol,
+  :class:`schedulers.core.listening.EvaluationListener`: ``hear(evaluation)``, checked at start by its
+  ``monitors`` and ``needs_evaluations``, as ``EarlyStopping`` does; docs/plateau.md.)
 - ``on_before_checkpoint(trainer)``: before a checkpoint file is written (rank 0): a callback that writes
   records (a CSV, event files) puts on disk what it holds up to now, since the checkpoint claims it
   (docs/resume.md).
@@ -47,6 +50,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
+from schedulers.core.listening import EvaluationListener
 from schedulers.tools.files import check_writable, write_atomically
 from timeunits import Timestamp, TimeUnit
 from trainer.records import COUNT_COLUMNS, RowFile
@@ -215,10 +219,10 @@ class CallbackList:
                 if hook is not None:
                     hooks[name].append(hook)
                     found = True
-            if not found and not isinstance(callback, Callback):
+            if not found and not isinstance(callback, (Callback, EvaluationListener)):
                 raise TypeError(
                     f"callbacks[{index}] ({type(callback).__name__}) is not a Callback and has none of the hooks "
-                    f"{', '.join(HOOK_NAMES)}"
+                    f"{', '.join(HOOK_NAMES)} (nor hear(evaluation), the listener protocol)"
                 )
         self._callbacks = callbacks
         self._hooks = {name: tuple(methods) for name, methods in hooks.items()}

@@ -166,14 +166,14 @@ evaluations (best 2 at 1ba)', stops=True)]
     def _patience_ran_out(self, now: Timestamp) -> bool:
         if not isinstance(self.patience, Time):
             return self.wait >= self.patience
-        patience = self.patience
-        if patience.unit is TimeUnit.DURATION:
+        limit, unit = self.patience.value, self.patience.unit
+        if unit is TimeUnit.DURATION:  # a fraction of the run's length, in the length's unit
             if self._length is None:
-                raise ValueError(f"EarlyStopping: patience={patience} needs the run's length: use it in a Trainer")
-            patience = Time(patience.value * self._length.value, self._length.unit)
-        count = Timestamp.counter(patience.unit)
+                raise ValueError(f"EarlyStopping: patience={self.patience} needs the run's length: use it in a Trainer")
+            limit, unit = limit * self._length.value, self._length.unit
+        count = Timestamp.counter(unit)
         since = count(now) - (0 if self.best_at is None else count(self.best_at))
-        return since >= patience.value
+        return since >= limit
 
     def observe(self, trainer: Any, metrics: dict) -> None:
         """One of the run's evaluations, told by hand: :meth:`hear` at the trainer's time, and a stop requested

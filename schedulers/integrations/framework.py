@@ -26,7 +26,7 @@ from typing import Any
 from schedulers.core.clock import Clock, after_batches
 from schedulers.core.listening import Decision, Evaluation
 
-__all__ = ["FrameworkClock", "callback_class", "import_framework", "named_both_ways", "refuse_deaf"]
+__all__ = ["FrameworkClock", "callback_class", "check_counters", "import_framework", "named_both_ways", "refuse_deaf"]
 
 _CLASSES: dict[tuple[str, str], type] = {}
 
@@ -86,6 +86,23 @@ def callback_class(name: str, behaviour: type, base: type, *, module: str, doc: 
     if key not in _CLASSES:
         _CLASSES[key] = type(name, (behaviour, base), {"__module__": module, "__doc__": doc, **extra})
     return _CLASSES[key]
+
+
+def check_counters(of: str, **counters: Any) -> None:
+    """Each counter given (``get_num_samples=``, ``get_num_tokens=``) is callable.
+
+    Args:
+        of: What a counter takes (``"batch"``, ``"inputs"``), for the message.
+        **counters: The counters by argument name (None: not given).
+
+    Raises:
+        TypeError: One that is not callable, naming it.
+
+    >>> check_counters("batch", get_num_samples=len, get_num_tokens=None)
+    """
+    for argument, value in counters.items():
+        if value is not None and not callable(value):
+            raise TypeError(f"{argument} must be a callable {of} -> int, got {value!r}")
 
 
 def named_both_ways(metrics: Mapping[str, Any], prefix: str = "eval_") -> dict[str, float]:

@@ -54,7 +54,13 @@ from schedulers.core.state import as_dataloader_len, as_max_duration
 
 # The Lightning integration's counting helpers: one rule for which runs count samples, one batch-size probe.
 from schedulers.integrations.counting import enable_counting, samples_in, steps_per_epoch, tokens_in
-from schedulers.integrations.framework import FrameworkClock, callback_class, import_framework, refuse_deaf
+from schedulers.integrations.framework import (
+    FrameworkClock,
+    callback_class,
+    check_counters,
+    import_framework,
+    refuse_deaf,
+)
 from timeunits import Time, TimeUnit
 
 # CadenceTrainerCallback is made on first use by the module's __getattr__ (it subclasses transformers' TrainerCallback)
@@ -85,83 +91,57 @@ def huggingface_scheduler(
     get_num_tokens: Callable[[Any], int] | None = None,
     param_groups: Sequence[int] | None = None,
 ) -> TrainerSchedule:
-    """The scheduler and the callback that run ``schedule`` in a Hugging Face ``Trainer`` built from ``args``.
-
-    ``args`` is the ``TrainingArguments`` the Trainer gets; ``train_dataset`` its train dataset, or the
-    dataset's number of samples (needed for a run in ``num_train_epochs`` and for a schedule in epochs;
-    optional for a ``max_steps`` run). ``schedule`` is a Cadence schedule or any ``(state, ssr) -> float``
-    callable; ``hyperparameter``, ``ssr`` and ``param_groups`` are :func:`~schedulers.compile_scheduler`'s.
-
-    ``max_duration`` / ``dataloader_len`` override what is read from ``args`` and the Trainer's loader (see
-    the module docs). ``get_num_samples(inputs)`` / ``get_num_tokens(inputs)`` count the inputs of one
-    training forward (the dict the Trainer calls ``model(**inputs)`` with); samples are counted only when the
-    run or the schedule is in ``sp`` (or the schedule is a plain callable), by default as the leading
-    dimension of the first tensor. Tokens are ``get_num_tokens``'s count, else the Trainer's own
-    ``num_input_tokens_seen`` when ``args.include_num_input_tokens_seen`` is on; a run or schedule in
-    ``tok`` needs one of them.
-
-    A schedule that listens (a :class:`~schedulers.PlateauScheduler` anywhere inside) hears every evaluation
-    the Trainer runs while training (``on_evaluate``, as Hugging Face steps its own ``reduce_lr_on_plateau``;
-    not ``eval_on_start``); its ``monitor`` is any metric the evaluation gives, named either way
-    (``eval/loss`` or ``eval_loss``).
+    """The scheduler and the callback that run ``schedule`` in a Hugging Face ``Trainer`` built from ``args``; a
+    plateau inside hears each evaluation while training, as ``reduce_lr_on_plateau`` would (docs/integrations.md).
 
     Args:
-        schedule: The schedule.
+        schedule: A Cadence schedule or any ``(state, ssr) -> float`` callable.
         optimizer: The optimizer the Trainer gets in ``optimizers=``.
         args: The Trainer's ``TrainingArguments``.
-        train_dataset: The train dataset, or its number of samples.
-        hyperparameter: The param-group key driven.
+        train_dataset: The train dataset or its number of samples (for a run or schedule in epochs).
+        hyperparameter: The param-group key driven (:func:`~schedulers.compile_scheduler`'s).
         ssr: The scale schedule ratio.
-        max_duration: The run's length, instead of the one ``args`` give.
-        dataloader_len: Optimizer steps per epoch, instead of the one worked out.
-        get_num_samples: Counts the samples of one training forward's inputs.
-        get_num_tokens: Counts the tokens of one training forward's inputs.
+        max_duration: The run's length, instead of ``max_steps``/``num_train_epochs``.
+        dataloader_len: Optimizer steps per epoch, instead of the Trainer's count.
+        get_num_samples: ``inputs -> samples`` of one training forward (default: the first tensor's length).
+        get_num_tokens: ``inputs -> tokens`` of one training forward (default: the Trainer's own count, if on).
         param_groups: The indices of the groups driven (None: all).
 
     Returns:
-        ``TrainerSchedule(scheduler, callback)``: pass ``optimizers=(optimizer, scheduler)`` and
-        ``callbacks=[callback]`` to the Trainer.
+        ``TrainerSchedule(scheduler, callback)`` for ``optimizers=(optimizer, scheduler)``, ``callbacks=[callback]``;
+        with one warning if ``args`` set ``lr_scheduler_type``, ``warmup_steps``, ``lr_scheduler_kwargs``.
 
     Raises:
         TypeError: ``args`` not ``TrainingArguments``, or a counter that is not callable.
-        ValueError: A run with no length, a run in tokens without a token count, or a schedule that listens in
-            a run with ``eval_strategy="no"`` (one line, naming what to set).
-
-    Warns:
-        UserWarning: One, when ``args`` set ``lr_scheduler_type``, ``warmup_steps`` (or ``warmup_ratio``) or
-            ``lr_scheduler_kwargs``: Cadence's schedule replaces them.
+        ValueError: No length, tokens without a count, or a plateau with ``eval_strategy="no"`` (one line).
 
     Example:
-        >>> import torch
-        >>> from transformers import TrainingArguments
-        >>> from schedulers import LinearScheduler
-        >>> args = TrainingArguments(output_dir="/tmp/out", max_steps=10, use_cpu=True, report_to="none")
+        >>> import schedulers, torch, transformers
+        >>> args = transformers.TrainingArguments(output_dir="/tmp/out", max_steps=10, use_cpu=True, report_to="none")
         >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
-        >>> scheduler, callback = huggingface_scheduler(LinearScheduler(), opt, args)
-        >>> str(scheduler.state.max_duration)
-        '10ba'
+        >>> huggingface_scheduler(schedulers.LinearScheduler(), opt, args).scheduler.state.max_duration
+        Time(10, TimeUnit.BATCH)
     """
     callback_class = _callback_class()
     _check_args(args)
-    for argument, value in (("get_num_samples", get_num_samples), ("get_num_tokens", get_num_tokens)):
-        if value is not None and not callable(value):
-            raise TypeError(f"{argument} must be a callable inputs -> int, got {value!r}")
+    check_counters("inputs", get_num_samples=get_num_samples, get_num_tokens=get_num_tokens)
     given_len = as_dataloader_len(dataloader_len)
     per_epoch = given_len if given_len is not None else _steps_per_epoch_of(train_dataset, args)
     length = as_max_duration(max_duration) if max_duration is not None else _run_length(args, per_epoch)
     clock = Clock(length, per_epoch)
+    fixed = {"fixed_max_duration": max_duration is not None, "fixed_dataloader_len": given_len is not None}
     scheduler = HuggingFaceScheduler(
-        schedule,
-        optimizer,
-        clock,
-        ssr,
-        hyperparameter=hyperparameter,
-        param_groups=param_groups,
-        fixed_max_duration=max_duration is not None,
-        fixed_dataloader_len=given_len is not None,
+        schedule, optimizer, clock, ssr, hyperparameter=hyperparameter, param_groups=param_groups, **fixed
     )
     callback = callback_class(scheduler, get_num_samples, get_num_tokens, _trainer_counts_tokens(args))
     enable_counting(schedule, clock, scheduler.ssr, callback)
+    _check_start(scheduler, args)
+    return TrainerSchedule(scheduler, callback)
+
+
+def _check_start(scheduler: HuggingFaceScheduler, args: Any) -> None:
+    """A schedule that listens needs the Trainer to evaluate; Hugging Face's own scheduler settings are unused."""
+    scheduler.listener_name = type(scheduler.scheduler).__name__  # who reduced, in the line it says
     refuse_deaf(
         scheduler,
         evaluates=_strategy(args.eval_strategy) != "no",
@@ -169,7 +149,6 @@ def huggingface_scheduler(
         "eval_dataset",
     )
     _warn_replaced(args)
-    return TrainerSchedule(scheduler, callback)
 
 
 class HuggingFaceScheduler(CompiledScheduler):

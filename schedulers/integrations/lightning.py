@@ -41,7 +41,13 @@ from schedulers.core.clock import closes_epoch
 from schedulers.core.compile import CompiledScheduler
 from schedulers.core.state import as_dataloader_len, as_max_duration
 from schedulers.integrations.counting import enable_counting, samples_in, steps_per_epoch, tokens_in
-from schedulers.integrations.framework import FrameworkClock, callback_class, import_framework, refuse_deaf
+from schedulers.integrations.framework import (
+    FrameworkClock,
+    callback_class,
+    check_counters,
+    import_framework,
+    refuse_deaf,
+)
 from timeunits import Time, Timestamp, TimeUnit
 
 # CadenceClockCallback is made on first use by the module's __getattr__ (it subclasses Lightning's Callback)
@@ -69,66 +75,39 @@ def lightning_scheduler_config(
     name: str | None = None,
     monitor: str | None = None,
 ) -> dict[str, Any]:
-    """Lightning's ``lr_scheduler`` config dict for ``schedule``, fed by the Trainer's own clock.
-
-    ``trainer`` is the Trainer, or the LightningModule (``self`` inside ``configure_optimizers``, where this
-    is meant to be called). ``schedule`` is a Cadence schedule or any ``(state, ssr) -> float`` callable;
-    ``hyperparameter``, ``ssr`` and ``param_groups`` are :func:`~schedulers.compile_scheduler`'s. ``ssr``
-    scales the schedule's times; the run's length is Lightning's as it is (scale ``max_steps`` yourself).
-
-    ``max_duration`` / ``dataloader_len`` override what is read from the Trainer (see the module docs).
-    ``get_num_samples(batch)`` / ``get_num_tokens(batch)`` count each loader batch; samples are counted only
-    when the run or the schedule is in ``sp`` (or the schedule is a plain callable), by default as the
-    leading dimension of the batch's first tensor. A run or schedule in ``tok`` needs ``get_num_tokens``.
-
-    A schedule that listens (a :class:`~schedulers.PlateauScheduler` anywhere inside) hears ``monitor`` (the
-    metric your ``validation_step`` logs, as Lightning's ``monitor`` names it; or the config's ``"monitor"``)
-    at the end of every validation run while fitting (not the sanity check), as torch's ``ReduceLROnPlateau``
-    fed that metric would. Lightning's ``reduce_on_plateau=True`` is not needed and is refused.
+    """Lightning's ``lr_scheduler`` config dict for ``schedule``, fed by the Trainer's clock and validation.
 
     Args:
-        schedule: The schedule.
+        schedule: A Cadence schedule or any ``(state, ssr) -> float`` callable.
         optimizer: The optimizer of ``configure_optimizers``.
-        trainer: The Trainer, or the LightningModule (``self``).
-        interval: Must be ``"step"``.
-        hyperparameter: The param-group key driven.
-        ssr: The scale schedule ratio.
-        max_duration: The run's length, instead of Lightning's.
-        dataloader_len: Optimizer steps per epoch, instead of Lightning's.
-        get_num_samples: Counts the samples of a loader batch.
-        get_num_tokens: Counts the tokens of a loader batch.
+        trainer: The Trainer, or the LightningModule attached to it (``self``).
+        interval: Must be ``"step"``: a Cadence schedule changes per optimizer step.
+        hyperparameter: The param-group key driven (:func:`~schedulers.compile_scheduler`'s).
+        ssr: The scale schedule ratio (Lightning's ``max_steps`` is the run's length as it is).
+        max_duration: The run's length, instead of ``max_steps``/``max_epochs``.
+        dataloader_len: Optimizer steps per epoch, instead of Lightning's count.
+        get_num_samples: ``batch -> samples`` (default: the first tensor's length).
+        get_num_tokens: ``batch -> tokens`` (needed for a run or schedule in ``tok``).
         param_groups: The indices of the groups driven (None: all).
         name: What ``LearningRateMonitor`` shows.
-        monitor: The logged metric a schedule that listens hears.
+        monitor: The logged metric a schedule that listens (a plateau) hears at the end of each validation.
 
     Returns:
-        ``{"scheduler": ..., "interval": "step", "frequency": 1}`` (plus ``"name"`` and ``"monitor"`` when given).
+        ``{"scheduler": ..., "interval": "step", "frequency": 1}`` (plus ``"name"``/``"monitor"`` when given).
 
     Raises:
-        ValueError: ``interval`` other than ``"step"``, a run with no length, tokens without a counter; when
-            training starts, in one line: a schedule that listens without a ``monitor``, with
-            ``reduce_on_plateau=True``, or in a run that never validates.
+        ValueError: Another ``interval``, no length, tokens without a counter; at the start of training, one line:
+            a plateau with no monitor, ``reduce_on_plateau=True`` or no validation.
         TypeError: ``trainer`` neither a Trainer nor an attached module, or a counter that is not callable.
 
     Example:
-        >>> import torch
         >>> from schedulers import LinearScheduler
-        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
-        >>> try:
-        ...     lightning_scheduler_config(LinearScheduler(), opt, None, interval="epoch")
-        ... except ValueError as error:
-        ...     print(str(error).split(":")[0])
-        interval='epoch'
+        >>> lightning_scheduler_config(LinearScheduler(), None, None, interval="epoch")
+        Traceback (most recent call last):
+        ValueError: interval='epoch': a Cadence schedule is read at Lightning's step count ...
     """
-    if interval != "step":
-        raise ValueError(
-            f"interval={interval!r}: a Cadence schedule is read at Lightning's step count and must be "
-            "stepped after every optimizer step (interval='step'); a schedule in epochs still changes per "
-            "batch, and holding it for a whole epoch would train with stale values"
-        )
-    for argument, value in (("get_num_samples", get_num_samples), ("get_num_tokens", get_num_tokens)):
-        if value is not None and not callable(value):
-            raise TypeError(f"{argument} must be a callable batch -> int, got {value!r}")
+    _check_interval(interval)
+    check_counters("batch", get_num_samples=get_num_samples, get_num_tokens=get_num_tokens)
     trainer = _find_trainer(trainer)
     clock = _clock_callback(trainer, get_num_samples, get_num_tokens)
     if dataloader_len is None:
@@ -138,13 +117,24 @@ def lightning_scheduler_config(
         schedule, optimizer, state, ssr, hyperparameter=hyperparameter, param_groups=param_groups
     )
     enable_counting(schedule, state, scheduler.ssr, clock)
+    return _config(scheduler, name, monitor)
+
+
+def _config(scheduler: LightningScheduler, name: str | None, monitor: str | None) -> dict[str, Any]:
     scheduler.monitor = monitor
+    scheduler.listener_name = type(scheduler.scheduler).__name__ if name is None else name  # in the line it says
     config: dict[str, Any] = {"scheduler": scheduler, "interval": "step", "frequency": 1}
-    if name is not None:
-        config["name"] = name
-    if monitor is not None:
-        config["monitor"] = monitor
+    config.update({key: value for key, value in (("name", name), ("monitor", monitor)) if value is not None})
     return config
+
+
+def _check_interval(interval: str) -> None:
+    if interval != "step":
+        raise ValueError(
+            f"interval={interval!r}: a Cadence schedule is read at Lightning's step count and must be "
+            "stepped after every optimizer step (interval='step'); a schedule in epochs still changes per "
+            "batch, and holding it for a whole epoch would train with stale values"
+        )
 
 
 class LightningState:
@@ -364,7 +354,7 @@ class _ClockCounts:
             scheduler.check_start(config, pl_module)
 
     def on_validation_end(self, trainer: Any, pl_module: Any) -> None:
-        if trainer.sanity_checking or not trainer.training:
+        if trainer.sanity_checking or getattr(trainer.state, "fn", None) != "fit":
             return
         for _, scheduler in _cadence_schedulers(trainer):
             scheduler.hear_validation(trainer)
