@@ -124,19 +124,21 @@ def _check_logged(who: str, monitor: str) -> None:
         )
 
 
-def check_listener(listener: EvaluationListener, eval_interval: object) -> None:
+def check_listener(listener: EvaluationListener, eval_interval: object, max_duration: object = None) -> None:
     """The check at the start of a run of one listener, by what it exposes: each metric it reads is one the run
-    logs, and a listener that needs evaluations is in a run that evaluates.
+    logs, and a listener that needs evaluations is in a run that evaluates before its end (one evaluation, at
+    the end, can change nothing: a first value always improves).
 
     Args:
         listener: An :class:`~schedulers.core.listening.EvaluationListener`.
         eval_interval: The run's evaluation interval (None: it never evaluates).
+        max_duration: The run's length (None: not checked against it).
 
     Returns:
         Nothing.
 
     Raises:
-        ValueError: In one line, as :func:`check_monitor`.
+        ValueError: In one line, as :func:`check_monitor`, or a run that evaluates only at its end.
 
     Example:
         >>> from trainer import EarlyStopping
@@ -152,6 +154,12 @@ and eval_dataloader
             check_monitor(listener.listener_name, monitor, eval_interval)
         else:
             _check_logged(listener.listener_name, monitor)
+    if listener.needs_evaluations and _only_at_the_end(eval_interval, max_duration):
+        raise ValueError(
+            f"{listener.listener_name} listens to {', '.join(listener.monitors)} at each evaluation, but this run "
+            f"evaluates only at its end (every {eval_interval} of {max_duration}), which can change nothing: set "
+            "eval_interval and eval_dataloader to evaluate during the run"
+        )
 
 
 def deliver(
@@ -196,3 +204,10 @@ def deliver(
             say(decision.line)
             said.append(decision.line)
     return said
+
+
+def _only_at_the_end(eval_interval: Any, max_duration: Any) -> bool:
+    """Whether an interval in the run's own unit reaches its end at the first evaluation."""
+    if eval_interval is None or max_duration is None or getattr(eval_interval, "unit", None) != max_duration.unit:
+        return False
+    return eval_interval.value >= max_duration.value

@@ -280,7 +280,7 @@ class Trainer:
         heard = [callback for callback in self.callbacks if isinstance(callback, EvaluationListener)]
         self._listeners = [EvalHooks(self, self.callbacks), *self.scheduled.evaluation_listeners, *heard]
         for listener in self._listeners:
-            check_listener(listener, self.eval_interval)
+            check_listener(listener, self.eval_interval, self.state.max_duration)
         self.decisions: list[str] = []  # what the listeners decided (a plateau's reductions), one line each
 
     # -- what callbacks and loggers read ---------------------------------------------------------

@@ -429,3 +429,29 @@ def test_early_stopping_refuses_a_bad_argument_in_one_line(arguments, message):
     with pytest.raises(ValueError, match=message) as caught:
         EarlyStopping(**arguments)
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: _trainer(Warmup(PlateauScheduler(), "4ba"), eval_interval="40ba"),
+        lambda: _trainer(None, callbacks=[EarlyStopping()], eval_interval="40ba"),
+        lambda: _trainer(lambda o: ReduceLROnPlateau(o), eval_interval="50ba"),
+    ],
+    ids=["plateau", "early-stopping", "torch"],
+)
+def test_listening_to_one_evaluation_at_the_end_is_an_error_at_start(build):
+    with pytest.raises(
+        ValueError, match=r"evaluates only at its end \(every \d+ba of 40ba\), which can change nothing"
+    ):
+        build()
+
+
+def test_yaml_listeners_with_only_the_final_evaluation_are_refused_in_one_line():
+    config = _config([{"reduce_lr_on_plateau": {"patience": 1}}], callbacks=[{"EarlyStopping": {"patience": 1}}])
+    del config["trainer"]["init"]["loop"]["eval_frequency"]  # a val loader and no interval: one evaluation, at the end
+    with pytest.raises(ConfigError) as caught:
+        trainer_from_config(config, base_dir=HERE)
+    message = str(caught.value)
+    assert "\n" not in message and "evaluates only at its end" in message
+    assert "trainer.init.loop.eval_frequency" in message
