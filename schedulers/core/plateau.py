@@ -491,8 +491,8 @@ class Listening:
         """Feed each plateau in use at ``state.timestamp`` its metric.
 
         Returns:
-            One phrase per multiplier that changed (such as ``eval/loss has not improved (best 0.31):
-            multiplier 1 -> 0.5``); empty when none did.
+            One phrase per multiplier that changed, naming the metric, its best value and the multiplier
+            before and after; empty when none did.
 
         Raises:
             KeyError: A monitored metric is missing from ``metrics``.
