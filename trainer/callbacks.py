@@ -13,6 +13,9 @@ Hooks, in the order the trainer calls them:
   loss as a float (summed over the gradient-accumulation micro-batches).
 - ``on_epoch_end(trainer)``: after the last batch of an epoch closed the epoch.
 - ``on_eval(trainer, metrics)``: after an evaluation, with a dict of metric name to value.
+  (A callback may instead hear evaluations through the one listener protocol,
+  :class:`schedulers.core.listening.EvaluationListener`: ``hear(evaluation)``, checked at start by its
+  ``monitors`` and ``needs_evaluations``, as ``EarlyStopping`` does; docs/plateau.md.)
 - ``on_before_checkpoint(trainer)``: before a checkpoint file is written (rank 0): a callback that writes
   records (a CSV, event files) puts on disk what it holds up to now, since the checkpoint claims it
   (docs/resume.md).
@@ -47,12 +50,22 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
+from schedulers.core.listening import EvaluationListener
 from schedulers.tools.files import write_atomically
 from timeunits import Timestamp, TimeUnit
 from trainer.records import COUNT_COLUMNS, RowFile
 from trainer.writable_paths import check_writable
 
-__all__ = ["HOOK_NAMES", "Callback", "CallbackList", "as_callbacks", "call_hooks", "ProgressBar", "LRMonitor"]
+__all__ = [
+    "HOOK_NAMES",
+    "Callback",
+    "CallbackList",
+    "EvalHooks",
+    "as_callbacks",
+    "call_hooks",
+    "ProgressBar",
+    "LRMonitor",
+]
 
 #: The hooks a callback can override, in the order a run calls them.
 HOOK_NAMES = (
@@ -207,10 +220,10 @@ class CallbackList:
                 if hook is not None:
                     hooks[name].append(hook)
                     found = True
-            if not found and not isinstance(callback, Callback):
+            if not found and not isinstance(callback, (Callback, EvaluationListener)):
                 raise TypeError(
                     f"callbacks[{index}] ({type(callback).__name__}) is not a Callback and has none of the hooks "
-                    f"{', '.join(HOOK_NAMES)}"
+                    f"{', '.join(HOOK_NAMES)} (nor hear(evaluation), the listener protocol)"
                 )
         self._callbacks = callbacks
         self._hooks = {name: tuple(methods) for name, methods in hooks.items()}
@@ -288,6 +301,45 @@ class CallbackList:
     def on_fit_end(self, trainer: Any) -> None:
         for hook in self._on_fit_end:
             hook(trainer)
+
+
+class EvalHooks:
+    """The callbacks' ``on_eval`` as an :class:`~schedulers.core.listening.EvaluationListener`: the trainer delivers
+    every evaluation (whether or not it counts) through the one listener path, and this calls ``on_eval(trainer,
+    metrics)`` on each callback that overrides it.
+
+    Args:
+        trainer: What the hooks get as ``trainer``.
+        callbacks: The trainer's :class:`CallbackList`.
+
+    Returns:
+        The listener; it reads no particular metric and needs no evaluation.
+
+    >>> from schedulers.core.listening import Evaluation
+    >>> class Seen(Callback):
+    ...     def on_eval(self, trainer, metrics):
+    ...         print(trainer, metrics)
+    >>> EvalHooks("the trainer", CallbackList([Seen()])).hear(Evaluation({"eval/loss": 0.5}))
+    the trainer {'eval/loss': 0.5}
+    """
+
+    listener_name = "callbacks' on_eval"
+    monitors: tuple[str, ...] = ()
+    needs_evaluations = False
+
+    def __init__(self, trainer: Any, callbacks: CallbackList) -> None:
+        self.trainer, self.callbacks = trainer, callbacks
+
+    def hear(self, evaluation: Any) -> None:
+        """Call every ``on_eval`` with the evaluation's metrics (a new dict each time).
+
+        Args:
+            evaluation: The :class:`~schedulers.core.listening.Evaluation`.
+
+        Returns:
+            None: a callback ends a run itself (``trainer.request_stop``).
+        """
+        self.callbacks.on_eval(self.trainer, dict(evaluation.metrics))
 
 
 def call_hooks(callbacks: CallbackList | Iterable[object] | None, hook_name: str, *args: Any) -> None:

@@ -2,7 +2,8 @@
 
 The rule of an improvement is the plateau's (:func:`schedulers.core.plateau.improves`, with ``min_delta`` an
 absolute threshold), so an :class:`EarlyStopping` and a :class:`~schedulers.PlateauScheduler` on the same
-metric agree on which evaluations improved (docs/plateau.md).
+metric agree on which evaluations improved. It hears the run's evaluations through the one listener protocol
+(:class:`schedulers.core.listening.EvaluationListener`) like every listener (docs/plateau.md).
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from schedulers.core.plateau import improves
-from schedulers.core.schedule_arguments import choice_argument, integer_argument, number_argument
+from schedulers.core.listening import Decision, Evaluation
+from schedulers.core.plateau import evaluations_or_time, improves
+from schedulers.core.schedule_arguments import choice_argument, number_argument
+from timeunits import Time, Timestamp, TimeUnit
 from trainer.callbacks import Callback
 from trainer.evaluation import check_monitor
 
@@ -19,17 +22,20 @@ __all__ = ["EarlyStopping"]
 
 
 class EarlyStopping(Callback):
-    """Stop the run after ``patience`` evaluations in a row without an improvement of ``monitor``.
+    """Stop the run after ``patience`` without an improvement of ``monitor``.
 
     An evaluation improves when its value beats the best so far by more than ``min_delta`` (``mode="min"``:
-    :math:`v < b - \\delta`; ``"max"``: :math:`v > b + \\delta`). After ``patience`` evaluations that do not,
-    the run ends after the current batch: the trainer saves its final checkpoint (with ``save_folder``), calls
-    ``on_fit_end`` and says why in one line. The counters are in every checkpoint, so a resumed run stops
-    where the uninterrupted one would; resuming the run it ended trains nothing more.
+    :math:`v < b - \\delta`; ``"max"``: :math:`v > b + \\delta`). With ``patience`` a count :math:`p`, the run
+    stops at the :math:`p`-th evaluation in a row that does not improve (``0``: at the first, as in Keras and
+    Lightning); with a time (``"2ep"``, ``"500ba"``, ``"0.1dur"``), at the first evaluation that does not
+    improve once that much time has passed since the best one. The run ends after the current batch: the
+    trainer saves its final checkpoint (with ``save_folder``), calls ``on_fit_end`` and says in one line the
+    metric, its best value and when it was reached. The counters are in every checkpoint, so a resumed run
+    stops where the uninterrupted one would; resuming the run it ended trains nothing more.
 
     Args:
         monitor: The metric (``"eval/loss"``).
-        patience: Evaluations without improvement before the run stops (an int >= 1).
+        patience: Evaluations without improvement before the run stops (an int >= 0), or a time.
         min_delta: The least change that counts as an improvement (>= 0).
         mode: ``"min"`` (lower is better) or ``"max"``.
 
@@ -37,8 +43,8 @@ class EarlyStopping(Callback):
         The callback: pass it in the trainer's ``callbacks``.
 
     Raises:
-        ValueError: A bad argument, naming it; at the trainer's construction, a ``monitor`` the run never logs
-            or a run without evaluations.
+        ValueError: A bad argument, in one line naming it; at the trainer's construction, a ``monitor`` the run
+            never logs or a run without evaluations.
 
     Example:
         >>> import torch
@@ -54,21 +60,31 @@ class EarlyStopping(Callback):
         ('6ba', 6)
     """
 
+    listener_name = "EarlyStopping"
+    needs_evaluations = True
+
     def __init__(
-        self, monitor: str = "eval/loss", patience: int = 3, min_delta: float = 0.0, mode: str = "min"
+        self, monitor: str = "eval/loss", patience: int | Time | str = 3, min_delta: float = 0.0, mode: str = "min"
     ) -> None:
         if not isinstance(monitor, str) or not monitor:
             raise ValueError(f"monitor={monitor!r} must be the name of a metric the run logs, such as 'eval/loss'")
         self.monitor = monitor
-        self.patience = integer_argument("patience", patience, low=1)
+        self.patience = evaluations_or_time("patience", patience)
         self.min_delta = number_argument("min_delta", min_delta, low=0.0)
         self.mode = choice_argument("mode", mode, ("min", "max"))
         self.best = math.inf if mode == "min" else -math.inf
+        self.best_at: Timestamp | None = None  # when the best value was reached
         self.wait = 0
         self.stopped_at: int | None = None  # the batch the run stopped at
+        self._length: Time | None = None  # the run's length, for a patience in dur
+
+    @property
+    def monitors(self) -> list[str]:
+        """The one metric it reads (:class:`~schedulers.core.listening.EvaluationListener`)."""
+        return [self.monitor]
 
     def check(self, eval_interval: Any) -> None:
-        """The trainer's check at construction: the run evaluates, and logs :attr:`monitor`.
+        """The check at construction: the run evaluates, and logs :attr:`monitor`.
 
         Args:
             eval_interval: The trainer's evaluation interval (None: the run never evaluates).
@@ -76,48 +92,118 @@ class EarlyStopping(Callback):
         Raises:
             ValueError: the run never evaluates (naming the setting to give), or never logs :attr:`monitor`
                 (naming the metrics it logs).
+
+        Example:
+            >>> EarlyStopping().check("10ba")
         """
         check_monitor("EarlyStopping", self.monitor, eval_interval)
 
     def reason(self) -> str:
-        """Why the run stopped, in words.
+        """Why the run stopped, in one line: the metric, its best value and when it was reached.
 
         Returns:
-            One line naming the metric, ``min_delta``, the patience and the best value seen.
+            The line.
+
+        Example:
+            >>> EarlyStopping(patience=0).reason()
+            'early stopping: eval/loss has not improved by more than min_delta=0 for 0 evaluations (best inf)'
         """
+        patience = f"{self.patience}" if isinstance(self.patience, Time) else f"{self.patience} evaluations"
+        if self.patience == 1:
+            patience = "1 evaluation"
+        when = "" if self.best_at is None else f" at {self.best_at.batch}"
         return (
             f"early stopping: {self.monitor} has not improved by more than min_delta={self.min_delta:g} for "
-            f"{self.patience} evaluation{'s' if self.patience != 1 else ''} (best {self.best:.6g})"
+            f"{patience} (best {self.best:.6g}{when})"
         )
 
     def on_fit_start(self, trainer: Any) -> None:
+        """Take the run's length (for a patience in ``dur``); a run this callback ended stays ended.
+
+        Args:
+            trainer: The trainer starting ``fit``.
+        """
+        self._length = trainer.state.max_duration
         if self.stopped_at is not None:  # a run this callback ended, resumed: it stays ended
             trainer.request_stop(self.reason())
 
+    def hear(self, evaluation: Evaluation) -> Decision | None:
+        """One evaluation (:class:`~schedulers.core.listening.EvaluationListener`): those that count are the run's
+        (each ``eval_interval`` and its end; not the extra one that ends a ``fit(duration)`` call, so a run split
+        over calls stops where the uninterrupted one does).
+
+        Args:
+            evaluation: The evaluation, holding :attr:`monitor`.
+
+        Returns:
+            A stopping :class:`~schedulers.core.listening.Decision` (the line of :meth:`reason`) when patience
+            ran out, else None.
+
+        Raises:
+            KeyError: The evaluation lacks :attr:`monitor`.
+
+        Example:
+            >>> from schedulers.core.listening import Evaluation
+            >>> stopper = EarlyStopping(patience=0)
+            >>> [stopper.hear(Evaluation({"eval/loss": v}, Timestamp(batch=b))) for b, v in ((1, 2.0), (2, 3.0))]
+            [None, Decision(line='early stopping: eval/loss has not improved by more than min_delta=0 for 0 \
+evaluations (best 2 at 1ba)', stops=True)]
+        """
+        if not evaluation.counts:
+            return None
+        if self.monitor not in evaluation.metrics:
+            raise KeyError(f"EarlyStopping: monitor={self.monitor!r} is not among {sorted(evaluation.metrics)}")
+        value = evaluation.metrics[self.monitor]
+        if improves(value, self.best, self.mode, self.min_delta, "abs"):
+            self.best, self.best_at, self.wait = value, evaluation.timestamp, 0
+            return None
+        self.wait += 1
+        if not self._patience_ran_out(evaluation.timestamp):
+            return None
+        self.stopped_at = evaluation.timestamp.batch.value
+        return Decision(self.reason(), stops=True)
+
+    def _patience_ran_out(self, now: Timestamp) -> bool:
+        if not isinstance(self.patience, Time):
+            return self.wait >= self.patience
+        limit, unit = self.patience.value, self.patience.unit
+        if unit is TimeUnit.DURATION:  # a fraction of the run's length, in the length's unit
+            if self._length is None:
+                raise ValueError(f"EarlyStopping: patience={self.patience} needs the run's length: use it in a Trainer")
+            limit, unit = limit * self._length.value, self._length.unit
+        count = Timestamp.counter(unit)
+        since = count(now) - (0 if self.best_at is None else count(self.best_at))
+        return since >= limit
+
     def observe(self, trainer: Any, metrics: dict) -> None:
-        """One of the run's evaluations (each ``eval_interval``, and the end of the run; not the extra one that
-        ends a ``fit(duration)`` call, so a run split over calls stops where the uninterrupted one does).
+        """One of the run's evaluations, told by hand: :meth:`hear` at the trainer's time, and a stop requested
+        from the trainer when patience ran out.
 
         Args:
             trainer: The trainer that evaluated (asked to stop, through ``request_stop``, when patience runs out).
             metrics: The evaluation's metrics, holding :attr:`monitor`.
+
+        Raises:
+            KeyError: ``metrics`` lacks :attr:`monitor`.
         """
-        value = float(metrics[self.monitor])
-        if improves(value, self.best, self.mode, self.min_delta, "abs"):
-            self.best, self.wait = value, 0
-            return
-        self.wait += 1
-        if self.wait >= self.patience:
-            self.stopped_at = trainer.state.timestamp.batch.value
-            trainer.request_stop(self.reason())
+        decision = self.hear(Evaluation(metrics, trainer.state.timestamp))
+        if decision is not None and decision.stops:
+            trainer.request_stop(decision.line)
 
     def state_dict(self) -> dict[str, Any]:
         """The counters (plain numbers), saved in every checkpoint.
 
         Returns:
-            ``{"best", "wait", "stopped_at"}``.
+            ``{"best", "wait", "stopped_at"}``, and ``"best_at"`` (the best evaluation's timestamp) once there is one.
+
+        Example:
+            >>> EarlyStopping().state_dict()
+            {'best': inf, 'wait': 0, 'stopped_at': None}
         """
-        return {"best": self.best, "wait": self.wait, "stopped_at": self.stopped_at}
+        saved: dict[str, Any] = {"best": self.best, "wait": self.wait, "stopped_at": self.stopped_at}
+        if self.best_at is not None:
+            saved["best_at"] = self.best_at.state_dict()
+        return saved
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore what :meth:`state_dict` gave.
@@ -127,3 +213,5 @@ class EarlyStopping(Callback):
         """
         self.best, self.wait = float(state["best"]), int(state["wait"])
         self.stopped_at = None if state.get("stopped_at") is None else int(state["stopped_at"])
+        best_at = state.get("best_at")
+        self.best_at = None if best_at is None else Timestamp.from_state_dict(best_at)

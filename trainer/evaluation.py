@@ -1,5 +1,12 @@
 """Evaluation: the sample-weighted mean loss of a model over a loader, on every rank, without moving training's
-random numbers (``Trainer.evaluate`` reports it to the callbacks as ``eval/loss``)."""
+random numbers, and the one path an evaluation takes to what listens.
+
+``Trainer.evaluate`` measures ``eval/loss`` and delivers it as one
+:class:`~schedulers.core.listening.Evaluation` to every
+:class:`~schedulers.core.listening.EvaluationListener` of the run (:func:`deliver`): the callbacks' ``on_eval``,
+the compiled schedules that listen, torch's ``ReduceLROnPlateau`` and ``EarlyStopping`` alike. The trainer
+checks each listener at its construction by what the protocol exposes (:func:`check_listener`), and knows no
+listener's class (docs/plateau.md)."""
 
 from __future__ import annotations
 
@@ -8,13 +15,14 @@ from typing import Any
 
 import torch
 
+from schedulers.core.listening import Evaluation, EvaluationListener
 from schedulers.core.names import did_you_mean
 from trainer import distributed
 from trainer.data import rng_neutral_iter, to_device
 from trainer.distributed import World
 from trainer.training import batch_loss
 
-__all__ = ["EVAL_METRICS", "check_monitor", "mean_loss"]
+__all__ = ["EVAL_METRICS", "check_listener", "check_monitor", "deliver", "mean_loss"]
 
 #: The metrics an evaluation logs (``Trainer.evaluate``): what a plateau or early stopping may monitor.
 EVAL_METRICS = ("eval/loss",)
@@ -100,13 +108,106 @@ def check_monitor(who: str, monitor: str, eval_interval: object) -> None:
         ...     print(str(error).split("; ")[1])
         it logs eval/loss (did you mean 'eval/loss'?)
     """
-    if monitor not in EVAL_METRICS:
-        hint = did_you_mean(monitor, EVAL_METRICS, quote=True)
-        raise ValueError(
-            f"{who}: monitor={monitor!r} is not a metric this run logs; it logs {', '.join(EVAL_METRICS)}{hint}"
-        )
+    _check_logged(who, monitor)
     if eval_interval is None:
         raise ValueError(
             f"{who} listens to {monitor} at each evaluation, but this run never evaluates: set eval_interval "
             "and eval_dataloader"
         )
+
+
+def _check_logged(who: str, monitor: str) -> None:
+    if monitor not in EVAL_METRICS:
+        hint = did_you_mean(monitor, EVAL_METRICS, quote=True)
+        raise ValueError(
+            f"{who}: monitor={monitor!r} is not a metric this run logs; it logs {', '.join(EVAL_METRICS)}{hint}"
+        )
+
+
+def check_listener(listener: EvaluationListener, eval_interval: object, max_duration: object = None) -> None:
+    """The check at the start of a run of one listener, by what it exposes: each metric it reads is one the run
+    logs, and a listener that needs evaluations is in a run that evaluates before its end (one evaluation, at
+    the end, can change nothing: a first value always improves).
+
+    Args:
+        listener: An :class:`~schedulers.core.listening.EvaluationListener`.
+        eval_interval: The run's evaluation interval (None: it never evaluates).
+        max_duration: The run's length (None: not checked against it).
+
+    Returns:
+        Nothing.
+
+    Raises:
+        ValueError: In one line, as :func:`check_monitor`, or a run that evaluates only at its end.
+
+    Example:
+        >>> from trainer import EarlyStopping
+        >>> try:
+        ...     check_listener(EarlyStopping(), None)
+        ... except ValueError as error:
+        ...     print(error)
+        EarlyStopping listens to eval/loss at each evaluation, but this run never evaluates: set eval_interval \
+and eval_dataloader
+    """
+    for monitor in listener.monitors:
+        if listener.needs_evaluations:
+            check_monitor(listener.listener_name, monitor, eval_interval)
+        else:
+            _check_logged(listener.listener_name, monitor)
+    if listener.needs_evaluations and _only_at_the_end(eval_interval, max_duration):
+        raise ValueError(
+            f"{listener.listener_name} listens to {', '.join(listener.monitors)} at each evaluation, but this run "
+            f"evaluates only at its end (every {eval_interval} of {max_duration}), which can change nothing: set "
+            "eval_interval and eval_dataloader to evaluate during the run"
+        )
+
+
+def deliver(
+    evaluation: Evaluation,
+    listeners: Iterable[EvaluationListener],
+    *,
+    stop: Callable[[str], None],
+    say: Callable[[str], None],
+) -> list[str]:
+    """The one path of an evaluation: every listener hears it, in order; what they decide is said or acted on.
+
+    Args:
+        evaluation: The evaluation (its metrics, its time, whether it counts).
+        listeners: What hears it.
+        stop: Called with the line of a decision that ends the run (the trainer's ``request_stop``).
+        say: Called with the line of any other decision (a plateau's reduction), for the user.
+
+    Returns:
+        The lines of the decisions that did not stop the run.
+
+    Raises:
+        Nothing of its own; what a listener raises propagates.
+
+    Example:
+        >>> from schedulers.core.listening import Decision
+        >>> class Halves:
+        ...     listener_name, monitors, needs_evaluations = "Halves", ["eval/loss"], True
+        ...     def hear(self, evaluation):
+        ...         return Decision("halved")
+        >>> deliver(Evaluation({"eval/loss": 1.0}), [Halves()], stop=print, say=print)
+        halved
+        ['halved']
+    """
+    said = []
+    for listener in listeners:
+        decision = listener.hear(evaluation)
+        if decision is None:
+            continue
+        if decision.stops:
+            stop(decision.line)
+        else:
+            say(decision.line)
+            said.append(decision.line)
+    return said
+
+
+def _only_at_the_end(eval_interval: Any, max_duration: Any) -> bool:
+    """Whether an interval in the run's own unit reaches its end at the first evaluation."""
+    if eval_interval is None or max_duration is None or getattr(eval_interval, "unit", None) != max_duration.unit:
+        return False
+    return eval_interval.value >= max_duration.value

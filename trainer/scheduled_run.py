@@ -31,6 +31,7 @@ from schedulers import Product, compile_scheduler, scale_pytorch_scheduler
 from schedulers.core.callables import CallableKind, callable_kind
 from schedulers.core.clock import EpochStartView
 from schedulers.core.compile import CompiledScheduler
+from schedulers.core.listening import EvaluationListener, ReduceLROnPlateauListener
 from schedulers.core.plateau import listening
 from schedulers.core.run import Run
 from schedulers.core.tags import matches, normalize_tags
@@ -48,12 +49,12 @@ class ScheduledRun:
         keys: The hyperparameters something schedules, for monitors and loggers.
         schedules: ``(label, Cadence schedule, hyperparameter)`` for each Cadence schedule, for the report.
         others: ``(label, scheduler, hyperparameter)`` for each torch, Cerebras or SambaFlow scheduler.
-        on_eval: ``(monitor, ReduceLROnPlateau)``: torch's plateau schedulers, stepped with the metric at
-            evaluations.
-        listeners: ``(who, monitor)``: what listens to evaluations, for the check at the run's start.
+        on_eval: torch's plateau schedulers, each with its monitor: stepped with the metric at evaluations.
+        listeners: ``(who, monitor)``: what listens to evaluations, for the preview's note.
 
     Returns:
-        The record; :meth:`observe` feeds it an evaluation's metrics.
+        The record; :attr:`evaluation_listeners` is what hears the run's evaluations, by the one protocol
+        (:mod:`schedulers.core.listening`).
 
     Example:
         >>> import torch
@@ -71,33 +72,20 @@ class ScheduledRun:
     keys: list[str]
     schedules: list[tuple[str, Any, str]] = attrs.field(factory=list, converter=list)
     others: list[tuple[str, LRScheduler, str]] = attrs.field(factory=list, converter=list)
-    on_eval: list[tuple[str, ReduceLROnPlateau]] = attrs.field(factory=list, converter=list)
+    on_eval: list[ReduceLROnPlateauListener] = attrs.field(factory=list, converter=list)
     listeners: list[tuple[str, str]] = attrs.field(factory=list, converter=list)
-    _observers: list[CompiledScheduler] = attrs.field(init=False, repr=False, eq=False)
+    evaluation_listeners: list[EvaluationListener] = attrs.field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
         everything = self.per_batch + self.per_epoch
-        self._observers = [s for s in everything if isinstance(s, CompiledScheduler) and s.monitors]
+        self.evaluation_listeners = [
+            s for s in everything if isinstance(s, EvaluationListener) and s.needs_evaluations
+        ] + self.on_eval
 
     @property
     def all(self) -> list[LRScheduler]:
         """Every scheduler of the run: per batch, per epoch, then torch's plateau schedulers."""
-        return self.per_batch + self.per_epoch + [scheduler for _, scheduler in self.on_eval]
-
-    def observe(self, metrics: dict[str, float]) -> None:
-        """An evaluation's metrics, to whatever listens: each compiled plateau, and torch's ``ReduceLROnPlateau``
-        stepped with its monitored metric (as Lightning does with ``monitor``).
-
-        Args:
-            metrics: The evaluation's metrics by name (``eval/loss``, ...).
-
-        Returns:
-            None: the listeners have their metric.
-        """
-        for scheduler in self._observers:
-            scheduler.observe(metrics)
-        for monitor, scheduler in self.on_eval:
-            scheduler.step(metrics[monitor])
+        return self.per_batch + self.per_epoch + [listener.scheduler for listener in self.on_eval]
 
 
 @attrs.frozen
@@ -179,7 +167,7 @@ def _place_built(
     ``ReduceLROnPlateau``) at evaluations; also who listens to evaluations and who writes each key."""
     per_batch: list[LRScheduler] = []
     per_epoch: list[LRScheduler] = []
-    on_eval: list[tuple[str, ReduceLROnPlateau]] = []
+    on_eval: list[ReduceLROnPlateauListener] = []
     listeners: list[tuple[str, str]] = []
     writers: dict[str, list[tuple[str, bool]]] = {}  # key -> (who, whether it must write alone)
     for label, scheduler in built:
@@ -188,7 +176,7 @@ def _place_built(
         writers.setdefault(_written_key(scheduler), []).append((f"{label} ({type(scheduler).__name__})", True))
         if isinstance(scheduler, ReduceLROnPlateau):  # stepped with its metric at each evaluation, never in time
             monitor = monitors.get(label, "eval/loss")
-            on_eval.append((monitor, scheduler))
+            on_eval.append(ReduceLROnPlateauListener(scheduler, monitor, f"{label} (ReduceLROnPlateau)"))
             listeners.append((f"{label} (ReduceLROnPlateau)", monitor))
             continue
         _check_per_epoch(label, scheduler, step_every_batch)
@@ -330,9 +318,10 @@ def _compile_key(key: str, entries: list[_Entry], optimizer, state, run: Run) ->
     for driving, groups in by_schedules.items():
         schedules = [entries[i].schedule for i in driving]
         combined = schedules[0] if len(schedules) == 1 else Product(schedules)
+        labels = ", ".join(entries[i].label for i in driving)
         try:
             compiled.append(compile_scheduler(combined, optimizer, state, run, hyperparameter=key, param_groups=groups))
         except ValueError as error:
-            labels = ", ".join(entries[i].label for i in driving)
             raise ValueError(f"{labels}: {error}") from None
+        compiled[-1].listener_name = f"{labels} ({type(combined).__name__})"
     return compiled

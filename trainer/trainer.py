@@ -26,14 +26,14 @@ from typing import Any
 import torch
 
 from schedulers import Schedule
+from schedulers.core.listening import Evaluation, EvaluationListener
 from schedulers.core.run import Run
 from schedulers.core.schedule_arguments import number_argument
 from timeunits import Time, TimeUnit
 from trainer import checkpointing, distributed
-from trainer.callbacks import CallbackList, ProgressBar
+from trainer.callbacks import CallbackList, EvalHooks, ProgressBar
 from trainer.data import count_samples, prepare_loader
-from trainer.early_stopping import EarlyStopping
-from trainer.evaluation import EVAL_METRICS, check_monitor, mean_loss
+from trainer.evaluation import EVAL_METRICS, check_listener, deliver, mean_loss
 from trainer.loggers import LoggerCallback
 from trainer.loop import Loop
 from trainer.param_groups import apply_adjust_learning_rate
@@ -276,12 +276,12 @@ class Trainer:
 
     def _check_listeners(self) -> None:
         """Whatever listens to evaluations (a plateau, torch's ReduceLROnPlateau, early stopping) needs a run
-        that evaluates and logs its metric: checked now, before any training."""
-        for who, monitor in self.scheduled.listeners:
-            check_monitor(who, monitor, self.eval_interval)
-        self.stoppers = [callback for callback in self.callbacks if isinstance(callback, EarlyStopping)]
-        for stopper in self.stoppers:
-            stopper.check(self.eval_interval)
+        that evaluates and logs its metric: checked now, before any training, by the one listener protocol."""
+        heard = [callback for callback in self.callbacks if isinstance(callback, EvaluationListener)]
+        self._listeners = [EvalHooks(self, self.callbacks), *self.scheduled.evaluation_listeners, *heard]
+        for listener in self._listeners:
+            check_listener(listener, self.eval_interval, self.state.max_duration)
+        self.decisions: list[str] = []  # what the listeners decided (a plateau's reductions), one line each
 
     # -- what callbacks and loggers read ---------------------------------------------------------
     @property
@@ -483,11 +483,17 @@ class Trainer:
         return self._last_checkpoint.where(self.save_folder)
 
     # -- evaluation ------------------------------------------------------------------------------------
-    def evaluate(self) -> dict[str, float]:
-        """The sample-weighted mean loss over ``eval_dataloader`` (all ranks), reported to ``on_eval``.
+    def evaluate(self, *, counts: bool = False) -> dict[str, float]:
+        """The sample-weighted mean loss over ``eval_dataloader`` (all ranks), delivered to every listener.
 
         Evaluating never shifts training's random numbers, and leaves the model in the mode it found it in
-        (:func:`trainer.evaluation.mean_loss`).
+        (:func:`trainer.evaluation.mean_loss`). The evaluation reaches the callbacks' ``on_eval``, and, when it
+        counts, the schedules that listen, torch's ``ReduceLROnPlateau`` and ``EarlyStopping``, through one
+        path (:func:`trainer.evaluation.deliver`); a reduction is said in one line, a stop ends the run.
+
+        Args:
+            counts: Whether it is one of the run's evaluations (``fit`` passes True at each ``eval_interval``
+                and the run's end), which plateaus and early stopping count.
 
         Returns:
             ``{"eval/loss": mean}``.
@@ -518,7 +524,8 @@ class Trainer:
             world=self.world,
         )
         metrics = dict(zip(EVAL_METRICS, (loss,), strict=True))
-        self.callbacks.on_eval(self, metrics)
+        evaluation = Evaluation(metrics, self.state.timestamp, counts)
+        self.decisions += deliver(evaluation, self._listeners, stop=self.request_stop, say=lambda line: say(self, line))
         return metrics
 
     # -- checkpoints -----------------------------------------------------------------------------------

@@ -86,10 +86,8 @@ class Trainee(Protocol):
     on_nonfinite_loss: str
     eval_interval: Time | None
     save_interval: Time | None
-    scheduled: Any  # the run's schedulers (trainer.scheduled_run.ScheduledRun): evaluations reach its listeners
-    stoppers: list  # the run's EarlyStopping callbacks: they hear its evaluations too
 
-    def evaluate(self) -> dict[str, float]: ...
+    def evaluate(self, *, counts: bool = False) -> dict[str, float]: ...
 
     def save_checkpoint(self) -> Path | None: ...
 
@@ -231,12 +229,8 @@ class Training:
             # the run's evaluations (each interval, and its end) are what listeners hear; the one that ends a
             # fit(duration) call is not, so a run split over calls decides as the uninterrupted one
             heard = _crossed(trainer.eval_interval, before, trainer.state) or trainer.state.done
-            if heard or finished:
-                metrics = trainer.evaluate()
-                if heard:  # a plateau and early stopping decide before the checkpoint saves their state
-                    trainer.scheduled.observe(metrics)
-                    for stopper in trainer.stoppers:
-                        stopper.observe(trainer, metrics)
+            if heard or finished:  # a plateau and early stopping decide before the checkpoint saves their state
+                trainer.evaluate(counts=heard)
         if trainer.save_interval is not None and _crossed(trainer.save_interval, before, trainer.state):
             trainer.save_checkpoint()
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import torch
@@ -22,7 +22,7 @@ from torch.optim.lr_scheduler import LRScheduler
 
 from schedulers.core.base import Schedule
 from schedulers.core.callables import CallableKind, callable_kind
-from schedulers.core.plateau import Listening
+from schedulers.core.listening import Decision, Evaluation, ScheduleListening, listening_of
 from schedulers.core.run import Run
 from schedulers.core.schedule_arguments import integer_argument, number_argument
 from schedulers.core.state import ScheduleState
@@ -107,8 +107,11 @@ class CompiledScheduler(LRScheduler):
 
     #: False: α follows the state's timestamp; True: α is a closed form of the number of step() calls
     counts_steps: ClassVar[bool] = False
-    #: the plateaus of the schedule and their states (None: a schedule that only follows time)
-    _listeners: Listening | None = None
+    #: the listening part of the schedule, its plateaus and their states (None: it only follows time);
+    #: found through schedulers.core.listening, so this module knows no plateau by name
+    _listeners: ScheduleListening | None = None
+    #: who this scheduler is in a message about what it heard (the trainer names it by its entries)
+    listener_name: str = "a compiled schedule"
 
     def __init__(
         self,
@@ -132,7 +135,7 @@ class CompiledScheduler(LRScheduler):
             optimizer.param_groups[index].setdefault(initial_key, stored)
         self.scheduler, self.state, self.ssr, self.run = scheduler, state, ssr, run
         self._alpha = alpha
-        self._listeners = Listening.of(scheduler, state, ssr, run)
+        self._listeners = listening_of(scheduler, state, ssr, run)
         self._drive(optimizer, hyperparameter, indices, [base for _, base in bases])
         self._apply(first)
 
@@ -243,9 +246,48 @@ class CompiledScheduler(LRScheduler):
         ``monitor``): empty for a schedule that only follows time."""
         return [] if self._listeners is None else self._listeners.monitors
 
-    def observe(self, metrics: dict[str, float]) -> bool:
+    @property
+    def needs_evaluations(self) -> bool:
+        """Whether a run without evaluations would leave this scheduler deaf (it holds a plateau): the
+        :class:`~schedulers.core.listening.EvaluationListener` check at the start of a run."""
+        return self._listeners is not None
+
+    def hear(self, evaluation: Evaluation) -> Decision | None:
+        """An :class:`~schedulers.core.listening.Evaluation` of the run: :meth:`observe` its metrics when it
+        counts (one of the run's evaluations), and say in one line what changed.
+
+        Args:
+            evaluation: The evaluation (its metrics; the time is the state's, which the door keeps).
+
+        Returns:
+            A :class:`~schedulers.core.listening.Decision` naming each reduction, or None.
+
+        Raises:
+            KeyError: A monitored metric is missing from the evaluation.
+
+        >>> import torch
+        >>> from schedulers import PlateauScheduler, SchedulerState, compile_scheduler
+        >>> from schedulers.core.listening import Evaluation
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = compile_scheduler(PlateauScheduler(factor=0.5, patience=0), opt, SchedulerState("10ba"))
+        >>> sched.hear(Evaluation({"eval/loss": 1.0})), sched.hear(Evaluation({"eval/loss": 1.0})).line
+        (None, 'a compiled schedule: lr 1 -> 0.5 at 0ba (eval/loss has not improved (best 1): multiplier 1 -> 0.5)')
+        """
+        if self._listeners is None or not evaluation.counts:
+            return None
+        before = float(self._last_lr[0])
+        changes = self._observe(evaluation.metrics)
+        if not changes:
+            return None
+        return Decision(
+            f"{self.listener_name}: {self.hyperparameter} {before:.6g} -> {float(self._last_lr[0]):.6g} at "
+            f"{self.state.timestamp.batch} ({'; '.join(changes)})"
+        )
+
+    def observe(self, metrics: Mapping[str, float]) -> bool:
         """An evaluation's ``metrics``: each plateau in use now decides (torch's ``ReduceLROnPlateau.step``);
-        after a reduction the values for the state's timestamp are written at once.
+        after a reduction the values for the state's timestamp are written at once. This is what a plain loop
+        calls after each of its evaluations (docs/integrations.md).
 
         Args:
             metrics: The evaluation's metrics by name (``{"eval/loss": 0.31}``).
@@ -264,12 +306,18 @@ class CompiledScheduler(LRScheduler):
         >>> sched.observe({"eval/loss": 1.0}), sched.observe({"eval/loss": 1.0}), opt.param_groups[0]["lr"]
         (False, True, 0.5)
         """
-        if self._listeners is None or not self._listeners.observe(self.state, metrics):
-            return False
-        self.scheduler = self._listeners.schedule()
-        self._alpha = _bind(self.scheduler, self.ssr, self.run)
-        self._apply()
-        return True
+        return bool(self._observe(metrics))
+
+    def _observe(self, metrics: Mapping[str, float]) -> list[str]:
+        """Feed the plateaus; after a reduction rebind and write. The phrases of what changed."""
+        if self._listeners is None:
+            return []
+        changes = self._listeners.observe(self.state, metrics)
+        if changes:
+            self.scheduler = self._listeners.schedule()
+            self._alpha = _bind(self.scheduler, self.ssr, self.run)
+            self._apply()
+        return changes
 
     def _resolve_curve(self, state: ScheduleState | None, ssr: float) -> Callable[[Any], Any]:
         """A step-counting front end's curve for the run of ``state`` with ratio ``ssr``: its translation."""

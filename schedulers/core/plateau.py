@@ -10,19 +10,21 @@ so with none (as written in a config) it is the constant 1: the curve a preview 
 torch's ``ReduceLROnPlateau``'s, made by a :class:`PlateauState` that the compiled scheduler owns and feeds at
 each evaluation (:meth:`~schedulers.core.compile.CompiledScheduler.observe`); each reduction gives the
 scheduler the same schedule with one more time in ``reductions``, and the state goes into the trainer's
-checkpoint (docs/plateau.md).
+checkpoint (docs/plateau.md). The compiled scheduler finds a schedule's plateaus through the factory this
+module registers with :func:`schedulers.core.listening.register_listening`, not by this module's name.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import attrs
 
 from schedulers.core import kernels
 from schedulers.core.base import Curve, Schedule
+from schedulers.core.listening import register_listening
 from schedulers.core.registry import register_scheduler
 from schedulers.core.run import Run
 from schedulers.core.schedule_arguments import (
@@ -42,6 +44,7 @@ __all__ = [
     "Listening",
     "PlateauScheduler",
     "PlateauState",
+    "evaluations_or_time",
     "improves",
     "listening",
     "plateau_levels",
@@ -50,8 +53,24 @@ __all__ = [
 ]
 
 
-def _evaluations_or_time(name: str, value: object) -> int | Time:
-    """``patience``/``cooldown``: a count of evaluations (an int >= 0) or a time (``"2ep"``, ``"0.05dur"``)."""
+def evaluations_or_time(name: str, value: object) -> int | Time:
+    """A patience or a cooldown: a count of evaluations (an int >= 0) or a time (``"2ep"``, ``"0.05dur"``).
+
+    The one check of it, for a plateau's ``patience``/``cooldown`` and ``EarlyStopping``'s ``patience``.
+
+    Args:
+        name: The argument's name, which an error starts with.
+        value: What was given.
+
+    Returns:
+        The int, or the :class:`~timeunits.Time`.
+
+    Raises:
+        ValueError: A negative count or time, a bool, or something that is neither, naming ``name``.
+
+    >>> evaluations_or_time("patience", 0), evaluations_or_time("patience", "2ep")
+    (0, Time(2, TimeUnit.EPOCH))
+    """
     if isinstance(value, bool):
         raise ValueError(f"{name}={value!r} must be a count of evaluations (an int >= 0) or a time such as '2ep'")
     if isinstance(value, int):
@@ -169,10 +188,10 @@ class PlateauScheduler(Schedule):
     monitor: str = attrs.field(default="eval/loss")
     mode: str = choice_field("min", ("min", "max"))
     factor: float = attrs.field(default=0.1, converter=named_converter(_factor))
-    patience: int | Time = attrs.field(default=10, converter=named_converter(_evaluations_or_time), repr=argument_repr)
+    patience: int | Time = attrs.field(default=10, converter=named_converter(evaluations_or_time), repr=argument_repr)
     threshold: float = number_field(1e-4, low=0.0)
     threshold_mode: str = choice_field("rel", ("rel", "abs"))
-    cooldown: int | Time = attrs.field(default=0, converter=named_converter(_evaluations_or_time), repr=argument_repr)
+    cooldown: int | Time = attrs.field(default=0, converter=named_converter(evaluations_or_time), repr=argument_repr)
     min_factor: float = number_field(0.0, low=0.0)
     eps: float = number_field(1e-8, low=0.0)
     reductions: tuple[Time, ...] = attrs.field(default=(), converter=milestones_field().converter, repr=argument_repr)
@@ -427,7 +446,9 @@ class Listening:
     >>> from schedulers import SchedulerState
     >>> listening_ = Listening.of(PlateauScheduler(patience=0), SchedulerState("10ba"), 1.0, None)
     >>> listening_.observe(SchedulerState("10ba"), {"eval/loss": 1.0}), listening_.monitors
-    (False, ['eval/loss'])
+    ([], ['eval/loss'])
+    >>> listening_.observe(SchedulerState("10ba"), {"eval/loss": 1.0})
+    ['eval/loss has not improved (best 1): multiplier 1 -> 0.1']
     """
 
     def __init__(self, given: Schedule, curve: Curve) -> None:
@@ -466,10 +487,18 @@ class Listening:
         for item, plateau_state in zip(self.listeners, self.states, strict=True):
             plateau_state.patience, plateau_state.cooldown = item.patience, item.cooldown
 
-    def observe(self, state: ScheduleState, metrics: dict[str, float]) -> bool:
-        """Feed each plateau in use at ``state.timestamp`` its metric; whether a multiplier changed."""
+    def observe(self, state: ScheduleState, metrics: Mapping[str, float]) -> list[str]:
+        """Feed each plateau in use at ``state.timestamp`` its metric.
+
+        Returns:
+            One phrase per multiplier that changed, naming the metric, its best value and the multiplier
+            before and after; empty when none did.
+
+        Raises:
+            KeyError: A monitored metric is missing from ``metrics``.
+        """
         outer = Timestamp.counter(self.unit)(state.timestamp)
-        changed = False
+        changes = []
         for item, plateau_state in zip(self.listeners, self.states, strict=True):
             now = item.local(outer)
             if now is None:
@@ -477,8 +506,13 @@ class Listening:
             monitor = item.plateau.monitor
             if monitor not in metrics:
                 raise KeyError(f"monitor={monitor!r} is not among this evaluation's metrics {sorted(metrics)}")
-            changed = plateau_state.observe(metrics[monitor], now) or changed
-        return changed
+            before = plateau_state.level
+            if plateau_state.observe(metrics[monitor], now):
+                changes.append(
+                    f"{monitor} has not improved (best {plateau_state.best:.6g}): multiplier {before:.6g} -> "
+                    f"{plateau_state.level:.6g}"
+                )
+        return changes
 
     def schedule(self) -> Schedule:
         """The given schedule with every reduction so far: what the scheduler runs."""
@@ -500,6 +534,9 @@ class Listening:
         for plateau_state, item in zip(self.states, saved, strict=True):
             plateau_state.load_state_dict(item)
         return self.schedule()
+
+
+register_listening(Listening.of)  # how the compiled scheduler finds plateaus (schedulers.core.listening)
 
 
 def _curve_with_plateaus(schedule: Schedule, state: ScheduleState, ssr: float, run: Run | None) -> Curve:

@@ -40,8 +40,9 @@ transformers is imported only when this module needs it.
 
 from __future__ import annotations
 
-import importlib
 import math
+import sys
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -53,6 +54,13 @@ from schedulers.core.state import as_dataloader_len, as_max_duration
 
 # The Lightning integration's counting helpers: one rule for which runs count samples, one batch-size probe.
 from schedulers.integrations.counting import enable_counting, samples_in, steps_per_epoch, tokens_in
+from schedulers.integrations.framework import (
+    FrameworkClock,
+    callback_class,
+    check_counters,
+    import_framework,
+    refuse_deaf,
+)
 from timeunits import Time, TimeUnit
 
 # CadenceTrainerCallback is made on first use by the module's __getattr__ (it subclasses transformers' TrainerCallback)
@@ -83,46 +91,64 @@ def huggingface_scheduler(
     get_num_tokens: Callable[[Any], int] | None = None,
     param_groups: Sequence[int] | None = None,
 ) -> TrainerSchedule:
-    """The scheduler and the callback that run ``schedule`` in a Hugging Face ``Trainer`` built from ``args``.
+    """The scheduler and the callback that run ``schedule`` in a Hugging Face ``Trainer`` built from ``args``; a
+    plateau inside hears each evaluation while training, as ``reduce_lr_on_plateau`` would (docs/integrations.md).
 
-    ``args`` is the ``TrainingArguments`` the Trainer gets; ``train_dataset`` its train dataset, or the
-    dataset's number of samples (needed for a run in ``num_train_epochs`` and for a schedule in epochs;
-    optional for a ``max_steps`` run). ``schedule`` is a Cadence schedule or any ``(state, ssr) -> float``
-    callable; ``hyperparameter``, ``ssr`` and ``param_groups`` are :func:`~schedulers.compile_scheduler`'s.
+    Args:
+        schedule: A Cadence schedule or any ``(state, ssr) -> float`` callable.
+        optimizer: The optimizer the Trainer gets in ``optimizers=``.
+        args: The Trainer's ``TrainingArguments``.
+        train_dataset: The train dataset or its number of samples (for a run or schedule in epochs).
+        hyperparameter: The param-group key driven (:func:`~schedulers.compile_scheduler`'s).
+        ssr: The scale schedule ratio.
+        max_duration: The run's length, instead of ``max_steps``/``num_train_epochs``.
+        dataloader_len: Optimizer steps per epoch, instead of the Trainer's count.
+        get_num_samples: ``inputs -> samples`` of one training forward (default: the first tensor's length).
+        get_num_tokens: ``inputs -> tokens`` of one training forward (default: the Trainer's own count, if on).
+        param_groups: The indices of the groups driven (None: all).
 
-    ``max_duration`` / ``dataloader_len`` override what is read from ``args`` and the Trainer's loader (see
-    the module docs). ``get_num_samples(inputs)`` / ``get_num_tokens(inputs)`` count the inputs of one
-    training forward (the dict the Trainer calls ``model(**inputs)`` with); samples are counted only when the
-    run or the schedule is in ``sp`` (or the schedule is a plain callable), by default as the leading
-    dimension of the first tensor. Tokens are ``get_num_tokens``'s count, else the Trainer's own
-    ``num_input_tokens_seen`` when ``args.include_num_input_tokens_seen`` is on; a run or schedule in
-    ``tok`` needs one of them.
+    Returns:
+        ``TrainerSchedule(scheduler, callback)`` for ``optimizers=(optimizer, scheduler)``, ``callbacks=[callback]``;
+        with one warning if ``args`` set ``lr_scheduler_type``, ``warmup_steps``, ``lr_scheduler_kwargs``.
 
-    Returns ``TrainerSchedule(scheduler, callback)``: pass ``optimizers=(optimizer, scheduler)`` and
-    ``callbacks=[callback]`` to the Trainer.
+    Raises:
+        TypeError: ``args`` not ``TrainingArguments``, or a counter that is not callable.
+        ValueError: No length, tokens without a count, or a plateau with ``eval_strategy="no"`` (one line).
+
+    Example:
+        >>> import schedulers, torch, transformers
+        >>> args = transformers.TrainingArguments(output_dir="/tmp/out", max_steps=10, use_cpu=True, report_to="none")
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+        >>> huggingface_scheduler(schedulers.LinearScheduler(), opt, args).scheduler.state.max_duration
+        Time(10, TimeUnit.BATCH)
     """
     callback_class = _callback_class()
     _check_args(args)
-    for argument, value in (("get_num_samples", get_num_samples), ("get_num_tokens", get_num_tokens)):
-        if value is not None and not callable(value):
-            raise TypeError(f"{argument} must be a callable inputs -> int, got {value!r}")
+    check_counters("inputs", get_num_samples=get_num_samples, get_num_tokens=get_num_tokens)
     given_len = as_dataloader_len(dataloader_len)
     per_epoch = given_len if given_len is not None else _steps_per_epoch_of(train_dataset, args)
     length = as_max_duration(max_duration) if max_duration is not None else _run_length(args, per_epoch)
     clock = Clock(length, per_epoch)
+    fixed = {"fixed_max_duration": max_duration is not None, "fixed_dataloader_len": given_len is not None}
     scheduler = HuggingFaceScheduler(
-        schedule,
-        optimizer,
-        clock,
-        ssr,
-        hyperparameter=hyperparameter,
-        param_groups=param_groups,
-        fixed_max_duration=max_duration is not None,
-        fixed_dataloader_len=given_len is not None,
+        schedule, optimizer, clock, ssr, hyperparameter=hyperparameter, param_groups=param_groups, **fixed
     )
     callback = callback_class(scheduler, get_num_samples, get_num_tokens, _trainer_counts_tokens(args))
     enable_counting(schedule, clock, scheduler.ssr, callback)
+    _check_start(scheduler, args)
     return TrainerSchedule(scheduler, callback)
+
+
+def _check_start(scheduler: HuggingFaceScheduler, args: Any) -> None:
+    """A schedule that listens needs the Trainer to evaluate; Hugging Face's own scheduler settings are unused."""
+    scheduler.listener_name = type(scheduler.scheduler).__name__  # who reduced, in the line it says
+    refuse_deaf(
+        scheduler,
+        evaluates=_strategy(args.eval_strategy) != "no",
+        how="set eval_strategy='steps' (with eval_steps) or 'epoch' in TrainingArguments, and give the Trainer an "
+        "eval_dataset",
+    )
+    _warn_replaced(args)
 
 
 class HuggingFaceScheduler(CompiledScheduler):
@@ -150,6 +176,10 @@ class HuggingFaceScheduler(CompiledScheduler):
         # given to huggingface_scheduler: kept when training starts, instead of the Trainer's
         self._fixed = (fixed_max_duration, fixed_dataloader_len)
         self._stepped = True  # whether the values were written since the clock last moved
+        self.framework = FrameworkClock(self)  # the one adapter of the framework's events (integrations.framework)
+        # what load_state_dict warned while the Trainer hid UserWarnings (it loads scheduler.pt under
+        # catch_warnings): said again when training starts
+        self.held_warnings: list[warnings.WarningMessage] = []
 
     def step(self, epoch: None = None) -> None:  # type: ignore[override]
         super().step(epoch)
@@ -158,13 +188,7 @@ class HuggingFaceScheduler(CompiledScheduler):
     # -- what the callback calls ------------------------------------------------------------------
     def advance_to(self, batches: int, samples: int = 0, tokens: int = 0) -> None:
         """Count the optimizer step that brought the Trainer to ``batches`` steps (before ``step()`` is called)."""
-        clock = self.state
-        if clock.batches == batches - 1:
-            clock.advance(samples, tokens)  # the one clock rule: closes the epoch the step completes
-        else:  # not where the Trainer was: take its step count
-            clock.timestamp = after_batches(
-                batches, clock.dataloader_len, clock.samples + samples, clock.tokens + tokens
-            )
+        self.framework.optimizer_step(batches, samples, tokens)
         self._stepped = False
 
     def catch_up(self) -> None:
@@ -207,10 +231,19 @@ class HuggingFaceScheduler(CompiledScheduler):
         return state
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore the clock (a resumed run), then the bookkeeping, and write the values for the restored time."""
-        if state_dict.get("clock") is not None:
-            self.state.load_state_dict(state_dict["clock"])
-        super().load_state_dict(state_dict)
+        """Restore the clock (a resumed run), then the bookkeeping, and write the values for the restored time.
+
+        A warning given here is also kept, and said again when training starts: the Trainer loads
+        ``scheduler.pt`` under ``warnings.catch_warnings`` and drops every ``UserWarning``.
+        """
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if state_dict.get("clock") is not None:
+                self.state.load_state_dict(state_dict["clock"])
+            super().load_state_dict(state_dict)
+        self.held_warnings = list(caught)
+        for held in caught:  # as usual too, for a caller that does not hide them
+            warnings.warn_explicit(held.message, held.category, held.filename, held.lineno)
         self._stepped = True
 
 
@@ -241,6 +274,7 @@ class _TrainerClock:
         self.count_samples = get_num_samples is not None
         self._pending = [0, 0]
         self._hook: Any = None
+        self._training = False  # between on_train_begin and on_train_end, after the first optimizer step
 
     @property
     def count_tokens(self) -> bool:
@@ -266,10 +300,14 @@ class _TrainerClock:
                 f"restored, so the samples or tokens counted before it are unknown: resume from a checkpoint "
                 f"saved with the optimizer and scheduler (save_only_model=False)"
             )
+        for held in self.scheduler.held_warnings:  # hidden by the Trainer while it loaded scheduler.pt
+            warnings.warn(f"while resuming: {held.message}", RuntimeWarning, stacklevel=2)
+        self.scheduler.held_warnings = []
         loader = kwargs.get("train_dataloader")
         tokens = state.num_input_tokens_seen if self.trainer_tokens else None
         self.scheduler.follow_trainer(args, state.global_step, _length(loader), tokens)
         self._pending = [0, 0]
+        self._training = False
         if self._counts_inputs and model is not None and self._hook is None:
             self._hook = model.register_forward_pre_hook(self._count_inputs, with_kwargs=True)
 
@@ -278,11 +316,22 @@ class _TrainerClock:
         if self.trainer_tokens:
             tokens = state.num_input_tokens_seen - self.scheduler.state.tokens
         self.scheduler.advance_to(state.global_step + 1, samples, tokens)
+        self._training = True
+
+    def on_evaluate(self, args: Any, state: Any, control: Any, metrics: Any = None, **kwargs: Any) -> None:
+        # an evaluation while training counts, as the Trainer steps its own reduce_lr_on_plateau then; not
+        # eval_on_start (before the first step), nor one the user runs after train()
+        decision = self.scheduler.framework.evaluation(
+            metrics or {}, counts=self._training, who=" (the Trainer's, with their eval_ prefix)"
+        )
+        if decision is not None and state.is_world_process_zero:
+            print(f"cadence: {decision.line}", file=sys.stderr, flush=True)
 
     def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         self.scheduler.catch_up()
 
     def on_train_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        self._training = False
         if self._hook is not None:
             self._hook.remove()
             self._hook = None
@@ -315,31 +364,14 @@ class _TrainerClock:
 
 
 def _import_transformers():
-    """transformers, or an ImportError saying what to install."""
-    try:
-        return importlib.import_module("transformers")
-    except ModuleNotFoundError as error:
-        if error.name != "transformers":
-            raise  # transformers is there but broken: show the real error
-    raise ImportError(
-        f"schedulers.integrations.huggingface needs transformers, which is not installed: {_INSTALL_HINT}. "
-        "Cadence's test extra installs it (pip install -e '.[test]')."
-    )
-
-
-_CALLBACK_CLASSES: list[type] = []
+    """transformers, or an ImportError saying what to install (integrations.framework)."""
+    return import_framework(("transformers",), integration="schedulers.integrations.huggingface", hint=_INSTALL_HINT)
 
 
 def _callback_class() -> type:
     """``CadenceTrainerCallback``: :class:`_TrainerClock` with transformers' ``TrainerCallback`` as a base."""
-    if not _CALLBACK_CLASSES:
-        cls = type(
-            "CadenceTrainerCallback",
-            (_TrainerClock, _import_transformers().TrainerCallback),
-            {"__module__": __name__, "__doc__": _CALLBACK_DOC},
-        )
-        _CALLBACK_CLASSES.append(cls)
-    return _CALLBACK_CLASSES[0]
+    base = _import_transformers().TrainerCallback
+    return callback_class("CadenceTrainerCallback", _TrainerClock, base, module=__name__, doc=_CALLBACK_DOC)
 
 
 _CALLBACK_DOC = """A Hugging Face ``TrainerCallback`` that keeps a HuggingFaceScheduler's clock at the Trainer's step.
@@ -361,6 +393,31 @@ def _check_args(args: Any) -> None:
         raise TypeError(
             f"args must be the Trainer's transformers.TrainingArguments, got {type(args).__name__}: pass the same "
             "args you give the Trainer"
+        )
+
+
+def _strategy(value: Any) -> str:
+    """An ``IntervalStrategy`` or its string, as the string (``"no"``, ``"steps"``, ``"epoch"``)."""
+    return str(getattr(value, "value", value))
+
+
+def _warn_replaced(args: Any) -> None:
+    """One warning naming the ``TrainingArguments`` of Hugging Face's own scheduler that are set: Cadence's
+    schedule replaces them (the Trainer builds no scheduler when ``optimizers=`` carries one)."""
+    given = []
+    if _strategy(args.lr_scheduler_type) != "linear":
+        given.append(f"lr_scheduler_type={_strategy(args.lr_scheduler_type)!r}")
+    for name in ("warmup_steps", "warmup_ratio"):
+        if getattr(args, name, 0):
+            given.append(f"{name}={getattr(args, name)!r}")
+    if args.lr_scheduler_kwargs:
+        given.append(f"lr_scheduler_kwargs={args.lr_scheduler_kwargs!r}")
+    if given:
+        warnings.warn(
+            f"TrainingArguments {', '.join(given)} {'is' if len(given) == 1 else 'are'} not used: Cadence's schedule "
+            "replaces Hugging Face's scheduler (write a warmup in the schedule, e.g. Warmup(..., t_warmup='0.1dur'))",
+            UserWarning,
+            stacklevel=3,
         )
 
 

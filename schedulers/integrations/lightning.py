@@ -30,8 +30,8 @@ the schedule at ``k`` batches, as in Cadence's trainer. PyTorch Lightning (``lig
 
 from __future__ import annotations
 
-import importlib
 import math
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -41,6 +41,13 @@ from schedulers.core.clock import closes_epoch
 from schedulers.core.compile import CompiledScheduler
 from schedulers.core.state import as_dataloader_len, as_max_duration
 from schedulers.integrations.counting import enable_counting, samples_in, steps_per_epoch, tokens_in
+from schedulers.integrations.framework import (
+    FrameworkClock,
+    callback_class,
+    check_counters,
+    import_framework,
+    refuse_deaf,
+)
 from timeunits import Time, Timestamp, TimeUnit
 
 # CadenceClockCallback is made on first use by the module's __getattr__ (it subclasses Lightning's Callback)
@@ -66,31 +73,41 @@ def lightning_scheduler_config(
     get_num_tokens: Callable[[Any], int] | None = None,
     param_groups: Sequence[int] | None = None,
     name: str | None = None,
+    monitor: str | None = None,
 ) -> dict[str, Any]:
-    """Lightning's ``lr_scheduler`` config dict for ``schedule``, fed by the Trainer's own clock.
+    """Lightning's ``lr_scheduler`` config dict for ``schedule``, fed by the Trainer's clock and validation.
 
-    ``trainer`` is the Trainer, or the LightningModule (``self`` inside ``configure_optimizers``, where this
-    is meant to be called). ``schedule`` is a Cadence schedule or any ``(state, ssr) -> float`` callable;
-    ``hyperparameter``, ``ssr`` and ``param_groups`` are :func:`~schedulers.compile_scheduler`'s. ``ssr``
-    scales the schedule's times; the run's length is Lightning's as it is (scale ``max_steps`` yourself).
+    Args:
+        schedule: A Cadence schedule or any ``(state, ssr) -> float`` callable.
+        optimizer: The optimizer of ``configure_optimizers``.
+        trainer: The Trainer, or the LightningModule attached to it (``self``).
+        interval: Must be ``"step"``: a Cadence schedule changes per optimizer step.
+        hyperparameter: The param-group key driven (:func:`~schedulers.compile_scheduler`'s).
+        ssr: The scale schedule ratio (Lightning's ``max_steps`` is the run's length as it is).
+        max_duration: The run's length, instead of ``max_steps``/``max_epochs``.
+        dataloader_len: Optimizer steps per epoch, instead of Lightning's count.
+        get_num_samples: ``batch -> samples`` (default: the first tensor's length).
+        get_num_tokens: ``batch -> tokens`` (needed for a run or schedule in ``tok``).
+        param_groups: The indices of the groups driven (None: all).
+        name: What ``LearningRateMonitor`` shows.
+        monitor: The logged metric a schedule that listens (a plateau) hears at the end of each validation.
 
-    ``max_duration`` / ``dataloader_len`` override what is read from the Trainer (see the module docs).
-    ``get_num_samples(batch)`` / ``get_num_tokens(batch)`` count each loader batch; samples are counted only
-    when the run or the schedule is in ``sp`` (or the schedule is a plain callable), by default as the
-    leading dimension of the batch's first tensor. A run or schedule in ``tok`` needs ``get_num_tokens``.
+    Returns:
+        ``{"scheduler": ..., "interval": "step", "frequency": 1}`` (plus ``"name"``/``"monitor"`` when given).
 
-    Returns ``{"scheduler": ..., "interval": "step", "frequency": 1}`` (plus ``"name"`` when given): a
-    Cadence schedule is evaluated after every optimizer step, so any other ``interval`` is a ValueError.
+    Raises:
+        ValueError: Another ``interval``, no length, tokens without a counter; at the start of training, one line:
+            a plateau with no monitor, ``reduce_on_plateau=True`` or no validation.
+        TypeError: ``trainer`` neither a Trainer nor an attached module, or a counter that is not callable.
+
+    Example:
+        >>> from schedulers import LinearScheduler
+        >>> lightning_scheduler_config(LinearScheduler(), None, None, interval="epoch")
+        Traceback (most recent call last):
+        ValueError: interval='epoch': a Cadence schedule is read at Lightning's step count ...
     """
-    if interval != "step":
-        raise ValueError(
-            f"interval={interval!r}: a Cadence schedule is read at Lightning's step count and must be "
-            "stepped after every optimizer step (interval='step'); a schedule in epochs still changes per "
-            "batch, and holding it for a whole epoch would train with stale values"
-        )
-    for argument, value in (("get_num_samples", get_num_samples), ("get_num_tokens", get_num_tokens)):
-        if value is not None and not callable(value):
-            raise TypeError(f"{argument} must be a callable batch -> int, got {value!r}")
+    _check_interval(interval)
+    check_counters("batch", get_num_samples=get_num_samples, get_num_tokens=get_num_tokens)
     trainer = _find_trainer(trainer)
     clock = _clock_callback(trainer, get_num_samples, get_num_tokens)
     if dataloader_len is None:
@@ -100,10 +117,24 @@ def lightning_scheduler_config(
         schedule, optimizer, state, ssr, hyperparameter=hyperparameter, param_groups=param_groups
     )
     enable_counting(schedule, state, scheduler.ssr, clock)
+    return _config(scheduler, name, monitor)
+
+
+def _config(scheduler: LightningScheduler, name: str | None, monitor: str | None) -> dict[str, Any]:
+    scheduler.monitor = monitor
+    scheduler.listener_name = type(scheduler.scheduler).__name__ if name is None else name  # in the line it says
     config: dict[str, Any] = {"scheduler": scheduler, "interval": "step", "frequency": 1}
-    if name is not None:
-        config["name"] = name
+    config.update({key: value for key, value in (("name", name), ("monitor", monitor)) if value is not None})
     return config
+
+
+def _check_interval(interval: str) -> None:
+    if interval != "step":
+        raise ValueError(
+            f"interval={interval!r}: a Cadence schedule is read at Lightning's step count and must be "
+            "stepped after every optimizer step (interval='step'); a schedule in epochs still changes per "
+            "batch, and holding it for a whole epoch would train with stale values"
+        )
 
 
 class LightningState:
@@ -194,10 +225,71 @@ class LightningScheduler(CompiledScheduler):
     """
 
     state: LightningState
+    #: the logged metric a schedule that listens hears (lightning_scheduler_config's monitor=, or the config's)
+    monitor: str | None = None
 
     def step(self, epoch: None = None) -> None:  # type: ignore[override]
+        """Settle the counts of the optimizer step that ended, then write the values for Lightning's step.
+
+        Raises:
+            ValueError: Lightning passed a metric (``reduce_on_plateau=True``): one line saying what works.
+        """
+        if epoch is not None and not isinstance(epoch, int):
+            raise ValueError(_REDUCE_ON_PLATEAU)
         self.state.clock.settle(self.state.trainer)
         super().step(epoch)
+
+    def check_start(self, config: Any, module: Any) -> None:
+        """At the start of training: a schedule that listens has a monitor, hears validation, and Lightning
+        does not step it with a metric (``reduce_on_plateau``).
+
+        Args:
+            config: Lightning's ``LRSchedulerConfig`` of this scheduler.
+            module: The LightningModule.
+
+        Raises:
+            ValueError: In one line, naming what to change.
+        """
+        if not self.needs_evaluations:
+            return
+        if getattr(config, "reduce_on_plateau", False):
+            raise ValueError(_REDUCE_ON_PLATEAU)
+        self.monitor = self.monitor or getattr(config, "monitor", None)
+        if self.monitor is None:
+            raise ValueError(
+                f"{type(self.scheduler).__name__}(...) listens to {', '.join(self.monitors)}, but Lightning names "
+                "no monitor: pass monitor='val_loss' (the metric your validation_step logs) to "
+                "lightning_scheduler_config"
+            )
+        own = [name for name in self.monitors if name not in ("eval/loss", self.monitor)]
+        if own:
+            raise ValueError(
+                f"the PlateauScheduler monitors {own[0]!r} but lightning_scheduler_config's monitor is "
+                f"{self.monitor!r}: give the metric once (monitor= of lightning_scheduler_config)"
+            )
+        trainer = self.state.trainer
+        base = _import_lightning(_package_of(trainer)).LightningModule
+        overridden = getattr(type(module), "validation_step", None) is not base.validation_step
+        refuse_deaf(
+            self,
+            evaluates=overridden and trainer.limit_val_batches != 0,
+            how="give the LightningModule a validation_step and the Trainer val data (limit_val_batches > 0)",
+        )
+
+    def hear_validation(self, trainer: Any) -> None:
+        """The end of a validation run while fitting: the monitored metric, through the listener protocol."""
+        if not self.needs_evaluations or self.monitor is None:
+            return
+        metrics = dict(trainer.callback_metrics)
+        if self.monitor not in metrics:
+            raise ValueError(
+                f"monitor={self.monitor!r} is not among the metrics Lightning logged {sorted(metrics)}: log it in "
+                "validation_step or name one of them in lightning_scheduler_config's monitor="
+            )
+        heard = {name: metrics[self.monitor] for name in self.monitors}
+        decision = FrameworkClock(self).evaluation({**metrics, **heard})
+        if decision is not None and trainer.is_global_zero:
+            print(f"cadence: {decision.line}", file=sys.stderr, flush=True)
 
     def state_dict(self) -> dict[str, Any]:
         state = super().state_dict()
@@ -257,6 +349,16 @@ class _ClockCounts:
     def on_train_batch_end(self, trainer: Any, pl_module: Any, outputs: Any, batch: Any, batch_idx: int) -> None:
         self.settle(trainer)
 
+    def on_train_start(self, trainer: Any, pl_module: Any) -> None:
+        for config, scheduler in _cadence_schedulers(trainer):
+            scheduler.check_start(config, pl_module)
+
+    def on_validation_end(self, trainer: Any, pl_module: Any) -> None:
+        if trainer.sanity_checking or getattr(trainer.state, "fn", None) != "fit":
+            return
+        for _, scheduler in _cadence_schedulers(trainer):
+            scheduler.hear_validation(trainer)
+
     # -- counting -------------------------------------------------------------------------------------
     def settle(self, trainer: Any) -> None:
         """Move the pending counts into the totals once Lightning's ``global_step`` has moved past them."""
@@ -303,38 +405,35 @@ class _ClockCounts:
 
 def _import_lightning(package: str | None = None):
     """``lightning.pytorch`` or ``pytorch_lightning`` (or ``package``); an ImportError saying what to install."""
-    for name in (package,) if package else _PACKAGES:
-        try:
-            return importlib.import_module(name)
-        except ModuleNotFoundError as error:
-            if error.name not in (name, name.split(".")[0]):
-                raise  # Lightning is there but broken: show the real error
-    raise ImportError(
-        "schedulers.integrations.lightning needs PyTorch Lightning, which is not installed: "
-        f"{_INSTALL_HINT}. Cadence's test extra installs it (pip install -e '.[test]')."
-    )
-
-
-_CALLBACK_CLASSES: dict[str, type] = {}
+    packages = (package,) if package else _PACKAGES
+    return import_framework(packages, integration="schedulers.integrations.lightning", hint=_INSTALL_HINT)
 
 
 def _callback_class(package: str | None = None) -> type:
     """``CadenceClockCallback`` as a subclass of ``package``'s ``Callback`` (one class per Lightning package)."""
     module = _import_lightning(package)
-    name = module.__name__
-    if name not in _CALLBACK_CLASSES:
-        cls = type(
-            "CadenceClockCallback",
-            (_ClockCounts, module.Callback),
-            {
-                "__module__": __name__,
-                "__doc__": _CALLBACK_DOC,
-                "state_key": property(lambda self: "CadenceClockCallback"),
-            },
-        )
-        cls.__qualname__ = _qualname(name)
-        _CALLBACK_CLASSES[name] = cls
-    return _CALLBACK_CLASSES[name]
+    cls = callback_class(
+        "CadenceClockCallback",
+        _ClockCounts,
+        module.Callback,
+        module=__name__,
+        doc=_CALLBACK_DOC,
+        state_key=property(lambda self: "CadenceClockCallback"),
+    )
+    cls.__qualname__ = _qualname(module.__name__)
+    return cls
+
+
+def _cadence_schedulers(trainer: Any) -> list[tuple[Any, LightningScheduler]]:
+    """``(config, scheduler)`` of each Cadence scheduler the Trainer steps."""
+    configs = getattr(trainer, "lr_scheduler_configs", None) or []
+    return [(config, config.scheduler) for config in configs if isinstance(config.scheduler, LightningScheduler)]
+
+
+_REDUCE_ON_PLATEAU = (
+    "reduce_on_plateau=True steps a scheduler with a metric, but a Cadence schedule hears Lightning's validation "
+    "itself: drop reduce_on_plateau and pass monitor='val_loss' to lightning_scheduler_config"
+)
 
 
 def _qualname(package: str) -> str:

@@ -458,3 +458,30 @@ def test_progress_bar_shows_the_lr_of_the_batch_shown(tensor):
     bar = ProgressBar(file=io.StringIO(), refresh_interval=0)
     shown = _trainer_like_fit(make_trainer("3ba"), bar, lrs, tensor=tensor)
     assert shown == ["loss=1, lr=0.5", "loss=1, lr=0.25", "loss=1, lr=0.125"]  # never the next batch's lr
+
+
+def test_a_bare_evaluation_listener_is_a_callback_and_on_eval_hears_through_the_listener_path():
+    from schedulers.core.listening import Evaluation, EvaluationListener
+    from trainer.callbacks import EvalHooks
+
+    class Listener:
+        listener_name, monitors, needs_evaluations = "mine", ("eval/loss",), True
+
+        def hear(self, evaluation):
+            return None
+
+    class Hooked(Callback):
+        def __init__(self):
+            self.seen = []
+
+        def on_eval(self, trainer, metrics):
+            self.seen.append((trainer, metrics))
+
+    hooked = Hooked()
+    callbacks = CallbackList([Listener(), hooked])  # a listener with no hook is accepted
+    hooks = EvalHooks("trainer", callbacks)
+    assert isinstance(hooks, EvaluationListener) and not hooks.needs_evaluations and not hooks.monitors
+    hooks.hear(Evaluation({"eval/loss": 2}, counts=False))  # callbacks hear evaluations that do not count too
+    assert hooked.seen == [("trainer", {"eval/loss": 2.0})]
+    with pytest.raises(TypeError, match=r"nor hear\(evaluation\), the listener protocol"):
+        CallbackList([object()])

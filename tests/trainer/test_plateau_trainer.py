@@ -10,7 +10,9 @@ import torch
 from torch.optim.lr_scheduler import ReduceLROnPlateau
 
 from schedulers import CosineAnnealingScheduler, LinearScheduler, PlateauScheduler, Product, Sequence, Warmup
-from trainer import EarlyStopping, LRMonitor, Trainer
+from schedulers.core.listening import Evaluation
+from timeunits import Timestamp
+from trainer import Callback, EarlyStopping, LRMonitor, Trainer
 from trainer.config import ConfigError, trainer_from_config
 from trainer.sweep.wsd import BranchingError, wsd_schedules
 
@@ -247,7 +249,7 @@ def test_yaml_plateau_torch_plateau_and_early_stopping():
         base_dir=HERE,
     )
     assert isinstance(torch_yaml.schedulers[0], ReduceLROnPlateau)
-    assert torch_yaml.scheduled.on_eval[0][0] == "eval/loss"
+    assert torch_yaml.scheduled.on_eval[0].monitor == "eval/loss"
 
 
 def test_yaml_without_evaluations_names_the_keys_to_set():
@@ -324,3 +326,132 @@ def test_sweep_branch_from_stable_refuses_a_plateau_config(tmp_path, capsys, mon
     assert code == 2, err
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1 and "reduces at evaluations when eval/loss stops improving" in lines[0]
+
+
+# -- one evaluation path (issue 26): every listener hears through the one protocol ---------------------------
+
+
+class _Heard:
+    """A user listener of the protocol: no class the trainer knows, only what it exposes."""
+
+    listener_name = "a user listener"
+    monitors = ("eval/loss",)
+    needs_evaluations = True
+
+    def __init__(self):
+        self.heard = []
+
+    def hear(self, evaluation):
+        self.heard.append((evaluation.timestamp.batch.value, evaluation.counts, dict(evaluation.metrics)))
+
+
+class _OnEval(Callback):
+    def __init__(self):
+        self.metrics = []
+
+    def on_eval(self, trainer, metrics):
+        self.metrics.append(metrics)
+
+
+def test_every_listener_hears_each_evaluation_through_one_path():
+    heard, on_eval = _Heard(), _OnEval()
+    trainer, _ = _trainer(None, callbacks=[heard, on_eval], max_duration="10ba")
+    trainer.fit("7ba")  # the evaluation that ends this call does not count; the callbacks hear it
+    trainer.fit()
+    assert [(batch, counts) for batch, counts, _ in heard.heard] == [(2, True), (4, True), (6, True), (7, False)] + [
+        (8, True),
+        (10, True),
+    ]
+    assert [metrics for _, _, metrics in heard.heard] == on_eval.metrics
+    with pytest.raises(
+        ValueError, match=r"^a user listener listens to eval/loss at each evaluation, but this run never"
+    ):
+        _trainer(None, callbacks=[_Heard()], eval_interval=None)
+
+
+def test_a_plateau_reduction_and_a_stop_each_say_one_line(capsys):
+    trainer, monitor = _trainer(
+        WARM_PLATEAU, callbacks=[EarlyStopping(patience=3, min_delta=0.05)], max_duration="200ba"
+    )
+    trainer.fit()
+    err = capsys.readouterr().err.splitlines()
+    reductions = [line for line in err if line.startswith("schedulers[0] (Warmup): lr ")]
+    assert len(reductions) == len(trainer.schedulers[0].scheduler.schedule.reductions) >= 1
+    assert trainer.decisions == reductions
+    first = trainer.schedulers[0].scheduler.schedule.reductions[0].value
+    assert f"lr 0.2 -> 0.1 at {first}ba" in reductions[0]
+    stop = [line for line in err if line.startswith("early stopping:")]
+    stopper = trainer.callbacks.callbacks[1]
+    assert len(stop) == 1 and f"(best {stopper.best:.6g} at {stopper.best_at.batch})" in stop[0]
+
+
+def _hear(stopper, values):
+    """The batch each evaluation (every 2 batches) stops at, or None."""
+    for batch, value in enumerate(values, 1):
+        decision = stopper.hear(Evaluation({"eval/loss": value}, Timestamp(batch=2 * batch)))
+        if decision is not None:
+            assert decision.stops
+            return 2 * batch
+    return None
+
+
+def test_early_stopping_counts_an_improvement_smaller_than_min_delta_as_none():
+    values = [1.0, 0.95, 0.9, 0.85, 0.8]  # each beats the best by 0.05
+    assert _hear(EarlyStopping(patience=2, min_delta=0.1), values) == 6  # by less than min_delta: not better
+    assert _hear(EarlyStopping(patience=2, min_delta=0.01), values) is None
+    assert _hear(EarlyStopping(patience=2, min_delta=0.1, mode="max"), [0.0, 0.05, 0.2, 0.25, 0.3]) == 10
+
+
+def test_early_stopping_patience_zero_stops_at_the_first_evaluation_without_improvement():
+    assert _hear(EarlyStopping(patience=0), [3.0, 2.0, 2.5, 1.0]) == 6
+
+
+def test_early_stopping_patience_as_a_time():
+    # best at 4ba; stops at the first evaluation without improvement once 5 batches have passed: at 10ba
+    assert _hear(EarlyStopping(patience="5ba"), [3.0, 2.0, 2.5, 2.5, 2.5, 2.5]) == 10
+    stopper = EarlyStopping(patience="0.25dur")
+    trainer, _ = _trainer(None, callbacks=[stopper], max_duration="20ba", lr=0.0)  # nothing improves after 2ba
+    trainer.fit()
+    assert stopper.stopped_at == 8  # 0.25 of 20ba is 5 batches after the best at 2ba: the evaluation at 8ba
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ({"patience": -1}, r"^patience=-1 must be >= 0"),
+        ({"patience": "2epp"}, r"^patience="),
+        ({"mode": "maxx"}, r"^mode='maxx'"),
+        ({"min_delta": -0.1}, r"^min_delta=-0.1"),
+        ({"monitor": ""}, r"^monitor=''"),
+    ],
+)
+def test_early_stopping_refuses_a_bad_argument_in_one_line(arguments, message):
+    with pytest.raises(ValueError, match=message) as caught:
+        EarlyStopping(**arguments)
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: _trainer(Warmup(PlateauScheduler(), "4ba"), eval_interval="40ba"),
+        lambda: _trainer(None, callbacks=[EarlyStopping()], eval_interval="40ba"),
+        lambda: _trainer(lambda o: ReduceLROnPlateau(o), eval_interval="50ba"),
+    ],
+    ids=["plateau", "early-stopping", "torch"],
+)
+def test_listening_to_one_evaluation_at_the_end_is_an_error_at_start(build):
+    with pytest.raises(
+        ValueError, match=r"evaluates only at its end \(every \d+ba of 40ba\), which can change nothing"
+    ):
+        build()
+
+
+def test_yaml_listeners_with_only_the_final_evaluation_are_refused_in_one_line():
+    config = _config([{"reduce_lr_on_plateau": {"patience": 1}}], callbacks=[{"EarlyStopping": {"patience": 1}}])
+    del config["trainer"]["init"]["loop"]["eval_frequency"]  # a val loader and no interval: one evaluation, at the end
+    with pytest.raises(ConfigError) as caught:
+        trainer_from_config(config, base_dir=HERE)
+    message = str(caught.value)
+    assert "\n" not in message and "evaluates only at its end" in message
+    assert "trainer.init.loop.eval_frequency" in message
