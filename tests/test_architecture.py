@@ -181,22 +181,9 @@ def test_forecast_and_sweep_import_one_way() -> None:
 FORBIDDEN = {
     ("schedulers.core.compile", "schedulers.core.plateau"): "the core knows listeners by protocol, not the plateau",
 }
-# TODO(wt-doors): the doors branch removes compile.py's import of plateau.py; remove this entry when it merges.
-_AWAITING_A_BRANCH = {("schedulers.core.compile", "schedulers.core.plateau"): "wt-doors"}
 
 
-@pytest.mark.parametrize(
-    "importer, imported",
-    [
-        pytest.param(
-            *pair,
-            marks=[pytest.mark.xfail(strict=True, reason=f"TODO({_AWAITING_A_BRANCH[pair]}): fixed on that branch")]
-            if pair in _AWAITING_A_BRANCH
-            else [],
-        )
-        for pair in FORBIDDEN
-    ],
-)
+@pytest.mark.parametrize("importer, imported", list(FORBIDDEN))
 def test_forbidden_imports(importer: str, imported: str) -> None:
     assert imported not in GRAPH[importer], f"{importer} imports {imported}: {FORBIDDEN[importer, imported]}"
 
