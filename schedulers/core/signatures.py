@@ -46,6 +46,9 @@ class ArgumentProblem:
         argument: the keyword argument at fault, or None.
         message: what is wrong and what is accepted.
 
+    Returns:
+        The problem, for the caller to raise with its key path.
+
     Example:
         >>> ArgumentProblem("gama", "StepScheduler got an unexpected keyword argument 'gama'").argument
         'gama'

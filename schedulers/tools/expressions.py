@@ -41,18 +41,53 @@ _MAX_DEPTH = 32  # nesting of calls and lists
 
 
 class ExpressionError(ValueError):
-    """An expression that is not a schedule call with literal arguments (names the offending part)."""
+    """An expression that is not a schedule call with literal arguments, or a call whose arguments do not fit the
+    schedule (:func:`schedulers.core.signatures.call_problem`'s message, as every config door gives it).
+
+    Args:
+        message: the expression, then what is wrong with it (the offending part named).
+
+    Returns:
+        The error (a ``ValueError``).
+
+    >>> try:
+    ...     parse_schedule("StepScheduler('10ba', gama=0.5)")
+    ... except ExpressionError as error:
+    ...     print(str(error).split(": ", 1)[1].split(";")[0])
+    StepScheduler got an unexpected keyword argument 'gama' (did you mean 'gamma'?)
+    """
 
 
 class UnknownScheduleNameError(ExpressionError, UnknownSchedulerError):
-    """A call of a name that is not a registered Cadence schedule (also the registry's error type)."""
+    """A call of a name that is not a registered Cadence schedule (also the registry's error type); its message
+    after the expression is the one every door gives (:func:`schedulers.core.signatures.unknown_name_message`).
+
+    Args:
+        message: the expression, then the registry's reason, the close names and the schedule names.
+
+    Returns:
+        The error (an :class:`ExpressionError` and an :class:`~schedulers.core.registry.UnknownSchedulerError`).
+
+    >>> try:
+    ...     parse_schedule("cosinne()")
+    ... except UnknownScheduleNameError as error:
+    ...     print(str(error).split("; ")[0])
+    'cosinne()': unknown schedule 'cosinne' (did you mean cosine?)
+    """
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return str(self.args[0]) if self.args else ""
 
 
 def schedule_names() -> list[str]:
-    """Every name (class names and aliases) an expression may call, sorted case-insensitively."""
+    """Every name (class names and aliases) an expression may call, sorted case-insensitively.
+
+    Returns:
+        The names.
+
+    >>> "cosine_with_warmup" in schedule_names(), "CosineDecayLR" in schedule_names()
+    (True, False)
+    """
     return sorted(registered_schedulers(where=_is_schedule), key=str.lower)
 
 
@@ -64,6 +99,18 @@ def parse_schedule(text: str) -> Schedule:
     :class:`UnknownScheduleNameError` (a :class:`~schedulers.core.registry.UnknownSchedulerError`) for a name
     that is not a registered schedule, with close names; a schedule's own ``ValueError`` for bad argument
     values, its message prefixed with the expression.
+
+    Args:
+        text: the expression.
+
+    Returns:
+        The schedule it calls (nested calls built first).
+
+    Raises:
+        ExpressionError: anything but a schedule call with literal arguments, or arguments that do not fit the
+            schedule's signature.
+        UnknownScheduleNameError: a name that is not a registered schedule.
+        ValueError: the schedule's own check of an argument's value, prefixed with the expression.
 
     >>> sequence = parse_schedule("Sequence([linear(0.0, 1.0), cosine()], ['0.1dur'])")
     >>> [type(s).__name__ for s in sequence.schedules], [str(m) for m in sequence.milestones]
