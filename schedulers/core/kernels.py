@@ -463,8 +463,6 @@ def cyclic(
         \sigma = 1 \text{ (triangular)}, \; 2^{-(c - 1)} \text{ (triangular2)}, \;
         \gamma^{x} \text{ (exp\_range)}
 
-    Returns the absolute value (pass ``base=1`` and ``peak=max_lr/base_lr`` for a multiplier).
-
     Args:
         x: torch's ``last_epoch`` (optimizer steps taken): a float or a floating tensor.
         base: The lowest value.
@@ -475,7 +473,7 @@ def cyclic(
         gamma: The factor per step of ``exp_range``, > 0.
 
     Returns:
-        The absolute value (not a multiplier), a float or a tensor like ``x``.
+        The absolute value (``base=1``, ``peak=max_lr/base_lr``: a multiplier), a float or a tensor like ``x``.
 
     Raises:
         ValueError: An argument out of range or an unknown ``mode``, naming it.
@@ -483,14 +481,7 @@ def cyclic(
     >>> cyclic(0, 0.1, 1.0, 10), cyclic(10, 0.1, 1.0, 10), cyclic(25, 0.0, 1.0, 10, mode="triangular2")
     (0.1, 1.0, 0.25)
     """
-    if not 0 < step_size_up < _INF:
-        raise _bad("step_size_up", "a finite number > 0", step_size_up)
-    if step_size_down is not None and not 0 <= step_size_down < _INF:
-        raise _bad("step_size_down", "None or a finite number >= 0", step_size_down)
-    if mode not in CYCLIC_MODES:
-        raise _bad("mode", _one_of(CYCLIC_MODES), mode)
-    if mode == "exp_range" and not 0 < gamma < _INF:
-        raise _bad("gamma", "a finite number > 0 with mode 'exp_range'", gamma)
+    _check_cyclic(step_size_up, step_size_down, mode, gamma)
     up = float(step_size_up)
     down = up if step_size_down is None else float(step_size_down)
     total = up + down
@@ -508,6 +499,17 @@ def cyclic(
     if mode == "triangular2":  # 0.5 ** n == 1 / 2.0 ** n exactly, and underflows instead of overflowing
         return base + amplitude * o.pow(0.5, cycle - 1)
     return base + amplitude * o.pow(gamma, x)
+
+
+def _check_cyclic(step_size_up: float, step_size_down: float | None, mode: str, gamma: float) -> None:
+    if not 0 < step_size_up < _INF:
+        raise _bad("step_size_up", "a finite number > 0", step_size_up)
+    if step_size_down is not None and not 0 <= step_size_down < _INF:
+        raise _bad("step_size_down", "None or a finite number >= 0", step_size_down)
+    if mode not in CYCLIC_MODES:
+        raise _bad("mode", _one_of(CYCLIC_MODES), mode)
+    if mode == "exp_range" and not 0 < gamma < _INF:
+        raise _bad("gamma", "a finite number > 0 with mode 'exp_range'", gamma)
 
 
 def _anneal_cos(o, start, end, pct):
@@ -549,8 +551,6 @@ def one_cycle(
 ) -> Number:
     r"""The 1cycle policy, exactly ``torch.optim.lr_scheduler.OneCycleLR``'s lr after ``x`` steps.
 
-    torch derives ``initial_lr = max_lr / div_factor`` (default 25) and
-    ``min_lr = initial_lr / final_div_factor`` (default 1e4); here the caller passes them.
     With :math:`N` = ``total_steps`` and :math:`q` = ``pct_start`` the phases end at
     :math:`a = qN - 1` and :math:`N - 1` (three-phase: :math:`a`, :math:`2qN - 2`, :math:`N - 1`):
     ``initial_lr`` → ``max_lr`` → ``min_lr`` (three-phase: ``initial_lr`` → ``max_lr`` → ``initial_lr`` →
@@ -568,8 +568,8 @@ def one_cycle(
         x: The optimizer steps taken: a float or a floating tensor.
         total_steps: :math:`N`, the steps of the cycle.
         max_lr: The peak value.
-        initial_lr: The value at step 0.
-        min_lr: The value at the end.
+        initial_lr: The value at step 0 (torch: ``max_lr / div_factor``, default 25).
+        min_lr: The value at the end (torch: ``initial_lr / final_div_factor``, default 1e4).
         pct_start: :math:`q`, the fraction of the cycle spent rising.
         anneal_strategy: ``cos`` or ``linear``.
         three_phase: Whether the value comes back to ``initial_lr`` before annealing to ``min_lr``.
@@ -589,8 +589,7 @@ def one_cycle(
     last_step = total_steps - 1
     anneal = _anneal_cos if anneal_strategy == "cos" else _anneal_linear
     o = ops(x)
-    pieces = []
-    begin = 0.0
+    pieces, begin = [], 0.0
     for end, start_lr, end_lr in phases:
         # only a later phase can have zero length, and it then lies past last_step where min_lr holds
         span = end - begin if end != begin else 1.0

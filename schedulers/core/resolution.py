@@ -42,6 +42,9 @@ class MissingDataloaderLenError(ValueError, RuntimeError):
     Returns:
         The error.
 
+    Raises:
+        Nothing: it is raised.
+
     >>> from schedulers import StepScheduler
     >>> try:
     ...     StepScheduler("1ep").resolve("10ba")

@@ -131,8 +131,7 @@ def call_problem(
     (``filled``: name -> what fills it); more positional values than ``target`` takes; the first argument
     ``target`` does not take (with the closest name it takes); an argument given both by position and by name;
     then every required argument not given (``later`` names are given by the caller afterwards). Every door
-    that calls a callable from text (YAML, ``--set``, ``Schedule.from_config``, schedule expressions) checks
-    through here, so one mistake reads the same at each.
+    (YAML, ``--set``, ``Schedule.from_config``, schedule expressions) checks here: one mistake, one message.
 
     Args:
         target: the class or function to be called.
@@ -172,21 +171,25 @@ def call_problem(
         return None
     accepted = signature_text(name, target, hidden=[key for key in filled if key not in passed])
     if extra:
-        takes = len(by_position)
-        return ArgumentProblem(
-            None,
-            f"{name} takes {takes} positional argument{'s' * (takes != 1)} but {positional} were given; "
-            f"accepted: {accepted}",
-        )
+        given = f"{len(by_position)} positional argument{'s' * (len(by_position) != 1)} but {positional} were given"
+        return ArgumentProblem(None, f"{name} takes {given}; accepted: {accepted}")
+    return _keyword_problem(name, accepted, unexpected, named, repeated, missing)
+
+
+def _keyword_problem(
+    name: str, accepted: str, unexpected: str | None, named: list[str], repeated: str | None, missing: list[str]
+) -> ArgumentProblem:
+    """The problem of a call whose keywords do not bind: the first unexpected one (with the closest name it
+    takes), then one given by position too, then the required ones missing."""
     if unexpected is not None:
         hint = did_you_mean(unexpected, named, n=1, quote=True)
-        message = f"{name} got an unexpected keyword argument {unexpected!r}{hint}; accepted: {accepted}"
-        return ArgumentProblem(unexpected, message)
+        return ArgumentProblem(
+            unexpected, f"{name} got an unexpected keyword argument {unexpected!r}{hint}; accepted: {accepted}"
+        )
     if repeated is not None:
         return ArgumentProblem(repeated, f"{name} got multiple values for argument {repeated!r}; accepted: {accepted}")
-    listed = ", ".join(map(repr, missing))
-    plural = "s" if len(missing) > 1 else ""
-    return ArgumentProblem(None, f"{name} is missing required argument{plural} {listed}; accepted: {accepted}")
+    listed = f"argument{'s' * (len(missing) > 1)} {', '.join(map(repr, missing))}"
+    return ArgumentProblem(None, f"{name} is missing required {listed}; accepted: {accepted}")
 
 
 def _by_position(signature: inspect.Signature, leading: int, positional: int) -> tuple[list[str], bool]:

@@ -223,9 +223,9 @@ def plain_warnings(prog: str) -> Iterator[None]:
     >>> err = io.StringIO()
     >>> with contextlib.redirect_stderr(err), warnings.catch_warnings(), plain_warnings("cadence"):
     ...     warnings.simplefilter("always")
-    ...     warnings.warn("a long\n   warning")
-    >>> err.getvalue()
-    'cadence: warning: a long warning\n'
+    ...     warnings.warn("a   spaced   warning")
+    >>> print(err.getvalue(), end="")
+    cadence: warning: a spaced warning
     """
     shown = warnings.showwarning
 

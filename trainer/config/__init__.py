@@ -45,7 +45,7 @@ arguments; ``Trainer.from_config`` builds from it, so it does not import ``train
 ...     trainer_from_config(config)
 ... except ConfigError as error:
 ...     print(error)
-trainer.init.schedulers[0].CosineDecayLRR: unknown schedule 'CosineDecayLRR' (did you mean CosineDecayLR, ...?); schedule names: ...
+trainer.init.schedulers[0].CosineDecayLRR: unknown schedule 'CosineDecayLRR' (did you mean CosineDecayLR, ...?); ...
 """
 
 from __future__ import annotations
