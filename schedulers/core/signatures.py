@@ -163,9 +163,9 @@ def call_problem(
             return ArgumentProblem(None, f"argument names must be strings, got {key!r}")
         if key in filled or key in passed:
             return ArgumentProblem(key, f"is filled in by Cadence ({filled.get(key, 'the call')}); remove it")
-    by_position, extra = _by_position(signature, leading, positional)
+    by_position, extra = _by_position(signature, leading, positional) if positional else ([], False)
     unexpected = None if takes_any else next((key for key in arguments if key not in named), None)
-    repeated = next((key for key in arguments if key in by_position), None)
+    repeated = next((key for key in arguments if key in by_position), None) if by_position else None
     missing = [key for key in required if key not in arguments and key not in later and key not in by_position]
     if unexpected is None and repeated is None and not missing and not extra:
         return None
