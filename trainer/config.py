@@ -43,7 +43,7 @@ reading is below the trainer, in :mod:`trainer.config_reading` (one module per t
 ...     trainer_from_config(config)
 ... except ConfigError as error:
 ...     print(error)
-trainer.init.schedulers[0].CosineDecayLRR: unknown schedule 'CosineDecayLRR' (did you mean CosineDecayLR, ...?); see ...
+trainer.init.schedulers[0].CosineDecayLRR: unknown schedule 'CosineDecayLRR' (did you mean CosineDecayLR, ...?); ...
 """
 
 from __future__ import annotations

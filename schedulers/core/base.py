@@ -46,9 +46,6 @@ class Curve:
     Returns:
         The curve; calling it returns ``fn(x)``.
 
-    Raises:
-        Nothing itself; ``fn`` raises what its kernel raises.
-
     >>> from schedulers import LinearScheduler
     >>> curve = LinearScheduler().resolve("100ba")
     >>> curve, curve(25)
@@ -320,7 +317,21 @@ class FunctionSchedule(Schedule):
         return self.fn(state)
 
     def bind(self, run: Run) -> Callable[[ScheduleState], float]:
-        """``fn`` itself, for a run at ratio 1 (a function of the state cannot be scaled)."""
+        """``fn`` itself, for a run at ratio 1 (a function of the state cannot be scaled).
+
+        Args:
+            run: The run the state's clock counts.
+
+        Returns:
+            ``fn``.
+
+        Raises:
+            ValueError: A run with a ratio other than 1.
+
+        >>> from schedulers import SchedulerState
+        >>> FunctionSchedule(lambda state: 0.5).bind(Run("10ba"))(SchedulerState("10ba"))
+        0.5
+        """
         self._unscaled(run.ssr)
         return self.fn
 

@@ -68,9 +68,6 @@ def warmup_ramp(t_warmup: int, peak: float, main: Callable[[Any], Any]) -> Calla
     Returns:
         The ramped curve.
 
-    Raises:
-        Nothing.
-
     >>> ramped = warmup_ramp(10, 2.0, lambda x: 1.0)
     >>> ramped(0.0), ramped(5.0), ramped(10.0)
     (0.0, 1.0, 1.0)
@@ -270,7 +267,23 @@ class Product(Schedule):
         return alpha
 
     def bind(self, run: Run) -> Callable[[ScheduleState], float]:
-        """The product of the factors, each bound to ``run`` (a Cadence schedule resolved once for it)."""
+        """The product of the factors, each bound to ``run`` (a Cadence schedule resolved once for it).
+
+        Args:
+            run: The run the state's clock counts.
+
+        Returns:
+            A function of the state: the product of the factors' values.
+
+        Raises:
+            ValueError: A factor's own checks for ``run``.
+
+        >>> from schedulers import LinearScheduler, SchedulerState, StepScheduler
+        >>> from timeunits import Timestamp
+        >>> alpha = Product([LinearScheduler(), StepScheduler("50ba", gamma=0.5)]).bind(Run("100ba"))
+        >>> alpha(SchedulerState("100ba", Timestamp(batch=50)))
+        0.25
+        """
         ssr = run.ssr
         alphas = tuple(
             factor.bind(run) if isinstance(factor, Schedule) else (lambda state, f=factor: f(state, ssr))

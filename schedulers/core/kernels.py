@@ -100,6 +100,13 @@ def constant(x: Number, alpha: float) -> Number:
 
     .. math:: \alpha(x) = \alpha
 
+    Args:
+        x: The count (or fraction): a float, or a floating tensor evaluated elementwise.
+        alpha: The value held.
+
+    Returns:
+        The multiplier, a float for a float ``x`` and a tensor of ``x``'s shape and dtype for a tensor.
+
     >>> constant(0.7, 0.5)
     0.5
     """
@@ -110,6 +117,14 @@ def linear(frac: Number, start: float, end: float) -> Number:
     r"""Move in a straight line from ``start`` to ``end`` as ``frac`` goes from 0 to 1, then hold.
 
     .. math:: \alpha(f) = s + (e - s)\,\mathrm{clamp}(f, 0, 1)
+
+    Args:
+        frac: The fraction of the period, clamped to [0, 1]: a float or a floating tensor.
+        start: The value at 0.
+        end: The value at 1 and after.
+
+    Returns:
+        The multiplier, a float for a float ``x`` and a tensor of ``x``'s shape and dtype for a tensor.
 
     >>> linear(0.25, 1.0, 0.0), linear(2.0, 1.0, 0.5)
     (0.75, 0.5)
@@ -122,6 +137,14 @@ def cosine(frac: Number, start: float = 1.0, end: float = 0.0) -> Number:
 
     .. math:: \alpha(f) = e + (s - e)\,\frac{1 + \cos(\pi\,\mathrm{clamp}(f, 0, 1))}{2}
 
+    Args:
+        frac: The fraction of the period, clamped to [0, 1]: a float or a floating tensor.
+        start: The value at 0.
+        end: The value at 1 and after.
+
+    Returns:
+        The multiplier, a float for a float ``x`` and a tensor of ``x``'s shape and dtype for a tensor.
+
     >>> cosine(0.5), cosine(1.0, start=1.0, end=0.1)
     (0.5, 0.1)
     """
@@ -133,6 +156,18 @@ def polynomial(frac: Number, power: float, start: float = 1.0, end: float = 0.0)
     r"""Decay from ``start`` to ``end`` as a power of the fraction left, then hold.
 
     .. math:: \alpha(f) = e + (s - e)\,(1 - \mathrm{clamp}(f, 0, 1))^{\kappa}, \qquad \kappa \ge 0
+
+    Args:
+        frac: The fraction of the period, clamped to [0, 1]: a float or a floating tensor.
+        power: The exponent, a finite number >= 0.
+        start: The value at 0.
+        end: The value at 1 and after.
+
+    Returns:
+        The multiplier, a float for a float ``x`` and a tensor of ``x``'s shape and dtype for a tensor.
+
+    Raises:
+        ValueError: ``power`` not a finite number >= 0.
 
     >>> polynomial(0.5, 2.0), polynomial(1.0, 2.0, end=0.25)
     (0.25, 0.25)
@@ -148,6 +183,17 @@ def exponential(x: Number, gamma: float, period: float) -> Number:
 
     .. math:: \alpha(x) = \gamma^{x / \rho}
 
+    Args:
+        x: The count (or fraction): a float, or a floating tensor evaluated elementwise.
+        gamma: The factor per period, a finite number >= 0.
+        period: The period, a finite number > 0.
+
+    Returns:
+        The multiplier, a float for a float ``x`` and a tensor of ``x``'s shape and dtype for a tensor.
+
+    Raises:
+        ValueError: ``gamma`` or ``period`` out of range, naming it.
+
     >>> exponential(2.0, 0.5, 1.0), exponential(1.0, 0.25, 2.0)
     (0.25, 0.5)
     """
@@ -162,6 +208,17 @@ def step(x: Number, step_size: float, gamma: float) -> Number:
     r"""Decay by a factor ``gamma`` at every whole multiple of ``step_size``.
 
     .. math:: \alpha(x) = \gamma^{\lfloor x / \rho \rfloor}
+
+    Args:
+        x: The count (or fraction): a float, or a floating tensor evaluated elementwise.
+        step_size: The period, a finite number > 0.
+        gamma: The factor per period, a finite number >= 0.
+
+    Returns:
+        The multiplier, a float for a float ``x`` and a tensor of ``x``'s shape and dtype for a tensor.
+
+    Raises:
+        ValueError: ``step_size`` or ``gamma`` out of range, naming it.
 
     >>> step(9.0, 10.0, 0.1), step(10.0, 10.0, 0.5), step(25.0, 10.0, 0.5)
     (1.0, 0.5, 0.25)
@@ -181,6 +238,17 @@ def multistep(x: Number, milestones: tuple[float, ...], gamma: float) -> Number:
 
     ``milestones`` is a sorted tuple; a repeated milestone counts twice.
 
+    Args:
+        x: The count (or fraction): a float, or a floating tensor evaluated elementwise.
+        milestones: The counts of the decays, a sorted tuple.
+        gamma: The factor per milestone, a finite number >= 0.
+
+    Returns:
+        The multiplier, a float for a float ``x`` and a tensor of ``x``'s shape and dtype for a tensor.
+
+    Raises:
+        ValueError: ``milestones`` not a sorted tuple, or ``gamma`` out of range.
+
     >>> multistep(4.0, (5, 8), 0.1), multistep(5.0, (5, 8), 0.5), multistep(9.0, (5, 8), 0.5)
     (1.0, 0.5, 0.25)
     """
@@ -195,6 +263,17 @@ def warmup(x: Number, t_warmup: float, start: float = 0.0) -> Number:
     r"""Ramp linearly from ``start`` to 1 over ``[0, t_warmup]``, then hold 1.
 
     .. math:: \alpha(x) = s + (1 - s)\,\mathrm{clamp}(x / t_w, 0, 1), \qquad t_w > 0
+
+    Args:
+        x: The count (or fraction): a float, or a floating tensor evaluated elementwise.
+        t_warmup: The ramp's length, a finite number > 0.
+        start: The value at 0.
+
+    Returns:
+        The multiplier, a float for a float ``x`` and a tensor of ``x``'s shape and dtype for a tensor.
+
+    Raises:
+        ValueError: ``t_warmup`` not a finite number > 0.
 
     >>> warmup(5.0, 10.0), warmup(10.0, 10.0), warmup(0.0, 10.0, start=0.1)
     (0.5, 1.0, 0.1)
@@ -218,6 +297,17 @@ def restart_boundaries(t_0: int, t_mult: float, horizon: int = 2**53) -> tuple[i
     intervals keep shrinking, as Composer's do.
 
     Raises ``ValueError`` if a length reaches 0 at or before ``horizon`` (Composer raises when it gets there).
+
+    Args:
+        t_0: The first interval's length, a finite number > 0.
+        t_mult: Each interval's factor on the last (truncated to a whole count), a finite number >= 0.
+        horizon: The largest count the caller evaluates.
+
+    Returns:
+        The interval ends, increasing.
+
+    Raises:
+        ValueError: An argument out of range, or a length that reaches 0 at or before ``horizon``.
 
     >>> restart_boundaries(10, 2.0, 100), restart_boundaries(10, 1.0, 10**9), restart_boundaries(3, 1.5, 20)
     ((10, 30, 70, 150), (10,), (3, 7, 13, 22))
@@ -262,6 +352,17 @@ def warm_restarts(x: Number, boundaries: tuple[int, ...], alpha_f: float = 0.0) 
     the end of shrinking lengths (where Composer's next interval would be 0 long and it raises) the
     last positive length repeats.
 
+    Args:
+        x: The count (or fraction): a float, or a floating tensor evaluated elementwise.
+        boundaries: The interval ends (:func:`restart_boundaries`), strictly increasing, the first > 0.
+        alpha_f: The value at each interval's end.
+
+    Returns:
+        The multiplier, a float for a float ``x`` and a tensor of ``x``'s shape and dtype for a tensor.
+
+    Raises:
+        ValueError: ``boundaries`` empty, not increasing, or starting at 0.
+
     >>> ends = restart_boundaries(10, 2.0, 100)
     >>> warm_restarts(5.0, ends), warm_restarts(10.0, ends), warm_restarts(20.0, ends)
     (0.5, 1.0, 0.5)
@@ -288,6 +389,17 @@ def inverse_sqrt(x: Number, scale: float = 1.0, warmup: float = 1.0) -> Number:
 
     .. math:: \alpha(x) = \frac{\mathrm{scale}}{\sqrt{\max(x, w)}}, \qquad w > 0
 
+    Args:
+        x: The count (or fraction): a float, or a floating tensor evaluated elementwise.
+        scale: The numerator.
+        warmup: The count the curve is flat before, a finite number > 0.
+
+    Returns:
+        The multiplier, a float for a float ``x`` and a tensor of ``x``'s shape and dtype for a tensor.
+
+    Raises:
+        ValueError: ``warmup`` not a finite number > 0.
+
     >>> inverse_sqrt(0.0, warmup=4.0), inverse_sqrt(16.0, scale=2.0, warmup=4.0)
     (0.5, 0.5)
     """
@@ -302,6 +414,19 @@ def inverse_time(x: Number, exponent: float, period: float, rate: float, stairca
 
     .. math:: \alpha(x) = \frac{1}{1 + r\,a}, \qquad a = \frac{x^{e}}{T}
               \;(\lfloor x^{e} / T \rfloor \text{ with staircase})
+
+    Args:
+        x: The count (or fraction): a float, or a floating tensor evaluated elementwise.
+        exponent: The power of ``x``.
+        period: The decay period :math:`T`, a finite number > 0.
+        rate: The decay rate :math:`r`.
+        staircase: Whether the progress is floored to whole periods.
+
+    Returns:
+        The multiplier, a float for a float ``x`` and a tensor of ``x``'s shape and dtype for a tensor.
+
+    Raises:
+        ValueError: ``period`` not a finite number > 0.
 
     >>> inverse_time(4.0, 1.0, 2.0, 0.5), inverse_time(3.0, 1.0, 2.0, 1.0, staircase=True)
     (0.5, 0.5)
@@ -338,19 +463,25 @@ def cyclic(
         \sigma = 1 \text{ (triangular)}, \; 2^{-(c - 1)} \text{ (triangular2)}, \;
         \gamma^{x} \text{ (exp\_range)}
 
-    Returns the absolute value (pass ``base=1`` and ``peak=max_lr/base_lr`` for a multiplier).
+    Args:
+        x: torch's ``last_epoch`` (optimizer steps taken): a float or a floating tensor.
+        base: The lowest value.
+        peak: The highest value of the first cycle.
+        step_size_up: The steps of the rising side, a finite number > 0.
+        step_size_down: The steps of the falling side (None: ``step_size_up``), a finite number >= 0.
+        mode: ``triangular``, ``triangular2`` or ``exp_range``.
+        gamma: The factor per step of ``exp_range``, > 0.
+
+    Returns:
+        The absolute value (``base=1``, ``peak=max_lr/base_lr``: a multiplier), a float or a tensor like ``x``.
+
+    Raises:
+        ValueError: An argument out of range or an unknown ``mode``, naming it.
 
     >>> cyclic(0, 0.1, 1.0, 10), cyclic(10, 0.1, 1.0, 10), cyclic(25, 0.0, 1.0, 10, mode="triangular2")
     (0.1, 1.0, 0.25)
     """
-    if not 0 < step_size_up < _INF:
-        raise _bad("step_size_up", "a finite number > 0", step_size_up)
-    if step_size_down is not None and not 0 <= step_size_down < _INF:
-        raise _bad("step_size_down", "None or a finite number >= 0", step_size_down)
-    if mode not in CYCLIC_MODES:
-        raise _bad("mode", _one_of(CYCLIC_MODES), mode)
-    if mode == "exp_range" and not 0 < gamma < _INF:
-        raise _bad("gamma", "a finite number > 0 with mode 'exp_range'", gamma)
+    _check_cyclic(step_size_up, step_size_down, mode, gamma)
     up = float(step_size_up)
     down = up if step_size_down is None else float(step_size_down)
     total = up + down
@@ -368,6 +499,17 @@ def cyclic(
     if mode == "triangular2":  # 0.5 ** n == 1 / 2.0 ** n exactly, and underflows instead of overflowing
         return base + amplitude * o.pow(0.5, cycle - 1)
     return base + amplitude * o.pow(gamma, x)
+
+
+def _check_cyclic(step_size_up: float, step_size_down: float | None, mode: str, gamma: float) -> None:
+    if not 0 < step_size_up < _INF:
+        raise _bad("step_size_up", "a finite number > 0", step_size_up)
+    if step_size_down is not None and not 0 <= step_size_down < _INF:
+        raise _bad("step_size_down", "None or a finite number >= 0", step_size_down)
+    if mode not in CYCLIC_MODES:
+        raise _bad("mode", _one_of(CYCLIC_MODES), mode)
+    if mode == "exp_range" and not 0 < gamma < _INF:
+        raise _bad("gamma", "a finite number > 0 with mode 'exp_range'", gamma)
 
 
 def _anneal_cos(o, start, end, pct):
@@ -409,8 +551,6 @@ def one_cycle(
 ) -> Number:
     r"""The 1cycle policy, exactly ``torch.optim.lr_scheduler.OneCycleLR``'s lr after ``x`` steps.
 
-    torch derives ``initial_lr = max_lr / div_factor`` (default 25) and
-    ``min_lr = initial_lr / final_div_factor`` (default 1e4); here the caller passes them.
     With :math:`N` = ``total_steps`` and :math:`q` = ``pct_start`` the phases end at
     :math:`a = qN - 1` and :math:`N - 1` (three-phase: :math:`a`, :math:`2qN - 2`, :math:`N - 1`):
     ``initial_lr`` → ``max_lr`` → ``min_lr`` (three-phase: ``initial_lr`` → ``max_lr`` → ``initial_lr`` →
@@ -424,6 +564,22 @@ def one_cycle(
     Past step :math:`N - 1` the value holds at ``min_lr`` (torch extrapolates at step :math:`N` and
     raises beyond). ``pct_start * total_steps == 1`` is rejected: torch divides 0 by 0 at step 0.
 
+    Args:
+        x: The optimizer steps taken: a float or a floating tensor.
+        total_steps: :math:`N`, the steps of the cycle.
+        max_lr: The peak value.
+        initial_lr: The value at step 0 (torch: ``max_lr / div_factor``, default 25).
+        min_lr: The value at the end (torch: ``initial_lr / final_div_factor``, default 1e4).
+        pct_start: :math:`q`, the fraction of the cycle spent rising.
+        anneal_strategy: ``cos`` or ``linear``.
+        three_phase: Whether the value comes back to ``initial_lr`` before annealing to ``min_lr``.
+
+    Returns:
+        The absolute value (not a multiplier), a float or a tensor like ``x``.
+
+    Raises:
+        ValueError: An argument out of range or an unknown ``anneal_strategy``, naming it.
+
     >>> [one_cycle(x, 100, max_lr=1.0, initial_lr=0.25, min_lr=0.0025) for x in (0, 29, 99)]
     [0.25, 1.0, 0.0025]
     """
@@ -433,8 +589,7 @@ def one_cycle(
     last_step = total_steps - 1
     anneal = _anneal_cos if anneal_strategy == "cos" else _anneal_linear
     o = ops(x)
-    pieces = []
-    begin = 0.0
+    pieces, begin = [], 0.0
     for end, start_lr, end_lr in phases:
         # only a later phase can have zero length, and it then lies past last_step where min_lr holds
         span = end - begin if end != begin else 1.0
@@ -465,6 +620,20 @@ def warmup_stable_decay(
         1 - \sqrt{p} \text{ (1-sqrt)}
 
     The product is the three phases at once: :math:`g(0) = 1` during the ramp and the ramp is 1 after it.
+
+    Args:
+        x: The count (or fraction): a float, or a floating tensor evaluated elementwise.
+        t_warmup: The ramp's end :math:`t_w`, a finite number >= 0.
+        t_stable_end: Where the decay starts :math:`t_s`, >= ``t_warmup``.
+        t_end: Where the decay ends :math:`t_e`, > ``t_stable_end``.
+        alpha_f: The value at the end.
+        decay_shape: ``linear``, ``cosine`` or ``1-sqrt``.
+
+    Returns:
+        The multiplier, a float for a float ``x`` and a tensor of ``x``'s shape and dtype for a tensor.
+
+    Raises:
+        ValueError: The times out of order or range, or an unknown ``decay_shape``, naming it.
 
     >>> warmup_stable_decay(5.0, 10.0, 50.0, 100.0), warmup_stable_decay(50.0, 10.0, 50.0, 100.0)
     (0.5, 1.0)
@@ -502,6 +671,14 @@ def cosine_wave(frac: Number, start: float = 1.0, end: float = 0.0) -> Number:
     Evaluated as :func:`cosine` of :math:`f` folded into :math:`[0, 1]` (a triangle wave, which leaves
     :math:`\cos(\pi f)` unchanged), so the two agree exactly on :math:`[0, 1]`.
 
+    Args:
+        frac: The fraction of a half period, >= 0: a float or a floating tensor.
+        start: The value at 0, 2, 4, ...
+        end: The value at 1, 3, 5, ...
+
+    Returns:
+        The multiplier, a float for a float ``x`` and a tensor of ``x``'s shape and dtype for a tensor.
+
     >>> cosine_wave(0.5), cosine_wave(1.5), cosine_wave(2.0, start=1.0, end=0.1), cosine_wave(3.0)
     (0.5, 0.5, 1.0, 0.0)
     """
@@ -517,6 +694,17 @@ def piecewise_constant(x: Number, boundaries: tuple[float, ...], values: tuple[f
     .. math:: \alpha(x) = v_{\#\{i : b_i \le x\}}
 
     ``boundaries`` is a strictly increasing tuple; ``values`` a tuple with one more entry.
+
+    Args:
+        x: The count (or fraction): a float, or a floating tensor evaluated elementwise.
+        boundaries: The counts where the value changes, strictly increasing.
+        values: The values, one more than ``boundaries``.
+
+    Returns:
+        The value, a float or a tensor like ``x``.
+
+    Raises:
+        ValueError: ``boundaries`` not increasing, or ``values`` of the wrong length.
 
     >>> piecewise_constant(4.0, (5, 8), (1.0, 0.5, 0.1)), piecewise_constant(5.0, (5, 8), (1.0, 0.5, 0.1))
     (1.0, 0.5)

@@ -29,7 +29,7 @@ from typing import Any
 import attrs
 
 from schedulers.core.registry import UnknownSchedulerError, get_scheduler, registered_schedulers
-from schedulers.core.signatures import call_problem, nonfinite_argument, signature_of
+from schedulers.core.signatures import call_problem, nonfinite_argument, signature_of, unknown_name_message
 from timeunits import Time
 
 __all__ = [
@@ -634,12 +634,7 @@ def _target(name: str, path: str, expected: Kind | None, parent: str | None, rul
         mismatch = None if found is None else _mismatch(kind_of(found), expected, repr(name), found, parent)
         if mismatch is not None:
             raise ScheduleConfigError(path, mismatch)
-    if expected is Kind.SCHEDULE:
-        accepted = f"schedule names: {', '.join(_schedule_names())}"
-    else:
-        accepted = "see schedulers.core.registry.registered_schedulers() for every name"
-        accepted += ", or give 'module:Class'" if rules.import_object is not None else ""
-    raise ScheduleConfigError(path, f"{unknown.reason}; {accepted}")
+    raise ScheduleConfigError(path, unknown_name_message(unknown.reason, _schedule_names()))
 
 
 def _kind_fits(kind: Kind | None, expected: Kind) -> bool:

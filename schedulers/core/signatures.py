@@ -17,14 +17,21 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
 import attrs
 
 from schedulers.core.names import did_you_mean
 
-__all__ = ["ArgumentProblem", "call_problem", "nonfinite_argument", "signature_of", "signature_text"]
+__all__ = [
+    "ArgumentProblem",
+    "call_problem",
+    "nonfinite_argument",
+    "signature_of",
+    "signature_text",
+    "unknown_name_message",
+]
 
 _NAMED = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
@@ -38,6 +45,9 @@ class ArgumentProblem:
     Args:
         argument: the keyword argument at fault, or None.
         message: what is wrong and what is accepted.
+
+    Returns:
+        The problem, for the caller to raise with its key path.
 
     Example:
         >>> ArgumentProblem("gama", "StepScheduler got an unexpected keyword argument 'gama'").argument
@@ -56,9 +66,6 @@ def signature_of(target: Callable[..., Any]) -> inspect.Signature | None:
 
     Returns:
         Its signature, or None.
-
-    Raises:
-        Nothing: a callable without a signature is None.
 
     Example:
         >>> str(signature_of(lambda x, y=1: None))
@@ -81,9 +88,6 @@ def signature_text(name: str, target: Callable[..., Any], *, hidden: Collection[
 
     Returns:
         The call's text; ``Name(...)`` when ``target`` has no signature.
-
-    Raises:
-        Nothing.
 
     Example:
         >>> def scheduler(optimizer, total_iters, gamma=0.5, *, state=None): ...
@@ -119,12 +123,15 @@ def call_problem(
     leading: int = 0,
     filled: Mapping[str, str] | None = None,
     later: Collection[str] = (),
+    positional: int = 0,
 ) -> ArgumentProblem | None:
     """What is wrong with calling ``target(<leading positional values>, **arguments)``, or None when it binds.
 
     Checked in this order: argument names that are not strings; an argument Cadence fills in itself
-    (``filled``: name -> what fills it); the first argument ``target`` does not take (with the closest name it
-    takes); then every required argument not given (``later`` names are given by the caller afterwards).
+    (``filled``: name -> what fills it); more positional values than ``target`` takes; the first argument
+    ``target`` does not take (with the closest name it takes); an argument given both by position and by name;
+    then every required argument not given (``later`` names are given by the caller afterwards). Every door
+    (YAML, ``--set``, ``Schedule.from_config``, schedule expressions) checks here: one mistake, one message.
 
     Args:
         target: the class or function to be called.
@@ -133,17 +140,18 @@ def call_problem(
         leading: how many leading positional parameters the caller passes itself (1: an optimizer).
         filled: parameters the caller fills in, which a config must not give, with what fills them.
         later: required parameters the caller supplies when the config does not.
+        positional: how many values the text itself gives by position, after the ``leading`` ones (a schedule
+            expression's ``cosine_with_warmup('500ba')``).
 
     Returns:
         The first :class:`ArgumentProblem`, or None.
-
-    Raises:
-        Nothing: the problem is returned, for the caller to raise with its key path.
 
     Example:
         >>> def step(step_size, gamma=0.1): ...
         >>> call_problem(step, {"gamma": 0.5}, name="StepScheduler").message
         "StepScheduler is missing required argument 'step_size'; accepted: StepScheduler(step_size, gamma=0.1)"
+        >>> call_problem(step, {"step_size": "5ba"}, name="StepScheduler", positional=1).message
+        "StepScheduler got multiple values for argument 'step_size'; accepted: StepScheduler(step_size, gamma=0.1)"
     """
     signature = signature_of(target)
     if signature is None:
@@ -155,18 +163,63 @@ def call_problem(
             return ArgumentProblem(None, f"argument names must be strings, got {key!r}")
         if key in filled or key in passed:
             return ArgumentProblem(key, f"is filled in by Cadence ({filled.get(key, 'the call')}); remove it")
+    by_position, extra = _by_position(signature, leading, positional) if positional else ([], False)
     unexpected = None if takes_any else next((key for key in arguments if key not in named), None)
-    missing = [key for key in required if key not in arguments and key not in later]
-    if unexpected is None and not missing:
+    repeated = next((key for key in arguments if key in by_position), None) if by_position else None
+    missing = [key for key in required if key not in arguments and key not in later and key not in by_position]
+    if unexpected is None and repeated is None and not missing and not extra:
         return None
     accepted = signature_text(name, target, hidden=[key for key in filled if key not in passed])
+    if extra:
+        given = f"{len(by_position)} positional argument{'s' * (len(by_position) != 1)} but {positional} were given"
+        return ArgumentProblem(None, f"{name} takes {given}; accepted: {accepted}")
+    return _keyword_problem(name, accepted, unexpected, named, repeated, missing)
+
+
+def _keyword_problem(
+    name: str, accepted: str, unexpected: str | None, named: list[str], repeated: str | None, missing: list[str]
+) -> ArgumentProblem:
+    """The problem of a call whose keywords do not bind: the first unexpected one (with the closest name it
+    takes), then one given by position too, then the required ones missing."""
     if unexpected is not None:
         hint = did_you_mean(unexpected, named, n=1, quote=True)
-        message = f"{name} got an unexpected keyword argument {unexpected!r}{hint}; accepted: {accepted}"
-        return ArgumentProblem(unexpected, message)
-    listed = ", ".join(map(repr, missing))
-    plural = "s" if len(missing) > 1 else ""
-    return ArgumentProblem(None, f"{name} is missing required argument{plural} {listed}; accepted: {accepted}")
+        return ArgumentProblem(
+            unexpected, f"{name} got an unexpected keyword argument {unexpected!r}{hint}; accepted: {accepted}"
+        )
+    if repeated is not None:
+        return ArgumentProblem(repeated, f"{name} got multiple values for argument {repeated!r}; accepted: {accepted}")
+    listed = f"argument{'s' * (len(missing) > 1)} {', '.join(map(repr, missing))}"
+    return ArgumentProblem(None, f"{name} is missing required {listed}; accepted: {accepted}")
+
+
+def _by_position(signature: inspect.Signature, leading: int, positional: int) -> tuple[list[str], bool]:
+    """The parameters the ``positional`` values after the ``leading`` ones fill, and whether values are left
+    over (more than the signature takes by position, without ``*args``)."""
+    slots = [p for p in signature.parameters.values() if p.name != "self" and p.kind in _POSITIONAL][leading:]
+    takes_rest = any(p.kind is p.VAR_POSITIONAL for p in signature.parameters.values())
+    return [p.name for p in slots[:positional]], positional > len(slots) and not takes_rest
+
+
+def unknown_name_message(reason: str, schedule_names: Iterable[str]) -> str:
+    """The one message for a name that is not registered, whichever door read it (YAML, ``--set``,
+    ``Schedule.from_config``, a schedule expression): the registry's reason (with its close names), then the
+    schedule names every door takes, then where every registered name is listed.
+
+    Args:
+        reason: :attr:`UnknownSchedulerError.reason <schedulers.core.registry.UnknownSchedulerError>`, e.g.
+            ``"unknown schedule 'cosinne' (did you mean cosine?)"``.
+        schedule_names: the full names of the registered Cadence schedule classes.
+
+    Returns:
+        The message, without a location prefix.
+
+    Example:
+        >>> unknown_name_message("unknown schedule 'stepp' (did you mean step?)", ["LinearScheduler", "StepScheduler"])
+        "unknown schedule 'stepp' (did you mean step?); schedule names: LinearScheduler, StepScheduler (every \
+registered name: schedulers.registered_schedulers())"
+    """
+    names = ", ".join(sorted(schedule_names))
+    return f"{reason}; schedule names: {names} (every registered name: schedulers.registered_schedulers())"
 
 
 def _parameters(
@@ -203,9 +256,6 @@ def nonfinite_argument(arguments: Mapping[Any, Any]) -> ArgumentProblem | None:
 
     Returns:
         The :class:`ArgumentProblem` of the first non-finite value, or None.
-
-    Raises:
-        Nothing.
 
     Example:
         >>> nonfinite_argument({"t_warmup": float("nan")})

@@ -8,12 +8,14 @@ Where Cadence deliberately departs from Composer it says so (docs/composer-devia
 
 from __future__ import annotations
 
+import warnings
+
 import attrs
 
 from schedulers.core import kernels
 from schedulers.core._ops import ops
 from schedulers.core.base import Curve, Schedule
-from schedulers.core.composition import warmup_ramp
+from schedulers.core.composition import Sequence
 from schedulers.core.registry import register_scheduler
 from schedulers.core.run import Run
 from schedulers.core.schedule_arguments import (
@@ -361,23 +363,87 @@ class PolynomialScheduler(Schedule):
 
 
 class _WarmupSchedule(Schedule):
-    """Shared machinery of the ``*WithWarmupScheduler`` classes.
+    """What Composer's five ``*WithWarmupScheduler`` classes share: each is a linear warmup in front of one of the
+    schedules above, and resolves for a run to the composition a user writes with the public pieces
+    (:meth:`composed`, docs/schedules.md "Composition"), its times the run's counts:
 
-    During warmup, :math:`x < t_w`, α ramps linearly from 0 to ``warmup_target``; from :math:`t_w` on the
-    subclass's main curve applies. With ``scale_warmup=False`` the warmup is resolved without ssr; with
-    ``scale_warmup=True`` the whole warmup (its end and its ramp) is scaled — Composer scales only the ramp
-    (deviation 1).
+    ``Sequence([LinearScheduler(0.0, peak, t_max=t_w), after], milestones=[t_w])``
+
+    a ramp from 0 to the peak over the warmup (Composer's own warmup is this ``LinearScheduler``), then the
+    schedule after it, which starts at ``t_w`` (a :class:`~schedulers.Sequence` segment sees the time since it
+    began, so a decay runs from ``t_w`` to ``t_max`` as Composer's does). ``Warmup`` would not be exact here: its
+    schedule runs on the run's own clock and its ramp ends at that schedule's value. With ``scale_warmup=False``
+    the warmup is resolved without ssr; with ``True`` the whole warmup (its end and its ramp) is scaled — Composer
+    scales only the ramp (deviation 1).
     """
 
     #: whether t_max must cover max_duration (Composer checks this for the decaying schedules)
     _checks_t_max = True
 
-    def _warmup(self, run: Run, main_times: dict[str, Time]) -> tuple[dict[str, Time], int]:
-        """Resolve ``t_warmup`` with ``main_times``; warn once on a zero warmup; check t_max covers the run."""
+    def _main_times(self) -> dict[str, Time]:
+        """The time arguments besides ``t_warmup``, by name."""
+        return {"t_max": self.t_max}
+
+    def _peak(self) -> float:
+        """Where the warmup's ramp ends."""
+        return 1.0
+
+    def _after(self, t_max: Time) -> Schedule:
+        """The schedule after the warmup, a decay over ``t_max`` (``t_max - t_warmup`` counts of the run)."""
+        raise NotImplementedError
+
+    def _after_warmup(self, times: dict[str, Time], t_warmup: int) -> Schedule:
+        """The schedule after the warmup for the resolved ``times``; when ``t_max <= t_warmup`` it holds its start
+        (Composer: no decay at all)."""
+        unit = times["t_max"].unit
+        span = times["t_max"].value - t_warmup
+        if span > 0:
+            return self._after(Time(span, unit))
+        start = float(self._after(Time(1, unit))._resolve(_counting(unit))(0.0))
+        return LinearScheduler(start, start, t_max=Time(1, unit))
+
+    def composed(self, run: Run) -> Schedule:
+        """This schedule for ``run``, written with the public pieces (the schedule it resolves to).
+
+        Args:
+            run: The run (see :class:`~schedulers.core.run.Run`).
+
+        Returns:
+            A :class:`~schedulers.Sequence` of Composer's warmup (a ``LinearScheduler``) and the schedule after it,
+            with ``run``'s counts for times; the schedule after the warmup alone when the warmup resolves to 0.
+
+        Raises:
+            ValueError: Times of two units, or ``t_max`` short of the run, naming them.
+
+        >>> from schedulers import CosineAnnealingWithWarmupScheduler
+        >>> CosineAnnealingWithWarmupScheduler("10ba", alpha_f=0.1).composed(Run("100ba"))
+        ... # doctest: +NORMALIZE_WHITESPACE
+        Sequence(schedules=[LinearScheduler(alpha_i=0.0, alpha_f=1.0, t_max='10ba'),
+                            CosineAnnealingScheduler(t_max='90ba', alpha_f=0.1)], milestones=['10ba'])
+        """
+        return self._compose(self._warmup_times(run))
+
+    def _resolve(self, run: Run) -> Curve:
+        times = self._warmup_times(run)
+        unit = times["t_warmup"].unit
+        curve = self._compose(times)._resolve(_counting(unit, max(times["t_warmup"].value, 0) + 1))
+        return Curve(unit, curve.fn, times)
+
+    def _compose(self, times: dict[str, Time]) -> Schedule:
+        t_warmup, unit = max(times["t_warmup"].value, 0), times["t_warmup"].unit
+        with warnings.catch_warnings():  # the class warned about its own arguments when it was built
+            warnings.simplefilter("ignore")
+            after = self._after_warmup(times, t_warmup)
+            if t_warmup == 0:
+                return after
+            ramp = LinearScheduler(0.0, self._peak(), t_max=Time(t_warmup, unit))
+            return Sequence([ramp, after], [Time(t_warmup, unit)])
+
+    def _warmup_times(self, run: Run) -> dict[str, Time]:
+        """Resolve ``t_warmup`` with the main times; warn once on a zero warmup; check t_max covers the run."""
         unscaled = () if self.scale_warmup else ("t_warmup",)
-        times = self._resolve_times(run, {"t_warmup": self.t_warmup, **main_times}, unscaled=unscaled)
-        t_warmup = times["t_warmup"].value
-        if t_warmup <= 0:
+        times = self._resolve_times(run, {"t_warmup": self.t_warmup, **self._main_times()}, unscaled=unscaled)
+        if times["t_warmup"].value <= 0:
             self._warn_once(
                 "zero-warmup",
                 f"{type(self).__name__}: t_warmup={self.t_warmup} resolves to 0 for max_duration="
@@ -392,18 +458,13 @@ class _WarmupSchedule(Schedule):
                     f"max_duration={run.length} ({length}{times['t_max'].unit.value}); otherwise the "
                     "schedule is not defined for the whole run"
                 )
-        return times, max(t_warmup, 0)
+        return times
 
 
-def _after_warmup(t_warmup: int, t_max: int):
-    """``x -> (x − t_w)/(t_max − t_w)``, the progress after warmup, which the kernels clamp to [0, 1].
-
-    When ``t_max <= t_w`` it is 0 throughout (Composer: no decay at all).
-    """
-    if t_max <= t_warmup:
-        return lambda x: x * 0.0
-    span = t_max - t_warmup
-    return lambda x: (x - t_warmup) / span
+def _counting(unit: TimeUnit, length: int = 1) -> Run:
+    """A run in which a composition whose times are already counts resolves as written (ratio 1, no epochs):
+    only its unit matters, and its length must pass the warmup's end."""
+    return Run(Time(length, unit), scaled=True)
 
 
 @register_scheduler(aliases=("multistep_with_warmup",), family="composer")
@@ -412,6 +473,9 @@ class MultiStepWithWarmupScheduler(_WarmupSchedule):
     r"""Linear warmup from 0 to 1 over ``t_warmup``, then :class:`MultiStepScheduler`.
 
     .. math:: \alpha(x) = x / t_w \;(x < t_w), \qquad \gamma^{\#\{i : x \ge m_i\}} \;(x \ge t_w)
+
+    For a run it is ``Sequence([LinearScheduler(0.0, 1.0, t_max=t_w), MultiStepScheduler([m - t_w, ...], gamma)],
+    milestones=[t_w])`` in the run's counts, a milestone before ``t_w`` at 0 (:meth:`composed`).
 
     Args:
         t_warmup: The warmup's length, a time in any unit (``dur``: of the run); kept unscaled unless
@@ -440,11 +504,13 @@ class MultiStepWithWarmupScheduler(_WarmupSchedule):
     gamma: float = number_field(0.1, low=0.0)
     scale_warmup: bool = flag_field()
 
-    def _resolve(self, run: Run) -> Curve:
-        times, t_warmup = self._warmup(run, _milestone_arguments(self.milestones))
-        points, gamma = _points(times), self.gamma
-        fn = warmup_ramp(t_warmup, 1.0, lambda x: kernels.multistep(x, points, gamma))
-        return Curve(times["t_warmup"].unit, fn, times)
+    def _main_times(self) -> dict[str, Time]:
+        return _milestone_arguments(self.milestones)
+
+    def _after_warmup(self, times: dict[str, Time], t_warmup: int) -> Schedule:
+        # the milestones counted from the warmup's end (one already passed is at 0: passed when the segment starts)
+        unit = times["t_warmup"].unit
+        return MultiStepScheduler([Time(max(m - t_warmup, 0), unit) for m in _points(times)], gamma=self.gamma)
 
 
 @register_scheduler(aliases=("linear_with_warmup",), family="composer")
@@ -454,6 +520,9 @@ class LinearWithWarmupScheduler(_WarmupSchedule):
 
     .. math:: \alpha(x) = \alpha_i x / t_w \;(x < t_w), \qquad
               \alpha_i + (\alpha_f - \alpha_i)\min\!\left(1, \tfrac{x - t_w}{t_{max} - t_w}\right) \;(x \ge t_w)
+
+    For a run it is ``Sequence([LinearScheduler(0.0, alpha_i, t_max=t_w), LinearScheduler(alpha_i, alpha_f,
+    t_max=t_max - t_w)], milestones=[t_w])`` in the run's counts (:meth:`composed`).
 
     Args:
         t_warmup: The warmup's length, a time in any unit (``dur``: of the run); kept unscaled unless
@@ -482,19 +551,11 @@ class LinearWithWarmupScheduler(_WarmupSchedule):
     t_max: Time = time_field("1dur")
     scale_warmup: bool = flag_field()
 
-    def _resolve(self, run: Run) -> Curve:
-        return _linear_with_warmup(self, run, self.alpha_i, self.alpha_f)
+    def _peak(self) -> float:
+        return self.alpha_i
 
-
-def _linear_with_warmup(schedule: _WarmupSchedule, run: Run, a_i: float, a_f: float) -> Curve:
-    """The warmup-then-linear curve of :class:`LinearWithWarmupScheduler` and :class:`ConstantWithWarmupScheduler`."""
-    times, t_warmup = schedule._warmup(run, schedule._arguments("t_max"))
-    progress = _after_warmup(t_warmup, times["t_max"].value)
-
-    def main(x):
-        return kernels.linear(progress(x), a_i, a_f)
-
-    return Curve(times["t_max"].unit, warmup_ramp(t_warmup, a_i, main), times)
+    def _after(self, t_max: Time) -> Schedule:
+        return LinearScheduler(self.alpha_i, self.alpha_f, t_max=t_max)
 
 
 @register_scheduler(aliases=("constant_with_warmup",), family="composer")
@@ -503,6 +564,9 @@ class ConstantWithWarmupScheduler(_WarmupSchedule):
     r"""Linear warmup from 0 to ``alpha``, then hold ``alpha`` (Composer: a linear warmup schedule with equal ends).
 
     .. math:: \alpha(x) = \alpha\, x / t_w \;(x < t_w), \qquad \alpha \;(x \ge t_w)
+
+    For a run it is ``Sequence([LinearScheduler(0.0, alpha, t_max=t_w), LinearScheduler(alpha, alpha,
+    t_max=t_max - t_w)], milestones=[t_w])`` in the run's counts (:meth:`composed`).
 
     Args:
         t_warmup: The warmup's length, a time in any unit (``dur``: of the run); kept unscaled unless
@@ -529,8 +593,11 @@ class ConstantWithWarmupScheduler(_WarmupSchedule):
     t_max: Time = time_field("1dur")
     scale_warmup: bool = flag_field()
 
-    def _resolve(self, run: Run) -> Curve:
-        return _linear_with_warmup(self, run, self.alpha, self.alpha)
+    def _peak(self) -> float:
+        return self.alpha
+
+    def _after(self, t_max: Time) -> Schedule:
+        return LinearScheduler(self.alpha, self.alpha, t_max=t_max)
 
 
 @register_scheduler(aliases=("cosine_with_warmup",), family="composer")
@@ -541,6 +608,9 @@ class CosineAnnealingWithWarmupScheduler(_WarmupSchedule):
     .. math:: \alpha(x) = x / t_w \;(x < t_w), \qquad
               \alpha_f + (1 - \alpha_f)\frac{1 + \cos(\pi \tau)}{2},\;
               \tau = \min\!\left(1, \tfrac{x - t_w}{t_{max} - t_w}\right) \;(x \ge t_w)
+
+    For a run it is ``Sequence([LinearScheduler(0.0, 1.0, t_max=t_w), CosineAnnealingScheduler(t_max=t_max - t_w,
+    alpha_f=alpha_f)], milestones=[t_w])`` in the run's counts (:meth:`composed`).
 
     Args:
         t_warmup: The warmup's length, a time in any unit (``dur``: of the run); kept unscaled unless
@@ -567,14 +637,8 @@ class CosineAnnealingWithWarmupScheduler(_WarmupSchedule):
     alpha_f: float = multiplier_field(0.0, final=True)
     scale_warmup: bool = flag_field()
 
-    def _resolve(self, run: Run) -> Curve:
-        times, t_warmup = self._warmup(run, self._arguments("t_max"))
-        progress, a_f = _after_warmup(t_warmup, times["t_max"].value), self.alpha_f
-
-        def main(x):
-            return kernels.cosine(progress(x), 1.0, a_f)
-
-        return Curve(times["t_max"].unit, warmup_ramp(t_warmup, 1.0, main), times)
+    def _after(self, t_max: Time) -> Schedule:
+        return CosineAnnealingScheduler(t_max=t_max, alpha_f=self.alpha_f)
 
 
 @register_scheduler(aliases=("polynomial_with_warmup",), family="composer")
@@ -585,6 +649,9 @@ class PolynomialWithWarmupScheduler(_WarmupSchedule):
     .. math:: \alpha(x) = x / t_w \;(x < t_w), \qquad
               \alpha_f + (1 - \alpha_f)(1 - \tau)^{\mathrm{power}},\;
               \tau = \min\!\left(1, \tfrac{x - t_w}{t_{max} - t_w}\right) \;(x \ge t_w)
+
+    For a run it is ``Sequence([LinearScheduler(0.0, 1.0, t_max=t_w), PolynomialScheduler(power, t_max=t_max - t_w,
+    alpha_f=alpha_f)], milestones=[t_w])`` in the run's counts (:meth:`composed`).
 
     Args:
         t_warmup: The warmup's length, a time in any unit (``dur``: of the run); kept unscaled unless
@@ -613,11 +680,5 @@ class PolynomialWithWarmupScheduler(_WarmupSchedule):
     alpha_f: float = multiplier_field(0.0, final=True)
     scale_warmup: bool = flag_field()
 
-    def _resolve(self, run: Run) -> Curve:
-        times, t_warmup = self._warmup(run, self._arguments("t_max"))
-        progress, power, a_f = _after_warmup(t_warmup, times["t_max"].value), self.power, self.alpha_f
-
-        def main(x):
-            return kernels.polynomial(progress(x), power, 1.0, a_f)
-
-        return Curve(times["t_max"].unit, warmup_ramp(t_warmup, 1.0, main), times)
+    def _after(self, t_max: Time) -> Schedule:
+        return PolynomialScheduler(power=self.power, t_max=t_max, alpha_f=self.alpha_f)

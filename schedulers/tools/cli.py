@@ -55,7 +55,18 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
-    """The ``python -m schedulers`` argument parser (subcommand ``plot``)."""
+    """The ``python -m schedulers`` argument parser (subcommand ``plot``).
+
+    Args:
+        prog: the program name its messages show (``cadence`` when ``cadence plot EXPR`` runs it).
+
+    Returns:
+        The parser; a usage mistake raises a one-line error instead of exiting.
+
+    >>> args = build_parser().parse_args(["plot", "cosine()", "--max-duration", "10ba", "--ssr", "0.5,1"])
+    >>> args.expressions, str(args.max_duration), args.ssr
+    (['cosine()'], '10ba', [[0.5, 1.0]])
+    """
     from schedulers.tools.expressions import schedule_names
 
     parser = _Parser(
@@ -201,6 +212,20 @@ def plain_warnings(prog: str) -> Iterator[None]:
 
     Both commands use it: ``python -m schedulers`` (and ``cadence plot EXPR``, which runs it as ``cadence``)
     and the trainer's ``cadence fit`` / ``sweep`` / ``plot CONFIG``.
+
+    Args:
+        prog: the program name each line starts with.
+
+    Returns:
+        A context manager; on leaving it, warnings show as before.
+
+    >>> import contextlib, io
+    >>> err = io.StringIO()
+    >>> with contextlib.redirect_stderr(err), warnings.catch_warnings(), plain_warnings("cadence"):
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("a   spaced   warning")
+    >>> print(err.getvalue(), end="")
+    cadence: warning: a spaced warning
     """
     shown = warnings.showwarning
 
@@ -215,7 +240,25 @@ def plain_warnings(prog: str) -> Iterator[None]:
 
 
 def main(argv: list[str] | None = None, prog: str = PROG) -> int:
-    """Run the command line; returns the exit status (0, or 2 after a one-line error on stderr)."""
+    """Run the command line: parse ``argv``, plot, and report any error as one line on stderr.
+
+    Args:
+        argv: the arguments after the program name; None: ``sys.argv[1:]``.
+        prog: the program name its messages show.
+
+    Returns:
+        The exit status: 0, 2 after a one-line error (``CADENCE_TRACEBACK=1`` raises it instead), 130 when
+        interrupted.
+
+    >>> import contextlib, io
+    >>> err = io.StringIO()
+    >>> with contextlib.redirect_stderr(err):
+    ...     main(["plot", "StepScheduler('10ba', gama=0.5)", "--max-duration", "10ba"])
+    2
+    >>> print(err.getvalue().split(";")[0])  # doctest: +NORMALIZE_WHITESPACE
+    python -m schedulers: error: "StepScheduler('10ba', gama=0.5)": StepScheduler got an unexpected keyword
+    argument 'gama' (did you mean 'gamma'?)
+    """
     try:
         with warnings.catch_warnings(), plain_warnings(prog):
             return _main(argv, prog)

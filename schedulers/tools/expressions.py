@@ -23,12 +23,10 @@ CosineAnnealingWithWarmupScheduler(t_warmup='0.05dur', t_max='1.0dur', alpha_f=0
 from __future__ import annotations
 
 import ast
-import inspect
 
 from schedulers.core.base import Schedule
-from schedulers.core.names import did_you_mean
 from schedulers.core.registry import UnknownSchedulerError, get_scheduler, registered_schedulers
-from schedulers.core.signatures import signature_text
+from schedulers.core.signatures import call_problem, unknown_name_message
 
 __all__ = ["ExpressionError", "UnknownScheduleNameError", "parse_schedule", "schedule_names"]
 
@@ -43,18 +41,53 @@ _MAX_DEPTH = 32  # nesting of calls and lists
 
 
 class ExpressionError(ValueError):
-    """An expression that is not a schedule call with literal arguments (names the offending part)."""
+    """An expression that is not a schedule call with literal arguments, or a call whose arguments do not fit the
+    schedule (:func:`schedulers.core.signatures.call_problem`'s message, as every config door gives it).
+
+    Args:
+        message: the expression, then what is wrong with it (the offending part named).
+
+    Returns:
+        The error (a ``ValueError``).
+
+    >>> try:
+    ...     parse_schedule("StepScheduler('10ba', gama=0.5)")
+    ... except ExpressionError as error:
+    ...     print(str(error).split(": ", 1)[1].split(";")[0])
+    StepScheduler got an unexpected keyword argument 'gama' (did you mean 'gamma'?)
+    """
 
 
 class UnknownScheduleNameError(ExpressionError, UnknownSchedulerError):
-    """A call of a name that is not a registered Cadence schedule (also the registry's error type)."""
+    """A call of a name that is not a registered Cadence schedule (also the registry's error type); its message
+    after the expression is the one every door gives (:func:`schedulers.core.signatures.unknown_name_message`).
+
+    Args:
+        message: the expression, then the registry's reason, the close names and the schedule names.
+
+    Returns:
+        The error (an :class:`ExpressionError` and an :class:`~schedulers.core.registry.UnknownSchedulerError`).
+
+    >>> try:
+    ...     parse_schedule("cosinne()")
+    ... except UnknownScheduleNameError as error:
+    ...     print(str(error).split("; ")[0])
+    'cosinne()': unknown schedule 'cosinne' (did you mean cosine?)
+    """
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return str(self.args[0]) if self.args else ""
 
 
 def schedule_names() -> list[str]:
-    """Every name (class names and aliases) an expression may call, sorted case-insensitively."""
+    """Every name (class names and aliases) an expression may call, sorted case-insensitively.
+
+    Returns:
+        The names.
+
+    >>> "cosine_with_warmup" in schedule_names(), "CosineDecayLR" in schedule_names()
+    (True, False)
+    """
     return sorted(registered_schedulers(where=_is_schedule), key=str.lower)
 
 
@@ -66,6 +99,18 @@ def parse_schedule(text: str) -> Schedule:
     :class:`UnknownScheduleNameError` (a :class:`~schedulers.core.registry.UnknownSchedulerError`) for a name
     that is not a registered schedule, with close names; a schedule's own ``ValueError`` for bad argument
     values, its message prefixed with the expression.
+
+    Args:
+        text: the expression.
+
+    Returns:
+        The schedule it calls (nested calls built first).
+
+    Raises:
+        ExpressionError: anything but a schedule call with literal arguments, or arguments that do not fit the
+            schedule's signature.
+        UnknownScheduleNameError: a name that is not a registered schedule.
+        ValueError: the schedule's own check of an argument's value, prefixed with the expression.
 
     >>> sequence = parse_schedule("Sequence([linear(0.0, 1.0), cosine()], ['0.1dur'])")
     >>> [type(s).__name__ for s in sequence.schedules], [str(m) for m in sequence.milestones]
@@ -124,7 +169,9 @@ class _Builder:
                 self.fail(keyword, f"the keyword argument {keyword.arg!r} is repeated")
             kwargs[keyword.arg] = self.value(keyword.value, depth + 1)
         prefix = self.where(node)
-        _check_arguments(cls, args, kwargs, prefix)
+        problem = call_problem(cls, kwargs, name=cls.__name__, positional=len(args))
+        if problem is not None:  # the one check of every door (YAML, --set, from_config): the same message
+            raise ExpressionError(f"{prefix}: {problem.message}")
         try:
             return cls(*args, **kwargs)
         except Exception as error:  # the schedule's own validation, prefixed with the call
@@ -162,9 +209,10 @@ class _Builder:
 
     def lookup(self, name_node: ast.Name, call: ast.Call) -> type:
         name = name_node.id
-        cls = _lookup_quietly(name)
-        if cls is not None:
-            return cls
+        try:
+            return get_scheduler(name, where=_is_schedule)
+        except UnknownSchedulerError as error:
+            unknown = error
         try:
             found = get_scheduler(name)
         except UnknownSchedulerError:
@@ -172,9 +220,9 @@ class _Builder:
         if found is not None:  # registered, but not a time-aware schedule (Cerebras, SambaFlow)
             raise UnknownScheduleNameError(
                 f"{self.where(call)}: {found.__name__} is a {_family_of(found)} scheduler bound to an optimizer, "
-                f"not a schedule expression; use a Composer/Cadence schedule{_close(name)}"
+                f"not a schedule expression; use a Composer/Cadence schedule; {_names_text()}"
             )
-        raise UnknownScheduleNameError(f"{self.where(call)}: unknown schedule {name!r}{_close(name)}")
+        raise UnknownScheduleNameError(f"{self.where(call)}: {unknown_name_message(unknown.reason, _full_names())}")
 
     # -- messages --------------------------------------------------------------------------------------
 
@@ -230,24 +278,6 @@ def _name_hint(name: str) -> str:
     return " (write strings in quotes, e.g. '0.1dur')"
 
 
-def _check_arguments(cls: type, args: list, kwargs: dict, prefix: str) -> None:
-    """The call's arguments fit ``cls``'s signature, or an ExpressionError (a misspelt keyword: with close names)."""
-    signature = inspect.signature(cls)
-    parameters = signature.parameters
-    if not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
-        for keyword in kwargs:
-            if keyword not in parameters:
-                hint = did_you_mean(keyword, parameters, quote=True)
-                raise ExpressionError(
-                    f"{prefix}: {cls.__name__}() got an unexpected keyword argument {keyword!r}{hint}; "
-                    f"{cls.__name__} takes {signature_text('', cls)}"
-                )
-    try:
-        signature.bind(*args, **kwargs)
-    except TypeError as error:
-        raise ExpressionError(f"{prefix}: {error}; {cls.__name__} takes {signature_text('', cls)}") from None
-
-
 def _lookup_quietly(name: str) -> type | None:
     """The registered Schedule subclass ``name`` refers to, or None (not found, or ambiguous among schedules)."""
     try:
@@ -269,9 +299,13 @@ def _family_of(cls: type) -> str:
     return "step-indexed"
 
 
-def _close(name: str) -> str:
-    names = schedule_names()
-    return f"{did_you_mean(name, names)}; known: {', '.join(names)}"
+def _full_names() -> list[str]:
+    """The class names of the registered schedules (what the config reader lists too)."""
+    return sorted({cls.__name__ for cls in registered_schedulers(where=_is_schedule).values()})
+
+
+def _names_text() -> str:
+    return f"schedule names: {', '.join(_full_names())}"
 
 
 def _short(text: str, limit: int = 80) -> str:

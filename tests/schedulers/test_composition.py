@@ -9,11 +9,16 @@ from hypothesis import strategies as st
 
 from schedulers import (
     ConstantScheduler,
+    ConstantWithWarmupScheduler,
     CosineAnnealingScheduler,
     CosineAnnealingWithWarmupScheduler,
     LinearScheduler,
+    LinearWithWarmupScheduler,
     MultiStepScheduler,
+    MultiStepWithWarmupScheduler,
+    PolynomialWithWarmupScheduler,
     Product,
+    Run,
     SchedulerState,
     Sequence,
     StepScheduler,
@@ -43,6 +48,61 @@ def test_warmup_of_cosine_matches_composer_when_shifted_with_sequence():
     for run in ("100ba", "1000sp"):
         for x in range(0, 100 if run == "100ba" else 1000, 7):
             assert built.resolve(run)(x) == pytest.approx(composer.resolve(run)(x), abs=1e-12)
+
+
+WARMUP_CLASSES = {
+    "cosine": lambda tw, sw: CosineAnnealingWithWarmupScheduler(tw, alpha_f=0.1, scale_warmup=sw),
+    "linear": lambda tw, sw: LinearWithWarmupScheduler(tw, alpha_i=0.7, alpha_f=0.2, t_max="1.5dur", scale_warmup=sw),
+    "constant": lambda tw, sw: ConstantWithWarmupScheduler(tw, alpha=0.6, scale_warmup=sw),
+    "polynomial": lambda tw, sw: PolynomialWithWarmupScheduler(tw, power=0.5, t_max="2dur", scale_warmup=sw),
+    "multistep": lambda tw, sw: MultiStepWithWarmupScheduler(tw, ["0.05dur", "0.5dur"], gamma=0.3, scale_warmup=sw),
+}
+
+
+@pytest.mark.parametrize("name", list(WARMUP_CLASSES))
+@pytest.mark.parametrize("run", [Run("100ba", ssr=0.29), Run("10ep", 7, ssr=0.29), Run("1000tok", ssr=0.5)])
+@pytest.mark.parametrize("t_warmup", ["29ba", "0.29dur", "290tok", "0ba"])
+@pytest.mark.parametrize("scale_warmup", [False, True])
+def test_composer_warmup_classes_are_their_public_composition(name, run, t_warmup, scale_warmup):
+    """Each *WithWarmupScheduler resolves to the Sequence of a LinearScheduler ramp and the schedule after it that
+    composed(run) shows: the composition, resolved on its own, gives the class's values and unit."""
+    schedule = WARMUP_CLASSES[name](t_warmup, scale_warmup)
+    in_tokens = run.length.unit.value == "tok"
+    if not t_warmup.endswith("dur") and t_warmup.endswith("tok") != in_tokens:  # the warmup's unit is not the run's
+        with pytest.raises(ValueError, match="must resolve to one unit"):
+            schedule.curve(run)
+        return
+    curve = schedule.curve(run)
+    composed = schedule.composed(run)
+    assert isinstance(composed, Sequence) == (curve.times["t_warmup"].value > 0)
+    own = composed.resolve(Run(f"{curve.times['t_warmup'].value + 1}{curve.unit.value}"))
+    assert own.unit is curve.unit
+    xs = torch.arange(0, 300, dtype=torch.float64)
+    assert torch.equal(own(xs), curve(xs))
+    assert [own(float(x)) for x in range(300)] == [curve(float(x)) for x in range(300)]
+
+
+def test_composer_warmup_edges_follow_composer():
+    # a milestone inside the warmup: the ramp still goes to 1, the decay applies from the warmup's end
+    multistep = MultiStepWithWarmupScheduler("10ba", ["5ba", "50ba"], gamma=0.5).resolve("100ba")
+    assert [multistep(x) for x in (5, 9, 10, 49, 50)] == [0.5, 0.9, 0.5, 0.5, 0.25]
+    # a warmup longer than the run: the whole run ramps
+    long = CosineAnnealingWithWarmupScheduler("200ba", t_max="100ba").resolve("100ba")
+    assert long(50) == 0.25 and long(100) == 0.5
+    # t_max at the warmup's end: no decay after it (Composer)
+    flat = LinearWithWarmupScheduler("4ba", alpha_i=0.5, alpha_f=0.0, t_max="4ba").resolve("4ba")
+    assert [flat(x) for x in (0, 2, 4, 9)] == [0.0, 0.25, 0.5, 0.5]
+
+
+def test_composed_shows_the_composition_in_the_runs_counts():
+    schedule = CosineAnnealingWithWarmupScheduler("0.1dur", alpha_f=0.1)
+    assert schedule.composed(Run("1000ba", ssr=0.5)) == Sequence(
+        [LinearScheduler(0.0, 1.0, t_max="50ba"), CosineAnnealingScheduler(t_max="450ba", alpha_f=0.1)], ["50ba"]
+    )
+    assert (
+        repr(schedule) == "CosineAnnealingWithWarmupScheduler(t_warmup='0.1dur', t_max='1.0dur', alpha_f=0.1, "
+        "scale_warmup=False)"
+    )
 
 
 def test_sequence_children_see_time_since_their_segment_and_dur_of_their_segment():

@@ -560,16 +560,19 @@ def test_call_equals_resolved_curve(name, ssr, data):
 
 @pytest.fixture
 def resolve_calls(monkeypatch):
-    """Counts ``_resolve`` calls of every Composer class (spied, still resolving)."""
-    calls = []
+    """Counts the outermost ``_resolve`` calls of every Composer class (spied, still resolving; a warmup class
+    resolves through the schedules it composes, whose ``_resolve`` calls inside it are not counted again)."""
+    calls, depth = [], [0]
     for cls in {type(f()) for f in ALL_FACTORIES.values()}:
-        original = cls.__dict__.get("_resolve")
-        if original is None:
-            continue
 
-        def spy(self, run, _original=original):
-            calls.append(type(self).__name__)
-            return _original(self, run)
+        def spy(self, run, _original=cls._resolve):
+            if depth[0] == 0:
+                calls.append(type(self).__name__)
+            depth[0] += 1
+            try:
+                return _original(self, run)
+            finally:
+                depth[0] -= 1
 
         monkeypatch.setattr(cls, "_resolve", spy)
     return calls

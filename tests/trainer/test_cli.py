@@ -70,11 +70,12 @@ def test_a_bad_config_exits_2_with_one_line_and_no_traceback(config):
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert lines == [
+    assert len(lines) == 1
+    assert lines[0].startswith(
         "cadence: error: trainer.init.schedulers[0].SequentialLR.schedulers[1].CosineDecayLRR: unknown schedule "
-        "'CosineDecayLRR' (did you mean CosineDecayLR, CosineDecayWD, ChainedLR?); see "
-        "schedulers.core.registry.registered_schedulers() for every name, or give 'module:Class'"
-    ]
+        "'CosineDecayLRR' (did you mean CosineDecayLR, CosineDecayWD, ChainedLR?); schedule names: ConstantScheduler"
+    )
+    assert lines[0].endswith("(every registered name: schedulers.registered_schedulers())")
 
 
 def test_errors_from_the_trainer_and_from_yaml_are_one_line_too(config, tmp_path, capsys, monkeypatch):

@@ -1,0 +1,130 @@
+"""One mistake, one message: every door that reads a schedule from text (``Schedule.from_config``, the trainer's
+YAML, ``cadence fit --set``, a ``python -m schedulers plot`` expression) checks its arguments with
+``schedulers.core.signatures.call_problem`` and its name with the registry, so the text after each door's location
+prefix is the same (docs/architecture.md, "A config is read once")."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pytest
+
+from schedulers import Schedule
+from schedulers.core.schedule_config import ScheduleConfigError
+from schedulers.tools.cli import main as plot_main
+from trainer.config import ConfigError, trainer_from_command_line
+
+# (name, arguments as YAML flow text, the same call as an expression)
+MISTAKES = {
+    "misspelt argument": (
+        "CosineAnnealingWithWarmupScheduler",
+        {"t_warmup": "0.1dur", "alpha_ff": 0.1},
+        "CosineAnnealingWithWarmupScheduler(t_warmup='0.1dur', alpha_ff=0.1)",
+    ),
+    "unknown name": (
+        "CosineAnnealingWithWarmupSchedular",
+        {"t_warmup": "0.1dur"},
+        "CosineAnnealingWithWarmupSchedular(t_warmup='0.1dur')",
+    ),
+    "missing argument": (
+        "CosineAnnealingWithWarmupScheduler",
+        {"alpha_f": 0.1},
+        "CosineAnnealingWithWarmupScheduler(alpha_f=0.1)",
+    ),
+    "not a number": (
+        "StepScheduler",
+        {"step_size": "10ba", "gamma": "abc"},
+        "StepScheduler(step_size='10ba', gamma='abc')",
+    ),
+}
+
+EXPECTED_START = {
+    "misspelt argument": "CosineAnnealingWithWarmupScheduler got an unexpected keyword argument 'alpha_ff' "
+    "(did you mean 'alpha_f'?); accepted: CosineAnnealingWithWarmupScheduler(t_warmup, t_max='1dur', alpha_f=0.0, "
+    "scale_warmup=False)",
+    "unknown name": "unknown schedule 'CosineAnnealingWithWarmupSchedular' (did you mean "
+    "CosineAnnealingWithWarmupScheduler, ",
+    "missing argument": "CosineAnnealingWithWarmupScheduler is missing required argument 't_warmup'; accepted: ",
+    "not a number": "gamma='abc' must be a number",
+}
+
+CONFIG = """\
+trainer:
+  init:
+    model: torch.nn:Identity
+    optimizer: {{SGD: {{lr: 0.1}}}}
+    schedulers:
+      - {schedule}
+    loop: {{max_steps: 10}}
+  fit:
+    train_dataloader: builtins:list
+"""
+
+
+def _flow(name: str, arguments: dict) -> str:
+    """``{Name: {key: value, ...}}`` as YAML flow text (strings quoted, so ``abc`` stays a string)."""
+    items = ", ".join(f"{key}: {value!r}" for key, value in arguments.items())
+    return f"{{{name}: {{{items}}}}}"
+
+
+def _python_tail(name: str, arguments: dict) -> str:
+    with pytest.raises(ScheduleConfigError) as error:
+        Schedule.from_config({name: arguments})
+    return _after(str(error.value), error.value.key_path)
+
+
+def _yaml_tail(tmp_path, name: str, arguments: dict) -> str:
+    path = tmp_path / "run.yaml"
+    path.write_text(CONFIG.format(schedule=_flow(name, arguments)))
+    with pytest.raises(ConfigError) as error:
+        trainer_from_command_line(path)
+    return _after(str(error.value), error.value.path)
+
+
+def _set_tail(tmp_path, name: str, arguments: dict) -> str:
+    path = tmp_path / "base.yaml"
+    path.write_text(CONFIG.format(schedule="{ConstantScheduler: {alpha: 1.0}}"))
+    with pytest.raises(ConfigError) as error:
+        trainer_from_command_line(path, [f"trainer.init.schedulers=[{_flow(name, arguments)}]"])
+    return _after(str(error.value), error.value.path)
+
+
+def _plot_tail(expression: str) -> str:
+    stderr = io.StringIO()
+    with contextlib.redirect_stderr(stderr):
+        status = plot_main(["plot", expression, "--max-duration", "10ba"])
+    assert status == 2
+    (line,) = stderr.getvalue().splitlines()
+    return _after(line, f"python -m schedulers: error: {expression!r}")
+
+
+def _after(text: str, prefix: str) -> str:
+    """The message after its location prefix (``<prefix>: ``)."""
+    assert text.startswith(f"{prefix}: "), (prefix, text)
+    return text[len(prefix) + 2 :]
+
+
+@pytest.mark.parametrize("mistake", list(MISTAKES))
+def test_one_mistake_reads_the_same_at_every_door(tmp_path, mistake):
+    name, arguments, expression = MISTAKES[mistake]
+    tails = {
+        "Schedule.from_config": _python_tail(name, arguments),
+        "YAML": _yaml_tail(tmp_path, name, arguments),
+        "--set": _set_tail(tmp_path, name, arguments),
+        "plot expression": _plot_tail(expression),
+    }
+    assert tails["Schedule.from_config"].startswith(EXPECTED_START[mistake])
+    assert len(set(tails.values())) == 1, tails
+
+
+def test_the_location_prefixes_name_where_the_mistake_is(tmp_path):
+    name, arguments, _ = MISTAKES["misspelt argument"]
+    with pytest.raises(ScheduleConfigError) as python:
+        Schedule.from_config({name: arguments})
+    assert python.value.key_path == "CosineAnnealingWithWarmupScheduler.alpha_ff"
+    path = tmp_path / "run.yaml"
+    path.write_text(CONFIG.format(schedule=_flow(name, arguments)))
+    with pytest.raises(ConfigError) as yaml:
+        trainer_from_command_line(path)
+    assert yaml.value.path == "trainer.init.schedulers[0].CosineAnnealingWithWarmupScheduler.alpha_ff"
