@@ -304,12 +304,12 @@ def members(cls: type) -> list[tuple[type, str]]:
 def member_problems(owner: type, name: str) -> list[str]:
     """What a public method's or property's docstring lacks under the rule of this module's docstring."""
     value = inspect.getattr_static(owner, name)
-    function = value.fget if isinstance(value, property) else getattr(value, "__func__", value)
+    if isinstance(value, property):
+        return [] if (value.__doc__ or "").strip() else ["no docstring"]  # a property's doc, or its getter's
+    function = getattr(value, "__func__", value)
     doc = function.__doc__
     if not doc or not doc.strip():
         return ["no docstring"]
-    if isinstance(value, property):
-        return []
     found = sections(doc)
     parameters = _named_parameters(function, skip_first=not isinstance(value, staticmethod))
     problems = _args_problems(found, parameters, required=False)
