@@ -71,10 +71,6 @@ class Loop:
     Returns:
         A loop at ``state``'s position, stopping at ``max_duration``.
 
-    Raises:
-        Nothing when built; :meth:`run` raises what the mode raises, and a RuntimeError for an epoch without a
-        batch.
-
     Example:
         >>> import contextlib
         >>> from schedulers.core.clock import Clock

@@ -57,9 +57,6 @@ def say(trainer: Reported, message: str) -> None:
     Returns:
         Nothing.
 
-    Raises:
-        Nothing.
-
     Example:
         >>> import contextlib, io, types
         >>> with contextlib.redirect_stderr(io.StringIO()) as stderr:
@@ -82,9 +79,6 @@ def announce(trainer: Reported, *, resumed_from: Path | None, finished: bool) ->
 
     Returns:
         Nothing.
-
-    Raises:
-        Nothing of its own: the warnings are warned, not raised (unless a warning filter says so).
 
     Example:
         >>> import contextlib, io
@@ -125,9 +119,6 @@ def close_progress_bars(callbacks: CallbackList) -> None:
     Returns:
         Nothing.
 
-    Raises:
-        Nothing.
-
     Example:
         >>> from trainer.callbacks import CallbackList, ProgressBar
         >>> close_progress_bars(CallbackList([ProgressBar()]))  # a bar that never opened closes quietly
@@ -150,9 +141,6 @@ def schedule_report_and_warnings(trainer: Reported) -> tuple[str, list[str]]:
 
     Returns:
         ``(text, messages)``: the report, and one message per time argument beyond the end of the run.
-
-    Raises:
-        Nothing of its own: a schedule that cannot be resolved was refused when the trainer was built.
 
     Example:
         >>> import torch

@@ -25,9 +25,6 @@ class TrainerState(Clock):
     Returns:
         The state, at the run's start.
 
-    Raises:
-        Nothing: the run was checked when it was built.
-
     >>> state = TrainerState(Run("10ep", 50, scale_schedule_ratio=0.5), grad_accum=1)
     >>> state.max_duration, state.unscaled_max_duration, state.ssr
     (Time(250, TimeUnit.BATCH), Time(10, TimeUnit.EPOCH), 0.5)

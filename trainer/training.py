@@ -40,9 +40,6 @@ class NonFiniteLossError(FloatingPointError):
     Returns:
         The error, raised by ``Trainer.fit`` before the bad batch's optimizer step.
 
-    Raises:
-        Nothing itself: it is what is raised.
-
     Example:
         >>> import torch
         >>> from trainer import NonFiniteLossError, Trainer
@@ -108,10 +105,6 @@ class Training:
 
     Returns:
         The mode; :meth:`run` trains one batch.
-
-    Raises:
-        Nothing when built; :meth:`run` raises :class:`NonFiniteLossError` for a nan or inf loss (with
-        ``on_nonfinite_loss="raise"``) and a TypeError for an item or loss of the wrong shape.
 
     Example:
         >>> import torch

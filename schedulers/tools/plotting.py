@@ -446,9 +446,6 @@ class ScheduleTable:
     Returns:
         The table (built by :func:`schedule_table`).
 
-    Raises:
-        Nothing.
-
     >>> from schedulers import LinearScheduler
     >>> schedule_table([("linear", LinearScheduler())], "4ba").column("linear")
     [1.0, 0.75, 0.5, 0.25]

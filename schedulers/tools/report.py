@@ -553,9 +553,6 @@ def times_beyond_the_run(rows: list[dict[str, Any]]) -> list[str]:
     Returns:
         One message per time argument beyond the run's end (none: an empty list).
 
-    Raises:
-        Nothing.
-
     >>> from schedulers import CosineAnnealingWithWarmupScheduler
     >>> rows = schedule_report_rows([("cosine", CosineAnnealingWithWarmupScheduler("5ep"), "lr")], "4ep",
     ...                             dataloader_len=10)
