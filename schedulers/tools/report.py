@@ -462,10 +462,10 @@ def render_report(rows: list[dict[str, Any]]) -> str:
     """Render :func:`schedule_report_rows` (and :func:`stepped_report_rows`) as text.
 
     Args:
-        rows: The rows.
+        rows: The rows, each a dict whose ``"kind"`` says what it holds (the run, a schedule, a warning, ...).
 
     Returns:
-        The text.
+        The report as lines of text: the run first, then each schedule's facts and values, then the warnings.
 
     Raises:
         KeyError: A row without the keys of its kind.
