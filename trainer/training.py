@@ -65,7 +65,17 @@ class NonFiniteLossError(FloatingPointError):
 
 class Trainee(Protocol):
     """What training a batch reads on the trainer (a :class:`~trainer.Trainer` is one): the interface
-    :class:`Training` uses. It writes ``last_grad_norm`` (with ``max_grad_norm``)."""
+    :class:`Training` uses. It writes ``last_grad_norm`` (with ``max_grad_norm``).
+
+    >>> import torch
+    >>> from trainer import Trainer
+    >>> model = torch.nn.Linear(1, 1)
+    >>> trainer: Trainee = Trainer(model, [(torch.ones(2, 1), torch.ones(2, 1))], "1ba",
+    ...                            torch.optim.SGD(model.parameters(), lr=0.1), loss_fn=torch.nn.functional.mse_loss,
+    ...                            progress_bar=False)
+    >>> trainer.on_nonfinite_loss, trainer.max_grad_norm, trainer.last_grad_norm
+    ('raise', None, None)
+    """
 
     model: torch.nn.Module
     train_model: torch.nn.Module
@@ -86,9 +96,21 @@ class Trainee(Protocol):
     scheduled: Any  # the run's schedulers (trainer.scheduling.ScheduledRun): evaluations reach its listeners
     stoppers: list  # the run's EarlyStopping callbacks: they hear its evaluations too
 
-    def evaluate(self) -> dict[str, float]: ...
+    def evaluate(self) -> dict[str, float]:
+        """Evaluate the model on the eval data (:meth:`trainer.Trainer.evaluate`).
 
-    def save_checkpoint(self) -> Path | None: ...
+        Returns:
+            The metrics by name (``{"eval/loss": mean}``), heard by the plateau listeners and early stopping.
+        """
+        ...
+
+    def save_checkpoint(self) -> Path | None:
+        """Save a checkpoint of the run now (:meth:`trainer.Trainer.save_checkpoint`).
+
+        Returns:
+            Where it was saved, or None when this process saves nothing (not rank 0, or no ``save_folder``).
+        """
+        ...
 
 
 class Training:
@@ -135,13 +157,28 @@ class Training:
         self._plain_step = trainer.world.size == 1 and trainer.precision.dtype is None
 
     def context(self) -> contextlib.AbstractContextManager:
+        """The context of a training loop: none (the trainer set the model's train mode before).
+
+        Returns:
+            A context that does nothing (``contextlib.nullcontext()``).
+        """
         return contextlib.nullcontext()
 
     def run(self, items: list) -> tuple[float, int, int] | None:
         """Forward, backward and one optimizer step over ``grad_accum`` items.
 
-        Returns the batch's loss and its (global) samples and tokens, or None when the fp16 scaler skipped the
-        optimizer step. A non-finite loss (on any rank) is handled before the optimizer step.
+        A non-finite loss (on any rank) is handled before the optimizer step, as ``on_nonfinite_loss`` says.
+
+        Args:
+            items: The loader items of one optimizer step (``grad_accum`` of them).
+
+        Returns:
+            ``(loss, samples, tokens)``: the batch's loss (summed over its items, each divided by their number),
+            its samples and tokens summed over ranks; or None when the fp16 scaler skipped the optimizer step.
+
+        Raises:
+            NonFiniteLossError: The loss is nan or inf on some rank and ``on_nonfinite_loss`` is ``"raise"``.
+            TypeError: An item or a loss of the wrong shape (:func:`batch_loss`).
         """
         trainer = self.trainer
         total, samples, tokens = self._backward(items)
@@ -217,6 +254,15 @@ class Training:
         )
 
     def after_batch(self, before: Timestamp, epoch_done: bool, finished: bool) -> None:
+        """What follows a trained batch: ``on_epoch_end`` when it closed the epoch, then an evaluation when time
+        crossed an ``eval_interval`` multiple (heard by the plateau listeners and early stopping) or this call
+        ends, then a checkpoint when time crossed a ``save_interval`` multiple.
+
+        Args:
+            before: The timestamp before the batch (the interval multiples crossed are counted from it).
+            epoch_done: The batch closed its epoch.
+            finished: This ``fit`` call ends with the batch (it evaluates, unheard unless the run is done).
+        """
         trainer = self.trainer
         if epoch_done:
             trainer.callbacks.on_epoch_end(trainer)
