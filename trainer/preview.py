@@ -61,7 +61,7 @@ class Preview:
         callbacks: The callbacks that see the previewed batches (e.g. an :class:`~trainer.LRMonitor`).
 
     Returns:
-        The mode; :meth:`run` counts one batch.
+        The loop's mode for ``preview``: :meth:`run` counts one batch, :meth:`after_batch` calls the epoch-end hooks.
 
     Raises:
         TypeError: a callback that is not one (as ``Trainer(callbacks=...)`` says).

@@ -126,7 +126,7 @@ class Training:
             non-finite loss.
 
     Returns:
-        The mode; :meth:`run` trains one batch.
+        The loop's mode for ``fit``: :meth:`run` trains one batch, :meth:`after_batch` evaluates and checkpoints.
 
     Example:
         >>> import torch
@@ -306,7 +306,8 @@ def epoch_batches(
             (:func:`trainer.data.reshard`, docs/resume.md); None: after the groups already used.
 
     Returns:
-        An iterator of lists of ``grad_accum`` items.
+        The rest of the epoch's optimizer steps, each a list of ``grad_accum`` loader items, at most
+        ``dataloader_len`` minus the steps already done.
 
     Raises:
         ValueError: the loader runs out before the items a resumed epoch must skip.
@@ -341,7 +342,7 @@ def batch_loss(model: torch.nn.Module, item: Any, loss_fn: Callable | None) -> t
         loss_fn: ``loss_fn(outputs, targets)``, or None when the model returns its loss.
 
     Returns:
-        The loss, a 0-d tensor.
+        The loss the backward pass starts from (a 0-d tensor, attached to the graph).
 
     Raises:
         TypeError: with ``loss_fn``, an item that is not an ``(inputs, targets)`` pair; a loss that is not a

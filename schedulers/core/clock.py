@@ -143,7 +143,8 @@ def batches_in_run(length: Time, dataloader_len: int | None, samples: PerBatch, 
         tokens: Tokens per batch (for a run in tokens).
 
     Returns:
-        The number of batches.
+        :math:`n`: the batches until the count reaches ``length`` (in ``ba``: ``length`` itself; in ``ep``: its
+        epochs of ``dataloader_len`` batches).
 
     Raises:
         ValueError: The count the run needs is missing or does not reach its end, naming it.
@@ -327,7 +328,7 @@ class Clock(SchedulerState):
             tokens: The tokens of the batch (an int or a Time in ``tok``).
 
         Returns:
-            The clock's timestamp after the batch.
+            The clock's timestamp after the batch (and after the epoch it closed, if it did).
         """
         self.advance(samples, tokens)
         return self.timestamp
@@ -354,7 +355,7 @@ class Clock(SchedulerState):
         batches already closed it: call it after every pass over the loader either way.
 
         Returns:
-            The clock's timestamp after the epoch closed.
+            The clock's timestamp: in-epoch counts zeroed and ``epoch`` one more, unless the epoch had no batch.
         """
         if self.timestamp.batch_in_epoch.value:
             self.timestamp = self.timestamp.to_next_epoch()

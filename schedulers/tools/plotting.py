@@ -405,7 +405,7 @@ def plot_schedules(
         max_points: Points per line at most (None: every batch).
 
     Returns:
-        The matplotlib Figure.
+        The Figure drawn into (``ax``'s when given), one line per (schedule, ssr) in ``ax.lines``.
 
     Raises:
         ValueError: A bad run, unit or option, or a schedule's own error prefixed with its label.
@@ -493,7 +493,7 @@ class ScheduleTable:
         rows: The number of rows.
 
     Returns:
-        The table (built by :func:`schedule_table`).
+        A table of ``rows`` rows whose :meth:`column` and iteration give the cells, and :meth:`write_csv` the file.
 
     >>> from schedulers import LinearScheduler
     >>> schedule_table([("linear", LinearScheduler())], "4ba").column("linear")
@@ -678,7 +678,7 @@ def terminal_plot(
         color: An ANSI colour per curve.
 
     Returns:
-        The plot as text.
+        The plot as lines of text, laid out as :func:`text_plot` lays them (the axes labelled in ``x_unit``).
 
     Raises:
         ValueError: A bad run, unit or option, or a schedule's own error prefixed with its label.
@@ -735,7 +735,7 @@ def text_plot(
         color: ANSI colours.
 
     Returns:
-        The plot as text.
+        The plot as lines of text: the title, the y label, the canvas with its y labels, the x axis, the legend.
 
     Raises:
         ValueError: A bad size or style, or values that are not finite.

@@ -127,7 +127,8 @@ def schedule_report_rows(
             ``value`` is ``base × alpha``, or None without a base.
 
     Returns:
-        The rows, each a dict with a ``"kind"``.
+        The report's content as data: a ``"run"`` row, then each schedule's rows (its resolved times and values
+        at its points), each a dict whose ``"kind"`` says what it holds (see :func:`render_report`).
 
     Raises:
         TypeError: ``schedules`` is not a schedule or a list of them.
@@ -437,7 +438,8 @@ def schedule_report(
         base_values: Hyperparameter -> base value.
 
     Returns:
-        The report's text.
+        The report as lines of text (docs/report.md): the run in every unit, then each schedule's time arguments in
+        batches and its values at its points.
 
     Raises:
         The errors of :func:`schedule_report_rows`.
@@ -743,7 +745,7 @@ def resolved_times_report(
         ssr: The scale schedule ratio (without a Run).
 
     Returns:
-        The text, one line per fact.
+        One line per fact: each time argument of ``schedule`` as written and in batches of the run.
 
     Raises:
         ValueError: A bad run, or the schedule's own checks for it.
