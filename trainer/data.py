@@ -591,11 +591,10 @@ def reshard(
     over its own ranks (:meth:`ResumableSampler.indices_from`): each sample of the epoch is seen once. The
     epoch closes when that rest is used up: the in-epoch batch count becomes :math:`L' - R'` (:math:`L'` this
     run's steps per epoch, :math:`R'` the steps the rest fills). Samples, tokens, batches and epochs go on as
-    saved, so a schedule in ``sp`` or ``tok`` is at the same value; a step now trains :math:`g b W'` items,
-    which the notes say. None when the number of ranks is unchanged.
+    saved, so a schedule in ``sp`` or ``tok`` is at the same value; a step now trains :math:`g b W'` items (noted).
 
     Args:
-        saved: The checkpoint's data record: ``world_size``, ``batch_size`` and ``grad_accum`` of the saved run.
+        saved: The checkpoint's ``world_size``, ``batch_size`` and ``grad_accum``.
         timestamp: The saved timestamp.
         skipped: Optimizer steps the fp16 scaler skipped in the saved epoch.
         world_size: :math:`W'`, this run's number of ranks.
@@ -604,13 +603,10 @@ def reshard(
         steps: :math:`L'`, this run's optimizer steps per epoch (None: unknown).
 
     Returns:
-        A :class:`Reshard` (its ``position`` None when the loader is not one the trainer shards), or None when
-        the number of ranks is unchanged.
+        A :class:`Reshard` (``position`` None: a loader the trainer does not shard); None: the same ranks.
 
-    >>> loader = prepare_loader(DataLoader(list(range(16)), batch_size=2), seed=0)
-    >>> saved = {"world_size": 2, "batch_size": 2, "grad_accum": 1}
-    >>> resumed = reshard(saved, Timestamp(batch=2, sample=8, batch_in_epoch=2), 0, world_size=1, loader=loader,
-    ...                   grad_accum=1, steps=8)
+    >>> loader, saved = prepare_loader(DataLoader(list(range(16)), batch_size=2), seed=0), {"world_size": 2}
+    >>> resumed = reshard(saved, Timestamp(batch_in_epoch=2), 0, world_size=1, loader=loader, grad_accum=1, steps=8)
     >>> resumed.position, str(resumed.timestamp.batch_in_epoch)  # 8 items done: 4 of the 8 batches left
     (8, '4ba')
     """

@@ -143,18 +143,16 @@ def plot_config(
     Args:
         build: ``build(ssr)`` builds the config's trainer with that ``scale_schedule_ratio`` (None: its own).
         ssrs: Ratios to compare, a run each (None: the config's own ratio).
-        x_unit: The x axis's unit (``ba``, ``ep``, ``sp``, ``tok`` or ``dur``; None: the run's own unit, batches
-            for a run in epochs).
+        x_unit: The x axis's unit, ``ba``, ``ep``, ``sp``, ``tok`` or ``dur`` (None: the run's, ``ba`` for ``ep``).
         multipliers: Plot each value divided by its group's base value.
         output: An image file to draw into (its extension gives the format: png, svg, pdf, ...).
         csv: A CSV file for the exact table, or ``"-"`` for stdout.
         title: The plot's title.
-        width: The plot's width (characters for the text plot, pixels for an image).
-        height: The plot's height (characters for the text plot, pixels for an image).
+        width: The plot's width (characters of the text plot, pixels of an image).
+        height: The plot's height (characters of the text plot, pixels of an image).
 
     Returns:
-        What to print: the text plot when no file is asked for, else a note of the files written (empty when
-        only stdout was written).
+        What to print: the text plot, else a note of the files written (empty when only stdout was written).
 
     Raises:
         ValueError: The config schedules nothing, or several ratios of a run counted in samples or tokens.
@@ -165,17 +163,9 @@ def plot_config(
     >>> def build(ssr):
     ...     model = torch.nn.Linear(2, 1)
     ...     return Trainer(model, [torch.ones(4, 2)] * 4, "4ba", torch.optim.SGD(model.parameters(), lr=0.1),
-    ...                    loss_fn=None, schedulers=LinearScheduler(), scale_schedule_ratio=ssr or 1.0,
-    ...                    progress_bar=False)
-    >>> print(plot_config(build, width=20, height=3))
-    value written into the param group
-      0.1 ┤⠉⠉⠉⠉⠉⡇⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀
-          │⠀⠀⠀⠀⠀⠉⠉⠉⠉⠉⣇⣀⣀⣀⣀⡀⠀⠀⠀⠀
-    0.025 ┤⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⣇⣀⣀⣀⣀
-          └────────────────────
-           0                  4
-               batches (ba)
-      ⣿ lr/group0
+    ...                    loss_fn=None, schedulers=LinearScheduler(), scale_schedule_ratio=ssr, progress_bar=False)
+    >>> plot_config(build, width=20, height=3).splitlines()[1]
+    '  0.1 ┤⠉⠉⠉⠉⠉⡇⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀'
     """
     if ssrs:
         runs = {ssr: simulate_config_run(build(ssr), multipliers=multipliers) for ssr in ssrs}

@@ -127,8 +127,7 @@ def schedule_report_rows(
             ``value`` is ``base × alpha``, or None without a base.
 
     Returns:
-        The report's content as data: a ``"run"`` row, then each schedule's rows (its resolved times and values
-        at its points), each a dict whose ``"kind"`` says what it holds (see :func:`render_report`).
+        The ``"run"`` row, then each schedule's rows (resolved times, values at its points): what is printed.
 
     Raises:
         TypeError: ``schedules`` is not a schedule or a list of them.
