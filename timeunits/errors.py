@@ -35,15 +35,53 @@ class TimeUnitMismatchError(ValueError, RuntimeError):
     """Two times of different units met where one unit is required (``+``, ``-``, ``<``, ...).
 
     Composer raises :class:`RuntimeError` here; Cadence's error is also a :class:`ValueError`.
+
+    Returns:
+        The error :class:`~timeunits.Time` arithmetic and comparisons raise when the two units differ.
+
+    >>> from timeunits import Time
+    >>> try:
+    ...     Time(1, "ep") + Time(3, "ba")
+    ... except TimeUnitMismatchError as error:
+    ...     isinstance(error, RuntimeError)
+    True
     """
 
 
 class NonIntegralTimeError(_Advised, ValueError, TypeError):
-    """A non-integral (or float) value was given for an integer unit (``ep``, ``ba``, ``sp``, ``tok``)."""
+    """A non-integral (or float) value was given for an integer unit (``ep``, ``ba``, ``sp``, ``tok``).
+
+    Args:
+        message: What is wrong, beginning with the value read.
+        hint: Advice for the caller of :meth:`Time.from_input`, appended to ``message`` in ``str(error)``.
+        argument_hint: The advice that still applies to an argument's writer; None keeps ``hint``.
+
+    Returns:
+        The error :class:`~timeunits.Time` raises for ``Time(1.5, "ba")`` or ``"1.5ba"``; it is also a
+        :class:`TypeError`, as Composer's.
+
+    >>> from timeunits import Time
+    >>> try:
+    ...     Time.from_input("1.5ba")
+    ... except NonIntegralTimeError as error:
+    ...     str(error).split(",")[0]
+    "'1.5ba' is not a time: 1.5 is not a whole number"
+    """
 
 
 class TimeParseError(ValueError):
-    """A string is not a valid time string."""
+    """A string is not a valid time string.
+
+    Returns:
+        The error :meth:`Time.from_timestring` raises for a text that is no number followed by a unit.
+
+    >>> from timeunits import Time
+    >>> try:
+    ...     Time.from_timestring("ten epochs")
+    ... except TimeParseError as error:
+    ...     isinstance(error, ValueError)
+    True
+    """
 
 
 class NotATimeError(_Advised, TypeError, ValueError, RuntimeError):
@@ -51,6 +89,21 @@ class NotATimeError(_Advised, TypeError, ValueError, RuntimeError):
 
     Composer raises :class:`RuntimeError` here; Cadence's error is also a :class:`TypeError` and a
     :class:`ValueError`.
+
+    Args:
+        message: What is wrong, beginning with the value read.
+        hint: Advice for the caller of :meth:`Time.from_input`, appended to ``message`` in ``str(error)``.
+        argument_hint: The advice that still applies to an argument's writer; None keeps ``hint``.
+
+    Returns:
+        The error :meth:`Time.from_input` raises for a value of another type (a list, None, ...).
+
+    >>> from timeunits import Time
+    >>> try:
+    ...     Time.from_input([3, "ep"])
+    ... except NotATimeError as error:
+    ...     isinstance(error, TypeError)
+    True
     """
 
 
@@ -58,6 +111,21 @@ class MissingTimeUnitError(_Advised, ValueError, RuntimeError):
     """``Time.from_input`` got a bare number and no ``default_int_unit`` to read it in.
 
     Composer raises :class:`RuntimeError` here; Cadence's error is also a :class:`ValueError`.
+
+    Args:
+        message: What is wrong, beginning with the value read.
+        hint: Advice for the caller of :meth:`Time.from_input`, appended to ``message`` in ``str(error)``.
+        argument_hint: The advice that still applies to an argument's writer; None keeps ``hint``.
+
+    Returns:
+        The error :meth:`Time.from_input` raises for a bare number given without ``default_int_unit``.
+
+    >>> from timeunits import Time
+    >>> try:
+    ...     Time.from_input(5)
+    ... except MissingTimeUnitError as error:
+    ...     isinstance(error, RuntimeError)
+    True
     """
 
 
@@ -73,6 +141,16 @@ def argument_error(
     :class:`NonIntegralTimeError` (a ``ValueError`` and a ``TypeError``). Advice meant for the caller of
     ``from_input`` ("pass default_int_unit") is dropped; ``hint`` replaces the advice that remains (a run's
     length cannot be a ``dur`` fraction, so ``max_duration`` passes its own).
+
+    Args:
+        name: The argument's name, put in front of the message.
+        value: The value the argument was given (its ``repr`` begins the message unless the error's does).
+        error: The error raised while reading ``value``.
+        sep: What goes between ``name`` and the message: ``"="`` (``step_size='1.5ba'``) or ``" "``.
+        hint: Advice that replaces the error's own; None keeps the advice meant for an argument's writer.
+
+    Returns:
+        A new error of ``error``'s class (to be raised by the caller) whose message names the argument.
 
     >>> from timeunits import Time
     >>> try:

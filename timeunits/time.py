@@ -39,6 +39,18 @@ class Time:
 
     Mixing units raises :class:`TimeUnitMismatchError`, except ``==``/``!=``, which answer ``False``/``True``.
     Numbers and strings on the other side of an operator are read with ``Time.from_input(x, self.unit)``.
+
+    Args:
+        value: The amount: a whole number for ``ep``, ``ba``, ``sp``, ``tok``; any finite number for ``dur``.
+        unit: A :class:`TimeUnit` or its text (``"ep"``, ``"batch"``, ... in any case).
+
+    Returns:
+        The time ``value`` in ``unit``; Time arithmetic and comparison keep or check the unit.
+
+    Raises:
+        NonIntegralTimeError: ``value`` is not a whole number of an integer unit (``Time(1.5, "ba")``).
+        TypeError: ``value`` is not a number (a string is parsed by :meth:`from_timestring` instead).
+        ValueError: ``unit`` is not a time unit, or a ``dur`` value is not finite.
     """
 
     # Hand-written __slots__, not attrs: built on the per-step path (docs/architecture.md, "One way to write a
@@ -53,7 +65,22 @@ class Time:
     # -- construction -----------------------------------------------------------------------------
     @classmethod
     def from_timestring(cls, timestring: str) -> Time:
-        """Parse ``"<number><unit>"``; see :func:`timeunits.parsing.parse_timestring` for the grammar."""
+        """Parse ``"<number><unit>"``; see :func:`timeunits.parsing.parse_timestring` for the grammar.
+
+        Args:
+            timestring: A number followed by a unit: ``"0.3dur"``, ``"4_000tok"``, ``"10ep"``.
+
+        Returns:
+            The time the text writes, its value an int unless the unit is ``dur``.
+
+        Raises:
+            TypeError: ``timestring`` is not a str.
+            TimeParseError: The text is not a number followed by a unit.
+            NonIntegralTimeError: The number is not whole and the unit is an integer unit (``"1.5ba"``).
+
+        >>> Time.from_timestring("4_000tok")
+        Time(4000, TimeUnit.TOKEN)
+        """
         if not isinstance(timestring, str):
             raise TypeError(f"a time string must be a str, got {timestring!r} of type {type(timestring).__name__}")
         value, unit = parse_timestring(timestring)
@@ -61,7 +88,23 @@ class Time:
 
     @classmethod
     def from_input(cls, value: TimeLike, default_int_unit: TimeUnit | str | None = None) -> Time:
-        """A Time from a Time (returned as is), a time string, or a number in ``default_int_unit``."""
+        """A Time from a Time (returned as is), a time string, or a number in ``default_int_unit``.
+
+        Args:
+            value: A Time, a time string, or a number.
+            default_int_unit: The unit a bare number is read in; None refuses bare numbers.
+
+        Returns:
+            ``value`` itself when it is a Time, else the time it writes.
+
+        Raises:
+            NotATimeError: ``value`` is neither a Time, a str nor a number.
+            MissingTimeUnitError: ``value`` is a number and ``default_int_unit`` is None.
+            TimeParseError: ``value`` is a string that is no time string.
+
+        >>> Time.from_input("5ep"), Time.from_input(5, "ba")
+        (Time(5, TimeUnit.EPOCH), Time(5, TimeUnit.BATCH))
+        """
         if isinstance(value, Time):
             return value
         if isinstance(value, str):
@@ -83,22 +126,62 @@ class Time:
 
     @classmethod
     def from_epoch(cls, epoch: int) -> Time:
+        """``Time(epoch, "ep")``.
+
+        Args:
+            epoch: A whole number of epochs.
+
+        Returns:
+            The time of ``epoch`` epochs.
+        """
         return cls(epoch, TimeUnit.EPOCH)
 
     @classmethod
     def from_batch(cls, batch: int) -> Time:
+        """``Time(batch, "ba")``.
+
+        Args:
+            batch: A whole number of batches (optimizer steps).
+
+        Returns:
+            The time of ``batch`` batches.
+        """
         return cls(batch, TimeUnit.BATCH)
 
     @classmethod
     def from_sample(cls, sample: int) -> Time:
+        """``Time(sample, "sp")``.
+
+        Args:
+            sample: A whole number of samples.
+
+        Returns:
+            The time of ``sample`` samples.
+        """
         return cls(sample, TimeUnit.SAMPLE)
 
     @classmethod
     def from_token(cls, token: int) -> Time:
+        """``Time(token, "tok")``.
+
+        Args:
+            token: A whole number of tokens.
+
+        Returns:
+            The time of ``token`` tokens.
+        """
         return cls(token, TimeUnit.TOKEN)
 
     @classmethod
     def from_duration(cls, duration: float) -> Time:
+        """``Time(duration, "dur")``.
+
+        Args:
+            duration: A fraction of the whole run (1.0 is the run's end).
+
+        Returns:
+            The time at that fraction of the run, its value a float.
+        """
         return cls(duration, TimeUnit.DURATION)
 
     # -- reading --------------------------------------------------------------------------------
@@ -109,10 +192,15 @@ class Time:
 
     @property
     def unit(self) -> TimeUnit:
+        """The :class:`TimeUnit` the value counts."""
         return self._unit
 
     def to_timestring(self) -> str:
-        """``f"{value}{unit}"``, e.g. ``"0.3dur"``, ``"1.0dur"``, ``"10ep"``; parses back to an equal Time."""
+        """``f"{value}{unit}"``, e.g. ``"0.3dur"``, ``"1.0dur"``, ``"10ep"``; parses back to an equal Time.
+
+        Returns:
+            The time as text, as :meth:`from_timestring` reads it back.
+        """
         return f"{self._value}{self._unit.value}"
 
     __str__ = to_timestring
@@ -278,6 +366,12 @@ def is_number(value: object) -> bool:
 
     >>> is_number(3), is_number(0.5), is_number(True), is_number("0.5"), is_number(b"0.5")
     (True, True, False, False, False)
+
+    Args:
+        value: Anything.
+
+    Returns:
+        True for an int or float (a bool aside), a numpy or torch scalar, a Fraction or a Decimal.
     """
     if isinstance(value, (bool, str, bytes, bytearray, Time)):  # float(b"0.5") works, but bytes are no number
         return False

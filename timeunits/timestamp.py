@@ -45,6 +45,27 @@ class Timestamp:
     (Time(1, TimeUnit.EPOCH), Time(2, TimeUnit.BATCH), Time(0, TimeUnit.BATCH))
     >>> ts >= Time(1, "ep")
     True
+
+    Args:
+        epoch: Epochs completed.
+        batch: Batches (optimizer steps) completed.
+        sample: Samples seen.
+        token: Tokens seen.
+        batch_in_epoch: Batches completed in the current epoch.
+        sample_in_epoch: Samples seen in the current epoch.
+        token_in_epoch: Tokens seen in the current epoch.
+
+    Each counter is a non-negative int or a :class:`Time` in its unit; the counters are independent, as in
+    Composer (``Timestamp(epoch=2, batch_in_epoch=3)`` is valid).
+
+    Returns:
+        The run's position; compared with a Time (or a time string) it compares that unit's total count.
+
+    Raises:
+        NonIntegralTimeError: A counter is a float or another number that is not whole.
+        TimeUnitMismatchError: A counter is a Time of another unit.
+        TypeError: A counter is not a number.
+        ValueError: A counter is negative.
     """
 
     # Hand-written __slots__, not attrs: advanced once per batch, it is built without __init__ (2.3x faster than
@@ -83,11 +104,37 @@ class Timestamp:
     )
 
     def get(self, unit: TimeUnit | str) -> Time:
-        """The total count in ``unit`` as a Time. ``dur`` has no count: it needs the run's ``max_duration``."""
+        """The total count in ``unit`` as a Time. ``dur`` has no count: it needs the run's ``max_duration``.
+
+        Args:
+            unit: ``ep``, ``ba``, ``sp`` or ``tok`` (a :class:`TimeUnit` or its text).
+
+        Returns:
+            The total counted so far in ``unit`` (not the count within the epoch).
+
+        Raises:
+            ValueError: ``unit`` is ``dur`` or no unit.
+
+        >>> Timestamp(batch=7, batch_in_epoch=2).get("ba")
+        Time(7, TimeUnit.BATCH)
+        """
         return _make(self.count(unit), TimeUnit(unit))
 
     def count(self, unit: TimeUnit | str) -> int:
-        """The total count in ``unit`` as a plain int (what schedules read on their hot path)."""
+        """The total count in ``unit`` as a plain int (what schedules read on their hot path).
+
+        Args:
+            unit: ``ep``, ``ba``, ``sp`` or ``tok`` (a :class:`TimeUnit` or its text).
+
+        Returns:
+            The total counted so far in ``unit``, as :meth:`get` gives it but without the Time around it.
+
+        Raises:
+            ValueError: ``unit`` is ``dur`` or no unit.
+
+        >>> Timestamp(sample=96).count("sp")
+        96
+        """
         try:
             return getattr(self, _TOTAL_FIELD[unit])
         except KeyError:
@@ -102,7 +149,21 @@ class Timestamp:
 
     @staticmethod
     def counter(unit: TimeUnit | str, *, in_epoch: bool = False) -> Callable[[Timestamp], int]:
-        """A fast function ``timestamp -> count in unit`` (an int; within the epoch with ``in_epoch``)."""
+        """A fast function ``timestamp -> count in unit`` (an int; within the epoch with ``in_epoch``).
+
+        Args:
+            unit: ``ep``, ``ba``, ``sp`` or ``tok`` (a :class:`TimeUnit` or its text).
+            in_epoch: Count within the current epoch (``batch_in_epoch``, ...) instead of in total.
+
+        Returns:
+            A function of a Timestamp giving that count as an int.
+
+        Raises:
+            ValueError: ``unit`` is ``dur``, or ``ep`` with ``in_epoch`` (neither has such a count).
+
+        >>> Timestamp.counter("ba", in_epoch=True)(Timestamp(batch=7, batch_in_epoch=2))
+        2
+        """
         unit = TimeUnit(unit)
         if unit is TimeUnit.DURATION or (in_epoch and unit is TimeUnit.EPOCH):
             raise ValueError(f"a Timestamp has no {'in-epoch ' if in_epoch else ''}{unit.value!r} count")
@@ -110,7 +171,25 @@ class Timestamp:
 
     # -- advancing (hot path) -------------------------------------------------------------------
     def to_next_batch(self, samples: int | Time = 0, tokens: int | Time = 0) -> Timestamp:
-        """The timestamp after one more batch of ``samples`` samples and ``tokens`` tokens."""
+        """The timestamp after one more batch of ``samples`` samples and ``tokens`` tokens.
+
+        Args:
+            samples: The batch's samples (a non-negative int or a Time in ``sp``).
+            tokens: The batch's tokens (a non-negative int or a Time in ``tok``).
+
+        Returns:
+            A new Timestamp: ``batch`` and ``batch_in_epoch`` one more, samples and tokens added to the totals
+            and to the epoch's counts.
+
+        Raises:
+            NonIntegralTimeError: ``samples`` or ``tokens`` is not a whole number.
+            TimeUnitMismatchError: ``samples`` or ``tokens`` is a Time of another unit.
+            TypeError: ``samples`` or ``tokens`` is not a number.
+            ValueError: ``samples`` or ``tokens`` is negative.
+
+        >>> Timestamp().to_next_batch(samples=32).sample_in_epoch
+        Time(32, TimeUnit.SAMPLE)
+        """
         if type(samples) is not int or type(tokens) is not int or samples < 0 or tokens < 0:
             samples = _count("samples", samples, TimeUnit.SAMPLE, "Timestamp.to_next_batch")
             tokens = _count("tokens", tokens, TimeUnit.TOKEN, "Timestamp.to_next_batch")
@@ -125,7 +204,14 @@ class Timestamp:
         return new
 
     def to_next_epoch(self) -> Timestamp:
-        """The timestamp at the start of the next epoch: in-epoch counters zeroed, totals kept."""
+        """The timestamp at the start of the next epoch: in-epoch counters zeroed, totals kept.
+
+        Returns:
+            A new Timestamp with ``epoch`` one more.
+
+        >>> Timestamp(batch=3, batch_in_epoch=3).to_next_epoch().batch_in_epoch
+        Time(0, TimeUnit.BATCH)
+        """
         new = _new(Timestamp)
         new._epoch = self._epoch + 1
         new._batch = self._batch
@@ -135,7 +221,20 @@ class Timestamp:
         return new
 
     def copy(self, **changes: int | Time) -> Timestamp:
-        """A Timestamp with some counters replaced, e.g. ``ts.copy(batch_in_epoch=0)``."""
+        """A Timestamp with some counters replaced, e.g. ``ts.copy(batch_in_epoch=0)``.
+
+        Args:
+            changes: Counters by name (``epoch``, ``batch``, ..., ``token_in_epoch``) and their new values.
+
+        Returns:
+            A new Timestamp: this one's counters, the ``changes`` replacing theirs.
+
+        Raises:
+            TypeError: A name in ``changes`` is no counter.
+
+        >>> Timestamp(batch=7, batch_in_epoch=2).copy(batch_in_epoch=0).batch_in_epoch
+        Time(0, TimeUnit.BATCH)
+        """
         unknown = sorted(set(changes) - set(_FIELDS))
         if unknown:
             raise TypeError(f"Timestamp.copy() got unknown counters {unknown}; accepted: {', '.join(_FIELDS)}")
@@ -143,12 +242,34 @@ class Timestamp:
 
     # -- serialisation ---------------------------------------------------------------------------
     def state_dict(self) -> dict[str, int]:
-        """The counters as plain ints (safe for ``torch.load(weights_only=True)``)."""
+        """The counters as plain ints (safe for ``torch.load(weights_only=True)``).
+
+        Returns:
+            ``{"epoch": ..., "batch": ..., ..., "token_in_epoch": ...}``, each counter an int, in the order of
+            the constructor's arguments.
+
+        >>> Timestamp(batch=2).state_dict()["batch"]
+        2
+        """
         return {name: getattr(self, f"_{name}") for name in _FIELDS}
 
     @classmethod
     def from_state_dict(cls, state: dict[str, Any]) -> Timestamp:
-        """Rebuild a Timestamp from :meth:`state_dict`'s output."""
+        """Rebuild a Timestamp from :meth:`state_dict`'s output.
+
+        Args:
+            state: A dict with the seven counters' names as keys, as :meth:`state_dict` writes.
+
+        Returns:
+            A Timestamp equal to the one saved.
+
+        Raises:
+            TypeError: ``state`` is not a dict.
+            ValueError: ``state`` lacks a counter or has a key that is no counter.
+
+        >>> Timestamp.from_state_dict(Timestamp(token=9).state_dict()).token
+        Time(9, TimeUnit.TOKEN)
+        """
         if not isinstance(state, dict):
             raise TypeError(f"a Timestamp state_dict must be a dict, got {type(state).__name__}")
         missing = [name for name in _FIELDS if name not in state]

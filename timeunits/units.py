@@ -19,7 +19,11 @@ class TimeUnit(str, Enum):
     """A unit of training time.
 
     ``EPOCH="ep"``, ``BATCH="ba"`` (optimizer steps), ``SAMPLE="sp"``, ``TOKEN="tok"`` and
-    ``DURATION="dur"`` (a fraction of the whole run). Lookup is case-insensitive by value or by name:
+    ``DURATION="dur"`` (a fraction of the whole run). Lookup is case-insensitive by value or by name.
+
+    Returns:
+        The member ``TimeUnit(text)`` looks up; an unknown text (or Composer's ``iter``/``sec``) raises a
+        ``ValueError`` listing the accepted units.
 
     >>> TimeUnit("EP") is TimeUnit("epoch") is TimeUnit.EPOCH
     True

@@ -74,6 +74,21 @@ class ResumableSampler(Sampler[int]):
     continue the epoch's order after its first ``p`` items, whatever the number of ranks that trained them
     (:meth:`indices_from`: a run resumed on another number of ranks, docs/resume.md).
 
+    Args:
+        num_items: The dataset's length.
+        shuffle: Shuffle each epoch (else read in order).
+        seed: The run's seed; epoch ``e`` is shuffled with ``seed + e``.
+        rank: This process's rank.
+        world_size: The number of ranks the items are dealt out to.
+        drop_last: Truncate to a multiple of ``world_size`` instead of padding by wrapping around.
+
+    Returns:
+        A sampler for a ``DataLoader`` (what :func:`prepare_loader` puts in a loader it rebuilds).
+
+    Raises:
+        TypeError: An argument that must be an int is not one.
+        ValueError: A negative count, ``world_size < 1``, or ``rank >= world_size``.
+
     >>> sampler = ResumableSampler(5, shuffle=False, seed=0, rank=1, world_size=2)
     >>> list(sampler), len(sampler)
     ([1, 3, 0], 3)
@@ -109,7 +124,20 @@ class ResumableSampler(Sampler[int]):
         self.total_size = self.num_samples * world_size
 
     def set_epoch(self, epoch: int) -> None:
-        """Use the permutation of ``epoch`` from the next iteration on."""
+        """Use the permutation of ``epoch`` from the next iteration on.
+
+        Args:
+            epoch: The epoch (an int >= 0).
+
+        Raises:
+            TypeError: ``epoch`` is not an int.
+            ValueError: ``epoch`` is negative.
+
+        >>> sampler = ResumableSampler(4, shuffle=True, seed=0)
+        >>> first = list(sampler)
+        >>> sampler.set_epoch(1); sorted(sampler) == sorted(first), list(sampler) == first
+        (True, False)
+        """
         self.epoch = _check_int("epoch", epoch, 0)
 
     def skip(self, n: int) -> None:
@@ -117,12 +145,31 @@ class ResumableSampler(Sampler[int]):
 
         Later iterations are whole again. ``n`` beyond ``len(self)`` (``batches × batch_size`` when
         the last batch is partial) leaves the next iteration empty.
+
+        Args:
+            n: This rank's indices to skip (an int >= 0).
+
+        Raises:
+            TypeError: ``n`` is not an int.
+            ValueError: ``n`` is negative.
         """
         self._skip = _check_int("n", n, 0)
 
     def start_at(self, position: int) -> None:
         """Make the next iteration (only) continue the epoch's order after its first ``position`` items
-        (:meth:`indices_from`); later iterations are whole again."""
+        (:meth:`indices_from`); later iterations are whole again.
+
+        Args:
+            position: Items of the epoch's order already done, on any number of ranks (an int >= 0).
+
+        Raises:
+            TypeError: ``position`` is not an int.
+            ValueError: ``position`` is negative.
+
+        >>> sampler = ResumableSampler(6, shuffle=False, seed=0)
+        >>> sampler.start_at(4); list(sampler), list(sampler)
+        ([4, 5], [0, 1, 2, 3, 4, 5])
+        """
         self._start = _check_int("position", position, 0)
 
     def __len__(self) -> int:
@@ -145,6 +192,16 @@ class ResumableSampler(Sampler[int]):
         each rank has done the first :math:`p = cW` items of the order, so ``indices_from(c·W)`` is this rank's
         ``epoch_indices()[c:]``; on another number of ranks it goes on with the items no rank has seen yet.
 
+        Args:
+            position: :math:`p`, the items of the epoch's order already done.
+
+        Returns:
+            This rank's indices for the rest of the epoch, as above.
+
+        Raises:
+            TypeError: ``position`` is not an int.
+            ValueError: ``position`` is negative.
+
         >>> sampler = ResumableSampler(10, shuffle=False, seed=0, rank=1, world_size=4)
         >>> sampler.indices_from(3), sampler.epoch_indices()
         ([4, 8], [1, 5, 9])
@@ -156,7 +213,15 @@ class ResumableSampler(Sampler[int]):
         return rest[self.rank :: self.world_size]
 
     def epoch_indices(self) -> list[int]:
-        """This rank's full index list for the current epoch (ignores ``skip``)."""
+        """This rank's full index list for the current epoch (ignores ``skip``).
+
+        Returns:
+            Positions ``rank, rank + world_size, ...`` of the epoch's order padded (or truncated) to a multiple
+            of ``world_size``: ``len(self)`` indices.
+
+        >>> ResumableSampler(5, shuffle=False, seed=0, rank=0, world_size=2, drop_last=True).epoch_indices()
+        [0, 2]
+        """
         indices = self._ordered_indices()
         if self.drop_last:
             indices = indices[: self.total_size]
@@ -206,6 +271,19 @@ def prepare_loader(loader: DataLoader, *, seed: int, rank: int = 0, world_size: 
     that is not exactly a ``DataLoader``, an ``IterableDataset``, a dataset without ``len``, a
     ``batch_sampler`` that is not a plain ``BatchSampler``, and any other sampler (weighted,
     subset, with replacement, user-defined), whose meaning a plain shuffle would change.
+
+    Args:
+        loader: The user's train loader.
+        seed: The run's seed (the sampler shuffles epoch ``e`` with ``seed + e``).
+        rank: This process's rank.
+        world_size: The number of ranks.
+
+    Returns:
+        A new ``DataLoader`` over the same dataset with a :class:`ResumableSampler`, or ``loader`` itself when
+        its sampler cannot be replaced.
+
+    Raises:
+        TypeError: ``seed`` is not an int.
 
     >>> loader = DataLoader(list(range(10)), batch_size=4, shuffle=True)
     >>> new = prepare_loader(loader, seed=0, rank=0, world_size=2)
@@ -286,6 +364,15 @@ def count_samples(batch: Any) -> int:
     Tensors (and numpy arrays) are searched depth-first through tuples, lists and mappings, in
     order; 0-d tensors are passed over. A batch without one raises a ValueError describing it.
 
+    Args:
+        batch: A loader item: a tensor, an array, or tuples, lists and mappings holding them.
+
+    Returns:
+        The first dimension of the first tensor (or numpy array) with at least one dimension.
+
+    Raises:
+        ValueError: The batch holds no such tensor (the message describes the batch).
+
     >>> count_samples((torch.zeros(8, 3), torch.zeros(8)))
     8
     >>> count_samples({"meta": ["a"], "input_ids": torch.zeros(4, 128)})
@@ -337,6 +424,17 @@ def skip_batches(loader_iter: Iterable, n: int) -> Iterator:
     Used to resume mid-epoch when the sampler cannot skip (an ``IterableDataset``, a custom
     sampler). Running out before ``n`` items is a ValueError.
 
+    Args:
+        loader_iter: The loader, or an iterator over it.
+        n: The items to discard (an int >= 0).
+
+    Returns:
+        An iterator positioned after the first ``n`` items.
+
+    Raises:
+        TypeError: ``n`` is not an int.
+        ValueError: ``n`` is negative, or the loader ran out before ``n`` items.
+
     >>> it = skip_batches(iter([10, 11, 12, 13]), 2)
     >>> list(it)
     [12, 13]
@@ -352,6 +450,18 @@ def skip_batches(loader_iter: Iterable, n: int) -> Iterator:
 
 
 def to_device(item: Any, device: torch.device) -> Any:
+    """``item`` with its tensors moved to ``device`` (through lists, tuples and dicts), without blocking.
+
+    Args:
+        item: A loader item: a tensor, or lists, tuples and dicts holding tensors (other values are kept).
+        device: Where the model is.
+
+    Returns:
+        ``item`` itself on the CPU; else a copy of its containers holding the tensors on ``device``.
+
+    >>> to_device({"x": torch.ones(1)}, torch.device("cpu"))
+    {'x': tensor([1.])}
+    """
     if device.type == "cpu":
         return item
     if isinstance(item, torch.Tensor):
@@ -366,7 +476,25 @@ def to_device(item: Any, device: torch.device) -> Any:
 def resume_iterator(loader: Iterable, sampler: Any, skip: int, position: int | None = None) -> Iterator:
     """An iterator over ``loader`` past its first ``skip`` items (the sampler skips them unloaded when it can);
     with ``position`` (a run resumed on another number of ranks: :func:`reshard`), past the first ``position``
-    items of the epoch's order instead."""
+    items of the epoch's order instead.
+
+    Args:
+        loader: The train loader.
+        sampler: Its sampler (a :class:`ResumableSampler` skips unloaded; with workers, the skipped batches are
+            replayed through them to reproduce their random streams).
+        skip: Loader items already used in the epoch.
+        position: Items of the epoch's order already done on any number of ranks (:func:`reshard`), or None.
+
+    Returns:
+        An iterator over the rest of the epoch, made without touching the global torch RNG.
+
+    Raises:
+        ValueError: A loader that cannot skip ran out before ``skip`` items.
+
+    >>> loader = prepare_loader(DataLoader(list(range(16)), batch_size=2), seed=0)
+    >>> next(resume_iterator(loader, loader.sampler, 3))
+    tensor([6, 7])
+    """
     if position is not None and isinstance(sampler, ResumableSampler):
         sampler.start_at(position)
         return rng_neutral_iter(loader)
@@ -381,7 +509,18 @@ def resume_iterator(loader: Iterable, sampler: Any, skip: int, position: int | N
 
 
 def groups_of(iterator: Iterator, n: int) -> Iterator[list]:
-    """Consecutive groups of ``n`` items; leftovers that do not fill a group are dropped (warned at construction)."""
+    """Consecutive groups of ``n`` items; leftovers that do not fill a group are dropped (warned at construction).
+
+    Args:
+        iterator: Loader items.
+        n: Items per group (``grad_accum``).
+
+    Yields:
+        Lists of ``n`` consecutive items.
+
+    >>> list(groups_of(iter(range(7)), 3))
+    [[0, 1, 2], [3, 4, 5]]
+    """
     while len(items := list(itertools.islice(iterator, n))) == n:
         yield items
 
@@ -394,6 +533,17 @@ def rng_neutral_iter(loader: Iterable) -> Iterator:
     random number (dropout, ...) and break bit-exact resume. Evaluation iterates this way too, so a run's
     random numbers do not depend on when it evaluates (a WSD branch that starts where the main run evaluated
     equals its own run, docs/sweeps.md).
+
+    Args:
+        loader: Anything iterable (a DataLoader draws from the global RNG when its iterator is made).
+
+    Returns:
+        ``iter(loader)``; the global torch RNG state is as it was before.
+
+    >>> state = torch.random.get_rng_state()
+    >>> iterator = rng_neutral_iter(DataLoader(list(range(4)), batch_size=2, shuffle=True))
+    >>> torch.equal(state, torch.random.get_rng_state())
+    True
     """
     state = torch.random.get_rng_state()
     iterator = iter(loader)
@@ -410,7 +560,19 @@ def rng_neutral_iter(loader: Iterable) -> Iterator:
 class Reshard:
     """Where a run resumed on another number of ranks goes on: its timestamp (the in-epoch batch count in
     this run's steps), the position in the epoch's order its sampler starts at (None: the loader is not one
-    the trainer shards), and what it could not keep as it was (for the resume warning)."""
+    the trainer shards), and what it could not keep as it was (for the resume warning).
+
+    Args:
+        timestamp: The resumed run's timestamp.
+        position: The position in the epoch's order its sampler starts at, or None.
+        notes: What changed, one sentence each.
+
+    Returns:
+        The value :func:`reshard` gives the trainer.
+
+    >>> Reshard(Timestamp(batch=4), 8, []).position
+    8
+    """
 
     timestamp: Timestamp
     position: int | None
@@ -429,8 +591,24 @@ def reshard(
     over its own ranks (:meth:`ResumableSampler.indices_from`): each sample of the epoch is seen once. The
     epoch closes when that rest is used up: the in-epoch batch count becomes :math:`L' - R'` (:math:`L'` this
     run's steps per epoch, :math:`R'` the steps the rest fills). Samples, tokens, batches and epochs go on as
-    saved, so a schedule in ``sp`` or ``tok`` is at the same value; a step now trains :math:`g b W'` items,
-    which the notes say. None when the number of ranks is unchanged.
+    saved, so a schedule in ``sp`` or ``tok`` is at the same value; a step now trains :math:`g b W'` items (noted).
+
+    Args:
+        saved: The checkpoint's ``world_size``, ``batch_size`` and ``grad_accum``.
+        timestamp: The saved timestamp.
+        skipped: Optimizer steps the fp16 scaler skipped in the saved epoch.
+        world_size: :math:`W'`, this run's number of ranks.
+        loader: This run's train loader (its ``batch_size`` and sampler).
+        grad_accum: This run's ``grad_accum``.
+        steps: :math:`L'`, this run's optimizer steps per epoch (None: unknown).
+
+    Returns:
+        A :class:`Reshard` (``position`` None: a loader the trainer does not shard); None: the same ranks.
+
+    >>> loader, saved = prepare_loader(DataLoader(list(range(16)), batch_size=2), seed=0), {"world_size": 2}
+    >>> resumed = reshard(saved, Timestamp(batch_in_epoch=2), 0, world_size=1, loader=loader, grad_accum=1, steps=8)
+    >>> resumed.position, str(resumed.timestamp.batch_in_epoch)  # 8 items done: 4 of the 8 batches left
+    (8, '4ba')
     """
     saved_world = int(saved.get("world_size") or 1)
     if saved_world == world_size:

@@ -24,13 +24,37 @@ __all__ = ["Loop", "Mode", "Steps"]
 
 
 class Steps(Protocol):
-    """A scheduler as the loop sees it: something to step once time has moved."""
+    """A scheduler as the loop sees it: something to step once time has moved.
 
-    def step(self) -> object: ...
+    >>> import torch
+    >>> optimizer = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=1.0)
+    >>> scheduler: Steps = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 0.5**step)
+    >>> optimizer.step()
+    >>> scheduler.step()
+    >>> optimizer.param_groups[0]["lr"]
+    0.5
+    """
+
+    def step(self) -> object:
+        """Move to the clock's new time (a torch scheduler writes its groups' values for it).
+
+        Returns:
+            Whatever the scheduler returns; the loop ignores it.
+        """
+        ...
 
 
 class Mode(Protocol):
-    """What a batch does in one kind of run: train it (``fit``) or only count it (``preview``)."""
+    """What a batch does in one kind of run: train it (``fit``) or only count it (``preview``).
+
+    :class:`~trainer.training.Training` and :class:`~trainer.preview.Preview` are the two modes:
+
+    >>> from trainer.preview import Preview
+    >>> from trainer.training import Training
+    >>> members = ("run", "after_batch", "context")  # and ``batches``, which Training sets when built
+    >>> all(callable(getattr(mode, name)) for mode in (Training, Preview) for name in members)
+    True
+    """
 
     #: The callbacks that see the batches (``on_batch_start``, ``on_batch_end``).
     hooks: CallbackList
@@ -38,19 +62,41 @@ class Mode(Protocol):
     wants_loss: bool
 
     def batches(self) -> Iterator[list]:
-        """The rest of the current epoch, one list of loader items per optimizer step."""
+        """The rest of the current epoch, one list of loader items per optimizer step.
+
+        Returns:
+            An iterator of batches, each the ``grad_accum`` loader items of one optimizer step.
+        """
         ...
 
     def run(self, items: list) -> tuple[float, int, int] | None:
-        """One batch's work: its loss, samples and tokens, or None when no optimizer step was taken."""
+        """One batch's work: its loss, samples and tokens, or None when no optimizer step was taken.
+
+        Args:
+            items: The loader items of one optimizer step.
+
+        Returns:
+            ``(loss, samples, tokens)`` of the batch, or None when the fp16 scaler skipped the step (no
+            optimizer step, so no batch in time).
+        """
         ...
 
     def after_batch(self, before: Timestamp, epoch_done: bool, finished: bool) -> None:
-        """What follows a batch once time moved from ``before``: epoch-end hooks, evaluation, checkpoints."""
+        """What follows a batch once time moved from ``before``: epoch-end hooks, evaluation, checkpoints.
+
+        Args:
+            before: The timestamp before the batch.
+            epoch_done: The batch closed its epoch.
+            finished: The run (or this ``fit`` call) reached its end with this batch.
+        """
         ...
 
     def context(self) -> contextlib.AbstractContextManager:
-        """The context the whole loop runs in."""
+        """The context the whole loop runs in.
+
+        Returns:
+            A context manager entered once around every batch of the call (the model's train or eval mode).
+        """
         ...
 
 
@@ -70,10 +116,6 @@ class Loop:
 
     Returns:
         A loop at ``state``'s position, stopping at ``max_duration``.
-
-    Raises:
-        Nothing when built; :meth:`run` raises what the mode raises, and a RuntimeError for an epoch without a
-        batch.
 
     Example:
         >>> import contextlib
@@ -117,29 +159,56 @@ class Loop:
     # -- where this call stops -----------------------------------------------------------------------
     def stop_after(self, more: Time | None) -> None:
         """Stop after ``more`` time from now (a whole Time in ``ba``, ``ep``, ``sp`` or ``tok``), or with None at
-        ``max_duration`` only (which ``state.done`` checks: the one clock rule, docs/architecture.md)."""
+        ``max_duration`` only (which ``state.done`` checks: the one clock rule, docs/architecture.md).
+
+        Args:
+            more: The time this call trains, counted from the clock's position; None: to ``max_duration``.
+        """
         self._stop = None
         if more is not None:
             count = Timestamp.counter(more.unit)
             self._stop = (count, count(self.state.timestamp) + more.value)
 
     def finished(self) -> bool:
-        """Whether the run reached ``max_duration``, or this call its :meth:`stop_after` point."""
+        """Whether the run reached ``max_duration``, or this call its :meth:`stop_after` point.
+
+        Returns:
+            True once the clock is at ``max_duration`` or past the point :meth:`stop_after` set.
+        """
         stop = self._stop
         return self.state.done or (stop is not None and stop[0](self.state.timestamp) >= stop[1])
 
     def request_stop(self, signum: signal.Signals) -> None:
-        """A stop signal (SIGTERM, SIGHUP): end after the current batch (preemption)."""
+        """A stop signal (SIGTERM, SIGHUP): end after the current batch (preemption).
+
+        Args:
+            signum: The signal received; kept in ``stop_signal``.
+        """
         self.stop_signal = signum
 
     def request_end(self, reason: str) -> None:
-        """End the run after the current batch, for ``reason`` (a callback's: early stopping)."""
+        """End the run after the current batch, for ``reason`` (a callback's: early stopping).
+
+        Args:
+            reason: Why, kept in ``end_reason`` for the run's last message.
+        """
         self.end_reason = reason
 
     # -- the loop ------------------------------------------------------------------------------------
     def run(self, mode: Mode, subject: object) -> None:
         """The one loop: ``mode`` decides what a batch does (train it, or only count it); the callbacks
-        receive ``subject``."""
+        receive ``subject``.
+
+        Runs until :meth:`finished`, a stop signal or a callback's :meth:`request_end`; an epoch the loader ends
+        before ``dataloader_len`` batches closes when the loader runs out.
+
+        Args:
+            mode: What a batch does (:class:`Mode`).
+            subject: What the callbacks receive (the trainer), passed through untouched.
+
+        Raises:
+            RuntimeError: The train dataloader yielded no batch in an epoch. What ``mode`` raises propagates.
+        """
         state = self.state
         hooks, run, after_batch, wants_loss = mode.hooks, mode.run, mode.after_batch, mode.wants_loss
         with mode.context():
@@ -172,7 +241,20 @@ class Loop:
 
     def advance(self, samples: int, tokens: int) -> bool:
         """One optimizer step of time: the clock moves (closing the epoch on its last batch), and the schedulers
-        step (per-batch ones every time, per-epoch ones when the epoch closed). Returns whether it closed."""
+        step (per-batch ones every time, per-epoch ones when the epoch closed).
+
+        Args:
+            samples: The batch's samples (summed over ranks).
+            tokens: The batch's tokens (summed over ranks).
+
+        Returns:
+            True when this batch closed its epoch.
+
+        >>> from schedulers.core.clock import Clock
+        >>> loop = Loop(Clock("4ba", dataloader_len=2), [], [])
+        >>> loop.advance(8, 0), loop.advance(8, 0), str(loop.state.timestamp.sample)
+        (False, True, '16sp')
+        """
         epoch_done = self.state.advance(samples, tokens)
         for scheduler in self.per_batch:
             scheduler.step()

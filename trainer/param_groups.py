@@ -305,7 +305,7 @@ def apply_adjust_learning_rate(optimizer: torch.optim.Optimizer) -> torch.optim.
         optimizer: The optimizer whose groups are scaled.
 
     Returns:
-        ``optimizer`` itself, scaled.
+        ``optimizer`` itself, its groups' ``lr`` (and ``initial_lr``) multiplied by their factors.
 
     Raises:
         TypeError: ``optimizer`` not a torch optimizer.

@@ -30,21 +30,31 @@ __all__ = ["ConfigRun", "plot_config", "simulate_config_run"]
 class ConfigRun:
     """The values every scheduled hyperparameter takes at every batch of one run of a config.
 
+    ``series`` maps ``"<key>/group<i>"`` to a float64 tensor (the value batch ``k`` trains with);
+    ``samples``/``tokens`` are the per-batch counts (tensors; ``tokens`` is None without a token counter);
+    ``epochs`` the epochs each batch closed (1 for the last batch of an epoch, else 0).
+
     Args:
-        trainer: The trainer the config built.
-        series: ``"<key>/group<i>"`` -> a float64 tensor (the value batch ``k`` trains with).
-        samples: The per-batch sample counts (a tensor).
-        tokens: The per-batch token counts (a tensor), or None without a token counter.
-        epochs: The epochs each batch closed (1 for the last batch of an epoch, else 0).
+        trainer: The previewed trainer (after the preview: its clock at the run's end).
+        series: The recorded values by ``"<key>/group<i>"``.
+        samples: Each batch's samples.
+        tokens: Each batch's tokens, or None without a token counter.
+        epochs: 1 for each batch that closed an epoch, else 0.
 
     Returns:
-        The record :func:`simulate_config_run` makes.
+        The record :func:`simulate_config_run` makes, which :func:`plot_config` draws.
 
-    Example:
-        >>> record = ConfigRun(None, {"lr/group0": torch.tensor([0.1, 0.05])}, torch.tensor([4, 4]), None,
-        ...                    torch.tensor([0, 1]))
-        >>> record.num_batches
-        2
+    >>> import torch
+    >>> from schedulers import LinearScheduler
+    >>> from trainer import Trainer
+    >>> def build(ssr):
+    ...     model = torch.nn.Linear(2, 1)
+    ...     return Trainer(model, [torch.ones(4, 2)] * 4, "4ba", torch.optim.SGD(model.parameters(), lr=0.1),
+    ...                    loss_fn=None, schedulers=LinearScheduler(), scale_schedule_ratio=ssr or 1.0,
+    ...                    progress_bar=False)
+    >>> run = simulate_config_run(build(None))
+    >>> run.num_batches, [round(value, 6) for value in run.series["lr/group0"].tolist()], run.samples.tolist()
+    (4, [0.1, 0.075, 0.05, 0.025], [4, 4, 4, 4])
     """
 
     trainer: Trainer
@@ -55,7 +65,7 @@ class ConfigRun:
 
     @property
     def num_batches(self) -> int:
-        """The batches of the run (the length of each series)."""
+        """The batches the run trains (the length of each series; 0 when nothing is scheduled)."""
         return len(next(iter(self.series.values()))) if self.series else 0
 
 
@@ -65,6 +75,24 @@ def simulate_config_run(trainer: Trainer, *, multipliers: bool = False) -> Confi
     With ``multipliers``, each value is divided by its group's base value (:meth:`~trainer.Trainer.base_value`:
     ``initial_<key>``, else the value before any scheduler wrote it), so curves of different
     hyperparameters share one axis.
+
+    Args:
+        trainer: A trainer built from the config, not yet trained (its loop runs to ``max_duration``).
+        multipliers: Divide each value by its group's base value.
+
+    Returns:
+        A :class:`ConfigRun`: each scheduled value at every batch, and the batches' samples, tokens and epochs.
+
+    >>> import torch
+    >>> from schedulers import LinearScheduler
+    >>> from trainer import Trainer
+    >>> def build(ssr):
+    ...     model = torch.nn.Linear(2, 1)
+    ...     return Trainer(model, [torch.ones(4, 2)] * 4, "4ba", torch.optim.SGD(model.parameters(), lr=0.1),
+    ...                    loss_fn=None, schedulers=LinearScheduler(), scale_schedule_ratio=ssr or 1.0,
+    ...                    progress_bar=False)
+    >>> [round(value, 6) for value in simulate_config_run(build(None), multipliers=True).series["lr/group0"].tolist()]
+    [1.0, 0.75, 0.5, 0.25]
     """
     monitor = LRMonitor()
     trainer.preview([monitor])
@@ -106,7 +134,32 @@ def plot_config(
     """Preview the config's run for each ssr (``build(ssr) -> Trainer``; ``build(None)``: the config's own)
     and draw, tabulate or print it. ``csv="-"`` writes the table to stdout.
 
-    Returns what to print: the text plot, or a note of the files written (empty when only stdout was written).
+    Args:
+        build: ``build(ssr)`` builds the config's trainer with that ``scale_schedule_ratio`` (None: its own).
+        ssrs: Ratios to compare, a run each (None: the config's own ratio).
+        x_unit: The x axis's unit, ``ba``, ``ep``, ``sp``, ``tok`` or ``dur`` (None: the run's, ``ba`` for ``ep``).
+        multipliers: Plot each value divided by its group's base value.
+        output: An image file to draw into (its extension gives the format: png, svg, pdf, ...).
+        csv: A CSV file for the exact table, or ``"-"`` for stdout.
+        title: The plot's title.
+        width: The plot's width (characters of the text plot, pixels of an image).
+        height: The plot's height (characters of the text plot, pixels of an image).
+
+    Returns:
+        What to print: the text plot, else a note of the files written (empty when only stdout was written).
+
+    Raises:
+        ValueError: The config schedules nothing, or several ratios of a run counted in samples or tokens.
+
+    >>> import torch
+    >>> from schedulers import LinearScheduler
+    >>> from trainer import Trainer
+    >>> def build(ssr):
+    ...     model = torch.nn.Linear(2, 1)
+    ...     return Trainer(model, [torch.ones(4, 2)] * 4, "4ba", torch.optim.SGD(model.parameters(), lr=0.1),
+    ...                    loss_fn=None, schedulers=LinearScheduler(), scale_schedule_ratio=ssr, progress_bar=False)
+    >>> plot_config(build, width=20, height=3).splitlines()[1]
+    '  0.1 ┤⠉⠉⠉⠉⠉⡇⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀'
     """
     if ssrs:
         runs = {ssr: simulate_config_run(build(ssr), multipliers=multipliers) for ssr in ssrs}

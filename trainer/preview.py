@@ -27,7 +27,16 @@ _STEP_ORDER_WARNING = r"Detected call of `lr_scheduler\.step\(\)` before `optimi
 
 class Previewed(Protocol):
     """What a preview reads on the trainer (a :class:`~trainer.Trainer` is one): the interface
-    :class:`Preview` uses."""
+    :class:`Preview` uses.
+
+    >>> import torch
+    >>> from trainer import Trainer
+    >>> model = torch.nn.Linear(3, 1)
+    >>> trainer: Previewed = Trainer(model, [torch.randn(4, 3)] * 2, "1ep", torch.optim.SGD(model.parameters(), lr=0.1),
+    ...                              loss_fn=None, progress_bar=False)
+    >>> trainer.state.dataloader_len, trainer.grad_accum, trainer.get_num_samples(torch.randn(4, 3))
+    (2, 1, 4)
+    """
 
     state: Clock
     train_dataloader: Iterable
@@ -52,7 +61,7 @@ class Preview:
         callbacks: The callbacks that see the previewed batches (e.g. an :class:`~trainer.LRMonitor`).
 
     Returns:
-        The mode; :meth:`run` counts one batch.
+        The loop's mode for ``preview``: :meth:`run` counts one batch, :meth:`after_batch` calls the epoch-end hooks.
 
     Raises:
         TypeError: a callback that is not one (as ``Trainer(callbacks=...)`` says).
@@ -82,12 +91,27 @@ class Preview:
         )
 
     def batches(self) -> Iterator[list]:
+        """The rest of the epoch: the loader's items when the preview reads data, else placeholders.
+
+        Returns:
+            One list of items per optimizer step; without reading data, ``[None]`` for each batch left in the
+            epoch (``dataloader_len`` minus the batches done).
+        """
         if self.reads_data:
             return self._epoch_batches()
         state = self.trainer.state
         return ([None] for _ in range(state.dataloader_len - state.timestamp.batch_in_epoch.value))
 
     def run(self, items: list) -> tuple[float, int, int]:
+        """Count one batch, without training it.
+
+        Args:
+            items: The loader items of one optimizer step (``[None]`` when the data is not read).
+
+        Returns:
+            ``(0.0, samples, tokens)``: no loss, and the batch's samples and tokens (the constant batch size
+            and no tokens when the data is not read).
+        """
         trainer = self.trainer
         if not self.reads_data:
             return 0.0, self.constant_samples, 0
@@ -96,11 +120,23 @@ class Preview:
         return 0.0, int(samples), int(tokens)
 
     def after_batch(self, before: Timestamp, epoch_done: bool, finished: bool) -> None:
+        """Call the callbacks' ``on_epoch_end`` when the batch closed its epoch (nothing else follows a batch).
+
+        Args:
+            before: The timestamp before the batch (unused: a preview evaluates and saves nothing).
+            epoch_done: The batch closed its epoch.
+            finished: The preview reached its end (unused).
+        """
         if epoch_done:
             self.hooks.on_epoch_end(self.trainer)
 
     @contextlib.contextmanager
     def context(self) -> Iterator[None]:
+        """The preview's context: torch's warning about a scheduler stepping before its optimizer is silenced.
+
+        Yields:
+            None, once, for the whole loop.
+        """
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=_STEP_ORDER_WARNING, category=UserWarning)
             yield

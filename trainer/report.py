@@ -31,7 +31,11 @@ __all__ = ["Reported", "announce", "close_progress_bars", "say", "schedule_repor
 
 class Reported(Protocol):
     """What the report and the run's messages read on the trainer (a :class:`~trainer.Trainer` is one): the
-    interface this module uses."""
+    interface this module uses.
+
+    >>> import types
+    >>> say(types.SimpleNamespace(is_rank_zero=False), "not shown")  # says from rank 0 only: none here
+    """
 
     run: Run
     state: TrainerState
@@ -44,7 +48,17 @@ class Reported(Protocol):
     save_folder: Path | None
     print_schedule_report: bool
 
-    def base_value(self, key: str, group: int = 0) -> float: ...
+    def base_value(self, key: str, group: int = 0) -> float:
+        """The base value of a hyperparameter the schedules scale (see :meth:`trainer.Trainer.base_value`).
+
+        Args:
+            key: The param group entry (``"lr"``, ``"weight_decay"``, ...).
+            group: The param group's index.
+
+        Returns:
+            The value the group held before any schedule scaled it.
+        """
+        ...
 
 
 def say(trainer: Reported, message: str) -> None:
@@ -53,12 +67,6 @@ def say(trainer: Reported, message: str) -> None:
     Args:
         trainer: The trainer (only rank 0 speaks).
         message: The line.
-
-    Returns:
-        Nothing.
-
-    Raises:
-        Nothing.
 
     Example:
         >>> import contextlib, io, types
@@ -80,11 +88,7 @@ def announce(trainer: Reported, *, resumed_from: Path | None, finished: bool) ->
         resumed_from: The checkpoint the run resumed from, to tell once; None when it did not or told it already.
         finished: The run has nothing left to train (then only that is told).
 
-    Returns:
-        Nothing.
-
-    Raises:
-        Nothing of its own: the warnings are warned, not raised (unless a warning filter says so).
+    The time arguments beyond the run are warned (``UserWarning``), not raised, unless a warning filter says so.
 
     Example:
         >>> import contextlib, io
@@ -122,12 +126,6 @@ def close_progress_bars(callbacks: CallbackList) -> None:
     Args:
         callbacks: The trainer's callbacks; those that are :class:`~trainer.ProgressBar` close.
 
-    Returns:
-        Nothing.
-
-    Raises:
-        Nothing.
-
     Example:
         >>> from trainer.callbacks import CallbackList, ProgressBar
         >>> close_progress_bars(CallbackList([ProgressBar()]))  # a bar that never opened closes quietly
@@ -150,9 +148,6 @@ def schedule_report_and_warnings(trainer: Reported) -> tuple[str, list[str]]:
 
     Returns:
         ``(text, messages)``: the report, and one message per time argument beyond the end of the run.
-
-    Raises:
-        Nothing of its own: a schedule that cannot be resolved was refused when the trainer was built.
 
     Example:
         >>> import torch

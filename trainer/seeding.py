@@ -11,7 +11,23 @@ __all__ = ["seed_everything"]
 
 
 def seed_everything(seed: Any) -> int:
-    """Seed python's ``random``, torch and numpy with ``seed`` (an int >= 0); return it."""
+    """Seed python's ``random``, torch and numpy with ``seed`` (an int >= 0); return it.
+
+    numpy is seeded with ``seed % 2**32`` (its limit), and skipped when it is not installed.
+
+    Args:
+        seed: An int >= 0 (a bool is refused).
+
+    Returns:
+        ``seed``, so that a caller can log the seed it set.
+
+    Raises:
+        ValueError: ``seed`` is not an int >= 0.
+
+    >>> import random
+    >>> seed_everything(7) == 7 and random.random() == (random.seed(7) or random.random())
+    True
+    """
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed={seed!r} must be an int >= 0")
     random.seed(seed)

@@ -23,10 +23,7 @@ class TrainerState(Clock):
         grad_accum: Loader items per optimizer step.
 
     Returns:
-        The state, at the run's start.
-
-    Raises:
-        Nothing: the run was checked when it was built.
+        A clock at the run's start (batch 0), its ``max_duration`` the length the run trains.
 
     >>> state = TrainerState(Run("10ep", 50, scale_schedule_ratio=0.5), grad_accum=1)
     >>> state.max_duration, state.unscaled_max_duration, state.ssr

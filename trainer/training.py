@@ -40,9 +40,6 @@ class NonFiniteLossError(FloatingPointError):
     Returns:
         The error, raised by ``Trainer.fit`` before the bad batch's optimizer step.
 
-    Raises:
-        Nothing itself: it is what is raised.
-
     Example:
         >>> import torch
         >>> from trainer import NonFiniteLossError, Trainer
@@ -68,7 +65,17 @@ class NonFiniteLossError(FloatingPointError):
 
 class Trainee(Protocol):
     """What training a batch reads on the trainer (a :class:`~trainer.Trainer` is one): the interface
-    :class:`Training` uses. It writes ``last_grad_norm`` (with ``max_grad_norm``)."""
+    :class:`Training` uses. It writes ``last_grad_norm`` (with ``max_grad_norm``).
+
+    >>> import torch
+    >>> from trainer import Trainer
+    >>> model = torch.nn.Linear(1, 1)
+    >>> trainer: Trainee = Trainer(model, [(torch.ones(2, 1), torch.ones(2, 1))], "1ba",
+    ...                            torch.optim.SGD(model.parameters(), lr=0.1), loss_fn=torch.nn.functional.mse_loss,
+    ...                            progress_bar=False)
+    >>> trainer.on_nonfinite_loss, trainer.max_grad_norm, trainer.last_grad_norm
+    ('raise', None, None)
+    """
 
     model: torch.nn.Module
     train_model: torch.nn.Module
@@ -87,9 +94,25 @@ class Trainee(Protocol):
     eval_interval: Time | None
     save_interval: Time | None
 
-    def evaluate(self, *, counts: bool = False) -> dict[str, float]: ...
+    def evaluate(self, *, counts: bool = False) -> dict[str, float]:
+        """Evaluate the model on the eval data (:meth:`trainer.Trainer.evaluate`).
 
-    def save_checkpoint(self) -> Path | None: ...
+        Args:
+            counts: Whether this is one of the run's own evaluations, which every listener hears (a plateau,
+                early stopping); otherwise only the callbacks' ``on_eval`` hears it.
+
+        Returns:
+            The metrics by name (``{"eval/loss": mean}``).
+        """
+        ...
+
+    def save_checkpoint(self) -> Path | None:
+        """Save a checkpoint of the run now (:meth:`trainer.Trainer.save_checkpoint`).
+
+        Returns:
+            Where it was saved, or None when this process saves nothing (not rank 0, or no ``save_folder``).
+        """
+        ...
 
 
 class Training:
@@ -105,11 +128,7 @@ class Training:
             non-finite loss.
 
     Returns:
-        The mode; :meth:`run` trains one batch.
-
-    Raises:
-        Nothing when built; :meth:`run` raises :class:`NonFiniteLossError` for a nan or inf loss (with
-        ``on_nonfinite_loss="raise"``) and a TypeError for an item or loss of the wrong shape.
+        The loop's mode for ``fit``: :meth:`run` trains one batch, :meth:`after_batch` evaluates and checkpoints.
 
     Example:
         >>> import torch
@@ -140,13 +159,28 @@ class Training:
         self._plain_step = trainer.world.size == 1 and trainer.precision.dtype is None
 
     def context(self) -> contextlib.AbstractContextManager:
+        """The context of a training loop: none (the trainer set the model's train mode before).
+
+        Returns:
+            A context that does nothing (``contextlib.nullcontext()``).
+        """
         return contextlib.nullcontext()
 
     def run(self, items: list) -> tuple[float, int, int] | None:
         """Forward, backward and one optimizer step over ``grad_accum`` items.
 
-        Returns the batch's loss and its (global) samples and tokens, or None when the fp16 scaler skipped the
-        optimizer step. A non-finite loss (on any rank) is handled before the optimizer step.
+        A non-finite loss (on any rank) is handled before the optimizer step, as ``on_nonfinite_loss`` says.
+
+        Args:
+            items: The loader items of one optimizer step (``grad_accum`` of them).
+
+        Returns:
+            ``(loss, samples, tokens)``: the batch's loss (summed over its items, each divided by their number),
+            its samples and tokens summed over ranks; or None when the fp16 scaler skipped the optimizer step.
+
+        Raises:
+            NonFiniteLossError: The loss is nan or inf on some rank and ``on_nonfinite_loss`` is ``"raise"``.
+            TypeError: An item or a loss of the wrong shape (:func:`batch_loss`).
         """
         trainer = self.trainer
         total, samples, tokens = self._backward(items)
@@ -222,6 +256,15 @@ class Training:
         )
 
     def after_batch(self, before: Timestamp, epoch_done: bool, finished: bool) -> None:
+        """What follows a trained batch: ``on_epoch_end`` when it closed the epoch, then an evaluation when time
+        crossed an ``eval_interval`` multiple (heard by the plateau listeners and early stopping) or this call
+        ends, then a checkpoint when time crossed a ``save_interval`` multiple.
+
+        Args:
+            before: The timestamp before the batch (the interval multiples crossed are counted from it).
+            epoch_done: The batch closed its epoch.
+            finished: This ``fit`` call ends with the batch (it evaluates, unheard unless the run is done).
+        """
         trainer = self.trainer
         if epoch_done:
             trainer.callbacks.on_epoch_end(trainer)
@@ -261,7 +304,8 @@ def epoch_batches(
             (:func:`trainer.data.reshard`, docs/resume.md); None: after the groups already used.
 
     Returns:
-        An iterator of lists of ``grad_accum`` items.
+        The rest of the epoch's optimizer steps, each a list of ``grad_accum`` loader items, at most
+        ``dataloader_len`` minus the steps already done.
 
     Raises:
         ValueError: the loader runs out before the items a resumed epoch must skip.
@@ -296,7 +340,7 @@ def batch_loss(model: torch.nn.Module, item: Any, loss_fn: Callable | None) -> t
         loss_fn: ``loss_fn(outputs, targets)``, or None when the model returns its loss.
 
     Returns:
-        The loss, a 0-d tensor.
+        The loss the backward pass starts from (a 0-d tensor, attached to the graph).
 
     Raises:
         TypeError: with ``loss_fn``, an item that is not an ``(inputs, targets)`` pair; a loss that is not a

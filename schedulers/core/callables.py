@@ -31,7 +31,17 @@ __all__ = ["CallableKind", "callable_kind"]
 
 
 class CallableKind(enum.Enum):
-    """What :func:`callable_kind` found."""
+    """What :func:`callable_kind` found.
+
+    ``SCHEDULE``: ``(state, ssr) -> α``; ``ONE_ARGUMENT``: a state function (for ``compile_scheduler``) or an
+    optimizer factory (for the trainer); ``OTHER``: not callable, or not with one or two positional arguments.
+
+    Returns:
+        The member ``CallableKind(value)`` looks up (``"schedule"``, ``"one-argument"`` or ``"other"``).
+
+    >>> CallableKind("one-argument")
+    <CallableKind.ONE_ARGUMENT: 'one-argument'>
+    """
 
     SCHEDULE = "schedule"  # (state, ssr) -> α
     ONE_ARGUMENT = "one-argument"  # a state function (compile_scheduler) or an optimizer factory (trainer)
@@ -39,7 +49,19 @@ class CallableKind(enum.Enum):
 
 
 def callable_kind(candidate: Any) -> CallableKind:
-    """Classify ``candidate`` by the rule of this module (a Schedule first, then its positional arity)."""
+    """Classify ``candidate`` by the rule of this module (a Schedule first, then its positional arity).
+
+    Args:
+        candidate: Anything a user passed where a schedule is expected.
+
+    Returns:
+        ``SCHEDULE`` for a :class:`~schedulers.Schedule`, a callable with two positional parameters (or
+        ``*args``) or one whose signature cannot be read; ``ONE_ARGUMENT`` for a class or a callable taking one
+        positional argument; ``OTHER`` otherwise.
+
+    >>> callable_kind(lambda state, ssr, extra: 1.0), callable_kind(3.0)
+    (<CallableKind.OTHER: 'other'>, <CallableKind.OTHER: 'other'>)
+    """
     from schedulers.core.base import Schedule  # base imports the engine; this module stays import-light
 
     if isinstance(candidate, Schedule):

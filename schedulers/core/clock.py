@@ -56,9 +56,6 @@ def closes_epoch(batch_in_epoch: int, dataloader_len: int | None) -> bool:
     Returns:
         Whether this batch closes the epoch.
 
-    Raises:
-        Nothing.
-
     >>> closes_epoch(5, 5), closes_epoch(4, 5), closes_epoch(9, None)
     (True, False, False)
     """
@@ -76,9 +73,6 @@ def epochs_before(batches: torch.Tensor, dataloader_len: int) -> torch.Tensor:
 
     Returns:
         The closed epochs, a tensor like ``batches``.
-
-    Raises:
-        Nothing (``dataloader_len`` is a positive int).
 
     >>> epochs_before(torch.arange(6.0), 2).tolist()
     [0.0, 0.0, 1.0, 1.0, 2.0, 2.0]
@@ -103,9 +97,6 @@ def progress_measure(max_duration: Time, dataloader_len: int | None) -> tuple[Ti
 
     Returns:
         ``(unit, whole)``: the unit progress is counted in and the run's length in it.
-
-    Raises:
-        Nothing.
 
     >>> progress_measure(Time(300_000, "tok"), 50), progress_measure(Time(3, "ep"), 50)
     ((<TimeUnit.TOKEN: 'tok'>, 300000), (<TimeUnit.BATCH: 'ba'>, 150))
@@ -153,7 +144,8 @@ def batches_in_run(length: Time, dataloader_len: int | None, samples: PerBatch, 
         tokens: Tokens per batch (for a run in tokens).
 
     Returns:
-        The number of batches.
+        :math:`n`: the batches until the count reaches ``length`` (in ``ba``: ``length`` itself; in ``ep``: its
+        epochs of ``dataloader_len`` batches).
 
     Raises:
         ValueError: The count the run needs is missing or does not reach its end, naming it.
@@ -198,10 +190,8 @@ def after_batches(batches: int, dataloader_len: int | None, samples: int = 0, to
         tokens: Tokens counted in them.
 
     Returns:
-        The Timestamp.
-
-    Raises:
-        Nothing.
+        The clock's timestamp after those batches: ``batch`` is ``batches``, ``epoch`` and ``batch_in_epoch``
+        as the math above (samples and tokens in totals only, the in-epoch ones 0).
 
     >>> after_batches(7, 3).epoch.value, after_batches(7, 3).batch_in_epoch.value
     (2, 1)
@@ -218,9 +208,6 @@ def epoch_start(timestamp: Timestamp) -> Timestamp:
 
     Returns:
         The timestamp when its epoch began.
-
-    Raises:
-        Nothing.
 
     >>> epoch_start(Timestamp(epoch=1, batch=7, batch_in_epoch=2)).batch
     Time(5, TimeUnit.BATCH)
@@ -247,9 +234,6 @@ class EpochStartView:
     Returns:
         A state (the schedule protocol) whose ``timestamp`` is the start of ``state``'s epoch.
 
-    Raises:
-        Nothing.
-
     >>> view = EpochStartView(SchedulerState("10ep", Timestamp(epoch=1, batch=7, batch_in_epoch=2), 5))
     >>> view.timestamp.batch, view.max_duration
     (Time(5, TimeUnit.BATCH), Time(10, TimeUnit.EPOCH))
@@ -259,14 +243,17 @@ class EpochStartView:
 
     @property
     def timestamp(self) -> Timestamp:
+        """The start of the viewed state's epoch (:func:`epoch_start` of its timestamp)."""
         return epoch_start(self.state.timestamp)
 
     @property
     def max_duration(self) -> Time:
+        """The viewed state's ``max_duration``."""
         return self.state.max_duration
 
     @property
     def dataloader_len(self) -> int | None:
+        """The viewed state's ``dataloader_len``."""
         return self.state.dataloader_len
 
     def __repr__(self) -> str:
@@ -341,7 +328,7 @@ class Clock(SchedulerState):
             tokens: The tokens of the batch (an int or a Time in ``tok``).
 
         Returns:
-            The clock's timestamp after the batch.
+            The clock's timestamp after the batch (and after the epoch it closed, if it did).
         """
         self.advance(samples, tokens)
         return self.timestamp
@@ -368,7 +355,7 @@ class Clock(SchedulerState):
         batches already closed it: call it after every pass over the loader either way.
 
         Returns:
-            The clock's timestamp after the epoch closed.
+            The clock's timestamp: in-epoch counts zeroed and ``epoch`` one more, unless the epoch had no batch.
         """
         if self.timestamp.batch_in_epoch.value:
             self.timestamp = self.timestamp.to_next_epoch()

@@ -56,7 +56,21 @@ class RunTimeline:
         return self.run.dataloader_len
 
     def counts(self, unit: TimeUnit | str) -> torch.Tensor:
-        """The count in ``unit`` before each batch (a float tensor of ``num_batches`` entries)."""
+        """The count in ``unit`` before each batch (a float tensor of ``num_batches`` entries).
+
+        Args:
+            unit: ``ba``, ``sp``, ``tok``, ``ep`` or ``dur`` (``dur`` is :meth:`fraction`).
+
+        Returns:
+            Entry ``k`` is the count after the first ``k`` batches; computed once per unit, then reused.
+
+        Raises:
+            ValueError: ``ep`` without ``dataloader_len``, ``sp``/``tok`` without the run's per-batch counts,
+                or ``unit`` is no time unit.
+
+        >>> RunTimeline(Run("100sp", samples_per_batch=32)).counts("sp").tolist()
+        [0.0, 32.0, 64.0, 96.0]
+        """
         unit = TimeUnit(unit)
         if unit not in self._counts:
             self._counts[unit] = self._compute(unit)
@@ -77,7 +91,14 @@ class RunTimeline:
 
     def fraction(self) -> torch.Tensor:
         """Progress through the run before each batch, in ``[0, 1)`` (the ``dur`` axis), in max_duration's unit
-        (:func:`~schedulers.core.clock.progress_measure`: tokens of a run in tokens, not its batches)."""
+        (:func:`~schedulers.core.clock.progress_measure`: tokens of a run in tokens, not its batches).
+
+        Returns:
+            Entry ``k`` is :math:`c_u(k) / D`: the count in the run's unit after ``k`` batches over its length.
+
+        >>> RunTimeline(Run("4ba")).fraction().tolist()
+        [0.0, 0.25, 0.5, 0.75]
+        """
         unit, whole = progress_measure(self.max_duration, self.dataloader_len)
         return self.counts(unit) / whole
 
@@ -106,7 +127,7 @@ def run_timeline(
         dtype: The dtype of the count tensors.
 
     Returns:
-        The :class:`RunTimeline`.
+        A :class:`RunTimeline` of the batches that run trains (``ssr`` applied to its length).
 
     Raises:
         ValueError: A bad run, or per-batch counts that do not lay it out.

@@ -91,6 +91,23 @@ class RecordedValues:
         self.by_ssr = {float(ssr): torch.as_tensor(values, dtype=torch.float64) for ssr, values in by_ssr.items()}
 
     def values(self, label: str, ssr: float, timeline: RunTimeline) -> torch.Tensor:
+        """The values recorded for the run of ratio ``ssr``, checked against its timeline.
+
+        Args:
+            label: The curve's label, for the error.
+            ssr: The ratio whose run is drawn.
+            timeline: That run's timeline (its ``num_batches`` is the length the values must have).
+
+        Returns:
+            The recorded tensor, one value per batch of the run.
+
+        Raises:
+            ValueError: No values were recorded for ``ssr``, or not one per batch of its run.
+
+        >>> from schedulers.core.evaluate import run_timeline
+        >>> RecordedValues({1.0: [1.0, 0.5]}).values("seen", 1.0, run_timeline("2ba")).tolist()
+        [1.0, 0.5]
+        """
         recorded = self.by_ssr.get(ssr)
         if recorded is None or recorded.shape != (timeline.num_batches,):
             have = "none" if recorded is None else f"{recorded.numel()} values"
@@ -181,7 +198,26 @@ def check_x_unit(
     samples_per_batch: PerBatch = None,
     tokens_per_batch: PerBatch = None,
 ) -> TimeUnit:
-    """``x_unit`` as a TimeUnit, or a ValueError when it is unknown or the run lacks what it needs."""
+    """``x_unit`` as a TimeUnit, or a ValueError when it is unknown or the run lacks what it needs.
+
+    Args:
+        x_unit: The x axis's unit: ``ba``, ``ep``, ``sp``, ``tok`` or ``dur``.
+        dataloader_len: Batches per epoch (an ``ep`` axis needs it).
+        samples_per_batch: Samples per batch (an ``sp`` axis needs them).
+        tokens_per_batch: Tokens per batch (a ``tok`` axis needs them).
+
+    Returns:
+        ``x_unit`` as a :class:`~timeunits.TimeUnit`, once the run can lay out that axis.
+
+    Raises:
+        ValueError: ``x_unit`` is no unit, or the run lacks what its axis needs.
+
+    >>> check_x_unit("ep", dataloader_len=10)
+    <TimeUnit.EPOCH: 'ep'>
+    >>> check_x_unit("tok")
+    Traceback (most recent call last):
+    ValueError: an x axis in tok needs tokens_per_batch
+    """
     try:
         unit = TimeUnit(x_unit)
     except ValueError:
@@ -308,7 +344,17 @@ def _picks(values: torch.Tensor, change: torch.Tensor, buckets: int) -> torch.Te
 
 
 def require_matplotlib() -> type:
-    """matplotlib's Figure class, or an ImportError naming the plot extra to install (one line for a CLI)."""
+    """matplotlib's Figure class, or an ImportError naming the plot extra to install (one line for a CLI).
+
+    Returns:
+        :class:`matplotlib.figure.Figure`, imported on first use (the tools import no matplotlib otherwise).
+
+    Raises:
+        ImportError: matplotlib is not installed; the message names ``pip install 'cadence[plot]'``.
+
+    >>> require_matplotlib().__name__
+    'Figure'
+    """
     try:
         import matplotlib  # noqa: F401
         from matplotlib.figure import Figure
@@ -346,8 +392,11 @@ def plot_schedules(
 
     Args:
         schedules: Schedules, ``(label, schedule)`` pairs or expression strings.
-        max_duration, dataloader_len, samples_per_batch, tokens_per_batch: The run, as
-            :class:`~schedulers.core.run.Run` takes it (or a Run in place of ``max_duration``).
+        max_duration: The run's length (ep, ba, sp or tok), or a :class:`~schedulers.core.run.Run` in place of
+            the run's four arguments.
+        dataloader_len: Batches per epoch (needed for an ``ep`` axis or a run in epochs scaled by a ratio).
+        samples_per_batch: A constant or one entry per batch (needed for an ``sp`` axis or a run in samples).
+        tokens_per_batch: A constant or one entry per batch (needed for a ``tok`` axis or a run in tokens).
         ssrs: Ratios, a run each (None: the run's own, 1 unless a Run says otherwise).
         x_unit: ``ba``, ``ep``, ``sp``, ``tok`` or ``dur``.
         base_value: Plot ``base_value × α`` instead of α.
@@ -356,7 +405,7 @@ def plot_schedules(
         max_points: Points per line at most (None: every batch).
 
     Returns:
-        The matplotlib Figure.
+        The Figure drawn into (``ax``'s when given), one line per (schedule, ssr) in ``ax.lines``.
 
     Raises:
         ValueError: A bad run, unit or option, or a schedule's own error prefixed with its label.
@@ -444,10 +493,7 @@ class ScheduleTable:
         rows: The number of rows.
 
     Returns:
-        The table (built by :func:`schedule_table`).
-
-    Raises:
-        Nothing.
+        A table of ``rows`` rows whose :meth:`column` and iteration give the cells, and :meth:`write_csv` the file.
 
     >>> from schedulers import LinearScheduler
     >>> schedule_table([("linear", LinearScheduler())], "4ba").column("linear")
@@ -464,7 +510,22 @@ class ScheduleTable:
         return self._rows
 
     def column(self, name: str) -> list:
-        """The values of the column ``name`` (None in empty cells)."""
+        """The values of the column ``name`` (None in empty cells).
+
+        Args:
+            name: A column's name, as in :attr:`header`.
+
+        Returns:
+            One value per row: an int in a count column, a float in a value column, None past a run's end or in
+            a column the run does not count.
+
+        Raises:
+            ValueError: No column has that name.
+
+        >>> from schedulers import LinearScheduler
+        >>> schedule_table([("linear", LinearScheduler())], "2ba").column("dur")
+        [0.0, 0.5]
+        """
         return self._values(self.header.index(name))
 
     def _values(self, j: int) -> list:
@@ -478,7 +539,18 @@ class ScheduleTable:
         return zip(*(self._values(j) for j in range(len(self.header))), strict=True)
 
     def write_csv(self, file: IO[str] | str | os.PathLike) -> None:
-        """Write the header and every row as CSV (floats in their shortest exact form: they parse back equal)."""
+        """Write the header and every row as CSV (floats in their shortest exact form: they parse back equal).
+
+        Args:
+            file: An open text file, or a path (the file is written, replacing one there).
+
+        >>> import io
+        >>> from schedulers import LinearScheduler
+        >>> out = io.StringIO()
+        >>> schedule_table([("linear", LinearScheduler())], "2ba").write_csv(out)
+        >>> out.getvalue().splitlines()
+        ['batch,epoch,sample,token,dur,linear', '0,,,,0.0,1.0', '1,,,,0.5,0.5']
+        """
         if isinstance(file, (str, os.PathLike)):
             with open(file, "w", newline="", encoding="utf-8") as handle:
                 self.write_csv(handle)
@@ -513,13 +585,17 @@ def schedule_table(
 
     Args:
         schedules: Schedules, ``(label, schedule)`` pairs or expression strings.
-        max_duration, dataloader_len, samples_per_batch, tokens_per_batch: The run, as
-            :class:`~schedulers.core.run.Run` takes it (or a Run in place of ``max_duration``).
+        max_duration: The run's length (ep, ba, sp or tok), or a :class:`~schedulers.core.run.Run` in place of
+            the run's four arguments.
+        dataloader_len: Batches per epoch (needed for an ``ep`` axis or a run in epochs scaled by a ratio).
+        samples_per_batch: A constant or one entry per batch (needed for an ``sp`` axis or a run in samples).
+        tokens_per_batch: A constant or one entry per batch (needed for a ``tok`` axis or a run in tokens).
         ssrs: Ratios, a run each (None: the run's own, 1 unless a Run says otherwise).
         base_value: Tabulate ``base_value × α`` instead of α.
 
     Returns:
-        The :class:`ScheduleTable`.
+        A :class:`ScheduleTable`: one row per batch of the longest run, the counts before it and each curve's
+        value.
 
     Raises:
         ValueError: A bad run, or a schedule's own error prefixed with its label.
@@ -587,15 +663,22 @@ def terminal_plot(
 
     Args:
         schedules: Schedules, ``(label, schedule)`` pairs or expression strings.
-        max_duration, dataloader_len, samples_per_batch, tokens_per_batch: The run, as
-            :class:`~schedulers.core.run.Run` takes it (or a Run in place of ``max_duration``).
+        max_duration: The run's length (ep, ba, sp or tok), or a :class:`~schedulers.core.run.Run` in place of
+            the run's four arguments.
+        dataloader_len: Batches per epoch (needed for an ``ep`` axis or a run in epochs scaled by a ratio).
+        samples_per_batch: A constant or one entry per batch (needed for an ``sp`` axis or a run in samples).
+        tokens_per_batch: A constant or one entry per batch (needed for a ``tok`` axis or a run in tokens).
         ssrs: Ratios, a run each (None: the run's own, 1 unless a Run says otherwise).
         x_unit: ``ba``, ``ep``, ``sp``, ``tok`` or ``dur``.
         base_value: Plot ``base_value × α`` instead of α.
-        title, width, height, style, color: The canvas, as :func:`text_plot` takes them.
+        title: A first line (none by default).
+        width: Characters across (>= 8).
+        height: Characters down (>= 2).
+        style: ``braille``, ``ascii`` or None (braille for one curve or with ``color``, else markers).
+        color: An ANSI colour per curve.
 
     Returns:
-        The plot as text.
+        The plot as lines of text, laid out as :func:`text_plot` lays them (the axes labelled in ``x_unit``).
 
     Raises:
         ValueError: A bad run, unit or option, or a schedule's own error prefixed with its label.
@@ -652,7 +735,7 @@ def text_plot(
         color: ANSI colours.
 
     Returns:
-        The plot as text.
+        The plot as lines of text: the title, the y label, the canvas with its y labels, the x axis, the legend.
 
     Raises:
         ValueError: A bad size or style, or values that are not finite.

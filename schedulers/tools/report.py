@@ -127,7 +127,7 @@ def schedule_report_rows(
             ``value`` is ``base × alpha``, or None without a base.
 
     Returns:
-        The rows, each a dict with a ``"kind"``.
+        The ``"run"`` row, then each schedule's rows (resolved times, values at its points): what is printed.
 
     Raises:
         TypeError: ``schedules`` is not a schedule or a list of them.
@@ -437,7 +437,8 @@ def schedule_report(
         base_values: Hyperparameter -> base value.
 
     Returns:
-        The report's text.
+        The report as lines of text (docs/report.md): the run in every unit, then each schedule's time arguments in
+        batches and its values at its points.
 
     Raises:
         The errors of :func:`schedule_report_rows`.
@@ -462,10 +463,10 @@ def render_report(rows: list[dict[str, Any]]) -> str:
     """Render :func:`schedule_report_rows` (and :func:`stepped_report_rows`) as text.
 
     Args:
-        rows: The rows.
+        rows: The rows, each a dict whose ``"kind"`` says what it holds (the run, a schedule, a warning, ...).
 
     Returns:
-        The text.
+        The report as lines of text: the run first, then each schedule's facts and values, then the warnings.
 
     Raises:
         KeyError: A row without the keys of its kind.
@@ -552,9 +553,6 @@ def times_beyond_the_run(rows: list[dict[str, Any]]) -> list[str]:
 
     Returns:
         One message per time argument beyond the run's end (none: an empty list).
-
-    Raises:
-        Nothing.
 
     >>> from schedulers import CosineAnnealingWithWarmupScheduler
     >>> rows = schedule_report_rows([("cosine", CosineAnnealingWithWarmupScheduler("5ep"), "lr")], "4ep",
@@ -746,7 +744,7 @@ def resolved_times_report(
         ssr: The scale schedule ratio (without a Run).
 
     Returns:
-        The text, one line per fact.
+        One line per fact: each time argument of ``schedule`` as written and in batches of the run.
 
     Raises:
         ValueError: A bad run, or the schedule's own checks for it.

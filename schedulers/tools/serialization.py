@@ -46,6 +46,17 @@ __all__ = [
 def schedules_equal(a: object, b: object) -> bool:
     """Whether two schedules are the same schedule: the same class and the same :func:`schedule_to_config`.
 
+    Args:
+        a: A schedule.
+        b: Another schedule.
+
+    Returns:
+        True when both are of one class and their configs are equal (arguments written differently but meaning
+        the same time, ``"1dur"`` and ``"1.0dur"``, compare equal).
+
+    Raises:
+        ScheduleNotSerializableError: A schedule of a class the config cannot write.
+
     >>> from schedulers import CosineAnnealingScheduler
     >>> schedules_equal(CosineAnnealingScheduler("1dur"), CosineAnnealingScheduler(t_max="1.0dur"))
     True

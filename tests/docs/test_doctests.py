@@ -5,9 +5,11 @@ from __future__ import annotations
 import doctest
 import importlib
 import pkgutil
+from pathlib import Path
 
 import pytest
 
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("timeunits", "schedulers", "trainer")
 
 
@@ -26,3 +28,9 @@ def test_docstring_examples(module_name):
     module = importlib.import_module(module_name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0, f"{result.failed} docstring example(s) failed in {module_name}"
+
+
+def test_every_source_file_has_its_examples_run():
+    files = [path for package in PACKAGES for path in sorted((ROOT / package).rglob("*.py"))]
+    names = [".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__") for path in files]
+    assert len(names) > 100 and sorted(set(names) - set(_modules())) == []
