@@ -247,9 +247,6 @@ class EpochStartView:
     Returns:
         A state (the schedule protocol) whose ``timestamp`` is the start of ``state``'s epoch.
 
-    Raises:
-        Nothing.
-
     >>> view = EpochStartView(SchedulerState("10ep", Timestamp(epoch=1, batch=7, batch_in_epoch=2), 5))
     >>> view.timestamp.batch, view.max_duration
     (Time(5, TimeUnit.BATCH), Time(10, TimeUnit.EPOCH))
