@@ -67,13 +67,12 @@ class LastCheckpoint:
     file it resumed from until the run has said so.
 
     Args:
-        None: it starts empty; :func:`save` and :func:`resume` fill it.
+        batch: The batch of the last checkpoint (None: none yet); :func:`save` sets it.
+        path: The last checkpoint's file (None: none yet, or not rank 0); :func:`save` sets it.
+        resumed_from: The file the run resumed from, until the run has said so; :func:`resume` sets it.
 
     Returns:
-        An empty record.
-
-    Raises:
-        Nothing.
+        The record (empty by default), which the trainer fills as it saves and resumes.
 
     Example:
         >>> last = LastCheckpoint()

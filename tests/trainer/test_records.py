@@ -24,8 +24,9 @@ from hypothesis import strategies as st
 
 import trainer.checkpoint_files as checkpoints
 from schedulers import CosineAnnealingWithWarmupScheduler, LinearScheduler
-from trainer import Callback, CSVLogger, LRMonitor, TensorBoardLogger, Trainer, stopping
+from trainer import Callback, CSVLogger, LRMonitor, TensorBoardLogger, Trainer
 from trainer.records import RowFile, keep_rows_through, read_table
+from trainer.signals import stop_requests
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -95,7 +96,7 @@ def test_stop_requests_leave_an_ignored_signal_ignored_and_do_nothing_off_the_ma
     seen = []
     previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as under nohup
     try:
-        with stopping.stop_requests(seen.append):
+        with stop_requests(seen.append):
             assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
             os.kill(os.getpid(), signal.SIGHUP)
             os.kill(os.getpid(), signal.SIGTERM)
@@ -107,7 +108,7 @@ def test_stop_requests_leave_an_ignored_signal_ignored_and_do_nothing_off_the_ma
     inside = []
 
     def look() -> None:
-        with stopping.stop_requests(seen.append):
+        with stop_requests(seen.append):
             inside.append((signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)))
 
     thread = threading.Thread(target=look)
