@@ -90,9 +90,6 @@ class Callback:
         A callback that does nothing; a subclass's instance, handed to ``Trainer(callbacks=...)`` or
         ``fit(callbacks=...)``, has its overridden hooks called.
 
-    Raises:
-        Nothing of its own; what a hook raises propagates unchanged out of ``fit()``.
-
     >>> import torch
     >>> from trainer import Trainer
     >>> class Losses(Callback):

@@ -180,9 +180,6 @@ def deliver(
     Returns:
         The lines of the decisions that did not stop the run.
 
-    Raises:
-        Nothing of its own; what a listener raises propagates.
-
     Example:
         >>> from schedulers.core.listening import Decision
         >>> class Halves:

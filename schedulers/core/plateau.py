@@ -107,9 +107,6 @@ def improves(value: float, best: float, mode: str, threshold: float, threshold_m
     Returns:
         True when it improves.
 
-    Raises:
-        Nothing.
-
     >>> improves(0.95, 1.0, "min", 0.1, "rel"), improves(0.95, 1.0, "min", 0.01, "abs")
     (False, True)
     """
@@ -130,9 +127,6 @@ def plateau_levels(count: int, factor: float, min_factor: float) -> tuple[float,
 
     Returns:
         ``count + 1`` levels, the first 1.0.
-
-    Raises:
-        Nothing.
 
     >>> plateau_levels(3, 0.5, 0.2)
     (1.0, 0.5, 0.25, 0.2)
@@ -240,9 +234,6 @@ class Listener:
     Returns:
         The listener (:attr:`Curve.listeners <schedulers.core.base.Curve>` holds them).
 
-    Raises:
-        Nothing.
-
     >>> listener = PlateauScheduler(patience="5ba").resolve("100ba").listeners[0]
     >>> listener.patience, listener.local(7.0)
     (5.0, 7.0)
@@ -285,9 +276,6 @@ class PlateauState:
 
     Returns:
         A state that has seen no evaluation.
-
-    Raises:
-        Nothing.
 
     >>> state = PlateauState(PlateauScheduler(factor=0.5, patience=1), 1, 0)
     >>> [state.observe(v, t) for t, v in enumerate([3.0, 2.0, 2.0, 2.0], 1)]
@@ -379,9 +367,6 @@ def listening(schedule: Any) -> list[PlateauScheduler]:
     Returns:
         The plateaus, outermost first.
 
-    Raises:
-        Nothing.
-
     >>> from schedulers import Warmup
     >>> [plateau.monitor for plateau in listening(Warmup(PlateauScheduler(monitor="eval/acc"), "5ba"))]
     ['eval/acc']
@@ -405,9 +390,6 @@ def with_reductions(schedule: Schedule, reductions: list[tuple[Time, ...]]) -> S
 
     Returns:
         The same schedule, its plateaus evolved (a new value; ``schedule`` is unchanged).
-
-    Raises:
-        Nothing.
 
     >>> from schedulers import Warmup
     >>> with_reductions(Warmup(PlateauScheduler(), "5ba"), [(Time(9, "ba"),)]).schedule.reductions
@@ -439,9 +421,6 @@ class Listening:
 
     Returns:
         The plateaus' states, none observed yet.
-
-    Raises:
-        Nothing.
 
     >>> from schedulers import SchedulerState
     >>> listening_ = Listening.of(PlateauScheduler(patience=0), SchedulerState("10ba"), 1.0, None)
@@ -559,9 +538,6 @@ def preview_note(listeners: list[tuple[str, str]], schedules: list[Any] = ()) ->
     Returns:
         One line: the real curve depends on the metric, and where the shown reductions are (none, or those
         logged); None when nothing listens.
-
-    Raises:
-        Nothing.
 
     >>> preview_note([("schedulers[0] (PlateauScheduler)", "eval/loss")]).split(", so")[0]
     'schedulers[0] (PlateauScheduler) reduces when eval/loss stops improving'

@@ -42,9 +42,6 @@ class MissingDataloaderLenError(ValueError, RuntimeError):
     Returns:
         The error.
 
-    Raises:
-        Nothing: it is raised.
-
     >>> from schedulers import StepScheduler
     >>> try:
     ...     StepScheduler("1ep").resolve("10ba")

@@ -63,9 +63,6 @@ class FrozenScheduleError(attrs.exceptions.FrozenInstanceError):
     Returns:
         The error, raised by setting or deleting a schedule's attribute or changing a list argument in place.
 
-    Raises:
-        Nothing of its own.
-
     >>> from schedulers import CosineAnnealingScheduler
     >>> schedule = CosineAnnealingScheduler()
     >>> try:

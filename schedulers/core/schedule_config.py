@@ -78,9 +78,6 @@ class ScheduleConfigError(ValueError):
         The error (a ``ValueError``), raised when a config (``Schedule.from_config``, the trainer's YAML, the
         CLI) does not describe a schedule; ``.key_path`` and ``.message`` keep its two parts.
 
-    Raises:
-        Nothing of its own.
-
     Example:
         >>> error = ScheduleConfigError("cosine.t_mx", "CosineAnnealingScheduler got an unexpected keyword argument")
         >>> error.key_path, str(error).split(":")[0]

@@ -23,9 +23,6 @@ class ScheduleState(Protocol):
     Returns:
         Read by ``schedule(state, ssr)``.
 
-    Raises:
-        Nothing.
-
     >>> from schedulers import StepScheduler
     >>> class Mine:
     ...     timestamp, max_duration, dataloader_len = Timestamp(batch=10), Time(100, "ba"), None
