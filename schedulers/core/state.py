@@ -115,7 +115,7 @@ def as_max_duration(value: object, name: str = "max_duration") -> Time:
         name: The argument's name, for the error.
 
     Returns:
-        The Time.
+        ``value`` as a Time of a positive count in ``ep``, ``ba``, ``sp`` or ``tok`` (a Time given is kept).
 
     Raises:
         ValueError: No unit, ``dur``, not positive, or not a time (timeunits' error class kept).
@@ -145,7 +145,8 @@ def as_dataloader_len(value: object) -> int | None:
         value: An int, a Time in ``ba``, or None.
 
     Returns:
-        The int, or None.
+        The number of batches per epoch (a positive int), or None when ``value`` is None (epochs then cannot
+        be converted to batches).
 
     Raises:
         ValueError: Not a positive count of batches.
