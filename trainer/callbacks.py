@@ -387,7 +387,7 @@ class CallbackList:
             hook(trainer, metrics)
 
     def on_before_checkpoint(self, trainer: Any) -> None:
-        """Call every callback's ``on_before_checkpoint`` (before a checkpoint is written; :meth:`Callback.on_before_checkpoint`).
+        """Call every callback's ``on_before_checkpoint`` (before a checkpoint is written).
 
         Args:
             trainer: The :class:`~trainer.Trainer` running.

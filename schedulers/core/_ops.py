@@ -58,7 +58,7 @@ def _float_pow(base, exponent):
         exponent: The power.
 
     Returns:
-        :math:`\mathrm{base}^{\mathrm{exponent}}`, or ``math.inf`` beyond the float range.
+        :math:`\\mathrm{base}^{\\mathrm{exponent}}`, or ``math.inf`` beyond the float range.
 
     >>> FloatOps.pow(0.5, 2), FloatOps.pow(10.0, 400)
     (0.25, inf)
