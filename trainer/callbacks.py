@@ -90,9 +90,6 @@ class Callback:
         A callback that does nothing; a subclass's instance, handed to ``Trainer(callbacks=...)`` or
         ``fit(callbacks=...)``, has its overridden hooks called.
 
-    Raises:
-        Nothing of its own; what a hook raises propagates unchanged out of ``fit()``.
-
     >>> import torch
     >>> from trainer import Trainer
     >>> class Losses(Callback):
@@ -182,7 +179,18 @@ def _overridden_hook(callback: object, name: str) -> Callable | None:
 
 
 def as_callbacks(callbacks: Iterable[object] | object | None) -> tuple[object, ...]:
-    """What ``callbacks=`` may be, as a tuple: None (none), one callback, or any iterable of them."""
+    """What ``callbacks=`` may be, as a tuple: None (none), one callback, or any iterable of them.
+
+    Args:
+        callbacks: None, one callback (a :class:`Callback` is one even if it is iterable), or an iterable of them.
+
+    Returns:
+        The callbacks in order, unchecked (:class:`CallbackList` checks each): ``()`` for None, a 1-tuple for a
+        single callback.
+
+    >>> as_callbacks(None), len(as_callbacks(Callback())), len(as_callbacks([Callback(), Callback()]))
+    ((), 1, 2)
+    """
     if callbacks is None:
         return ()
     if isinstance(callbacks, Callback) or not isinstance(callbacks, Iterable):
@@ -199,6 +207,25 @@ class CallbackList:
     hook nobody overrides is a loop over an empty tuple. :meth:`has` lets the trainer skip preparing a hook's
     arguments (e.g. ``loss.item()``, a device sync) when nobody listens. Exceptions raised by a callback
     propagate unchanged.
+
+    Args:
+        callbacks: None, one callback, or an iterable of them (see :func:`as_callbacks`).
+
+    Returns:
+        The list: iterate it for the callbacks, call a hook on it to call every override of that hook.
+
+    Raises:
+        TypeError: A class given instead of an instance, or an object with no hook (nor ``hear``), naming its
+            index.
+
+    >>> class Ends(Callback):
+    ...     def on_fit_end(self, trainer):
+    ...         print("end of", trainer)
+    >>> callbacks = CallbackList([Ends(), Callback()])
+    >>> len(callbacks), callbacks.has("on_fit_end"), callbacks.has("on_batch_end")
+    (2, True, False)
+    >>> callbacks.on_fit_end("the run")
+    end of the run
     """
 
     __slots__ = ("_callbacks", "_hooks") + tuple(f"_{name}" for name in HOOK_NAMES)
@@ -237,11 +264,25 @@ class CallbackList:
         return self._callbacks
 
     def append(self, callback: object) -> None:
-        """Add a callback at the end (hooks are re-bound)."""
+        """Add a callback at the end (hooks are re-bound).
+
+        Args:
+            callback: A :class:`Callback` or an object with a hook method.
+
+        Raises:
+            TypeError: ``callback`` is a class or has no hook (as the constructor says).
+        """
         self._rebuild(self._callbacks + (callback,))
 
     def extend(self, callbacks: Iterable[object]) -> None:
-        """Add callbacks at the end (hooks are re-bound)."""
+        """Add callbacks at the end (hooks are re-bound).
+
+        Args:
+            callbacks: The callbacks, in the order their hooks are called.
+
+        Raises:
+            TypeError: One is a class or has no hook (as the constructor says).
+        """
         self._rebuild(self._callbacks + tuple(callbacks))
 
     def __iter__(self):
@@ -255,50 +296,121 @@ class CallbackList:
 
     # -- dispatch -----------------------------------------------------------------------------------
     def hooks(self, name: str) -> tuple[Callable, ...]:
-        """The bound methods that override hook ``name``, in callback order (empty when nobody does)."""
+        """The bound methods that override a hook.
+
+        Args:
+            name: A hook's name (``"on_batch_end"``, ...).
+
+        Returns:
+            Each callback's override of ``name`` bound to it, in callback order; empty when nobody overrides it.
+
+        Raises:
+            ValueError: ``name`` is not a hook.
+        """
         try:
             return self._hooks[name]
         except KeyError:
             raise ValueError(f"unknown callback hook {name!r}; the hooks are {', '.join(HOOK_NAMES)}") from None
 
     def has(self, name: str) -> bool:
-        """Whether any callback overrides hook ``name``."""
+        """Whether any callback overrides a hook, so the trainer can skip preparing its arguments.
+
+        Args:
+            name: A hook's name.
+
+        Returns:
+            True when at least one callback overrides ``name``.
+
+        Raises:
+            ValueError: ``name`` is not a hook.
+        """
         return bool(self.hooks(name))
 
     def call(self, name: str, *args: Any) -> None:
-        """Call hook ``name`` with ``args`` on every callback that overrides it."""
+        """Call a hook by name on every callback that overrides it.
+
+        Args:
+            name: A hook's name.
+            *args: The hook's arguments after ``self`` (``trainer``, then ``loss``, ``metrics`` or ``path``).
+
+        Raises:
+            ValueError: ``name`` is not a hook.
+        """
         for hook in self.hooks(name):
             hook(*args)
 
     def on_fit_start(self, trainer: Any) -> None:
+        """Call every callback's ``on_fit_start`` (before the first batch; :meth:`Callback.on_fit_start`).
+
+        Args:
+            trainer: The :class:`~trainer.Trainer` running.
+        """
         for hook in self._on_fit_start:
             hook(trainer)
 
     def on_batch_start(self, trainer: Any) -> None:
+        """Call every callback's ``on_batch_start`` (before a batch's forward pass; :meth:`Callback.on_batch_start`).
+
+        Args:
+            trainer: The :class:`~trainer.Trainer` running.
+        """
         for hook in self._on_batch_start:
             hook(trainer)
 
     def on_batch_end(self, trainer: Any, loss: float) -> None:
+        """Call every callback's ``on_batch_end`` (after a batch's optimizer step; :meth:`Callback.on_batch_end`).
+
+        Args:
+            trainer: The :class:`~trainer.Trainer` running.
+            loss: The batch's loss as a float.
+        """
         for hook in self._on_batch_end:
             hook(trainer, loss)
 
     def on_epoch_end(self, trainer: Any) -> None:
+        """Call every callback's ``on_epoch_end`` (after the batch that closed an epoch; :meth:`Callback.on_epoch_end`).
+
+        Args:
+            trainer: The :class:`~trainer.Trainer` running.
+        """
         for hook in self._on_epoch_end:
             hook(trainer)
 
     def on_eval(self, trainer: Any, metrics: dict) -> None:
+        """Call every callback's ``on_eval`` (after an evaluation; :meth:`Callback.on_eval`).
+
+        Args:
+            trainer: The :class:`~trainer.Trainer` running.
+            metrics: Each metric's name to its value.
+        """
         for hook in self._on_eval:
             hook(trainer, metrics)
 
     def on_before_checkpoint(self, trainer: Any) -> None:
+        """Call every callback's ``on_before_checkpoint`` (before a checkpoint is written).
+
+        Args:
+            trainer: The :class:`~trainer.Trainer` running.
+        """
         for hook in self._on_before_checkpoint:
             hook(trainer)
 
     def on_checkpoint(self, trainer: Any, path: str | os.PathLike) -> None:
+        """Call every callback's ``on_checkpoint`` (after a checkpoint was written; :meth:`Callback.on_checkpoint`).
+
+        Args:
+            trainer: The :class:`~trainer.Trainer` running.
+            path: The checkpoint file written.
+        """
         for hook in self._on_checkpoint:
             hook(trainer, path)
 
     def on_fit_end(self, trainer: Any) -> None:
+        """Call every callback's ``on_fit_end`` (after the last batch; :meth:`Callback.on_fit_end`).
+
+        Args:
+            trainer: The :class:`~trainer.Trainer` running.
+        """
         for hook in self._on_fit_end:
             hook(trainer)
 
@@ -347,6 +459,21 @@ def call_hooks(callbacks: CallbackList | Iterable[object] | None, hook_name: str
 
     With a :class:`CallbackList` this is :meth:`CallbackList.call`; any other iterable is wrapped first (which
     re-inspects every callback, so per-batch code should keep a CallbackList).
+
+    Args:
+        callbacks: A :class:`CallbackList`, or what :class:`CallbackList` takes (None, one, an iterable).
+        hook_name: A hook's name (``"on_checkpoint"``, ...).
+        *args: The hook's arguments (``trainer``, then ``loss``, ``metrics`` or ``path``).
+
+    Raises:
+        ValueError: ``hook_name`` is not a hook.
+        TypeError: A callback that is not one (see :class:`CallbackList`).
+
+    >>> class Saved(Callback):
+    ...     def on_checkpoint(self, trainer, path):
+    ...         print("saved", path)
+    >>> call_hooks([Saved()], "on_checkpoint", None, "ckpt/ep1.pt")
+    saved ckpt/ep1.pt
     """
     if not isinstance(callbacks, CallbackList):
         callbacks = CallbackList(callbacks)

@@ -94,9 +94,6 @@ def check_monitor(who: str, monitor: str, eval_interval: object) -> None:
         monitor: The metric it listens to.
         eval_interval: The run's evaluation interval (None: it never evaluates).
 
-    Returns:
-        Nothing.
-
     Raises:
         ValueError: A metric the run never logs (naming those it logs), or a run without evaluations (naming
             the argument to set).
@@ -133,9 +130,6 @@ def check_listener(listener: EvaluationListener, eval_interval: object, max_dura
         listener: An :class:`~schedulers.core.listening.EvaluationListener`.
         eval_interval: The run's evaluation interval (None: it never evaluates).
         max_duration: The run's length (None: not checked against it).
-
-    Returns:
-        Nothing.
 
     Raises:
         ValueError: In one line, as :func:`check_monitor`, or a run that evaluates only at its end.
@@ -179,9 +173,6 @@ def deliver(
 
     Returns:
         The lines of the decisions that did not stop the run.
-
-    Raises:
-        Nothing of its own; what a listener raises propagates.
 
     Example:
         >>> from schedulers.core.listening import Decision

@@ -58,6 +58,14 @@ class Curve:
     listeners: tuple = ()
 
     def __call__(self, x: Any) -> Any:
+        """The multiplier α at count ``x`` (in :attr:`unit`): ``fn(x)``.
+
+        Args:
+            x: The count since the run's start, a number or a float64 tensor of counts.
+
+        Returns:
+            α at ``x``: a float for a number, a tensor of the same shape for a tensor.
+        """
         return self.fn(x)
 
     def __repr__(self) -> str:
@@ -125,7 +133,7 @@ class Schedule(Configurable):
             ssr: The scale schedule ratio the schedule's times are scaled by.
 
         Returns:
-            α, a float.
+            α at ``state.timestamp``, the factor the base value (the optimizer's initial lr) is multiplied by.
         """
         if (
             state.max_duration is not self._seen_max_duration
@@ -159,7 +167,7 @@ class Schedule(Configurable):
             run: The run (see :class:`~schedulers.core.run.Run` for what its parts mean).
 
         Returns:
-            The :class:`Curve`.
+            The :class:`Curve` of this schedule on ``run``: ``curve(x)`` is α at count ``x`` in ``curve.unit``.
 
         Raises:
             ValueError: The schedule's own checks for this run (a period that resolves to 0, a ``t_max`` short of
@@ -356,7 +364,8 @@ def as_schedule(fn: Callable[[ScheduleState], float]) -> FunctionSchedule:
         fn: ``state -> α``, reading ``state.timestamp`` (and ``max_duration``, ``dataloader_len`` if it likes).
 
     Returns:
-        A :class:`FunctionSchedule`.
+        A :class:`FunctionSchedule` that calls ``fn(state)``; it has no closed form, so it cannot be scaled by
+        an ``ssr`` other than 1 nor compiled to a whole-run curve.
 
     Raises:
         TypeError: ``fn`` is not callable.

@@ -99,12 +99,25 @@ class EvaluationListener(Protocol):
     listener_name: str
 
     @property
-    def monitors(self) -> Sequence[str]: ...
+    def monitors(self) -> Sequence[str]:
+        """The metric names it reads from each evaluation; empty when it reads whatever comes."""
+        ...
 
     @property
-    def needs_evaluations(self) -> bool: ...
+    def needs_evaluations(self) -> bool:
+        """Whether a run that never evaluates leaves it deaf (the trainer then refuses the run at start)."""
+        ...
 
-    def hear(self, evaluation: Evaluation) -> Decision | None: ...
+    def hear(self, evaluation: Evaluation) -> Decision | None:
+        """Take one evaluation's metrics and act on them (reduce an lr, ask to stop).
+
+        Args:
+            evaluation: The evaluation just made: its metrics, timestamp and whether it counts.
+
+        Returns:
+            A :class:`Decision` (the line to log, and whether the run stops) when it acted, else None.
+        """
+        ...
 
 
 class ScheduleListening(Protocol):
@@ -112,19 +125,67 @@ class ScheduleListening(Protocol):
 
     A module that defines a schedule that listens returns one from the factory it registers with
     :func:`register_listening` (``schedulers.core.plateau.Listening`` is the plateaus').
+
+    Attributes:
+        monitors: The metric names it reads at each evaluation.
+
+    >>> from schedulers import PlateauScheduler, SchedulerState
+    >>> part = listening_of(PlateauScheduler(patience=0), SchedulerState("10ba"), 1.0, None)
+    >>> part.observe(SchedulerState("10ba"), {"eval/loss": 1.0}), type(part.schedule()).__name__
+    ([], 'PlateauScheduler')
     """
 
     monitors: list[str]
 
-    def refresh(self, state: Any, ssr: float, run: Any) -> None: ...
+    def refresh(self, state: Any, ssr: float, run: Any) -> None:
+        """Resolve again for another run (its length, ``ssr`` or batches per epoch changed).
 
-    def observe(self, state: Any, metrics: Mapping[str, float]) -> list[str]: ...
+        Args:
+            state: The state the schedule reads.
+            ssr: The scale schedule ratio.
+            run: The :class:`~schedulers.core.run.Run`, or None to read it from ``state`` and ``ssr``.
+        """
+        ...
 
-    def schedule(self) -> Any: ...
+    def observe(self, state: Any, metrics: Mapping[str, float]) -> list[str]:
+        """Feed one evaluation's metrics at ``state.timestamp``.
 
-    def state_dict(self) -> Any: ...
+        Args:
+            state: The state at the evaluation.
+            metrics: The evaluation's metrics, by name.
 
-    def load_state_dict(self, saved: Any) -> Any: ...
+        Returns:
+            One phrase per change it made to the schedule (for the log); empty when it changed nothing.
+        """
+        ...
+
+    def schedule(self) -> Any:
+        """The schedule as it now runs.
+
+        Returns:
+            The given schedule with what was heard so far written into it (a plateau's reductions), for the
+            scheduler to evaluate.
+        """
+        ...
+
+    def state_dict(self) -> Any:
+        """What a checkpoint saves of what was heard.
+
+        Returns:
+            Plain values (``torch.load(weights_only=True)`` reads them) that :meth:`load_state_dict` restores.
+        """
+        ...
+
+    def load_state_dict(self, saved: Any) -> Any:
+        """Restore what :meth:`state_dict` saved.
+
+        Args:
+            saved: A :meth:`state_dict` result.
+
+        Returns:
+            The schedule as it ran when saved (as :meth:`schedule` then gave it).
+        """
+        ...
 
 
 _FACTORIES: list[Callable[..., ScheduleListening | None]] = []
@@ -183,7 +244,8 @@ class ReduceLROnPlateauListener:
         listener_name: Who it is in messages (``"schedulers[1] (ReduceLROnPlateau)"``).
 
     Returns:
-        The listener.
+        A listener that steps ``scheduler`` with ``monitor``'s value at each evaluation that counts, and logs a
+        decision when an lr changed.
 
     >>> import torch
     >>> from torch.optim.lr_scheduler import ReduceLROnPlateau

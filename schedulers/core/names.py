@@ -20,8 +20,23 @@ __all__ = ["did_you_mean", "suggest"]
 
 
 def suggest(word: object, candidates: Iterable[str], *, n: int = 3, cutoff: float = 0.6) -> list[str]:
-    """Up to ``n`` of ``candidates`` closest to ``word`` (best first), compared case-insensitively and
-    returned as the candidates spell them; ``[]`` when none is close (difflib ratio below ``cutoff``)."""
+    """The candidates closest to a misspelt name, best first, compared case-insensitively.
+
+    Args:
+        word: The name that was not found (any value; it is compared as ``str(word)``).
+        candidates: The names that would have been accepted.
+        n: At most this many suggestions.
+        cutoff: The least :class:`difflib.SequenceMatcher` ratio (0 to 1) a candidate needs to be suggested.
+
+    Returns:
+        Up to ``n`` of ``candidates``, spelt as the candidates spell them (not lower-cased), closest first;
+        ``[]`` when none is close enough.
+
+    >>> suggest("STEP", ["step", "Stepped", "cosine"])
+    ['step', 'Stepped']
+    >>> suggest("xyz", ["step"])
+    []
+    """
     by_lower: dict[str, str] = {}
     for candidate in candidates:
         by_lower.setdefault(str(candidate).lower(), str(candidate))
@@ -32,8 +47,22 @@ def suggest(word: object, candidates: Iterable[str], *, n: int = 3, cutoff: floa
 def did_you_mean(
     word: object, candidates: Iterable[str], *, n: int = 3, cutoff: float = 0.6, quote: bool = False
 ) -> str:
-    """``" (did you mean A, B?)"`` for the :func:`suggest` matches of ``word``, or ``""`` when there are none;
-    ``quote=True`` writes each name as a Python string literal (for keywords and keys)."""
+    """The " (did you mean ...?)" tail of an error message about an unknown name.
+
+    Args:
+        word: The name that was not found.
+        candidates: The names that would have been accepted.
+        n: At most this many suggestions (see :func:`suggest`).
+        cutoff: The least similarity ratio a suggestion needs (see :func:`suggest`).
+        quote: Write each name as a Python string literal (``'t_warmup'``), for keywords and keys.
+
+    Returns:
+        ``" (did you mean A, B?)"`` naming the :func:`suggest` matches, to append to a message; ``""`` when
+        none is close, so the message reads the same without it.
+
+    >>> f"unknown key 'alpah_f'{did_you_mean('alpah_f', ['alpha_f', 't_max'], quote=True)}"
+    "unknown key 'alpah_f' (did you mean 'alpha_f'?)"
+    """
     close = suggest(word, candidates, n=n, cutoff=cutoff)
     if not close:
         return ""

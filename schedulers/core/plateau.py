@@ -63,7 +63,8 @@ def evaluations_or_time(name: str, value: object) -> int | Time:
         value: What was given.
 
     Returns:
-        The int, or the :class:`~timeunits.Time`.
+        An int counts evaluations; a :class:`~timeunits.Time` (a time string parsed) is measured on the
+        schedule's clock once resolved for a run.
 
     Raises:
         ValueError: A negative count or time, a bool, or something that is neither, naming ``name``.
@@ -107,9 +108,6 @@ def improves(value: float, best: float, mode: str, threshold: float, threshold_m
     Returns:
         True when it improves.
 
-    Raises:
-        Nothing.
-
     >>> improves(0.95, 1.0, "min", 0.1, "rel"), improves(0.95, 1.0, "min", 0.01, "abs")
     (False, True)
     """
@@ -130,9 +128,6 @@ def plateau_levels(count: int, factor: float, min_factor: float) -> tuple[float,
 
     Returns:
         ``count + 1`` levels, the first 1.0.
-
-    Raises:
-        Nothing.
 
     >>> plateau_levels(3, 0.5, 0.2)
     (1.0, 0.5, 0.25, 0.2)
@@ -240,9 +235,6 @@ class Listener:
     Returns:
         The listener (:attr:`Curve.listeners <schedulers.core.base.Curve>` holds them).
 
-    Raises:
-        Nothing.
-
     >>> listener = PlateauScheduler(patience="5ba").resolve("100ba").listeners[0]
     >>> listener.patience, listener.local(7.0)
     (5.0, 7.0)
@@ -260,7 +252,20 @@ class Listener:
         self.plateau, self.local, self.patience, self.cooldown = plateau, local, patience, cooldown
 
     def within(self, outer: Callable[[float], float | None]) -> Listener:
-        """This listener seen from a schedule around it, whose count ``x`` maps to this one's by ``outer``."""
+        """This listener seen from a schedule around it (a warmup, a sequence's segment).
+
+        Args:
+            outer: The outer schedule's count -> this schedule's count, or None where this one is not in use.
+
+        Returns:
+            A new listener of the same plateau whose ``local`` takes the outer count: ``local(outer(x))``,
+            None where either is None.
+
+        >>> listener = PlateauScheduler().resolve("100ba").listeners[0]
+        >>> shifted = listener.within(lambda x: x - 10 if x >= 10 else None)
+        >>> shifted.local(25.0), shifted.local(5.0)
+        (15.0, None)
+        """
         local = self.local
 
         def composed(x: float) -> float | None:
@@ -286,9 +291,6 @@ class PlateauState:
     Returns:
         A state that has seen no evaluation.
 
-    Raises:
-        Nothing.
-
     >>> state = PlateauState(PlateauScheduler(factor=0.5, patience=1), 1, 0)
     >>> [state.observe(v, t) for t, v in enumerate([3.0, 2.0, 2.0, 2.0], 1)]
     [False, False, False, True]
@@ -306,7 +308,14 @@ class PlateauState:
         self.level = 1.0
 
     def is_better(self, value: float) -> bool:
-        """torch's ``is_better``: ``value`` beats ``best`` by the threshold, in the plateau's mode."""
+        """torch's ``is_better``: whether ``value`` beats ``best`` by the threshold, in the plateau's mode.
+
+        Args:
+            value: A value of the monitored metric.
+
+        Returns:
+            True when ``value`` improves on :attr:`best` (see :func:`improves`).
+        """
         p = self.plateau
         return improves(value, self.best, p.mode, p.threshold, p.threshold_mode)
 
@@ -315,7 +324,15 @@ class PlateauState:
         return self.evaluations - mark[0] if isinstance(limit, int) else now - mark[1]
 
     def observe(self, value: float, now: float) -> bool:
-        """One evaluation's ``value`` at the plateau's count ``now``; True when it changed the multiplier."""
+        """Count one evaluation: torch's ``step(metrics)`` on the plateau's clock.
+
+        Args:
+            value: The monitored metric's value at the evaluation.
+            now: The plateau's own count at the evaluation (what a patience in time is measured on).
+
+        Returns:
+            True when it reduced the multiplier (:attr:`level`, with ``now`` appended to :attr:`reductions`).
+        """
         self.evaluations += 1
         value = float(value)
         here = (self.evaluations, float(now))
@@ -336,7 +353,12 @@ class PlateauState:
         return True
 
     def state_dict(self) -> dict[str, Any]:
-        """The counters, plain numbers (weights_only-safe)."""
+        """The counters, for a checkpoint.
+
+        Returns:
+            A dict of plain numbers and lists (``torch.load(weights_only=True)`` reads it) that
+            :meth:`load_state_dict` restores.
+        """
         return {
             "best": self.best,
             "evaluations": self.evaluations,
@@ -347,7 +369,11 @@ class PlateauState:
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Restore what :meth:`state_dict` gave."""
+        """Restore what :meth:`state_dict` gave.
+
+        Args:
+            state: A :meth:`state_dict` result.
+        """
         self.best, self.evaluations, self.level = float(state["best"]), int(state["evaluations"]), float(state["level"])
         self.reset_at = (int(state["reset_at"][0]), float(state["reset_at"][1]))
         reduced = state["reduced_at"]
@@ -379,9 +405,6 @@ def listening(schedule: Any) -> list[PlateauScheduler]:
     Returns:
         The plateaus, outermost first.
 
-    Raises:
-        Nothing.
-
     >>> from schedulers import Warmup
     >>> [plateau.monitor for plateau in listening(Warmup(PlateauScheduler(monitor="eval/acc"), "5ba"))]
     ['eval/acc']
@@ -405,9 +428,6 @@ def with_reductions(schedule: Schedule, reductions: list[tuple[Time, ...]]) -> S
 
     Returns:
         The same schedule, its plateaus evolved (a new value; ``schedule`` is unchanged).
-
-    Raises:
-        Nothing.
 
     >>> from schedulers import Warmup
     >>> with_reductions(Warmup(PlateauScheduler(), "5ba"), [(Time(9, "ba"),)]).schedule.reductions
@@ -440,9 +460,6 @@ class Listening:
     Returns:
         The plateaus' states, none observed yet.
 
-    Raises:
-        Nothing.
-
     >>> from schedulers import SchedulerState
     >>> listening_ = Listening.of(PlateauScheduler(patience=0), SchedulerState("10ba"), 1.0, None)
     >>> listening_.observe(SchedulerState("10ba"), {"eval/loss": 1.0}), listening_.monitors
@@ -459,7 +476,16 @@ class Listening:
 
     @classmethod
     def of(cls, schedule: Any, state: ScheduleState, ssr: float, run: Run | None) -> Listening | None:
-        """The plateaus of ``schedule`` for the run (None when it has none).
+        """The plateaus of ``schedule`` for the run (the factory registered with :func:`register_listening`).
+
+        Args:
+            schedule: A schedule, or any callable (none has plateaus).
+            state: The state it reads (the run's length and batches per epoch, when ``run`` is None).
+            ssr: The scale schedule ratio.
+            run: The :class:`~schedulers.core.run.Run`, or None to read it from ``state`` and ``ssr``.
+
+        Returns:
+            A new :class:`Listening` of its plateaus, none observed yet; None when ``schedule`` holds none.
 
         Raises:
             ValueError: A plateau given ``reductions`` (a run decides its own), or one inside a schedule
@@ -481,7 +507,13 @@ class Listening:
         return list(dict.fromkeys(item.plateau.monitor for item in self.listeners))
 
     def refresh(self, state: ScheduleState, ssr: float, run: Run | None) -> None:
-        """Resolve again for another run (its times in use and its patience and cooldown)."""
+        """Resolve again for another run (its times in use and its patience and cooldown); the counters stay.
+
+        Args:
+            state: The state the schedule reads.
+            ssr: The scale schedule ratio.
+            run: The :class:`~schedulers.core.run.Run`, or None to read it from ``state`` and ``ssr``.
+        """
         curve = _curve_with_plateaus(self.given, state, ssr, run)
         self.unit, self.listeners = curve.unit, curve.listeners
         for item, plateau_state in zip(self.listeners, self.states, strict=True):
@@ -489,6 +521,10 @@ class Listening:
 
     def observe(self, state: ScheduleState, metrics: Mapping[str, float]) -> list[str]:
         """Feed each plateau in use at ``state.timestamp`` its metric.
+
+        Args:
+            state: The state at the evaluation.
+            metrics: The evaluation's metrics, by name.
 
         Returns:
             One phrase per multiplier that changed, naming the metric, its best value and the multiplier
@@ -515,16 +551,31 @@ class Listening:
         return changes
 
     def schedule(self) -> Schedule:
-        """The given schedule with every reduction so far: what the scheduler runs."""
+        """The schedule as it now runs.
+
+        Returns:
+            The given schedule with every reduction so far written into its plateaus (a new value), for the
+            scheduler to evaluate.
+        """
         reductions = [tuple(Time(r, self.unit) for r in s.reductions) for s in self.states]
         return with_reductions(self.given, reductions)
 
     def state_dict(self) -> list[dict[str, Any]]:
-        """Each plateau's counters and reductions (plain numbers)."""
+        """What a checkpoint saves of the plateaus.
+
+        Returns:
+            One :meth:`PlateauState.state_dict` per plateau (plain numbers), in :func:`listening`'s order.
+        """
         return [s.state_dict() for s in self.states]
 
     def load_state_dict(self, saved: list[dict[str, Any]]) -> Schedule:
-        """Restore each plateau's state; returns the schedule with the saved reductions.
+        """Restore each plateau's state.
+
+        Args:
+            saved: A :meth:`state_dict` result.
+
+        Returns:
+            The schedule with the saved reductions (as :meth:`schedule` gives it), for the scheduler to run.
 
         Raises:
             ValueError: A state saved for another number of plateaus.
@@ -559,9 +610,6 @@ def preview_note(listeners: list[tuple[str, str]], schedules: list[Any] = ()) ->
     Returns:
         One line: the real curve depends on the metric, and where the shown reductions are (none, or those
         logged); None when nothing listens.
-
-    Raises:
-        Nothing.
 
     >>> preview_note([("schedulers[0] (PlateauScheduler)", "eval/loss")]).split(", so")[0]
     'schedulers[0] (PlateauScheduler) reduces when eval/loss stops improving'

@@ -48,9 +48,6 @@ class UnknownSchedulerError(ValueError, KeyError):
     Returns:
         The error, raised by :func:`get_scheduler` (and :func:`scheduler_family`) for a name it cannot resolve.
 
-    Raises:
-        Nothing of its own.
-
     >>> try:
     ...     get_scheduler("cosine_with_warmpu")
     ... except UnknownSchedulerError as error:
@@ -175,9 +172,6 @@ def registered_schedulers(
     Returns:
         A new dict from each class name and alias (as registered) to its class.
 
-    Raises:
-        Nothing of its own.
-
     >>> names = registered_schedulers("composer")
     >>> names["StepScheduler"] is get_scheduler("step"), "CosineDecayLR" in names
     (True, False)
@@ -194,7 +188,21 @@ def _keeps(cls: Registered, family: str | None, where: Callable[[Registered], bo
 
 
 def scheduler_family(cls: Registered) -> str:
-    """The family ``cls`` was registered in: ``composer``, ``cadence``, ``cerebras``, ``sambaflow`` or ``user``."""
+    """The family a registered schedule class (or SambaFlow builder) belongs to.
+
+    Args:
+        cls: A class or function registered with :func:`register_scheduler`.
+
+    Returns:
+        The family it was registered in: ``"composer"``, ``"cadence"``, ``"cerebras"``, ``"sambaflow"`` or
+        ``"user"`` (what :func:`registered_schedulers` filters on).
+
+    Raises:
+        UnknownSchedulerError: ``cls`` is not registered.
+
+    >>> scheduler_family(get_scheduler("step")), scheduler_family(get_scheduler("CosineDecayLR"))
+    ('composer', 'cerebras')
+    """
     try:
         return _FAMILY[cls]
     except KeyError:

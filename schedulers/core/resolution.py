@@ -40,10 +40,8 @@ class MissingDataloaderLenError(ValueError, RuntimeError):
         message: What needed ``dataloader_len``, naming the argument.
 
     Returns:
-        The error.
-
-    Raises:
-        Nothing: it is raised.
+        The error, raised when a schedule is resolved (or a time converted) for a run whose epochs cannot be
+        counted in batches.
 
     >>> from schedulers import StepScheduler
     >>> try:

@@ -63,9 +63,6 @@ class FrozenScheduleError(attrs.exceptions.FrozenInstanceError):
     Returns:
         The error, raised by setting or deleting a schedule's attribute or changing a list argument in place.
 
-    Raises:
-        Nothing of its own.
-
     >>> from schedulers import CosineAnnealingScheduler
     >>> schedule = CosineAnnealingScheduler()
     >>> try:
@@ -149,7 +146,8 @@ def time_argument(name: str, value: object) -> Time:
         value: A Time or a time string (``"10ba"``, ``"0.3dur"``).
 
     Returns:
-        The Time.
+        ``value`` parsed (a Time given is returned as is), its unit kept: a ``"0.5dur"`` stays a fraction of
+        the run, resolved later against the run's length.
 
     Raises:
         ValueError: timeunits' error for a value that is not a time, naming the argument.
@@ -204,9 +202,19 @@ def number_argument(
 def number_problem(
     value: object, *, low: float | None = None, low_open: bool = False, optional: bool = False
 ) -> str | None:
-    """What is wrong with ``value`` as a number (``"must be a finite number > 0"``), or None when it is fine.
+    """What is wrong with ``value`` as a number, for readers that name a value their own way (a config key path).
 
-    The check behind :func:`number_argument`, for readers that name a value their own way (a config key path).
+    The check behind :func:`number_argument`, with the same arguments but no name.
+
+    Args:
+        value: The value given.
+        low: The lower bound, or None for none.
+        low_open: Whether ``low`` itself is refused (``> low`` instead of ``>= low``).
+        optional: Whether None is accepted.
+
+    Returns:
+        The end of an error message (``"must be a finite number > 0"``, with ``", or None"`` when
+        ``optional``), to follow the caller's name for the value; None when ``value`` is fine.
 
     >>> number_problem(0.0, low=0, low_open=True), number_problem(2, low=0, low_open=True)
     ('must be a finite number > 0', None)
@@ -329,7 +337,7 @@ def choice_argument(name: str, value: object, choices: tuple[str, ...]) -> str:
         choices: The accepted values.
 
     Returns:
-        ``value``.
+        ``value`` unchanged, once it is known to be one of ``choices``.
 
     Raises:
         ValueError: Another value, naming the argument and the accepted ones.
@@ -345,8 +353,24 @@ def choice_argument(name: str, value: object, choices: tuple[str, ...]) -> str:
 def multiplier_argument(name: str, value: object, *, final: bool = False) -> float:
     """A multiplier α of the base value: a finite number >= 0 (a negative one would write a negative lr).
 
-    ``final=True`` marks the value a schedule ends at (``alpha_f``): above 1 the schedule rises, which is
-    allowed with a ``UserWarning`` naming the argument.
+    Args:
+        name: The argument's name, which the error and the warning start with.
+        value: The value given.
+        final: Whether it is the value a schedule ends at (``alpha_f``): above 1 the schedule rises, which is
+            allowed with a ``UserWarning`` naming the argument.
+
+    Returns:
+        The multiplier as a float.
+
+    Raises:
+        ValueError: Not a finite number (:func:`number_argument`'s message), or a negative one.
+
+    >>> multiplier_argument("alpha_f", 0)
+    0.0
+    >>> multiplier_argument("alpha_f", -0.1)
+    Traceback (most recent call last):
+    ...
+    ValueError: alpha_f=-0.1 must be >= 0: a negative multiplier would write a negative learning rate
     """
     result = number_argument(name, value)
     if result < 0:

@@ -78,9 +78,6 @@ class ScheduleConfigError(ValueError):
         The error (a ``ValueError``), raised when a config (``Schedule.from_config``, the trainer's YAML, the
         CLI) does not describe a schedule; ``.key_path`` and ``.message`` keep its two parts.
 
-    Raises:
-        Nothing of its own.
-
     Example:
         >>> error = ScheduleConfigError("cosine.t_mx", "CosineAnnealingScheduler got an unexpected keyword argument")
         >>> error.key_path, str(error).split(":")[0]
@@ -146,7 +143,8 @@ class Configurable:
             config: the config, or a bare name (see :func:`schedule_from_config`).
 
         Returns:
-            The schedule.
+            A new schedule built from the config; on a subclass, an instance of that class (a config naming
+            another class is refused).
 
         Raises:
             ScheduleConfigError: a mistake in the config (its key path first), or a schedule of another class.
@@ -176,7 +174,8 @@ def schedule_to_config(schedule: Configurable, *, include_defaults: bool = True)
         include_defaults: False writes only the arguments that differ from their defaults (required ones always).
 
     Returns:
-        The config.
+        A new dict of one key, the class name, mapping to the arguments written as plain YAML/JSON values;
+        :func:`schedule_from_config` reads it back to an equal schedule.
 
     Raises:
         ScheduleNotSerializableError: a function of the state, an unregistered class, or an argument with no
@@ -690,7 +689,7 @@ def schedule_from_config(
         expected: a class the result must be an instance of (``StepScheduler.from_config``).
 
     Returns:
-        The schedule.
+        A new schedule built from the config (or ``config`` itself when it already is a schedule).
 
     Raises:
         ScheduleConfigError: a ``ValueError`` whose message starts with the key path of the mistake.

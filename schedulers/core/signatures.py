@@ -65,7 +65,8 @@ def signature_of(target: Callable[..., Any]) -> inspect.Signature | None:
         target: a class or function.
 
     Returns:
-        Its signature, or None.
+        Its signature (a class: its constructor's, ``self`` left out), or None when Python cannot read one,
+        so a caller that shows or checks parameters can skip the check instead of failing.
 
     Example:
         >>> str(signature_of(lambda x, y=1: None))

@@ -23,9 +23,6 @@ class ScheduleState(Protocol):
     Returns:
         Read by ``schedule(state, ssr)``.
 
-    Raises:
-        Nothing.
-
     >>> from schedulers import StepScheduler
     >>> class Mine:
     ...     timestamp, max_duration, dataloader_len = Timestamp(batch=10), Time(100, "ba"), None
@@ -118,7 +115,7 @@ def as_max_duration(value: object, name: str = "max_duration") -> Time:
         name: The argument's name, for the error.
 
     Returns:
-        The Time.
+        ``value`` as a Time of a positive count in ``ep``, ``ba``, ``sp`` or ``tok`` (a Time given is kept).
 
     Raises:
         ValueError: No unit, ``dur``, not positive, or not a time (timeunits' error class kept).
@@ -148,7 +145,8 @@ def as_dataloader_len(value: object) -> int | None:
         value: An int, a Time in ``ba``, or None.
 
     Returns:
-        The int, or None.
+        The number of batches per epoch (a positive int), or None when ``value`` is None (epochs then cannot
+        be converted to batches).
 
     Raises:
         ValueError: Not a positive count of batches.
