@@ -132,7 +132,9 @@ def _previewed(config: str | os.PathLike, overrides: Sequence[str], flags: Any, 
     return lrs, torch.cumsum(counted, 0), unit
 
 
-def forecaster(law: FittedLaw, config, overrides: Sequence[str], flags: Any) -> Callable[..., Forecast]:
+def forecaster(
+    law: FittedLaw, config: str | os.PathLike, overrides: Sequence[str], flags: Any
+) -> Callable[..., Forecast]:
     """``forecast(budget, label, extra=())``: the forecast of the config (with ``overrides`` and ``extra``
     ``--set`` values) at a budget (None: its own run)."""
 
@@ -144,14 +146,21 @@ def forecaster(law: FittedLaw, config, overrides: Sequence[str], flags: Any) -> 
     return forecast
 
 
-def config_trainer(config, overrides: Sequence[str], flags: Any) -> Any:
+def config_trainer(config: str | os.PathLike, overrides: Sequence[str], flags: Any) -> Any:
     """The config's trainer (built, not run): its horizon and its schedules."""
     from trainer.config import trainer_from_command_line
 
     return trainer_from_command_line(config, [*overrides, "trainer.init.progress_bar=false"], flags)
 
 
-def config_plan(config, overrides: Sequence[str], flags: Any, budgets, ssr, probe: Any = None) -> list[Budget]:
+def config_plan(
+    config: str | os.PathLike,
+    overrides: Sequence[str],
+    flags: Any,
+    budgets: Sequence[Any] | None,
+    ssr: Sequence[Any] | None,
+    probe: Any = None,
+) -> list[Budget]:
     """The budgets of the config (run lengths or ratios), as ``cadence sweep`` plans them."""
     probe = probe or config_trainer(config, overrides, flags)
     return config_budgets(probe.state, ssr=ssr, max_duration=budgets)
