@@ -34,7 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
-from trainer.forecast import fit_law, forecast_config, read_run  # noqa: E402
+from trainer.forecast import FitError, fit_law, forecast_config, read_run  # noqa: E402
 
 CONFIG = os.path.join(ROOT, "examples", "charlm.yaml")
 WARMUP = "20_000tok"
@@ -195,10 +195,16 @@ def main() -> int:
     args = parser.parse_args()
     outcomes, drawn = [], None
     for seed in args.seeds:
-        outcome, picture = bench_seed(args.out, seed, args.law, args.fit, args.horizon)
+        try:
+            outcome, picture = bench_seed(args.out, seed, args.law, args.fit, args.horizon)
+        except FitError as error:  # said, and the other seeds still measured
+            print(f"seed {seed}: no forecast: {error}")
+            continue
         outcomes.append(outcome)
         drawn = drawn or picture
         report(outcome)
+    if not outcomes:
+        return 1
     overall(outcomes)
     with open(os.path.join(args.out, f"results-{args.law}-{args.fit}.json"), "w", encoding="utf-8") as stream:
         json.dump(outcomes, stream, indent=2)

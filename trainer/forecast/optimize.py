@@ -21,7 +21,7 @@ from typing import Any
 
 from trainer.forecast.errors import ForecastError
 from trainer.forecast.fitted import FittedLaw
-from trainer.forecast.predict import Forecast, _budgets, _builder, _probe
+from trainer.forecast.predict import Forecast, config_plan, config_trainer, forecaster
 
 __all__ = ["DECAYS", "ENDS", "SHAPES", "Recommendation", "recommend"]
 
@@ -93,13 +93,13 @@ def recommend(
     >>> (len(DECAYS) * len(SHAPES) * len(ENDS), ENDS)
     (36, (0.0, 0.1))
     """
-    probe = _probe(config, overrides, flags)
+    probe = config_trainer(config, overrides, flags)
     warmup = _warmup(probe)
     plan = None
     if budget is not None or ssr is not None:
         once = (None if budget is None else [budget], None if ssr is None else [ssr])
-        (plan,) = _budgets(config, overrides, flags, *once, probe=probe)
-    forecast = _builder(law, config, overrides, flags)
+        (plan,) = config_plan(config, overrides, flags, *once, probe=probe)
+    forecast = forecaster(law, config, overrides, flags)
     baseline = forecast(plan, "the config's schedule")
     tried, settings = [], []
     for decay, shape, end in product(decays, shapes, ends):

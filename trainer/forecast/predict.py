@@ -132,7 +132,12 @@ def _previewed(config: str | os.PathLike, overrides: Sequence[str], flags: Any, 
     return lrs, torch.cumsum(counted, 0), unit
 
 
-def _builder(law: FittedLaw, config, overrides: Sequence[str], flags: Any) -> Callable[[Budget | None, str], Forecast]:
+def forecaster(
+    law: FittedLaw, config: str | os.PathLike, overrides: Sequence[str], flags: Any
+) -> Callable[..., Forecast]:
+    """``forecast(budget, label, extra=())``: the forecast of the config (with ``overrides`` and ``extra``
+    ``--set`` values) at a budget (None: its own run)."""
+
     def forecast(budget: Budget | None, label: str, extra: Sequence[str] = ()) -> Forecast:
         sets = [*overrides, *extra] + ([] if budget is None else [budget.override])
         lrs, counts, unit = _previewed(config, sets, flags, law.lr_column)
@@ -141,15 +146,23 @@ def _builder(law: FittedLaw, config, overrides: Sequence[str], flags: Any) -> Ca
     return forecast
 
 
-def _probe(config, overrides: Sequence[str], flags: Any) -> Any:
+def config_trainer(config: str | os.PathLike, overrides: Sequence[str], flags: Any) -> Any:
     """The config's trainer (built, not run): its horizon and its schedules."""
     from trainer.config import trainer_from_command_line
 
     return trainer_from_command_line(config, [*overrides, "trainer.init.progress_bar=false"], flags)
 
 
-def _budgets(config, overrides: Sequence[str], flags: Any, budgets, ssr, probe: Any = None) -> list[Budget]:
-    probe = probe or _probe(config, overrides, flags)
+def config_plan(
+    config: str | os.PathLike,
+    overrides: Sequence[str],
+    flags: Any,
+    budgets: Sequence[Any] | None,
+    ssr: Sequence[Any] | None,
+    probe: Any = None,
+) -> list[Budget]:
+    """The budgets of the config (run lengths or ratios), as ``cadence sweep`` plans them."""
+    probe = probe or config_trainer(config, overrides, flags)
     return config_budgets(probe.state, ssr=ssr, max_duration=budgets)
 
 
@@ -185,10 +198,10 @@ def forecast_config(
 ) -> list[Forecast]:
     """The forecast of ``config`` (with ``overrides``, as ``--set``) at each budget: run lengths (``budgets``)
     or scale schedule ratios (``ssr``); neither: the config's own run."""
-    forecast = _builder(law, config, overrides, flags)
+    forecast = forecaster(law, config, overrides, flags)
     if budgets is None and ssr is None:
         return [forecast(None, "config")]
-    return [forecast(budget, budget.name) for budget in _budgets(config, overrides, flags, budgets, ssr)]
+    return [forecast(budget, budget.name) for budget in config_plan(config, overrides, flags, budgets, ssr)]
 
 
 def best_of_grid(
@@ -207,13 +220,13 @@ def best_of_grid(
     (the lowest final loss)."""
     if not values:
         raise ForecastError(f"the grid of {key} has no value")
-    probe = _probe(config, overrides, flags)
+    probe = config_trainer(config, overrides, flags)
     _check_grid_key(probe, key)
     plan = [None]
     if budget is not None or ssr is not None:
         once = (None if budget is None else [budget], None if ssr is None else [ssr])
-        plan = _budgets(config, overrides, flags, *once, probe=probe)
-    forecast = _builder(law, config, overrides, flags)
+        plan = config_plan(config, overrides, flags, *once, probe=probe)
+    forecast = forecaster(law, config, overrides, flags)
     found = [forecast(plan[0], f"{key}={value}", [f"{key}={value}"]) for value in values]
     best = min(range(len(found)), key=lambda i: found[i].final_loss)
     return found, best
@@ -237,11 +250,11 @@ def smallest_budget(
     ``surely``: the budget whose interval's upper end reaches the target (the forecast itself reaches it at a
     smaller one, "likely"; a law without intervals: the same).
     """
-    forecast = _builder(law, config, overrides, flags)
+    forecast = forecaster(law, config, overrides, flags)
     tried: list[Forecast] = []
     low = 0.0
     reaches = _reaches(target, surely)
-    for budget in _budgets(config, overrides, flags, budgets, ssr):
+    for budget in config_plan(config, overrides, flags, budgets, ssr):
         tried.append(forecast(budget, budget.name))
         if reaches(tried[-1]):
             return _bisect(forecast, tried, low, budget, reaches, tolerance), tried
