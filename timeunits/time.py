@@ -88,27 +88,39 @@ class Time:
 
     @classmethod
     def from_input(cls, value: TimeLike, default_int_unit: TimeUnit | str | None = None) -> Time:
-        """A Time from a Time (returned as is), a time string, or a number in ``default_int_unit``.
+        """A Time from a Time (returned as is), a time string, another library's time, or a number in
+        ``default_int_unit``.
+
+        Another library's time is anything with ``.value`` and a ``.unit`` whose ``.value`` is a unit string:
+        Composer's ``Time(3, TimeUnit.EPOCH)`` reads as ``Time(3, "ep")``, so a Cadence schedule reads Composer's
+        ``State`` as it is (docs/migrating-composer.md). Nothing of that library is imported.
 
         Args:
-            value: A Time, a time string, or a number.
-            default_int_unit: The unit a bare number is read in; None refuses bare numbers.
+            value: The time.
+            default_int_unit: The unit of a bare number (None: a bare number is refused).
 
         Returns:
             ``value`` itself when it is a Time, else the time it writes.
 
         Raises:
-            NotATimeError: ``value`` is neither a Time, a str nor a number.
-            MissingTimeUnitError: ``value`` is a number and ``default_int_unit`` is None.
-            TimeParseError: ``value`` is a string that is no time string.
+            TimeParseError: A string that is not a time.
+            NotATimeError: Neither a Time, a string, a time of another library nor a number.
+            MissingTimeUnitError: A bare number without ``default_int_unit``.
 
-        >>> Time.from_input("5ep"), Time.from_input(5, "ba")
-        (Time(5, TimeUnit.EPOCH), Time(5, TimeUnit.BATCH))
+        >>> from types import SimpleNamespace
+        >>> Time.from_input("0.3dur"), Time.from_input(5, "ba")
+        (Time(0.3, TimeUnit.DURATION), Time(5, TimeUnit.BATCH))
+        >>> Time.from_input(SimpleNamespace(value=3, unit=SimpleNamespace(value="ep")))  # Composer's Time(3, "ep")
+        Time(3, TimeUnit.EPOCH)
         """
         if isinstance(value, Time):
             return value
         if isinstance(value, str):
             return cls.from_timestring(value)
+        if type(value) not in (int, float):  # another library's Time (Composer's), read by what it exposes
+            unit = getattr(getattr(value, "unit", None), "value", None)
+            if isinstance(unit, str) and hasattr(value, "value"):
+                return cls(value.value, unit)
         if not is_number(value):
             raise NotATimeError(
                 f"{value!r} of type {type(value).__name__} is not a time: expected a Time or a time string "

@@ -57,6 +57,7 @@ from timeunits import TimeUnit
 from trainer.config_reading._build import ConfiguredRun, LossHistory, register_configured, trainer_arguments
 from trainer.config_reading._command_line import apply_overrides, apply_sambaflow_flags, parse_override
 from trainer.config_reading._reading import ConfigError, ConfigWarning, load_config
+from trainer.report import reductions_summary
 from trainer.trainer import Trainer
 
 __all__ = [
@@ -197,7 +198,8 @@ def trainer_from_command_line(
 
 
 def run_summary(trainer: Any) -> str:
-    """One line about a finished ``fit()``: the batches trained, the first and last losses, the last evaluation.
+    """One line about a finished ``fit()``: the batches trained, the first and last losses, the last evaluation,
+    and the plateau reductions of this run (:func:`trainer.report.reductions_summary`).
 
     Args:
         trainer: a trainer a config built (it has a ``loss_history``).
@@ -237,4 +239,7 @@ def run_summary(trainer: Any) -> str:
             parts.append(f"mean of the first/last {window}: {head:.4f} -> {tail:.4f}")
     if history.eval_metrics:
         parts.append(", ".join(f"{k} {v:.4f}" for k, v in history.eval_metrics.items()))
+    reductions = reductions_summary(getattr(trainer, "decisions", []))  # docs/plateau.md: in the run's end line
+    if reductions is not None:
+        parts.append(reductions)
     return "; ".join(parts)

@@ -5,9 +5,10 @@ that lies beyond the end of the run."""
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -26,7 +27,9 @@ from trainer.distributed import World
 from trainer.scheduled_run import ScheduledRun
 from trainer.state import TrainerState
 
-__all__ = ["Reported", "announce", "close_progress_bars", "say", "schedule_report_and_warnings"]
+__all__ = ["Reported", "announce", "close_progress_bars", "reductions_summary", "say", "schedule_report_and_warnings"]
+
+_SHOWN_REDUCTIONS = 4  # of more, the end line shows the first ones and the last (each had its own line)
 
 
 class Reported(Protocol):
@@ -77,6 +80,42 @@ def say(trainer: Reported, message: str) -> None:
     """
     if trainer.is_rank_zero:
         print(message, file=sys.stderr, flush=True)
+
+
+def reductions_summary(decisions: Sequence[str]) -> str | None:
+    """The plateau reductions of a run (the trainer's ``decisions``), for the run's end line: how many, and each
+    one's change and time by what decided it, without its reason (said in the line printed when it happened).
+
+    Args:
+        decisions: The lines of the listeners' decisions that did not stop the run (``trainer.decisions``),
+            each ``"<who>: <hyperparameter> <before> -> <after> at <time> (<why>)"``.
+
+    Returns:
+        ``"<n> reduction(s): <who>: lr a -> b at <time>, ...; <who>: ..."`` (of more than four by one listener,
+        its first three and its last), or None when there were none.
+
+    Example:
+        >>> print(reductions_summary([
+        ...     "schedulers[0] (Warmup): lr 0.2 -> 0.1 at 12ba (eval/loss has not improved (best 0.3): x1 -> x0.5)",
+        ...     "ReduceLROnPlateau: lr 0.1 -> 0.05 at 20ba (eval/loss best 0.29)",
+        ...     "schedulers[0] (Warmup): lr 0.1 -> 0.05 at 30ba (eval/loss has not improved (best 0.3): x0.5 -> x0.25)",
+        ... ]))
+        3 reductions: schedulers[0] (Warmup): lr 0.2 -> 0.1 at 12ba, lr 0.1 -> 0.05 at 30ba; ReduceLROnPlateau: lr
+        0.1 -> 0.05 at 20ba
+        >>> reductions_summary([]) is None
+        True
+    """
+    if not decisions:
+        return None
+    by_who: dict[str, list[str]] = {}
+    for line in decisions:
+        who, _, what = line.partition(": ")
+        by_who.setdefault(who, []).append(re.sub(r"^(.*? at \S+) \(.*\)$", r"\1", what))
+    for changes in by_who.values():
+        if len(changes) > _SHOWN_REDUCTIONS:
+            changes[_SHOWN_REDUCTIONS - 1 :] = ["...", changes[-1]]
+    listed = "; ".join(f"{who}: {', '.join(changes)}" for who, changes in by_who.items())
+    return f"{len(decisions)} reduction{'s' if len(decisions) != 1 else ''}: {listed}"
 
 
 def announce(trainer: Reported, *, resumed_from: Path | None, finished: bool) -> None:

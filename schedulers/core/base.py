@@ -9,6 +9,7 @@ so a schedule resolves once per run and a step costs one closed-form evaluation.
 
 from __future__ import annotations
 
+import operator
 import warnings
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -140,16 +141,19 @@ class Schedule(Configurable):
             or state.dataloader_len is not self._seen_dataloader_len
             or ssr != self._seen_ssr
         ):
-            self._refresh(state.max_duration, state.dataloader_len, ssr)
+            self._refresh(state.max_duration, state.dataloader_len, ssr, state.timestamp)
         return self._fn(self._count(state.timestamp))
 
-    def _refresh(self, max_duration: object, dataloader_len: object, ssr: object) -> None:
+    def _refresh(self, max_duration: object, dataloader_len: object, ssr: object, timestamp: object) -> None:
         curve = self.curve(Run(max_duration, dataloader_len, ssr=ssr, scaled=True))  # the protocol: already scaled
+        count = Timestamp.counter(curve.unit)
+        if not isinstance(timestamp, Timestamp):  # another library's (Composer's): its counts are times with a .value
+            count = operator.attrgetter(f"{curve.unit.name.lower()}.value")  # docs/migrating-composer.md
         # not fields: written beside them, past the frozen __setattr__; the objects themselves are remembered,
         # so the next step checks identity, not value
         self.__dict__.update(
             _fn=curve.fn,
-            _count=Timestamp.counter(curve.unit),
+            _count=count,
             _seen_max_duration=max_duration,
             _seen_dataloader_len=dataloader_len,
             _seen_ssr=ssr,

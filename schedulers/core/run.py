@@ -111,7 +111,8 @@ class Run:
 
         Args:
             state: Anything with ``max_duration`` and ``dataloader_len`` (a :class:`~schedulers.SchedulerState`,
-                a :class:`~schedulers.Clock`, the trainer's state).
+                a :class:`~schedulers.Clock`, the trainer's state, Composer's ``State``: another library's times,
+                with ``.value`` and ``.unit.value``, are read by :meth:`timeunits.Time.from_input`).
             ssr: The ratio the schedule is called with.
 
         Returns:
@@ -120,9 +121,13 @@ class Run:
         Raises:
             ValueError: A bad ``max_duration``, ``dataloader_len`` or ``ssr`` on the state.
 
+        >>> from types import SimpleNamespace
         >>> from schedulers import SchedulerState
         >>> Run.of_state(SchedulerState("50ba"), ssr=0.5).length
         Time(50, TimeUnit.BATCH)
+        >>> def composer_time(n, unit): return SimpleNamespace(value=n, unit=SimpleNamespace(value=unit))
+        >>> Run.of_state(SimpleNamespace(max_duration=composer_time(3, "ep"), dataloader_len=composer_time(7, "ba")))
+        Run(max_duration='3ep', dataloader_len=7, scaled=True)
         """
         return cls(state.max_duration, state.dataloader_len, ssr=ssr, scaled=True)
 

@@ -156,6 +156,8 @@ def as_dataloader_len(value: object) -> int | None:
     """
     if value is None:
         return None
+    if not isinstance(value, (Time, int)) and hasattr(value, "unit"):  # another library's Time (Composer's)
+        value = Time.from_input(value)
     if isinstance(value, Time):
         if value.unit is not TimeUnit.BATCH:
             raise ValueError(f"dataloader_len={value} must be a count of batches (ba)")

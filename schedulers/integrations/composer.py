@@ -2,16 +2,19 @@
 
 Composer calls a scheduler as ``scheduler(state, ssr)`` with its ``State``, whose ``timestamp``,
 ``max_duration`` and ``dataloader_len`` are Composer's own ``Time``/``Timestamp`` objects. A Cadence schedule
-reads Cadence's, so :func:`composer_schedule` wraps it: each call reads Composer's objects by what they
-expose (a ``Time``'s ``.value`` and ``.unit.value``, the unit's string; a ``Timestamp``'s ``epoch``,
-``batch``, ``sample``, ``token`` and their ``*_in_epoch``) and calls the schedule on that view::
+reads them as they are (:meth:`timeunits.Time.from_input` reads a ``Time``'s ``.value`` and ``.unit.value``; a
+schedule counts a foreign ``Timestamp`` by its ``batch.value``, ...), so it is passed straight to Composer's
+``Trainer``::
 
     from composer import Trainer
     from schedulers import CosineAnnealingWithWarmupScheduler
-    from schedulers.integrations.composer import composer_schedule
 
     trainer = Trainer(..., max_duration="3ep",
-                      schedulers=composer_schedule(CosineAnnealingWithWarmupScheduler(t_warmup="0.3dur", alpha_f=0.1)))
+                      schedulers=CosineAnnealingWithWarmupScheduler(t_warmup="0.3dur", alpha_f=0.1))
+
+:func:`composer_schedule` gives the same values; it is for a function of your own written against Cadence's
+values, which it calls on a view of Composer's state in Cadence's units (a ``Timestamp``'s ``epoch``,
+``batch``, ``sample``, ``token`` and their ``*_in_epoch``).
 
 Composer is never imported: anything shaped like its state works (docs/migrating-composer.md).
 """

@@ -455,3 +455,31 @@ def test_yaml_listeners_with_only_the_final_evaluation_are_refused_in_one_line()
     message = str(caught.value)
     assert "\n" not in message and "evaluates only at its end" in message
     assert "trainer.init.loop.eval_frequency" in message
+
+
+def test_the_run_end_line_names_the_plateau_reductions(tmp_path, capsys, monkeypatch):
+    from trainer.cli import main
+
+    monkeypatch.chdir(HERE)
+    config = _yaml(tmp_path, "      - plateau: {factor: 0.5, patience: 0, threshold: 0.9}\n")  # 90% better or reduce
+    assert main(["fit", str(config)]) == 0
+    captured = capsys.readouterr()
+    said = [line for line in captured.err.splitlines() if line.startswith("schedulers[0] (PlateauScheduler): lr ")]
+    assert len(said) >= 2  # evaluations at 4, 8, 12, 16ba: the first sets the best, later ones reduce
+    (end,) = [line for line in captured.out.splitlines() if line.startswith("cadence: trained batches")]
+    changes = [line.split(": ", 1)[1].split(" (", 1)[0] for line in said]  # "lr 0.1 -> 0.05 at 8ba"
+    assert end.endswith(f"; {len(said)} reductions: schedulers[0] (PlateauScheduler): {', '.join(changes)}")
+
+
+def test_a_run_without_reductions_says_none_and_many_are_cut_to_the_first_and_last():
+    from trainer.report import reductions_summary
+
+    assert reductions_summary([]) is None
+    lines = [
+        f"ReduceLROnPlateau: lr {0.5**i:g} -> {0.5 ** (i + 1):g} at {4 * i}ba (eval/loss best 1)" for i in range(6)
+    ]
+    assert reductions_summary(lines) == (
+        "6 reductions: ReduceLROnPlateau: lr 1 -> 0.5 at 0ba, lr 0.5 -> 0.25 at 4ba, lr 0.25 -> 0.125 at 8ba, ..., "
+        "lr 0.03125 -> 0.015625 at 20ba"
+    )
+    assert reductions_summary(lines[:1]) == "1 reduction: ReduceLROnPlateau: lr 1 -> 0.5 at 0ba"

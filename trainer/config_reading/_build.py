@@ -110,6 +110,7 @@ def trainer_arguments(
         **{key: checkpoint[key] for key in _CHECKPOINT_ARGUMENTS},
     )
     labels = _labels(loop, checkpoint, loaders[2])
+    labels.update(_listener_labels(init["callbacks"], kwargs["callbacks"]))
     return TrainerArguments(kwargs, loop.num_steps, config, labels, paths, ctx)
 
 
@@ -351,6 +352,17 @@ def _labels(loop: _Loop, checkpoint: dict, train_path: str) -> dict[str, str]:
     }
 
 
+def _listener_labels(refs: list[Ref], callbacks: list) -> dict[str, str]:
+    """The entry of each callback that listens to evaluations, by the name its errors start with
+    (``EarlyStopping: monitor='eval/los' is not a metric this run logs`` -> ``callbacks[0].EarlyStopping``)."""
+    labels: dict[str, str] = {}
+    for ref, callback in zip(refs, callbacks, strict=True):
+        name = getattr(callback, "listener_name", None)
+        if isinstance(name, str):
+            labels.setdefault(name, ref.path)
+    return labels
+
+
 # -- building what the config names ----------------------------------------------------------------------
 
 
@@ -370,11 +382,25 @@ def _built(init: dict, loaders: tuple, eval_steps: int | None, ctx: Context) -> 
         built[key] = None if ref is None else ref.build()
         if built[key] is not None and not callable(built[key]):
             raise ctx.error(ref.path, f"{ref.text} gave {type(built[key]).__name__}, which is not callable")
-    callbacks = [ref.build() for ref in init["callbacks"]]
+    callbacks = [_callback(ref, ctx) for ref in init["callbacks"]]
     built["callbacks"] = callbacks
     built["progress_bar"] = init["progress_bar"] and not any(isinstance(c, ProgressBar) for c in callbacks)
     built["loggers"] = [ref.build() for ref in init["loggers"]]
     return built
+
+
+def _callback(ref: Ref, ctx: Context) -> Any:
+    """The callback ``ref`` names, built; Cadence's one-line refusal of its arguments (``EarlyStopping(patience=-1)``)
+    as a ConfigError at the argument's key path, or at the entry. An error in the user's own code keeps its
+    traceback."""
+    try:
+        return ref.build()
+    except (TypeError, ValueError) as error:
+        if not _raised_by_cadence(error):
+            raise
+        argument = re.match(r"(\w+)=", str(error))
+        at = f"{ref.path}.{argument.group(1)}" if argument and argument.group(1) in ref.kwargs else ref.path
+        raise ctx.error(at, str(error)) from None
 
 
 def _loader(ref: Ref, ctx: Context) -> Any:
@@ -439,6 +465,9 @@ def _translate(error: Exception, labels: dict[str, str], paths: list[str], ctx: 
         return paths[index] if index < len(paths) else match.group(0)
 
     head = _LABEL.match(message)
+    listener = re.match(r"(\w+): ", message)
+    if head is None and listener is not None and listener.group(1) in labels:  # a callback's check at the start
+        return ConfigError(ctx.where(labels[listener.group(1)]), message)
     if head is None:
         if not _raised_by_cadence(error):
             return None  # an error in the user's own code: keep its traceback
