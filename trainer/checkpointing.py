@@ -41,7 +41,17 @@ __all__ = [
 
 class Checkpointed(Protocol):
     """What checkpoints read on the trainer (a :class:`~trainer.Trainer` is one): the interface this module
-    uses."""
+    uses.
+
+    Returns:
+        A protocol, met (never built): any object with these attributes can be saved and resumed by
+        :func:`save` and :func:`resume`.
+
+    Example:
+        >>> import typing
+        >>> typing.get_type_hints(Checkpointed)["grad_accum"]
+        <class 'int'>
+    """
 
     model: torch.nn.Module
     optimizer: torch.optim.Optimizer
@@ -58,7 +68,9 @@ class Checkpointed(Protocol):
     callbacks: CallbackList
 
     @property
-    def schedulers(self) -> list: ...
+    def schedulers(self) -> list:
+        """The run's schedulers, in the order their states are saved and loaded."""
+        ...
 
 
 @attrs.define
@@ -85,7 +97,14 @@ class LastCheckpoint:
     resumed_from: Path | None = None
 
     def where(self, save_folder: Path | None) -> str:
-        """Where the last checkpoint is, in words (for a message when a run stops)."""
+        """Where the last checkpoint is, in words (for a message when a run stops).
+
+        Args:
+            save_folder: The run's save folder (None: the run saves no checkpoint).
+
+        Returns:
+            One phrase: the last checkpoint's file, or why there is none yet.
+        """
         if self.path is not None:
             return f"the last checkpoint is {self.path}"
         if save_folder is None:
@@ -105,8 +124,7 @@ def run_state(trainer: Checkpointed, skipped_in_epoch: int) -> dict[str, Any]:
         holds every rank's RNG states (all ranks take part in gathering them); ``callbacks`` the states of the
         callbacks that keep one (:func:`callback_states`).
 
-    Raises:
-        Nothing of its own: what a ``state_dict()`` of the model, optimizer or a scheduler raises.
+    A ``state_dict()`` of the model, optimizer or a scheduler that raises propagates its error.
 
     Example:
         >>> import tempfile, torch
@@ -141,9 +159,6 @@ def callback_states(callbacks: CallbackList) -> dict[str, Any]:
 
     Returns:
         ``{key: state}``; empty when no callback keeps a state.
-
-    Raises:
-        Nothing of its own.
 
     Example:
         >>> from trainer.early_stopping import EarlyStopping

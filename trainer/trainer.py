@@ -432,12 +432,6 @@ class Trainer:
         Args:
             reason: Why, in words.
 
-        Returns:
-            Nothing: ``fit`` returns after the current batch.
-
-        Raises:
-            Nothing.
-
         Example:
             >>> import torch
             >>> from trainer import Callback, Trainer
@@ -533,10 +527,8 @@ class Trainer:
         """Everything needed to continue the run exactly (weights_only-safe; :func:`trainer.checkpointing.run_state`).
 
         Returns:
-            ``{"model", "optimizer", "schedulers", "timestamp", "rng", "precision", "run"}``.
-
-        Raises:
-            Nothing of its own.
+            ``{"model", "optimizer", "schedulers", "timestamp", "rng", "precision", "run", "callbacks"}``, which
+            a checkpoint holds and ``load_path=`` restores; ``rng`` holds every rank's RNG states.
         """
         return checkpointing.run_state(self, self._loop.skipped_in_epoch)
 
