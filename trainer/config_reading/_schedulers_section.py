@@ -107,8 +107,11 @@ def scheduler_entries(specs: list[ScheduleSpec], path: str, horizon: Time, ctx: 
 
     Returns:
         One entry per item for the trainer's ``schedulers=``: a schedule, a dict with its hyperparameter, tags or
-        monitor, or a factory ``optimizer -> scheduler``; a ConfigError comes from building a schedule or a
-        horizon that is not in ``ba`` where one is needed.
+        monitor, or a factory ``optimizer -> scheduler``.
+
+    Raises:
+        ConfigError: a schedule that cannot be built, or a horizon not in ``ba`` where ``num_training_steps`` is
+            needed and not given.
 
     >>> ctx, items = Context(None, {}), [{"cosine": {}}, {"StepLR": {"initial_learning_rate": 0.1, "step_size": 2,
     ...                                                            "gamma": 0.5}}]
