@@ -338,7 +338,8 @@ class Context:
             leading: The positional arguments the call passes before them (an optimizer's parameters: 1).
 
         Raises:
-            ConfigError: an unknown or missing argument (with the closest accepted name), or a bad value.
+            ConfigError: an unknown or missing argument (with the closest accepted name), too many positional
+                values, or an argument given twice.
         """
         problem = call_problem(target, arguments, name=name, leading=leading)
         if problem is not None:
@@ -629,7 +630,7 @@ def count(minimum: int = 1) -> Reader:
         A reader giving the count as an int; it raises a ConfigError for a bool, a non-integer or a count below
         ``minimum``.
 
-    >>> count(0)(1e3, "trainer.init.loop.eval_steps", Context(None, {}))
+    >>> count(0)(1e3, "trainer.init.seed", Context(None, {}))
     1000
     """
 
@@ -704,8 +705,8 @@ def text(value: Any, path: str, ctx: Context) -> str:
     Raises:
         ConfigError: not a str.
 
-    >>> text("run-1", "trainer.init.logging.name", Context(None, {}))
-    'run-1'
+    >>> text("ckpt/latest", "trainer.fit.ckpt_path", Context(None, {}))
+    'ckpt/latest'
     """
     if not isinstance(value, str):
         raise ctx.error(path, f"must be a string, got {show(value)}")
@@ -721,8 +722,8 @@ def choice(names: tuple[str, ...]) -> Reader:
     Returns:
         A reader giving the value when it is one of ``names``; else it raises a ConfigError listing them.
 
-    >>> choice(("stop", "skip"))("skip", "trainer.init.loop.on_nonfinite_loss", Context(None, {}))
-    'skip'
+    >>> choice(("raise", "warn"))("warn", "trainer.init.loop.on_nonfinite_loss", Context(None, {}))
+    'warn'
     """
 
     def read(value: Any, path: str, ctx: Context) -> str:
@@ -807,7 +808,8 @@ def check_output(value: str | os.PathLike, path: str, ctx: Context, *, folder: b
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as place:
-    ...     check_output(place + "/run/log.csv", "trainer.init.logging.csv", Context(None, {}), folder=False)
+    ...     path = "trainer.init.loggers[0].CSVLogger.path"
+    ...     check_output(place + "/run/m.csv", path, Context(None, {}), folder=False)
     """
     reason = unwritable_reason(value, folder=folder)
     if reason is not None:
@@ -828,7 +830,7 @@ def device(value: Any, path: str, ctx: Context) -> str:
     Raises:
         ConfigError: not a str, not a device, or CUDA asked for on a machine without it.
 
-    >>> device("CPU", "trainer.init.backend.device", Context(None, {}))
+    >>> device("CPU", "trainer.init.device", Context(None, {}))
     'cpu'
     """
     import torch
