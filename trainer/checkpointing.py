@@ -254,9 +254,6 @@ def resume(trainer: Checkpointed, loop: Loop, last: LastCheckpoint, load_path: s
         last: The run's record of its last checkpoint: the one resumed from.
         load_path: A checkpoint file, or a folder whose ``latest`` is one.
 
-    Returns:
-        Nothing: the trainer continues from the checkpoint.
-
     Raises:
         trainer.checkpoint_files.CheckpointError: not a readable Cadence trainer checkpoint, or one holding another
             number of schedulers.
@@ -312,9 +309,6 @@ def load_weights(model: torch.nn.Module, load_path: str | Path, *, strict: bool)
         model: The model to load into.
         load_path: A checkpoint file, or a folder whose ``latest`` is one.
         strict: Every weight must match the model's (``load_strict_model_weights``).
-
-    Returns:
-        Nothing: the model holds the saved weights.
 
     Raises:
         trainer.checkpoint_files.CheckpointError: not a readable checkpoint, or one without model weights.

@@ -337,14 +337,11 @@ class Trainer:
         and when there is nothing left to train; Ctrl-C prints where the last checkpoint is, then re-raises.
         SIGTERM or SIGHUP (:mod:`trainer.signals`) ends the run after the current batch: a final checkpoint
         (with ``save_folder``), ``on_fit_end``, one line saying where the checkpoint is, then ``SystemExit``
-        with 128 + the signal (143 for SIGTERM).
+        with 128 + the signal (143 for SIGTERM). Afterwards ``state.timestamp`` says where the run is.
 
         Args:
             duration: At most this much more training in this call (a time; an int means epochs); None trains
                 to ``max_duration``.
-
-        Returns:
-            Nothing: ``state.timestamp`` says where the run is.
 
         Raises:
             NonFiniteLossError: a batch's loss was nan or inf (``on_nonfinite_loss="raise"``).
@@ -393,9 +390,6 @@ class Trainer:
 
         Args:
             callbacks: The callbacks that see the previewed batches (one, or a list).
-
-        Returns:
-            Nothing: the callbacks hold what they recorded.
 
         Raises:
             RuntimeError: the trainer already ran ``preview()``.
