@@ -41,7 +41,17 @@ __all__ = [
 
 class Checkpointed(Protocol):
     """What checkpoints read on the trainer (a :class:`~trainer.Trainer` is one): the interface this module
-    uses."""
+    uses.
+
+    Returns:
+        A protocol, met (never built): any object with these attributes can be saved and resumed by
+        :func:`save` and :func:`resume`.
+
+    Example:
+        >>> import typing
+        >>> typing.get_type_hints(Checkpointed)["grad_accum"]
+        <class 'int'>
+    """
 
     model: torch.nn.Module
     optimizer: torch.optim.Optimizer
@@ -58,7 +68,9 @@ class Checkpointed(Protocol):
     callbacks: CallbackList
 
     @property
-    def schedulers(self) -> list: ...
+    def schedulers(self) -> list:
+        """The run's schedulers, in the order their states are saved and loaded."""
+        ...
 
 
 @attrs.define
@@ -85,7 +97,14 @@ class LastCheckpoint:
     resumed_from: Path | None = None
 
     def where(self, save_folder: Path | None) -> str:
-        """Where the last checkpoint is, in words (for a message when a run stops)."""
+        """Where the last checkpoint is, in words (for a message when a run stops).
+
+        Args:
+            save_folder: The run's save folder (None: the run saves no checkpoint).
+
+        Returns:
+            One phrase: the last checkpoint's file, or why there is none yet.
+        """
         if self.path is not None:
             return f"the last checkpoint is {self.path}"
         if save_folder is None:
@@ -105,8 +124,7 @@ def run_state(trainer: Checkpointed, skipped_in_epoch: int) -> dict[str, Any]:
         holds every rank's RNG states (all ranks take part in gathering them); ``callbacks`` the states of the
         callbacks that keep one (:func:`callback_states`).
 
-    Raises:
-        Nothing of its own: what a ``state_dict()`` of the model, optimizer or a scheduler raises.
+    A ``state_dict()`` of the model, optimizer or a scheduler that raises propagates its error.
 
     Example:
         >>> import tempfile, torch
@@ -141,9 +159,6 @@ def callback_states(callbacks: CallbackList) -> dict[str, Any]:
 
     Returns:
         ``{key: state}``; empty when no callback keeps a state.
-
-    Raises:
-        Nothing of its own.
 
     Example:
         >>> from trainer.early_stopping import EarlyStopping
@@ -239,9 +254,6 @@ def resume(trainer: Checkpointed, loop: Loop, last: LastCheckpoint, load_path: s
         last: The run's record of its last checkpoint: the one resumed from.
         load_path: A checkpoint file, or a folder whose ``latest`` is one.
 
-    Returns:
-        Nothing: the trainer continues from the checkpoint.
-
     Raises:
         trainer.checkpoint_files.CheckpointError: not a readable Cadence trainer checkpoint, or one holding another
             number of schedulers.
@@ -297,9 +309,6 @@ def load_weights(model: torch.nn.Module, load_path: str | Path, *, strict: bool)
         model: The model to load into.
         load_path: A checkpoint file, or a folder whose ``latest`` is one.
         strict: Every weight must match the model's (``load_strict_model_weights``).
-
-    Returns:
-        Nothing: the model holds the saved weights.
 
     Raises:
         trainer.checkpoint_files.CheckpointError: not a readable checkpoint, or one without model weights.

@@ -63,7 +63,20 @@ examples:
 
 
 def build_parser(prog: str = "cadence") -> argparse.ArgumentParser:
-    """The ``cadence`` argument parser (subcommands ``fit``, ``plot``, ``sweep`` and ``forecast``)."""
+    """The ``cadence`` argument parser (subcommands ``fit``, ``plot``, ``sweep`` and ``forecast``).
+
+    Args:
+        prog: The program's name in usage lines and messages (``python -m trainer`` passes its own).
+
+    Returns:
+        A parser whose ``parse_args`` gives a namespace with ``command`` (the subcommand) and that command's
+        options, SambaFlow's learning-rate flags included for ``fit`` and ``plot``.
+
+    Example:
+        >>> args = build_parser().parse_args(["fit", "run.yaml", "--set", "trainer.init.loop.max_steps=8"])
+        >>> args.command, args.config, args.overrides
+        ('fit', 'run.yaml', ['trainer.init.loop.max_steps=8'])
+    """
     from schedulers.sambaflow import add_lr_schedule_args  # imports torch, which the commands' parsers need
 
     parser, commands = _command_parsers(prog)
@@ -193,7 +206,16 @@ def _add_plot_arguments(plot: argparse.ArgumentParser, add_lr_schedule_args) -> 
 
 
 def version() -> str:
-    """Cadence's version: the installed distribution's, else the source tree's pyproject.toml, else unknown."""
+    """Cadence's version: the installed distribution's, else the source tree's pyproject.toml, else unknown.
+
+    Returns:
+        The version text (``"0.4.0"``), or ``"unknown (not installed)"`` when neither source can be read;
+        ``cadence --version`` prints it.
+
+    Example:
+        >>> version() != ""
+        True
+    """
     from importlib import metadata
 
     try:
@@ -306,7 +328,34 @@ def _add_forecast_arguments(forecast: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "cadence") -> int:
-    """Run the command line ``argv`` (default ``sys.argv[1:]``); returns the exit status (130 after Ctrl-C)."""
+    """Run the command line ``argv``: ``cadence fit``, ``plot``, ``sweep`` or ``forecast``.
+
+    A mistake in the config or the command line prints one line on stderr (no traceback); so does Ctrl-C.
+
+    Args:
+        argv: The arguments after the program's name (None: ``sys.argv[1:]``).
+        prog: The program's name in messages.
+
+    Returns:
+        The exit status: 0 done (or ``--dry-run`` found no problem), 2 a config or command-line error, 1 a
+        checkpoint that cannot be loaded or a nan/inf loss that stopped the run, 130 after Ctrl-C.
+
+    Example:
+        >>> import tempfile
+        >>> folder = tempfile.TemporaryDirectory()
+        >>> config = Path(folder.name) / "run.yaml"
+        >>> _ = config.write_text('''trainer:
+        ...   init:
+        ...     model: {factory: "torch.nn:Linear", kwargs: {in_features: 2, out_features: 1}}
+        ...     optimizer: {SGD: {lr: 0.1}}
+        ...     loop: {max_steps: 4}
+        ...   fit: {train_dataloader: "itertools:count"}
+        ... ''')
+        >>> main(["fit", str(config), "--dry-run"])
+        cadence: ...run.yaml is valid: max_duration 4ba, ...
+        0
+        >>> folder.cleanup()
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         return _run(argv, prog)

@@ -131,7 +131,7 @@ def trainer_from_config(
         sources: key paths -> the flag that set them (the CLI fills it), to name the flag in errors.
 
     Returns:
-        The :class:`ConfiguredTrainer`.
+        The :class:`ConfiguredTrainer` the config describes, checked, ready for ``.fit()``.
 
     Raises:
         ConfigError: any mistake, before the first batch, naming its key path (and the flag that set it).
@@ -170,7 +170,7 @@ def trainer_from_command_line(
             errors name by that flag (``("trainer.init.loop.scale_schedule_ratio=0.5", "--ssr 0.5")``).
 
     Returns:
-        The :class:`ConfiguredTrainer`.
+        The :class:`ConfiguredTrainer` of the merged config, ready for ``.fit()``.
 
     Raises:
         ConfigError: a mistake in the file, a flag or an override, naming the key path and the flag.

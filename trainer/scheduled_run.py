@@ -120,7 +120,8 @@ def build_schedulers(
             scheduler per epoch).
 
     Returns:
-        The :class:`ScheduledRun`.
+        The run's schedulers split by when they step (per batch, per epoch, at evaluations), with the scheduled
+        keys and the labelled schedules the report prints.
 
     Raises:
         ValueError: An entry that cannot be used, naming it: built on another optimizer, two schedulers writing

@@ -337,14 +337,11 @@ class Trainer:
         and when there is nothing left to train; Ctrl-C prints where the last checkpoint is, then re-raises.
         SIGTERM or SIGHUP (:mod:`trainer.signals`) ends the run after the current batch: a final checkpoint
         (with ``save_folder``), ``on_fit_end``, one line saying where the checkpoint is, then ``SystemExit``
-        with 128 + the signal (143 for SIGTERM).
+        with 128 + the signal (143 for SIGTERM). Afterwards ``state.timestamp`` says where the run is.
 
         Args:
             duration: At most this much more training in this call (a time; an int means epochs); None trains
                 to ``max_duration``.
-
-        Returns:
-            Nothing: ``state.timestamp`` says where the run is.
 
         Raises:
             NonFiniteLossError: a batch's loss was nan or inf (``on_nonfinite_loss="raise"``).
@@ -394,9 +391,6 @@ class Trainer:
         Args:
             callbacks: The callbacks that see the previewed batches (one, or a list).
 
-        Returns:
-            Nothing: the callbacks hold what they recorded.
-
         Raises:
             RuntimeError: the trainer already ran ``preview()``.
             TypeError: a callback that is not one.
@@ -431,12 +425,6 @@ class Trainer:
 
         Args:
             reason: Why, in words.
-
-        Returns:
-            Nothing: ``fit`` returns after the current batch.
-
-        Raises:
-            Nothing.
 
         Example:
             >>> import torch
@@ -533,10 +521,8 @@ class Trainer:
         """Everything needed to continue the run exactly (weights_only-safe; :func:`trainer.checkpointing.run_state`).
 
         Returns:
-            ``{"model", "optimizer", "schedulers", "timestamp", "rng", "precision", "run"}``.
-
-        Raises:
-            Nothing of its own.
+            ``{"model", "optimizer", "schedulers", "timestamp", "rng", "precision", "run", "callbacks"}``, which
+            a checkpoint holds and ``load_path=`` restores; ``rng`` holds every rank's RNG states.
         """
         return checkpointing.run_state(self, self._loop.skipped_in_epoch)
 

@@ -124,7 +124,7 @@ def optional_count(name: str, value: Any) -> int | None:
         value: Its value.
 
     Returns:
-        ``value``.
+        ``value`` unchanged once checked: None keeps every checkpoint, an int that many.
 
     Raises:
         ValueError: Not an int >= 1 nor None, naming the argument.
@@ -231,7 +231,8 @@ def build_optimizer(optimizer: Any, model: torch.nn.Module) -> torch.optim.Optim
         model: The model whose parameters a built optimizer trains.
 
     Returns:
-        The optimizer.
+        ``optimizer`` itself when it is one; else the one built by name on ``model.parameters()``, or what the
+        callable returned for ``model``.
 
     Raises:
         ValueError: A dict that does not name one optimizer, or what :func:`configure_optimizer` raises.

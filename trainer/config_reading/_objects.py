@@ -29,7 +29,23 @@ FACTORY = Section("", (Key("factory", _factory_name), Key("kwargs", mapping, {})
 
 @attrs.define
 class Ref:
-    """A resolved ``module:function`` (or factory) reference: ``target`` is used as is unless ``call``."""
+    """A resolved ``module:function`` (or factory) reference: ``target`` is used as is unless ``call``.
+
+    Args:
+        path: The reference's key path.
+        text: The reference as written (``"torch.nn:Linear"``), for messages.
+        target: The imported object.
+        kwargs: The arguments a call passes (the ``kwargs`` of a factory mapping).
+        call: Whether :meth:`build` calls ``target`` (a factory) or gives it as is (a function, a module).
+
+    Returns:
+        The checked reference; nothing is called until :meth:`build`.
+
+    Example:
+        >>> ref = Ref("trainer.init.model", "torch.nn:Linear", torch.nn.Linear, {"in_features": 2, "out_features": 1})
+        >>> ref.build().out_features
+        1
+    """
 
     path: str
     text: str
@@ -38,6 +54,12 @@ class Ref:
     call: bool = True
 
     def build(self) -> Any:
+        """The object the reference stands for, made now.
+
+        Returns:
+            ``target(**kwargs)`` (on a deep copy of the kwargs, so that each build is fresh) when ``call``, else
+            ``target`` itself.
+        """
         return self.target(**copy.deepcopy(self.kwargs)) if self.call else self.target
 
 
@@ -46,6 +68,22 @@ def reference(value: Any, path: str, ctx: Context, *, what: str, string_calls: b
 
     A string names a factory called without arguments when ``string_calls`` (model, loaders), else the
     object itself (a function; a class is instantiated). The dict form always calls the factory.
+
+    Args:
+        value: The value given.
+        path: Its key path.
+        ctx: The reading's context (it imports).
+        what: What the value is, in messages (``"model"``).
+        string_calls: Whether a bare string names a factory to call (else the object is used as is).
+
+    Returns:
+        The reference, imported and its call checked against the target's signature, not called yet.
+
+    Raises:
+        ConfigError: a value of neither form, a mapping without ``factory``, or a target that is not callable.
+
+    >>> reference("torch.nn:Identity", "trainer.init.model", Context(None, {}), what="model", string_calls=True).call
+    True
     """
     if isinstance(value, str):
         target = ctx.import_object(value, path)
@@ -76,7 +114,20 @@ def reference(value: Any, path: str, ctx: Context, *, what: str, string_calls: b
 
 def built_by_factory(what: str) -> Callable[[Any, str, Context], Ref]:
     """The reader of ``model`` and the loaders: ``module:function`` called without arguments, or a factory; a
-    mapping of Cerebras Model Zoo settings is an error saying Cadence does not build from them."""
+    mapping of Cerebras Model Zoo settings is an error saying Cadence does not build from them.
+
+    Args:
+        what: What the key names, in messages (``"model"``, ``"train_dataloader"``).
+
+    Returns:
+        A reader giving a :class:`Ref` to call (:func:`reference` with ``string_calls``); it raises a ConfigError
+        for a string without ``:`` or a mapping without ``factory``.
+
+    >>> read = built_by_factory("model")
+    >>> read({"factory": "torch.nn:Linear", "kwargs": {"in_features": 2, "out_features": 1}},
+    ...      "trainer.init.model", Context(None, {})).build()
+    Linear(in_features=2, out_features=1, bias=True)
+    """
 
     def read(value: Any, path: str, ctx: Context) -> Ref:
         if isinstance(value, str) and ":" not in value:
@@ -94,7 +145,18 @@ def built_by_factory(what: str) -> Callable[[Any, str, Context], Ref]:
 
 
 def function(what: str) -> Callable[[Any, str, Context], Ref]:
-    """The reader of ``get_num_tokens`` and ``get_num_samples``: the function itself, or a factory of it."""
+    """The reader of ``get_num_tokens`` and ``get_num_samples``: the function itself, or a factory of it.
+
+    Args:
+        what: What the key names, in messages.
+
+    Returns:
+        A reader giving a :class:`Ref` whose :meth:`Ref.build` is the function (a string is not called).
+
+    >>> read = function("get_num_tokens")
+    >>> read("builtins:len", "trainer.init.get_num_tokens", Context(None, {})).build()([1, 2, 3])
+    3
+    """
 
     def read(value: Any, path: str, ctx: Context) -> Ref:
         return reference(value, path, ctx, what=what, string_calls=False)
@@ -104,7 +166,23 @@ def function(what: str) -> Callable[[Any, str, Context], Ref]:
 
 def loss(value: Any, path: str, ctx: Context) -> Ref:
     """``loss_fn``: a ``torch.nn.functional`` name, ``module:function``, or a factory (``null``: the model
-    returns the loss, read as absent)."""
+    returns the loss, read as absent).
+
+    Args:
+        value: The value given.
+        path: Its key path.
+        ctx: The reading's context.
+
+    Returns:
+        A :class:`Ref` whose :meth:`Ref.build` is the loss function.
+
+    Raises:
+        ConfigError: a name that is no ``torch.nn.functional`` function (with the closest loss), or what
+            :func:`reference` raises.
+
+    >>> loss("mse_loss", "trainer.init.loss_fn", Context(None, {})).build() is torch.nn.functional.mse_loss
+    True
+    """
     if isinstance(value, str) and ":" not in value:
         found = getattr(torch.nn.functional, value.strip(), None)
         if found is None or not callable(found) or value.startswith("_"):
@@ -151,12 +229,50 @@ _LOGGERS = _Kind(
 
 
 def callbacks(value: Any, path: str, ctx: Context) -> list[Ref]:
-    """``[LRMonitor: {csv_path: lr.csv}, ProgressBar, "module:Class", {factory, kwargs}, ...]``."""
+    """``[LRMonitor: {csv_path: lr.csv}, ProgressBar, "module:Class", {factory, kwargs}, ...]``.
+
+    Cadence's callbacks go by name (any case); their arguments are checked against the class, and a file
+    they write must be writable.
+
+    Args:
+        value: The list given (one item alone is a list of one).
+        path: Its key path.
+        ctx: The reading's context.
+
+    Returns:
+        One :class:`Ref` per item, in order, to build the callbacks from.
+
+    Raises:
+        ConfigError: an item of no accepted form, an unknown name (with the closest), bad arguments, or an
+            output that cannot be written.
+
+    >>> [ref.build() for ref in callbacks(["ProgressBar"], "trainer.init.callbacks", Context(None, {}))]
+    [<trainer.callbacks.ProgressBar object at ...>]
+    """
     return _items(value, path, ctx, _CALLBACKS)
 
 
 def loggers(value: Any, path: str, ctx: Context) -> list[Ref]:
-    """``[{CSVLogger: {path: metrics.csv}}, {TensorBoardLogger: {log_dir: tb}}, {"module:Class": {...}}, ...]``."""
+    """``[{CSVLogger: {path: metrics.csv}}, {TensorBoardLogger: {log_dir: tb}}, {"module:Class": {...}}, ...]``.
+
+    Args:
+        value: The list given (one item alone is a list of one).
+        path: Its key path.
+        ctx: The reading's context.
+
+    Returns:
+        One :class:`Ref` per logger, in order, its arguments checked and its output place writable.
+
+    Raises:
+        ConfigError: an item of no accepted form, an unknown logger (with the closest name), bad arguments, or
+            an output that cannot be written.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     refs = loggers([{"CSVLogger": {"path": f"{folder}/m.csv"}}], "trainer.init.loggers", Context(None, {}))
+    >>> refs[0].target.__name__, refs[0].path
+    ('CSVLogger', 'trainer.init.loggers[0].CSVLogger')
+    """
     return _items(value, path, ctx, _LOGGERS)
 
 
@@ -212,6 +328,22 @@ class Optimizer:
 
     ``lr_schedule`` is a Cerebras 1.x ``learning_rate`` schedule given inside the optimizer (with its key path),
     for :func:`schedulers.cerebras.configure_lr_scheduler`.
+
+    Args:
+        path: The key path of the optimizer's arguments.
+        cls: A torch optimizer class (``{Name: {arguments}}``); None with a ``factory``.
+        arguments: Its arguments without ``params`` (or None).
+        groups: Cerebras-style param groups chosen by name pattern (None: every parameter in one group).
+        factory: A factory called as ``factory(model, **kwargs)`` (instead of ``cls``).
+        lr_schedule: ``(Cerebras 1.x learning_rate schedule, its key path)``, or None.
+
+    Returns:
+        The read optimizer, checked; :meth:`build` makes the torch optimizer once there is a model.
+
+    Example:
+        >>> spec = optimizer({"SGD": {"lr": 0.1}}, "trainer.init.optimizer", Context(None, {}))
+        >>> spec.build(torch.nn.Linear(2, 1), None, Context(None, {})).defaults["lr"]
+        0.1
     """
 
     path: str
@@ -222,6 +354,21 @@ class Optimizer:
     lr_schedule: tuple[Any, str] | None = None
 
     def build(self, model: torch.nn.Module, clip_value: float | None, ctx: Context) -> torch.optim.Optimizer:
+        """The torch optimizer of ``model``'s parameters (by param group when ``groups``).
+
+        Args:
+            model: The model, on its device.
+            clip_value: Clip each gradient to ``[-clip_value, clip_value]`` before each step (None: no clipping).
+            ctx: The reading's context, for errors.
+
+        Returns:
+            The optimizer built by ``cls`` or ``factory``, with a step pre-hook clipping gradients when
+            ``clip_value`` is given.
+
+        Raises:
+            ConfigError: a factory that returns no torch optimizer, param group patterns that match wrongly, or
+                arguments the optimizer refuses.
+        """
         if self.factory is not None:
             made = self.factory.target(model, **self.factory.kwargs)
             if not isinstance(made, torch.optim.Optimizer):
@@ -237,6 +384,22 @@ def optimizer(value: Any, path: str, ctx: Context) -> Optimizer:
     The arguments and their values are checked now, on a stand-in parameter, before any model is built.
     ``params`` (Cerebras style) is a list of param groups chosen by name patterns
     (:func:`trainer.param_groups.tagged_groups`): ``[{params: "*.bias", tag: no_decay, weight_decay: 0.0}]``.
+
+    Args:
+        value: The value given.
+        path: Its key path (``trainer.init.optimizer``).
+        ctx: The reading's context.
+
+    Returns:
+        The :class:`Optimizer` to build once the model exists, its arguments already checked.
+
+    Raises:
+        ConfigError: a factory that is not callable or bad arguments for it, an unknown optimizer (with the
+            closest name), an argument it refuses, or malformed param groups.
+
+    >>> optimizer({"AdamW": {"lr": -1}}, "trainer.init.optimizer", Context(None, {}))
+    Traceback (most recent call last):
+    trainer.config_reading._reading.ConfigError: trainer.init.optimizer.AdamW: Invalid learning rate: -1
     """
     if isinstance(value, dict) and "factory" in value:
         given = read_section(FACTORY.at(path), value, ctx)

@@ -43,6 +43,10 @@ class ConfigError(ValueError):
         path: where the mistake is (None: the configuration as a whole).
         message: what is wrong and what is accepted; line breaks become spaces.
 
+    Returns:
+        The error, raised when a config, a flag or an override is wrong; ``path`` and ``message`` stay readable
+        apart (the CLI prints ``str()`` after ``cadence: error:``).
+
     Example:
         >>> str(ConfigError("trainer.init.loop.max_steps", "must be an integer >= 1,\\n got 0"))
         'trainer.init.loop.max_steps: must be an integer >= 1, got 0'
@@ -57,6 +61,10 @@ class ConfigError(ValueError):
 class ConfigWarning(UserWarning):
     """A key Cadence reads but does not use (a Cerebras setting with no Cadence counterpart), or a no-op flag.
 
+    Returns:
+        The warning, issued (by :meth:`Context.warn`) with the key path and why the key has no effect; the
+        config is read on.
+
     Example:
         >>> import warnings
         >>> with warnings.catch_warnings(record=True) as caught:
@@ -68,19 +76,50 @@ class ConfigWarning(UserWarning):
 
 
 def one_line(text: str) -> str:
-    """``text`` on one line (a message is one line of a terminal)."""
+    """``text`` on one line (a message is one line of a terminal).
+
+    Args:
+        text: Any text (or value, read with ``str``).
+
+    Returns:
+        ``text`` with each line break and the spaces around it turned into one space, stripped.
+
+    >>> one_line("must be >= 1,\\n   got 0 ")
+    'must be >= 1, got 0'
+    """
     return re.sub(r"\s*\n\s*", " ", str(text)).strip()
 
 
 def join(path: str, key: str | int) -> str:
-    """``path.key`` or ``path[index]``; a key of the top level (``path == ""``) is its own path."""
+    """``path.key`` or ``path[index]``; a key of the top level (``path == ""``) is its own path.
+
+    Args:
+        path: The parent's key path (``""``: the top level).
+        key: A mapping's key, or a list's index.
+
+    Returns:
+        The child's key path, as messages name it.
+
+    >>> join("trainer.init", "schedulers"), join("trainer.init.schedulers", 0), join("", "trainer")
+    ('trainer.init.schedulers', 'trainer.init.schedulers[0]', 'trainer')
+    """
     if isinstance(key, int):
         return f"{path}[{key}]"
     return f"{path}.{key}" if path else str(key)
 
 
 def show(value: Any) -> str:
-    """A value as a message shows it: its repr, cut at 80 characters."""
+    """A value as a message shows it: its repr, cut at 80 characters.
+
+    Args:
+        value: Any value.
+
+    Returns:
+        ``repr(value)``, its first 77 characters and ``...`` when longer than 80.
+
+    >>> show("10ba"), len(show(list(range(100))))
+    ("'10ba'", 80)
+    """
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
@@ -137,7 +176,21 @@ _Loader.add_implicit_resolver("tag:yaml.org,2002:float", _YAML12_FLOAT, list("-+
 
 
 def yaml_value(text: str, source: str) -> Any:
-    """``text`` read as YAML by the loader of :func:`load_config` (a ``--set`` value); ``source`` names it in errors."""
+    """``text`` read as YAML by the loader of :func:`load_config` (a ``--set`` value); ``source`` names it in errors.
+
+    Args:
+        text: YAML text.
+        source: What the text is (a file, a ``--set`` flag), where an error says the mistake is.
+
+    Returns:
+        The value, YAML 1.2 floats included (``1e-3`` is ``0.001``; ``10ba`` stays a string).
+
+    Raises:
+        ConfigError: invalid YAML, at ``source`` (with line and column when known), or a key given twice.
+
+    >>> yaml_value("[1e-3, 10ba, null]", "--set lr")
+    [0.001, '10ba', None]
+    """
     try:
         return yaml.load(text, Loader=_Loader)  # noqa: S506  (a SafeLoader subclass)
     except yaml.MarkedYAMLError as error:
@@ -188,7 +241,23 @@ def load_config(path: str | os.PathLike) -> dict:
 
 class Context:
     """One reading of a config: the config's folder (for imports), which flag set which key path (for
-    messages), and the schema (for "it belongs under ..." hints)."""
+    messages), and the schema (for "it belongs under ..." hints).
+
+    Args:
+        base_dir: The config's folder, put on ``sys.path`` for its ``module:function`` references (None: only
+            the working directory).
+        sources: Key path -> the flag that set it (``{"trainer.init.loop.max_steps": "--max_steps 100"}``).
+        schema: The root :class:`Section`, to say where a misplaced key belongs (None: no such hint).
+
+    Returns:
+        The context every reader gets: it makes the errors and warnings of key paths, naming the flags, and
+        imports the objects a config names.
+
+    Example:
+        >>> ctx = Context(None, {"trainer.init.loop.max_steps": "--max_steps 0"})
+        >>> str(ctx.error("trainer.init.loop.max_steps", "must be an integer >= 1, got 0"))
+        'trainer.init.loop.max_steps (from --max_steps 0): must be an integer >= 1, got 0'
+    """
 
     def __init__(self, base_dir: Path | None, sources: dict[str, str], schema: Section | None = None) -> None:
         self.base_dir = base_dir
@@ -197,7 +266,15 @@ class Context:
 
     def where(self, path: str) -> str:
         """``path`` with the flag that set it or a parent (``... (from --max_steps)``), else the flags that set keys
-        under it (``... (num_warmup_steps from --warmup_steps)``)."""
+        under it (``... (num_warmup_steps from --warmup_steps)``).
+
+        Args:
+            path: A key path.
+
+        Returns:
+            ``path`` as an error names it: with the flag that set it (the deepest such key), or up to three flags
+            that set keys under it, or alone when no flag is involved.
+        """
         best = None
         below = []
         for key, origin in ((key, _brief(origin)) for key, origin in self.sources.items()):
@@ -211,16 +288,36 @@ class Context:
         return f"{path} ({'; '.join(below[:3])})" if below else path
 
     def error(self, path: str, message: str) -> ConfigError:
-        """The ConfigError at ``path`` (named with the flag that set it)."""
+        """The ConfigError at ``path`` (named with the flag that set it).
+
+        Args:
+            path: The key path of the mistake.
+            message: What is wrong and what is accepted.
+
+        Returns:
+            The error, for the caller to raise (``raise ctx.error(...)``), its path read by :meth:`where`.
+        """
         return ConfigError(self.where(path), message)
 
     def warn(self, path: str, message: str) -> None:
-        """A ConfigWarning at ``path``."""
+        """Warn (a :class:`ConfigWarning`) at ``path``, named by :meth:`where`.
+
+        Args:
+            path: The key path the warning is about.
+            message: What Cadence does with the key instead.
+        """
         warnings.warn(ConfigWarning(f"{self.where(path)}: {message}"), stacklevel=4)
 
     @contextlib.contextmanager
     def schedules(self) -> Iterator[None]:
-        """Errors of the schedule reader (:mod:`schedulers.core.schedule_config`) as ConfigErrors on their key paths."""
+        """Errors of the schedule reader (:mod:`schedulers.core.schedule_config`) as ConfigErrors on their key paths.
+
+        Yields:
+            Control to the ``with`` body, once; a ScheduleConfigError it raises comes out as a ConfigError.
+
+        Raises:
+            ConfigError: the body raised a ScheduleConfigError, at its key path (with the flag that set it).
+        """
         try:
             yield
         except ScheduleConfigError as error:
@@ -230,7 +327,20 @@ class Context:
         self, target: Any, arguments: Mapping, name: str, path: str, *, arguments_path: str, leading: int = 0
     ) -> None:
         """``target(<leading>, **arguments)`` binds, by the one check of :func:`schedulers.core.signatures.
-        call_problem`; else a ConfigError at the argument's key path (under ``arguments_path``) or at ``path``."""
+        call_problem`; else a ConfigError at the argument's key path (under ``arguments_path``) or at ``path``.
+
+        Args:
+            target: The callable the config names (a factory, an optimizer class).
+            arguments: The keyword arguments the config gives it.
+            name: The callable's name in the message.
+            path: The key path of the call, for a problem of no single argument.
+            arguments_path: The key path of ``arguments``; an argument's problem is at its key under it.
+            leading: The positional arguments the call passes before them (an optimizer's parameters: 1).
+
+        Raises:
+            ConfigError: an unknown or missing argument (with the closest accepted name), too many positional
+                values, or an argument given twice.
+        """
         problem = call_problem(target, arguments, name=name, leading=leading)
         if problem is not None:
             at = join(arguments_path, problem.argument) if problem.argument is not None else path
@@ -238,7 +348,19 @@ class Context:
 
     def import_object(self, reference: str, path: str) -> Any:
         """The object ``"package.module:attribute.path"`` names, imported with the config's folder and the
-        working directory on ``sys.path``."""
+        working directory on ``sys.path``.
+
+        Args:
+            reference: ``"module:attribute"`` (the attribute may be dotted).
+            path: The reference's key path, for errors.
+
+        Returns:
+            The attribute, imported (the module is imported anew if written since the folder was first listed).
+
+        Raises:
+            ConfigError: a reference without ``module:attribute``, a module that cannot be imported (naming the
+                folders searched), or a missing attribute (with the closest name).
+        """
         module_name, sep, attribute = reference.partition(":")
         module_name, attribute = module_name.strip(), attribute.strip()
         if not sep or not module_name or not attribute:
@@ -287,7 +409,22 @@ def _import(module_name: str) -> Any:
 @attrs.frozen
 class Key:
     """One key: ``read`` checks and converts its value; ``missing`` (when given) makes it required and is what
-    the error says to give; ``help`` says what it is."""
+    the error says to give; ``help`` says what it is.
+
+    Args:
+        name: The key's name in its mapping.
+        read: Its reader, ``(value, key path, context) -> the checked value``.
+        default: Its value when absent (or None).
+        missing: When given, the key is required and this is what the error says to give.
+        help: What the key is, in words.
+
+    Returns:
+        The frozen row of a :class:`Section`'s table, which :func:`read_section` reads the key by.
+
+    Example:
+        >>> Key("max_steps", count()).read(1e3, "trainer.init.loop.max_steps", Context(None, {}))
+        1000
+    """
 
     name: str
     read: Reader
@@ -299,7 +436,25 @@ class Key:
 @attrs.frozen
 class Section:
     """The keys of one mapping at ``path``, the Cerebras keys Cadence reads past (with the reason), the keys it
-    does not support (with the reason) and the groups of keys of which one may be given."""
+    does not support (with the reason) and the groups of keys of which one may be given.
+
+    Args:
+        path: The mapping's key path (``""``: the top level).
+        keys: Its keys, in reading order.
+        ignored: Cerebras keys read past with a warning: name -> why Cadence has no use for it.
+        unsupported: Keys refused: name -> why.
+        exclusive: Groups of keys of which at most one may be given.
+        label: What an unknown key is called in the error (``"key"``, ``"top-level key"``).
+
+    Returns:
+        The frozen table :func:`read_section` checks a mapping against (:attr:`by_name` looks a key up).
+
+    Example:
+        >>> loop = Section("loop", (Key("max_steps", count()), Key("num_steps", count())),
+        ...                exclusive=(("max_steps", "num_steps"),))
+        >>> read_section(loop, {"max_steps": 10}, Context(None, {}))
+        {'max_steps': 10, 'num_steps': None}
+    """
 
     path: str
     keys: tuple[Key, ...]
@@ -313,11 +468,23 @@ class Section:
         return {key.name: key for key in self.keys}
 
     def at(self, path: str) -> Section:
-        """This section's keys at another key path (for mappings that occur in many places)."""
+        """This section's keys at another key path (for mappings that occur in many places).
+
+        Args:
+            path: The key path the copy reads at.
+
+        Returns:
+            A copy of this section with ``path`` replaced, its errors naming keys under ``path``.
+        """
         return attrs.evolve(self, path=path)
 
     def sections(self) -> Iterator[Section]:
-        """This section and every section its keys read, depth first."""
+        """This section and every section its keys read, depth first.
+
+        Yields:
+            Each :class:`Section` of the tree under this one (itself first): those of keys whose reader was made by
+            :func:`section`.
+        """
         yield self
         for key in self.keys:
             inner = getattr(key.read, "section", None)
@@ -326,7 +493,20 @@ class Section:
 
 
 def section(table: Section, *, allow_none: bool = True) -> Reader:
-    """The reader of a mapping described by ``table`` (``None`` reads as empty unless ``allow_none`` is False)."""
+    """The reader of a mapping described by ``table`` (``None`` reads as empty unless ``allow_none`` is False).
+
+    Args:
+        table: The mapping's keys.
+        allow_none: Whether ``None`` (an absent or empty mapping) reads as ``{}``.
+
+    Returns:
+        A reader that gives :func:`read_section`'s dict, with ``table`` as its ``section`` attribute (so that
+        :meth:`Section.sections` finds nested tables).
+
+    >>> read = section(Section("fit", (Key("ckpt_path", text),)))
+    >>> read(None, "trainer.fit", Context(None, {}))
+    {'ckpt_path': None}
+    """
 
     def read(value: Any, path: str, ctx: Context) -> dict[str, Any]:
         return read_section(table, value, ctx, allow_none=allow_none)
@@ -339,7 +519,25 @@ def read_section(table: Section, value: Any, ctx: Context, *, allow_none: bool =
     """``value`` checked against ``table``: every key it gives read by its key's reader, the others at their
     defaults. Unknown keys are errors (naming close keys, or the section a key belongs to), ignored Cerebras
     keys warnings, two keys of one exclusive group an error, and a missing required key an error saying what
-    to give. ``None`` values count as absent."""
+    to give. ``None`` values count as absent.
+
+    Args:
+        table: The mapping's keys.
+        value: The mapping given (None: empty, when ``allow_none``).
+        ctx: The reading's context.
+        allow_none: Whether ``None`` reads as ``{}``.
+
+    Returns:
+        ``{key name: read value or default}`` for every key of ``table``.
+
+    Raises:
+        ConfigError: not a mapping, an unknown or unsupported key, a non-finite number, two keys of one exclusive
+            group, a missing required key, or what a key's reader raises.
+
+    >>> read_section(Section("loop", (Key("max_steps", count(), missing="max_steps"),)), {}, Context(None, {}))
+    Traceback (most recent call last):
+    trainer.config_reading._reading.ConfigError: loop.max_steps: missing: max_steps
+    """
     given = mapping(value, table.path, ctx, allow_none=allow_none)
     _check_names(table, given, ctx)
     present = {key: item for key, item in given.items() if item is not None and key in table.by_name}
@@ -398,7 +596,23 @@ def _home_of(key: str, schema: Section | None) -> str | None:
 
 
 def mapping(value: Any, path: str, ctx: Context, *, allow_none: bool = True) -> dict:
-    """A mapping (``None`` is an empty one unless ``allow_none`` is False)."""
+    """A mapping (``None`` is an empty one unless ``allow_none`` is False).
+
+    Args:
+        value: The value given.
+        path: Its key path.
+        ctx: The reading's context.
+        allow_none: Whether ``None`` reads as ``{}``.
+
+    Returns:
+        ``value`` itself once checked to be a dict, or ``{}`` for None.
+
+    Raises:
+        ConfigError: ``value`` is not a dict (nor an allowed None).
+
+    >>> mapping(None, "trainer.fit", Context(None, {}))
+    {}
+    """
     if value is None and allow_none:
         return {}
     if not isinstance(value, dict):
@@ -407,7 +621,18 @@ def mapping(value: Any, path: str, ctx: Context, *, allow_none: bool = True) -> 
 
 
 def count(minimum: int = 1) -> Reader:
-    """An integer >= ``minimum``; a whole float (``1e3``, a YAML 1.2 float) is fine."""
+    """An integer >= ``minimum``; a whole float (``1e3``, a YAML 1.2 float) is fine.
+
+    Args:
+        minimum: The smallest count accepted.
+
+    Returns:
+        A reader giving the count as an int; it raises a ConfigError for a bool, a non-integer or a count below
+        ``minimum``.
+
+    >>> count(0)(1e3, "trainer.init.seed", Context(None, {}))
+    1000
+    """
 
     def read(value: Any, path: str, ctx: Context) -> int:
         if isinstance(value, float) and math.isfinite(value) and value.is_integer():
@@ -422,7 +647,22 @@ def count(minimum: int = 1) -> Reader:
 
 
 def number(value: Any, path: str, ctx: Context) -> float:
-    """A finite number > 0 (the one check of a number, :func:`schedulers.core.schedule_arguments.number_problem`)."""
+    """A finite number > 0 (the one check of a number, :func:`schedulers.core.schedule_arguments.number_problem`).
+
+    Args:
+        value: The value given.
+        path: Its key path.
+        ctx: The reading's context.
+
+    Returns:
+        ``value`` as a float.
+
+    Raises:
+        ConfigError: not a number, not finite, or not above 0, naming ``path``.
+
+    >>> number(1, "trainer.init.loop.scale_schedule_ratio", Context(None, {}))
+    1.0
+    """
     problem = number_problem(value, low=0.0, low_open=True)
     if problem is not None:
         raise ctx.error(path, f"{problem}, got {show(value)}")
@@ -430,21 +670,61 @@ def number(value: Any, path: str, ctx: Context) -> float:
 
 
 def flag(value: Any, path: str, ctx: Context) -> bool:
-    """``true`` or ``false``."""
+    """``true`` or ``false``.
+
+    Args:
+        value: The value given.
+        path: Its key path.
+        ctx: The reading's context.
+
+    Returns:
+        ``value``, checked to be a bool (``1`` or ``"yes"`` is refused).
+
+    Raises:
+        ConfigError: not a bool.
+
+    >>> flag(True, "trainer.init.progress_bar", Context(None, {}))
+    True
+    """
     if not isinstance(value, bool):
         raise ctx.error(path, f"must be true or false, got {show(value)}")
     return value
 
 
 def text(value: Any, path: str, ctx: Context) -> str:
-    """A string."""
+    """A string.
+
+    Args:
+        value: The value given.
+        path: Its key path.
+        ctx: The reading's context.
+
+    Returns:
+        ``value``, checked to be a str.
+
+    Raises:
+        ConfigError: not a str.
+
+    >>> text("ckpt/latest", "trainer.fit.ckpt_path", Context(None, {}))
+    'ckpt/latest'
+    """
     if not isinstance(value, str):
         raise ctx.error(path, f"must be a string, got {show(value)}")
     return value
 
 
 def choice(names: tuple[str, ...]) -> Reader:
-    """One of ``names`` (case-sensitive)."""
+    """One of ``names`` (case-sensitive).
+
+    Args:
+        names: The accepted values.
+
+    Returns:
+        A reader giving the value when it is one of ``names``; else it raises a ConfigError listing them.
+
+    >>> choice(("raise", "warn"))("warn", "trainer.init.loop.on_nonfinite_loss", Context(None, {}))
+    'warn'
+    """
 
     def read(value: Any, path: str, ctx: Context) -> str:
         if not isinstance(value, str) or value not in names:
@@ -455,7 +735,19 @@ def choice(names: tuple[str, ...]) -> Reader:
 
 
 def duration(hint: str) -> Reader:
-    """A positive time string in ep, ba, sp or tok (``hint`` says what else the key's section takes)."""
+    """A positive time string in ep, ba, sp or tok (``hint`` says what else the key's section takes).
+
+    Args:
+        hint: What else the section accepts, added to the error for a number without a unit
+            (``"or max_steps: an integer"``).
+
+    Returns:
+        A reader giving a :class:`~timeunits.Time`; it raises a ConfigError for a number without a unit, a text
+        that is no time, a fraction of the run (``dur``), or a time that is not positive.
+
+    >>> duration("or max_steps")("2e6tok", "trainer.init.loop.max_duration", Context(None, {}))
+    Time(2000000, TimeUnit.TOKEN)
+    """
 
     def read(value: Any, path: str, ctx: Context) -> Time:
         if isinstance(value, (bool, int, float)):
@@ -477,7 +769,20 @@ def duration(hint: str) -> Reader:
 
 def output(*, folder: bool) -> Reader:
     """A path Cadence will write (a folder, or a file): its folder must exist or be creatable, checked now
-    so that a bad place fails before training with the key and the folder named."""
+    so that a bad place fails before training with the key and the folder named.
+
+    Args:
+        folder: True for a folder path (the folder itself is written in), False for a file's.
+
+    Returns:
+        A reader giving the path as a str; it raises a ConfigError for a value that is not a path or a place
+        that cannot be written (:func:`check_output`).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as place:
+    ...     output(folder=True)(place + "/ckpt", "trainer.init.checkpoint.save_folder", Context(None, {})) != ""
+    True
+    """
 
     def read(value: Any, path: str, ctx: Context) -> str:
         if not isinstance(value, (str, os.PathLike)):
@@ -490,14 +795,44 @@ def output(*, folder: bool) -> Reader:
 
 def check_output(value: str | os.PathLike, path: str, ctx: Context, *, folder: bool) -> None:
     """``value`` can be written (a folder, or a file; missing folders on the way are fine): a ConfigError naming
-    ``path`` otherwise, by the one check of :func:`trainer.writable_paths.unwritable_reason`."""
+    ``path`` otherwise, by the one check of :func:`trainer.writable_paths.unwritable_reason`.
+
+    Args:
+        value: The folder or file path.
+        path: Its key path.
+        ctx: The reading's context.
+        folder: Whether ``value`` is a folder (else a file).
+
+    Raises:
+        ConfigError: the place cannot be written, saying why.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as place:
+    ...     path = "trainer.init.loggers[0].CSVLogger.path"
+    ...     check_output(place + "/run/m.csv", path, Context(None, {}), folder=False)
+    """
     reason = unwritable_reason(value, folder=folder)
     if reason is not None:
         raise ctx.error(path, reason)
 
 
 def device(value: Any, path: str, ctx: Context) -> str:
-    """``cpu``, ``cuda``, ``cuda:N``; Cerebras's ``CPU``/``GPU``; ``CSX`` warns and trains on cpu."""
+    """``cpu``, ``cuda``, ``cuda:N``; Cerebras's ``CPU``/``GPU``; ``CSX`` warns and trains on cpu.
+
+    Args:
+        value: The device name given.
+        path: Its key path.
+        ctx: The reading's context (``CSX`` warns through it).
+
+    Returns:
+        The torch device name (``"cpu"``, ``"cuda:1"``).
+
+    Raises:
+        ConfigError: not a str, not a device, or CUDA asked for on a machine without it.
+
+    >>> device("CPU", "trainer.init.device", Context(None, {}))
+    'cpu'
+    """
     import torch
 
     if not isinstance(value, str):

@@ -27,7 +27,25 @@ _HORIZON_ARGUMENT = "num_training_steps"
 
 def read_schedulers(value: Any, path: str, ctx: Context) -> list[ScheduleSpec]:
     """A list of ``{Name: {arguments}}`` items (one item alone is a list of one): names, arguments, nested items
-    and options checked, nothing built."""
+    and options checked, nothing built.
+
+    Args:
+        value: The ``schedulers`` value given.
+        path: Its key path (``trainer.init.schedulers``).
+        ctx: The reading's context (it imports ``module:Class`` names).
+
+    Returns:
+        One :class:`~schedulers.core.schedule_config.ScheduleSpec` per item, in order, for
+        :func:`scheduler_entries` once the horizon is known.
+
+    Raises:
+        ConfigError: not a list of items, an unknown name or argument (with the closest), or an option
+            (``hyperparameter``, ``param_group_tags``, ``monitor``) the item's scheduler does not take.
+
+    >>> specs = read_schedulers({"cosine": {"alpha_f": 0.1}}, "trainer.init.schedulers", Context(None, {}))
+    >>> [spec.name for spec in specs]
+    ['CosineAnnealingScheduler']
+    """
     items = [value] if isinstance(value, (dict, str)) else value
     if not isinstance(items, list):
         raise ctx.error(path, f"must be a list of {{Name: {{arguments}}}} items, got {show(value)}")
@@ -79,7 +97,27 @@ def _check_options(spec: ScheduleSpec, path: str, ctx: Context) -> None:
 def scheduler_entries(specs: list[ScheduleSpec], path: str, horizon: Time, ctx: Context) -> list[Any]:
     """The trainer's ``schedulers`` entries for the items of ``path``: each Cadence schedule built (with its
     hyperparameter and tags), each scheduler built on the optimizer as a factory the trainer calls with its
-    optimizer. SambaFlow's ``num_training_steps`` defaults to the horizon (``loop.max_steps``, ``--max_steps``)."""
+    optimizer. SambaFlow's ``num_training_steps`` defaults to the horizon (``loop.max_steps``, ``--max_steps``).
+
+    Args:
+        specs: The items :func:`read_schedulers` read.
+        path: Their key path, for errors and warnings.
+        horizon: The run's length (SambaFlow's default ``num_training_steps`` when in ``ba``).
+        ctx: The reading's context (``--learning_rate`` among its flags warns for a scheduler ignoring it).
+
+    Returns:
+        One entry per item for the trainer's ``schedulers=``: a schedule, a dict with its hyperparameter, tags or
+        monitor, or a factory ``optimizer -> scheduler``.
+
+    Raises:
+        ConfigError: a schedule that cannot be built, or a horizon not in ``ba`` where ``num_training_steps`` is
+            needed and not given.
+
+    >>> ctx, items = Context(None, {}), [{"cosine": {}}, {"StepLR": {"initial_learning_rate": 0.1, "step_size": 2,
+    ...                                                            "gamma": 0.5}}]
+    >>> scheduler_entries(read_schedulers(items, "s", ctx), "s", Time(10, TimeUnit.BATCH), ctx)
+    [CosineAnnealingScheduler(t_max='1.0dur', alpha_f=0.0), <function config:s[1].StepLR at ...>]
+    """
     entries = []
     flag_lr = "--learning_rate" in ctx.sources.values()
     for index, spec in enumerate(specs):
@@ -151,7 +189,23 @@ def _factory(spec: ScheduleSpec, ctx: Context) -> Callable[[torch.optim.Optimize
 
 def learning_rate_factory(learning_rate: Any, path: str, ctx: Context) -> Callable[[torch.optim.Optimizer], Any]:
     """A Cerebras 1.x ``optimizer.learning_rate`` schedule, built on the optimizer by
-    :func:`schedulers.cerebras.configure_lr_scheduler`."""
+    :func:`schedulers.cerebras.configure_lr_scheduler`.
+
+    Args:
+        learning_rate: The ``learning_rate`` value (a schedule's mapping or a list of them).
+        path: Its key path, for errors.
+        ctx: The reading's context.
+
+    Returns:
+        A factory the trainer calls with its optimizer; it gives the Cerebras scheduler, and raises a
+        ConfigError at ``path`` for a schedule :func:`~schedulers.cerebras.configure_lr_scheduler` refuses or an
+        empty one.
+
+    >>> factory = learning_rate_factory({"scheduler": "Linear", "initial_learning_rate": 0.1,
+    ...     "end_learning_rate": 0.0, "total_iters": 10}, "trainer.init.optimizer.learning_rate", Context(None, {}))
+    >>> type(factory(torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1))).__name__
+    'LinearLR'
+    """
     from schedulers.cerebras import configure_lr_scheduler
 
     def factory(optimizer: torch.optim.Optimizer) -> Any:

@@ -184,14 +184,42 @@ SECTIONS = tuple(ROOT.sections())
 
 def read_config(config: Any, ctx: Context) -> dict[str, Any]:
     """The whole config read through the tables: ``{"trainer": {"init": {...}, "fit": {...}}}`` with every key
-    at its reader's value or its default. Nothing is built or called yet."""
+    at its reader's value or its default. Nothing is built or called yet.
+
+    Args:
+        config: The config, as :func:`~trainer.config_reading._reading.load_config` gives it.
+        ctx: The reading's context (the config's folder, the flags that set keys).
+
+    Returns:
+        ``{"trainer": {"init": {...}, "fit": {...}}}`` holding every key of the layout, read or at its default.
+
+    Raises:
+        ConfigError: ``config`` is not a mapping, or the first mistake :func:`read_section` finds, at its key path.
+
+    >>> config = {"trainer": {"init": {"model": "torch.nn:Identity", "optimizer": "SGD", "loop": {"max_steps": 4}},
+    ...                       "fit": {"train_dataloader": "builtins:list"}}}
+    >>> read = read_config(config, Context(None, {}))["trainer"]["init"]["loop"]
+    >>> read["max_steps"], read["scale_schedule_ratio"]
+    (4, 1.0)
+    """
     if not isinstance(config, dict):
         raise ConfigError(None, f"the configuration must be a mapping with a 'trainer' key, got {show(config)}")
     return read_section(ROOT, config, ctx)
 
 
 def exclusive_groups(path: str) -> tuple[tuple[str, ...], ...]:
-    """The exclusive groups of the section at ``path`` (``trainer.init.loop``), or ``()``."""
+    """The exclusive groups of the section at ``path`` (``trainer.init.loop``), or ``()``.
+
+    Args:
+        path: A section's key path.
+
+    Returns:
+        The groups of keys of which one may be given there (``--set`` drops the others of a key's group);
+        ``()`` for a path of no section.
+
+    >>> exclusive_groups("trainer.init.loop")[0]
+    ('max_steps', 'num_epochs', 'max_duration')
+    """
     for table in SECTIONS:
         if table.path == path:
             return table.exclusive
