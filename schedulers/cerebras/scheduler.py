@@ -225,11 +225,14 @@ class HyperparameterScheduler(CompiledScheduler):
         """The number of ``step()`` calls, a 0-d int64 tensor (while a closed form is evaluated on a tensor of
         steps, that tensor)."""
         view = self.__dict__.get("_epoch_view")
-        return torch.tensor(self._count, dtype=_I64) if view is None else view
+        if view is not None:
+            return view
+        held = self.__dict__.get("_step_tensor")  # the step as a graph input under torch.compile (compile.py)
+        return torch.tensor(self._count, dtype=_I64) if held is None else held.clone()
 
     @last_epoch.setter
     def last_epoch(self, value: torch.Tensor | int) -> None:
-        self._count = int(value)
+        self._set_count(int(value))
 
     # -- construction and resolution ---------------------------------------------------------------
 
@@ -511,7 +514,7 @@ class HyperparameterScheduler(CompiledScheduler):
         # lengths checked above when there are children; a leaf ignores a checkpoint's children
         for child, saved in zip(children, saved_children, strict=False):
             child.load_state_dict(saved)
-        self._count = int(torch.as_tensor(state_dict["last_epoch"]).reshape(()))
+        self._set_count(int(torch.as_tensor(state_dict["last_epoch"]).reshape(())))
         self._step_count = int(state_dict.get("_step_count", self._step_count))
         saved_arguments = state_dict.get("arguments")
         if isinstance(saved_arguments, dict):

@@ -153,6 +153,32 @@ class CompiledScheduler(LRScheduler):
         self._single = (indices[0], scales[0]) if one_float else None
         self.__dict__.setdefault("_count", 0)
         self._step_count = 1
+        if self.counts_steps:
+            self._hold_step()
+
+    # -- the step count ------------------------------------------------------------------------------
+
+    def _hold_step(self) -> None:
+        """Keep the step count also as a 0-d int64 tensor, ``_step_tensor``, written in place through a numpy
+        view at each step: a closed form reading it under ``torch.compile`` takes the step as an input, so one
+        graph serves every step (a Python int would be a constant of the graph)."""
+        tensor = torch.tensor(self._count, dtype=torch.int64)
+        self._step_tensor, self._step_view = tensor, tensor.numpy()
+
+    def _set_count(self, count: int) -> None:
+        """Move the step count to ``count`` (and its tensor, for a scheduler that counts its steps)."""
+        self._count = count
+        view = self.__dict__.get("_step_view")
+        if view is not None:
+            view[()] = count
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {key: value for key, value in self.__dict__.items() if key != "_step_view"}  # a view: made again
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "_step_tensor" in state:
+            self._step_view = self._step_tensor.numpy()
 
     @property
     def last_epoch(self) -> Any:
@@ -161,7 +187,7 @@ class CompiledScheduler(LRScheduler):
 
     @last_epoch.setter
     def last_epoch(self, value: Any) -> None:
-        self._count = int(value)
+        self._set_count(int(value))
 
     def _current_alpha(self) -> float:
         if self.counts_steps:
@@ -198,7 +224,11 @@ class CompiledScheduler(LRScheduler):
             self._jump(epoch)
             return
         count = self._count + 1
-        alpha = self._curve(float(count)) if self.counts_steps else self._alpha(self.state)
+        if self.counts_steps:
+            alpha = self._curve(float(count))
+            self._step_view[()] = count
+        else:
+            alpha = self._alpha(self.state)
         self._count = count
         self._step_count += 1
         self._apply(alpha)
@@ -214,7 +244,7 @@ class CompiledScheduler(LRScheduler):
             stacklevel=3,
         )
         alpha = self._curve(float(integer_argument("epoch", epoch, low=0)))
-        self._count = int(epoch)
+        self._set_count(int(epoch))
         self._step_count += 1
         self._apply(alpha)
 
@@ -312,7 +342,7 @@ class CompiledScheduler(LRScheduler):
                 f"this state_dict has {len(state_dict['base_values'])} param groups, "
                 f"the optimizer has {len(self.base_values)}"
             )
-        self._count = int(state_dict.get("last_epoch", self._count))
+        self._set_count(int(state_dict.get("last_epoch", self._count)))
         if self._listeners is not None and "plateaus" in state_dict:
             self.scheduler = self._listeners.load_state_dict(state_dict["plateaus"])
         # attached to a Run (the trainer's), the run's ratio wins over a saved one: the constructor's arguments win

@@ -218,10 +218,12 @@ class LambdaLR(CompiledScheduler, torch_schedulers.LambdaLR):
         self._use(first)  # as torch's scaling does: the next step uses it
 
     def __getstate__(self) -> dict[str, Any]:
-        return {key: value for key, value in self.__dict__.items() if key != "_curve"}  # composed again on load
+        state = super().__getstate__()
+        state.pop("_curve", None)  # composed again on load
+        return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+        super().__setstate__(state)
         self._use(self._multiplier)
 
     def state_dict(self) -> dict[str, Any]:
@@ -236,7 +238,7 @@ class LambdaLR(CompiledScheduler, torch_schedulers.LambdaLR):
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore the step (this run's arguments are kept) and write the lr at that step."""
-        self._count = int(state_dict["last_epoch"])
+        self._set_count(int(state_dict["last_epoch"]))
         self._step_count = int(state_dict.get("_step_count", self._count + 1))
         self._apply()
 
