@@ -179,6 +179,23 @@ class HyperparameterScheduler(CompiledScheduler):
     _hook_name: ClassVar[str | None] = None
     #: False for closed forms whose shape in steps Cadence cannot scale by a scale schedule ratio
     _scalable: ClassVar[bool] = True
+    #: the family the tools name this front end with (``schedulers.tools.stepped``'s report)
+    report_family: ClassVar[str] = "Cerebras"
+
+    @property
+    def jumps_to_steps(self) -> bool:
+        """Whether ``step(k)`` gives exactly the values ``k`` calls to ``step()`` give, so a tool may jump (the
+        value is a closed form of ``last_epoch``; a subclass that overrides ``step`` may not).
+
+        Returns:
+            True unless the class overrides ``step``.
+
+        >>> import torch, schedulers.cerebras as cs
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> cs.LinearLR(opt, 1.0, 0.0, 10).jumps_to_steps
+        True
+        """
+        return type(self).step is HyperparameterScheduler.step
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -78,6 +78,8 @@ class SambaFlowLambda:
     """
 
     _ARGUMENTS = ("kind", "num_warmup_steps", "num_training_steps", "end_ratio", "num_cycles")
+    #: the family the tools name a ``LambdaLR`` of these multipliers with (``schedulers.tools.stepped``)
+    report_family: ClassVar[str] = "SambaFlow"
     __slots__ = (*_ARGUMENTS, "_fn", "__dict__")
 
     def __init__(

@@ -25,9 +25,7 @@ from typing import Any
 
 import torch
 
-from schedulers.cerebras.scheduler import HyperparameterScheduler
 from schedulers.core.clock import after_batches, batches_in_run
-from schedulers.sambaflow.schedules import SambaFlowLambda
 from timeunits import Time, TimeUnit
 
 __all__ = ["run_steps", "stepped_report_rows"]
@@ -126,13 +124,16 @@ def stepped_report_rows(
 
 
 def _family(scheduler: object) -> str:
-    """``Cerebras`` for any Cerebras-style scheduler (user subclasses included), ``SambaFlow`` for a ``LambdaLR``
-    of SambaFlow multipliers, ``torch`` for torch's classes; another class is named by its module."""
-    if isinstance(scheduler, HyperparameterScheduler):
-        return "Cerebras"
+    """The family a front end names itself with (its ``report_family``: ``Cerebras``, user subclasses included;
+    a ``LambdaLR`` whose multipliers all say ``SambaFlow``), ``torch`` for torch's classes; another class is
+    named by its module."""
+    family = getattr(scheduler, "report_family", None)
+    if isinstance(family, str):
+        return family
     lambdas = getattr(scheduler, "lr_lambdas", ())
-    if lambdas and all(isinstance(f, SambaFlowLambda) for f in lambdas):
-        return "SambaFlow"
+    families = {getattr(f, "report_family", None) for f in lambdas}
+    if len(families) == 1 and isinstance(next(iter(families)), str):
+        return next(iter(families))
     module = type(scheduler).__module__
     return "torch" if module.startswith("torch.") else module
 
@@ -265,9 +266,9 @@ def _stepped_values(scheduler, key: str, first: int, points: list[int]) -> tuple
 
 
 def _jumps(scheduler) -> bool:
-    """Whether ``scheduler`` takes exactly the values it would by stepping when ``step(k)`` jumps to step ``k``:
-    a Cerebras-style scheduler (the value is a closed form of ``last_epoch``) whose ``step`` is the base's."""
-    return isinstance(scheduler, HyperparameterScheduler) and type(scheduler).step is HyperparameterScheduler.step
+    """Whether ``scheduler`` says ``step(k)`` lands on exactly the values ``k`` steps give (its
+    ``jumps_to_steps``: a Cerebras-style scheduler, whose value is a closed form of ``last_epoch``)."""
+    return getattr(scheduler, "jumps_to_steps", False) is True
 
 
 def _jumped(twin, point: int, at: int) -> bool:
