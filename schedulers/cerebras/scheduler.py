@@ -135,7 +135,18 @@ def _plain(value: object) -> object:
 
 def is_step_count(value: object, *, positive: bool = False) -> bool:
     """Whether a resolved step-count argument is a number of steps: an int or a float (not a bool), finite, and
-    ``>= 0`` (``> 0`` when ``positive``)."""
+    ``>= 0`` (``> 0`` when ``positive``).
+
+    Args:
+        value: The resolved argument.
+        positive: Whether 0 is refused.
+
+    Returns:
+        Whether ``value`` is a number of steps.
+
+    >>> is_step_count(10), is_step_count(0, positive=True), is_step_count(True)
+    (True, False, False)
+    """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False
     return (0 < value if positive else 0 <= value) and value < math.inf
@@ -161,6 +172,14 @@ class HyperparameterScheduler(CompiledScheduler):
         param_group_tags: write only to param groups with one of these tags (see :mod:`schedulers.core.tags`).
         state: the run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to
             resolve ``"ep"``/``"dur"`` time strings; it may also be given later with :meth:`attach_state`.
+
+    Returns:
+        Not built directly (it writes no param-group key): ``LRScheduler`` and ``WeightDecayScheduler`` subclass
+        it, and their subclasses' instances are the schedulers.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> issubclass(cs.CosineDecayLR, HyperparameterScheduler), issubclass(cs.CosineDecayWD, HyperparameterScheduler)
+    (True, True)
     """
 
     counts_steps: ClassVar[bool] = True
