@@ -103,6 +103,29 @@ class CompiledScheduler(LRScheduler):
     A tensor-valued hyperparameter stays the same tensor and is updated in place (a compiled optimizer step
     then never recompiles because the value moved). The trainer steps every one of these once per batch and
     hands it its clock with :meth:`attach_state`.
+
+    Args:
+        scheduler: A Cadence schedule or any callable ``(state, ssr) -> float`` (see :func:`compile_scheduler`).
+        optimizer: The optimizer whose param groups are driven.
+        state: What the schedule reads (``.timestamp``, ``.max_duration``, ``.dataloader_len``), by reference.
+        ssr: The scale schedule ratio, or the :class:`~schedulers.core.run.Run` whose clock ``state`` is.
+        hyperparameter: The param-group key driven (``"lr"``, ``"weight_decay"``, ...).
+        param_groups: Indices of the groups driven (None: all).
+
+    Returns:
+        The scheduler, already written into the param groups at the state's timestamp.
+
+    Raises:
+        TypeError: A bad ``scheduler``, ``optimizer``, ``state`` or ``hyperparameter`` (as :func:`compile_scheduler`).
+        ValueError: A bad ``ssr`` or ``param_groups``, or a group whose value cannot be scheduled.
+
+    >>> import torch
+    >>> from schedulers import SchedulerState, StepScheduler
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    >>> state = SchedulerState("10ba")
+    >>> sched = CompiledScheduler(StepScheduler("2ba", gamma=0.5), opt, state)
+    >>> state.timestamp = state.timestamp.copy(batch=4); sched.step(); opt.param_groups[0]["lr"]
+    0.25
     """
 
     #: False: α follows the state's timestamp; True: α is a closed form of the number of step() calls
@@ -410,6 +433,23 @@ def base_value(group: dict, index: int, key: str, initial_key: str) -> tuple[Any
     """The group's base value of ``key``: what to keep as ``initial_<key>`` and its float, checked, unwritten.
 
     An ``initial_<key>`` already in the group (a reloaded optimizer) is the base; else the current value is.
+
+    Args:
+        group: The param group.
+        index: Its index, for the errors.
+        key: The hyperparameter (``"lr"``).
+        initial_key: Where the base is kept (``"initial_lr"``).
+
+    Returns:
+        ``(stored, base)``: what to keep as ``initial_<key>`` (a float, or a tensor's copy) and its float.
+
+    Raises:
+        ValueError: A group without ``key``, or a value that is not a finite float or 0-d float tensor.
+
+    >>> base_value({"lr": 0.1}, 0, "lr", "initial_lr")
+    (0.1, 0.1)
+    >>> base_value({"lr": 0.1, "initial_lr": 0.3}, 0, "lr", "initial_lr")
+    (0.3, 0.3)
     """
     if key not in group:
         raise ValueError(

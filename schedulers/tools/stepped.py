@@ -51,6 +51,17 @@ def run_steps(max_duration: Time | str, dataloader_len: int | None, *, per_epoch
     not close it). None when that is not known before the data is read (a run in samples or tokens, or in
     epochs without ``dataloader_len``). The counts are the clock's (:func:`schedulers.core.clock.batches_in_run`,
     :func:`schedulers.core.clock.after_batches`).
+
+    Args:
+        max_duration: The run's length (already scaled), a ``Time`` or a time string.
+        dataloader_len: Batches per epoch (None or 0: unknown).
+        per_epoch: Whether the scheduler is stepped once per epoch rather than per batch.
+
+    Returns:
+        The number of steps, or None when it is not known before the data is read.
+
+    >>> run_steps("2ep", 10), run_steps("25ba", 10, per_epoch=True), run_steps("100sp", 10)
+    (20, 2, None)
     """
     run = Time.from_input(max_duration)
     length = int(dataloader_len) if dataloader_len else None
@@ -90,6 +101,23 @@ def stepped_report_rows(
       ``"end"`` or ``"after"``), ``batch`` (the step trained at ``position``, when in the run and per batch);
     * ``"value"``: ``point``, ``batch`` (the step), ``value`` (param group 0's), ``values`` (every group's
       that has the hyperparameter), ``alpha`` (None: a stepped scheduler writes values, not multipliers).
+
+    Args:
+        label: The scheduler's label in the report.
+        scheduler: The step-indexed scheduler (torch, Cerebras or SambaFlow); it is never stepped itself.
+        hyperparameter: The param-group key it writes.
+        steps: How many times the run steps it (None: unknown).
+        per_epoch: Whether it is stepped once per epoch rather than per batch.
+        index: The scheduler's index in the report.
+
+    Returns:
+        The rows: one ``"scheduler"`` row, then its ``"time"`` and ``"value"`` rows.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    >>> rows = stepped_report_rows("lr", cs.LinearLR(opt, 1.0, 0.0, total_iters=4), steps=8)
+    >>> rows[0]["family"], [(row["point"], row["value"]) for row in rows if row["kind"] == "value"]
+    ('Cerebras', [('start', 1.0), ('total_iters', 0.0), ('last batch', 0.0), ('end', 0.0)])
     """
     unit = TimeUnit.EPOCH if per_epoch else TimeUnit.BATCH
     common = {"index": index, "label": label, "hyperparameter": hyperparameter}
