@@ -605,7 +605,26 @@ class CosineAnnealingForm(HyperparameterScheduler):
 class LambdaForm(HyperparameterScheduler):
     """The generic arguments, their checks and the closed form of
     :class:`~schedulers.cerebras.lr_scheduler.LambdaLR` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.LambdaWD`."""
+    :class:`~schedulers.cerebras.weight_decay_scheduler.LambdaWD`.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the value.
+        initial_val: The value the user's functions of the step multiply.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state, needed only to resolve ``"ep"``/``"dur"`` time strings.
+
+    Returns:
+        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
+        of the schedule subclass it, and their instances are the schedulers.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+    >>> class Halving(cs.LambdaLR):
+    ...     def set_lr_lambda(self):
+    ...         return lambda step: 0.5**step
+    >>> [round(v, 6) for v in Halving(opt, 0.1).values_at(range(3)).tolist()]
+    [0.1, 0.05, 0.025]
+    """
 
     _tensor_only = True
     _scalable = False  # the user's functions of the step cannot be rescaled

@@ -4,15 +4,25 @@ Such a scheduler has no closed form Cadence can read for every class, so the rep
 (together with its optimizer) through the run, exactly as the trainer will step the real one, and reads the
 hyperparameter at the start, at each phase boundary the scheduler shows (warmup ends, ``total_iters``,
 milestones, ``T_max``, ...) and at the end. A Cerebras-style copy, whose value is a closed form of the step
-(docs/cerebras.md), jumps to each of those points with one ``step(point)`` call instead: the same values, at a
-cost per point rather than per step. The live scheduler and optimizer are never stepped: their
-``last_epoch``, ``state_dict()`` and the param groups' values stay as they are. The copy shares the
+(docs/cerebras.md; it says ``jumps_to_steps``), jumps to each of those points with one ``step(point)`` call
+instead: the same values, at a cost per point rather than per step. The live scheduler and optimizer are never
+stepped: their ``last_epoch``, ``state_dict()`` and the param groups' values stay as they are. The copy shares the
 parameters and the optimizer's per-parameter state with the original (a scheduler never touches them), so
 copying costs no memory of the model's size.
 
 :func:`stepped_report_rows` returns rows of the kinds :func:`schedulers.tools.report.schedule_report_rows`
 uses (``"time"`` and ``"value"``) after a ``"scheduler"`` row; :func:`schedulers.tools.report.render_report`
-renders them and :func:`schedulers.tools.report.times_beyond_the_run` checks them.
+renders them and :func:`schedulers.tools.report.times_beyond_the_run` checks them. Their keys:
+
+* ``"scheduler"``: ``index``, ``label``, ``hyperparameter``, ``scheduler`` (its class name), ``family``
+  (``torch``, ``Cerebras`` or ``SambaFlow``), ``unit``, ``steps``, ``first_step``, ``error`` (why stepping
+  the copy stopped early, else None);
+* ``"time"``: a step-count argument: ``argument`` (``total_iters``, ``schedulers[1].T_max``,
+  ``milestones[0]``), ``given`` (a Cerebras time string as written, else None), ``count`` (steps),
+  ``offset`` (where a child's count starts), ``position`` (``offset + count``), ``reached`` (``"run"``,
+  ``"end"`` or ``"after"``), ``batch`` (the step trained at ``position``, when in the run and per batch);
+* ``"value"``: ``point``, ``batch`` (the step), ``value`` (param group 0's), ``values`` (every group's
+  that has the hyperparameter), ``alpha`` (None: a stepped scheduler writes values, not multipliers).
 """
 
 from __future__ import annotations
@@ -84,34 +94,19 @@ def stepped_report_rows(
     per_epoch: bool = False,
     index: int = 0,
 ) -> list[dict[str, Any]]:
-    """The report of ``scheduler`` over a run in which it is stepped ``steps`` times (None: unknown).
-
-    ``per_epoch`` says it steps once per epoch (its counts are then epochs, ``ep``), else once per batch
-    (``ba``). The copy starts where the scheduler is (``last_epoch``; a resumed run starts past 0), so the
-    points are those from there on. With ``steps`` None the points end at the largest step count the
-    scheduler shows: a Cerebras-style copy jumps there, a torch or SambaFlow copy is stepped there (a few
-    microseconds a step, as for a run of that length). Rows:
-
-    * ``"scheduler"``: ``index``, ``label``, ``hyperparameter``, ``scheduler`` (its class name), ``family``
-      (``torch``, ``Cerebras`` or ``SambaFlow``), ``unit``, ``steps``, ``first_step``, ``error`` (why stepping
-      the copy stopped early, else None);
-    * ``"time"``: a step-count argument: ``argument`` (``total_iters``, ``schedulers[1].T_max``,
-      ``milestones[0]``), ``given`` (a Cerebras time string as written, else None), ``count`` (steps),
-      ``offset`` (where a child's count starts), ``position`` (``offset + count``), ``reached`` (``"run"``,
-      ``"end"`` or ``"after"``), ``batch`` (the step trained at ``position``, when in the run and per batch);
-    * ``"value"``: ``point``, ``batch`` (the step), ``value`` (param group 0's), ``values`` (every group's
-      that has the hyperparameter), ``alpha`` (None: a stepped scheduler writes values, not multipliers).
+    """The report of ``scheduler`` over a run in which it is stepped ``steps`` times, read from a stepped copy
+    that starts where the scheduler is (``last_epoch``); with ``steps`` None it ends at the largest step count shown.
 
     Args:
         label: The scheduler's label in the report.
-        scheduler: The step-indexed scheduler (torch, Cerebras or SambaFlow); it is never stepped itself.
+        scheduler: The step-indexed scheduler; it is never stepped itself.
         hyperparameter: The param-group key it writes.
         steps: How many times the run steps it (None: unknown).
-        per_epoch: Whether it is stepped once per epoch rather than per batch.
+        per_epoch: Whether it is stepped once per epoch (its counts are then ``ep``), else per batch (``ba``).
         index: The scheduler's index in the report.
 
     Returns:
-        The rows: one ``"scheduler"`` row, then its ``"time"`` and ``"value"`` rows.
+        One ``"scheduler"`` row, then its ``"time"`` and ``"value"`` rows (their keys: the module's docstring).
 
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
