@@ -339,6 +339,7 @@ class HyperparameterScheduler(CompiledScheduler):
     def _ensure_ready(self) -> None:
         if not self._ready:
             self._resolve(required=True)
+        if self._curve == self._pending_curve:  # a child its composite resolved is ready with no curve yet
             self._curve = self._bound_curve()
 
     def _resolve_curve(self, state: ScheduleState | None, ssr: float) -> Callable[[float], float]:
