@@ -48,7 +48,26 @@ _RESTART_HORIZON = 2**50
 class ConstantForm(HyperparameterScheduler):
     """The generic arguments, their checks and the closed form of
     :class:`~schedulers.cerebras.lr_scheduler.ConstantLR` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.ConstantWD`."""
+    :class:`~schedulers.cerebras.weight_decay_scheduler.ConstantWD`.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the value.
+        val: The value held at every step.
+        total_iters: How many steps the schedule lasts: a number or a time string (``"1000ba"``, ``"2ep"``,
+            ``"0.1dur"``) (None: no end; it only says how long, e.g. in a sequence).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
+        of the schedule subclass it, and their instances are the schedulers.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.ConstantLR(opt, 0.1, total_iters=4).values_at(range(5)).tolist()]
+    [0.1, 0.1, 0.1, 0.1, 0.1]
+    """
 
     def __init__(
         self,
@@ -72,7 +91,29 @@ class ConstantForm(HyperparameterScheduler):
 class PolynomialForm(HyperparameterScheduler):
     """The generic arguments, their checks and the closed form of
     :class:`~schedulers.cerebras.lr_scheduler.PolynomialLR` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.PolynomialWD`."""
+    :class:`~schedulers.cerebras.weight_decay_scheduler.PolynomialWD`.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the value.
+        initial_val: The value at step 0.
+        end_val: The value at step ``total_iters`` and after.
+        total_iters: How many steps the schedule lasts: a number or a time string (``"1000ba"``, ``"2ep"``,
+            ``"0.1dur"``).
+        power: The exponent of the polynomial decay (1: linear).
+        cycle: Restart the decay after ``total_iters`` with a horizon a multiple of it (TensorFlow's ``cycle``).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
+        of the schedule subclass it, and their instances are the schedulers.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.PolynomialLR(opt, 0.1, 0.01, total_iters=4, power=2.0).values_at(range(5)).tolist()]
+    [0.1, 0.060625, 0.0325, 0.015625, 0.01]
+    """
 
     _periods = ("total_iters",)
 
@@ -105,7 +146,28 @@ class PolynomialForm(HyperparameterScheduler):
 class LinearForm(PolynomialForm):
     """The generic arguments, their checks and the closed form of
     :class:`~schedulers.cerebras.lr_scheduler.LinearLR` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.LinearWD`."""
+    :class:`~schedulers.cerebras.weight_decay_scheduler.LinearWD`.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the value.
+        initial_val: The value at step 0.
+        end_val: The value at step ``total_iters`` and after.
+        total_iters: How many steps the schedule lasts: a number or a time string (``"1000ba"``, ``"2ep"``,
+            ``"0.1dur"``).
+        cycle: Restart the decay after ``total_iters`` with a horizon a multiple of it (TensorFlow's ``cycle``).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
+        of the schedule subclass it, and their instances are the schedulers.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.LinearLR(opt, 0.1, 0.0, total_iters=4).values_at(range(5)).tolist()]
+    [0.1, 0.075, 0.05, 0.025, 0.0]
+    """
 
     def __init__(
         self,
@@ -133,7 +195,28 @@ class LinearForm(PolynomialForm):
 class ExponentialForm(HyperparameterScheduler):
     """The generic arguments, their checks and the closed form of
     :class:`~schedulers.cerebras.lr_scheduler.ExponentialLR` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.ExponentialWD`."""
+    :class:`~schedulers.cerebras.weight_decay_scheduler.ExponentialWD`.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the value.
+        initial_val: The value at step 0.
+        total_iters: How many steps the schedule lasts: a number or a time string (``"1000ba"``, ``"2ep"``,
+            ``"0.1dur"``).
+        decay_rate: The factor per ``total_iters`` steps.
+        staircase: Decay in whole periods of ``total_iters`` steps (a staircase) rather than continuously.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
+        of the schedule subclass it, and their instances are the schedulers.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.ExponentialLR(opt, 0.1, total_iters=2, decay_rate=0.5).values_at(range(5)).tolist()]
+    [0.1, 0.070711, 0.05, 0.035355, 0.025]
+    """
 
     _periods = ("total_iters",)
 
@@ -162,7 +245,30 @@ class ExponentialForm(HyperparameterScheduler):
 class InverseExponentialTimeDecayForm(HyperparameterScheduler):
     """The generic arguments, their checks and the closed form of
     :class:`~schedulers.cerebras.lr_scheduler.InverseExponentialTimeDecayLR` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.InverseExponentialTimeDecayWD`."""
+    :class:`~schedulers.cerebras.weight_decay_scheduler.InverseExponentialTimeDecayWD`.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the value.
+        initial_val: The value at step 0.
+        step_exponent: The exponent of the step count in the denominator.
+        total_iters: How many steps the schedule lasts: a number or a time string (``"1000ba"``, ``"2ep"``,
+            ``"0.1dur"``).
+        decay_rate: The factor per ``total_iters`` steps.
+        staircase: Decay in whole periods of ``total_iters`` steps (a staircase) rather than continuously.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
+        of the schedule subclass it, and their instances are the schedulers.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> scheduler = cs.InverseExponentialTimeDecayLR(opt, 0.1, step_exponent=1, total_iters=2, decay_rate=0.5)
+    >>> [round(v, 6) for v in scheduler.values_at(range(5)).tolist()]
+    [0.1, 0.08, 0.066667, 0.057143, 0.05]
+    """
 
     _periods = ("total_iters",)
 
@@ -193,7 +299,27 @@ class InverseExponentialTimeDecayForm(HyperparameterScheduler):
 class InverseSquareRootDecayForm(HyperparameterScheduler):
     """The generic arguments, their checks and the closed form of
     :class:`~schedulers.cerebras.lr_scheduler.InverseSquareRootDecayLR` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.InverseSquareRootDecayWD`."""
+    :class:`~schedulers.cerebras.weight_decay_scheduler.InverseSquareRootDecayWD`.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the value.
+        initial_val: The value at step 0.
+        scale: The factor of the inverse square root of the step.
+        warmup_steps: The step count the inverse square root starts from (a number or a time string).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
+        of the schedule subclass it, and their instances are the schedulers.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> scheduler = cs.InverseSquareRootDecayLR(opt, 0.1, scale=1.0, warmup_steps=2)
+    >>> [round(v, 6) for v in scheduler.values_at(range(5)).tolist()]
+    [0.070711, 0.070711, 0.070711, 0.057735, 0.05]
+    """
 
     _periods = ("warmup_steps",)
     _step_arguments = ("warmup_steps",)
@@ -220,7 +346,27 @@ class InverseSquareRootDecayForm(HyperparameterScheduler):
 class CosineDecayForm(HyperparameterScheduler):
     """The generic arguments, their checks and the closed form of
     :class:`~schedulers.cerebras.lr_scheduler.CosineDecayLR` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.CosineDecayWD`."""
+    :class:`~schedulers.cerebras.weight_decay_scheduler.CosineDecayWD`.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the value.
+        initial_val: The value at step 0.
+        end_val: The value at step ``total_iters`` and after.
+        total_iters: How many steps the schedule lasts: a number or a time string (``"1000ba"``, ``"2ep"``,
+            ``"0.1dur"``).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
+        of the schedule subclass it, and their instances are the schedulers.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.CosineDecayLR(opt, 0.1, 0.0, total_iters=4).values_at(range(5)).tolist()]
+    [0.1, 0.085355, 0.05, 0.014645, 0.0]
+    """
 
     _periods = ("total_iters",)
 
@@ -266,7 +412,26 @@ def _milestone_tuple(owner: object, name: str, values: object, *, strict: bool) 
 class PiecewiseConstantForm(HyperparameterScheduler):
     """The generic arguments, their checks and the closed form of
     :class:`~schedulers.cerebras.lr_scheduler.PiecewiseConstantLR` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.PiecewiseConstantWD`."""
+    :class:`~schedulers.cerebras.weight_decay_scheduler.PiecewiseConstantWD`.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the value.
+        vals: The values, one per segment (one more than ``milestones``).
+        milestones: The steps where the next segment starts (numbers or time strings), increasing.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
+        of the schedule subclass it, and their instances are the schedulers.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> scheduler = cs.PiecewiseConstantLR(opt, [0.1, 0.05, 0.01], milestones=[1, 3])
+    >>> [round(v, 6) for v in scheduler.values_at(range(5)).tolist()]
+    [0.1, 0.05, 0.05, 0.01, 0.01]
+    """
 
     _step_arguments = ("milestones",)
 
@@ -300,7 +465,26 @@ class PiecewiseConstantForm(HyperparameterScheduler):
 class MultiStepForm(HyperparameterScheduler):
     """The generic arguments, their checks and the closed form of
     :class:`~schedulers.cerebras.lr_scheduler.MultiStepLR` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.MultiStepWD`."""
+    :class:`~schedulers.cerebras.weight_decay_scheduler.MultiStepWD`.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the value.
+        initial_val: The value at step 0.
+        gamma: The factor applied at each milestone / step boundary.
+        milestones: The steps where the next segment starts (numbers or time strings), increasing.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
+        of the schedule subclass it, and their instances are the schedulers.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.MultiStepLR(opt, 0.1, gamma=0.5, milestones=[1, 3]).values_at(range(5)).tolist()]
+    [0.1, 0.05, 0.05, 0.025, 0.025]
+    """
 
     _step_arguments = ("milestones",)
 
@@ -329,7 +513,26 @@ class MultiStepForm(HyperparameterScheduler):
 class StepForm(HyperparameterScheduler):
     """The generic arguments, their checks and the closed form of
     :class:`~schedulers.cerebras.lr_scheduler.StepLR` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.StepWD`."""
+    :class:`~schedulers.cerebras.weight_decay_scheduler.StepWD`.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the value.
+        initial_val: The value at step 0.
+        step_size: The steps between two decays by ``gamma`` (a number or a time string).
+        gamma: The factor applied at each milestone / step boundary.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
+        of the schedule subclass it, and their instances are the schedulers.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.StepLR(opt, 0.1, step_size=2, gamma=0.5).values_at(range(5)).tolist()]
+    [0.1, 0.1, 0.05, 0.05, 0.025]
+    """
 
     _periods = ("step_size",)
     _step_arguments = ("step_size",)
@@ -356,7 +559,26 @@ class StepForm(HyperparameterScheduler):
 class CosineAnnealingForm(HyperparameterScheduler):
     """The generic arguments, their checks and the closed form of
     :class:`~schedulers.cerebras.lr_scheduler.CosineAnnealingLR` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.CosineAnnealingWD`."""
+    :class:`~schedulers.cerebras.weight_decay_scheduler.CosineAnnealingWD`.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the value.
+        initial_val: The value at step 0.
+        T_max: The steps of a half cosine period (a number or a time string).
+        eta_min: The lowest value, at the bottom of the cosine.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
+        of the schedule subclass it, and their instances are the schedulers.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.CosineAnnealingLR(opt, 0.1, T_max=4, eta_min=0.0).values_at(range(5)).tolist()]
+    [0.1, 0.085355, 0.05, 0.014645, 0.0]
+    """
 
     _periods = ("T_max",)
     _step_arguments = ("T_max",)
@@ -383,7 +605,26 @@ class CosineAnnealingForm(HyperparameterScheduler):
 class LambdaForm(HyperparameterScheduler):
     """The generic arguments, their checks and the closed form of
     :class:`~schedulers.cerebras.lr_scheduler.LambdaLR` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.LambdaWD`."""
+    :class:`~schedulers.cerebras.weight_decay_scheduler.LambdaWD`.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the value.
+        initial_val: The value the user's functions of the step multiply.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state, needed only to resolve ``"ep"``/``"dur"`` time strings.
+
+    Returns:
+        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
+        of the schedule subclass it, and their instances are the schedulers.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+    >>> class Halving(cs.LambdaLR):
+    ...     def set_lr_lambda(self):
+    ...         return lambda step: 0.5**step
+    >>> [round(v, 6) for v in Halving(opt, 0.1).values_at(range(3)).tolist()]
+    [0.1, 0.05, 0.025]
+    """
 
     _tensor_only = True
     _scalable = False  # the user's functions of the step cannot be rescaled
@@ -424,7 +665,28 @@ class LambdaForm(HyperparameterScheduler):
 class CosineAnnealingWarmRestartsForm(HyperparameterScheduler):
     """The generic arguments, their checks and the closed form of
     :class:`~schedulers.cerebras.lr_scheduler.CosineAnnealingWarmRestarts` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.CosineAnnealingWarmRestartsWD`."""
+    :class:`~schedulers.cerebras.weight_decay_scheduler.CosineAnnealingWarmRestartsWD`.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the value.
+        initial_val: The value at step 0.
+        T_0: The steps of the first cosine period (a number or a time string).
+        T_mult: The factor each period's length grows by after a restart.
+        eta_min: The lowest value, at the bottom of the cosine.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
+        of the schedule subclass it, and their instances are the schedulers.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> scheduler = cs.CosineAnnealingWarmRestarts(opt, 0.1, T_0=2, T_mult=1, eta_min=0.0)
+    >>> [round(v, 6) for v in scheduler.values_at(range(5)).tolist()]
+    [0.1, 0.05, 0.1, 0.05, 0.1]
+    """
 
     _periods = ("T_0",)
     _step_arguments = ("T_0",)
@@ -458,7 +720,25 @@ class CosineAnnealingWarmRestartsForm(HyperparameterScheduler):
 class MultiplicativeForm(HyperparameterScheduler):
     """The generic arguments, their checks and the closed form of
     :class:`~schedulers.cerebras.lr_scheduler.MultiplicativeLR` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.MultiplicativeWD`."""
+    :class:`~schedulers.cerebras.weight_decay_scheduler.MultiplicativeWD`.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the value.
+        initial_val: The value at step 0.
+        coefficient: The factor the value is multiplied by at each step.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
+        of the schedule subclass it, and their instances are the schedulers.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.MultiplicativeLR(opt, 0.1, coefficient=0.5).values_at(range(5)).tolist()]
+    [0.1, 0.05, 0.025, 0.0125, 0.00625]
+    """
 
     _scalable = False  # a factor per step: no step-count argument to scale
 
@@ -492,7 +772,31 @@ class MultiplicativeForm(HyperparameterScheduler):
 class CyclicForm(HyperparameterScheduler):
     """The generic arguments, their checks and the closed form of
     :class:`~schedulers.cerebras.lr_scheduler.CyclicLR` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.CyclicWD`."""
+    :class:`~schedulers.cerebras.weight_decay_scheduler.CyclicWD`.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the value.
+        base_val: The value at the bottom of each cycle.
+        max_val: The highest value (the top of a cycle, or the end of the warmup).
+        step_size_up: The steps of a cycle's rising half (a number or a time string).
+        step_size_down: The steps of a cycle's falling half (None: ``step_size_up``).
+        mode: ``"triangular"``, ``"triangular2"`` (amplitude halved each cycle) or ``"exp_range"`` (times ``gamma``
+            per step).
+        gamma: The factor per step of the amplitude in ``mode="exp_range"``.
+        scale_mode: What the amplitude scaling follows: ``"cycle"`` or ``"iterations"`` (None: the mode's).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
+        of the schedule subclass it, and their instances are the schedulers.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.CyclicLR(opt, 0.01, 0.1, step_size_up=2).values_at(range(5)).tolist()]
+    [0.01, 0.055, 0.1, 0.055, 0.01]
+    """
 
     _periods = ("step_size_up",)
     _step_arguments = ("step_size_up", "step_size_down")
@@ -535,7 +839,30 @@ class CyclicForm(HyperparameterScheduler):
 class OneCycleForm(HyperparameterScheduler):
     """The generic arguments, their checks and the closed form of
     :class:`~schedulers.cerebras.lr_scheduler.OneCycleLR` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.OneCycleWD`."""
+    :class:`~schedulers.cerebras.weight_decay_scheduler.OneCycleWD`.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the value.
+        initial_val: The value at step 0.
+        max_val: The highest value (the top of a cycle, or the end of the warmup).
+        total_steps: The steps of the whole one-cycle schedule (a number or a time string).
+        pct_start: The fraction of ``total_steps`` spent rising to the top.
+        final_div_factor: The last value is ``initial`` divided by this.
+        three_phase: Fall back to the initial value before the final annealing (torch's three phases).
+        anneal_strategy: ``"cos"`` or ``"linear"``: the shape of the rise and fall.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
+        of the schedule subclass it, and their instances are the schedulers.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.OneCycleLR(opt, 0.004, 0.1, total_steps=4).values_at(range(5)).tolist()]
+    [0.004, 0.081175, 0.028306, 0.0, 0.0]
+    """
 
     _step_arguments = ("total_steps",)
 

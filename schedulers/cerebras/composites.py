@@ -95,7 +95,28 @@ class _Composite(HyperparameterScheduler):
 class SequentialForm(_Composite):
     """The generic arguments, their checks and the closed form of
     :class:`~schedulers.cerebras.lr_scheduler.SequentialLR` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.SequentialWD`."""
+    :class:`~schedulers.cerebras.weight_decay_scheduler.SequentialWD`.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the value.
+        schedulers: The Cerebras-style schedulers composed, on the same optimizer, param-group key and tags.
+        milestones: The steps where the next segment starts (numbers or time strings), increasing.
+        last_epoch: The step to start after (-1: a fresh run).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
+        of the schedule subclass it, and their instances are the schedulers.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> parts = [cs.LinearLR(opt, 0.0, 0.1, 2), cs.CosineDecayLR(opt, 0.1, 0.0, 2)]
+    >>> scheduler = cs.SequentialLR(opt, parts, milestones=[2])
+    >>> [round(v, 6) for v in scheduler.values_at(range(5)).tolist()]
+    [0.0, 0.05, 0.1, 0.05, 0.0]
+    """
 
     _step_arguments = ("milestones",)
 
@@ -155,7 +176,24 @@ class SequentialForm(_Composite):
 class ChainedForm(_Composite):
     """The generic arguments, their checks and the closed form of
     :class:`~schedulers.cerebras.lr_scheduler.ChainedLR` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.ChainedWD`."""
+    :class:`~schedulers.cerebras.weight_decay_scheduler.ChainedWD`.
+
+    Args:
+        schedulers: The Cerebras-style schedulers composed, on the same optimizer, param-group key and tags.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
+        of the schedule subclass it, and their instances are the schedulers.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> scheduler = cs.ChainedLR([cs.LinearLR(opt, 0.1, 0.0, 4), cs.StepLR(opt, 1.0, 2, 0.5)])
+    >>> [round(v, 6) for v in scheduler.values_at(range(5)).tolist()]
+    [0.1, 0.075, 0.025, 0.0125, 0.0]
+    """
 
     def __init__(
         self,
@@ -189,7 +227,24 @@ class ChainedForm(_Composite):
 class ScalePerParamForm(_Composite):
     """The generic arguments, their checks and the closed form of
     :class:`~schedulers.cerebras.lr_scheduler.ScalePerParamLR` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.ScalePerParamWD`."""
+    :class:`~schedulers.cerebras.weight_decay_scheduler.ScalePerParamWD`.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the value.
+        scheduler: The Cerebras-style scheduler whose value each group gets, times its ``adjust_learning_rate``.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
+        of the schedule subclass it, and their instances are the schedulers.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.ScalePerParamLR(opt, cs.LinearLR(opt, 0.1, 0.0, 4)).values_at(range(5)).tolist()]
+    [0.1, 0.075, 0.05, 0.025, 0.0]
+    """
 
     def __init__(
         self,

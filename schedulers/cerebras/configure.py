@@ -67,7 +67,27 @@ def configure_lr_scheduler(
 ) -> LRScheduler | None:
     """A Cerebras learning-rate scheduler for ``optimizer`` from the ``learning_rate`` config (see the module).
 
-    ``state`` (optional, keyword-only) is passed to every scheduler, to resolve ``"ep"``/``"dur"`` time strings.
+    Args:
+        optimizer: The optimizer the scheduler drives.
+        learning_rate: The config: a number, a ``{"scheduler": NAME, **arguments}`` dict, a list of them, or
+            None/``{}``/``[]``.
+        adjust_learning_rate: Cerebras's layer-type -> lr factor dict; when given, the scheduler is wrapped in
+            ``ScalePerParamLR`` (each group's ``adjust_learning_rate`` entry is its factor).
+        state: Passed to every scheduler, to resolve ``"ep"``/``"dur"`` time strings (keyword-only).
+
+    Returns:
+        The scheduler, or None for an empty config.
+
+    Raises:
+        ValueError: A value that is not a number, an unknown ``main_scheduler``, or arguments that do not fit the
+            named scheduler's signature.
+        UnknownSchedulerError: A scheduler name that is not a Cerebras class or a user subclass (the close
+            names listed).
+
+    >>> import torch
+    >>> optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    >>> type(configure_lr_scheduler(optimizer, 0.01)).__name__, optimizer.param_groups[0]["lr"]
+    ('ConstantLR', 0.01)
     """
     if learning_rate is None or (isinstance(learning_rate, (dict, list, tuple)) and not learning_rate):
         return None

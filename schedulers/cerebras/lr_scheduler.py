@@ -62,6 +62,27 @@ class LRScheduler(HyperparameterScheduler):
     branches on tensors (use ``torch.where``); loops and conditions on constants are fine. The value is
     written into ``"lr"`` of every targeted param group after each ``step()``.
     List extra step-count attributes in ``_step_arguments`` to let them take time strings too.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the learning rate.
+        total_iters: How many steps the schedule lasts: a number or a time string (``"1000ba"``, ``"2ep"``,
+            ``"0.1dur"``).
+        last_epoch: The step to start after (-1: a fresh run).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> class Halving(cs.LRScheduler):
+    ...     def _get_closed_form_lr(self):
+    ...         return 0.1 * 0.5 ** self.last_epoch.double()
+    >>> [round(v, 6) for v in Halving(opt, total_iters=None).values_at(range(4)).tolist()]
+    [0.1, 0.05, 0.025, 0.0125]
     """
 
     param_group_key = "lr"
@@ -91,6 +112,24 @@ class ConstantLR(LRScheduler, ConstantForm):
 
     Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v` is ``learning_rate``, :math:`T` is
     ``total_iters``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the learning rate.
+        learning_rate: The learning rate held at every step.
+        total_iters: How many steps the schedule lasts: a number or a time string (``"1000ba"``, ``"2ep"``,
+            ``"0.1dur"``) (None: no end; it only says how long, e.g. in a sequence).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.ConstantLR(opt, 0.1, total_iters=4).values_at(range(5)).tolist()]
+    [0.1, 0.1, 0.1, 0.1, 0.1]
     """
 
     def __init__(
@@ -118,6 +157,27 @@ class PolynomialLR(LRScheduler, PolynomialForm):
 
     Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``,
     :math:`v_1` is ``end_learning_rate``, :math:`T` is ``total_iters``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the learning rate.
+        initial_learning_rate: The learning rate at step 0.
+        end_learning_rate: The learning rate at step ``total_iters`` and after.
+        total_iters: How many steps the schedule lasts: a number or a time string (``"1000ba"``, ``"2ep"``,
+            ``"0.1dur"``).
+        power: The exponent of the polynomial decay (1: linear).
+        cycle: Restart the decay after ``total_iters`` with a horizon a multiple of it (TensorFlow's ``cycle``).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.PolynomialLR(opt, 0.1, 0.01, total_iters=4, power=2.0).values_at(range(5)).tolist()]
+    [0.1, 0.060625, 0.0325, 0.015625, 0.01]
     """
 
     def __init__(
@@ -152,6 +212,26 @@ class LinearLR(LRScheduler, LinearForm):
 
     Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``,
     :math:`v_1` is ``end_learning_rate``, :math:`T` is ``total_iters``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the learning rate.
+        initial_learning_rate: The learning rate at step 0.
+        end_learning_rate: The learning rate at step ``total_iters`` and after.
+        total_iters: How many steps the schedule lasts: a number or a time string (``"1000ba"``, ``"2ep"``,
+            ``"0.1dur"``).
+        cycle: Restart the decay after ``total_iters`` with a horizon a multiple of it (TensorFlow's ``cycle``).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.LinearLR(opt, 0.1, 0.0, total_iters=4).values_at(range(5)).tolist()]
+    [0.1, 0.075, 0.05, 0.025, 0.0]
     """
 
     def __init__(
@@ -179,6 +259,26 @@ class ExponentialLR(LRScheduler, ExponentialForm):
 
     Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``,
     :math:`T` is ``total_iters``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the learning rate.
+        initial_learning_rate: The learning rate at step 0.
+        total_iters: How many steps the schedule lasts: a number or a time string (``"1000ba"``, ``"2ep"``,
+            ``"0.1dur"``).
+        decay_rate: The factor per ``total_iters`` steps.
+        staircase: Decay in whole periods of ``total_iters`` steps (a staircase) rather than continuously.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.ExponentialLR(opt, 0.1, total_iters=2, decay_rate=0.5).values_at(range(5)).tolist()]
+    [0.1, 0.070711, 0.05, 0.035355, 0.025]
     """
 
     def __init__(
@@ -206,6 +306,28 @@ class InverseExponentialTimeDecayLR(LRScheduler, InverseExponentialTimeDecayForm
 
     Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``,
     :math:`T` is ``total_iters``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the learning rate.
+        initial_learning_rate: The learning rate at step 0.
+        step_exponent: The exponent of the step count in the denominator.
+        total_iters: How many steps the schedule lasts: a number or a time string (``"1000ba"``, ``"2ep"``,
+            ``"0.1dur"``).
+        decay_rate: The factor per ``total_iters`` steps.
+        staircase: Decay in whole periods of ``total_iters`` steps (a staircase) rather than continuously.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> scheduler = cs.InverseExponentialTimeDecayLR(opt, 0.1, step_exponent=1, total_iters=2, decay_rate=0.5)
+    >>> [round(v, 6) for v in scheduler.values_at(range(5)).tolist()]
+    [0.1, 0.08, 0.066667, 0.057143, 0.05]
     """
 
     def __init__(
@@ -240,6 +362,25 @@ class InverseSquareRootDecayLR(LRScheduler, InverseSquareRootDecayForm):
     .. math:: f(t) = v_0\,\frac{\mathrm{scale}}{\sqrt{\max(t, w)}}
 
     Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the learning rate.
+        initial_learning_rate: The learning rate at step 0.
+        scale: The factor of the inverse square root of the step.
+        warmup_steps: The step count the inverse square root starts from (a number or a time string).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> scheduler = cs.InverseSquareRootDecayLR(opt, 0.1, scale=1.0, warmup_steps=2)
+    >>> [round(v, 6) for v in scheduler.values_at(range(5)).tolist()]
+    [0.070711, 0.070711, 0.070711, 0.057735, 0.05]
     """
 
     def __init__(
@@ -264,6 +405,25 @@ class CosineDecayLR(LRScheduler, CosineDecayForm):
 
     Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``,
     :math:`v_1` is ``end_learning_rate``, :math:`T` is ``total_iters``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the learning rate.
+        initial_learning_rate: The learning rate at step 0.
+        end_learning_rate: The learning rate at step ``total_iters`` and after.
+        total_iters: How many steps the schedule lasts: a number or a time string (``"1000ba"``, ``"2ep"``,
+            ``"0.1dur"``).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.CosineDecayLR(opt, 0.1, 0.0, total_iters=4).values_at(range(5)).tolist()]
+    [0.1, 0.085355, 0.05, 0.014645, 0.0]
     """
 
     def __init__(
@@ -294,6 +454,26 @@ class SequentialLR(LRScheduler, SequentialForm):
     milestones are their running sum.
 
     Here :math:`t` is the number of steps taken (``last_epoch``).
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the learning rate.
+        schedulers: The Cerebras-style schedulers composed, on the same optimizer, param-group key and tags.
+        milestones: The steps where the next segment starts (numbers or time strings), increasing.
+        last_epoch: The step to start after (-1: a fresh run).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> parts = [cs.LinearLR(opt, 0.0, 0.1, 2), cs.CosineDecayLR(opt, 0.1, 0.0, 2)]
+    >>> scheduler = cs.SequentialLR(opt, parts, milestones=[2])
+    >>> [round(v, 6) for v in scheduler.values_at(range(5)).tolist()]
+    [0.0, 0.05, 0.1, 0.05, 0.0]
     """
 
 
@@ -309,6 +489,24 @@ class PiecewiseConstantLR(LRScheduler, PiecewiseConstantForm):
 
     Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_i` is ``learning_rates`` (entry
     :math:`i`).
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the learning rate.
+        learning_rates: The learning rates, one per segment (one more than ``milestones``).
+        milestones: The steps where the next segment starts (numbers or time strings), increasing.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> scheduler = cs.PiecewiseConstantLR(opt, [0.1, 0.05, 0.01], milestones=[1, 3])
+    >>> [round(v, 6) for v in scheduler.values_at(range(5)).tolist()]
+    [0.1, 0.05, 0.05, 0.01, 0.01]
     """
 
     def __init__(
@@ -331,6 +529,24 @@ class MultiStepLR(LRScheduler, MultiStepForm):
     .. math:: f(t) = v_0\, \gamma^{\#\{i : m_i \le t\}}
 
     Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the learning rate.
+        initial_learning_rate: The learning rate at step 0.
+        gamma: The factor applied at each milestone / step boundary.
+        milestones: The steps where the next segment starts (numbers or time strings), increasing.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.MultiStepLR(opt, 0.1, gamma=0.5, milestones=[1, 3]).values_at(range(5)).tolist()]
+    [0.1, 0.05, 0.05, 0.025, 0.025]
     """
 
     def __init__(
@@ -352,6 +568,24 @@ class StepLR(LRScheduler, StepForm):
     Multiply by ``gamma`` every ``step_size`` steps: :math:`f(t) = v_0\,\gamma^{\lfloor t / s \rfloor}`.
 
     Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the learning rate.
+        initial_learning_rate: The learning rate at step 0.
+        step_size: The steps between two decays by ``gamma`` (a number or a time string).
+        gamma: The factor applied at each milestone / step boundary.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.StepLR(opt, 0.1, step_size=2, gamma=0.5).values_at(range(5)).tolist()]
+    [0.1, 0.1, 0.05, 0.05, 0.025]
     """
 
     def __init__(
@@ -379,6 +613,24 @@ class CosineAnnealingLR(LRScheduler, CosineAnnealingForm):
     The cosine goes on past :math:`T_{max}` (period :math:`2T_{max}`): :func:`schedulers.core.kernels.cosine_wave`.
 
     Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the learning rate.
+        initial_learning_rate: The learning rate at step 0.
+        T_max: The steps of a half cosine period (a number or a time string).
+        eta_min: The lowest learning rate, at the bottom of the cosine.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.CosineAnnealingLR(opt, 0.1, T_max=4, eta_min=0.0).values_at(range(5)).tolist()]
+    [0.1, 0.085355, 0.05, 0.014645, 0.0]
     """
 
     def __init__(
@@ -406,6 +658,25 @@ class LambdaLR(LRScheduler, LambdaForm):
     torch ops only.
 
     Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the learning rate.
+        initial_learning_rate: The learning rate at step 0.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> class Halving(cs.LambdaLR):
+    ...     def set_lr_lambda(self):
+    ...         return lambda step: 0.5**step
+    >>> [round(v, 6) for v in Halving(opt, 0.1).values_at(range(4)).tolist()]
+    [0.1, 0.05, 0.025, 0.0125]
     """
 
     def __init__(
@@ -439,6 +710,26 @@ class CosineAnnealingWarmRestarts(LRScheduler, CosineAnnealingWarmRestartsForm):
     with :math:`T_{cur}` the steps since the last restart (:math:`f = v_0` at a restart).
 
     Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the value.
+        initial_learning_rate: The value at step 0.
+        T_0: The steps of the first cosine period (a number or a time string).
+        T_mult: The factor each period's length grows by after a restart.
+        eta_min: The lowest value, at the bottom of the cosine.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> scheduler = cs.CosineAnnealingWarmRestarts(opt, 0.1, T_0=2, T_mult=1, eta_min=0.0)
+    >>> [round(v, 6) for v in scheduler.values_at(range(5)).tolist()]
+    [0.1, 0.05, 0.1, 0.05, 0.1]
     """
 
     def __init__(
@@ -463,6 +754,23 @@ class MultiplicativeLR(LRScheduler, MultiplicativeForm):
     (``set_value_lambda`` / ``set_lr_lambda`` return the coefficient as a function of the step, as in Cerebras.)
 
     Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the learning rate.
+        initial_learning_rate: The learning rate at step 0.
+        coefficient: The factor the learning rate is multiplied by at each step.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.MultiplicativeLR(opt, 0.1, coefficient=0.5).values_at(range(5)).tolist()]
+    [0.1, 0.05, 0.025, 0.0125, 0.00625]
     """
 
     def __init__(
@@ -495,6 +803,22 @@ class ChainedLR(LRScheduler, ChainedForm):
     .. math:: f(t) = f_0(t) \prod_{i \ge 1} \frac{f_i(t)}{f_i(0)}
 
     Here :math:`t` is the number of steps taken (``last_epoch``).
+
+    Args:
+        schedulers: The Cerebras-style schedulers composed, on the same optimizer, param-group key and tags.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> scheduler = cs.ChainedLR([cs.LinearLR(opt, 0.1, 0.0, 4), cs.StepLR(opt, 1.0, 2, 0.5)])
+    >>> [round(v, 6) for v in scheduler.values_at(range(5)).tolist()]
+    [0.1, 0.075, 0.025, 0.0125, 0.0]
     """
 
 
@@ -507,6 +831,29 @@ class CyclicLR(LRScheduler, CyclicForm):
     ``mode`` (cycle for the triangular modes, iterations for ``exp_range``), as in Cerebras and torch.
 
     Here :math:`t` is the number of steps taken (``last_epoch``).
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the learning rate.
+        base_lr: The learning rate at the bottom of each cycle.
+        max_lr: The highest learning rate (the top of a cycle, or the end of the warmup).
+        step_size_up: The steps of a cycle's rising half (a number or a time string).
+        step_size_down: The steps of a cycle's falling half (None: ``step_size_up``).
+        mode: ``"triangular"``, ``"triangular2"`` (amplitude halved each cycle) or ``"exp_range"`` (times ``gamma``
+            per step).
+        gamma: The factor per step of the amplitude in ``mode="exp_range"``.
+        scale_mode: What the amplitude scaling follows: ``"cycle"`` or ``"iterations"`` (None: the mode's).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.CyclicLR(opt, 0.01, 0.1, step_size_up=2).values_at(range(5)).tolist()]
+    [0.01, 0.055, 0.1, 0.055, 0.01]
     """
 
     def __init__(
@@ -547,6 +894,28 @@ class OneCycleLR(LRScheduler, OneCycleForm):
     :math:`v_0` first), held after that.
 
     Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_learning_rate``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the learning rate.
+        initial_learning_rate: The learning rate at step 0.
+        max_lr: The highest learning rate (the top of a cycle, or the end of the warmup).
+        total_steps: The steps of the whole one-cycle schedule (a number or a time string).
+        pct_start: The fraction of ``total_steps`` spent rising to the top.
+        final_div_factor: The last learning rate is ``initial`` divided by this.
+        three_phase: Fall back to the initial value before the final annealing (torch's three phases).
+        anneal_strategy: ``"cos"`` or ``"linear"``: the shape of the rise and fall.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.OneCycleLR(opt, 0.004, 0.1, total_steps=4).values_at(range(5)).tolist()]
+    [0.004, 0.081175, 0.028306, 0.0, 0.0]
     """
 
     def __init__(
@@ -587,6 +956,22 @@ class ScalePerParamLR(LRScheduler, ScalePerParamForm):
     .. math:: f_g(t) = a_g\, f(t)
 
     Here :math:`t` is the number of steps taken (``last_epoch``).
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the learning rate.
+        scheduler: The Cerebras-style scheduler whose value each group gets, times its ``adjust_learning_rate``.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.ScalePerParamLR(opt, cs.LinearLR(opt, 0.1, 0.0, 4)).values_at(range(5)).tolist()]
+    [0.1, 0.075, 0.05, 0.025, 0.0]
     """
 
     @property
@@ -596,7 +981,24 @@ class ScalePerParamLR(LRScheduler, ScalePerParamForm):
 
 
 class ChainedScheduler(ChainedLR):
-    """Cerebras's (and torch's) name for :class:`ChainedLR`: ``ChainedScheduler(schedulers)``."""
+    """Cerebras's (and torch's) name for :class:`ChainedLR`: ``ChainedScheduler(schedulers)``.
+
+    Args:
+        schedulers: The Cerebras-style schedulers composed, on the same optimizer, param-group key and tags.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> scheduler = cs.ChainedScheduler([cs.LinearLR(opt, 0.1, 0.0, 4), cs.StepLR(opt, 1.0, 2, 0.5)])
+    >>> [round(v, 6) for v in scheduler.values_at(range(5)).tolist()]
+    [0.1, 0.075, 0.025, 0.0125, 0.0]
+    """
 
 
 __all__ = [

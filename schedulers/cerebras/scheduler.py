@@ -135,7 +135,18 @@ def _plain(value: object) -> object:
 
 def is_step_count(value: object, *, positive: bool = False) -> bool:
     """Whether a resolved step-count argument is a number of steps: an int or a float (not a bool), finite, and
-    ``>= 0`` (``> 0`` when ``positive``)."""
+    ``>= 0`` (``> 0`` when ``positive``).
+
+    Args:
+        value: The resolved argument.
+        positive: Whether 0 is refused.
+
+    Returns:
+        Whether ``value`` is a number of steps.
+
+    >>> is_step_count(10), is_step_count(0, positive=True), is_step_count(True)
+    (True, False, False)
+    """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False
     return (0 < value if positive else 0 <= value) and value < math.inf
@@ -161,6 +172,14 @@ class HyperparameterScheduler(CompiledScheduler):
         param_group_tags: write only to param groups with one of these tags (see :mod:`schedulers.core.tags`).
         state: the run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to
             resolve ``"ep"``/``"dur"`` time strings; it may also be given later with :meth:`attach_state`.
+
+    Returns:
+        Not built directly (it writes no param-group key): ``LRScheduler`` and ``WeightDecayScheduler`` subclass
+        it, and their subclasses' instances are the schedulers.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> issubclass(cs.CosineDecayLR, HyperparameterScheduler), issubclass(cs.CosineDecayWD, HyperparameterScheduler)
+    (True, True)
     """
 
     counts_steps: ClassVar[bool] = True
@@ -179,6 +198,23 @@ class HyperparameterScheduler(CompiledScheduler):
     _hook_name: ClassVar[str | None] = None
     #: False for closed forms whose shape in steps Cadence cannot scale by a scale schedule ratio
     _scalable: ClassVar[bool] = True
+    #: the family the tools name this front end with (``schedulers.tools.stepped``'s report)
+    report_family: ClassVar[str] = "Cerebras"
+
+    @property
+    def jumps_to_steps(self) -> bool:
+        """Whether ``step(k)`` gives exactly the values ``k`` calls to ``step()`` give, so a tool may jump (the
+        value is a closed form of ``last_epoch``; a subclass that overrides ``step`` may not).
+
+        Returns:
+            True unless the class overrides ``step``.
+
+        >>> import torch, schedulers.cerebras as cs
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> cs.LinearLR(opt, 1.0, 0.0, 10).jumps_to_steps
+        True
+        """
+        return type(self).step is HyperparameterScheduler.step
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -225,11 +261,14 @@ class HyperparameterScheduler(CompiledScheduler):
         """The number of ``step()`` calls, a 0-d int64 tensor (while a closed form is evaluated on a tensor of
         steps, that tensor)."""
         view = self.__dict__.get("_epoch_view")
-        return torch.tensor(self._count, dtype=_I64) if view is None else view
+        if view is not None:
+            return view
+        held = self.__dict__.get("_step_tensor")  # the step as a graph input under torch.compile (compile.py)
+        return torch.tensor(self._count, dtype=_I64) if held is None else held.clone()
 
     @last_epoch.setter
     def last_epoch(self, value: torch.Tensor | int) -> None:
-        self._count = int(value)
+        self._set_count(int(value))
 
     # -- construction and resolution ---------------------------------------------------------------
 
@@ -300,6 +339,7 @@ class HyperparameterScheduler(CompiledScheduler):
     def _ensure_ready(self) -> None:
         if not self._ready:
             self._resolve(required=True)
+        if self._curve == self._pending_curve:  # a child its composite resolved is ready with no curve yet
             self._curve = self._bound_curve()
 
     def _resolve_curve(self, state: ScheduleState | None, ssr: float) -> Callable[[float], float]:
@@ -511,7 +551,7 @@ class HyperparameterScheduler(CompiledScheduler):
         # lengths checked above when there are children; a leaf ignores a checkpoint's children
         for child, saved in zip(children, saved_children, strict=False):
             child.load_state_dict(saved)
-        self._count = int(torch.as_tensor(state_dict["last_epoch"]).reshape(()))
+        self._set_count(int(torch.as_tensor(state_dict["last_epoch"]).reshape(())))
         self._step_count = int(state_dict.get("_step_count", self._step_count))
         saved_arguments = state_dict.get("arguments")
         if isinstance(saved_arguments, dict):

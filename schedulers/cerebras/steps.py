@@ -55,6 +55,17 @@ class StepArgumentError(ValueError):
 
     A string that is not a time keeps timeunits' error (``NonIntegralTimeError``, ``TimeParseError``, ...,
     each a ``ValueError``), with the argument's name in front.
+
+    Args:
+        *args: The message, as for ``ValueError``.
+
+    Returns:
+        The error :func:`resolve_steps` raises (a ``ValueError``).
+
+    >>> resolve_steps("total_iters", True)
+    Traceback (most recent call last):
+    ...
+    schedulers.cerebras.steps.StepArgumentError: total_iters=True must be a number of steps ...
     """
 
 
@@ -63,7 +74,24 @@ def resolve_steps(
 ) -> int | float | list | _Pending | None:
     """``value`` (a number, a time string or Time, a list of these, or None) as whole steps.
 
-    Returns :data:`PENDING` when a time needs the run's state and ``state`` is None and not ``required``.
+    Args:
+        name: The argument's name, for the error.
+        value: A number of steps, a time string or ``Time`` (``"1000ba"``, ``"2ep"``, ``"0.1dur"``), a list of
+            these, or None.
+        state: The run's state (``.max_duration``, ``.dataloader_len``), needed for ``ep`` and ``dur``.
+        ssr: The scale schedule ratio: counts in steps are multiplied by it as whole counts.
+        required: Whether a time that needs a missing ``state`` is an error (else :data:`PENDING`).
+
+    Returns:
+        The whole step count (a list for a list; None for None), or :data:`PENDING` when a time needs the run's
+        state, ``state`` is None and not ``required``.
+
+    Raises:
+        StepArgumentError: A value that is not a step count or a time in steps, or a time that needs the
+            missing ``state``.
+
+    >>> resolve_steps("total_iters", "100ba", ssr=0.29), resolve_steps("milestones", [10, "20ba"])
+    (29, [10, 20])
     """
     if value is None:
         return None

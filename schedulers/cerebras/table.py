@@ -36,6 +36,18 @@ class Row:
 
     ``lr_class``/``lr_aliases``: the learning-rate class's name when it is not ``stem + "LR"``, and its
     registry aliases (Cerebras's and torch's other names for it).
+
+    Args:
+        stem: The schedule's name without its family suffix (``"CosineDecay"``).
+        form: The form both classes of the schedule subclass.
+        lr_class: The learning-rate class's name when it is not ``stem + "LR"``.
+        lr_aliases: The learning-rate class's other registry names.
+
+    Returns:
+        The row, a frozen value.
+
+    >>> next(row for row in TABLE if row.stem == "CosineAnnealingWarmRestarts").class_name(learning_rate=True)
+    'CosineAnnealingWarmRestarts'
     """
 
     stem: str
@@ -88,7 +100,22 @@ ROWS: dict[str, Row] = {row.stem: row for row in TABLE}
 
 def register_family(module: str, *, learning_rate: bool) -> None:
     """Register the class of every row declared in ``module`` (a module name), in table order (family
-    "cerebras"); each must subclass its row's form."""
+    "cerebras"); each must subclass its row's form.
+
+    Args:
+        module: The module declaring the classes (``"schedulers.cerebras.lr_scheduler"``).
+        learning_rate: True for the learning-rate classes (``...LR``), False for the weight-decay ones (``...WD``).
+
+    Returns:
+        None.
+
+    Raises:
+        TypeError: A class that does not subclass its row's form.
+
+    >>> from schedulers import get_scheduler
+    >>> get_scheduler("CosineDecayWD", family="cerebras").__name__
+    'CosineDecayWD'
+    """
     namespace = vars(sys.modules[module])
     for row in TABLE:
         cls = namespace[row.class_name(learning_rate)]

@@ -46,7 +46,29 @@ from schedulers.cerebras.table import register_family
 
 
 class WeightDecayScheduler(HyperparameterScheduler):
-    """Base of the weight-decay schedulers: writes ``"weight_decay"``. Subclass it like ``LRScheduler``."""
+    """Base of the weight-decay schedulers: writes ``"weight_decay"``. Subclass it like ``LRScheduler``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the weight decay.
+        total_iters: How many steps the schedule lasts: a number or a time string (``"1000ba"``, ``"2ep"``,
+            ``"0.1dur"``).
+        last_epoch: The step to start after (-1: a fresh run).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> class Halving(cs.WeightDecayScheduler):
+    ...     def _get_closed_form_lr(self):
+    ...         return 0.1 * 0.5 ** self.last_epoch.double()
+    >>> [round(v, 6) for v in Halving(opt, total_iters=None).values_at(range(4)).tolist()]
+    [0.1, 0.05, 0.025, 0.0125]
+    """
 
     param_group_key = "weight_decay"
 
@@ -60,6 +82,24 @@ class ConstantWD(WeightDecayScheduler, ConstantForm):
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.ConstantLR`, on the weight decay. Here :math:`t` is
     the number of steps taken (``last_epoch``), :math:`v` is ``val``, :math:`T` is ``total_iters``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the weight decay.
+        val: The weight decay held at every step.
+        total_iters: How many steps the schedule lasts: a number or a time string (``"1000ba"``, ``"2ep"``,
+            ``"0.1dur"``) (None: no end; it only says how long, e.g. in a sequence).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.ConstantWD(opt, 0.1, total_iters=4).values_at(range(5)).tolist()]
+    [0.1, 0.1, 0.1, 0.1, 0.1]
     """
 
 
@@ -70,6 +110,27 @@ class PolynomialWD(WeightDecayScheduler, PolynomialForm):
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.PolynomialLR`, on the weight decay. Here :math:`t`
     is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_val``, :math:`v_1` is ``end_val``,
     :math:`T` is ``total_iters``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the weight decay.
+        initial_val: The weight decay at step 0.
+        end_val: The weight decay at step ``total_iters`` and after.
+        total_iters: How many steps the schedule lasts: a number or a time string (``"1000ba"``, ``"2ep"``,
+            ``"0.1dur"``).
+        power: The exponent of the polynomial decay (1: linear).
+        cycle: Restart the decay after ``total_iters`` with a horizon a multiple of it (TensorFlow's ``cycle``).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.PolynomialWD(opt, 0.1, 0.01, total_iters=4, power=2.0).values_at(range(5)).tolist()]
+    [0.1, 0.060625, 0.0325, 0.015625, 0.01]
     """
 
 
@@ -79,6 +140,26 @@ class LinearWD(WeightDecayScheduler, LinearForm):
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.LinearLR`, on the weight decay. Here :math:`t` is
     the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_val``, :math:`v_1` is ``end_val``,
     :math:`T` is ``total_iters``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the weight decay.
+        initial_val: The weight decay at step 0.
+        end_val: The weight decay at step ``total_iters`` and after.
+        total_iters: How many steps the schedule lasts: a number or a time string (``"1000ba"``, ``"2ep"``,
+            ``"0.1dur"``).
+        cycle: Restart the decay after ``total_iters`` with a horizon a multiple of it (TensorFlow's ``cycle``).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.LinearWD(opt, 0.1, 0.0, total_iters=4).values_at(range(5)).tolist()]
+    [0.1, 0.075, 0.05, 0.025, 0.0]
     """
 
 
@@ -87,6 +168,26 @@ class ExponentialWD(WeightDecayScheduler, ExponentialForm):
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.ExponentialLR`, on the weight decay. Here :math:`t`
     is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_val``, :math:`T` is ``total_iters``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the weight decay.
+        initial_val: The weight decay at step 0.
+        total_iters: How many steps the schedule lasts: a number or a time string (``"1000ba"``, ``"2ep"``,
+            ``"0.1dur"``).
+        decay_rate: The factor per ``total_iters`` steps.
+        staircase: Decay in whole periods of ``total_iters`` steps (a staircase) rather than continuously.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.ExponentialWD(opt, 0.1, total_iters=2, decay_rate=0.5).values_at(range(5)).tolist()]
+    [0.1, 0.070711, 0.05, 0.035355, 0.025]
     """
 
 
@@ -96,6 +197,28 @@ class InverseExponentialTimeDecayWD(WeightDecayScheduler, InverseExponentialTime
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.InverseExponentialTimeDecayLR`, on the weight
     decay. Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_val``, :math:`T`
     is ``total_iters``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the weight decay.
+        initial_val: The weight decay at step 0.
+        step_exponent: The exponent of the step count in the denominator.
+        total_iters: How many steps the schedule lasts: a number or a time string (``"1000ba"``, ``"2ep"``,
+            ``"0.1dur"``).
+        decay_rate: The factor per ``total_iters`` steps.
+        staircase: Decay in whole periods of ``total_iters`` steps (a staircase) rather than continuously.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> scheduler = cs.InverseExponentialTimeDecayWD(opt, 0.1, step_exponent=1, total_iters=2, decay_rate=0.5)
+    >>> [round(v, 6) for v in scheduler.values_at(range(5)).tolist()]
+    [0.1, 0.08, 0.066667, 0.057143, 0.05]
     """
 
 
@@ -104,6 +227,25 @@ class InverseSquareRootDecayWD(WeightDecayScheduler, InverseSquareRootDecayForm)
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.InverseSquareRootDecayLR`, on the weight decay.
     Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_val``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the weight decay.
+        initial_val: The weight decay at step 0.
+        scale: The factor of the inverse square root of the step.
+        warmup_steps: The step count the inverse square root starts from (a number or a time string).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> scheduler = cs.InverseSquareRootDecayWD(opt, 0.1, scale=1.0, warmup_steps=2)
+    >>> [round(v, 6) for v in scheduler.values_at(range(5)).tolist()]
+    [0.070711, 0.070711, 0.070711, 0.057735, 0.05]
     """
 
 
@@ -113,6 +255,25 @@ class CosineDecayWD(WeightDecayScheduler, CosineDecayForm):
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.CosineDecayLR`, on the weight decay. Here :math:`t`
     is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_val``, :math:`v_1` is ``end_val``,
     :math:`T` is ``total_iters``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the weight decay.
+        initial_val: The weight decay at step 0.
+        end_val: The weight decay at step ``total_iters`` and after.
+        total_iters: How many steps the schedule lasts: a number or a time string (``"1000ba"``, ``"2ep"``,
+            ``"0.1dur"``).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.CosineDecayWD(opt, 0.1, 0.0, total_iters=4).values_at(range(5)).tolist()]
+    [0.1, 0.085355, 0.05, 0.014645, 0.0]
     """
 
 
@@ -122,6 +283,26 @@ class SequentialWD(WeightDecayScheduler, SequentialForm):
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.SequentialLR`, on the weight decay. Here :math:`t`
     is the number of steps taken (``last_epoch``).
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the weight decay.
+        schedulers: The Cerebras-style schedulers composed, on the same optimizer, param-group key and tags.
+        milestones: The steps where the next segment starts (numbers or time strings), increasing.
+        last_epoch: The step to start after (-1: a fresh run).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> parts = [cs.LinearWD(opt, 0.0, 0.1, 2), cs.CosineDecayWD(opt, 0.1, 0.0, 2)]
+    >>> scheduler = cs.SequentialWD(opt, parts, milestones=[2])
+    >>> [round(v, 6) for v in scheduler.values_at(range(5)).tolist()]
+    [0.0, 0.05, 0.1, 0.05, 0.0]
     """
 
 
@@ -130,6 +311,24 @@ class PiecewiseConstantWD(WeightDecayScheduler, PiecewiseConstantForm):
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.PiecewiseConstantLR`, on the weight decay. Here
     :math:`t` is the number of steps taken (``last_epoch``), :math:`v_i` is ``vals`` (entry :math:`i`).
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the weight decay.
+        vals: The weight decays, one per segment (one more than ``milestones``).
+        milestones: The steps where the next segment starts (numbers or time strings), increasing.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> scheduler = cs.PiecewiseConstantWD(opt, [0.1, 0.05, 0.01], milestones=[1, 3])
+    >>> [round(v, 6) for v in scheduler.values_at(range(5)).tolist()]
+    [0.1, 0.05, 0.05, 0.01, 0.01]
     """
 
 
@@ -138,6 +337,24 @@ class MultiStepWD(WeightDecayScheduler, MultiStepForm):
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.MultiStepLR`, on the weight decay. Here :math:`t`
     is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_val``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the weight decay.
+        initial_val: The weight decay at step 0.
+        gamma: The factor applied at each milestone / step boundary.
+        milestones: The steps where the next segment starts (numbers or time strings), increasing.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.MultiStepWD(opt, 0.1, gamma=0.5, milestones=[1, 3]).values_at(range(5)).tolist()]
+    [0.1, 0.05, 0.05, 0.025, 0.025]
     """
 
 
@@ -146,6 +363,24 @@ class StepWD(WeightDecayScheduler, StepForm):
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.StepLR`, on the weight decay. Here :math:`t` is the
     number of steps taken (``last_epoch``), :math:`v_0` is ``initial_val``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the weight decay.
+        initial_val: The weight decay at step 0.
+        step_size: The steps between two decays by ``gamma`` (a number or a time string).
+        gamma: The factor applied at each milestone / step boundary.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.StepWD(opt, 0.1, step_size=2, gamma=0.5).values_at(range(5)).tolist()]
+    [0.1, 0.1, 0.05, 0.05, 0.025]
     """
 
 
@@ -155,6 +390,24 @@ class CosineAnnealingWD(WeightDecayScheduler, CosineAnnealingForm):
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.CosineAnnealingLR`, on the weight decay. Here
     :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_val``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the weight decay.
+        initial_val: The weight decay at step 0.
+        T_max: The steps of a half cosine period (a number or a time string).
+        eta_min: The lowest weight decay, at the bottom of the cosine.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.CosineAnnealingWD(opt, 0.1, T_max=4, eta_min=0.0).values_at(range(5)).tolist()]
+    [0.1, 0.085355, 0.05, 0.014645, 0.0]
     """
 
 
@@ -165,6 +418,25 @@ class LambdaWD(WeightDecayScheduler, LambdaForm):
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.LambdaLR`, on the weight decay. Here :math:`t` is
     the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_val``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the weight decay.
+        initial_val: The weight decay at step 0.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> class Halving(cs.LambdaWD):
+    ...     def set_value_lambda(self):
+    ...         return lambda step: 0.5**step
+    >>> [round(v, 6) for v in Halving(opt, 0.1).values_at(range(4)).tolist()]
+    [0.1, 0.05, 0.025, 0.0125]
     """
 
 
@@ -174,6 +446,26 @@ class CosineAnnealingWarmRestartsWD(WeightDecayScheduler, CosineAnnealingWarmRes
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.CosineAnnealingWarmRestarts`, on the weight decay.
     Here :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_val``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the weight decay.
+        initial_val: The weight decay at step 0.
+        T_0: The steps of the first cosine period (a number or a time string).
+        T_mult: The factor each period's length grows by after a restart.
+        eta_min: The lowest weight decay, at the bottom of the cosine.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> scheduler = cs.CosineAnnealingWarmRestartsWD(opt, 0.1, T_0=2, T_mult=1, eta_min=0.0)
+    >>> [round(v, 6) for v in scheduler.values_at(range(5)).tolist()]
+    [0.1, 0.05, 0.1, 0.05, 0.1]
     """
 
 
@@ -182,6 +474,23 @@ class MultiplicativeWD(WeightDecayScheduler, MultiplicativeForm):
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.MultiplicativeLR`, on the weight decay. Here
     :math:`t` is the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_val``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the weight decay.
+        initial_val: The weight decay at step 0.
+        coefficient: The factor the weight decay is multiplied by at each step.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.MultiplicativeWD(opt, 0.1, coefficient=0.5).values_at(range(5)).tolist()]
+    [0.1, 0.05, 0.025, 0.0125, 0.00625]
     """
 
 
@@ -191,6 +500,22 @@ class ChainedWD(WeightDecayScheduler, ChainedForm):
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.ChainedLR`, on the weight decay. Here :math:`t` is
     the number of steps taken (``last_epoch``).
+
+    Args:
+        schedulers: The Cerebras-style schedulers composed, on the same optimizer, param-group key and tags.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> scheduler = cs.ChainedWD([cs.LinearWD(opt, 0.1, 0.0, 4), cs.StepWD(opt, 1.0, 2, 0.5)])
+    >>> [round(v, 6) for v in scheduler.values_at(range(5)).tolist()]
+    [0.1, 0.075, 0.025, 0.0125, 0.0]
     """
 
 
@@ -199,6 +524,29 @@ class CyclicWD(WeightDecayScheduler, CyclicForm):
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.CyclicLR`, on the weight decay. Here :math:`t` is
     the number of steps taken (``last_epoch``).
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the weight decay.
+        base_val: The weight decay at the bottom of each cycle.
+        max_val: The highest weight decay (the top of a cycle, or the end of the warmup).
+        step_size_up: The steps of a cycle's rising half (a number or a time string).
+        step_size_down: The steps of a cycle's falling half (None: ``step_size_up``).
+        mode: ``"triangular"``, ``"triangular2"`` (amplitude halved each cycle) or ``"exp_range"`` (times ``gamma``
+            per step).
+        gamma: The factor per step of the amplitude in ``mode="exp_range"``.
+        scale_mode: What the amplitude scaling follows: ``"cycle"`` or ``"iterations"`` (None: the mode's).
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.CyclicWD(opt, 0.01, 0.1, step_size_up=2).values_at(range(5)).tolist()]
+    [0.01, 0.055, 0.1, 0.055, 0.01]
     """
 
 
@@ -208,6 +556,28 @@ class OneCycleWD(WeightDecayScheduler, OneCycleForm):
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.OneCycleLR`, on the weight decay. Here :math:`t` is
     the number of steps taken (``last_epoch``), :math:`v_0` is ``initial_val``.
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the weight decay.
+        initial_val: The weight decay at step 0.
+        max_val: The highest weight decay (the top of a cycle, or the end of the warmup).
+        total_steps: The steps of the whole one-cycle schedule (a number or a time string).
+        pct_start: The fraction of ``total_steps`` spent rising to the top.
+        final_div_factor: The last weight decay is ``initial`` divided by this.
+        three_phase: Fall back to the initial value before the final annealing (torch's three phases).
+        anneal_strategy: ``"cos"`` or ``"linear"``: the shape of the rise and fall.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.OneCycleWD(opt, 0.004, 0.1, total_steps=4).values_at(range(5)).tolist()]
+    [0.004, 0.081175, 0.028306, 0.0, 0.0]
     """
 
 
@@ -217,6 +587,22 @@ class ScalePerParamWD(WeightDecayScheduler, ScalePerParamForm):
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.ScalePerParamLR`, on the weight decay. Here
     :math:`t` is the number of steps taken (``last_epoch``).
+
+    Args:
+        optimizer: The optimizer whose targeted param groups get the weight decay.
+        scheduler: The Cerebras-style scheduler whose value each group gets, times its ``adjust_learning_rate``.
+        param_group_tags: Write only into the param groups with one of these tags (None: every group).
+        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
+            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+
+    Returns:
+        A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
+        construction, and at each ``step()`` the next step's value.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> [round(v, 6) for v in cs.ScalePerParamWD(opt, cs.LinearWD(opt, 0.1, 0.0, 4)).values_at(range(5)).tolist()]
+    [0.1, 0.075, 0.05, 0.025, 0.0]
     """
 
 

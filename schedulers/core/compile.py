@@ -103,6 +103,29 @@ class CompiledScheduler(LRScheduler):
     A tensor-valued hyperparameter stays the same tensor and is updated in place (a compiled optimizer step
     then never recompiles because the value moved). The trainer steps every one of these once per batch and
     hands it its clock with :meth:`attach_state`.
+
+    Args:
+        scheduler: A Cadence schedule or any callable ``(state, ssr) -> float`` (see :func:`compile_scheduler`).
+        optimizer: The optimizer whose param groups are driven.
+        state: What the schedule reads (``.timestamp``, ``.max_duration``, ``.dataloader_len``), by reference.
+        ssr: The scale schedule ratio, or the :class:`~schedulers.core.run.Run` whose clock ``state`` is.
+        hyperparameter: The param-group key driven (``"lr"``, ``"weight_decay"``, ...).
+        param_groups: Indices of the groups driven (None: all).
+
+    Returns:
+        The scheduler, already written into the param groups at the state's timestamp.
+
+    Raises:
+        TypeError: A bad ``scheduler``, ``optimizer``, ``state`` or ``hyperparameter`` (as :func:`compile_scheduler`).
+        ValueError: A bad ``ssr`` or ``param_groups``, or a group whose value cannot be scheduled.
+
+    >>> import torch
+    >>> from schedulers import SchedulerState, StepScheduler
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    >>> state = SchedulerState("10ba")
+    >>> sched = CompiledScheduler(StepScheduler("2ba", gamma=0.5), opt, state)
+    >>> state.timestamp = state.timestamp.copy(batch=4); sched.step(); opt.param_groups[0]["lr"]
+    0.25
     """
 
     #: False: α follows the state's timestamp; True: α is a closed form of the number of step() calls
@@ -156,6 +179,32 @@ class CompiledScheduler(LRScheduler):
         self._single = (indices[0], scales[0]) if one_float else None
         self.__dict__.setdefault("_count", 0)
         self._step_count = 1
+        if self.counts_steps:
+            self._hold_step()
+
+    # -- the step count ------------------------------------------------------------------------------
+
+    def _hold_step(self) -> None:
+        """Keep the step count also as a 0-d int64 tensor, ``_step_tensor``, written in place through a numpy
+        view at each step: a closed form reading it under ``torch.compile`` takes the step as an input, so one
+        graph serves every step (a Python int would be a constant of the graph)."""
+        tensor = torch.tensor(self._count, dtype=torch.int64)
+        self._step_tensor, self._step_view = tensor, tensor.numpy()
+
+    def _set_count(self, count: int) -> None:
+        """Move the step count to ``count`` (and its tensor, for a scheduler that counts its steps)."""
+        self._count = count
+        view = self.__dict__.get("_step_view")
+        if view is not None:
+            view[()] = count
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {key: value for key, value in self.__dict__.items() if key != "_step_view"}  # a view: made again
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "_step_tensor" in state:
+            self._step_view = self._step_tensor.numpy()
 
     @property
     def last_epoch(self) -> Any:
@@ -164,7 +213,7 @@ class CompiledScheduler(LRScheduler):
 
     @last_epoch.setter
     def last_epoch(self, value: Any) -> None:
-        self._count = int(value)
+        self._set_count(int(value))
 
     def _current_alpha(self) -> float:
         if self.counts_steps:
@@ -201,7 +250,11 @@ class CompiledScheduler(LRScheduler):
             self._jump(epoch)
             return
         count = self._count + 1
-        alpha = self._curve(float(count)) if self.counts_steps else self._alpha(self.state)
+        if self.counts_steps:
+            alpha = self._curve(float(count))
+            self._step_view[()] = count
+        else:
+            alpha = self._alpha(self.state)
         self._count = count
         self._step_count += 1
         self._apply(alpha)
@@ -217,7 +270,7 @@ class CompiledScheduler(LRScheduler):
             stacklevel=3,
         )
         alpha = self._curve(float(integer_argument("epoch", epoch, low=0)))
-        self._count = int(epoch)
+        self._set_count(int(epoch))
         self._step_count += 1
         self._apply(alpha)
 
@@ -360,7 +413,7 @@ class CompiledScheduler(LRScheduler):
                 f"this state_dict has {len(state_dict['base_values'])} param groups, "
                 f"the optimizer has {len(self.base_values)}"
             )
-        self._count = int(state_dict.get("last_epoch", self._count))
+        self._set_count(int(state_dict.get("last_epoch", self._count)))
         if self._listeners is not None and "plateaus" in state_dict:
             self.scheduler = self._listeners.load_state_dict(state_dict["plateaus"])
         # attached to a Run (the trainer's), the run's ratio wins over a saved one: the constructor's arguments win
@@ -428,6 +481,23 @@ def base_value(group: dict, index: int, key: str, initial_key: str) -> tuple[Any
     """The group's base value of ``key``: what to keep as ``initial_<key>`` and its float, checked, unwritten.
 
     An ``initial_<key>`` already in the group (a reloaded optimizer) is the base; else the current value is.
+
+    Args:
+        group: The param group.
+        index: Its index, for the errors.
+        key: The hyperparameter (``"lr"``).
+        initial_key: Where the base is kept (``"initial_lr"``).
+
+    Returns:
+        ``(stored, base)``: what to keep as ``initial_<key>`` (a float, or a tensor's copy) and its float.
+
+    Raises:
+        ValueError: A group without ``key``, or a value that is not a finite float or 0-d float tensor.
+
+    >>> base_value({"lr": 0.1}, 0, "lr", "initial_lr")
+    (0.1, 0.1)
+    >>> base_value({"lr": 0.1, "initial_lr": 0.3}, 0, "lr", "initial_lr")
+    (0.3, 0.3)
     """
     if key not in group:
         raise ValueError(

@@ -95,6 +95,22 @@ def add_lr_schedule_args(
     or ``--max_steps`` keeps its definition (type, default, help); it must store into the same
     attribute (``dest``), else this raises a ``ValueError`` naming the flag, since
     :func:`get_lr_scheduler` reads ``args.<flag name>``.
+
+    Args:
+        parser: The ``argparse`` parser (or argument group) the flags are added to.
+        extra_schedules: Names of your own schedules ``--lr_schedule`` also accepts.
+
+    Returns:
+        ``parser``, with the flags it did not have yet.
+
+    Raises:
+        ValueError: ``parser`` already has one of the flags, storing into another attribute.
+
+    >>> import argparse
+    >>> parser = add_lr_schedule_args(argparse.ArgumentParser())
+    >>> args = parser.parse_args(["--lr_schedule", "fixed_lr", "--learning_rate", "0.1"])
+    >>> args.lr_schedule, args.learning_rate
+    ('fixed_lr', 0.1)
     """
     existing = getattr(parser, "_option_string_actions", {})
     for flag, (kind, choices, help_text) in _FLAGS.items():
@@ -120,6 +136,26 @@ def get_lr_scheduler(optimizer: Optimizer, args: Any) -> LambdaLR:
     ``--learning_rate``, when given, becomes ``lr`` and ``initial_lr`` of every param group (the peak);
     ``--max_steps`` is ``num_training_steps``; ``--steps_this_run`` does not change the schedule (see
     :func:`steps_this_run`). The returned scheduler is stepped once per optimizer step.
+
+    Args:
+        optimizer: The optimizer whose param groups the schedule drives.
+        args: The parsed flags (``lr_schedule``, ``learning_rate``, ``warmup_steps``, ``max_steps``,
+            ``end_lr_ratio``, ``steps_this_run``).
+
+    Returns:
+        The SambaFlow ``LambdaLR`` of the schedule ``--lr_schedule`` names.
+
+    Raises:
+        ValueError: A missing or unknown ``--lr_schedule``, a decaying schedule without ``--max_steps``, or a
+            flag out of its range.
+
+    >>> import argparse, torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    >>> args = argparse.Namespace(lr_schedule="polynomial_decay_schedule_with_warmup", learning_rate=0.1,
+    ...                           warmup_steps=2, max_steps=10, end_lr_ratio=None, steps_this_run=None)
+    >>> sched = get_lr_scheduler(opt, args)
+    >>> opt.param_groups[0]["lr"], sched.lr_lambdas[0](2)
+    (0.0, 1.0)
     """
     schedule = _schedule(_get(args, "lr_schedule"))
     learning_rate = _get(args, "learning_rate")
@@ -161,6 +197,15 @@ def _schedule(name: Any) -> Callable[..., LambdaLR]:
 
 def steps_this_run(args: Any) -> int | None:
     """The number of optimizer steps this run takes: ``--steps_this_run``, else ``--max_steps``, else None.
+
+    Args:
+        args: The parsed flags (``steps_this_run`` and ``max_steps`` are read).
+
+    Returns:
+        The step count, or None when neither flag is given.
+
+    Raises:
+        ValueError: A flag that is not a whole number of steps.
 
     >>> import argparse
     >>> steps_this_run(argparse.Namespace(max_steps=1000, steps_this_run=None))

@@ -75,9 +75,28 @@ class SambaFlowLambda:
     arguments with a checkpoint's: the arguments of the run that loads win.
 
     ``step`` may be an int, a float or a floating tensor (a whole run at once, elementwise).
+
+    Args:
+        kind: ``"cosine"``, ``"linear"`` (SambaFlow's "polynomial") or ``"fixed"`` (α = 1).
+        num_warmup_steps: The steps of the linear warmup from 0 (a whole number >= 0).
+        num_training_steps: The step the decay ends at (a whole number >= ``num_warmup_steps``).
+        end_ratio: The multiplier the decay ends at, in [0, 1].
+        num_cycles: The cosine periods over the decay (0.5: one half period).
+
+    Returns:
+        The multiplier: calling it with a step gives α at that step (a float, or a tensor for a tensor).
+
+    Raises:
+        ValueError: An unknown ``kind``, or a step count or ratio out of its range.
+
+    >>> alpha = SambaFlowLambda("linear", num_warmup_steps=2, num_training_steps=6, end_ratio=0.5)
+    >>> [alpha(k) for k in range(8)]
+    [0.0, 0.5, 1.0, 0.875, 0.75, 0.625, 0.5, 0.5]
     """
 
     _ARGUMENTS = ("kind", "num_warmup_steps", "num_training_steps", "end_ratio", "num_cycles")
+    #: the family the tools name a ``LambdaLR`` of these multipliers with (``schedulers.tools.stepped``)
+    report_family: ClassVar[str] = "SambaFlow"
     __slots__ = (*_ARGUMENTS, "_fn", "__dict__")
 
     def __init__(
@@ -175,6 +194,25 @@ class LambdaLR(CompiledScheduler, torch_schedulers.LambdaLR):
     ``_step_count``, ``_last_lr`` and ``lr_lambdas``, whose entries are ``{}``: no callable, loadable with
     ``torch.load(weights_only=True)``; the arguments of the run that loads win). With a scale schedule ratio
     (:meth:`attach_state`, which the trainer calls) α's step counts are scaled by :meth:`SambaFlowLambda.scaled`.
+
+    Args:
+        optimizer: The optimizer whose param groups' lr is scaled (each group's lr at construction is its peak,
+            kept as ``initial_lr``).
+        multiplier: α, the schedule's multiplier.
+        last_epoch: The step to start after (-1: a fresh run; else the groups must hold ``initial_lr``).
+
+    Returns:
+        The scheduler, with ``initial_lr × α(last_epoch + 1)`` already written into every param group.
+
+    Raises:
+        TypeError: ``optimizer`` is not a torch optimizer.
+        KeyError: ``last_epoch`` other than -1 with a group lacking ``initial_lr``.
+
+    >>> import torch
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.2)
+    >>> sched = LambdaLR(opt, SambaFlowLambda("linear", 0, 4))
+    >>> sched.step(); sched.get_last_lr()
+    [0.15000000000000002]
     """
 
     counts_steps: ClassVar[bool] = True
@@ -218,10 +256,12 @@ class LambdaLR(CompiledScheduler, torch_schedulers.LambdaLR):
         self._use(first)  # as torch's scaling does: the next step uses it
 
     def __getstate__(self) -> dict[str, Any]:
-        return {key: value for key, value in self.__dict__.items() if key != "_curve"}  # composed again on load
+        state = super().__getstate__()
+        state.pop("_curve", None)  # composed again on load
+        return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+        super().__setstate__(state)
         self._use(self._multiplier)
 
     def state_dict(self) -> dict[str, Any]:
@@ -236,7 +276,7 @@ class LambdaLR(CompiledScheduler, torch_schedulers.LambdaLR):
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore the step (this run's arguments are kept) and write the lr at that step."""
-        self._count = int(state_dict["last_epoch"])
+        self._set_count(int(state_dict["last_epoch"]))
         self._step_count = int(state_dict.get("_step_count", self._count + 1))
         self._apply()
 
@@ -255,6 +295,23 @@ def cosine_schedule_with_warmup(
         \alpha(k) = k / W \;(k \le W), \qquad
         \alpha(k) = r + (1 - r)\,\tfrac12\bigl(1 + \cos(2\pi c\,p)\bigr), \;
         p = \min\!\left(\tfrac{k - W}{\max(1, T - W)}, 1\right) \;(k > W)
+
+    Args:
+        optimizer: The optimizer whose param groups' lr is scaled (the lr each group has at construction is
+            its peak, kept as ``initial_lr``).
+        num_warmup_steps: :math:`W`, the steps of the linear warmup from 0 (a whole number of steps >= 0).
+        num_training_steps: :math:`T`, the step the decay ends at (a whole number of steps).
+        num_cycles: :math:`c`, the cosine periods over the decay (0.5: one half period, down once).
+        last_epoch: The step to start after (-1: a fresh run; else the groups must hold ``initial_lr``).
+        end_ratio: :math:`r`, the multiplier the decay ends at.
+
+    Returns:
+        A SambaFlow ``LambdaLR`` (a torch ``LambdaLR``) that writes :math:`\mathrm{lr} \cdot \alpha(k)` into
+        every param group after :math:`k` calls to ``step()``.
+
+    Raises:
+        ValueError: A step count or ratio that is not a finite number in its range.
+        KeyError: ``last_epoch`` other than -1 with a group lacking ``initial_lr``.
 
     >>> import torch
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
@@ -281,6 +338,22 @@ def polynomial_decay_schedule_with_warmup(
         \alpha(k) = k / W \;(k \le W), \qquad
         \alpha(k) = r + (1 - r)(1 - p), \; p = \min\!\left(\tfrac{k - W}{\max(1, T - W)}, 1\right) \;(k > W)
 
+    Args:
+        optimizer: The optimizer whose param groups' lr is scaled (the lr each group has at construction is
+            its peak, kept as ``initial_lr``).
+        num_warmup_steps: :math:`W`, the steps of the linear warmup from 0 (a whole number of steps >= 0).
+        num_training_steps: :math:`T`, the step the decay ends at (a whole number of steps).
+        end_ratio: :math:`r`, the multiplier the decay ends at.
+        last_epoch: The step to start after (-1: a fresh run; else the groups must hold ``initial_lr``).
+
+    Returns:
+        A SambaFlow ``LambdaLR`` (a torch ``LambdaLR``) that writes :math:`\mathrm{lr} \cdot \alpha(k)` into
+        every param group after :math:`k` calls to ``step()``.
+
+    Raises:
+        ValueError: A step count or ratio that is not a finite number in its range.
+        KeyError: ``last_epoch`` other than -1 with a group lacking ``initial_lr``.
+
     >>> import torch
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
     >>> sched = polynomial_decay_schedule_with_warmup(opt, 10, 110, end_ratio=0.5)
@@ -293,6 +366,17 @@ def polynomial_decay_schedule_with_warmup(
 
 def fixed_lr(optimizer: Optimizer, last_epoch: int = -1) -> LambdaLR:
     """No schedule: the optimizer's lr throughout (α = 1).
+
+    Args:
+        optimizer: The optimizer whose param groups' lr is scaled (the lr each group has at construction is
+            its peak, kept as ``initial_lr``).
+        last_epoch: The step to start after (-1: a fresh run; else the groups must hold ``initial_lr``).
+
+    Returns:
+        A SambaFlow ``LambdaLR`` (a torch ``LambdaLR``) whose multiplier is 1 at every step.
+
+    Raises:
+        KeyError: ``last_epoch`` other than -1 with a group lacking ``initial_lr``.
 
     >>> import torch
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.3)

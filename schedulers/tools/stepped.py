@@ -4,15 +4,25 @@ Such a scheduler has no closed form Cadence can read for every class, so the rep
 (together with its optimizer) through the run, exactly as the trainer will step the real one, and reads the
 hyperparameter at the start, at each phase boundary the scheduler shows (warmup ends, ``total_iters``,
 milestones, ``T_max``, ...) and at the end. A Cerebras-style copy, whose value is a closed form of the step
-(docs/cerebras.md), jumps to each of those points with one ``step(point)`` call instead: the same values, at a
-cost per point rather than per step. The live scheduler and optimizer are never stepped: their
-``last_epoch``, ``state_dict()`` and the param groups' values stay as they are. The copy shares the
+(docs/cerebras.md; it says ``jumps_to_steps``), jumps to each of those points with one ``step(point)`` call
+instead: the same values, at a cost per point rather than per step. The live scheduler and optimizer are never
+stepped: their ``last_epoch``, ``state_dict()`` and the param groups' values stay as they are. The copy shares the
 parameters and the optimizer's per-parameter state with the original (a scheduler never touches them), so
 copying costs no memory of the model's size.
 
 :func:`stepped_report_rows` returns rows of the kinds :func:`schedulers.tools.report.schedule_report_rows`
 uses (``"time"`` and ``"value"``) after a ``"scheduler"`` row; :func:`schedulers.tools.report.render_report`
-renders them and :func:`schedulers.tools.report.times_beyond_the_run` checks them.
+renders them and :func:`schedulers.tools.report.times_beyond_the_run` checks them. Their keys:
+
+* ``"scheduler"``: ``index``, ``label``, ``hyperparameter``, ``scheduler`` (its class name), ``family``
+  (``torch``, ``Cerebras`` or ``SambaFlow``), ``unit``, ``steps``, ``first_step``, ``error`` (why stepping
+  the copy stopped early, else None);
+* ``"time"``: a step-count argument: ``argument`` (``total_iters``, ``schedulers[1].T_max``,
+  ``milestones[0]``), ``given`` (a Cerebras time string as written, else None), ``count`` (steps),
+  ``offset`` (where a child's count starts), ``position`` (``offset + count``), ``reached`` (``"run"``,
+  ``"end"`` or ``"after"``), ``batch`` (the step trained at ``position``, when in the run and per batch);
+* ``"value"``: ``point``, ``batch`` (the step), ``value`` (param group 0's), ``values`` (every group's
+  that has the hyperparameter), ``alpha`` (None: a stepped scheduler writes values, not multipliers).
 """
 
 from __future__ import annotations
@@ -25,9 +35,7 @@ from typing import Any
 
 import torch
 
-from schedulers.cerebras.scheduler import HyperparameterScheduler
 from schedulers.core.clock import after_batches, batches_in_run
-from schedulers.sambaflow.schedules import SambaFlowLambda
 from timeunits import Time, TimeUnit
 
 __all__ = ["run_steps", "stepped_report_rows"]
@@ -53,6 +61,17 @@ def run_steps(max_duration: Time | str, dataloader_len: int | None, *, per_epoch
     not close it). None when that is not known before the data is read (a run in samples or tokens, or in
     epochs without ``dataloader_len``). The counts are the clock's (:func:`schedulers.core.clock.batches_in_run`,
     :func:`schedulers.core.clock.after_batches`).
+
+    Args:
+        max_duration: The run's length (already scaled), a ``Time`` or a time string.
+        dataloader_len: Batches per epoch (None or 0: unknown).
+        per_epoch: Whether the scheduler is stepped once per epoch rather than per batch.
+
+    Returns:
+        The number of steps, or None when it is not known before the data is read.
+
+    >>> run_steps("2ep", 10), run_steps("25ba", 10, per_epoch=True), run_steps("100sp", 10)
+    (20, 2, None)
     """
     run = Time.from_input(max_duration)
     length = int(dataloader_len) if dataloader_len else None
@@ -75,23 +94,25 @@ def stepped_report_rows(
     per_epoch: bool = False,
     index: int = 0,
 ) -> list[dict[str, Any]]:
-    """The report of ``scheduler`` over a run in which it is stepped ``steps`` times (None: unknown).
+    """The report of ``scheduler`` over a run in which it is stepped ``steps`` times, read from a stepped copy
+    that starts where the scheduler is (``last_epoch``); with ``steps`` None it ends at the largest step count shown.
 
-    ``per_epoch`` says it steps once per epoch (its counts are then epochs, ``ep``), else once per batch
-    (``ba``). The copy starts where the scheduler is (``last_epoch``; a resumed run starts past 0), so the
-    points are those from there on. With ``steps`` None the points end at the largest step count the
-    scheduler shows: a Cerebras-style copy jumps there, a torch or SambaFlow copy is stepped there (a few
-    microseconds a step, as for a run of that length). Rows:
+    Args:
+        label: The scheduler's label in the report.
+        scheduler: The step-indexed scheduler; it is never stepped itself.
+        hyperparameter: The param-group key it writes.
+        steps: How many times the run steps it (None: unknown).
+        per_epoch: Whether it is stepped once per epoch (its counts are then ``ep``), else per batch (``ba``).
+        index: The scheduler's index in the report.
 
-    * ``"scheduler"``: ``index``, ``label``, ``hyperparameter``, ``scheduler`` (its class name), ``family``
-      (``torch``, ``Cerebras`` or ``SambaFlow``), ``unit``, ``steps``, ``first_step``, ``error`` (why stepping
-      the copy stopped early, else None);
-    * ``"time"``: a step-count argument: ``argument`` (``total_iters``, ``schedulers[1].T_max``,
-      ``milestones[0]``), ``given`` (a Cerebras time string as written, else None), ``count`` (steps),
-      ``offset`` (where a child's count starts), ``position`` (``offset + count``), ``reached`` (``"run"``,
-      ``"end"`` or ``"after"``), ``batch`` (the step trained at ``position``, when in the run and per batch);
-    * ``"value"``: ``point``, ``batch`` (the step), ``value`` (param group 0's), ``values`` (every group's
-      that has the hyperparameter), ``alpha`` (None: a stepped scheduler writes values, not multipliers).
+    Returns:
+        One ``"scheduler"`` row, then its ``"time"`` and ``"value"`` rows (their keys: the module's docstring).
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    >>> rows = stepped_report_rows("lr", cs.LinearLR(opt, 1.0, 0.0, total_iters=4), steps=8)
+    >>> rows[0]["family"], [(row["point"], row["value"]) for row in rows if row["kind"] == "value"]
+    ('Cerebras', [('start', 1.0), ('total_iters', 0.0), ('last batch', 0.0), ('end', 0.0)])
     """
     unit = TimeUnit.EPOCH if per_epoch else TimeUnit.BATCH
     common = {"index": index, "label": label, "hyperparameter": hyperparameter}
@@ -126,13 +147,16 @@ def stepped_report_rows(
 
 
 def _family(scheduler: object) -> str:
-    """``Cerebras`` for any Cerebras-style scheduler (user subclasses included), ``SambaFlow`` for a ``LambdaLR``
-    of SambaFlow multipliers, ``torch`` for torch's classes; another class is named by its module."""
-    if isinstance(scheduler, HyperparameterScheduler):
-        return "Cerebras"
+    """The family a front end names itself with (its ``report_family``: ``Cerebras``, user subclasses included;
+    a ``LambdaLR`` whose multipliers all say ``SambaFlow``), ``torch`` for torch's classes; another class is
+    named by its module."""
+    family = getattr(scheduler, "report_family", None)
+    if isinstance(family, str):
+        return family
     lambdas = getattr(scheduler, "lr_lambdas", ())
-    if lambdas and all(isinstance(f, SambaFlowLambda) for f in lambdas):
-        return "SambaFlow"
+    families = {getattr(f, "report_family", None) for f in lambdas}
+    if len(families) == 1 and isinstance(next(iter(families)), str):
+        return next(iter(families))
     module = type(scheduler).__module__
     return "torch" if module.startswith("torch.") else module
 
@@ -265,9 +289,9 @@ def _stepped_values(scheduler, key: str, first: int, points: list[int]) -> tuple
 
 
 def _jumps(scheduler) -> bool:
-    """Whether ``scheduler`` takes exactly the values it would by stepping when ``step(k)`` jumps to step ``k``:
-    a Cerebras-style scheduler (the value is a closed form of ``last_epoch``) whose ``step`` is the base's."""
-    return isinstance(scheduler, HyperparameterScheduler) and type(scheduler).step is HyperparameterScheduler.step
+    """Whether ``scheduler`` says ``step(k)`` lands on exactly the values ``k`` steps give (its
+    ``jumps_to_steps``: a Cerebras-style scheduler, whose value is a closed form of ``last_epoch``)."""
+    return getattr(scheduler, "jumps_to_steps", False) is True
 
 
 def _jumped(twin, point: int, at: int) -> bool:

@@ -108,3 +108,26 @@ def test_a_product_takes_functions_of_the_state_and_factors_in_other_units():
         mixed.resolve("100ba")
     with pytest.raises(ValueError, match=r"schedules\[1\]"):
         Product([LinearScheduler(), "cosine"])
+
+
+def test_front_ends_describe_themselves_to_the_stepped_report():
+    """The report names a scheduler's family from what the front end declares (``report_family``), and jumps
+    only a scheduler that says ``jumps_to_steps``: no switch on front-end types in the tool."""
+    from schedulers.tools.stepped import stepped_report_rows
+
+    class Stepping(cs.LinearLR):
+        def step(self, epoch=None):
+            super().step(epoch)
+
+    cases = {
+        "Cerebras": (lambda o: cs.CosineDecayWD(o, 0.1, 0.0, 10), True),
+        "SambaFlow": (lambda o: cosine_schedule_with_warmup(o, num_warmup_steps=2, num_training_steps=10), False),
+        "torch": (lambda o: torch.optim.lr_scheduler.LambdaLR(o, lambda e: 1.0), False),
+    }
+    for family, (build, jumps) in cases.items():
+        scheduler = build(_optimizer())
+        head = stepped_report_rows("x", scheduler, steps=10)[0]
+        assert head["family"] == family
+        assert getattr(scheduler, "jumps_to_steps", False) is jumps
+    assert Stepping(_optimizer(), 1.0, 0.0, 10).jumps_to_steps is False
+    assert stepped_report_rows("x", Stepping(_optimizer(), 1.0, 0.0, 10), steps=10)[0]["family"] == "Cerebras"

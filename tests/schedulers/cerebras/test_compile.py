@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from torch._dynamo.testing import CompileCounter
 
 import schedulers.cerebras as cs
 
@@ -66,4 +67,20 @@ def test_closed_form_traces_without_graph_break(name):
     assert float(traced) == pytest.approx(
         optimizer.param_groups[0]["lr" if "WD" not in name else "weight_decay"], rel=1e-12, abs=1e-15
     )
+    torch._dynamo.reset()
+
+
+@pytest.mark.parametrize("name", FACTORIES)
+def test_one_graph_serves_every_step(name):
+    """The step is an input of the traced closed form, not a constant: steps 0, 1 and 2 give one graph, and
+    each traced value is the step's own (a Python int baked into the graph would recompile at step 1)."""
+    optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+    scheduler = FACTORIES[name](optimizer)
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    compiled = torch.compile(scheduler._get_closed_form_lr, fullgraph=True, backend=counter)
+    for _ in range(3):
+        assert float(compiled()) == pytest.approx(float(scheduler._get_closed_form_lr()), rel=1e-12, abs=1e-15)
+        scheduler.step()
+    assert counter.frame_count == 1
     torch._dynamo.reset()

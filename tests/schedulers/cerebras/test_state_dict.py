@@ -147,3 +147,24 @@ def test_a_cerebras_style_state_dict_with_an_int_step_loads():
     scheduler.load_state_dict({"last_epoch": 6, "_step_count": 7, "initial_learning_rate": 0.1})
     assert scheduler.last_epoch.dtype == torch.int64 and int(scheduler.last_epoch) == 6
     assert optimizer.param_groups[0]["lr"] == pytest.approx(0.025)
+
+
+def test_a_sequence_of_time_string_children_resolved_by_its_state_reloads_mid_run():
+    """Children given time strings and no state are resolved by their sequence's state; loading a checkpoint into
+    a fresh such sequence writes the checkpoint's step's value (it recursed without end before)."""
+
+    def build(optimizer):
+        children = [cs.LinearLR(optimizer, 0.0, 0.1, "5ba"), cs.CosineDecayLR(optimizer, 0.1, 0.0, "0.5dur")]
+        return cs.SequentialLR(optimizer, children, state=SchedulerState("30ba"))
+
+    optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    scheduler = build(optimizer)
+    for _ in range(11):
+        scheduler.step()
+    expected = optimizer.param_groups[0]["lr"]
+    other = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    fresh = build(other)
+    fresh.load_state_dict(scheduler.state_dict())
+    assert 0.0 < expected < 0.1
+    assert other.param_groups[0]["lr"] == pytest.approx(expected, rel=1e-12)
+    assert int(fresh.last_epoch) == 11
