@@ -191,7 +191,7 @@ class Sequence(Schedule):
         pieces, listeners = [], []
         for i, child in enumerate(self.schedules):
             start, length = edges[i], edges[i + 1] - edges[i]
-            segment = Run(Time(length, unit), run.dataloader_len, ssr=run.ssr, scaled=True)  # a part of the run
+            segment = run.part(Time(length, unit))
             curve = _child_curve(segment, child, f"schedules[{i}]", unit)
             times.update({f"schedules[{i}].{name}": time for name, time in curve.times.items()})
             pieces.append(_shifted(curve.fn, start))

@@ -86,8 +86,8 @@ class EvaluationListener(Protocol):
 
     Attributes:
         listener_name: Who listens, as a message names it (``"schedulers[0] (PlateauScheduler)"``).
-        monitors: The metric names it reads from each evaluation (empty: it reads whatever comes).
-        needs_evaluations: Whether a run that never evaluates leaves it deaf, and so must be refused at start.
+
+    Its properties :attr:`monitors` and :attr:`needs_evaluations` are what the trainer checks at the start.
 
     >>> from schedulers import PlateauScheduler, SchedulerState, compile_scheduler
     >>> import torch

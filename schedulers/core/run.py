@@ -105,6 +105,27 @@ class Run:
         self.__attrs_init__(length, per_epoch, samples_per_batch, tokens_per_batch, ratio, bool(scaled))
         object.__setattr__(self, "length", length if scaled else scaled_length(length, ratio, per_epoch))
 
+    def part(self, length: Time) -> Run:
+        """A part of this run: ``length`` of it, with its batches per epoch and its ratio.
+
+        A :class:`~schedulers.Sequence` resolves each child on its segment, and a warmup class its pieces, on such
+        a part; what this run checked when it was built (the ratio, the batches per epoch) is not checked again,
+        so a fit checks its ratio once.
+
+        Args:
+            length: The part's length, already scaled (a count of one of the run's units).
+
+        Returns:
+            A run with ``scaled=True`` whose ``length`` is ``length``; no per-batch counts.
+
+        >>> Run("100ba", 10, ssr=0.5).part(Time(20, "ba"))
+        Run(max_duration='20ba', dataloader_len=10, ssr=0.5, scaled=True)
+        """
+        part = object.__new__(Run)
+        part.__attrs_init__(length, self.dataloader_len, None, None, self.ssr, True)
+        object.__setattr__(part, "length", length)
+        return part
+
     @classmethod
     def of_state(cls, state: ScheduleState, ssr: float = 1.0) -> Run:
         """The run a state describes in the schedule-call protocol: its ``max_duration`` is the trained length.

@@ -464,7 +464,10 @@ class _WarmupSchedule(Schedule):
 def _counting(unit: TimeUnit, length: int = 1) -> Run:
     """A run in which a composition whose times are already counts resolves as written (ratio 1, no epochs):
     only its unit matters, and its length must pass the warmup's end."""
-    return Run(Time(length, unit), scaled=True)
+    return _WRITTEN_AS_COUNTS.part(Time(length, unit))
+
+
+_WRITTEN_AS_COUNTS = Run("1ba", scaled=True)  # ratio 1, no epochs: the parts above are cut from it
 
 
 @register_scheduler(aliases=("multistep_with_warmup",), family="composer")

@@ -31,12 +31,21 @@ def _trainer(schedulers, *, ssr=0.5, max_duration="2ba", **kwargs):
 
 
 def _count_resolutions(monkeypatch) -> list[str]:
-    resolved = []
+    """The outermost ``_resolve`` calls (a warmup class resolves through the schedules it composes, whose own
+    ``_resolve`` calls inside it are part of the one resolution)."""
+    resolved, depth = [], [0]
     for cls in (CosineAnnealingWithWarmupScheduler, LinearScheduler, StepScheduler):
-        original = cls._resolve
-        monkeypatch.setattr(
-            cls, "_resolve", lambda self, run, _o=original: resolved.append(type(self).__name__) or _o(self, run)
-        )
+
+        def spy(self, run, _original=cls._resolve):
+            if depth[0] == 0:
+                resolved.append(type(self).__name__)
+            depth[0] += 1
+            try:
+                return _original(self, run)
+            finally:
+                depth[0] -= 1
+
+        monkeypatch.setattr(cls, "_resolve", spy)
     return resolved
 
 
