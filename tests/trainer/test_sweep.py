@@ -387,7 +387,7 @@ def test_a_point_forked_from_the_sweep_is_its_command_holding_its_own_lock_alone
     import signal
     import time
 
-    from trainer import stopping
+    from trainer import signals
     from trainer.sweep import local_launcher
 
     own, other = folders.claim(tmp_path / "own"), folders.claim(tmp_path / "other")
@@ -404,7 +404,7 @@ def test_a_point_forked_from_the_sweep_is_its_command_holding_its_own_lock_alone
     monkeypatch.setattr(local_launcher.runpy, "run_module", command)
     log = tmp_path / "log.txt"
     try:
-        with stopping.stop_requests(lambda signum: None):  # the sweep's own stop handlers, as it starts points
+        with signals.stop_requests(lambda signum: None):  # the sweep's own stop handlers, as it starts points
             child = local_launcher._Fork.start(["fit", "run.yaml"], {"CADENCE_POINT": "p1"}, log, own.fd)
         while not ready.exists():
             time.sleep(0.02)
