@@ -52,6 +52,9 @@ from pathlib import Path
 
 import pytest
 
+if __name__ == "__main__":  # run as a script: the repository comes first on the path, not tests/ (its folders
+    sys.path[0] = str(Path(__file__).resolve().parents[1])  # schedulers/, trainer/ would shadow the packages)
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("timeunits", "schedulers", "trainer")
 _SECTION = re.compile(r"^(Args|Arguments|Returns|Yields|Raises|Example|Examples|Attributes|Note|Notes):\s*$")
@@ -339,11 +342,62 @@ def module_problems(module_name: str) -> list[str]:
 MODULES = modules()
 
 
+# The rule covers every module since it was widened from the two packages' __all__; these modules were
+# written before and still lack what their count says (`python tests/test_docstrings.py` lists it). A count only
+# goes down: a new gap in one of them fails as anywhere else, and a closed one asks for its count to be lowered.
+STILL_UNDOCUMENTED = {
+    "schedulers.cerebras._arguments": 2,
+    "schedulers.cerebras.closed_forms": 2,
+    "schedulers.cerebras.composites": 3,
+    "schedulers.cerebras.lr_scheduler": 2,
+    "schedulers.cerebras.optim": 6,
+    "schedulers.cerebras.scheduler": 3,
+    "schedulers.cerebras.table": 2,
+    "schedulers.core.compile": 6,
+    "schedulers.core.run": 1,
+    "schedulers.integrations.composer": 1,
+    "schedulers.integrations.counting": 5,
+    "schedulers.integrations.huggingface": 10,
+    "schedulers.integrations.lightning": 14,
+    "schedulers.sambaflow.schedules": 2,
+    "schedulers.tools.expressions": 1,
+    "trainer.config_reading._build": 8,
+    "trainer.forecast.command": 1,
+    "trainer.forecast.errors": 2,
+    "trainer.forecast.fitted": 11,
+    "trainer.forecast.fitting": 2,
+    "trainer.forecast.laws": 18,
+    "trainer.forecast.optimize": 2,
+    "trainer.forecast.picture": 4,
+    "trainer.forecast.predict": 12,
+    "trainer.forecast.runs": 6,
+    "trainer.loggers": 3,
+    "trainer.records": 4,
+    "trainer.sweep.config_sweep": 7,
+    "trainer.sweep.engine": 2,
+    "trainer.sweep.folders": 11,
+    "trainer.sweep.launchers": 1,
+    "trainer.sweep.local_launcher": 7,
+    "trainer.sweep.picture": 2,
+    "trainer.sweep.plan": 11,
+    "trainer.sweep.python_sweep": 8,
+    "trainer.sweep.ray_launcher": 7,
+    "trainer.sweep.remote": 7,
+    "trainer.sweep.running": 11,
+    "trainer.sweep.slurm_launcher": 8,
+    "trainer.sweep.summary": 5,
+    "trainer.sweep.wsd": 4,
+}
+
+
 @pytest.mark.parametrize("module_name", MODULES)
 def test_every_public_callable_has_args_returns_raises_and_an_example(module_name: str) -> None:
     lines = module_problems(module_name)
-    if lines:
+    allowed = STILL_UNDOCUMENTED.get(module_name, 0)
+    if len(lines) > allowed:
         pytest.fail(f"{len(lines)} undocumented in {module_name}:\n" + "\n".join(lines), pytrace=False)
+    if len(lines) < allowed:
+        pytest.fail(f"{module_name}: {len(lines)} left, not {allowed}: lower STILL_UNDOCUMENTED", pytrace=False)
 
 
 def test_every_source_file_is_a_covered_module() -> None:
