@@ -307,27 +307,43 @@ def test_a_point_that_outlived_its_killed_sweep_is_not_started_twice(ssr_sweep, 
     assert_same_csv(out / "ssr-0.5" / "metrics.csv", whole / "ssr-0.5" / "metrics.csv")
 
 
-def test_branching_a_config_without_a_wsd_schedule_is_refused_in_one_line():
-    result = cadence("sweep", str(CLASSIFIER), "--branch-from-stable", "--budgets", "0.5dur", "1dur")
+def refused(capsys, *args: str) -> subprocess.CompletedProcess:
+    """``cadence ARGS`` run in this process, for a command refused before it trains (no interpreter to start)."""
+    from trainer.cli import main
+
+    capsys.readouterr()
+    try:
+        status = main(list(args))
+    except SystemExit as stop:  # argparse's refusals
+        status = stop.code
+    captured = capsys.readouterr()
+    return subprocess.CompletedProcess(["cadence", *args], status, captured.out, captured.err)
+
+
+def test_branching_a_config_without_a_wsd_schedule_is_refused_in_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    result = refused(capsys, "sweep", str(CLASSIFIER), "--branch-from-stable", "--budgets", "0.5dur", "1dur")
     assert result.returncode == 2
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith("cadence: error: schedulers[0] (SequentialLR on lr) steps by itself: branching needs")
     assert "WarmupStableDecayScheduler" in line
-    result = cadence("sweep", str(WSD), "--branch-from-stable", "--ssr", "0.5", "1")
+    result = refused(capsys, "sweep", str(WSD), "--branch-from-stable", "--ssr", "0.5", "1")
     assert result.returncode == 2 and "give --budgets (or --max-duration), not --ssr" in result.stderr
+    assert list(tmp_path.iterdir()) == []  # refused before anything was written
 
 
-def test_a_ratio_that_leaves_no_run_is_refused_before_any_point_runs(tmp_path):
+def test_a_ratio_that_leaves_no_run_is_refused_before_any_point_runs(tmp_path, capsys):
     out = tmp_path / "sweep"
-    result = cadence("sweep", str(CLASSIFIER), "--ssr", "1", "0.001", "--out", str(out))
+    result = refused(capsys, "sweep", str(CLASSIFIER), "--ssr", "1", "0.001", "--out", str(out))
     assert result.returncode == 2, result.stderr[-2000:]
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith("cadence: error: ") and "0ba" in line
     assert not (out / "points.txt").exists()  # nothing planned, nothing trained
 
 
-def test_a_bad_set_is_named_as_cadence_fit_names_it(tmp_path):
-    result = cadence("sweep", str(CLASSIFIER), "--ssr", "1", "--set", "trainer.init.loop.max_steps=-1")
+def test_a_bad_set_is_named_as_cadence_fit_names_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    result = refused(capsys, "sweep", str(CLASSIFIER), "--ssr", "1", "--set", "trainer.init.loop.max_steps=-1")
     assert result.returncode == 2
     assert result.stderr.strip() == (
         "cadence: error: trainer.init.loop.max_steps (from --set trainer.init.loop.max_steps=-1): "
