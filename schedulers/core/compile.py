@@ -244,8 +244,15 @@ class CompiledScheduler(LRScheduler):
 
     def step(self, epoch: int | None = None) -> None:
         """Count one step and write ``scale · α`` into every driven group (α evaluated before the count moves,
-        so a step that raises is not counted). A scheduler that counts its steps jumps to step ``epoch`` when
-        given one (deprecated in torch); one that follows the state takes no ``epoch``."""
+        so a step that raises is not counted).
+
+        Args:
+            epoch: For a scheduler that counts its steps, the step to jump to (deprecated in torch, warned);
+                None for the next step. One that follows the state takes none.
+
+        Raises:
+            TypeError: ``epoch`` given to a scheduler that follows its state's time.
+        """
         if epoch is not None:
             self._jump(epoch)
             return
@@ -281,6 +288,17 @@ class CompiledScheduler(LRScheduler):
         The trainer calls this for every scheduler it steps, with its clock and its Run, so a schedule follows
         the trainer's clock, and a front end that counts steps resolves its time strings against the run (its
         counts scaled by the run's ratio).
+
+        Args:
+            state: What the schedule reads from now on (``timestamp``, ``max_duration``, ``dataloader_len``).
+            ssr: The scale schedule ratio, or the :class:`~schedulers.core.run.Run` ``state`` counts; None keeps
+                the ones the scheduler has.
+
+        Returns:
+            This scheduler, attached, with the values for ``state``'s time written.
+
+        Raises:
+            ValueError: A ratio or a run the schedule cannot take (nothing has changed then).
         """
         run, ssr = (self.run, self.ssr) if ssr is None else _run_and_ratio(ssr)
         if self.counts_steps:
@@ -377,20 +395,32 @@ class CompiledScheduler(LRScheduler):
         raise NotImplementedError(f"{type(self).__name__} counts steps, so it must define _resolve_curve(state, ssr)")
 
     def get_lr(self) -> list[float]:
-        """The values the next write would use (torch's protocol)."""
+        """The values the next write would use (torch's protocol).
+
+        Returns:
+            One value per driven param group: ``scale · α`` at the current count or time.
+        """
         return self._values(self._current_alpha())
 
     def get_last_lr(self) -> list[Any]:
-        """The values written by the last construction/``step()``/``load_state_dict()``; for a front end that counts
-        steps, as torch's and Cerebras's schedulers give them: every param group's value (a tensor as a copy)."""
+        """The values written by the last construction, ``step()`` or ``load_state_dict()``.
+
+        Returns:
+            One value per driven param group; for a front end that counts steps, as torch's and Cerebras's
+            schedulers give them, every param group's value (a tensor as a copy).
+        """
         if self.counts_steps:
             key = self.hyperparameter
             return [g[key].clone() if isinstance(g[key], torch.Tensor) else g[key] for g in self.optimizer.param_groups]
         return list(self._last_lr)
 
     def state_dict(self) -> dict[str, Any]:
-        """Bookkeeping only (plain numbers and strings): the time lives in the state, which is saved with it;
-        a plateau's counters and reductions so far (``"plateaus"``) are saved here."""
+        """Bookkeeping only: the time lives in the state, which is saved with it.
+
+        Returns:
+            Plain numbers and strings: ``hyperparameter``, ``ssr``, ``last_epoch`` (the count of steps),
+            ``base_values``, and a plateau's counters and reductions so far under ``"plateaus"``.
+        """
         saved = {
             "hyperparameter": self.hyperparameter,
             "ssr": self.ssr,
@@ -402,7 +432,14 @@ class CompiledScheduler(LRScheduler):
         return saved
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore the bookkeeping, then write the values for the (restored) state's timestamp."""
+        """Restore the bookkeeping, then write the values for the (restored) state's timestamp.
+
+        Args:
+            state_dict: What :meth:`state_dict` gave.
+
+        Raises:
+            ValueError: It drives another hyperparameter or another number of param groups.
+        """
         if state_dict.get("hyperparameter", self.hyperparameter) != self.hyperparameter:
             raise ValueError(
                 f"this state_dict drives {state_dict['hyperparameter']!r}, but this scheduler drives "

@@ -228,7 +228,8 @@ def as_run(
         scale_schedule_ratio: The ratio under the trainer's name (as :class:`Run` takes it; errors name it so).
 
     Returns:
-        The Run.
+        ``max_duration`` itself when it is a :class:`Run` (then no other argument may be given), else
+        ``Run(max_duration, dataloader_len, ...)``.
 
     Raises:
         TypeError: A Run together with any other part of a run.

@@ -121,6 +121,17 @@ class SambaFlowLambda:
         self._fn = self._curve()
 
     def __call__(self, step: float | torch.Tensor) -> float | torch.Tensor:
+        """The multiplier after ``step`` optimizer steps (the lambda ``LambdaLR`` calls).
+
+        Args:
+            step: The step count: an int or float, or a tensor of them (a whole run at once).
+
+        Returns:
+            α at ``step``, a float for a number and a tensor of the same shape for a tensor.
+
+        >>> SambaFlowLambda("linear", 10, 100)(5), SambaFlowLambda("linear", 10, 100)(55)
+        (0.5, 0.5)
+        """
         return self._fn(_as_number(step))
 
     def _curve(self) -> Callable[[Any], Any]:
@@ -146,6 +157,15 @@ class SambaFlowLambda:
         :func:`~timeunits.whole_count`: ``100 × 0.29`` is 29; docs/composer-deviations.md).
 
         A warmup may truncate to 0 (no warmup); a positive ``num_training_steps`` may not.
+
+        Args:
+            ssr: The scale schedule ratio, a finite number > 0.
+
+        Returns:
+            A new :class:`SambaFlowLambda` with both step counts scaled; this one is unchanged.
+
+        Raises:
+            ValueError: ``ssr`` is not a finite number > 0, or it scales a positive ``num_training_steps`` to 0.
 
         >>> SambaFlowLambda("linear", 10, 100).scaled(0.25)
         SambaFlowLambda('linear', num_warmup_steps=2, num_training_steps=25, end_ratio=0.0, num_cycles=0.5)

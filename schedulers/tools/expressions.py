@@ -64,6 +64,7 @@ class UnknownScheduleNameError(ExpressionError, UnknownSchedulerError):
 
     Args:
         message: the expression, then the registry's reason, the close names and the schedule names.
+        reason: The message without the list of schedule names, kept as ``.reason`` (None: the message).
 
     Returns:
         The error (an :class:`ExpressionError` and an :class:`~schedulers.core.registry.UnknownSchedulerError`).
