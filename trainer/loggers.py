@@ -48,13 +48,28 @@ _COUNT_UNITS = (TimeUnit.BATCH, TimeUnit.EPOCH, TimeUnit.SAMPLE, TimeUnit.TOKEN)
 
 @runtime_checkable
 class Logger(Protocol):
-    """What :class:`LoggerCallback` needs from a logger (structural: no base class required)."""
+    """What :class:`LoggerCallback` needs from a logger (structural: no base class required).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     isinstance(CSVLogger(f"{folder}/metrics.csv"), Logger)
+    True
+    """
 
     def log_metrics(self, metrics: dict[str, float], timestamp: Timestamp) -> None:
-        """Record ``metrics`` (name -> float) at ``timestamp``."""
+        """Record an evaluation's or a batch's metrics.
+
+        Args:
+            metrics: The values by name (``"loss/train"``, ``"lr/group0"``, ...).
+            timestamp: The run's time they were taken at (its counts become the row's columns).
+        """
 
     def log_hyperparameters(self, params: dict[str, Any]) -> None:
-        """Record the run's hyperparameters."""
+        """Record the run's hyperparameters.
+
+        Args:
+            params: The hyperparameters by name (what the config or the trainer's arguments set).
+        """
 
     def close(self) -> None:
         """Flush and release resources; safe to call more than once."""

@@ -25,6 +25,26 @@ def make_launcher(name: str, lines: Any, out: Path, **options: Any) -> Any:
     - ``ray``: ``address``, ``cpus_per_point``, ``gpus_per_point`` (:class:`~trainer.sweep.ray_launcher.RayLauncher`);
     - ``slurm``: ``partition``, ``time``, ``cpus_per_point``, ``gpus_per_point``, ``slurm`` (more ``#SBATCH``
       options), ``cluster`` (:class:`~trainer.sweep.slurm_launcher.SlurmLauncher`).
+
+    Args:
+        name: ``local``, ``ray`` or ``slurm`` (``--launcher``).
+        lines: The points' ``cadence fit`` lines and environments (a :class:`~trainer.sweep.config_sweep.PointLines`).
+        out: The sweep's folder (the Slurm launcher writes its job array's scripts and logs there).
+        **options: The launcher's options as the CLI gives them; None means not given.
+
+    Returns:
+        The launcher, which the sweep's runner drives (start, poll, signal, kill).
+
+    Raises:
+        ImportError: The launcher's extra (``ray``, ``submitit``) is not installed, naming the pip line.
+        ValueError: An unknown launcher (with "did you mean"), or an option it does not take.
+
+    >>> make_launcher("local", lines=None, out=Path(".")).jobs
+    1
+    >>> make_launcher("locl", lines=None, out=Path("."))
+    Traceback (most recent call last):
+    ...
+    ValueError: launcher 'locl' is not one of local, ray, slurm (did you mean local?)
     """
     if name in EXTRAS:
         try:
