@@ -366,7 +366,6 @@ STILL_UNDOCUMENTED = {
     "trainer.forecast.picture": 4,
     "trainer.forecast.predict": 12,
     "trainer.forecast.runs": 6,
-    "trainer.records": 4,
     "trainer.sweep.config_sweep": 7,
     "trainer.sweep.engine": 2,
     "trainer.sweep.folders": 11,

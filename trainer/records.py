@@ -209,6 +209,26 @@ class RowFile:
       :meth:`resume` instead keeps an existing file's rows up to a checkpoint's batch, then appends.
     - :meth:`flush` puts the rows on disk (``fsync``); :meth:`close` flushes and closes; adding a row after
       ``close()`` appends to the same file.
+
+    Args:
+        path: The CSV file.
+        append: Whether the first row goes after an existing file's rows (else the file starts afresh).
+        order: A sort key for the value columns; None keeps them in the order they first came.
+
+    Returns:
+        The file's writer; nothing is written before the first :meth:`add`.
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     rows = RowFile(Path(folder) / "lr.csv")
+    ...     rows.add((1, 1, 32, 0), {"lr/group0": 0.5})
+    ...     rows.add((2, 1, 64, 0), {"lr/group0": 0.25, "loss/train": 1.5})
+    ...     rows.close()
+    ...     print((Path(folder) / "lr.csv").read_text().strip())
+    batch,epoch,sample,token,lr/group0,loss/train
+    1,1,32,0,0.5,
+    2,1,64,0,0.25,1.5
     """
 
     def __init__(
@@ -230,7 +250,11 @@ class RowFile:
         return list(self._columns)
 
     def resume(self, last_batch: int) -> None:
-        """The run goes on after ``last_batch``: keep the file's rows up to it, drop later ones, append after them."""
+        """The run goes on after ``last_batch``: keep the file's rows up to it, drop later ones, append after them.
+
+        Args:
+            last_batch: The batch the run resumes after (its checkpoint's); 0 keeps no row.
+        """
         self.close()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         header = keep_rows_through(self.path, last_batch)
@@ -241,7 +265,15 @@ class RowFile:
             self._adopt(header)
 
     def add(self, counts: Sequence[int], values: dict[str, float]) -> None:
-        """Write one row (not yet flushed: see :meth:`flush`)."""
+        """Write one row (not yet flushed: see :meth:`flush`).
+
+        Args:
+            counts: The row's batch, epoch, sample and token counts, in that order.
+            values: The row's values by column name; a new name widens the header.
+
+        Raises:
+            ValueError: A value's name is one of the count columns.
+        """
         if self._stream is None:
             self._open()
         new = [name for name in values if name not in self._known]
@@ -258,7 +290,11 @@ class RowFile:
         self._writer.writerow(row)
 
     def flush(self, *, durable: bool = True) -> None:
-        """Hand the rows written so far to the OS; with ``durable``, also to the disk (``fsync``)."""
+        """Hand the rows written so far to the OS, and with ``durable`` to the disk.
+
+        Args:
+            durable: Whether to ``fsync`` too (a row that must survive a power cut); False only flushes.
+        """
         stream = self._stream
         if stream is not None:
             stream.flush()
