@@ -146,6 +146,16 @@ class composer_schedule:  # named as a function: to its user it wraps a schedule
         self._views: dict[int, ComposerState] = {}
 
     def __call__(self, state: Any, ssr: float = 1.0) -> float:
+        """The multiplier at Composer's ``state`` (Composer's scheduler protocol).
+
+        Args:
+            state: Composer's ``State`` (``timestamp``, ``max_duration``, ``dataloader_len``), read through one
+                :class:`ComposerState` view per state object.
+            ssr: The scale schedule ratio Composer calls the scheduler with.
+
+        Returns:
+            The wrapped schedule's α at the state's time, as the class example shows.
+        """
         view = self._views.get(id(state))
         if view is None or view.state is not state:
             view = self._views[id(state)] = ComposerState(state)

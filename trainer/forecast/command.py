@@ -28,7 +28,25 @@ LAW_FILE = "forecast-law.json"
 
 
 def run_forecast(args: argparse.Namespace) -> str:
-    """Run ``cadence forecast`` with parsed ``args``; returns what to print (warnings go through ``warnings``)."""
+    """Run ``cadence forecast`` with parsed ``args``: fit (or load) the law, forecast the config's budgets and grid.
+
+    Args:
+        args: ``cadence forecast``'s parsed arguments (the runs, ``--config``, ``--budgets``, ``--ssr``,
+            ``--target``, ``--grid``, ``--law``, ``-o``, ...).
+
+    Returns:
+        What to print: the law's summary, then (with ``--config``) the forecasts' table with their intervals and
+        a text plot, or the line naming the saved picture. Warnings go through :mod:`warnings`.
+
+    Raises:
+        ForecastError: A run, a law file or a request that cannot be used, in one line (``cadence`` exits 2).
+
+    >>> from trainer.cli import build_parser
+    >>> run_forecast(build_parser().parse_args(["forecast", "no/such/run"]))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    trainer.forecast.errors.ForecastError: no/such/run: no metrics.csv (give a run folder ...)
+    """
     law, note = _law(args)
     runs = _run_curves(law, _run_folders(args))
     lines = [f"{law.summary()}{note}"]
