@@ -353,7 +353,6 @@ STILL_UNDOCUMENTED = {
     "schedulers.cerebras.optim": 6,
     "schedulers.cerebras.scheduler": 3,
     "schedulers.cerebras.table": 2,
-    "schedulers.integrations.counting": 5,
     "schedulers.integrations.huggingface": 10,
     "schedulers.integrations.lightning": 14,
     "trainer.config_reading._build": 8,
