@@ -364,7 +364,6 @@ STILL_UNDOCUMENTED = {
     "trainer.forecast.predict": 12,
     "trainer.forecast.runs": 6,
     "trainer.sweep.config_sweep": 7,
-    "trainer.sweep.engine": 2,
     "trainer.sweep.folders": 11,
     "trainer.sweep.local_launcher": 7,
     "trainer.sweep.picture": 2,
@@ -375,7 +374,6 @@ STILL_UNDOCUMENTED = {
     "trainer.sweep.running": 11,
     "trainer.sweep.slurm_launcher": 8,
     "trainer.sweep.summary": 5,
-    "trainer.sweep.wsd": 4,
 }
 
 

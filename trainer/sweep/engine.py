@@ -29,7 +29,20 @@ PICTURE_FILE = "sweep.png"
 
 
 def check_jobs(jobs: Any) -> int:
-    """``jobs`` (the points run at once) if it is an int >= 1; else a ValueError naming it."""
+    """The points run at once, checked.
+
+    Args:
+        jobs: ``--jobs`` as given.
+
+    Returns:
+        ``jobs`` itself, an int >= 1.
+
+    Raises:
+        ValueError: ``jobs`` is not an int >= 1 (a bool is not), naming it.
+
+    >>> check_jobs(2)
+    2
+    """
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs={jobs!r} must be an int >= 1 (the points run at once)")
     return jobs
@@ -47,7 +60,25 @@ def run_points(
     """Run every unfinished point of ``points`` with ``launcher``, ``jobs`` at once (a WSD branch as soon as its
     decay start is saved), and return the summary rows (``forecast(points, rows, log)`` adds columns to the rows
     before they are written: ``cadence sweep --forecast`` passes :func:`trainer.forecast.sweeps.add_forecasts`).
-    With ``dry_run``, only write ``points.txt`` and print its lines."""
+
+    Args:
+        points: The sweep's points (a finished point is skipped; a point's folder is claimed while it runs).
+        launcher: What runs a point (local processes, Ray, Slurm).
+        out: The sweep's folder (``points.txt``, ``summary.csv``, the picture).
+        jobs: The points run at once.
+        log: Where the sweep's lines go.
+        forecast: Adds forecast columns to the summary rows, or None.
+        dry_run: Only write ``points.txt`` and print its lines.
+
+    Returns:
+        The summary rows, one per point (empty with ``dry_run``).
+
+    >>> import tempfile
+    >>> from trainer.sweep.launchers import make_launcher
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     run_points([], make_launcher("local", None, Path(folder)), Path(folder), 1, dry_run=True)
+    []
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     commands = [launcher.command(point) for point in points]

@@ -44,11 +44,44 @@ NEEDS = (
 
 
 class BranchingError(ValueError):
-    """A run whose schedules cannot branch from a shared stable phase (the message says which and why)."""
+    """A run whose schedules cannot branch from a shared stable phase (the message says which and why).
+
+    Returns:
+        The error :func:`wsd_schedules` and :func:`decay_starts` raise; ``cadence sweep --branch-from-stable``
+        prints its one line and exits 2.
+
+    >>> str(BranchingError("the run has no schedule"))
+    'the run has no schedule'
+    """
 
 
 def wsd_schedules(trainer: Any) -> list[tuple[str, WarmupStableDecayScheduler]]:
-    """The run's ``(label, schedule)`` pairs, all WSD schedules that can branch; else :class:`BranchingError`."""
+    """The run's WSD schedules, when every schedule of the run can branch from a shared stable phase.
+
+    Args:
+        trainer: The run's trainer (its ``scheduled`` schedules are read).
+
+    Returns:
+        ``(label, schedule)`` for each of the run's schedules, all :class:`WarmupStableDecayScheduler`.
+
+    Raises:
+        BranchingError: A schedule that listens, steps by itself, is not WSD, warms up for a fraction of the run
+            or ends at an absolute ``t_max``; or the run has no schedule.
+
+    >>> import torch
+    >>> from schedulers import LinearScheduler, WarmupStableDecayScheduler
+    >>> from trainer import Trainer
+    >>> def trainer_with(schedule):
+    ...     model = torch.nn.Linear(2, 1)
+    ...     return Trainer(model, [torch.ones(4, 2)] * 10, "10ba", torch.optim.SGD(model.parameters(), lr=0.1),
+    ...                    loss_fn=None, schedulers=schedule, progress_bar=False)
+    >>> [label for label, _ in wsd_schedules(trainer_with(WarmupStableDecayScheduler("2ba", t_decay="0.2dur")))]
+    ['schedulers[0]']
+    >>> wsd_schedules(trainer_with(LinearScheduler()))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    trainer.sweep.wsd.BranchingError: schedulers[0] (LinearScheduler on lr) is not warmup-stable-decay: ...
+    """
     scheduled = trainer.scheduled
     for who, monitor in scheduled.listeners:  # a plateau's curve depends on each branch's own metric
         raise BranchingError(
@@ -79,8 +112,30 @@ def wsd_schedules(trainer: Any) -> list[tuple[str, WarmupStableDecayScheduler]]:
 
 
 def decay_starts(trainer: Any, budgets: Iterable[Time]) -> dict[Time, Time]:
-    """Each budget's decay start :math:`s_B` (the earliest over the run's WSD schedules), in the unit the
-    schedules resolve to (``ba``, ``sp`` or ``tok``), for a run like ``trainer``'s of length ``budget``."""
+    """Each budget's decay start :math:`s_B = t_{max} - t_{decay}` (the earliest over the run's WSD schedules).
+
+    Args:
+        trainer: The run's trainer; each budget is a run like its run, of that length.
+        budgets: The budgets' lengths.
+
+    Returns:
+        Budget -> its decay start, in the unit the schedules resolve to (``ba``, ``sp`` or ``tok``).
+
+    Raises:
+        BranchingError: The run cannot branch (see :func:`wsd_schedules`), a schedule cannot resolve for a
+            budget, or its schedules' decays start in different units.
+
+    >>> import torch
+    >>> from schedulers import LinearScheduler, WarmupStableDecayScheduler
+    >>> from trainer import Trainer
+    >>> def trainer_with(schedule):
+    ...     model = torch.nn.Linear(2, 1)
+    ...     return Trainer(model, [torch.ones(4, 2)] * 10, "10ba", torch.optim.SGD(model.parameters(), lr=0.1),
+    ...                    loss_fn=None, schedulers=schedule, progress_bar=False)
+    >>> from timeunits import Time
+    >>> decay_starts(trainer_with(WarmupStableDecayScheduler("2ba", t_decay="0.2dur")), [Time(10, "ba")])
+    {Time(10, TimeUnit.BATCH): Time(8, TimeUnit.BATCH)}
+    """
     schedules = wsd_schedules(trainer)
     state = trainer.state
     starts = {}
@@ -115,6 +170,18 @@ class DecayStartCheckpoints(Callback):
     docs/resume.md, "Rows reach the disk before the checkpoint that claims them"). A run resumed past a decay
     start whose link is missing (it was killed in between) sets it at fit start: its own checkpoint claimed
     those rows.
+
+    Args:
+        starts: Decay-start time (in ``ba``, ``sp`` or ``tok``) -> the folder its checkpoint goes to.
+
+    Returns:
+        The callback to give the main run's trainer.
+
+    Raises:
+        ValueError: ``starts`` is empty or not a mapping, or a time is in ``dur`` or ``ep``.
+
+    >>> len(DecayStartCheckpoints({"8ba": "runs/8ba", "16ba": "runs/16ba"}).starts)
+    2
     """
 
     def __init__(self, starts: dict[str, str]) -> None:
