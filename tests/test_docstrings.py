@@ -359,7 +359,6 @@ STILL_UNDOCUMENTED = {
     "trainer.forecast.fitted": 11,
     "trainer.forecast.fitting": 2,
     "trainer.forecast.laws": 18,
-    "trainer.forecast.optimize": 2,
     "trainer.forecast.picture": 4,
     "trainer.forecast.predict": 12,
     "trainer.forecast.runs": 6,

@@ -32,8 +32,22 @@ ENDS = (0.0, 0.1)
 
 @dataclass(frozen=True)
 class Recommendation:
-    """The best of the family (``best``, with its ``--set`` line ``setting``), the config's own schedule's
-    forecast (``baseline``), every candidate's (``tried``), and whether their intervals keep them apart."""
+    """What ``cadence forecast --optimize`` recommends, beside what it compares it with.
+
+    Args:
+        best: The forecast of the family's schedule with the lowest forecast final loss.
+        setting: The ``--set`` line that trains ``best`` with ``cadence fit``.
+        baseline: The forecast of the config's own schedule at the same budget.
+        tried: Every candidate's forecast.
+
+    Returns:
+        The recommendation; :attr:`apart` says whether the intervals tell ``best`` from ``baseline``.
+
+    >>> from types import SimpleNamespace
+    >>> best, baseline = SimpleNamespace(final_interval=(2.0, 2.1)), SimpleNamespace(final_interval=(2.05, 2.2))
+    >>> Recommendation(best, "--set ...", baseline, [best, baseline]).apart  # the intervals overlap
+    False
+    """
 
     best: Forecast
     setting: str
@@ -85,7 +99,8 @@ def recommend(
         ends: The end values (fractions of the peak lr).
 
     Returns:
-        The :class:`Recommendation`.
+        A :class:`Recommendation`: the lowest forecast of the family with its ``--set`` line, beside the config's
+        own schedule's forecast and every candidate's.
 
     Raises:
         ForecastError: The config has no single lr schedule with a warmup to keep.
