@@ -357,7 +357,6 @@ STILL_UNDOCUMENTED = {
     "schedulers.integrations.lightning": 14,
     "trainer.config_reading._build": 8,
     "trainer.forecast.fitted": 11,
-    "trainer.forecast.fitting": 2,
     "trainer.forecast.laws": 18,
     "trainer.forecast.picture": 4,
     "trainer.forecast.predict": 12,

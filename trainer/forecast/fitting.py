@@ -52,9 +52,26 @@ def fit_law(
     their runs, or :class:`RunCurve`); a point shared by two runs (a branch's rows up to its decay start, copied
     from its main run) counts once.
 
-    ``loss`` picks the curve (``"eval"``, ``"train"``, or ``"auto"``: the eval loss when every run has enough
-    evaluations); every run is fitted on the same one. Returns a :class:`FittedLaw`; a failed fit raises
-    :class:`FitError` (its ``fitted`` holds the best attempt), too few points a :class:`ForecastError`.
+    Args:
+        runs: Run folders, their ``metrics.csv`` files, sweep folders (each of their runs) or :class:`RunCurve` values.
+        law: ``"annealing"``, ``"multi-power"`` or a law object.
+        loss: The curve fitted: ``"eval"``, ``"train"``, or ``"auto"`` (the eval loss when every run has enough
+            evaluations); every run is fitted on the same one.
+        lr_column: The lr column of the records; None picks the first ``lr/...`` column.
+        max_error: The largest mean relative error of a fit that counts as describing the runs.
+
+    Returns:
+        A :class:`FittedLaw`: the parameters, their uncertainty (for the intervals) and the runs it was fitted on.
+
+    Raises:
+        FitError: The fit did not converge or misses the runs by more than ``max_error`` (its ``fitted`` holds the
+            best attempt), or it is degenerate.
+        ForecastError: A run that cannot be read, too few points, or a bad argument, in one line.
+
+    >>> fit_law(["runs/nowhere"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    trainer.forecast.errors.ForecastError: runs/nowhere: no metrics.csv (give a run folder ...)
     """
     curves = _curves(runs, loss, lr_column)
     return fit_curves(curves, law=law_named(law) if isinstance(law, str) else law, max_error=max_error)
@@ -117,7 +134,26 @@ def _check_columns(curves: Sequence[RunCurve]) -> None:
 
 
 def fit_curves(curves: Sequence[RunCurve], *, law: AnnealingLaw | MultiPowerLaw, max_error: float = 0.03) -> FittedLaw:
-    """Fit ``law`` to ``curves`` (see :func:`fit_law`)."""
+    """Fit ``law`` to curves already read (see :func:`fit_law`, which reads them).
+
+    Args:
+        curves: The runs' lr and loss curves.
+        law: The law to fit.
+        max_error: The largest mean relative error of a fit that counts as describing the runs.
+
+    Returns:
+        The :class:`FittedLaw`, as :func:`fit_law` gives it.
+
+    Raises:
+        FitError: As :func:`fit_law`.
+        ForecastError: No curve, a ``max_error`` that is not a number > 0, or an lr that is 0 throughout.
+
+    >>> from trainer.forecast.laws import law_named
+    >>> fit_curves([], law=law_named("annealing"))
+    Traceback (most recent call last):
+    ...
+    trainer.forecast.errors.ForecastError: no run to fit: give at least one run folder
+    """
     if not (isinstance(max_error, (int, float)) and max_error > 0):
         raise ForecastError(f"max_error={max_error!r} must be a number > 0 (a relative error, 0.03 is 3%)")
     if not curves:
