@@ -371,7 +371,6 @@ STILL_UNDOCUMENTED = {
     "trainer.sweep.remote": 7,
     "trainer.sweep.running": 11,
     "trainer.sweep.slurm_launcher": 8,
-    "trainer.sweep.summary": 5,
 }
 
 

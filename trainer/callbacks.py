@@ -41,7 +41,6 @@ names the schedulers write, e.g. ``["lr", "weight_decay"]``) and ``trainer.is_ra
 
 from __future__ import annotations
 
-import csv
 import functools
 import math
 import os
@@ -51,9 +50,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from schedulers.core.listening import EvaluationListener
-from schedulers.tools.files import write_atomically
 from timeunits import Timestamp, TimeUnit
-from trainer.records import COUNT_COLUMNS, RowFile
+from trainer.records import COUNT_COLUMNS, RowFile, write_table
 from trainer.writable_paths import check_writable
 
 __all__ = [
@@ -868,15 +866,7 @@ class LRMonitor(Callback):
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         columns = self.columns()
-
-        def write(stream) -> None:
-            writer = csv.writer(stream, lineterminator="\n")
-            writer.writerow(columns)
-            for row in self._rows:
-                writer.writerow([_cell(row.get(column)) for column in columns])
-
-        write_atomically(path, write, newline="")
-        return path
+        return write_table(path, columns, ([row.get(column) for column in columns] for row in self._rows))
 
 
 def _column_order(column: str) -> tuple[str, int, str]:
@@ -884,9 +874,3 @@ def _column_order(column: str) -> tuple[str, int, str]:
     if key and group.isdigit():
         return (key, int(group), "")
     return (column, -1, column)
-
-
-def _cell(value: float | int | None) -> str:
-    if value is None:
-        return ""
-    return repr(value)

@@ -15,12 +15,11 @@ the batches trained by the whole sweep with the largest run and with the sum of 
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from schedulers.tools.files import write_atomically
+from trainer.records import write_table
 from trainer.sweep import folders
 
 __all__ = ["COLUMNS", "added_columns", "compute_line", "point_row", "table", "write_summary"]
@@ -39,7 +38,27 @@ COLUMNS = (
 
 
 def point_row(point: Any) -> dict[str, Any]:
-    """The summary row of a finished point, read from its folder (``metrics.csv`` and ``done.json``)."""
+    """The summary row of a finished point, read from its folder (``metrics.csv`` and ``done.json``).
+
+    Args:
+        point: A finished :class:`~trainer.sweep.plan.SweepPoint`.
+
+    Returns:
+        The row by the :data:`COLUMNS`: its counts at the last training row, the batches this point trained
+        itself (a branch: after its decay start), its last training and eval losses and its wall time.
+
+    Raises:
+        ValueError: Its ``metrics.csv`` has no training row (the point did not train).
+
+    >>> import tempfile
+    >>> from types import SimpleNamespace
+    >>> from timeunits import Time
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = (Path(folder) / "metrics.csv").write_text("batch,epoch,sample,token,train/loss\\n10,1,320,0,1.5\\n")
+    ...     row = point_row(SimpleNamespace(name="ssr-1", folder=Path(folder), budget=Time(10, "ba")))
+    >>> row["batches"], row["trained_batches"], row["final_train_loss"], row["final_eval_loss"]
+    (10, 10, 1.5, None)
+    """
     rows = folders.read_rows(Path(point.folder) / folders.METRICS)
     trained = [row for row in rows if row.get("train/loss", "") != ""]
     if not trained:
@@ -62,7 +81,19 @@ def point_row(point: Any) -> dict[str, Any]:
 
 
 def compute_line(rows: Iterable[dict[str, Any]]) -> str:
-    """``"3 budgets for 1.31× the largest run (independent runs: 1.75×)"`` (see the module docstring)."""
+    """What the sweep cost, against its largest run (see the module docstring).
+
+    Args:
+        rows: The points' summary rows (``batches``, ``trained_batches``).
+
+    Returns:
+        A line such as ``"3 budgets for 1.31× the largest run (independent runs: 1.75×)"``.
+
+    >>> rows = [{"point": "ssr-0.5", "batches": 50, "trained_batches": 50}, {"point": "ssr-1", "batches": 100,
+    ...          "trained_batches": 60}]
+    >>> compute_line(rows)
+    '2 budgets for 1.10× the largest run (independent runs: 1.50×)'
+    """
     rows = list(rows)
     largest = max(row["batches"] for row in rows)
     used = sum(row["trained_batches"] for row in rows) / largest
@@ -73,6 +104,12 @@ def compute_line(rows: Iterable[dict[str, Any]]) -> str:
 def added_columns(rows: list[dict[str, Any]]) -> tuple[str, ...]:
     """The columns the rows have beyond the :data:`COLUMNS` (those ``--forecast`` adds), in their order.
 
+    Args:
+        rows: The summary rows (the first one's keys are read).
+
+    Returns:
+        Those column names; empty without rows.
+
     >>> added_columns([{"point": "a", "forecast_error": 0.01}])
     ('forecast_error',)
     """
@@ -80,32 +117,42 @@ def added_columns(rows: list[dict[str, Any]]) -> tuple[str, ...]:
 
 
 def write_summary(path: Path, rows: list[dict[str, Any]]) -> Path:
-    """Write ``summary.csv`` (the :data:`COLUMNS`, and the columns added to the rows, such as a forecast's; one
-    row per point) atomically."""
+    """Write ``summary.csv`` atomically with :func:`trainer.records.write_table`, one row per point.
+
+    Args:
+        path: The file.
+        rows: The summary rows, each with the :data:`COLUMNS` and the same added columns (a forecast's).
+
+    Returns:
+        ``path``, as a Path.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = write_summary(Path(folder) / "summary.csv", [])
+    ...     path.read_text().startswith("point,budget,batches")
+    True
+    """
     columns = COLUMNS + added_columns(rows)
-
-    def write(stream) -> None:
-        writer = csv.DictWriter(stream, columns, lineterminator="\n")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({key: _cell(row[key]) for key in columns})
-
-    return write_atomically(path, write, newline="")
+    return write_table(path, columns, ([row[key] for key in columns] for row in rows))
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    """The rows as an aligned text table (what the command prints)."""
+    """The rows as an aligned text table (what ``cadence sweep`` prints).
+
+    Args:
+        rows: The summary rows.
+
+    Returns:
+        The table's lines, a header then one line per row, columns right-aligned.
+
+    >>> print(table([]))
+    point  batches  samples  tokens  trained_batches  final_train_loss  final_eval_loss
+    """
     shown = ("point", "batches", "samples", "tokens", "trained_batches", "final_train_loss", "final_eval_loss")
     shown += tuple(key for key in added_columns(rows) if key != "forecast_of")
     cells = [list(shown)] + [[_short(row[key]) for key in shown] for row in rows]
     widths = [max(len(line[i]) for line in cells) for i in range(len(shown))]
     return "\n".join("  ".join(cell.rjust(width) for cell, width in zip(line, widths, strict=True)) for line in cells)
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    return repr(value) if isinstance(value, float) else str(value)
 
 
 def _short(value: Any) -> str:
