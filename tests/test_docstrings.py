@@ -365,7 +365,7 @@ STILL_UNDOCUMENTED = {
     "trainer.sweep.folders": 11,
     "trainer.sweep.local_launcher": 7,
     "trainer.sweep.picture": 2,
-    "trainer.sweep.plan": 11,
+    "trainer.sweep.plan": 5,
     "trainer.sweep.python_sweep": 8,
     "trainer.sweep.ray_launcher": 7,
     "trainer.sweep.remote": 7,

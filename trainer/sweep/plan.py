@@ -41,7 +41,20 @@ MAX_DURATION = "max_duration"
 
 @dataclass(frozen=True)
 class Budget:
-    """One budget of a sweep: ``kind`` is ``"ssr"`` (``value`` a float) or ``"max_duration"`` (a ``Time``)."""
+    """One budget of a sweep.
+
+    Args:
+        kind: ``"ssr"`` (a scale schedule ratio) or ``"max_duration"`` (a run length).
+        value: The ratio (a float) or the length (a ``Time``).
+
+    Returns:
+        The budget: its folder :attr:`name`, the :attr:`argument` a sweep's ``make_trainer`` gets, and the
+        :attr:`override` ``cadence fit`` takes.
+
+    >>> budget = Budget("ssr", 0.5)
+    >>> budget.name, budget.override
+    ('ssr-0.5', 'trainer.init.loop.scale_schedule_ratio=0.5')
+    """
 
     kind: str
     value: Any
@@ -65,8 +78,23 @@ class Budget:
 
 @dataclass(frozen=True)
 class SweepPoint:
-    """A point of a sweep: its budget and run folder; a WSD branch also has its decay start and where the
-    main run saved the checkpoint there (``start_folder``; None when the decay starts at batch 0)."""
+    """A point of a sweep: its budget and run folder, and for a WSD sweep where it branches.
+
+    Args:
+        budget: The point's budget.
+        folder: The point's run folder.
+        decay_start: A WSD point's decay start (None outside a WSD sweep).
+        start_folder: Where the main run saved the checkpoint at the decay start (None when the decay starts at
+            batch 0).
+        is_main: Whether this point is the WSD sweep's main run (the longest, from which the others branch).
+
+    Returns:
+        The point, named by its budget.
+
+    >>> point = SweepPoint(Budget("ssr", 0.5), Path("sweep/ssr-0.5"))
+    >>> point.name, point.is_branch
+    ('ssr-0.5', False)
+    """
 
     budget: Budget
     folder: Path
@@ -76,15 +104,30 @@ class SweepPoint:
 
     @property
     def name(self) -> str:
+        """The point's name: its budget's (``ssr-0.5``)."""
         return self.budget.name
 
     @property
     def is_branch(self) -> bool:
+        """Whether the point branches from the main run's checkpoint at its decay start."""
         return self.decay_start is not None and not self.is_main
 
 
 def budgets_from_ssrs(values: Iterable[Any]) -> list[Budget]:
-    """Scale schedule ratios (finite numbers > 0, no repeats), smallest first."""
+    """The budgets of scale schedule ratios, smallest first.
+
+    Args:
+        values: The ratios as given.
+
+    Returns:
+        One ``ssr`` budget per ratio.
+
+    Raises:
+        ValueError: A value that is not a finite number > 0, or a repeat.
+
+    >>> [budget.name for budget in budgets_from_ssrs([1.0, 0.25, 0.5])]
+    ['ssr-0.25', 'ssr-0.5', 'ssr-1.0']
+    """
     ratios = []
     for value in values:
         ratio = _number(value)
@@ -95,7 +138,20 @@ def budgets_from_ssrs(values: Iterable[Any]) -> list[Budget]:
 
 
 def budgets_from_durations(values: Iterable[Any]) -> list[Budget]:
-    """Run lengths (time strings or Times in ep, ba, sp or tok, all in one unit, no repeats), shortest first."""
+    """The budgets of run lengths, shortest first.
+
+    Args:
+        values: Time strings or Times in ep, ba, sp or tok, all in one unit.
+
+    Returns:
+        One ``max_duration`` budget per length.
+
+    Raises:
+        ValueError: A fraction of a run (``dur``), a length <= 0, two units, or a repeat.
+
+    >>> [budget.name for budget in budgets_from_durations(["600ba", "300ba"])]
+    ['max_duration-300ba', 'max_duration-600ba']
+    """
     times = []
     for value in values:
         time = _duration(value)
