@@ -88,9 +88,14 @@ def seed_sets(seed: int, schedule: str, horizon: str) -> list[str]:
 def sweep(out: str, seed: int, schedule: str, horizon: str) -> str:
     """Run (or finish) one seed's sweep of ``schedule``; its folder."""
     folder = os.path.join(out, f"seed-{seed}", schedule)
-    argv = [sys.executable, "-m", "trainer", "sweep", CONFIG, "--budgets", *budgets_of(schedule), "--out", folder]
-    argv += ["--branch-from-stable"] if SCHEDULES[schedule][2] else []
-    for value in seed_sets(seed, schedule, horizon):
+    return run_sweep(folder, budgets_of(schedule), seed_sets(seed, schedule, horizon), SCHEDULES[schedule][2])
+
+
+def run_sweep(folder: str, budgets: tuple[str, ...], sets: list[str], branch: bool = False) -> str:
+    """Run (or finish) ``cadence sweep`` of the config over ``budgets`` with ``sets`` into ``folder``."""
+    argv = [sys.executable, "-m", "trainer", "sweep", CONFIG, "--budgets", *budgets, "--out", folder]
+    argv += ["--branch-from-stable"] if branch else []
+    for value in sets:
         argv += ["--set", value]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))}
     done = subprocess.run(argv, env=env, capture_output=True, text=True)
