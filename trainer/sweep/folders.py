@@ -53,7 +53,22 @@ LOCK = ".sweep.lock"
 
 
 def finished(folder: Path) -> dict[str, Any] | None:
-    """The ``done.json`` record of a finished point, or None."""
+    """The ``done.json`` record of a finished point.
+
+    Args:
+        folder: The point's folder.
+
+    Returns:
+        The record (``start_batch``, ``wall_time_s``, ...); None when the point has not finished, or its record
+        cannot be read (then the point runs again, cheaply, by autoresume).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     before = finished(Path(folder))
+    ...     mark_done(Path(folder), {"wall_time_s": 12.5})
+    ...     before, finished(Path(folder))
+    (None, {'wall_time_s': 12.5})
+    """
     path = Path(folder) / DONE
     if not path.is_file():
         return None
@@ -64,13 +79,36 @@ def finished(folder: Path) -> dict[str, Any] | None:
 
 
 def mark_done(folder: Path, record: dict[str, Any]) -> None:
-    """Write ``done.json`` atomically."""
+    """Write a finished point's ``done.json`` atomically (see :func:`finished`).
+
+    Args:
+        folder: The point's folder.
+        record: What to keep of the point's run (plain JSON values).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     mark_done(Path(folder), {"start_batch": 0})
+    ...     (Path(folder) / DONE).read_text()
+    '{\\n  "start_batch": 0\\n}\\n'
+    """
     text = json.dumps(record, indent=2, sort_keys=True) + "\n"
     write_atomically(Path(folder) / DONE, lambda stream: stream.write(text))
 
 
 def newest_batch(folder: Path) -> int | None:
-    """The batch of a folder's newest checkpoint (its ``latest``), or None when it has none."""
+    """The batch of a folder's newest checkpoint (its ``latest``).
+
+    Args:
+        folder: A run folder, or a branch's decay-start folder.
+
+    Returns:
+        The batch its ``latest`` checkpoint was saved at; None when it has none.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     newest_batch(Path(folder)) is None
+    True
+    """
     try:
         return checkpoint_batch(resolve_checkpoint(folder))
     except CheckpointError:
@@ -78,7 +116,21 @@ def newest_batch(folder: Path) -> int | None:
 
 
 def start_batch(point: Any) -> int:
-    """The batch a point's training starts from: a branch's decay-start checkpoint, else 0."""
+    """The batch a point's training starts from: a branch's decay-start checkpoint, else 0.
+
+    Args:
+        point: A :class:`~trainer.sweep.plan.SweepPoint`.
+
+    Returns:
+        The batch of the main run's checkpoint at the branch's decay start, or 0 for any other point.
+
+    Raises:
+        CheckpointError: The point is a branch and the main run saved no checkpoint at its decay start.
+
+    >>> from trainer.sweep.plan import Budget, SweepPoint
+    >>> start_batch(SweepPoint(Budget("ssr", 0.5), Path("sweep/ssr-0.5")))
+    0
+    """
     if not point.is_branch or point.start_folder is None:
         return 0
     batch = newest_batch(point.start_folder)
@@ -91,7 +143,19 @@ def start_batch(point: Any) -> int:
 
 def prepare(point: Any, main_folder: Path | None = None) -> None:
     """Make ``point``'s folder; a branch without a checkpoint of its own starts from the main run's rows up to
-    its decay start (a resumed point's CSV is cut back by its own logger, to the checkpoint it resumes from)."""
+    its decay start (a resumed point's CSV is cut back by its own logger, to the checkpoint it resumes from).
+
+    Args:
+        point: A :class:`~trainer.sweep.plan.SweepPoint`.
+        main_folder: The WSD sweep's main run's folder, whose rows a branch starts from; None outside one.
+
+    >>> import tempfile
+    >>> from trainer.sweep.plan import Budget, SweepPoint
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     prepare(SweepPoint(Budget("ssr", 0.5), Path(folder) / "ssr-0.5"))
+    ...     (Path(folder) / "ssr-0.5").is_dir()
+    True
+    """
     folder = Path(point.folder)
     folder.mkdir(parents=True, exist_ok=True)
     if point.is_branch and main_folder is not None and newest_batch(folder) is None:
@@ -99,23 +163,51 @@ def prepare(point: Any, main_folder: Path | None = None) -> None:
 
 
 class FolderInUse(RuntimeError):
-    """Another process holds a point folder's lock (its message names the process)."""
+    """Another process holds a point folder's lock (its message names the process).
+
+    Returns:
+        The error :func:`claim` raises; the sweep reports it in one line before it trains anything.
+
+    >>> issubclass(FolderInUse, RuntimeError)
+    True
+    """
 
 
 class Claim:
-    """This sweep's lock on a point folder: ``fd`` (None without ``flock``) is passed on to the point's process."""
+    """This sweep's lock on a point folder, which :func:`claim` takes.
+
+    Args:
+        folder: The point's folder.
+        fd: The locked ``.sweep.lock`` descriptor, passed on to the point's process; None without ``flock``.
+
+    Returns:
+        The claim; :meth:`release` lets the folder go.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     held = claim(Path(folder))
+    ...     held.record(4242)
+    ...     held.release()
+    ...     (Path(folder) / LOCK).read_text()
+    '4242\\n'
+    """
 
     def __init__(self, folder: Path, fd: int | None) -> None:
         self.folder = folder
         self.fd = fd
 
     def record(self, pid: int) -> None:
-        """Write the pid of the process training the point into the lock file (named when another sweep finds it)."""
+        """Write the pid of the process training the point into the lock file (named when another sweep finds it).
+
+        Args:
+            pid: The point's process.
+        """
         if self.fd is not None:
             os.ftruncate(self.fd, 0)
             os.pwrite(self.fd, f"{pid}\n".encode(), 0)
 
     def release(self) -> None:
+        """Unlock the folder (closing the descriptor); a second call does nothing."""
         fd, self.fd = self.fd, None
         if fd is not None:
             _HELD.discard(fd)
@@ -126,12 +218,36 @@ _HELD: set[int] = set()  # the descriptors of this process's claims (a point for
 
 
 def held_claims() -> frozenset[int]:
-    """The descriptors of the claims this process holds (see :func:`claim`)."""
+    """The descriptors of the claims this process holds (see :func:`claim`).
+
+    Returns:
+        The open lock descriptors; a point forked from the sweep closes all but its own.
+
+    >>> isinstance(held_claims(), frozenset)
+    True
+    """
     return frozenset(_HELD)
 
 
 def claim(folder: Path) -> Claim:
-    """Lock ``folder`` (made if missing) for this process; :class:`FolderInUse` when another process holds it."""
+    """Lock ``folder`` (made if missing) for this process.
+
+    Args:
+        folder: The point's folder.
+
+    Returns:
+        The :class:`Claim`, held until released or this process ends.
+
+    Raises:
+        FolderInUse: Another process holds the folder, naming its pid.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     held = claim(Path(folder) / "ssr-0.5")
+    ...     held.fd in held_claims()
+    ...     held.release()
+    True
+    """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     if fcntl is None:  # pragma: no cover
