@@ -362,7 +362,6 @@ STILL_UNDOCUMENTED = {
     "trainer.forecast.predict": 12,
     "trainer.forecast.runs": 6,
     "trainer.sweep.config_sweep": 7,
-    "trainer.sweep.local_launcher": 7,
     "trainer.sweep.picture": 2,
     "trainer.sweep.plan": 5,
     "trainer.sweep.python_sweep": 8,

@@ -51,6 +51,14 @@ class LocalLauncher:
     Args:
         lines: The points' ``cadence fit`` lines and environments
             (a :class:`~trainer.sweep.config_sweep.PointLines`).
+
+    Returns:
+        The launcher the sweep's runner drives: :meth:`start` points, :meth:`poll`, :meth:`signal` and
+        :meth:`kill` them. A point is forked from the sweep's warm process where it can be (no CUDA initialized),
+        else started as ``python -m trainer fit ...``.
+
+    >>> LocalLauncher(None).passes_claims
+    True
     """
 
     passes_claims = True
@@ -60,17 +68,39 @@ class LocalLauncher:
         self.jobs = 1
 
     def command(self, point: SweepPoint) -> str:
-        """The line of ``points.txt`` that runs ``point`` on its own."""
+        """The line of ``points.txt`` that runs ``point`` on its own.
+
+        Args:
+            point: The point.
+
+        Returns:
+            Its ``cadence fit ...`` line, with its environment.
+        """
         return self.lines.command(point)
 
     @contextlib.contextmanager
     def session(self, jobs: int) -> Iterator[None]:
-        """Around the sweep's runs: ``jobs`` points at once."""
+        """Around the sweep's runs: ``jobs`` points at once.
+
+        Args:
+            jobs: The points run at once (with one, a point writes to the terminal; with more, to its log).
+
+        Returns:
+            A context manager; the points run inside it.
+        """
         self.jobs = jobs
         yield
 
     def start(self, points: list[SweepPoint], claims: dict[str, folders.Claim]) -> list[_Process]:
-        """Start each of ``points`` in its process (``claims[name]``: the lock on its folder, passed on)."""
+        """Start each of ``points`` in its process.
+
+        Args:
+            points: The points to start.
+            claims: Each point's lock on its folder by name, passed on to its process.
+
+        Returns:
+            One handle per point, for :meth:`poll`, :meth:`signal` and :meth:`kill`.
+        """
         return [self._start(point, claims[point.name]) for point in points]
 
     def _start(self, point: SweepPoint, claim: folders.Claim) -> _Process:
@@ -86,16 +116,32 @@ class LocalLauncher:
         return _Process(process, "above" if log is None else str(log))
 
     def poll(self, handle: _Process) -> Outcome | None:
-        """The point's outcome once its process has ended, else None."""
+        """The point's outcome once its process has ended.
+
+        Args:
+            handle: What :meth:`start` gave for the point.
+
+        Returns:
+            Its exit status and where its output went; None while it runs.
+        """
         status = handle.process.poll()
         return None if status is None else Outcome(status, handle.output)
 
     def signal(self, handle: _Process, signum: int) -> None:
-        """Send ``signum`` to the point's process, if it still runs."""
+        """Send ``signum`` to the point's process, if it still runs.
+
+        Args:
+            handle: What :meth:`start` gave for the point.
+            signum: The signal (the sweep forwards SIGTERM, SIGINT and SIGHUP to every running point).
+        """
         send_signal(handle.process, signum)
 
     def kill(self, handle: _Process) -> None:
-        """End the point's process at once and wait for it."""
+        """End the point's process at once and wait for it.
+
+        Args:
+            handle: What :meth:`start` gave for the point.
+        """
         handle.process.kill()
         handle.process.wait()
 
