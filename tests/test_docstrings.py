@@ -355,7 +355,6 @@ STILL_UNDOCUMENTED = {
     "schedulers.cerebras.table": 2,
     "schedulers.integrations.huggingface": 10,
     "schedulers.integrations.lightning": 14,
-    "trainer.config_reading._build": 8,
     "trainer.forecast.fitted": 11,
     "trainer.forecast.laws": 18,
     "trainer.forecast.picture": 4,

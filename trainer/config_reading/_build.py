@@ -49,7 +49,28 @@ _CHECKPOINT_ARGUMENTS = (
 
 @attrs.define
 class TrainerArguments:
-    """The keyword arguments of a trainer, built from a config, with what its errors need to name key paths."""
+    """The keyword arguments of a trainer, built from a config, with what its errors need to name key paths.
+
+    Args:
+        kwargs: The trainer's keyword arguments.
+        num_steps: ``loop.num_steps`` (the optimizer steps one ``fit()`` takes at most), or None.
+        config: The configuration as read.
+        labels: A trainer argument's name -> the config's key path, for errors.
+        scheduler_paths: Each scheduler entry's key path, for errors.
+        ctx: The reading's context (the config's folder, where each value came from).
+
+    Returns:
+        What :func:`trainer_arguments` gives; :meth:`construct` builds the trainer from it.
+
+    >>> from trainer import Trainer
+    >>> config = {"trainer": {"init": {"model": {"factory": "torch.nn:Linear", "kwargs": {"in_features": 2,
+    ...           "out_features": 1}}, "optimizer": {"SGD": {"lr": 0.1}}, "loss_fn": "mse_loss",
+    ...           "progress_bar": False, "loop": {"max_steps": 6, "num_steps": 2}},
+    ...           "fit": {"train_dataloader": "itertools:count"}}}
+    >>> arguments = trainer_arguments(config)
+    >>> arguments.num_steps, type(arguments.construct(Trainer)).__name__
+    (2, 'ConfiguredTrainer')
+    """
 
     kwargs: dict[str, Any]
     num_steps: int | None
@@ -60,7 +81,20 @@ class TrainerArguments:
 
     def construct(self, cls: type) -> Any:
         """``cls`` (a :class:`~trainer.Trainer` class) with :class:`ConfiguredRun` mixed in, built from these
-        arguments; the trainer's own errors come back as ConfigErrors on key paths."""
+        arguments.
+
+        Args:
+            cls: The trainer class.
+
+        Returns:
+            The trainer.
+
+        Raises:
+            ConfigError: The trainer refused an argument: its error, on the config's key path.
+            CheckpointError: The checkpoint to load cannot be read.
+            TypeError: A refusal that names no argument of the config (a bug in user code), as raised.
+            ValueError: Likewise.
+        """
         try:
             return configured_class(cls)(**self.kwargs, num_steps=self.num_steps, config=self.config)
         except (ConfigError, CheckpointError):
@@ -78,8 +112,27 @@ def trainer_arguments(
     *,
     sources: dict[str, str] | None = None,
 ) -> TrainerArguments:
-    """Check ``config`` (a dict, or a YAML file's path; ``base_dir`` defaults to its folder) and build the
-    objects it names, seeded by ``trainer.init.seed``; see :func:`trainer.config.trainer_from_config`."""
+    """Check ``config`` and build the objects it names, seeded by ``trainer.init.seed``.
+
+    Args:
+        config: A config dict, or a YAML file's path.
+        base_dir: Where ``module:function`` references and relative paths are found; None: the file's folder.
+        sources: Where values came from (``--set``, SambaFlow flags), for errors.
+
+    Returns:
+        The trainer's keyword arguments with the objects built, and what errors need to name key paths.
+
+    Raises:
+        ConfigError: A key or a value the config cannot have, in one line on its key path.
+
+    >>> config = {"trainer": {"init": {"model": {"factory": "torch.nn:Linear", "kwargs": {"in_features": 2,
+    ...           "out_features": 1}}, "optimizer": {"SGD": {"lr": 0.1}}, "loss_fn": "mse_loss",
+    ...           "progress_bar": False, "loop": {"max_steps": 6, "num_steps": 2}},
+    ...           "fit": {"train_dataloader": "itertools:count"}}}
+    >>> arguments = trainer_arguments(config)
+    >>> str(arguments.kwargs["max_duration"]), arguments.num_steps
+    ('6ba', 2)
+    """
     if isinstance(config, (str, os.PathLike)):
         path = Path(config)
         config = load_config(path)
@@ -508,6 +561,9 @@ class LossHistory(Callback):
     Args:
         window: how many losses are kept at each end of the run.
 
+    Returns:
+        The callback; the run's end line reads ``first``, ``last``, ``count`` and ``eval_metrics`` from it.
+
     Example:
         >>> history = LossHistory(window=2)
         >>> for loss in (4.0, 3.0, 2.0, 1.0):
@@ -543,6 +599,24 @@ class ConfiguredRun:
     ``num_steps`` (``loop.num_steps``, ``--steps_this_run``) is how many optimizer steps one ``fit()`` takes at
     most, counted from the timestamp it starts at (after a resume); ``max_duration`` stays the horizon every
     schedule sees. ``config`` is the configuration it was built from, ``loss_history`` a :class:`LossHistory`.
+
+    Args:
+        *args: The trainer's positional arguments.
+        num_steps: The optimizer steps one ``fit()`` takes at most; None: up to ``max_duration``.
+        config: The configuration the trainer was built from.
+        **kwargs: The trainer's keyword arguments.
+
+    Returns:
+        The trainer, with a :class:`LossHistory` among its callbacks.
+
+    >>> from trainer import Trainer
+    >>> config = {"trainer": {"init": {"model": {"factory": "torch.nn:Linear", "kwargs": {"in_features": 2,
+    ...           "out_features": 1}}, "optimizer": {"SGD": {"lr": 0.1}}, "loss_fn": "mse_loss",
+    ...           "progress_bar": False, "loop": {"max_steps": 6, "num_steps": 2}},
+    ...           "fit": {"train_dataloader": "itertools:count"}}}
+    >>> trainer = trainer_arguments(config).construct(Trainer)
+    >>> trainer.num_steps, str(trainer.state.max_duration), type(trainer.loss_history).__name__
+    (2, '6ba', 'LossHistory')
     """
 
     def __init__(self, *args: Any, num_steps: int | None = None, config: dict | None = None, **kwargs: Any) -> None:
@@ -553,7 +627,12 @@ class ConfiguredRun:
         super().__init__(*args, callbacks=[*callbacks, self.loss_history], **kwargs)
 
     def fit(self, duration: Any = None) -> None:
-        """Train until ``max_duration``, or until this call has taken ``num_steps`` optimizer steps."""
+        """Train until ``max_duration``, or until this call has taken ``num_steps`` optimizer steps.
+
+        Args:
+            duration: How long this call trains (as :meth:`trainer.Trainer.fit` takes it); None: ``num_steps``
+                batches, or up to ``max_duration`` without them.
+        """
         if duration is None and self.num_steps is not None:
             duration = Time(self.num_steps, TimeUnit.BATCH)
         super().fit(duration)  # type: ignore[misc]
@@ -563,13 +642,37 @@ _CONFIGURED: dict[type, type] = {}
 
 
 def register_configured(base: type, configured: type) -> None:
-    """``configured`` is the class :func:`configured_class` gives for ``base`` (``ConfiguredTrainer`` for
-    ``Trainer``)."""
+    """``configured`` is the class :func:`configured_class` gives for ``base``.
+
+    Args:
+        base: A trainer class (``Trainer``).
+        configured: Its configured class (``ConfiguredTrainer``, which :mod:`trainer.config` registers).
+
+    >>> from trainer import Trainer
+    >>> from trainer.config import ConfiguredTrainer
+    >>> register_configured(Trainer, ConfiguredTrainer)
+    >>> configured_class(Trainer) is ConfiguredTrainer
+    True
+    """
     _CONFIGURED[base] = configured
 
 
 def configured_class(cls: type) -> type:
-    """``cls`` with :class:`ConfiguredRun` mixed in (``cls`` itself when it has it)."""
+    """``cls`` with :class:`ConfiguredRun` mixed in.
+
+    Args:
+        cls: A trainer class.
+
+    Returns:
+        ``cls`` itself when it has :class:`ConfiguredRun`, the registered class for it, or a new
+        ``Configured<Name>`` class (made once per class).
+
+    >>> import torch
+    >>> class MyTrainer(torch.nn.Module):
+    ...     pass
+    >>> configured_class(MyTrainer).__name__, configured_class(MyTrainer) is configured_class(MyTrainer)
+    ('ConfiguredMyTrainer', True)
+    """
     if issubclass(cls, ConfiguredRun):
         return cls
     if cls not in _CONFIGURED:
