@@ -25,10 +25,9 @@ and a keyword-only ``state`` for time-string step counts (:mod:`schedulers.cereb
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+import typing
+from collections.abc import Callable
 from typing import Any
-
-from torch.optim import Optimizer
 
 from schedulers.cerebras.closed_forms import (
     ConstantForm,
@@ -49,9 +48,8 @@ from schedulers.cerebras.closed_forms import (
     StepForm,
 )
 from schedulers.cerebras.composites import ChainedForm, ScalePerParamForm, SequentialForm
-from schedulers.cerebras.scheduler import HyperparameterScheduler, StepCount, Tags
+from schedulers.cerebras.scheduler import HyperparameterScheduler
 from schedulers.cerebras.table import register_family
-from schedulers.core.state import ScheduleState
 
 
 class LRScheduler(HyperparameterScheduler):
@@ -88,21 +86,27 @@ class LRScheduler(HyperparameterScheduler):
     param_group_key = "lr"
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        init = cls.__dict__.get("__init__")
-        if cls.__module__ == __name__ and init is not None:
-            cls._argument_names = _renamed_arguments(cls, init)
+        if "_argument_names" in cls.__dict__ and "__init__" not in cls.__dict__:
+            cls.__init__ = _renamed_init(cls.__mro__[1:], cls._argument_names)  # type: ignore[method-assign]
         super().__init_subclass__(**kwargs)
 
 
-def _renamed_arguments(cls: type[LRScheduler], init: Callable[..., None]) -> dict[str, str]:
-    """The form's argument names ``cls`` declares under Cerebras's learning-rate names, to those names: its
-    signature is the form's, by position (``initial_val`` -> ``initial_learning_rate``)."""
-    form = next(base for base in cls.__mro__[1:] if "__init__" in vars(base))
-    own = inspect.signature(init).parameters
-    generic = inspect.signature(form.__init__).parameters
-    if [p.kind for p in own.values()] != [p.kind for p in generic.values()]:
-        raise TypeError(f"{cls.__qualname__}.__init__ must have the parameters of {form.__qualname__}, renamed")
-    return {name: public for name, public in zip(generic, own, strict=True) if name != public}
+def _renamed_init(bases: tuple[type, ...], renames: dict[str, str]) -> Callable[..., None]:
+    """The ``__init__`` of the bases (the form's), under the declared table ``renames`` (generic name -> Cerebras's
+    learning-rate name, e.g. ``initial_val`` -> ``initial_learning_rate``): its signature, renamed, is the class's."""
+    init = next(base.__dict__["__init__"] for base in bases if "__init__" in base.__dict__)
+    signature = inspect.signature(init)
+    generic = {public: name for name, public in renames.items()}
+
+    def __init__(self: LRScheduler, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **{generic.get(key, key): value for key, value in kwargs.items()})
+
+    hints = typing.get_type_hints(inspect.unwrap(init))
+    __init__.__annotations__ = {renames.get(name, name): hint for name, hint in hints.items()}
+    __init__.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[p.replace(name=renames.get(p.name, p.name)) for p in signature.parameters.values()]
+    )
+    return __init__
 
 
 class ConstantLR(LRScheduler, ConstantForm):
@@ -132,16 +136,7 @@ class ConstantLR(LRScheduler, ConstantForm):
     [0.1, 0.1, 0.1, 0.1, 0.1]
     """
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        learning_rate: float,
-        total_iters: StepCount | None = None,
-        param_group_tags: Tags = None,
-        *,
-        state: ScheduleState | None = None,
-    ) -> None:
-        super().__init__(optimizer, learning_rate, total_iters, param_group_tags, state=state)
+    _argument_names = {"val": "learning_rate"}
 
 
 class PolynomialLR(LRScheduler, PolynomialForm):
@@ -180,28 +175,7 @@ class PolynomialLR(LRScheduler, PolynomialForm):
     [0.1, 0.060625, 0.0325, 0.015625, 0.01]
     """
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        initial_learning_rate: float,
-        end_learning_rate: float,
-        total_iters: StepCount,
-        power: float = 1.0,
-        cycle: bool = False,
-        param_group_tags: Tags = None,
-        *,
-        state: ScheduleState | None = None,
-    ) -> None:
-        super().__init__(
-            optimizer,
-            initial_learning_rate,
-            end_learning_rate,
-            total_iters,
-            power,
-            cycle,
-            param_group_tags,
-            state=state,
-        )
+    _argument_names = {"initial_val": "initial_learning_rate", "end_val": "end_learning_rate"}
 
 
 class LinearLR(LRScheduler, LinearForm):
@@ -234,20 +208,7 @@ class LinearLR(LRScheduler, LinearForm):
     [0.1, 0.075, 0.05, 0.025, 0.0]
     """
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        initial_learning_rate: float,
-        end_learning_rate: float,
-        total_iters: StepCount,
-        cycle: bool = False,
-        param_group_tags: Tags = None,
-        *,
-        state: ScheduleState | None = None,
-    ) -> None:
-        super().__init__(
-            optimizer, initial_learning_rate, end_learning_rate, total_iters, cycle, param_group_tags, state=state
-        )
+    _argument_names = {"initial_val": "initial_learning_rate", "end_val": "end_learning_rate"}
 
 
 class ExponentialLR(LRScheduler, ExponentialForm):
@@ -281,20 +242,7 @@ class ExponentialLR(LRScheduler, ExponentialForm):
     [0.1, 0.070711, 0.05, 0.035355, 0.025]
     """
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        initial_learning_rate: float,
-        total_iters: StepCount,
-        decay_rate: float,
-        staircase: bool = False,
-        param_group_tags: Tags = None,
-        *,
-        state: ScheduleState | None = None,
-    ) -> None:
-        super().__init__(
-            optimizer, initial_learning_rate, total_iters, decay_rate, staircase, param_group_tags, state=state
-        )
+    _argument_names = {"initial_val": "initial_learning_rate"}
 
 
 class InverseExponentialTimeDecayLR(LRScheduler, InverseExponentialTimeDecayForm):
@@ -330,28 +278,7 @@ class InverseExponentialTimeDecayLR(LRScheduler, InverseExponentialTimeDecayForm
     [0.1, 0.08, 0.066667, 0.057143, 0.05]
     """
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        initial_learning_rate: float,
-        step_exponent: float,
-        total_iters: StepCount,
-        decay_rate: float,
-        staircase: bool = False,
-        param_group_tags: Tags = None,
-        *,
-        state: ScheduleState | None = None,
-    ) -> None:
-        super().__init__(
-            optimizer,
-            initial_learning_rate,
-            step_exponent,
-            total_iters,
-            decay_rate,
-            staircase,
-            param_group_tags,
-            state=state,
-        )
+    _argument_names = {"initial_val": "initial_learning_rate"}
 
 
 class InverseSquareRootDecayLR(LRScheduler, InverseSquareRootDecayForm):
@@ -383,17 +310,7 @@ class InverseSquareRootDecayLR(LRScheduler, InverseSquareRootDecayForm):
     [0.070711, 0.070711, 0.070711, 0.057735, 0.05]
     """
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        initial_learning_rate: float = 1.0,
-        scale: float = 1.0,
-        warmup_steps: StepCount = 1.0,
-        param_group_tags: Tags = None,
-        *,
-        state: ScheduleState | None = None,
-    ) -> None:
-        super().__init__(optimizer, initial_learning_rate, scale, warmup_steps, param_group_tags, state=state)
+    _argument_names = {"initial_val": "initial_learning_rate"}
 
 
 class CosineDecayLR(LRScheduler, CosineDecayForm):
@@ -426,19 +343,7 @@ class CosineDecayLR(LRScheduler, CosineDecayForm):
     [0.1, 0.085355, 0.05, 0.014645, 0.0]
     """
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        initial_learning_rate: float,
-        end_learning_rate: float,
-        total_iters: StepCount,
-        param_group_tags: Tags = None,
-        *,
-        state: ScheduleState | None = None,
-    ) -> None:
-        super().__init__(
-            optimizer, initial_learning_rate, end_learning_rate, total_iters, param_group_tags, state=state
-        )
+    _argument_names = {"initial_val": "initial_learning_rate", "end_val": "end_learning_rate"}
 
 
 class SequentialLR(LRScheduler, SequentialForm):
@@ -509,16 +414,7 @@ class PiecewiseConstantLR(LRScheduler, PiecewiseConstantForm):
     [0.1, 0.05, 0.05, 0.01, 0.01]
     """
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        learning_rates: Sequence[float],
-        milestones: Sequence[StepCount],
-        param_group_tags: Tags = None,
-        *,
-        state: ScheduleState | None = None,
-    ) -> None:
-        super().__init__(optimizer, learning_rates, milestones, param_group_tags, state=state)
+    _argument_names = {"vals": "learning_rates"}
 
 
 class MultiStepLR(LRScheduler, MultiStepForm):
@@ -549,17 +445,7 @@ class MultiStepLR(LRScheduler, MultiStepForm):
     [0.1, 0.05, 0.05, 0.025, 0.025]
     """
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        initial_learning_rate: float,
-        gamma: float,
-        milestones: Sequence[StepCount],
-        param_group_tags: Tags = None,
-        *,
-        state: ScheduleState | None = None,
-    ) -> None:
-        super().__init__(optimizer, initial_learning_rate, gamma, milestones, param_group_tags, state=state)
+    _argument_names = {"initial_val": "initial_learning_rate"}
 
 
 class StepLR(LRScheduler, StepForm):
@@ -588,17 +474,7 @@ class StepLR(LRScheduler, StepForm):
     [0.1, 0.1, 0.05, 0.05, 0.025]
     """
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        initial_learning_rate: float,
-        step_size: StepCount,
-        gamma: float,
-        param_group_tags: Tags = None,
-        *,
-        state: ScheduleState | None = None,
-    ) -> None:
-        super().__init__(optimizer, initial_learning_rate, step_size, gamma, param_group_tags, state=state)
+    _argument_names = {"initial_val": "initial_learning_rate"}
 
 
 class CosineAnnealingLR(LRScheduler, CosineAnnealingForm):
@@ -633,17 +509,7 @@ class CosineAnnealingLR(LRScheduler, CosineAnnealingForm):
     [0.1, 0.085355, 0.05, 0.014645, 0.0]
     """
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        initial_learning_rate: float,
-        T_max: StepCount,
-        eta_min: float = 0.0,
-        param_group_tags: Tags = None,
-        *,
-        state: ScheduleState | None = None,
-    ) -> None:
-        super().__init__(optimizer, initial_learning_rate, T_max, eta_min, param_group_tags, state=state)
+    _argument_names = {"initial_val": "initial_learning_rate"}
 
 
 class LambdaLR(LRScheduler, LambdaForm):
@@ -679,15 +545,7 @@ class LambdaLR(LRScheduler, LambdaForm):
     [0.1, 0.05, 0.025, 0.0125]
     """
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        initial_learning_rate: float,
-        param_group_tags: Tags = None,
-        *,
-        state: ScheduleState | None = None,
-    ) -> None:
-        super().__init__(optimizer, initial_learning_rate, param_group_tags, state=state)
+    _argument_names = {"initial_val": "initial_learning_rate"}
 
     def set_lr_lambda(self) -> Any:
         """The function(s) of the step the closed form uses (Cerebras's name for ``set_value_lambda``): override
@@ -732,18 +590,7 @@ class CosineAnnealingWarmRestarts(LRScheduler, CosineAnnealingWarmRestartsForm):
     [0.1, 0.05, 0.1, 0.05, 0.1]
     """
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        initial_learning_rate: float,
-        T_0: StepCount,
-        T_mult: int = 1,
-        eta_min: float = 0.0,
-        param_group_tags: Tags = None,
-        *,
-        state: ScheduleState | None = None,
-    ) -> None:
-        super().__init__(optimizer, initial_learning_rate, T_0, T_mult, eta_min, param_group_tags, state=state)
+    _argument_names = {"initial_val": "initial_learning_rate"}
 
 
 class MultiplicativeLR(LRScheduler, MultiplicativeForm):
@@ -773,16 +620,7 @@ class MultiplicativeLR(LRScheduler, MultiplicativeForm):
     [0.1, 0.05, 0.025, 0.0125, 0.00625]
     """
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        initial_learning_rate: float,
-        coefficient: float,
-        param_group_tags: Tags = None,
-        *,
-        state: ScheduleState | None = None,
-    ) -> None:
-        super().__init__(optimizer, initial_learning_rate, coefficient, param_group_tags, state=state)
+    _argument_names = {"initial_val": "initial_learning_rate"}
 
     def set_lr_lambda(self) -> Any:
         """The function(s) of the step the closed form uses (Cerebras's name for ``set_value_lambda``): override
@@ -856,32 +694,7 @@ class CyclicLR(LRScheduler, CyclicForm):
     [0.01, 0.055, 0.1, 0.055, 0.01]
     """
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        base_lr: float,
-        max_lr: float,
-        step_size_up: StepCount = 2000,
-        step_size_down: StepCount | None = None,
-        mode: str = "triangular",
-        gamma: float = 1.0,
-        scale_mode: str = "cycle",
-        param_group_tags: Tags = None,
-        *,
-        state: ScheduleState | None = None,
-    ) -> None:
-        super().__init__(
-            optimizer,
-            base_lr,
-            max_lr,
-            step_size_up,
-            step_size_down,
-            mode,
-            gamma,
-            scale_mode,
-            param_group_tags,
-            state=state,
-        )
+    _argument_names = {"base_val": "base_lr", "max_val": "max_lr"}
 
 
 class OneCycleLR(LRScheduler, OneCycleForm):
@@ -918,32 +731,7 @@ class OneCycleLR(LRScheduler, OneCycleForm):
     [0.004, 0.081175, 0.028306, 0.0, 0.0]
     """
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        initial_learning_rate: float,
-        max_lr: float,
-        total_steps: StepCount = 1000,
-        pct_start: float = 0.3,
-        final_div_factor: float = 10000.0,
-        three_phase: bool = False,
-        anneal_strategy: str = "cos",
-        param_group_tags: Tags = None,
-        *,
-        state: ScheduleState | None = None,
-    ) -> None:
-        super().__init__(
-            optimizer,
-            initial_learning_rate,
-            max_lr,
-            total_steps,
-            pct_start,
-            final_div_factor,
-            three_phase,
-            anneal_strategy,
-            param_group_tags,
-            state=state,
-        )
+    _argument_names = {"initial_val": "initial_learning_rate", "max_val": "max_lr"}
 
 
 class ScalePerParamLR(LRScheduler, ScalePerParamForm):
