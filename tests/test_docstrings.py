@@ -300,7 +300,10 @@ def members(cls: type) -> list[tuple[type, str]]:
         for name, value in vars(owner).items():
             public = not name.startswith("_") or name == "__call__"
             member = isinstance(value, (property, staticmethod, classmethod)) or inspect.isfunction(value)
-            if public and member and not _overrides(cls, name, owner):
+            # torch wraps an optimizer class's step on its first instance (the wrapper is marked "hooked"):
+            # not a method the class defines, and counting it would make the check depend on test order
+            patched = getattr(value, "hooked", False)
+            if public and member and not patched and not _overrides(cls, name, owner):
                 found.append((owner, name))
     return found
 
