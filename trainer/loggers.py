@@ -48,36 +48,13 @@ _COUNT_UNITS = (TimeUnit.BATCH, TimeUnit.EPOCH, TimeUnit.SAMPLE, TimeUnit.TOKEN)
 
 @runtime_checkable
 class Logger(Protocol):
-    """What :class:`LoggerCallback` needs from a logger (structural: no base class required).
-
-    Any object with these three methods is a logger; ``isinstance`` checks it at run time (the protocol is
-    ``runtime_checkable``), as :class:`LoggerCallback` does with the loggers it is given.
-
-    >>> class Printer:
-    ...     def log_metrics(self, metrics, timestamp):
-    ...         print(timestamp.batch.value, metrics)
-    ...     def log_hyperparameters(self, params):
-    ...         print(params)
-    ...     def close(self):
-    ...         pass
-    >>> isinstance(Printer(), Logger), isinstance(object(), Logger)
-    (True, False)
-    """
+    """What :class:`LoggerCallback` needs from a logger (structural: no base class required)."""
 
     def log_metrics(self, metrics: dict[str, float], timestamp: Timestamp) -> None:
-        """Record ``metrics`` at ``timestamp``.
-
-        Args:
-            metrics: Metric name (``"train/loss"``, ``"lr/group0"``) to its value.
-            timestamp: The run's counts (batch, epoch, sample, token) the values belong to.
-        """
+        """Record ``metrics`` (name -> float) at ``timestamp``."""
 
     def log_hyperparameters(self, params: dict[str, Any]) -> None:
-        """Record the run's hyperparameters.
-
-        Args:
-            params: Name to a JSON-like value describing the run (a logger may turn other values into text).
-        """
+        """Record the run's hyperparameters."""
 
     def close(self) -> None:
         """Flush and release resources; safe to call more than once."""

@@ -209,26 +209,6 @@ class RowFile:
       :meth:`resume` instead keeps an existing file's rows up to a checkpoint's batch, then appends.
     - :meth:`flush` puts the rows on disk (``fsync``); :meth:`close` flushes and closes; adding a row after
       ``close()`` appends to the same file.
-
-    Args:
-        path: The CSV file (its folder is made at the first row).
-        append: Whether the first row goes after an existing file's rows instead of replacing the file.
-        order: A sort key of the value columns' names (None: in order of first appearance).
-
-    Returns:
-        A writer of the file, used by ``CSVLogger``, ``LRMonitor`` and a sweep's points; it opens the file
-        at the first :meth:`add` and keeps it open until :meth:`close`.
-
-    >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "lr.csv")
-    >>> rows = RowFile(path, order=str)
-    >>> rows.add((1, 0, 32, 0), {"lr/b": 0.1})
-    >>> rows.add((2, 0, 64, 0), {"lr/b": 0.2, "lr/a": 0.5})      # a new name: the header widens, sorted
-    >>> rows.close()
-    >>> print(open(path).read(), end="")
-    batch,epoch,sample,token,lr/a,lr/b
-    1,0,32,0,,0.1
-    2,0,64,0,0.5,0.2
     """
 
     def __init__(
@@ -250,15 +230,7 @@ class RowFile:
         return list(self._columns)
 
     def resume(self, last_batch: int) -> None:
-        """The run goes on after ``last_batch``: keep the file's rows up to it, drop later ones, append after them.
-
-        Args:
-            last_batch: The batch of the checkpoint the run resumes from (rows with a larger batch go).
-
-        Raises:
-            ValueError: The existing file's header does not start with the four count columns, or a row's
-                batch is not a whole number.
-        """
+        """The run goes on after ``last_batch``: keep the file's rows up to it, drop later ones, append after them."""
         self.close()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         header = keep_rows_through(self.path, last_batch)
@@ -269,16 +241,7 @@ class RowFile:
             self._adopt(header)
 
     def add(self, counts: Sequence[int], values: dict[str, float]) -> None:
-        """Write one row (not yet flushed: see :meth:`flush`).
-
-        Args:
-            counts: The run's ``batch, epoch, sample, token`` at the row.
-            values: Value name to float; a name not seen before adds a column (the file is rewritten once).
-
-        Raises:
-            ValueError: A name is one of the count columns, or (``append=True``) the existing file's header
-                does not start with them.
-        """
+        """Write one row (not yet flushed: see :meth:`flush`)."""
         if self._stream is None:
             self._open()
         new = [name for name in values if name not in self._known]
@@ -295,11 +258,7 @@ class RowFile:
         self._writer.writerow(row)
 
     def flush(self, *, durable: bool = True) -> None:
-        """Hand the rows written so far to the OS; with ``durable``, also to the disk (``fsync``).
-
-        Args:
-            durable: Whether to ``fsync`` too (what a checkpoint needs; the trainer flushes before one).
-        """
+        """Hand the rows written so far to the OS; with ``durable``, also to the disk (``fsync``)."""
         stream = self._stream
         if stream is not None:
             stream.flush()

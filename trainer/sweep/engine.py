@@ -29,23 +29,7 @@ PICTURE_FILE = "sweep.png"
 
 
 def check_jobs(jobs: Any) -> int:
-    """``jobs`` (the points run at once) if it is an int >= 1; else a ValueError naming it.
-
-    Args:
-        jobs: The value given (``--jobs``, ``budget_sweep(jobs=...)``).
-
-    Returns:
-        ``jobs`` itself, checked.
-
-    Raises:
-        ValueError: ``jobs`` is not an int (a bool is not) or is < 1.
-
-    >>> check_jobs(2)
-    2
-    >>> check_jobs(0)
-    Traceback (most recent call last):
-    ValueError: jobs=0 must be an int >= 1 (the points run at once)
-    """
+    """``jobs`` (the points run at once) if it is an int >= 1; else a ValueError naming it."""
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs={jobs!r} must be an int >= 1 (the points run at once)")
     return jobs
@@ -60,31 +44,10 @@ def run_points(
     forecast: Callable[[list[SweepPoint], list[dict[str, Any]], Callable[[str], None]], None] | None = None,
     dry_run: bool = False,
 ) -> list[dict[str, Any]]:
-    """Run every unfinished point of ``points`` with ``launcher``, ``jobs`` at once, and summarize the sweep.
-
-    Args:
-        points: The plan; a point with ``done.json`` is skipped, the others are claimed before any starts.
-        launcher: Runs the points (:mod:`trainer.sweep.running` decides when: a WSD branch once its start is saved).
-        out: The sweep's folder (``points.txt``, when the launcher has command lines; ``summary.csv``, ``sweep.png``).
-        jobs: How many points run at once.
-        log: Where the progress lines and the summary table go.
-        forecast: ``forecast(points, rows, log)`` adds columns to the rows before they are written (``--forecast``).
-        dry_run: Only write ``points.txt`` and log its lines.
-
-    Returns:
-        One summary row per point, in plan order (:func:`~trainer.sweep.summary.point_row`); none with ``dry_run``.
-
-    Raises:
-        SweepError, SweepStopped: A point failed or another process trains it; a stop signal stopped the sweep.
-
-    >>> import tempfile
-    >>> from trainer.sweep import config_sweep, local_launcher, plan
-    >>> with tempfile.TemporaryDirectory() as out:      # a dry run: points.txt, and one log line per point
-    ...     points, lines = plan.plan_points(plan.budgets_from_ssrs([0.5, 1]), Path(out)), []
-    ...     launcher = local_launcher.LocalLauncher(config_sweep.PointLines("run.yaml", {}, points))
-    ...     print(run_points(points, launcher, Path(out), 1, lines.append, dry_run=True), lines[1][:20])
-    [] cadence fit run.yaml
-    """
+    """Run every unfinished point of ``points`` with ``launcher``, ``jobs`` at once (a WSD branch as soon as its
+    decay start is saved), and return the summary rows (``forecast(points, rows, log)`` adds columns to the rows
+    before they are written: ``cadence sweep --forecast`` passes :func:`trainer.forecast.sweeps.add_forecasts`).
+    With ``dry_run``, only write ``points.txt`` and print its lines."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     commands = [launcher.command(point) for point in points]

@@ -53,22 +53,7 @@ LOCK = ".sweep.lock"
 
 
 def finished(folder: Path) -> dict[str, Any] | None:
-    """The ``done.json`` record of a finished point, or None.
-
-    Args:
-        folder: The point's run folder.
-
-    Returns:
-        The record :func:`mark_done` wrote (``wall_time_s``, ``start_batch``), or None when the point has not
-        finished (no ``done.json``, or one that does not read as JSON: the point is run again).
-
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     before = finished(folder)
-    ...     mark_done(folder, {"wall_time_s": 1.5, "start_batch": 0})
-    ...     print(before, finished(folder))
-    None {'start_batch': 0, 'wall_time_s': 1.5}
-    """
+    """The ``done.json`` record of a finished point, or None."""
     path = Path(folder) / DONE
     if not path.is_file():
         return None
@@ -79,37 +64,13 @@ def finished(folder: Path) -> dict[str, Any] | None:
 
 
 def mark_done(folder: Path, record: dict[str, Any]) -> None:
-    """Write ``done.json`` atomically: the point has finished, and a rerun of the sweep skips it.
-
-    Args:
-        folder: The point's run folder (it exists).
-        record: What the summary reads back: ``wall_time_s`` and ``start_batch`` (a branch's decay start).
-
-    >>> import json, os, tempfile
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     mark_done(folder, {"wall_time_s": 2.0, "start_batch": 120})
-    ...     print(json.load(open(os.path.join(folder, DONE))))
-    {'start_batch': 120, 'wall_time_s': 2.0}
-    """
+    """Write ``done.json`` atomically."""
     text = json.dumps(record, indent=2, sort_keys=True) + "\n"
     write_atomically(Path(folder) / DONE, lambda stream: stream.write(text))
 
 
 def newest_batch(folder: Path) -> int | None:
-    """The batch of a folder's newest checkpoint (its ``latest``), or None when it has none.
-
-    Args:
-        folder: A run folder, or a decay-start folder the main run of a WSD sweep saves in.
-
-    Returns:
-        The batch count the ``latest`` checkpoint was saved at; None when the folder has no checkpoint yet
-        (a decay-start folder gets ``latest`` only once the main run's rows up to it are on disk).
-
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     print(newest_batch(folder))
-    None
-    """
+    """The batch of a folder's newest checkpoint (its ``latest``), or None when it has none."""
     try:
         return checkpoint_batch(resolve_checkpoint(folder))
     except CheckpointError:
@@ -117,22 +78,7 @@ def newest_batch(folder: Path) -> int | None:
 
 
 def start_batch(point: Any) -> int:
-    """The batch a point's training starts from: a branch's decay-start checkpoint, else 0.
-
-    Args:
-        point: A :class:`~trainer.sweep.plan.SweepPoint`.
-
-    Returns:
-        The batch of the newest checkpoint in a branch's ``start_folder``; 0 for a point that is not a branch
-        or whose decay starts at batch 0. The summary subtracts it to count the batches the point trained.
-
-    Raises:
-        CheckpointError: The point is a branch and the main run saved no checkpoint in its ``start_folder``.
-
-    >>> from trainer.sweep.plan import budgets_from_ssrs, plan_points
-    >>> start_batch(plan_points(budgets_from_ssrs([0.5]), Path("out"))[0])
-    0
-    """
+    """The batch a point's training starts from: a branch's decay-start checkpoint, else 0."""
     if not point.is_branch or point.start_folder is None:
         return 0
     batch = newest_batch(point.start_folder)
@@ -145,25 +91,7 @@ def start_batch(point: Any) -> int:
 
 def prepare(point: Any, main_folder: Path | None = None) -> None:
     """Make ``point``'s folder; a branch without a checkpoint of its own starts from the main run's rows up to
-    its decay start (a resumed point's CSV is cut back by its own logger, to the checkpoint it resumes from).
-
-    Args:
-        point: A :class:`~trainer.sweep.plan.SweepPoint` about to start.
-        main_folder: The main run's folder in a WSD sweep, whose ``metrics.csv`` a new branch copies up to its
-            decay start (None: not a WSD sweep).
-
-    Raises:
-        CheckpointError: A new branch's ``start_folder`` holds no checkpoint of the main run.
-
-    >>> import os, tempfile
-    >>> from pathlib import Path
-    >>> from trainer.sweep.plan import budgets_from_ssrs, plan_points
-    >>> with tempfile.TemporaryDirectory() as out:
-    ...     point = plan_points(budgets_from_ssrs([0.5]), Path(out))[0]
-    ...     prepare(point)
-    ...     print(os.listdir(out))
-    ['ssr-0.5']
-    """
+    its decay start (a resumed point's CSV is cut back by its own logger, to the checkpoint it resumes from)."""
     folder = Path(point.folder)
     folder.mkdir(parents=True, exist_ok=True)
     if point.is_branch and main_folder is not None and newest_batch(folder) is None:
@@ -171,52 +99,23 @@ def prepare(point: Any, main_folder: Path | None = None) -> None:
 
 
 class FolderInUse(RuntimeError):
-    """Another process holds a point folder's lock (its message names the process).
-
-    Returns:
-        The error :func:`claim` raises when a point's folder is locked by another process: a second sweep on
-        the same folder, or a point of an earlier sweep that outlived it. The sweep stops before it starts
-        any point.
-
-    >>> issubclass(FolderInUse, RuntimeError)
-    True
-    """
+    """Another process holds a point folder's lock (its message names the process)."""
 
 
 class Claim:
-    """This sweep's lock on a point folder: ``fd`` (None without ``flock``) is passed on to the point's process.
-
-    Args:
-        folder: The point's run folder.
-        fd: The open descriptor of the folder's ``.sweep.lock``, on which this process holds an ``flock``
-            (None where ``flock`` is missing: nothing is locked).
-
-    Returns:
-        The lock :func:`claim` takes. A launcher that starts the point's process here lets it inherit ``fd``
-        (the lock lasts as long as the point's process); otherwise the sweep releases it and the point's own
-        job claims the folder where it runs.
-
-    >>> claim_without_lock = Claim(Path("out/ssr-0.5"), None)
-    >>> claim_without_lock.record(1234)        # nothing to write without a lock file
-    >>> claim_without_lock.release()
-    """
+    """This sweep's lock on a point folder: ``fd`` (None without ``flock``) is passed on to the point's process."""
 
     def __init__(self, folder: Path, fd: int | None) -> None:
         self.folder = folder
         self.fd = fd
 
     def record(self, pid: int) -> None:
-        """Write the pid of the process training the point into the lock file (named when another sweep finds it).
-
-        Args:
-            pid: The process that trains the point (this one, or the ``cadence fit`` it started).
-        """
+        """Write the pid of the process training the point into the lock file (named when another sweep finds it)."""
         if self.fd is not None:
             os.ftruncate(self.fd, 0)
             os.pwrite(self.fd, f"{pid}\n".encode(), 0)
 
     def release(self) -> None:
-        """Unlock the folder (close the descriptor; a process that inherited it keeps the lock); safe twice."""
         fd, self.fd = self.fd, None
         if fd is not None:
             _HELD.discard(fd)
@@ -227,48 +126,12 @@ _HELD: set[int] = set()  # the descriptors of this process's claims (a point for
 
 
 def held_claims() -> frozenset[int]:
-    """The descriptors of the claims this process holds (see :func:`claim`).
-
-    Returns:
-        The open lock descriptors of this process's claims, which a point process forked from the sweep
-        closes, so that it holds its own point's lock and no other.
-
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     held = claim(folder)
-    ...     print(held.fd in held_claims())
-    ...     held.release()
-    ...     print(held.fd in held_claims())
-    True
-    False
-    """
+    """The descriptors of the claims this process holds (see :func:`claim`)."""
     return frozenset(_HELD)
 
 
 def claim(folder: Path) -> Claim:
-    """Lock ``folder`` (made if missing) for this process; :class:`FolderInUse` when another process holds it.
-
-    Args:
-        folder: A point's run folder; the lock is an ``flock`` on its ``.sweep.lock``, which also gets this
-            process's pid.
-
-    Returns:
-        The held lock, until :meth:`Claim.release` or the end of every process that holds its descriptor.
-
-    Raises:
-        FolderInUse: Another process (or another open descriptor in this one) holds the folder's lock; the
-            message names the pid written in the lock file.
-
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     first = claim(folder)
-    ...     try:
-    ...         claim(folder)
-    ...     except FolderInUse as error:
-    ...         print(f"pid {os.getpid()}" in str(error))
-    ...     first.release()
-    True
-    """
+    """Lock ``folder`` (made if missing) for this process; :class:`FolderInUse` when another process holds it."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     if fcntl is None:  # pragma: no cover

@@ -25,28 +25,6 @@ def make_launcher(name: str, lines: Any, out: Path, **options: Any) -> Any:
     - ``ray``: ``address``, ``cpus_per_point``, ``gpus_per_point`` (:class:`~trainer.sweep.ray_launcher.RayLauncher`);
     - ``slurm``: ``partition``, ``time``, ``cpus_per_point``, ``gpus_per_point``, ``slurm`` (more ``#SBATCH``
       options), ``cluster`` (:class:`~trainer.sweep.slurm_launcher.SlurmLauncher`).
-
-    Args:
-        name: ``"local"``, ``"ray"`` or ``"slurm"`` (``cadence sweep --launcher``).
-        lines: The points' lines and environments (a :class:`~trainer.sweep.config_sweep.PointLines`).
-        out: The sweep's folder (the Slurm launcher keeps submitit's files in it).
-        **options: The launcher's keyword options; one given as None is left out (the launcher's default).
-
-    Returns:
-        The launcher, built but not started: :func:`~trainer.sweep.engine.run_points` opens its session.
-
-    Raises:
-        ImportError: The launcher's extra (``ray``, ``submitit``) is not installed.
-        ValueError: ``name`` is not a launcher, or an option is not one the launcher takes.
-
-    >>> make_launcher("local", None, Path("out"), address=None)   # an option left as None is not given
-    <trainer.sweep.local_launcher.LocalLauncher object at ...>
-    >>> make_launcher("local", None, Path("out"), address="auto")
-    Traceback (most recent call last):
-    ValueError: the local launcher does not take address (it takes no options)
-    >>> make_launcher("lokal", None, Path("out"))
-    Traceback (most recent call last):
-    ValueError: launcher 'lokal' is not one of local, ray, slurm (did you mean local?)
     """
     if name in EXTRAS:
         try:

@@ -51,17 +51,6 @@ class LocalLauncher:
     Args:
         lines: The points' ``cadence fit`` lines and environments
             (a :class:`~trainer.sweep.config_sweep.PointLines`).
-
-    Returns:
-        The launcher of ``cadence sweep --launcher local`` (the default), which takes no options: it runs
-        ``jobs`` points at once on this machine and holds their folders' locks in their processes.
-
-    >>> from pathlib import Path
-    >>> from trainer.sweep.config_sweep import PointLines
-    >>> from trainer.sweep.plan import budgets_from_ssrs, plan_points
-    >>> points = plan_points(budgets_from_ssrs([0.5]), Path("out"))
-    >>> LocalLauncher(PointLines("run.yaml", {}, points)).command(points[0]).split(" --set ")[:2]
-    ['cadence fit run.yaml', 'trainer.init.loop.scale_schedule_ratio=0.5']
     """
 
     passes_claims = True
@@ -71,42 +60,17 @@ class LocalLauncher:
         self.jobs = 1
 
     def command(self, point: SweepPoint) -> str:
-        """The line of ``points.txt`` that runs ``point`` on its own.
-
-        Args:
-            point: A point of the plan.
-
-        Returns:
-            The point's ``cadence fit`` line (:meth:`~trainer.sweep.config_sweep.PointLines.command`).
-        """
+        """The line of ``points.txt`` that runs ``point`` on its own."""
         return self.lines.command(point)
 
     @contextlib.contextmanager
     def session(self, jobs: int) -> Iterator[None]:
-        """Around the sweep's runs: ``jobs`` points at once.
-
-        Args:
-            jobs: How many points run at once: with 1 a point's progress bar shows on the terminal, with more
-                each point writes to its ``log.txt``.
-
-        Returns:
-            A context manager with nothing to connect to or let go of.
-        """
+        """Around the sweep's runs: ``jobs`` points at once."""
         self.jobs = jobs
         yield
 
     def start(self, points: list[SweepPoint], claims: dict[str, folders.Claim]) -> list[_Process]:
-        """Start each of ``points`` in its process (``claims[name]``: the lock on its folder, passed on).
-
-        Args:
-            points: The points to start now.
-            claims: Each point's name to the sweep's lock on its folder; the point's process inherits it and
-                its pid is written in the lock file.
-
-        Returns:
-            One handle per point: its process (a fork of the sweep, or ``python -m trainer fit``) and where its
-            output goes.
-        """
+        """Start each of ``points`` in its process (``claims[name]``: the lock on its folder, passed on)."""
         return [self._start(point, claims[point.name]) for point in points]
 
     def _start(self, point: SweepPoint, claim: folders.Claim) -> _Process:
@@ -122,33 +86,16 @@ class LocalLauncher:
         return _Process(process, "above" if log is None else str(log))
 
     def poll(self, handle: _Process) -> Outcome | None:
-        """The point's outcome once its process has ended, else None.
-
-        Args:
-            handle: What :meth:`start` gave for the point.
-
-        Returns:
-            The process's exit status (negative: the signal that ended it) and its log, once it has ended; None
-            while it runs.
-        """
+        """The point's outcome once its process has ended, else None."""
         status = handle.process.poll()
         return None if status is None else Outcome(status, handle.output)
 
     def signal(self, handle: _Process, signum: int) -> None:
-        """Send ``signum`` to the point's process, if it still runs.
-
-        Args:
-            handle: What :meth:`start` gave for the point.
-            signum: The stop signal to pass on.
-        """
+        """Send ``signum`` to the point's process, if it still runs."""
         send_signal(handle.process, signum)
 
     def kill(self, handle: _Process) -> None:
-        """End the point's process at once (SIGKILL) and wait for it.
-
-        Args:
-            handle: What :meth:`start` gave for the point.
-        """
+        """End the point's process at once and wait for it."""
         handle.process.kill()
         handle.process.wait()
 

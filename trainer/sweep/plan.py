@@ -41,22 +41,7 @@ MAX_DURATION = "max_duration"
 
 @dataclass(frozen=True)
 class Budget:
-    """One budget of a sweep: ``kind`` is ``"ssr"`` (``value`` a float) or ``"max_duration"`` (a ``Time``).
-
-    Args:
-        kind: ``"ssr"`` (a scale schedule ratio) or ``"max_duration"`` (a run length).
-        value: The ratio (a float) or the run length (a :class:`~timeunits.Time`).
-
-    Returns:
-        A frozen value that names its point's folder (:attr:`name`) and says how a run gets the budget: as a
-        ``--set`` of ``cadence fit`` (:attr:`override`) or as an argument of ``make_trainer`` (:attr:`argument`).
-
-    >>> budget = budgets_from_durations(["600ba"])[0]
-    >>> budget.name, budget.argument, budget.override
-    ('max_duration-600ba', '600ba', 'trainer.init.loop.max_duration=600ba')
-    >>> Budget("ssr", 0.5).override
-    'trainer.init.loop.scale_schedule_ratio=0.5'
-    """
+    """One budget of a sweep: ``kind`` is ``"ssr"`` (``value`` a float) or ``"max_duration"`` (a ``Time``)."""
 
     kind: str
     value: Any
@@ -81,24 +66,7 @@ class Budget:
 @dataclass(frozen=True)
 class SweepPoint:
     """A point of a sweep: its budget and run folder; a WSD branch also has its decay start and where the
-    main run saved the checkpoint there (``start_folder``; None when the decay starts at batch 0).
-
-    Args:
-        budget: The point's budget.
-        folder: The point's run folder (``OUT/<budget name>``).
-        decay_start: In a WSD sweep, when the point's decay starts (None: not a WSD sweep).
-        start_folder: A branch's decay-start checkpoint folder, which the main run fills (None: none needed).
-        is_main: Whether the point is a WSD sweep's main run (the largest budget), which the others branch from.
-
-    Returns:
-        A frozen value that the launchers run as one ``cadence fit`` (or one Python call) in ``folder``;
-        :func:`plan_points` makes them.
-
-    >>> from pathlib import Path
-    >>> point = plan_points(budgets_from_ssrs([0.5]), Path("out"))[0]
-    >>> point.name, point.folder.as_posix(), point.is_branch
-    ('ssr-0.5', 'out/ssr-0.5', False)
-    """
+    main run saved the checkpoint there (``start_folder``; None when the decay starts at batch 0)."""
 
     budget: Budget
     folder: Path
@@ -108,30 +76,15 @@ class SweepPoint:
 
     @property
     def name(self) -> str:
-        """The point's name, its budget's (``ssr-0.5``), as the sweep's log and ``summary.csv`` show it."""
         return self.budget.name
 
     @property
     def is_branch(self) -> bool:
-        """Whether the point is a WSD branch: it starts from the main run's checkpoint at its decay start."""
         return self.decay_start is not None and not self.is_main
 
 
 def budgets_from_ssrs(values: Iterable[Any]) -> list[Budget]:
-    """Scale schedule ratios (finite numbers > 0, no repeats), smallest first.
-
-    Args:
-        values: The ratios (ints or floats; not bools).
-
-    Returns:
-        One ``"ssr"`` budget per ratio, as floats, sorted from the smallest.
-
-    Raises:
-        ValueError: A value is not a finite number > 0, or is given twice.
-
-    >>> [budget.name for budget in budgets_from_ssrs([1, 0.25])]
-    ['ssr-0.25', 'ssr-1.0']
-    """
+    """Scale schedule ratios (finite numbers > 0, no repeats), smallest first."""
     ratios = []
     for value in values:
         ratio = _number(value)
@@ -142,22 +95,7 @@ def budgets_from_ssrs(values: Iterable[Any]) -> list[Budget]:
 
 
 def budgets_from_durations(values: Iterable[Any]) -> list[Budget]:
-    """Run lengths (time strings or Times in ep, ba, sp or tok, all in one unit, no repeats), shortest first.
-
-    Args:
-        values: The lengths: ``"600ba"``, ``"2ep"`` or :class:`~timeunits.Time` values (not fractions, ``dur``:
-            :func:`config_budgets` resolves those against a config's horizon).
-
-    Returns:
-        One ``"max_duration"`` budget per length, its value a :class:`~timeunits.Time`, sorted from the shortest.
-
-    Raises:
-        ValueError: A value is not a time, is a fraction of a run, is not > 0 or is given twice, or the values
-            mix units.
-
-    >>> [budget.name for budget in budgets_from_durations(["2ep", "1ep"])]
-    ['max_duration-1ep', 'max_duration-2ep']
-    """
+    """Run lengths (time strings or Times in ep, ba, sp or tok, all in one unit, no repeats), shortest first."""
     times = []
     for value in values:
         time = _duration(value)

@@ -44,46 +44,11 @@ NEEDS = (
 
 
 class BranchingError(ValueError):
-    """A run whose schedules cannot branch from a shared stable phase (the message says which and why).
-
-    Returns:
-        The error :func:`wsd_schedules` and :func:`decay_starts` raise for ``cadence sweep
-        --branch-from-stable`` and ``budget_sweep(branch_from_stable=True)`` when a schedule is not a WSD schedule
-        that branches (see the module docstring), a schedule cannot be resolved for a budget, or the decays
-        start in different units. A ``ValueError``, so it reads as a bad input.
-
-    >>> issubclass(BranchingError, ValueError)
-    True
-    """
+    """A run whose schedules cannot branch from a shared stable phase (the message says which and why)."""
 
 
 def wsd_schedules(trainer: Any) -> list[tuple[str, WarmupStableDecayScheduler]]:
-    """The run's ``(label, schedule)`` pairs, all WSD schedules that can branch; else :class:`BranchingError`.
-
-    Args:
-        trainer: A :class:`~trainer.Trainer` (built, not fitted), whose scheduled values are read.
-
-    Returns:
-        Each schedule's label (``schedulers[0]``) and the schedule, in the trainer's order.
-
-    Raises:
-        BranchingError: The run has no schedule, a scheduler that steps by itself, a plateau rule, a schedule
-            that is not WSD, a ``t_warmup`` in ``dur`` or a ``t_max`` that is not.
-
-    >>> import torch
-    >>> from schedulers import CosineAnnealingScheduler
-    >>> from trainer import Trainer
-    >>> def make(schedule):
-    ...     model = torch.nn.Linear(2, 1)
-    ...     return Trainer(model, [(torch.ones(4, 2), torch.zeros(4, 1))] * 10, "400ba",
-    ...                    torch.optim.SGD(model.parameters(), lr=0.1), schedulers=schedule,
-    ...                    loss_fn=torch.nn.functional.mse_loss, progress_bar=False, print_schedule_report=False)
-    >>> [label for label, schedule in wsd_schedules(make(WarmupStableDecayScheduler("10ba", t_decay="0.2dur")))]
-    ['schedulers[0]']
-    >>> wsd_schedules(make(CosineAnnealingScheduler()))
-    Traceback (most recent call last):
-    trainer.sweep.wsd.BranchingError: schedulers[0] (CosineAnnealingScheduler on lr) is not warmup-stable-decay: ...
-    """
+    """The run's ``(label, schedule)`` pairs, all WSD schedules that can branch; else :class:`BranchingError`."""
     scheduled = trainer.scheduled
     for who, monitor in scheduled.listeners:  # a plateau's curve depends on each branch's own metric
         raise BranchingError(
@@ -115,30 +80,7 @@ def wsd_schedules(trainer: Any) -> list[tuple[str, WarmupStableDecayScheduler]]:
 
 def decay_starts(trainer: Any, budgets: Iterable[Time]) -> dict[Time, Time]:
     """Each budget's decay start :math:`s_B` (the earliest over the run's WSD schedules), in the unit the
-    schedules resolve to (``ba``, ``sp`` or ``tok``), for a run like ``trainer``'s of length ``budget``.
-
-    Args:
-        trainer: A :class:`~trainer.Trainer` (built, not fitted) whose schedules all branch (:func:`wsd_schedules`).
-        budgets: Run lengths (:class:`~timeunits.Time`); the run is resolved at each.
-
-    Returns:
-        Each budget to its decay start :math:`s_B = t_{max}(B) - d_B`, where :func:`~trainer.sweep.plan.plan_points`
-        puts a branch's start.
-
-    Raises:
-        BranchingError: What :func:`wsd_schedules` refuses, a schedule that cannot be resolved at a budget, or
-            decays that start in different units.
-
-    >>> import torch
-    >>> from trainer import Trainer
-    >>> model = torch.nn.Linear(2, 1)
-    >>> trainer = Trainer(model, [(torch.ones(4, 2), torch.zeros(4, 1))] * 10, "400ba",
-    ...                   torch.optim.SGD(model.parameters(), lr=0.1),
-    ...                   schedulers=WarmupStableDecayScheduler("10ba", t_decay="0.2dur"),
-    ...                   loss_fn=torch.nn.functional.mse_loss, progress_bar=False, print_schedule_report=False)
-    >>> decay_starts(trainer, [Time(100, "ba"), Time(400, "ba")])     # s_B = B - 0.2 B
-    {Time(100, TimeUnit.BATCH): Time(80, TimeUnit.BATCH), Time(400, TimeUnit.BATCH): Time(320, TimeUnit.BATCH)}
-    """
+    schedules resolve to (``ba``, ``sp`` or ``tok``), for a run like ``trainer``'s of length ``budget``."""
     schedules = wsd_schedules(trainer)
     state = trainer.state
     starts = {}
@@ -173,24 +115,6 @@ class DecayStartCheckpoints(Callback):
     docs/resume.md, "Rows reach the disk before the checkpoint that claims them"). A run resumed past a decay
     start whose link is missing (it was killed in between) sets it at fit start: its own checkpoint claimed
     those rows.
-
-    Args:
-        starts: Each decay start (a time in ``ba``, ``sp`` or ``tok``: ``"120ba"``) to the folder its
-            checkpoint goes in (:func:`~trainer.sweep.plan.main_starts` gives them).
-
-    Returns:
-        The callback the sweep adds to a WSD sweep's main run (``cadence sweep`` through
-        ``--callbacks``, ``budget_sweep`` directly).
-
-    Raises:
-        ValueError: ``starts`` is not a non-empty dict, or a start is not a time in ``ba``, ``sp`` or ``tok``.
-
-    >>> callback = DecayStartCheckpoints({"120ba": "out/decay-starts/120ba"})
-    >>> [(at, folder.as_posix()) for count, at, folder in callback.starts]
-    [(120, 'out/decay-starts/120ba')]
-    >>> DecayStartCheckpoints({"0.5dur": "out/decay-starts/half"})
-    Traceback (most recent call last):
-    ValueError: decay start '0.5dur' must be in ba, sp or tok
     """
 
     def __init__(self, starts: dict[str, str]) -> None:
