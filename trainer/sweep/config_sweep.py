@@ -44,6 +44,34 @@ def plan_config_sweep(
     Builds the config's trainer once, here: configuration errors (:class:`~trainer.config.ConfigError`)
     come before any point runs, a ``dur`` budget becomes a fraction of the config's horizon, and
     branching checks the schedules (:class:`~trainer.sweep.wsd.BranchingError`).
+
+    Args:
+        config_path: The YAML config of ``cadence fit``.
+        out: The sweep's folder (each point in ``out/<point>``).
+        ssr: Scale schedule ratios (give this or ``max_duration``).
+        max_duration: Run lengths, or fractions of the config's run (``0.5dur``).
+        branch_from_stable: Run lengths only: the largest budget is the main run, the others WSD branches.
+        overrides: ``--set`` options (``key=value``) applied to the config of every point.
+
+    Returns:
+        The points, smallest budget first (:func:`~trainer.sweep.plan.plan_points`), and the loaded config with
+        ``overrides`` applied, whose loggers and callbacks :class:`PointLines` keeps.
+
+    Raises:
+        ValueError: ``branch_from_stable`` with ``ssr``, or budgets :func:`~trainer.sweep.plan.config_budgets`
+            refuses.
+        ConfigError, BranchingError: A mistake in the config or its overrides; schedules that cannot branch.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     config = Path(folder) / "run.yaml"
+    ...     _ = config.write_text("trainer: {init: {model: {factory: 'torch.nn:Linear', kwargs: {in_features: 2, "
+    ...         "out_features: 1}}, optimizer: SGD, schedulers: [{wsd: {t_warmup: 10ba, t_decay: 0.2dur}}], "
+    ...         "loop: {max_steps: 400}}, fit: {train_dataloader: 'itertools:count'}}")
+    ...     points, _ = plan_config_sweep(config, out=Path(folder), max_duration=["0.5dur", "1dur"],
+    ...                                   branch_from_stable=True)
+    >>> [(point.name, str(point.decay_start), point.is_main) for point in points]
+    [('max_duration-200ba', '160ba', False), ('max_duration-400ba', '320ba', True)]
     """
     from trainer.config import apply_overrides, load_config, trainer_from_command_line
     from trainer.sweep.wsd import decay_starts
@@ -64,7 +92,31 @@ def plan_config_sweep(
 
 
 class PointLines:
-    """The ``cadence fit`` line of each point (see the module docstring), and the environment it runs in."""
+    """The ``cadence fit`` line of each point (see the module docstring), and the environment it runs in.
+
+    Args:
+        config_path: The config every point runs (as written on its line).
+        config: That config, loaded, with ``overrides`` applied: its loggers and callbacks are kept, and its
+            progress bar setting says whether a point's bar is labelled.
+        points: The sweep's plan (the main run of a WSD sweep gets the decay starts of the others).
+        overrides: The sweep's ``--set`` options, which come first on every line.
+
+    Returns:
+        What the launchers run: a point's arguments, its ``points.txt`` line, its environment and its cluster job.
+
+    >>> from trainer.sweep.plan import budgets_from_ssrs, plan_points
+    >>> points = plan_points(budgets_from_ssrs([0.5, 1.0]), Path("out"))
+    >>> lines = PointLines("run.yaml", {}, points, ["trainer.init.seed=1"])
+    >>> lines.command(points[0]).startswith("cadence fit run.yaml --set trainer.init.seed=1 --set ")
+    True
+    >>> for value in lines.arguments(points[0])[2::2]:
+    ...     print(value)
+    trainer.init.seed=1
+    trainer.init.loop.scale_schedule_ratio=0.5
+    trainer.init.checkpoint.save_folder=out/ssr-0.5
+    trainer.init.checkpoint.autoresume=true
+    trainer.init.loggers=[{"CSVLogger": {"path": "out/ssr-0.5/metrics.csv"}}]
+    """
 
     def __init__(
         self, config_path: str | os.PathLike, config: dict, points: list[SweepPoint], overrides: Sequence[str] = ()
@@ -81,7 +133,16 @@ class PointLines:
 
     def arguments(self, point: SweepPoint, *, progress: bool | None = None) -> list[str]:
         """The ``cadence fit`` arguments of ``point``: as the config says (``progress=None``, ``points.txt``), with
-        its progress bar labelled with the point (True), or without a progress bar (False: output to a log)."""
+        its progress bar labelled with the point (True), or without a progress bar (False: output to a log).
+
+        Args:
+            point: A point of the plan the lines were made for.
+            progress: None: the bar as the config says; True: labelled ``<point> [i/n]``; False: no bar.
+
+        Returns:
+            The config path, then ``--set`` and a ``key=value`` per setting: the sweep's overrides, the budget,
+            the point's folder with autoresume, its ``CSVLogger``, the callbacks and a branch's ``load_path``.
+        """
         sets = [*self.overrides, point.budget.override]
         sets += [f"trainer.init.checkpoint.save_folder={point.folder}", "trainer.init.checkpoint.autoresume=true"]
         logger = {"CSVLogger": {"path": str(point.folder / folders.METRICS)}}  # a resumed run appends
@@ -100,13 +161,28 @@ class PointLines:
         return [self.config_path, *(part for value in sets for part in ("--set", value))]
 
     def command(self, point: SweepPoint) -> str:
-        """``point``'s line of ``points.txt``."""
+        """``point``'s line of ``points.txt``.
+
+        Args:
+            point: A point of the plan the lines were made for.
+
+        Returns:
+            ``cadence fit`` and the point's :meth:`arguments`, quoted for a POSIX shell.
+        """
         return shlex.join(["cadence", "fit", *self.arguments(point)])
 
     @staticmethod
     def environment(point: SweepPoint) -> dict[str, str]:
         """What the sweep adds to a point's environment: this very Cadence on ``PYTHONPATH``, and for a branch's
-        first start the one warning its resume gives on purpose silenced."""
+        first start the one warning its resume gives on purpose silenced.
+
+        Args:
+            point: The point about to start (a branch without a checkpoint of its own starts from the main run's).
+
+        Returns:
+            The variables to set (``PYTHONPATH``, and ``PYTHONWARNINGS`` for such a branch), each extending the
+            sweep's own value.
+        """
         env = {}
         root = str(Path(__file__).resolve().parents[2])  # the children import this very Cadence
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
@@ -115,7 +191,15 @@ class PointLines:
         return env
 
     def job(self, point: SweepPoint) -> PointJob:
-        """``point`` as a cluster runs it (:mod:`trainer.sweep.remote`): exactly its line of ``points.txt``."""
+        """``point`` as a cluster runs it (:mod:`trainer.sweep.remote`): exactly its line of ``points.txt``.
+
+        Args:
+            point: A point of the plan the lines were made for.
+
+        Returns:
+            The job: the point's line, the sweep's working folder, the point's environment, its ``log.txt`` and
+            its folder (which the job claims where it runs).
+        """
         log = point.folder / folders.LOG
         return PointJob(self.command(point), os.getcwd(), self.environment(point), str(log), str(point.folder))
 
@@ -134,13 +218,37 @@ def sweep_config(
     dry_run: bool = False,
     **cluster: Any,
 ) -> list[dict[str, Any]]:
-    """Plan and run the sweep of a config (``cadence sweep``); returns the summary rows (``forecast``: a function
-    adding columns to them, as :func:`trainer.forecast.sweeps.add_forecasts` does for ``--forecast``).
+    """Plan and run the sweep of a config (``cadence sweep``); ``**cluster``: the launcher's options
+    (:func:`~trainer.sweep.launchers.make_launcher`).
 
-    ``launcher`` runs the points: ``"local"`` (processes on this machine), ``"ray"`` or ``"slurm"``, with that
-    launcher's ``cluster`` options (:func:`trainer.sweep.launchers.make_launcher`). ``jobs`` points run at once
-    (default: 1 locally, every point on a cluster); a WSD branch starts once its decay start is saved.
-    ``dry_run`` writes ``OUT/points.txt`` and prints its lines, and runs nothing (for ``sbatch --array``).
+    Args:
+        config_path: The YAML config of ``cadence fit``.
+        out: The sweep's folder (each point in ``out/<point>``).
+        ssr: Scale schedule ratios (give this or ``max_duration``).
+        max_duration: Run lengths, or fractions of the config's run (``0.5dur``).
+        branch_from_stable: Run lengths only: the others branch from the largest budget's run (WSD).
+        overrides: ``--set`` options (``key=value``) for every point.
+        jobs: How many points run at once (None: 1 locally, every point on a cluster).
+        forecast: Adds columns to the rows (``--forecast``: :func:`trainer.forecast.sweeps.add_forecasts`).
+        launcher: ``"local"`` (processes on this machine), ``"ray"`` or ``"slurm"``.
+        dry_run: Write ``OUT/points.txt``, print its lines and run nothing (for ``sbatch --array``).
+
+    Returns:
+        The summary rows, one per point (empty with ``dry_run``); ``OUT/summary.csv`` holds them too.
+
+    Raises:
+        SweepError, SweepStopped: A point failed or is trained elsewhere; a stop signal stopped the sweep.
+        ValueError, ConfigError, BranchingError, ImportError: Bad options, config or schedules; a missing extra.
+
+    >>> import contextlib, io, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()) as printed:
+    ...     config = Path(folder) / "run.yaml"
+    ...     _ = config.write_text("trainer: {init: {model: {factory: 'torch.nn:Linear', kwargs: {in_features: 2, "
+    ...         "out_features: 1}}, optimizer: SGD, schedulers: [{wsd: {t_warmup: 10ba, t_decay: 0.2dur}}], "
+    ...         "loop: {max_steps: 400}}, fit: {train_dataloader: 'itertools:count'}}")
+    ...     rows = sweep_config(config, out=Path(folder), ssr=[0.5, 1], dry_run=True)
+    >>> rows, printed.getvalue().count("cadence fit ")
+    ([], 2)
     """
     from trainer.sweep.launchers import make_launcher
 

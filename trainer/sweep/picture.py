@@ -21,7 +21,22 @@ def _series(point: Any) -> dict[str, Any]:
 
 
 def draw_sweep(points: list[Any], summary: list[dict[str, Any]], figure: Any = None, title: str | None = None) -> Any:
-    """Draw the sweep of ``points`` (with their ``summary`` rows) on ``figure`` (a new one by default)."""
+    """Draw the sweep of ``points`` (with their ``summary`` rows) on ``figure`` (a new one by default).
+
+    Args:
+        points: The sweep's points, whose ``metrics.csv`` rows give the loss and scheduled-value curves.
+        summary: Their summary rows (:func:`~trainer.sweep.summary.point_row`, with any forecast columns).
+        figure: A matplotlib ``Figure`` to draw on (None: a new one, 10 by 5.5 inches).
+        title: The figure's title (``cadence sweep`` gives its compute line).
+
+    Returns:
+        The figure: losses and scheduled values against samples (tokens when the runs count them) on the left,
+        the final loss (and any forecast) against the budget on the right.
+
+    >>> row = {"point": "ssr-1.0", "samples": 80, "tokens": 0, "final_eval_loss": None, "final_train_loss": 0.25}
+    >>> [axes.get_xlabel() for axes in draw_sweep([], [row], title="1 budget").axes]
+    ['', 'samples', 'budget (samples)']
+    """
     from matplotlib.figure import Figure
 
     figure = figure or Figure(figsize=(10.0, 5.5), layout="constrained")
@@ -106,7 +121,24 @@ def _draw_forecasts(ax, summary: list[dict[str, Any]], unit: str, gid: int) -> N
 
 
 def save_picture(path: Path, points: list[Any], summary: list[dict[str, Any]], title: str | None = None) -> Path | None:
-    """Write the picture to ``path`` (atomically); None when matplotlib is not installed."""
+    """Write the picture to ``path`` (atomically); None when matplotlib is not installed.
+
+    Args:
+        path: The image file; its suffix gives the format (``sweep.png``; none: PNG).
+        points: The sweep's points (their ``metrics.csv``).
+        summary: Their summary rows.
+        title: The figure's title.
+
+    Returns:
+        The path written (as :func:`draw_sweep` draws it), or None without matplotlib: the sweep then goes on
+        without a picture.
+
+    >>> import tempfile
+    >>> row = {"point": "ssr-1.0", "samples": 80, "tokens": 0, "final_eval_loss": None, "final_train_loss": 0.25}
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     print(save_picture(Path(out) / "sweep.svg", [], [row]).name)
+    sweep.svg
+    """
     try:
         import matplotlib  # noqa: F401
     except ImportError:

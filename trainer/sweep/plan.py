@@ -170,7 +170,22 @@ def budgets_from_durations(values: Iterable[Any]) -> list[Budget]:
 
 
 def budgets_from_python(values: Iterable[Any]) -> list[Budget]:
-    """The budgets of :func:`trainer.sweep.budget_sweep`: numbers are ssr, strings and Times max_duration."""
+    """The budgets of :func:`trainer.sweep.budget_sweep`: numbers are ssr, strings and Times max_duration.
+
+    Args:
+        values: All numbers (scale schedule ratios) or all run lengths (time strings or Times).
+
+    Returns:
+        The budgets, smallest first, as :func:`budgets_from_ssrs` or :func:`budgets_from_durations` gives them.
+
+    Raises:
+        ValueError: ``values`` is empty, mixes numbers and run lengths, or holds a value those refuse.
+
+    >>> [budget.name for budget in budgets_from_python([0.5, 1])]
+    ['ssr-0.5', 'ssr-1.0']
+    >>> [budget.name for budget in budgets_from_python(["300ba"])]
+    ['max_duration-300ba']
+    """
     values = list(values)
     if not values:
         raise ValueError("budgets is empty: give scale schedule ratios (0.5, 1.0) or run lengths ('300ba', '2ep')")
@@ -190,6 +205,18 @@ def resolve_fraction(value: Any, horizon: Time, dataloader_len: int | None) -> T
 
     The fraction is read as the decimal written (0.29 is 29/100, exactly). A length in epochs that is not a
     whole number of epochs becomes batches (``dataloader_len`` per epoch).
+
+    Args:
+        value: A time string or :class:`~timeunits.Time`: a fraction of the run (``"0.25dur"``) or a length.
+        horizon: The config's unscaled run length, which a fraction is of.
+        dataloader_len: Batches per epoch (None: unknown; then a fraction of epochs must be whole epochs).
+
+    Returns:
+        The run length: ``fraction · horizon`` as a whole count in the horizon's unit (or batches), or ``value``
+        itself when it is not a fraction.
+
+    Raises:
+        ValueError: ``value`` is not a time or not > 0, or its fraction of ``horizon`` is not a whole count.
 
     >>> resolve_fraction("0.25dur", Time(300, "ba"), None), resolve_fraction("0.5dur", Time(3, "ep"), 10)
     (Time(75, TimeUnit.BATCH), Time(15, TimeUnit.BATCH))
@@ -217,7 +244,28 @@ def config_budgets(
     state: Any, *, ssr: Iterable[Any] | None = None, max_duration: Iterable[Any] | None = None
 ) -> list[Budget]:
     """The budgets of a config whose trainer has ``state``: scale schedule ratios (each checked to leave a run),
-    or run lengths (``0.5dur``: a fraction of the config's unscaled horizon), smallest first."""
+    or run lengths (``0.5dur``: a fraction of the config's unscaled horizon), smallest first.
+
+    Args:
+        state: The config's trainer state (its ``unscaled_max_duration`` and ``dataloader_len`` are read).
+        ssr: Scale schedule ratios (give this or ``max_duration``).
+        max_duration: Run lengths or fractions of the horizon (give this or ``ssr``).
+
+    Returns:
+        The budgets, smallest first; fractions are resolved to run lengths (:func:`resolve_fraction`).
+
+    Raises:
+        ValueError: Both or neither of ``ssr`` and ``max_duration`` are given, a ratio shrinks the run to no
+            batch, or a value is refused as in :func:`budgets_from_ssrs` and :func:`resolve_fraction`.
+
+    >>> from types import SimpleNamespace
+    >>> state = SimpleNamespace(unscaled_max_duration=Time(400, "ba"), dataloader_len=None)
+    >>> [budget.name for budget in config_budgets(state, max_duration=["0.5dur", "0.25dur"])]
+    ['max_duration-100ba', 'max_duration-200ba']
+    >>> config_budgets(state, ssr=[0.001])
+    Traceback (most recent call last):
+    ValueError: scale_schedule_ratio=0.001 reduces max_duration=400ba to 0ba: use a larger ratio
+    """
     from schedulers.core.resolution import scale_max_duration
 
     if (ssr is None) == (max_duration is None):
@@ -260,7 +308,23 @@ def _sorted_unique(budgets: list[Budget], key) -> list[Budget]:
 def plan_points(budgets: list[Budget], out: Path, decay_starts: dict[Any, Time] | None = None) -> list[SweepPoint]:
     """One point per budget in ``out``. With ``decay_starts`` (budget value -> decay start, see
     :mod:`trainer.sweep.wsd`) the largest budget is the main run and the others branch from the checkpoint it
-    saves at their decay start, in ``out/decay-starts/<time>`` (none when the decay starts at 0)."""
+    saves at their decay start, in ``out/decay-starts/<time>`` (none when the decay starts at 0).
+
+    Args:
+        budgets: The budgets, smallest first (the last one is a WSD sweep's main run).
+        out: The sweep's output folder.
+        decay_starts: Each budget's value to its decay start (None: not a WSD sweep; every point runs alone).
+
+    Returns:
+        One point per budget, in the order of ``budgets``, each in ``out/<budget name>``.
+
+    >>> from pathlib import Path
+    >>> budgets = budgets_from_durations(["200ba", "400ba"])
+    >>> starts = {budget.value: Time(value, "ba") for budget, value in zip(budgets, (120, 320))}
+    >>> branch, main = plan_points(budgets, Path("out"), starts)
+    >>> branch.is_branch, branch.start_folder.as_posix(), main.is_main
+    (True, 'out/decay-starts/120ba', True)
+    """
     out = Path(out)
     if decay_starts is None:
         return [SweepPoint(budget, out / budget.name) for budget in budgets]
@@ -276,5 +340,19 @@ def plan_points(budgets: list[Budget], out: Path, decay_starts: dict[Any, Time] 
 
 
 def main_starts(points: list[SweepPoint]) -> dict[str, str]:
-    """The decay starts the main run saves at: ``{"120ba": "OUT/decay-starts/120ba", ...}``."""
+    """The decay starts the main run saves at: ``{"120ba": "OUT/decay-starts/120ba", ...}``.
+
+    Args:
+        points: A WSD sweep's plan (:func:`plan_points` with ``decay_starts``).
+
+    Returns:
+        Each branch's decay start (a time string) to the folder the main run saves its checkpoint in there;
+        a branch whose decay starts at 0 needs none and is left out.
+
+    >>> from pathlib import Path
+    >>> budgets = budgets_from_durations(["100ba", "200ba", "400ba"])
+    >>> starts = dict(zip([budget.value for budget in budgets], [Time(0, "ba"), Time(120, "ba"), Time(320, "ba")]))
+    >>> main_starts(plan_points(budgets, Path("out"), starts))
+    {'120ba': 'out/decay-starts/120ba'}
+    """
     return {str(p.decay_start): str(p.start_folder) for p in points if p.is_branch and p.start_folder is not None}

@@ -104,7 +104,22 @@ def _check_picklable(make_trainer: Callable[..., Any], jobs: int) -> None:
 
 class PythonLauncher:
     """Runs points by calling ``make_trainer``: in this process with ``jobs=1``, else each in a process started
-    with ``spawn`` (a stop signal to the sweep reaches it as it reaches a ``cadence fit`` process)."""
+    with ``spawn`` (a stop signal to the sweep reaches it as it reaches a ``cadence fit`` process).
+
+    Args:
+        make_trainer: Builds a point's Trainer (see the module docstring); pickled by name with ``jobs > 1``.
+        points: The sweep's plan (the main run of a WSD sweep gets the others' decay starts).
+
+    Returns:
+        The launcher of :func:`budget_sweep`. It writes no ``points.txt`` (a point is a call, not a command
+        line), and an exception a point raises is the sweep's, raised again once the other points have ended.
+
+    >>> from pathlib import Path
+    >>> points = plan_points(budgets_from_python(["2ba", "4ba"]), Path("out"))
+    >>> launcher = PythonLauncher(print, points)
+    >>> launcher.command(points[0]) is None, launcher.poll(None)
+    (True, Outcome(status=0, output='above', error=None))
+    """
 
     passes_claims = True  # the lock stays with this process, which outlives the points
 
@@ -114,14 +129,40 @@ class PythonLauncher:
         self.jobs = 1
 
     def command(self, point: SweepPoint) -> None:
+        """No command line: a point is a call of ``make_trainer``, so the sweep writes no ``points.txt``.
+
+        Args:
+            point: A point of the plan.
+        """
         return None  # a function call, not a command line
 
     @contextlib.contextmanager
     def session(self, jobs: int) -> Iterator[None]:
+        """Around the sweep's runs: ``jobs`` points at once (1: in this process).
+
+        Args:
+            jobs: How many points run at once.
+
+        Returns:
+            A context manager with nothing to connect to or let go of.
+        """
         self.jobs = jobs
         yield
 
     def start(self, points: list[SweepPoint], claims: dict[str, folders.Claim]) -> list[Any]:
+        """Fit ``points``: here and now with ``jobs=1`` (the call returns once they have trained), else each in a
+        spawned process.
+
+        Args:
+            points: The points to start now.
+            claims: The sweep's locks on their folders (this process holds them: it outlives the points).
+
+        Returns:
+            One handle per point: None for a point fitted here, else its process and the pipe it reports on.
+
+        Raises:
+            Exception: What ``make_trainer`` or the fit of a point run here raised.
+        """
         if self.jobs == 1:  # here and now: a point's exception is the sweep's
             for point in points:
                 run_python_point(self.make_trainer, point, self.starts)
@@ -140,6 +181,15 @@ class PythonLauncher:
         return handles
 
     def poll(self, handle: _PointProcess | None) -> Outcome | None:
+        """The point's outcome once it has ended, else None.
+
+        Args:
+            handle: What :meth:`start` gave for the point.
+
+        Returns:
+            Status 0 for a point fitted here; for a spawned one its exit status, or status 1 and the exception it
+            sent; output ``"above"`` (on the sweep's terminal) either way. None while it runs.
+        """
         if handle is None:
             return Outcome(0, "above")
         if handle.error is None and handle.receive.poll():
@@ -152,11 +202,22 @@ class PythonLauncher:
         return Outcome(handle.process.exitcode, "above")
 
     def signal(self, handle: _PointProcess | None, signum: int) -> None:
+        """Send ``signum`` to a spawned point's process, if it still runs (a point run here has ended).
+
+        Args:
+            handle: What :meth:`start` gave for the point.
+            signum: The stop signal to pass on.
+        """
         if handle is not None and handle.process.is_alive():
             with contextlib.suppress(ProcessLookupError):
                 os.kill(handle.process.pid, signum)
 
     def kill(self, handle: _PointProcess | None) -> None:
+        """End a spawned point's process at once and wait for it.
+
+        Args:
+            handle: What :meth:`start` gave for the point.
+        """
         if handle is not None:
             handle.process.kill()
             handle.process.join()
@@ -185,7 +246,37 @@ def _point_process(make_trainer: Callable[..., Any], point: SweepPoint, starts: 
 
 
 def run_python_point(make_trainer: Callable[..., Any], point: SweepPoint, starts: dict[str, str]) -> float:
-    """Build ``point``'s trainer with ``make_trainer``, fit it, and return the wall time in seconds."""
+    """Build ``point``'s trainer with ``make_trainer``, fit it, and return the wall time in seconds.
+
+    The trainer gets the point's folder with autoresume (a branch: the main run's checkpoint at its decay start),
+    a ``CSVLogger`` writing ``metrics.csv``, and, on a WSD sweep's main run, the decay-start checkpoints.
+
+    Args:
+        make_trainer: Builds the Trainer of one budget, passing ``**run`` on.
+        point: The point to fit.
+        starts: The decay starts the main run saves at (:func:`~trainer.sweep.plan.main_starts`; empty: none).
+
+    Returns:
+        The seconds from the call of ``make_trainer`` to the end of the fit.
+
+    Raises:
+        TypeError, ValueError: ``make_trainer`` returned no Trainer, or one without the budget or ``**run``.
+
+    >>> import contextlib, io, tempfile, torch
+    >>> from trainer import Trainer
+    >>> def make_trainer(max_duration, **run):
+    ...     model = torch.nn.Linear(2, 1)
+    ...     return Trainer(model, [(torch.ones(4, 2), torch.zeros(4, 1))] * 2, max_duration,
+    ...                    torch.optim.SGD(model.parameters(), lr=0.1), loss_fn=torch.nn.functional.mse_loss,
+    ...                    progress_bar=False, print_schedule_report=False, **run)
+    >>> with tempfile.TemporaryDirectory() as out, contextlib.redirect_stdout(io.StringIO()), \\
+    ...         contextlib.redirect_stderr(io.StringIO()):
+    ...     point = plan_points(budgets_from_python(["2ba"]), Path(out))[0]
+    ...     seconds = run_python_point(make_trainer, point, {})
+    ...     rows = folders.read_rows(point.folder / folders.METRICS)
+    >>> [row["batch"] for row in rows], seconds > 0
+    (['1', '2'], True)
+    """
     from trainer.callbacks import ProgressBar
     from trainer.loggers import CSVLogger, LoggerCallback
     from trainer.sweep.wsd import DecayStartCheckpoints

@@ -36,7 +36,22 @@ FOLDER_IN_USE = 75
 @dataclass(frozen=True)
 class PointJob:
     """What a cluster needs to run a point: its ``points.txt`` line, the sweep's working directory, the
-    environment the sweep adds (``PYTHONPATH``, a branch's expected warning), the log file and the folder."""
+    environment the sweep adds (``PYTHONPATH``, a branch's expected warning), the log file and the folder.
+
+    Args:
+        line: The point's line of ``points.txt`` (``cadence fit ...``).
+        cwd: The sweep's working directory, where the line runs.
+        env: The variables the sweep adds to the node's environment.
+        log: The file the point's output is appended to (``OUT/<point>/log.txt``).
+        folder: The point's run folder, whose lock the job takes.
+
+    Returns:
+        A frozen, picklable value that a Ray actor or a Slurm job gets and runs with :func:`run_job`.
+
+    >>> job = PointJob("cadence fit run.yaml --set trainer.init.seed=1", ".", {}, "out/p/log.txt", "out/p")
+    >>> job.argv()[1:]
+    ['-m', 'trainer', 'fit', 'run.yaml', '--set', 'trainer.init.seed=1']
+    """
 
     line: str
     cwd: str
@@ -45,7 +60,14 @@ class PointJob:
     folder: str
 
     def argv(self) -> list[str]:
-        """The line as this node runs it: ``cadence`` is ``python -m trainer`` of this node's Python."""
+        """The line as this node runs it: ``cadence`` is ``python -m trainer`` of this node's Python.
+
+        Returns:
+            The line's words (split as a POSIX shell does), ``cadence`` replaced by this Python's ``-m trainer``.
+
+        Raises:
+            ValueError: The line does not start with ``cadence``.
+        """
         words = shlex.split(self.line)
         if words[:1] != ["cadence"]:
             raise ValueError(f"a point's line must start with 'cadence', got {self.line[:60]!r}")
@@ -53,7 +75,24 @@ class PointJob:
 
 
 def run_job(job: PointJob, on_start: Callable[[subprocess.Popen], None] | None = None) -> int:
-    """Run ``job``'s line (see the module docstring) and return its exit status; ``on_start`` gets the process."""
+    """Run ``job``'s line (see the module docstring) and return its exit status; ``on_start`` gets the process.
+
+    Args:
+        job: The point's job.
+        on_start: Called with the point's process once it has started (a Ray actor keeps it to pass a stop on).
+
+    Returns:
+        The point's exit status (0: trained to its end; 128 + a signal after a stop), or :data:`FOLDER_IN_USE`
+        when another process holds the folder's lock (then nothing runs, and the log says who holds it).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:       # the folder is locked: the job runs nothing
+    ...     held = folders.claim(Path(folder))
+    ...     status = run_job(PointJob("cadence fit run.yaml", folder, {}, f"{folder}/log.txt", folder))
+    ...     held.release()
+    ...     print(status, open(f"{folder}/log.txt").read().startswith("cadence: error:"))
+    75 True
+    """
     log = Path(job.log)
     log.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -102,14 +141,35 @@ def _wait(process: subprocess.Popen) -> int:
 
 
 def send_signal(process: subprocess.Popen, signum: int) -> None:
-    """``signum`` to ``process`` if it still runs."""
+    """``signum`` to ``process`` if it still runs.
+
+    Args:
+        process: The point's process (a ``subprocess.Popen``, or one with its ``poll`` and ``send_signal``).
+        signum: The signal to send; none is sent to a process that has ended.
+
+    >>> from types import SimpleNamespace
+    >>> sent = lambda signum: print("sent", signal.Signals(signum).name)
+    >>> send_signal(SimpleNamespace(poll=lambda: None, send_signal=sent), signal.SIGTERM)      # running
+    sent SIGTERM
+    >>> send_signal(SimpleNamespace(poll=lambda: 0, send_signal=sent), signal.SIGTERM)         # ended: nothing
+    """
     if process.poll() is None:
         with contextlib.suppress(ProcessLookupError):
             process.send_signal(signum)
 
 
 class PointActor:
-    """A Ray actor (threaded: ``run`` and ``stop`` may overlap) that runs one point's job."""
+    """A Ray actor (threaded: ``run`` and ``stop`` may overlap) that runs one point's job.
+
+    Returns:
+        The class :class:`~trainer.sweep.ray_launcher.RayLauncher` makes a Ray actor of, one per point: ``run``
+        runs the job and ``stop`` passes a stop signal on to it, even one that comes before the job has started.
+
+    >>> actor = PointActor()
+    >>> actor.stop(signal.SIGTERM)                 # stopped while it waited for its resources
+    >>> actor.run(PointJob("cadence fit run.yaml", ".", {}, "log.txt", "."))   # never starts: 128 + SIGTERM
+    143
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -117,13 +177,25 @@ class PointActor:
         self._stop: int | None = None
 
     def run(self, job: PointJob) -> int:
+        """Run ``job`` (:func:`run_job`), unless a stop came first.
+
+        Args:
+            job: The point's job.
+
+        Returns:
+            The job's exit status; 128 + the signal, without starting the job, when :meth:`stop` came first.
+        """
         with self._lock:
             if self._stop is not None:  # stopped while it waited for its resources: it never starts
                 return exit_status(self._stop)
         return run_job(job, on_start=self._started)
 
     def stop(self, signum: int) -> None:
-        """Pass a stop signal on to the point (also when it comes before the point has started)."""
+        """Pass a stop signal on to the point (also when it comes before the point has started).
+
+        Args:
+            signum: The stop signal (SIGKILL when the sweep kills the point).
+        """
         with self._lock:
             self._stop = signum
             if self._process is not None:

@@ -42,11 +42,33 @@ POLL_S = 0.1
 
 
 class SweepError(RuntimeError):
-    """A point of the sweep failed, or another process is training it (the message names it and what to do)."""
+    """A point of the sweep failed, or another process is training it (the message names it and what to do).
+
+    Returns:
+        The error a sweep raises once every running point has ended, when a point exited with another status
+        than 0 (its message lists each such point, its status and its log), a WSD branch's main run ended without
+        its decay-start checkpoint, or a point's folder is locked by another process. Rerunning the same command
+        continues: finished points are skipped.
+
+    >>> print(SweepError("1 point(s) failed: ssr-0.5 (exit status 1; its output: out/ssr-0.5/log.txt)"))
+    1 point(s) failed: ssr-0.5 (exit status 1; its output: out/ssr-0.5/log.txt)
+    """
 
 
 class SweepStopped(Exception):
-    """A stop signal (SIGTERM, SIGHUP) stopped the sweep once its running points had saved and ended."""
+    """A stop signal (SIGTERM, SIGHUP) stopped the sweep once its running points had saved and ended.
+
+    Args:
+        signum: The signal that stopped the sweep.
+
+    Returns:
+        The exception the sweep raises after a stop signal, once every point it started has ended; ``cadence
+        sweep`` exits with 128 + ``signum``, as ``cadence fit`` does, and a rerun continues.
+
+    >>> stopped = SweepStopped(signal.SIGTERM)
+    >>> str(stopped), stopped.signum
+    ('stopped by SIGTERM', 15)
+    """
 
     def __init__(self, signum: int) -> None:
         super().__init__(f"stopped by {signal_name(signum)}")
@@ -56,7 +78,20 @@ class SweepStopped(Exception):
 @dataclass(frozen=True)
 class Outcome:
     """How a point ended: its exit status (0: trained to its end), where its output is (``"above"``: on the
-    sweep's own terminal), and for a point run in Python the exception it raised."""
+    sweep's own terminal), and for a point run in Python the exception it raised.
+
+    Args:
+        status: The exit status (128 + the signal after a stop, as ``cadence fit`` gives).
+        output: Where its output went: a log file, ``"above"``, or a log file and what the cluster said.
+        error: The exception a point run in Python raised (the sweep raises it again), else None.
+
+    Returns:
+        The frozen value a launcher's ``poll`` gives once a point has ended; the sweep records the point as done
+        (``done.json``) when ``status`` is 0 and there is no ``error``.
+
+    >>> Outcome(0, "above")
+    Outcome(status=0, output='above', error=None)
+    """
 
     status: int
     output: str
@@ -64,29 +99,86 @@ class Outcome:
 
 
 class Launcher(Protocol):
-    """Starts points and reports their end; :mod:`trainer.sweep.running` decides when and what follows."""
+    """Starts points and reports their end; :mod:`trainer.sweep.running` decides when and what follows.
+
+    The launchers of :mod:`trainer.sweep.launchers` and :class:`~trainer.sweep.python_sweep.PythonLauncher`
+    meet it; a launcher only starts, polls, signals and kills, and :func:`run_pending` does the rest.
+
+    >>> import contextlib
+    >>> class Instant:                    # every point "ends" with status 0 as soon as it starts
+    ...     passes_claims = True
+    ...     def command(self, point): return None
+    ...     def session(self, jobs): return contextlib.nullcontext()
+    ...     def start(self, points, claims): return [0] * len(points)
+    ...     def poll(self, handle): return Outcome(handle, "above")
+    ...     def signal(self, handle, signum): pass
+    ...     def kill(self, handle): pass
+    >>> Instant().poll(Instant().start(["a point"], {})[0])
+    Outcome(status=0, output='above', error=None)
+    """
 
     #: whether a started point's process holds the sweep's lock on its folder (inherited); else the sweep
     #: releases it as the point starts and the point's job takes it itself (another machine)
     passes_claims: bool
 
     def command(self, point: SweepPoint) -> str | None:
-        """The shell command that runs ``point`` on its own (a line of ``points.txt``), or None."""
+        """The shell command that runs ``point`` on its own (a line of ``points.txt``), or None.
+
+        Args:
+            point: A point of the plan.
+
+        Returns:
+            The line written to ``points.txt`` for the point; None when the launcher runs no command (a Python
+            function), and then there is no ``points.txt``.
+        """
 
     def session(self, jobs: int) -> contextlib.AbstractContextManager:
-        """Around the sweep's runs (``jobs`` at once): connect to a cluster and let go of it after."""
+        """Around the sweep's runs (``jobs`` at once): connect to a cluster and let go of it after.
+
+        Args:
+            jobs: How many points the sweep runs at once.
+
+        Returns:
+            A context manager that the sweep holds while any point may start or run.
+        """
 
     def start(self, points: list[SweepPoint], claims: dict[str, folders.Claim]) -> list[Any]:
-        """Start ``points`` (one handle each); ``claims[name]`` is the sweep's lock on a point's folder."""
+        """Start ``points`` (one handle each); ``claims[name]`` is the sweep's lock on a point's folder.
+
+        Args:
+            points: The points to start now, ready and in plan order.
+            claims: Each point's name to the sweep's lock on its folder (released before the call when
+                ``passes_claims`` is False).
+
+        Returns:
+            One handle per point, in order, which the sweep gives back to :meth:`poll`, :meth:`signal` and
+            :meth:`kill`.
+        """
 
     def poll(self, handle: Any) -> Outcome | None:
-        """The outcome of a started point once it has ended, else None (never blocks)."""
+        """The outcome of a started point once it has ended, else None (never blocks).
+
+        Args:
+            handle: What :meth:`start` gave for the point.
+
+        Returns:
+            How the point ended, or None while it runs; the sweep polls every ``POLL_S`` seconds.
+        """
 
     def signal(self, handle: Any, signum: int) -> None:
-        """Send a stop signal on to a running point (it saves a checkpoint and ends, as ``cadence fit`` does)."""
+        """Send a stop signal on to a running point (it saves a checkpoint and ends, as ``cadence fit`` does).
+
+        Args:
+            handle: What :meth:`start` gave for the point.
+            signum: The signal (SIGTERM, SIGHUP or SIGINT).
+        """
 
     def kill(self, handle: Any) -> None:
-        """End a running point at once, and wait until it has."""
+        """End a running point at once, and wait until it has (after a second Ctrl-C).
+
+        Args:
+            handle: What :meth:`start` gave for the point.
+        """
 
 
 @dataclass
@@ -104,7 +196,45 @@ def run_pending(
     claims: dict[str, folders.Claim],
     log: Callable[[str], None] = print,
 ) -> None:
-    """Run ``pending`` (unfinished points of the plan ``points``, each claimed in ``claims``) with ``launcher``."""
+    """Run ``pending`` (unfinished points of the plan ``points``, each claimed in ``claims``) with ``launcher``.
+
+    When a point starts, what a stop does and what an end means: the module docstring. A point that ends with
+    status 0 gets ``done.json`` at once.
+
+    Args:
+        pending: The points to run, in plan order.
+        points: The whole plan (for the ``[i/n]`` of the log and a WSD sweep's main run).
+        launcher: Starts the points and reports their end.
+        jobs: How many points run at once.
+        claims: Each pending point's name to the sweep's lock on its folder.
+        log: Where the progress lines go.
+
+    Raises:
+        SweepError: A point failed (once the others have ended).
+        SweepStopped: A stop signal stopped the sweep.
+        KeyboardInterrupt: Ctrl-C, once every point has ended.
+        BaseException: The first exception a point run in Python raised (``budget_sweep``), once the others ended.
+
+    >>> import contextlib, tempfile
+    >>> from pathlib import Path
+    >>> from trainer.sweep.plan import budgets_from_ssrs, plan_points
+    >>> class Instant:                    # Launcher's example, less signal and kill (nothing stops here)
+    ...     passes_claims = True
+    ...     def command(self, point): return None
+    ...     def session(self, jobs): return contextlib.nullcontext()
+    ...     def start(self, points, claims): return [0] * len(points)
+    ...     def poll(self, handle): return Outcome(handle, "above")
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     points = plan_points(budgets_from_ssrs([0.5, 1]), Path(out))
+    ...     claims = {point.name: folders.claim(point.folder) for point in points}
+    ...     run_pending(points, points, Instant(), 2, claims)
+    ...     print([sorted(folders.finished(point.folder)) for point in points][0])
+    ...     for claim in claims.values():
+    ...         claim.release()
+    sweep: [1/2] ssr-0.5
+    sweep: [2/2] ssr-1.0
+    ['start_batch', 'wall_time_s']
+    """
     _Sweep(points, launcher, jobs, claims, log).run(pending)
 
 

@@ -45,8 +45,35 @@ class _SlurmPoint:
 
 
 class SlurmLauncher:
-    """Runs points as a Slurm job array (see the module docstring); ``lines`` is a
-    :class:`~trainer.sweep.config_sweep.PointLines`, ``out`` the sweep's folder."""
+    """Runs points as a Slurm job array (see the module docstring).
+
+    Args:
+        lines: The points' lines and jobs (a :class:`~trainer.sweep.config_sweep.PointLines`).
+        out: The sweep's folder; submitit keeps its files in ``out/slurm``.
+        partition: Slurm's ``--partition`` (None: the cluster's default).
+        time: Slurm's ``--time`` per job (:func:`slurm_minutes`); None: the cluster's default (locally a week).
+        cpus_per_point: CPUs per job (``--cpus-per-task``, a whole number >= 0; None: the cluster's default).
+        gpus_per_point: GPUs per job (a whole number >= 0).
+        slurm: More ``#SBATCH`` options: ``{"account": "abc"}`` is ``--account=abc``.
+        cluster: ``"slurm"``, or ``"local"``: submitit's local executor, on this machine.
+
+    Returns:
+        The launcher of ``cadence sweep --launcher slurm``; building it submits nothing (its session makes the
+        executor, each :meth:`start` one array). Each job claims its point's folder where it runs.
+
+    Raises:
+        ValueError: ``cluster`` is neither, ``sbatch`` or ``srun`` is missing for ``"slurm"``, or a time or
+            count is not one Slurm takes.
+
+    >>> from trainer.sweep.config_sweep import PointLines
+    >>> from trainer.sweep.plan import budgets_from_ssrs, plan_points
+    >>> lines = PointLines("run.yaml", {}, plan_points(budgets_from_ssrs([0.5]), Path("out")))
+    >>> SlurmLauncher(lines, Path("out"), time="1:30:00", slurm={"account": "abc"}, cluster="local").parameters
+    {'name': 'cadence-sweep', 'gpus_per_node': 0, 'timeout_min': 90, 'slurm_additional_parameters': {'account': 'abc'}}
+    >>> SlurmLauncher(lines, Path("out"), cluster="cloud")
+    Traceback (most recent call last):
+    ValueError: cluster='cloud' must be 'slurm' or 'local' (submitit's local executor)
+    """
 
     passes_claims = False
 
@@ -87,21 +114,55 @@ class SlurmLauncher:
         self.executor: Any = None
 
     def command(self, point: SweepPoint) -> str:
+        """The line of ``points.txt`` that runs ``point`` on its own (what its job runs).
+
+        Args:
+            point: A point of the plan.
+
+        Returns:
+            The point's ``cadence fit`` line (:meth:`~trainer.sweep.config_sweep.PointLines.command`).
+        """
         return self.lines.command(point)
 
     @contextlib.contextmanager
     def session(self, jobs: int) -> Iterator[None]:
+        """Make submitit's executor for the sweep's runs, with the launcher's options.
+
+        Args:
+            jobs: How many jobs of an array run at once (``--array``'s ``%`` limit).
+
+        Returns:
+            A context manager holding the executor.
+        """
         self.executor = self.submitit.AutoExecutor(folder=self.folder, cluster=self.cluster)
         self.executor.update_parameters(**self.parameters, slurm_array_parallelism=jobs)
         yield
 
     def start(self, points: list[SweepPoint], claims: dict[str, folders.Claim]) -> list[_SlurmPoint]:
+        """Submit ``points`` as one job array, each job running its point's line.
+
+        Args:
+            points: The points to start now.
+            claims: Released by the sweep already: each job claims its folder where it runs.
+
+        Returns:
+            One handle per point: its submitit job and its log file.
+        """
         jobs = [self.lines.job(point) for point in points]
         with self.executor.batch():  # one array
             submitted = [self.executor.submit(run_job, job) for job in jobs]
         return [_SlurmPoint(handle, job.log) for handle, job in zip(submitted, jobs, strict=True)]
 
     def poll(self, handle: _SlurmPoint) -> Outcome | None:
+        """The point's outcome once its job is done, else None.
+
+        Args:
+            handle: What :meth:`start` gave for the point.
+
+        Returns:
+            The job's exit status and log; status 1 and submitit's first line when the job failed, timed out or
+            was cancelled.
+        """
         if not handle.job.done():
             return None
         try:
@@ -111,6 +172,12 @@ class SlurmLauncher:
             return Outcome(1, f"{handle.log} (Slurm job {handle.job.job_id}: {first[:200]})")
 
     def signal(self, handle: _SlurmPoint, signum: int) -> None:
+        """Pass ``signum`` on to the point's job (``scancel --signal``; locally SIGTERM to the job's controller).
+
+        Args:
+            handle: What :meth:`start` gave for the point.
+            signum: The stop signal.
+        """
         job = handle.job
         if self.cluster == "local":  # the local job's controller passes SIGTERM on to the job
             send_signal(job._process, signal.SIGTERM)
@@ -119,6 +186,11 @@ class SlurmLauncher:
             subprocess.run(["scancel", f"--signal={name}", str(job.job_id)], check=False, capture_output=True)
 
     def kill(self, handle: _SlurmPoint) -> None:
+        """Cancel the point's job and wait up to ``KILL_WAIT_S`` for it to be done.
+
+        Args:
+            handle: What :meth:`start` gave for the point.
+        """
         handle.job.cancel(check=False)
         deadline = clock.monotonic() + KILL_WAIT_S
         while not handle.job.done() and clock.monotonic() < deadline:
@@ -127,6 +199,15 @@ class SlurmLauncher:
 
 def slurm_minutes(value: str | int) -> int:
     """Slurm's ``--time`` in whole minutes: ``90`` (minutes), ``"1:30:00"``, ``"2-0:00:00"`` (days-hours).
+
+    Args:
+        value: Minutes (an int or its text), ``M:S``, ``H:M:S``, ``D-H``, ``D-H:M`` or ``D-H:M:S``.
+
+    Returns:
+        The time in minutes, rounded up (submitit's ``timeout_min``).
+
+    Raises:
+        ValueError: ``value`` is not a Slurm time, or is 0.
 
     >>> slurm_minutes("90"), slurm_minutes("1:30:00"), slurm_minutes("2-12"), slurm_minutes("10:30")
     (90, 90, 3600, 11)
