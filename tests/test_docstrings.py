@@ -363,14 +363,6 @@ STILL_UNDOCUMENTED = {
     "trainer.forecast.picture": 4,
     "trainer.forecast.predict": 12,
     "trainer.forecast.runs": 6,
-    "trainer.sweep.config_sweep": 7,
-    "trainer.sweep.picture": 2,
-    "trainer.sweep.plan": 5,
-    "trainer.sweep.python_sweep": 8,
-    "trainer.sweep.ray_launcher": 7,
-    "trainer.sweep.remote": 7,
-    "trainer.sweep.running": 11,
-    "trainer.sweep.slurm_launcher": 8,
 }
 
 
