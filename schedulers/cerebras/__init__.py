@@ -1,7 +1,9 @@
 """Cerebras-style schedulers on Cadence: ``cerebras.pytorch.optim.lr_scheduler`` and the weight-decay schedulers.
 
-Closed forms of the optimizer step with Cerebras's names and signatures, written once through
-:mod:`schedulers.core.kernels`; every class is a ``torch.optim.lr_scheduler.LRScheduler``. Step-count arguments
+Each schedule is a frozen value, a closed form of the optimizer step (:mod:`schedulers.cerebras.forms`, written
+once through :mod:`schedulers.core.kernels`), which one scheduler writes into the learning rate or the weight
+decay (:class:`HyperparameterScheduler`, a ``torch.optim.lr_scheduler.LRScheduler``); the classes have
+Cerebras's names and signatures. Step-count arguments
 also take time strings (``"1000ba"``, ``"2ep"``, ``"0.1dur"``); see docs/cerebras.md.
 
 >>> import torch
@@ -15,6 +17,7 @@ also take time strings (``"1000ba"``, ``"2ep"``, ``"0.1dur"``); see docs/cerebra
 """
 
 from schedulers.cerebras import (
+    forms,
     lr_scheduler,
     optim,  # noqa: E402  (the cstorch.optim namespace, needs the classes above)
     weight_decay_scheduler,
@@ -115,6 +118,7 @@ __all__ = [
     "WDScheduler",
     "WeightDecayScheduler",
     "configure_lr_scheduler",
+    "forms",
     "lr_scheduler",
     "optim",
     "weight_decay_scheduler",

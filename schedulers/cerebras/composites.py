@@ -1,25 +1,25 @@
 r"""Schedulers made of schedulers: a sequence switching at milestones, a product, a per-group scaling.
 
-The composite owns its children: it alone steps and writes; each child is evaluated as a closed form
-of the step it would see (children of a sequence see the steps since their segment began).
+Each composes its children's forms into one form (:class:`~schedulers.cerebras.forms.Sequential`,
+:class:`~schedulers.cerebras.forms.Chained`, :class:`~schedulers.cerebras.forms.ScalePerParam`): the composite
+alone steps and writes, and resolves the whole form for the run at once. The children are kept for Cerebras's
+checkpoint format (``_schedulers``: each child's state at the step it sees).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
 from torch.optim import Optimizer
 
-from schedulers.cerebras import _arguments
-from schedulers.cerebras.scheduler import HyperparameterScheduler, StepCount, Tags, is_step_count
-from schedulers.cerebras.steps import PENDING
-from schedulers.core._ops import ops
+from schedulers.cerebras import forms
+from schedulers.cerebras.scheduler import HyperparameterScheduler, StepCount, Tags
+from schedulers.core.schedule_arguments import number_argument
 from schedulers.core.state import ScheduleState
 
-__all__ = ["ChainedForm", "ScalePerParamForm", "SequentialForm"]
+__all__ = ["ChainedBase", "ScalePerParamBase", "SequentialBase"]
 
 
 def _children(owner: str, schedulers: object) -> list[HyperparameterScheduler]:
@@ -37,29 +37,20 @@ def _children(owner: str, schedulers: object) -> list[HyperparameterScheduler]:
     return children
 
 
-def running_milestones(schedulers: list, missing: Callable[[int, HyperparameterScheduler], Exception]) -> list:
-    """A sequence's milestones when none are given: the running sum of every scheduler's ``total_iters`` but
-    the last's. ``missing(i, scheduler)`` is the error raised for the first that has no step count (None, or a
-    time string not resolved yet)."""
-    milestones, total = [], 0
-    for i, scheduler in enumerate(schedulers[:-1]):
-        steps = scheduler.total_iters
-        if steps is None or steps is PENDING or isinstance(steps, str):
-            raise missing(i, scheduler)
-        total += steps
-        milestones.append(total)
-    return milestones
-
-
 class _Composite(HyperparameterScheduler):
+    _schedulers: list[HyperparameterScheduler]
+
     def _children(self) -> list[HyperparameterScheduler]:
         return self._schedulers
 
-    def _setup_children(self) -> None:
+    def _adopt(self) -> None:
+        """Check the children write what this composite writes, and adopt their tags when it has none."""
         owner = type(self).__name__
         common = {child.param_group_tags for child in self._schedulers}
         if self.param_group_tags is None and len(common) == 1:
-            self.param_group_tags = common.pop()  # adopt the children's tags
+            self.param_group_tags = common.pop()
+        if self.state is None:  # a composite runs in its children's run
+            self.state = next((child.state for child in self._schedulers if child.state is not None), None)
         for i, child in enumerate(self._schedulers):
             if child.optimizer is not self.optimizer:
                 raise ValueError(f"{owner}: schedulers[{i}] schedules another optimizer than this {owner}")
@@ -75,50 +66,70 @@ class _Composite(HyperparameterScheduler):
                     f"{owner}: schedulers[{i}] has param_group_tags={shown} but this {owner} has {mine}: "
                     "all must target the same param groups"
                 )
-            if child.state is None and self.state is not None:
-                child.state, child.ssr = self.state, self.ssr
+
+    def curve_for(self, state: ScheduleState | None, ssr: float) -> Callable[[float], float]:
+        """The composed form for the run (see the base class); each child is told the form it has in that run.
+
+        Args:
+            state: The run's state (None: no run).
+            ssr: The scale schedule ratio.
+
+        Returns:
+            The resolved composed form, a function of the step count.
+        """
+        curve = super().curve_for(state, ssr)
+        form = self._form
+        parts = (form.schedule,) if isinstance(form, forms.ScalePerParam) else form.schedules
+        for child, part in zip(self._schedulers, parts, strict=True):
+            child._form, child.state, child.ssr = part, state, ssr
+            child._curve = part.closed_form if part.tensor_only else part
+        return curve
+
+    def _labels(self) -> tuple[str, ...]:
+        return tuple(type(child).__name__ for child in self._schedulers)
 
     def _local_steps(self, t: torch.Tensor) -> list[torch.Tensor]:
         """The step each child sees when this scheduler is at step ``t``."""
         return [t] * len(self._schedulers)
 
-    def _sync_children(self) -> None:
-        """Set each child's ``last_epoch`` to the step it sees (for inspection and checkpoints; not per step)."""
+    def state_dict(self) -> dict:
+        """The composite's state, each child's at the step it sees under ``_schedulers``.
+
+        Returns:
+            The state, loadable with ``torch.load(weights_only=True)``.
+        """
         for child, step in zip(self._schedulers, self._local_steps(self.last_epoch), strict=True):
             child.last_epoch = step.clone()
-
-    def state_dict(self) -> dict:
-        self._sync_children()
         return super().state_dict()
 
 
-class SequentialForm(_Composite):
-    """The generic arguments, their checks and the closed form of
-    :class:`~schedulers.cerebras.lr_scheduler.SequentialLR` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.SequentialWD`.
+class SequentialBase(_Composite):
+    """What ``SequentialLR`` and ``SequentialWD`` are: each child from its milestone on, seeing the steps since.
 
     Args:
         optimizer: The optimizer whose targeted param groups get the value.
         schedulers: The Cerebras-style schedulers composed, on the same optimizer, param-group key and tags.
-        milestones: The steps where the next segment starts (numbers or time strings), increasing.
+        milestones: The steps where the next one starts (numbers or time strings), increasing (None: the running
+            sum of every child's ``total_iters`` but the last's).
         last_epoch: The step to start after (-1: a fresh run).
-        param_group_tags: Write only into the param groups with one of these tags (None: every group).
-        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
-            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+        param_group_tags: Write only into the param groups with one of these tags (None: the children's).
+        state: The run's state, needed only to resolve ``"ep"``/``"dur"`` time strings.
 
     Returns:
-        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
-        of the schedule subclass it, and their instances are the schedulers.
+        The base of the two classes; their instances are the schedulers.
+
+    Raises:
+        ValueError: ``schedulers`` or ``milestones`` not lists of the right lengths, or children that write
+            another optimizer, key or groups.
 
     >>> import torch, schedulers.cerebras as cs
-    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
     >>> parts = [cs.LinearLR(opt, 0.0, 0.1, 2), cs.CosineDecayLR(opt, 0.1, 0.0, 2)]
-    >>> scheduler = cs.SequentialLR(opt, parts, milestones=[2])
-    >>> [round(v, 6) for v in scheduler.values_at(range(5)).tolist()]
+    >>> [round(v, 6) for v in cs.SequentialLR(opt, parts, milestones=[2]).values_at(range(5)).tolist()]
     [0.0, 0.05, 0.1, 0.05, 0.0]
     """
 
-    _step_arguments = ("milestones",)
+    composes = forms.Sequential
 
     def __init__(
         self,
@@ -142,58 +153,33 @@ class SequentialForm(_Composite):
                     f"{owner} needs one milestone fewer than schedulers, got {len(self._schedulers)} schedulers and "
                     f"{len(milestones)} milestones"
                 )
-            milestones = list(milestones)
-        self.milestones = milestones
-        super().__init__(optimizer, None, last_epoch, param_group_tags, state=state)
-
-    def _check_steps(self) -> None:
-        owner = type(self).__name__
-        if self.milestones is None:
-            self.milestones = running_milestones(
-                self._schedulers,
-                lambda i, child: ValueError(
-                    f"{owner} was given no milestones and schedulers[{i}] ({type(child).__name__}) has no "
-                    "total_iters: give milestones, or total_iters to every scheduler but the last"
-                ),
-            )
-        for i, value in enumerate(self.milestones):
-            if not is_step_count(value):
-                raise ValueError(f"{owner}: milestones[{i}]={value!r} must be a number of steps >= 0")
-        if any(b < a for a, b in zip(self.milestones, self.milestones[1:], strict=False)):
-            raise ValueError(f"{owner}: milestones={self.milestones!r} must be increasing")
+        schedule = forms.Sequential(tuple(c.schedule for c in self._schedulers), milestones, labels=self._labels())
+        self._setup(optimizer, schedule, last_epoch, param_group_tags, state)
+        self._adopt()
 
     def _local_steps(self, t: torch.Tensor) -> list[torch.Tensor]:
-        return [t] + [(t - m).clamp(min=0).to(t.dtype) for m in self.milestones]
-
-    def _value(self, t: Any) -> Any:
-        o = ops(t)
-        value = self._schedulers[0]._closed_form_at(t)
-        for milestone, child in zip(self.milestones, self._schedulers[1:], strict=True):
-            value = o.where(t < milestone, value, child._closed_form_at(o.maximum(t - milestone, 0.0)))
-        return value
+        return self._ready_form().local_steps(t)
 
 
-class ChainedForm(_Composite):
-    """The generic arguments, their checks and the closed form of
-    :class:`~schedulers.cerebras.lr_scheduler.ChainedLR` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.ChainedWD`.
+class ChainedBase(_Composite):
+    """What ``ChainedLR`` and ``ChainedWD`` are: the first child's value times each other's relative to its start.
 
     Args:
         schedulers: The Cerebras-style schedulers composed, on the same optimizer, param-group key and tags.
-        param_group_tags: Write only into the param groups with one of these tags (None: every group).
-        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
-            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+        param_group_tags: Write only into the param groups with one of these tags (None: the children's).
+        state: The run's state, needed only to resolve ``"ep"``/``"dur"`` time strings.
 
     Returns:
-        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
-        of the schedule subclass it, and their instances are the schedulers.
+        The base of the two classes; their instances are the schedulers.
 
     >>> import torch, schedulers.cerebras as cs
-    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
     >>> scheduler = cs.ChainedLR([cs.LinearLR(opt, 0.1, 0.0, 4), cs.StepLR(opt, 1.0, 2, 0.5)])
     >>> [round(v, 6) for v in scheduler.values_at(range(5)).tolist()]
     [0.1, 0.075, 0.025, 0.0125, 0.0]
     """
+
+    composes = forms.Chained
 
     def __init__(
         self,
@@ -202,49 +188,36 @@ class ChainedForm(_Composite):
         *,
         state: ScheduleState | None = None,
     ) -> None:
-        children = _children(type(self).__name__, schedulers)
-        self._schedulers = children
-        super().__init__(children[0].optimizer, None, param_group_tags=param_group_tags, state=state)
-
-    def _check_steps(self) -> None:
-        self._initials = []
-        for i, child in enumerate(self._schedulers[1:], start=1):
-            initial = float(child._closed_form_at(0))
-            if initial == 0 or not math.isfinite(initial):
-                raise ValueError(
-                    f"{type(self).__name__}: schedulers[{i}] ({type(child).__name__}) starts at {initial!r}, so its "
-                    "value relative to its start is undefined; a chained scheduler after the first must start non-zero"
-                )
-            self._initials.append(initial)
-
-    def _value(self, t: Any) -> Any:
-        value = self._schedulers[0]._closed_form_at(t)
-        for child, initial in zip(self._schedulers[1:], self._initials, strict=True):
-            value = value * (child._closed_form_at(t) / initial)
-        return value
+        self._schedulers = _children(type(self).__name__, schedulers)
+        schedule = forms.Chained(tuple(c.schedule for c in self._schedulers), labels=self._labels())
+        self._setup(self._schedulers[0].optimizer, schedule, -1, param_group_tags, state)
+        self._adopt()
 
 
-class ScalePerParamForm(_Composite):
-    """The generic arguments, their checks and the closed form of
-    :class:`~schedulers.cerebras.lr_scheduler.ScalePerParamLR` (whose docstring has the formula) and
-    :class:`~schedulers.cerebras.weight_decay_scheduler.ScalePerParamWD`.
+class ScalePerParamBase(_Composite):
+    """What ``ScalePerParamLR`` and ``ScalePerParamWD`` are: one child's value times each param group's
+    ``adjust_learning_rate`` (``adjust_val``; 1 when absent).
 
     Args:
         optimizer: The optimizer whose targeted param groups get the value.
-        scheduler: The Cerebras-style scheduler whose value each group gets, times its ``adjust_learning_rate``.
-        param_group_tags: Write only into the param groups with one of these tags (None: every group).
-        state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
-            ``"ep"``/``"dur"`` time strings; it can also come later with ``attach_state``.
+        scheduler: The Cerebras-style scheduler whose value each group gets, times its factor.
+        param_group_tags: Write only into the param groups with one of these tags (None: the child's).
+        state: The run's state, needed only to resolve ``"ep"``/``"dur"`` time strings.
 
     Returns:
-        Not built directly (a form writes no param-group key): the learning-rate and weight-decay classes
-        of the schedule subclass it, and their instances are the schedulers.
+        The base of the two classes; their instances are the schedulers.
+
+    Raises:
+        ValueError: A group's factor that is not a finite number >= 0.
 
     >>> import torch, schedulers.cerebras as cs
-    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
-    >>> [round(v, 6) for v in cs.ScalePerParamLR(opt, cs.LinearLR(opt, 0.1, 0.0, 4)).values_at(range(5)).tolist()]
-    [0.1, 0.075, 0.05, 0.025, 0.0]
+    >>> opt = torch.optim.SGD([{"params": [torch.zeros(1, requires_grad=True)], "adjust_learning_rate": 0.5}], lr=0.1)
+    >>> scheduler = cs.ScalePerParamLR(opt, cs.ConstantLR(opt, 0.1))
+    >>> opt.param_groups[0]["lr"]
+    0.05
     """
+
+    composes = forms.ScalePerParam
 
     def __init__(
         self,
@@ -257,20 +230,21 @@ class ScalePerParamForm(_Composite):
         self._schedulers = _children(type(self).__name__, [scheduler])
         try:  # a negative factor would write a negative value into its group
             self.adjustment_scalars = [
-                _arguments.number(
+                number_argument(
                     f"param_groups[{i}]['adjust_learning_rate']",
                     group.get("adjust_learning_rate", group.get("adjust_val", 1.0)),
                     low=0.0,
                 )
-                for i, group in enumerate(optimizer.param_groups)
+                for i, group in enumerate(getattr(optimizer, "param_groups", []))
             ]
         except ValueError as error:
             raise ValueError(f"{type(self).__name__}: {error}") from None
-        super().__init__(optimizer, None, param_group_tags=param_group_tags, state=state)
+        self._setup(optimizer, forms.ScalePerParam(scheduler.schedule), -1, param_group_tags, state)
+        self._adopt()
 
     def _group_scale(self, index: int) -> float:
         scalars = self.adjustment_scalars
         return scalars[index] if index < len(scalars) else 1.0
 
-    def _value(self, t: Any) -> Any:
-        return self._schedulers[0]._closed_form_at(t)
+    def _arguments(self) -> dict[str, Any]:
+        return {**super()._arguments(), "adjustment_scalars": list(self.adjustment_scalars)}

@@ -38,7 +38,6 @@ import warnings
 
 from torch.optim import Optimizer
 
-from schedulers.cerebras.composites import running_milestones
 from schedulers.cerebras.lr_scheduler import ChainedScheduler, ConstantLR, LRScheduler, ScalePerParamLR, SequentialLR
 from schedulers.core.names import did_you_mean
 from schedulers.core.registry import UnknownSchedulerError, registered_schedulers
@@ -113,7 +112,8 @@ def configure_lr_scheduler(
             )
         return ChainedScheduler(schedulers)
     if len(schedulers) > 1:
-        schedulers = [SequentialLR(optimizer, schedulers, _milestones(schedulers, where))]
+        _check_lengths(schedulers, where)
+        schedulers = [SequentialLR(optimizer, schedulers, state=state)]  # milestones: the running sum of total_iters
     return _scaled(optimizer, schedulers[0], adjust_learning_rate)
 
 
@@ -139,18 +139,14 @@ def _chained(choices: list) -> object:
     return next((choice for key, choice in given.items() if key in _CHAINED), None)
 
 
-def _milestones(schedulers: list, where: list[str]) -> list:
-    """A sequence's milestones: the running sum of every scheduler's ``total_iters`` but the last's."""
-
-    def missing(i: int, scheduler: LRScheduler) -> ValueError:
-        steps = scheduler.total_iters
-        return ValueError(
-            f"{where[i]} ({type(scheduler).__name__}) needs total_iters: in a sequence every scheduler but the last "
-            "says how many steps it lasts (the milestones are their running sum)"
-            + (f"; total_iters={steps!r} needs the run's state: pass state=" if isinstance(steps, str) else "")
-        )
-
-    return running_milestones(schedulers, missing)
+def _check_lengths(schedulers: list, where: list[str]) -> None:
+    """Every scheduler of a sequence but the last says how many steps it lasts (the milestones are their sum)."""
+    for i, scheduler in enumerate(schedulers[:-1]):
+        if getattr(scheduler, "total_iters", None) is None:
+            raise ValueError(
+                f"{where[i]} ({type(scheduler).__name__}) needs total_iters: in a sequence every scheduler but the "
+                "last says how many steps it lasts (the milestones are their running sum)"
+            )
 
 
 def _scalar(value: object) -> float:

@@ -24,30 +24,11 @@ and a keyword-only ``state`` for time-string step counts (:mod:`schedulers.cereb
 
 from __future__ import annotations
 
-import inspect
-import typing
 from collections.abc import Callable
 from typing import Any
 
-from schedulers.cerebras.closed_forms import (
-    ConstantForm,
-    CosineAnnealingForm,
-    CosineAnnealingWarmRestartsForm,
-    CosineDecayForm,
-    CyclicForm,
-    ExponentialForm,
-    InverseExponentialTimeDecayForm,
-    InverseSquareRootDecayForm,
-    LambdaForm,
-    LinearForm,
-    MultiplicativeForm,
-    MultiStepForm,
-    OneCycleForm,
-    PiecewiseConstantForm,
-    PolynomialForm,
-    StepForm,
-)
-from schedulers.cerebras.composites import ChainedForm, ScalePerParamForm, SequentialForm
+from schedulers.cerebras import forms
+from schedulers.cerebras.composites import ChainedBase, ScalePerParamBase, SequentialBase
 from schedulers.cerebras.scheduler import HyperparameterScheduler
 from schedulers.cerebras.table import register_family
 
@@ -84,32 +65,10 @@ class LRScheduler(HyperparameterScheduler):
     """
 
     param_group_key = "lr"
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        if "_argument_names" in cls.__dict__ and "__init__" not in cls.__dict__:
-            cls.__init__ = _renamed_init(cls.__mro__[1:], cls._argument_names)  # type: ignore[method-assign]
-        super().__init_subclass__(**kwargs)
+    _lambda_hooks = ("set_lr_lambda", "set_value_lambda")  # Cerebras 2.x's name works too
 
 
-def _renamed_init(bases: tuple[type, ...], renames: dict[str, str]) -> Callable[..., None]:
-    """The ``__init__`` of the bases (the form's), under the declared table ``renames`` (generic name -> Cerebras's
-    learning-rate name, e.g. ``initial_val`` -> ``initial_learning_rate``): its signature, renamed, is the class's."""
-    init = next(base.__dict__["__init__"] for base in bases if "__init__" in base.__dict__)
-    signature = inspect.signature(init)
-    generic = {public: name for name, public in renames.items()}
-
-    def __init__(self: LRScheduler, *args: Any, **kwargs: Any) -> None:
-        init(self, *args, **{generic.get(key, key): value for key, value in kwargs.items()})
-
-    hints = typing.get_type_hints(inspect.unwrap(init))
-    __init__.__annotations__ = {renames.get(name, name): hint for name, hint in hints.items()}
-    __init__.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[p.replace(name=renames.get(p.name, p.name)) for p in signature.parameters.values()]
-    )
-    return __init__
-
-
-class ConstantLR(LRScheduler, ConstantForm):
+class ConstantLR(LRScheduler):
     r"""A constant learning rate ``learning_rate``; ``total_iters`` (optional) is how long, e.g. in a sequence.
 
     Hold one value: :math:`f(t) = v`. ``total_iters`` (optional) only says how long, e.g. for a sequence.
@@ -136,10 +95,11 @@ class ConstantLR(LRScheduler, ConstantForm):
     [0.1, 0.1, 0.1, 0.1, 0.1]
     """
 
+    form = forms.Constant
     _argument_names = {"val": "learning_rate"}
 
 
-class PolynomialLR(LRScheduler, PolynomialForm):
+class PolynomialLR(LRScheduler):
     r"""Polynomial decay from ``initial_learning_rate`` to ``end_learning_rate`` over ``total_iters`` steps, then held;
     ``cycle=True`` restarts the decay with a longer horizon (TensorFlow's ``PolynomialDecay``).
 
@@ -175,10 +135,11 @@ class PolynomialLR(LRScheduler, PolynomialForm):
     [0.1, 0.060625, 0.0325, 0.015625, 0.01]
     """
 
+    form = forms.Polynomial
     _argument_names = {"initial_val": "initial_learning_rate", "end_val": "end_learning_rate"}
 
 
-class LinearLR(LRScheduler, LinearForm):
+class LinearLR(LRScheduler):
     r"""Linear decay from ``initial_learning_rate`` to ``end_learning_rate`` over ``total_iters`` steps (polynomial with
     power 1).
 
@@ -208,10 +169,11 @@ class LinearLR(LRScheduler, LinearForm):
     [0.1, 0.075, 0.05, 0.025, 0.0]
     """
 
+    form = forms.Linear
     _argument_names = {"initial_val": "initial_learning_rate", "end_val": "end_learning_rate"}
 
 
-class ExponentialLR(LRScheduler, ExponentialForm):
+class ExponentialLR(LRScheduler):
     r"""``initial_learning_rate · decay_rate ** (t / total_iters)`` (``staircase``: a whole exponent).
 
     Exponential decay by ``decay_rate`` every :math:`T` steps.
@@ -242,10 +204,11 @@ class ExponentialLR(LRScheduler, ExponentialForm):
     [0.1, 0.070711, 0.05, 0.035355, 0.025]
     """
 
+    form = forms.Exponential
     _argument_names = {"initial_val": "initial_learning_rate"}
 
 
-class InverseExponentialTimeDecayLR(LRScheduler, InverseExponentialTimeDecayForm):
+class InverseExponentialTimeDecayLR(LRScheduler):
     r"""``initial_learning_rate / (1 + decay_rate · t ** step_exponent / total_iters)`` (Keras ``InverseTimeDecay``).
 
     Inverse time decay (Keras ``InverseTimeDecay``) of the step raised to ``step_exponent`` :math:`e`.
@@ -278,10 +241,11 @@ class InverseExponentialTimeDecayLR(LRScheduler, InverseExponentialTimeDecayForm
     [0.1, 0.08, 0.066667, 0.057143, 0.05]
     """
 
+    form = forms.InverseExponentialTimeDecay
     _argument_names = {"initial_val": "initial_learning_rate"}
 
 
-class InverseSquareRootDecayLR(LRScheduler, InverseSquareRootDecayForm):
+class InverseSquareRootDecayLR(LRScheduler):
     r"""``initial_learning_rate · scale / sqrt(max(t, warmup_steps))``.
 
     Inverse square-root decay, flat for the first ``warmup_steps`` :math:`w`.
@@ -310,10 +274,11 @@ class InverseSquareRootDecayLR(LRScheduler, InverseSquareRootDecayForm):
     [0.070711, 0.070711, 0.070711, 0.057735, 0.05]
     """
 
+    form = forms.InverseSquareRootDecay
     _argument_names = {"initial_val": "initial_learning_rate"}
 
 
-class CosineDecayLR(LRScheduler, CosineDecayForm):
+class CosineDecayLR(LRScheduler):
     r"""Half a cosine from ``initial_learning_rate`` to ``end_learning_rate`` over ``total_iters`` steps, then held.
 
     Half a cosine from :math:`v_0` to :math:`v_1` over :math:`T` steps, then :math:`v_1` (Keras ``CosineDecay``).
@@ -343,10 +308,11 @@ class CosineDecayLR(LRScheduler, CosineDecayForm):
     [0.1, 0.085355, 0.05, 0.014645, 0.0]
     """
 
+    form = forms.CosineDecay
     _argument_names = {"initial_val": "initial_learning_rate", "end_val": "end_learning_rate"}
 
 
-class SequentialLR(LRScheduler, SequentialForm):
+class SequentialLR(LRScheduler, SequentialBase):
     r"""``schedulers[i]`` from ``milestones[i-1]`` until ``milestones[i]``, each seeing the steps since its start
     (without ``milestones``: each child lasts its ``total_iters``).
 
@@ -382,7 +348,7 @@ class SequentialLR(LRScheduler, SequentialForm):
     """
 
 
-class PiecewiseConstantLR(LRScheduler, PiecewiseConstantForm):
+class PiecewiseConstantLR(LRScheduler):
     r"""``learning_rates[i]`` between ``milestones[i-1]`` and ``milestones[i]`` (one more value than milestones).
 
     Hold value :math:`v_i` from milestone :math:`m_{i-1}` (0 for the first) until :math:`m_i`
@@ -414,10 +380,11 @@ class PiecewiseConstantLR(LRScheduler, PiecewiseConstantForm):
     [0.1, 0.05, 0.05, 0.01, 0.01]
     """
 
+    form = forms.PiecewiseConstant
     _argument_names = {"vals": "learning_rates"}
 
 
-class MultiStepLR(LRScheduler, MultiStepForm):
+class MultiStepLR(LRScheduler):
     r"""``initial_learning_rate · gamma ** (milestones reached)`` (torch's ``MultiStepLR``).
 
     Multiply by ``gamma`` at each milestone reached (a repeated milestone counts twice, as in torch).
@@ -445,10 +412,11 @@ class MultiStepLR(LRScheduler, MultiStepForm):
     [0.1, 0.05, 0.05, 0.025, 0.025]
     """
 
+    form = forms.MultiStep
     _argument_names = {"initial_val": "initial_learning_rate"}
 
 
-class StepLR(LRScheduler, StepForm):
+class StepLR(LRScheduler):
     r"""``initial_learning_rate · gamma ** floor(t / step_size)`` (torch's ``StepLR``).
 
     Multiply by ``gamma`` every ``step_size`` steps: :math:`f(t) = v_0\,\gamma^{\lfloor t / s \rfloor}`.
@@ -474,10 +442,11 @@ class StepLR(LRScheduler, StepForm):
     [0.1, 0.1, 0.05, 0.05, 0.025]
     """
 
+    form = forms.Step
     _argument_names = {"initial_val": "initial_learning_rate"}
 
 
-class CosineAnnealingLR(LRScheduler, CosineAnnealingForm):
+class CosineAnnealingLR(LRScheduler):
     r"""Cosine annealing from ``initial_learning_rate`` to ``eta_min`` over ``T_max`` steps and back (torch's
     ``CosineAnnealingLR`` closed form).
 
@@ -509,10 +478,11 @@ class CosineAnnealingLR(LRScheduler, CosineAnnealingForm):
     [0.1, 0.085355, 0.05, 0.014645, 0.0]
     """
 
+    form = forms.CosineAnnealing
     _argument_names = {"initial_val": "initial_learning_rate"}
 
 
-class LambdaLR(LRScheduler, LambdaForm):
+class LambdaLR(LRScheduler):
     r"""``initial_learning_rate`` times the product of the functions of the step ``set_lr_lambda()`` returns. A base
     class: subclass it and override ``set_lr_lambda()`` to return a function of the step (a float64 tensor), or a
     list of them, written with torch ops.
@@ -545,18 +515,11 @@ class LambdaLR(LRScheduler, LambdaForm):
     [0.1, 0.05, 0.025, 0.0125]
     """
 
+    form = forms.Lambda
     _argument_names = {"initial_val": "initial_learning_rate"}
 
-    def set_lr_lambda(self) -> Any:
-        """The function(s) of the step the closed form uses (Cerebras's name for ``set_value_lambda``): override
-        ``set_lr_lambda()`` in a subclass to set your own."""
-        return self.set_value_lambda()
 
-    def _lambda_hook(self) -> str:
-        return "set_lr_lambda"
-
-
-class CosineAnnealingWarmRestarts(LRScheduler, CosineAnnealingWarmRestartsForm):
+class CosineAnnealingWarmRestarts(LRScheduler):
     r"""SGDR: cosine annealing from ``initial_learning_rate`` to ``eta_min`` restarting after ``T_0`` steps, then every
     ``T_mult`` times longer (an integer ``T_mult >= 1``; torch's ``CosineAnnealingWarmRestarts``).
 
@@ -590,10 +553,11 @@ class CosineAnnealingWarmRestarts(LRScheduler, CosineAnnealingWarmRestartsForm):
     [0.1, 0.05, 0.1, 0.05, 0.1]
     """
 
+    form = forms.CosineAnnealingWarmRestarts
     _argument_names = {"initial_val": "initial_learning_rate"}
 
 
-class MultiplicativeLR(LRScheduler, MultiplicativeForm):
+class MultiplicativeLR(LRScheduler):
     r"""``initial_learning_rate · coefficient ** t``: the learning rate multiplied by ``coefficient`` every step.
 
     Multiply by ``coefficient`` :math:`c` every step: :math:`f(t) = v_0\, c^{t}`.
@@ -620,18 +584,19 @@ class MultiplicativeLR(LRScheduler, MultiplicativeForm):
     [0.1, 0.05, 0.025, 0.0125, 0.00625]
     """
 
+    form = forms.Multiplicative
     _argument_names = {"initial_val": "initial_learning_rate"}
 
-    def set_lr_lambda(self) -> Any:
-        """The function(s) of the step the closed form uses (Cerebras's name for ``set_value_lambda``): override
-        ``set_lr_lambda()`` in a subclass to set your own."""
-        return self.set_value_lambda()
+    def set_lr_lambda(self) -> Callable[[Any], Any]:
+        """The factor per step as a function of the step: ``coefficient``; override it in a subclass to set your own.
 
-    def _lambda_hook(self) -> str:
-        return "set_lr_lambda"
+        Returns:
+            ``step -> coefficient``.
+        """
+        return lambda step: self.coefficient
 
 
-class ChainedLR(LRScheduler, ChainedForm):
+class ChainedLR(LRScheduler, ChainedBase):
     r"""The product of ``schedulers``: the first one's learning rate times each later one's relative to its value at
     step 0.
 
@@ -660,7 +625,7 @@ class ChainedLR(LRScheduler, ChainedForm):
     """
 
 
-class CyclicLR(LRScheduler, CyclicForm):
+class CyclicLR(LRScheduler):
     r"""Cyclical learning rate between ``base_lr`` and ``max_lr`` (torch's ``CyclicLR`` without momentum cycling).
 
     Cyclical values between a base and a peak value (CLR), exactly torch's ``CyclicLR`` (see
@@ -694,10 +659,11 @@ class CyclicLR(LRScheduler, CyclicForm):
     [0.01, 0.055, 0.1, 0.055, 0.01]
     """
 
+    form = forms.Cyclic
     _argument_names = {"base_val": "base_lr", "max_val": "max_lr"}
 
 
-class OneCycleLR(LRScheduler, OneCycleForm):
+class OneCycleLR(LRScheduler):
     r"""The 1cycle policy from ``initial_learning_rate`` up to ``max_lr`` and down to ``initial_learning_rate /
     final_div_factor`` over ``total_steps`` (torch's ``OneCycleLR``).
 
@@ -731,10 +697,11 @@ class OneCycleLR(LRScheduler, OneCycleForm):
     [0.004, 0.081175, 0.028306, 0.0, 0.0]
     """
 
+    form = forms.OneCycle
     _argument_names = {"initial_val": "initial_learning_rate", "max_val": "max_lr"}
 
 
-class ScalePerParamLR(LRScheduler, ScalePerParamForm):
+class ScalePerParamLR(LRScheduler, ScalePerParamBase):
     r"""``scheduler``'s learning rate times each param group's ``adjust_learning_rate`` entry (µP-style per-layer
     scaling).
 

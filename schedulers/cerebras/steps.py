@@ -32,17 +32,10 @@ from schedulers.core.state import ScheduleState
 from timeunits import Time, TimeUnit
 from timeunits.errors import argument_error
 
-__all__ = ["PENDING", "StepArgumentError", "resolve_steps"]
+__all__ = ["StepArgumentError", "StepCount", "is_step_count", "needs_run", "resolve_steps"]
 
-
-class _Pending:
-    """A step-count argument that needs the run's state, which is not known yet."""
-
-    def __repr__(self) -> str:
-        return "PENDING"
-
-
-PENDING = _Pending()
+#: a step-count argument: a number of steps, or a time string / Time (``"1000ba"``, ``"2ep"``, ``"0.1dur"``)
+StepCount = int | float | str | Time
 
 _TIME_AWARE_HINT = (
     "Cerebras schedulers count optimizer steps; for a schedule in samples or tokens use one of Cadence's "
@@ -69,9 +62,52 @@ class StepArgumentError(ValueError):
     """
 
 
+def is_step_count(value: object, *, positive: bool = False) -> bool:
+    """Whether a resolved step-count argument is a number of steps: an int or a float (not a bool), finite, and
+    ``>= 0`` (``> 0`` when ``positive``).
+
+    Args:
+        value: The resolved argument.
+        positive: Whether 0 is refused.
+
+    Returns:
+        Whether ``value`` is a number of steps.
+
+    >>> is_step_count(10), is_step_count(0, positive=True), is_step_count(True)
+    (True, False, False)
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return (0 < value if positive else 0 <= value) and value < math.inf
+
+
+def needs_run(value: object) -> bool:
+    """Whether a step-count argument (or a list of them) holds a time that only a run's state resolves: epochs or
+    a fraction of the run (a string that is no time is not: resolving it says what is wrong).
+
+    Args:
+        value: A step-count argument as given.
+
+    Returns:
+        True for a time in ``ep`` or ``dur`` (or a list holding one).
+
+    >>> needs_run("0.5dur"), needs_run([10, "2ep"]), needs_run("100ba"), needs_run(100)
+    (True, True, False, False)
+    """
+    if isinstance(value, (list, tuple)):
+        return any(needs_run(item) for item in value)
+    if not isinstance(value, (str, Time)):
+        return False
+    try:
+        unit = Time.from_input(value).unit
+    except ValueError:
+        return False
+    return unit in (TimeUnit.EPOCH, TimeUnit.DURATION)
+
+
 def resolve_steps(
-    name: str, value: object, state: ScheduleState | None = None, ssr: float = 1.0, *, required: bool = True
-) -> int | float | list | _Pending | None:
+    name: str, value: object, state: ScheduleState | None = None, ssr: float = 1.0
+) -> int | float | list | None:
     """``value`` (a number, a time string or Time, a list of these, or None) as whole steps.
 
     Args:
@@ -80,11 +116,9 @@ def resolve_steps(
             these, or None.
         state: The run's state (``.max_duration``, ``.dataloader_len``), needed for ``ep`` and ``dur``.
         ssr: The scale schedule ratio: counts in steps are multiplied by it as whole counts.
-        required: Whether a time that needs a missing ``state`` is an error (else :data:`PENDING`).
 
     Returns:
-        The whole step count (a list for a list; None for None), or :data:`PENDING` when a time needs the run's
-        state, ``state`` is None and not ``required``.
+        The whole step count (a list for a list; None for None).
 
     Raises:
         StepArgumentError: A value that is not a step count or a time in steps, or a time that needs the
@@ -96,10 +130,9 @@ def resolve_steps(
     if value is None:
         return None
     if isinstance(value, (list, tuple)):
-        items = [resolve_steps(f"{name}[{i}]", v, state, ssr, required=required) for i, v in enumerate(value)]
-        return PENDING if any(item is PENDING for item in items) else items
+        return [resolve_steps(f"{name}[{i}]", v, state, ssr) for i, v in enumerate(value)]
     if isinstance(value, (str, Time)):
-        return _resolve_time(name, value, state, ssr, required)
+        return _resolve_time(name, value, state, ssr)
     if isinstance(value, bool):
         raise StepArgumentError(f"{name}={value!r} must be a number of steps or a time string such as '1000ba'")
     try:
@@ -115,9 +148,7 @@ def resolve_steps(
     )
 
 
-def _resolve_time(
-    name: str, value: object, state: ScheduleState | None, ssr: float, required: bool
-) -> int | float | _Pending:
+def _resolve_time(name: str, value: object, state: ScheduleState | None, ssr: float) -> int | float:
     try:
         time = Time.from_input(value)
     except ValueError as error:  # timeunits' error, kept (a non-integral count stays a NonIntegralTimeError)
@@ -129,8 +160,6 @@ def _resolve_time(
     needs = "max_duration" if time.unit is TimeUnit.DURATION else "dataloader_len"
     max_duration = getattr(state, "max_duration", None)
     if state is None or (needs == "max_duration" and max_duration is None):
-        if not required:
-            return PENDING
         what = "a fraction of the run" if needs == "max_duration" else "in epochs"
         raise StepArgumentError(
             f"{name}={time} is {what} and needs the run's {needs}: pass state= (anything with max_duration, "

@@ -1,12 +1,12 @@
 """The table of the Cerebras schedules: which learning-rate and weight-decay classes share a form, and their names.
 
-Each row names a schedule (``"CosineDecay"``) and its form (a class of :mod:`schedulers.cerebras.closed_forms`
-or :mod:`schedulers.cerebras.composites`: the generic signature, its checks and the closed form, evaluated
-through :mod:`schedulers.core.kernels`). Both families declare their classes in source on that form
-(``class CosineDecayLR(LRScheduler, CosineDecayForm)`` in :mod:`schedulers.cerebras.lr_scheduler`,
-``class CosineDecayWD(WeightDecayScheduler, CosineDecayForm)`` in
-:mod:`schedulers.cerebras.weight_decay_scheduler`); :func:`register_family` puts each family's classes in the
-registry (family ``"cerebras"``), the learning-rate ones with their aliases.
+Each row names a schedule (``"CosineDecay"``) and its form (a frozen value class of :mod:`schedulers.cerebras.forms`:
+the generic signature, its checks and the closed form, evaluated through :mod:`schedulers.core.kernels`). Both
+families declare their classes in source on that form (``class CosineDecayLR(LRScheduler)`` with
+``form = forms.CosineDecay`` in :mod:`schedulers.cerebras.lr_scheduler`, and ``CosineDecayWD`` in
+:mod:`schedulers.cerebras.weight_decay_scheduler`; a composite composes it of its children's forms);
+:func:`register_family` puts each family's classes in the registry (family ``"cerebras"``), the learning-rate
+ones with their aliases.
 
 >>> [row.stem for row in TABLE][:3]
 ['Constant', 'Polynomial', 'Linear']
@@ -17,10 +17,10 @@ registry (family ``"cerebras"``), the learning-rate ones with their aliases.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 
-from schedulers.cerebras import closed_forms as forms
-from schedulers.cerebras import composites
+import attrs
+
+from schedulers.cerebras import forms
 from schedulers.cerebras.scheduler import HyperparameterScheduler
 from schedulers.core.registry import register_scheduler
 
@@ -30,7 +30,7 @@ __all__ = ["ROWS", "TABLE", "Row", "register_family"]
 _FAMILIES: dict[bool, dict[str, type[HyperparameterScheduler]]] = {True: {}, False: {}}
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Row:
     """One schedule of the table.
 
@@ -39,7 +39,7 @@ class Row:
 
     Args:
         stem: The schedule's name without its family suffix (``"CosineDecay"``).
-        form: The form both classes of the schedule subclass.
+        form: The form (a value class) both classes of the schedule write.
         lr_class: The learning-rate class's name when it is not ``stem + "LR"``.
         lr_aliases: The learning-rate class's other registry names.
 
@@ -51,7 +51,7 @@ class Row:
     """
 
     stem: str
-    form: type[HyperparameterScheduler]
+    form: type[forms.Form]
     lr_class: str | None = None
     lr_aliases: tuple[str, ...] = ()
 
@@ -69,30 +69,30 @@ class Row:
 
 
 TABLE: tuple[Row, ...] = (
-    Row("Constant", forms.ConstantForm),
-    Row("Polynomial", forms.PolynomialForm),
-    Row("Linear", forms.LinearForm),
-    Row("Exponential", forms.ExponentialForm),
-    Row("InverseExponentialTimeDecay", forms.InverseExponentialTimeDecayForm),
-    Row("InverseSquareRootDecay", forms.InverseSquareRootDecayForm),
-    Row("CosineDecay", forms.CosineDecayForm),
-    Row("Sequential", composites.SequentialForm),
-    Row("PiecewiseConstant", forms.PiecewiseConstantForm),
-    Row("MultiStep", forms.MultiStepForm),
-    Row("Step", forms.StepForm),
-    Row("CosineAnnealing", forms.CosineAnnealingForm),
-    Row("Lambda", forms.LambdaForm),
+    Row("Constant", forms.Constant),
+    Row("Polynomial", forms.Polynomial),
+    Row("Linear", forms.Linear),
+    Row("Exponential", forms.Exponential),
+    Row("InverseExponentialTimeDecay", forms.InverseExponentialTimeDecay),
+    Row("InverseSquareRootDecay", forms.InverseSquareRootDecay),
+    Row("CosineDecay", forms.CosineDecay),
+    Row("Sequential", forms.Sequential),
+    Row("PiecewiseConstant", forms.PiecewiseConstant),
+    Row("MultiStep", forms.MultiStep),
+    Row("Step", forms.Step),
+    Row("CosineAnnealing", forms.CosineAnnealing),
+    Row("Lambda", forms.Lambda),
     Row(
         "CosineAnnealingWarmRestarts",
-        forms.CosineAnnealingWarmRestartsForm,
+        forms.CosineAnnealingWarmRestarts,
         lr_class="CosineAnnealingWarmRestarts",
         lr_aliases=("CosineAnnealingWarmRestartsLR",),
     ),
-    Row("Multiplicative", forms.MultiplicativeForm),
-    Row("Chained", composites.ChainedForm, lr_aliases=("ChainedScheduler",)),
-    Row("Cyclic", forms.CyclicForm),
-    Row("OneCycle", forms.OneCycleForm),
-    Row("ScalePerParam", composites.ScalePerParamForm),
+    Row("Multiplicative", forms.Multiplicative),
+    Row("Chained", forms.Chained, lr_aliases=("ChainedScheduler",)),
+    Row("Cyclic", forms.Cyclic),
+    Row("OneCycle", forms.OneCycle),
+    Row("ScalePerParam", forms.ScalePerParam),
 )
 
 ROWS: dict[str, Row] = {row.stem: row for row in TABLE}
@@ -110,7 +110,7 @@ def register_family(module: str, *, learning_rate: bool) -> None:
         None.
 
     Raises:
-        TypeError: A class that does not subclass its row's form.
+        TypeError: A class that does not write its row's form.
 
     >>> from schedulers import get_scheduler
     >>> get_scheduler("CosineDecayWD", family="cerebras").__name__
@@ -119,7 +119,7 @@ def register_family(module: str, *, learning_rate: bool) -> None:
     namespace = vars(sys.modules[module])
     for row in TABLE:
         cls = namespace[row.class_name(learning_rate)]
-        if not issubclass(cls, row.form):
-            raise TypeError(f"{cls.__qualname__} must subclass {row.form.__qualname__}, its row's form")
+        if (cls.form or cls.composes) is not row.form:
+            raise TypeError(f"{cls.__qualname__} must write {row.form.__qualname__}, its row's form")
         register_scheduler(cls, aliases=row.lr_aliases if learning_rate else (), family="cerebras")
         _FAMILIES[learning_rate][row.stem] = cls

@@ -22,25 +22,11 @@ give the formulas), with Cerebras 2.x's generic argument names (``val``, ``initi
 
 from __future__ import annotations
 
-from schedulers.cerebras.closed_forms import (
-    ConstantForm,
-    CosineAnnealingForm,
-    CosineAnnealingWarmRestartsForm,
-    CosineDecayForm,
-    CyclicForm,
-    ExponentialForm,
-    InverseExponentialTimeDecayForm,
-    InverseSquareRootDecayForm,
-    LambdaForm,
-    LinearForm,
-    MultiplicativeForm,
-    MultiStepForm,
-    OneCycleForm,
-    PiecewiseConstantForm,
-    PolynomialForm,
-    StepForm,
-)
-from schedulers.cerebras.composites import ChainedForm, ScalePerParamForm, SequentialForm
+from collections.abc import Callable
+from typing import Any
+
+from schedulers.cerebras import forms
+from schedulers.cerebras.composites import ChainedBase, ScalePerParamBase, SequentialBase
 from schedulers.cerebras.scheduler import HyperparameterScheduler
 from schedulers.cerebras.table import register_family
 
@@ -77,7 +63,7 @@ class WeightDecayScheduler(HyperparameterScheduler):
 WDScheduler = WeightDecayScheduler
 
 
-class ConstantWD(WeightDecayScheduler, ConstantForm):
+class ConstantWD(WeightDecayScheduler):
     r"""A constant weight decay ``val``; ``total_iters`` (optional) is how long, e.g. in a sequence.
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.ConstantLR`, on the weight decay. Here :math:`t` is
@@ -102,8 +88,10 @@ class ConstantWD(WeightDecayScheduler, ConstantForm):
     [0.1, 0.1, 0.1, 0.1, 0.1]
     """
 
+    form = forms.Constant
 
-class PolynomialWD(WeightDecayScheduler, PolynomialForm):
+
+class PolynomialWD(WeightDecayScheduler):
     r"""Polynomial decay from ``initial_val`` to ``end_val`` over ``total_iters`` steps, then held; ``cycle=True``
     restarts the decay with a longer horizon (TensorFlow's ``PolynomialDecay``).
 
@@ -133,8 +121,10 @@ class PolynomialWD(WeightDecayScheduler, PolynomialForm):
     [0.1, 0.060625, 0.0325, 0.015625, 0.01]
     """
 
+    form = forms.Polynomial
 
-class LinearWD(WeightDecayScheduler, LinearForm):
+
+class LinearWD(WeightDecayScheduler):
     r"""Linear decay from ``initial_val`` to ``end_val`` over ``total_iters`` steps (polynomial with power 1).
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.LinearLR`, on the weight decay. Here :math:`t` is
@@ -162,8 +152,10 @@ class LinearWD(WeightDecayScheduler, LinearForm):
     [0.1, 0.075, 0.05, 0.025, 0.0]
     """
 
+    form = forms.Linear
 
-class ExponentialWD(WeightDecayScheduler, ExponentialForm):
+
+class ExponentialWD(WeightDecayScheduler):
     r"""``initial_val · decay_rate ** (t / total_iters)`` (``staircase``: a whole exponent).
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.ExponentialLR`, on the weight decay. Here :math:`t`
@@ -190,8 +182,10 @@ class ExponentialWD(WeightDecayScheduler, ExponentialForm):
     [0.1, 0.070711, 0.05, 0.035355, 0.025]
     """
 
+    form = forms.Exponential
 
-class InverseExponentialTimeDecayWD(WeightDecayScheduler, InverseExponentialTimeDecayForm):
+
+class InverseExponentialTimeDecayWD(WeightDecayScheduler):
     r"""``initial_val / (1 + decay_rate · t ** step_exponent / total_iters)`` (Keras ``InverseTimeDecay``).
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.InverseExponentialTimeDecayLR`, on the weight
@@ -221,8 +215,10 @@ class InverseExponentialTimeDecayWD(WeightDecayScheduler, InverseExponentialTime
     [0.1, 0.08, 0.066667, 0.057143, 0.05]
     """
 
+    form = forms.InverseExponentialTimeDecay
 
-class InverseSquareRootDecayWD(WeightDecayScheduler, InverseSquareRootDecayForm):
+
+class InverseSquareRootDecayWD(WeightDecayScheduler):
     r"""``initial_val · scale / sqrt(max(t, warmup_steps))``.
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.InverseSquareRootDecayLR`, on the weight decay.
@@ -248,8 +244,10 @@ class InverseSquareRootDecayWD(WeightDecayScheduler, InverseSquareRootDecayForm)
     [0.070711, 0.070711, 0.070711, 0.057735, 0.05]
     """
 
+    form = forms.InverseSquareRootDecay
 
-class CosineDecayWD(WeightDecayScheduler, CosineDecayForm):
+
+class CosineDecayWD(WeightDecayScheduler):
     r"""Half a cosine from ``initial_val`` to ``end_val`` over ``total_iters`` steps, then held.
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.CosineDecayLR`, on the weight decay. Here :math:`t`
@@ -276,8 +274,10 @@ class CosineDecayWD(WeightDecayScheduler, CosineDecayForm):
     [0.1, 0.085355, 0.05, 0.014645, 0.0]
     """
 
+    form = forms.CosineDecay
 
-class SequentialWD(WeightDecayScheduler, SequentialForm):
+
+class SequentialWD(WeightDecayScheduler, SequentialBase):
     r"""``schedulers[i]`` from ``milestones[i-1]`` until ``milestones[i]``, each seeing the steps since its start
     (without ``milestones``: each child lasts its ``total_iters``).
 
@@ -306,7 +306,7 @@ class SequentialWD(WeightDecayScheduler, SequentialForm):
     """
 
 
-class PiecewiseConstantWD(WeightDecayScheduler, PiecewiseConstantForm):
+class PiecewiseConstantWD(WeightDecayScheduler):
     r"""``vals[i]`` between ``milestones[i-1]`` and ``milestones[i]`` (one more value than milestones).
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.PiecewiseConstantLR`, on the weight decay. Here
@@ -331,8 +331,10 @@ class PiecewiseConstantWD(WeightDecayScheduler, PiecewiseConstantForm):
     [0.1, 0.05, 0.05, 0.01, 0.01]
     """
 
+    form = forms.PiecewiseConstant
 
-class MultiStepWD(WeightDecayScheduler, MultiStepForm):
+
+class MultiStepWD(WeightDecayScheduler):
     r"""``initial_val · gamma ** (milestones reached)`` (torch's ``MultiStepLR``).
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.MultiStepLR`, on the weight decay. Here :math:`t`
@@ -357,8 +359,10 @@ class MultiStepWD(WeightDecayScheduler, MultiStepForm):
     [0.1, 0.05, 0.05, 0.025, 0.025]
     """
 
+    form = forms.MultiStep
 
-class StepWD(WeightDecayScheduler, StepForm):
+
+class StepWD(WeightDecayScheduler):
     r"""``initial_val · gamma ** floor(t / step_size)`` (torch's ``StepLR``).
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.StepLR`, on the weight decay. Here :math:`t` is the
@@ -383,8 +387,10 @@ class StepWD(WeightDecayScheduler, StepForm):
     [0.1, 0.1, 0.05, 0.05, 0.025]
     """
 
+    form = forms.Step
 
-class CosineAnnealingWD(WeightDecayScheduler, CosineAnnealingForm):
+
+class CosineAnnealingWD(WeightDecayScheduler):
     r"""Cosine annealing from ``initial_val`` to ``eta_min`` over ``T_max`` steps and back (torch's
     ``CosineAnnealingLR`` closed form).
 
@@ -410,8 +416,10 @@ class CosineAnnealingWD(WeightDecayScheduler, CosineAnnealingForm):
     [0.1, 0.085355, 0.05, 0.014645, 0.0]
     """
 
+    form = forms.CosineAnnealing
 
-class LambdaWD(WeightDecayScheduler, LambdaForm):
+
+class LambdaWD(WeightDecayScheduler):
     r"""``initial_val`` times the product of the functions of the step ``set_value_lambda()`` returns. A base class:
     subclass it and override ``set_value_lambda()`` to return a function of the step (a float64 tensor), or a list
     of them, written with torch ops.
@@ -439,8 +447,10 @@ class LambdaWD(WeightDecayScheduler, LambdaForm):
     [0.1, 0.05, 0.025, 0.0125]
     """
 
+    form = forms.Lambda
 
-class CosineAnnealingWarmRestartsWD(WeightDecayScheduler, CosineAnnealingWarmRestartsForm):
+
+class CosineAnnealingWarmRestartsWD(WeightDecayScheduler):
     r"""SGDR: cosine annealing from ``initial_val`` to ``eta_min`` restarting after ``T_0`` steps, then every ``T_mult``
     times longer (an integer ``T_mult >= 1``; torch's ``CosineAnnealingWarmRestarts``).
 
@@ -468,8 +478,10 @@ class CosineAnnealingWarmRestartsWD(WeightDecayScheduler, CosineAnnealingWarmRes
     [0.1, 0.05, 0.1, 0.05, 0.1]
     """
 
+    form = forms.CosineAnnealingWarmRestarts
 
-class MultiplicativeWD(WeightDecayScheduler, MultiplicativeForm):
+
+class MultiplicativeWD(WeightDecayScheduler):
     r"""``initial_val · coefficient ** t``: the weight decay multiplied by ``coefficient`` every step.
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.MultiplicativeLR`, on the weight decay. Here
@@ -493,8 +505,18 @@ class MultiplicativeWD(WeightDecayScheduler, MultiplicativeForm):
     [0.1, 0.05, 0.025, 0.0125, 0.00625]
     """
 
+    form = forms.Multiplicative
 
-class ChainedWD(WeightDecayScheduler, ChainedForm):
+    def set_value_lambda(self) -> Callable[[Any], Any]:
+        """The factor per step as a function of the step: ``coefficient``; override it in a subclass to set your own.
+
+        Returns:
+            ``step -> coefficient``.
+        """
+        return lambda step: self.coefficient
+
+
+class ChainedWD(WeightDecayScheduler, ChainedBase):
     r"""The product of ``schedulers``: the first one's weight decay times each later one's relative to its value at step
     0.
 
@@ -519,7 +541,7 @@ class ChainedWD(WeightDecayScheduler, ChainedForm):
     """
 
 
-class CyclicWD(WeightDecayScheduler, CyclicForm):
+class CyclicWD(WeightDecayScheduler):
     r"""Cyclical weight decay between ``base_val`` and ``max_val`` (torch's ``CyclicLR`` without momentum cycling).
 
     The closed form of :class:`~schedulers.cerebras.lr_scheduler.CyclicLR`, on the weight decay. Here :math:`t` is
@@ -549,8 +571,10 @@ class CyclicWD(WeightDecayScheduler, CyclicForm):
     [0.01, 0.055, 0.1, 0.055, 0.01]
     """
 
+    form = forms.Cyclic
 
-class OneCycleWD(WeightDecayScheduler, OneCycleForm):
+
+class OneCycleWD(WeightDecayScheduler):
     r"""The 1cycle policy from ``initial_val`` up to ``max_val`` and down to ``initial_val / final_div_factor`` over
     ``total_steps`` (torch's ``OneCycleLR``).
 
@@ -580,8 +604,10 @@ class OneCycleWD(WeightDecayScheduler, OneCycleForm):
     [0.004, 0.081175, 0.028306, 0.0, 0.0]
     """
 
+    form = forms.OneCycle
 
-class ScalePerParamWD(WeightDecayScheduler, ScalePerParamForm):
+
+class ScalePerParamWD(WeightDecayScheduler, ScalePerParamBase):
     r"""``scheduler``'s weight decay times each param group's ``adjust_learning_rate`` entry (µP-style per-layer
     scaling).
 

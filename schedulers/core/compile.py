@@ -1,4 +1,4 @@
-"""Cadence's one scheduler object: a ``torch.optim.lr_scheduler.LRScheduler`` every front end runs on.
+"""Cadence's scheduler for a time-aware schedule: a ``torch.optim.lr_scheduler.LRScheduler`` that reads the run's clock.
 
 ``compile_scheduler(schedule, optimizer, state)`` returns a :class:`CompiledScheduler` that writes
 
@@ -7,24 +7,24 @@
 into every param group, at construction and at every ``step()``. It reads ``state`` by reference (the
 trainer, or your own loop, advances ``state.timestamp``), so the step count it keeps is bookkeeping
 only. ``h`` is ``"lr"`` or any other scalar hyperparameter (``"weight_decay"``, ``"momentum"``, ...).
-The Cerebras and SambaFlow front ends are the same object counting its own steps (docs/architecture.md).
+What it writes and how is :class:`~schedulers.core.group_writer.GroupWriter`'s, shared with the front ends that
+count their own steps (Cerebras, SambaFlow: :mod:`schedulers.core.step_counting`; docs/architecture.md).
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import torch
-from torch.optim.lr_scheduler import LRScheduler
 
 from schedulers.core.base import Schedule
 from schedulers.core.callables import CallableKind, callable_kind
+from schedulers.core.group_writer import GroupWriter
 from schedulers.core.listening import Decision, Evaluation, ScheduleListening, listening_of
 from schedulers.core.run import Run
-from schedulers.core.schedule_arguments import integer_argument, number_argument
+from schedulers.core.schedule_arguments import number_argument
 from schedulers.core.state import ScheduleState
 
 __all__ = ["CompiledScheduler", "base_value", "compile_scheduler"]
@@ -83,22 +83,13 @@ def compile_scheduler(
     return CompiledScheduler(scheduler, optimizer, state, ssr, hyperparameter=hyperparameter, param_groups=param_groups)
 
 
-class CompiledScheduler(LRScheduler):
-    """The one scheduler object of Cadence: every front end runs on it. ``step()`` is one α evaluation plus writes.
+class CompiledScheduler(GroupWriter):
+    """Cadence's scheduler for a schedule of the run's time: ``step()`` is one α evaluation plus writes.
 
-    It writes ``scale_g · α`` into the hyperparameter of each driven param group ``g``, where α comes from one
-    of two clocks:
-
-    * **the state** (what :func:`compile_scheduler` builds, and the trainer and the integrations): α is the
-      Cadence schedule at ``state.timestamp``, and ``scale_g`` the group's base value, kept as
-      ``group["initial_<h>"]`` (torch's ``initial_lr`` convention), so reloading an optimizer's state never
-      applies α twice;
-    * **its own steps** (``counts_steps``: the Cerebras and SambaFlow front ends, which count optimizer steps):
-      α is the front end's curve (a closed form of the step count, :class:`~schedulers.core.base.Curve`'s
-      ``fn``) at the number of ``step()`` calls. The front end resolves that curve for the run (its step counts
-      scaled by the ratio) in :meth:`_resolve_curve`, and says what ``scale_g`` is: the group's base value
-      (SambaFlow: relative to the optimizer's lr) or a per-group factor (Cerebras: absolute values, the
-      factor 1 or the group's ``adjust_learning_rate``).
+    It writes ``scale_g · α`` into the hyperparameter of each driven param group ``g``: α is the Cadence schedule
+    at ``state.timestamp``, and ``scale_g`` the group's base value, kept as ``group["initial_<h>"]`` (torch's
+    ``initial_lr`` convention), so reloading an optimizer's state never applies α twice. (The front ends that
+    count optimizer steps share the writing: :class:`~schedulers.core.step_counting.StepCountingScheduler`.)
 
     A tensor-valued hyperparameter stays the same tensor and is updated in place (a compiled optimizer step
     then never recompiles because the value moved). The trainer steps every one of these once per batch and
@@ -128,13 +119,9 @@ class CompiledScheduler(LRScheduler):
     0.25
     """
 
-    #: False: α follows the state's timestamp; True: α is a closed form of the number of step() calls
-    counts_steps: ClassVar[bool] = False
     #: the listening part of the schedule, its plateaus and their states (None: it only follows time);
     #: found through schedulers.core.listening, so this module knows no plateau by name
     _listeners: ScheduleListening | None = None
-    #: who this scheduler is in a message about what it heard (the trainer names it by its entries)
-    listener_name: str = "a compiled schedule"
 
     def __init__(
         self,
@@ -162,122 +149,30 @@ class CompiledScheduler(LRScheduler):
         self._drive(optimizer, hyperparameter, indices, [base for _, base in bases])
         self._apply(first)
 
-    # -- the engine ----------------------------------------------------------------------------------
+    def current_alpha(self) -> float:
+        """α now: the schedule at the state's timestamp.
 
-    def _drive(
-        self, optimizer: torch.optim.Optimizer, hyperparameter: str, indices: list[int], scales: list[float]
-    ) -> None:
-        """Drive ``hyperparameter`` of the param groups ``indices``, group ``indices[i]`` scaled by ``scales[i]``."""
-        self.optimizer = optimizer
-        self.hyperparameter = hyperparameter
-        self.param_groups = indices
-        self.base_values = scales
-        if hyperparameter == "lr":
-            self.base_lrs = list(scales)  # what torch's own schedulers expose
-        groups = optimizer.param_groups
-        one_float = len(indices) == 1 and not isinstance(groups[indices[0]][hyperparameter], torch.Tensor)
-        self._single = (indices[0], scales[0]) if one_float else None
-        self.__dict__.setdefault("_count", 0)
-        self._step_count = 1
-        if self.counts_steps:
-            self._hold_step()
-
-    # -- the step count ------------------------------------------------------------------------------
-
-    def _hold_step(self) -> None:
-        """Keep the step count also as a 0-d int64 tensor, ``_step_tensor``, written in place through a numpy
-        view at each step: a closed form reading it under ``torch.compile`` takes the step as an input, so one
-        graph serves every step (a Python int would be a constant of the graph)."""
-        tensor = torch.tensor(self._count, dtype=torch.int64)
-        self._step_tensor, self._step_view = tensor, tensor.numpy()
-
-    def _set_count(self, count: int) -> None:
-        """Move the step count to ``count`` (and its tensor, for a scheduler that counts its steps)."""
-        self._count = count
-        view = self.__dict__.get("_step_view")
-        if view is not None:
-            view[()] = count
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {key: value for key, value in self.__dict__.items() if key != "_step_view"}  # a view: made again
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        if "_step_tensor" in state:
-            self._step_view = self._step_tensor.numpy()
-
-    @property
-    def last_epoch(self) -> Any:
-        """The number of ``step()`` calls since construction (torch's name for it)."""
-        return self._count
-
-    @last_epoch.setter
-    def last_epoch(self, value: Any) -> None:
-        self._set_count(int(value))
-
-    def _current_alpha(self) -> float:
-        if self.counts_steps:
-            return self._curve(float(self._count))
+        Returns:
+            The multiplier for ``state``'s time.
+        """
         return self._alpha(self.state)
 
-    def _apply(self, alpha: float | None = None) -> None:
-        """Write ``scale · α`` into the driven groups; ``alpha`` defaults to α now."""
-        if alpha is None:
-            alpha = self._current_alpha()
-        groups, key = self.optimizer.param_groups, self.hyperparameter  # looked up each time: load_state_dict
-        if self._single is not None:  # the common case, kept to a few operations: one group, a float value
-            value = self._single[1] * alpha
-            groups[self._single[0]][key] = value
-            self._last_lr = [value]
-            return
-        values = self._values(alpha)
-        for index, value in zip(self.param_groups, values, strict=True):
-            group = groups[index]
-            if isinstance(group[key], torch.Tensor):
-                group[key].fill_(value)  # in place: a compiled optimizer step keeps its graph
-            else:
-                group[key] = value
-        self._last_lr = values
-
-    def _values(self, alpha: float) -> list[float]:
-        return [scale * alpha for scale in self.base_values]
-
-    def step(self, epoch: int | None = None) -> None:
-        """Count one step and write ``scale · α`` into every driven group (α evaluated before the count moves,
-        so a step that raises is not counted).
+    def step(self, epoch: None = None) -> None:
+        """Count one step and write ``scale · α`` for the state's time into every driven group (α evaluated
+        before the count moves, so a step that raises is not counted).
 
         Args:
-            epoch: For a scheduler that counts its steps, the step to jump to (deprecated in torch, warned);
-                None for the next step. One that follows the state takes none.
+            epoch: Not taken: the time is the state's (torch's deprecated argument, refused).
 
         Raises:
-            TypeError: ``epoch`` given to a scheduler that follows its state's time.
+            TypeError: ``epoch`` given.
         """
         if epoch is not None:
-            self._jump(epoch)
-            return
-        count = self._count + 1
-        if self.counts_steps:
-            alpha = self._curve(float(count))
-            self._step_view[()] = count
-        else:
-            alpha = self._alpha(self.state)
-        self._count = count
-        self._step_count += 1
-        self._apply(alpha)
-
-    def _jump(self, epoch: int) -> None:
-        if not self.counts_steps:
             raise TypeError(
                 "a compiled Cadence scheduler reads the time from its state; step() takes no epoch argument"
             )
-        warnings.warn(
-            "passing a step to step() is deprecated (as in torch); call step() once per optimizer step",
-            UserWarning,
-            stacklevel=3,
-        )
-        alpha = self._curve(float(integer_argument("epoch", epoch, low=0)))
-        self._set_count(int(epoch))
+        alpha = self._alpha(self.state)
+        self._count += 1
         self._step_count += 1
         self._apply(alpha)
 
@@ -286,8 +181,7 @@ class CompiledScheduler(LRScheduler):
         write the current values.
 
         The trainer calls this for every scheduler it steps, with its clock and its Run, so a schedule follows
-        the trainer's clock, and a front end that counts steps resolves its time strings against the run (its
-        counts scaled by the run's ratio).
+        the trainer's clock.
 
         Args:
             state: What the schedule reads from now on (``timestamp``, ``max_duration``, ``dataloader_len``).
@@ -301,12 +195,9 @@ class CompiledScheduler(LRScheduler):
             ValueError: A ratio or a run the schedule cannot take (nothing has changed then).
         """
         run, ssr = (self.run, self.ssr) if ssr is None else _run_and_ratio(ssr)
-        if self.counts_steps:
-            self._curve = self._resolve_curve(state, ssr)  # before anything changes: a refused ratio changes nothing
-        else:
-            self._alpha = _bind(self.scheduler, ssr, run)
-            if self._listeners is not None:
-                self._listeners.refresh(state, ssr, run)
+        self._alpha = _bind(self.scheduler, ssr, run)  # before anything changes: a refused ratio changes nothing
+        if self._listeners is not None:
+            self._listeners.refresh(state, ssr, run)
         self.state, self.ssr, self.run = state, ssr, run
         self._apply()
         return self
@@ -389,30 +280,6 @@ class CompiledScheduler(LRScheduler):
             self._alpha = _bind(self.scheduler, self.ssr, self.run)
             self._apply()
         return changes
-
-    def _resolve_curve(self, state: ScheduleState | None, ssr: float) -> Callable[[Any], Any]:
-        """A step-counting front end's curve for the run of ``state`` with ratio ``ssr``: its translation."""
-        raise NotImplementedError(f"{type(self).__name__} counts steps, so it must define _resolve_curve(state, ssr)")
-
-    def get_lr(self) -> list[float]:
-        """The values the next write would use (torch's protocol).
-
-        Returns:
-            One value per driven param group: ``scale · α`` at the current count or time.
-        """
-        return self._values(self._current_alpha())
-
-    def get_last_lr(self) -> list[Any]:
-        """The values written by the last construction, ``step()`` or ``load_state_dict()``.
-
-        Returns:
-            One value per driven param group; for a front end that counts steps, as torch's and Cerebras's
-            schedulers give them, every param group's value (a tensor as a copy).
-        """
-        if self.counts_steps:
-            key = self.hyperparameter
-            return [g[key].clone() if isinstance(g[key], torch.Tensor) else g[key] for g in self.optimizer.param_groups]
-        return list(self._last_lr)
 
     def state_dict(self) -> dict[str, Any]:
         """Bookkeeping only: the time lives in the state, which is saved with it.

@@ -1,11 +1,11 @@
 r"""SambaFlow's three learning-rate schedules, on Cadence's one scheduler object.
 
 Each constructor returns a :class:`LambdaLR`: a subclass of torch's
-:class:`~torch.optim.lr_scheduler.LambdaLR` that is Cadence's compiled scheduler
-(:class:`~schedulers.core.compile.CompiledScheduler`) counting its own steps. Its peak is the optimizer's
+:class:`~torch.optim.lr_scheduler.LambdaLR` that is Cadence's scheduler counting its own steps
+(:class:`~schedulers.core.step_counting.StepCountingScheduler`). Its peak is the optimizer's
 ``lr`` (each param group's ``initial_lr``); the lr after ``k`` calls to ``step()`` is ``peak × α(k)``. A
 schedule translates into its multiplier α, a :class:`SambaFlowLambda` of the step (``scheduler.lr_lambdas[0]``),
-the curve the compiled scheduler evaluates.
+the curve the scheduler evaluates.
 With :math:`W` = ``num_warmup_steps``, :math:`T` = ``num_training_steps`` and :math:`r` = ``end_ratio``:
 
 .. math::
@@ -45,11 +45,12 @@ from torch.optim import lr_scheduler as torch_schedulers
 
 from schedulers.core import kernels
 from schedulers.core._ops import ops
-from schedulers.core.compile import CompiledScheduler, base_value
+from schedulers.core.compile import base_value
 from schedulers.core.composition import warmup_ramp
 from schedulers.core.registry import register_scheduler
 from schedulers.core.schedule_arguments import integer_argument
 from schedulers.core.state import ScheduleState
+from schedulers.core.step_counting import StepCountingScheduler
 from timeunits import is_number, whole_count
 
 __all__ = [
@@ -205,8 +206,8 @@ class SambaFlowLambda:
         self._fn = self._curve()
 
 
-class LambdaLR(CompiledScheduler, torch_schedulers.LambdaLR):
-    """A SambaFlow schedule, a torch ``LambdaLR`` that is Cadence's compiled scheduler counting its steps.
+class LambdaLR(StepCountingScheduler, torch_schedulers.LambdaLR):
+    """A SambaFlow schedule, a torch ``LambdaLR`` that is Cadence's scheduler counting its steps.
 
     The lr of param group ``g`` after ``k`` calls to ``step()`` is ``initial_lr_g × α(k)``, α the
     :class:`SambaFlowLambda` given. It is a torch ``LambdaLR`` too: ``lr_lambdas`` holds α (once per param
@@ -235,8 +236,6 @@ class LambdaLR(CompiledScheduler, torch_schedulers.LambdaLR):
     [0.15000000000000002]
     """
 
-    counts_steps: ClassVar[bool] = True
-
     def __init__(self, optimizer: Optimizer, multiplier: SambaFlowLambda, last_epoch: int = -1) -> None:
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
@@ -248,10 +247,8 @@ class LambdaLR(CompiledScheduler, torch_schedulers.LambdaLR):
         for group, (stored, _) in zip(groups, bases, strict=True):
             group.setdefault("initial_lr", stored)
         self.multiplier = multiplier  # as given: a ratio scales it anew (attach_state)
-        self.state, self.ssr = None, 1.0
         self._use(multiplier)
-        self._count = last_epoch + 1
-        self._drive(optimizer, "lr", list(range(len(groups))), [base for _, base in bases])
+        self._start(optimizer, "lr", list(range(len(groups))), [base for _, base in bases], last_epoch + 1)
         self._apply()
 
     def _use(self, multiplier: SambaFlowLambda) -> Callable[[Any], Any]:
@@ -260,7 +257,20 @@ class LambdaLR(CompiledScheduler, torch_schedulers.LambdaLR):
         self._curve = multiplier._fn
         return self._curve
 
-    def _resolve_curve(self, state: ScheduleState | None, ssr: float) -> Callable[[Any], Any]:
+    def curve_for(self, state: ScheduleState | None, ssr: float) -> Callable[[Any], Any]:
+        """α for a run scaled by ``ssr``: the multiplier as given, its step counts scaled
+        (:meth:`SambaFlowLambda.scaled`); ``state`` is not read (SambaFlow's counts are steps).
+
+        Args:
+            state: The run's state.
+            ssr: The scale schedule ratio.
+
+        Returns:
+            The multiplier's curve, a function of the step count.
+
+        Raises:
+            ValueError: A ratio that scales ``num_training_steps`` to 0.
+        """
         return self._use(self.multiplier if ssr == 1.0 else self.multiplier.scaled(ssr))
 
     @property

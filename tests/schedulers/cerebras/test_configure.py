@@ -155,8 +155,11 @@ def test_time_strings_with_a_state():
     config = [dict(LINEAR, total_iters="1ep"), dict(COSINE, total_iters="0.9dur")]
     scheduler = configure_lr_scheduler(_optimizer(), config, state=run)
     assert scheduler.milestones == [10] and scheduler._schedulers[1].total_iters == 90
+    later = configure_lr_scheduler(_optimizer(), config)  # resolved when the run is known
     with pytest.raises(ValueError, match="state="):
-        configure_lr_scheduler(_optimizer(), config)
+        later.step()
+    later.attach_state(run)
+    assert later.milestones == [10] and later.values_at([10]).tolist() == scheduler.values_at([10]).tolist()
 
 
 @pytest.mark.parametrize(

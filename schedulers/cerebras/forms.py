@@ -1,0 +1,922 @@
+r"""The Cerebras schedules as values: each a frozen closed form :math:`f(t)` of the optimizer step :math:`t`.
+
+A form holds its arguments under Cerebras 2.x's generic names (``val``, ``initial_val``, ``end_val``, ``vals``,
+``base_val``, ``max_val``; the learning-rate classes rename them, :mod:`schedulers.cerebras.lr_scheduler`) and
+is evaluated through :mod:`schedulers.core.kernels` on a float (the per-step path) or a float64 tensor of steps
+(a whole run, or a step traced by ``torch.compile``). Its step-count arguments may be time strings
+(``"1000ba"``, ``"2ep"``, ``"0.1dur"``); :meth:`Form.resolved` gives the form of one run, with those made whole
+step counts (:mod:`schedulers.cerebras.steps`) and checked. Forms are values: resolving makes a new one, so
+nothing cached goes stale. The scheduler that writes a form into param groups is
+:class:`~schedulers.cerebras.scheduler.HyperparameterScheduler`; the formulas are in the docstrings of the
+learning-rate classes (docs/cerebras.md).
+
+>>> form = CosineDecay(initial_val=0.1, end_val=0.0, total_iters="0.5dur")
+>>> from schedulers import SchedulerState
+>>> run = form.resolved(step_resolver(SchedulerState("8ba"), 1.0))
+>>> run.total_iters, [round(run(t), 6) for t in (0.0, 2.0, 4.0)]
+(4, [0.1, 0.05, 0.0])
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import attrs
+import torch
+
+from schedulers.cerebras.steps import StepCount, is_step_count, needs_run, resolve_steps
+from schedulers.core import kernels
+from schedulers.core._ops import ops
+from schedulers.core.schedule_arguments import choice_argument, integer_argument, number_argument
+from schedulers.core.state import ScheduleState
+
+__all__ = [
+    "Chained",
+    "Constant",
+    "CosineAnnealing",
+    "CosineAnnealingWarmRestarts",
+    "CosineDecay",
+    "Cyclic",
+    "Exponential",
+    "Form",
+    "FormArgumentError",
+    "InverseExponentialTimeDecay",
+    "InverseSquareRootDecay",
+    "Lambda",
+    "Linear",
+    "MultiStep",
+    "Multiplicative",
+    "OneCycle",
+    "PiecewiseConstant",
+    "Polynomial",
+    "ScalePerParam",
+    "Sequential",
+    "Step",
+    "step_resolver",
+]
+
+_F64 = torch.float64
+# warm restarts with T_mult > 1: interval ends up to this step (the lengths grow geometrically, so a few dozen)
+_RESTART_HORIZON = 2**50
+
+#: ``(name, given) -> steps``: a step-count argument made whole steps for one run
+Resolver = Callable[[str, Any], Any]
+
+
+class FormArgumentError(ValueError):
+    """An argument a form does not accept; ``name`` is its generic name, so a class that renames it can say
+    its own (``initial_val`` is ``initial_learning_rate`` in ``CosineDecayLR``).
+
+    Args:
+        name: The argument's generic name.
+        text: The rest of the message, after the name (``"=-1.0 must be >= 0"``).
+        negative: Whether the value was refused for being below 0 (the scheduler says which key it writes).
+
+    Returns:
+        The error (a ``ValueError``) forms raise.
+
+    >>> str(FormArgumentError("end_val", "=-1.0 must be >= 0"))
+    'end_val=-1.0 must be >= 0'
+    """
+
+    def __init__(self, name: str, text: str, *, negative: bool = False) -> None:
+        super().__init__(f"{name}{text}")
+        self.name, self.text, self.negative = name, text, negative
+
+
+def _checked(check: Callable[..., Any], name: str, value: object, **bounds: Any) -> Any:
+    """``check(name, value, **bounds)`` with its error as a :class:`FormArgumentError` (its text starts with the
+    name)."""
+    try:
+        return check(name, value, **bounds)
+    except ValueError as error:
+        raise FormArgumentError(name, str(error)[len(name) :]) from None
+
+
+def _value(name: str, value: object) -> float:
+    """A value written into param groups: a finite number >= 0 (a negative lr or weight decay would silently
+    reverse the update)."""
+    number = _checked(number_argument, name, value)
+    if number < 0:
+        raise FormArgumentError(name, f"={number!r} must be >= 0", negative=True)
+    return number
+
+
+def _values(name: str, values: object) -> tuple[float, ...]:
+    if hasattr(values, "tolist") and not isinstance(values, (list, tuple)):
+        values = values.tolist()
+    if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple)):
+        raise FormArgumentError(name, f"={values!r} must be a list of numbers")
+    if not values:
+        raise FormArgumentError(name, " must not be empty")
+    return tuple(_value(f"{name}[{i}]", v) for i, v in enumerate(values))
+
+
+def _boolean(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise FormArgumentError(name, f"={value!r} must be True or False")
+    return value
+
+
+def _nonnegative(name: str) -> Callable[[Any], float]:
+    return lambda value: _checked(number_argument, name, value, low=0.0)
+
+
+def _steps_list(values: object) -> object:
+    """Milestones as given, with a tuple or an array (numpy, torch) turned into a list."""
+    if isinstance(values, tuple):
+        return list(values)
+    if hasattr(values, "tolist") and not isinstance(values, (list, str)):
+        return values.tolist()
+    return values
+
+
+def step_resolver(state: ScheduleState | None, ssr: float) -> Resolver:
+    """The resolver of one run: step-count arguments as whole steps of the run of ``state`` scaled by ``ssr``.
+
+    Args:
+        state: The run's state (``.max_duration``, ``.dataloader_len``), or None (``ep``/``dur`` are then errors).
+        ssr: The scale schedule ratio.
+
+    Returns:
+        ``(name, given) -> steps``, :func:`~schedulers.cerebras.steps.resolve_steps` for this run.
+
+    >>> step_resolver(None, 0.29)("total_iters", 100)
+    29
+    """
+    return lambda name, given: resolve_steps(name, given, state, ssr)
+
+
+@attrs.frozen
+class Form:
+    """A Cerebras schedule as a value: the closed form of the step, with its arguments as given.
+
+    Args:
+        *args: Each form declares its own fields.
+
+    Returns:
+        The base class of the forms; calling a resolved form with a step gives the value there.
+
+    >>> issubclass(CosineDecay, Form)
+    True
+    """
+
+    #: the step-count fields (numbers or time strings), resolved for a run by :meth:`resolved`
+    _steps: ClassVar[tuple[str, ...]] = ()
+    #: the step-count fields that must resolve to a number of steps > 0
+    _periods: ClassVar[tuple[str, ...]] = ()
+    #: False for a closed form whose shape in steps a scale schedule ratio cannot scale (a factor per step)
+    scalable: ClassVar[bool] = True
+    #: whether it evaluates on tensors only (a user's functions written with torch ops)
+    tensor_only: ClassVar[bool] = False
+
+    def __call__(self, t: Any) -> Any:
+        """The value at step ``t`` (a float, or a float64 tensor of steps, elementwise).
+
+        Args:
+            t: The step: a float, or a float64 tensor.
+
+        Returns:
+            The value, a float for a float and a tensor for a tensor.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no closed form")
+
+    def needs_run(self) -> bool:
+        """Whether a step-count argument is a time that only a run's state resolves (``ep``, ``dur``).
+
+        Returns:
+            True when resolving needs the run's state.
+
+        >>> Step(0.1, "2ep", 0.5).needs_run(), Step(0.1, "200ba", 0.5).needs_run()
+        (True, False)
+        """
+        return any(needs_run(getattr(self, name)) for name in self._steps)
+
+    def resolved(self, resolve: Resolver) -> Form:
+        """This form for one run: each step-count argument made whole steps by ``resolve``, then checked.
+
+        Args:
+            resolve: ``(name, given) -> steps`` (:func:`step_resolver`).
+
+        Returns:
+            A new form of the same class, its step counts numbers; this one is unchanged.
+
+        Raises:
+            FormArgumentError: A resolved step count out of its range.
+            ValueError: What ``resolve`` raises for a step count it cannot resolve.
+
+        >>> Linear(1.0, 0.0, "100ba").resolved(step_resolver(None, 0.29)).total_iters
+        29
+        """
+        form = attrs.evolve(self, **{name: resolve(name, getattr(self, name)) for name in self._steps})
+        form._check_steps()
+        return form
+
+    def _check_steps(self) -> None:
+        for name in self._periods:
+            value = getattr(self, name)
+            if not is_step_count(value, positive=True):
+                raise FormArgumentError(name, f"={value!r} must be a number of steps > 0")
+
+    def _derive(self, **values: Any) -> None:
+        """Set fields derived from resolved step counts, on a form just resolved (not yet shared)."""
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    def closed_form(self, t: Any) -> Any:
+        """The value at ``t``, on tensors for a form that evaluates on tensors only, else as :meth:`__call__`.
+
+        Args:
+            t: The step: a float, or a float64 tensor.
+
+        Returns:
+            The value, a float for a float and a tensor for a tensor.
+
+        >>> Constant(0.5).closed_form(3.0)
+        0.5
+        """
+        if self.tensor_only and not isinstance(t, torch.Tensor):
+            return float(self(torch.tensor(float(t), dtype=_F64)))
+        return self(t)
+
+
+@attrs.frozen
+class Constant(Form):
+    """A constant value (``ConstantLR``/``ConstantWD``).
+
+    Args:
+        val: The value held at every step.
+        total_iters: How many steps it lasts (None: no end; it only says how long, e.g. in a sequence).
+
+    Returns:
+        The form; calling it with a step gives ``val``.
+
+    >>> Constant(0.1, total_iters=5)(7.0)
+    0.1
+    """
+
+    val: float = attrs.field(converter=lambda v: _value("val", v))
+    total_iters: StepCount | None = None
+    _steps = ("total_iters",)
+
+    def _check_steps(self) -> None:
+        if self.total_iters is not None:
+            super()._check_steps()
+
+    _periods = ("total_iters",)
+
+    def __call__(self, t: Any) -> Any:
+        return kernels.constant(t, self.val)
+
+
+@attrs.frozen
+class Polynomial(Form):
+    """Polynomial decay from ``initial_val`` to ``end_val`` over ``total_iters`` steps (``PolynomialLR``).
+
+    Args:
+        initial_val: The value at step 0.
+        end_val: The value at step ``total_iters`` and after.
+        total_iters: The steps of the decay.
+        power: The exponent of the decay (1: linear).
+        cycle: Restart the decay with a horizon a multiple of ``total_iters`` (TensorFlow's ``cycle``).
+
+    Returns:
+        The form; calling it with a step gives the decayed value.
+
+    >>> Polynomial(0.1, 0.01, 4, power=2.0)(2.0)
+    0.0325
+    """
+
+    initial_val: float = attrs.field(converter=lambda v: _value("initial_val", v))
+    end_val: float = attrs.field(converter=lambda v: _value("end_val", v))
+    total_iters: StepCount
+    power: float = attrs.field(default=1.0, converter=lambda v: _checked(number_argument, "power", v, low=0.0))
+    cycle: bool = attrs.field(default=False, converter=lambda v: _boolean("cycle", v))
+    _steps = _periods = ("total_iters",)
+
+    def __call__(self, t: Any) -> Any:
+        horizon = self.total_iters
+        if self.cycle:
+            o = ops(t)
+            horizon = horizon * o.maximum(-o.floor(-t / horizon), 1.0)  # T * ceil(t / T), T at t = 0
+        return kernels.polynomial(t / horizon, self.power, self.initial_val, self.end_val)
+
+
+@attrs.frozen
+class Linear(Polynomial):
+    """Linear decay from ``initial_val`` to ``end_val`` over ``total_iters`` steps: :class:`Polynomial` with
+    power 1 (``LinearLR``).
+
+    Args:
+        initial_val: The value at step 0.
+        end_val: The value at step ``total_iters`` and after.
+        total_iters: The steps of the decay.
+        cycle: Restart the decay with a horizon a multiple of ``total_iters`` (TensorFlow's ``cycle``).
+
+    Returns:
+        The form; calling it with a step gives the decayed value.
+
+    >>> Linear(0.1, 0.0, 4)(1.0)
+    0.075
+    """
+
+    power: float = attrs.field(default=1.0, init=False)
+    cycle: bool = attrs.field(default=False, converter=lambda v: _boolean("cycle", v))
+
+
+@attrs.frozen
+class Exponential(Form):
+    """``initial_val`` times ``decay_rate`` per ``total_iters`` steps (``ExponentialLR``).
+
+    Args:
+        initial_val: The value at step 0.
+        total_iters: The steps of one factor ``decay_rate``.
+        decay_rate: The factor per ``total_iters`` steps.
+        staircase: Decay in whole periods (a staircase) rather than continuously.
+
+    Returns:
+        The form; calling it with a step gives the decayed value.
+
+    >>> round(Exponential(0.1, 2, 0.5)(1.0), 6)
+    0.070711
+    """
+
+    initial_val: float = attrs.field(converter=lambda v: _value("initial_val", v))
+    total_iters: StepCount
+    decay_rate: float = attrs.field(converter=_nonnegative("decay_rate"))
+    staircase: bool = attrs.field(default=False, converter=lambda v: _boolean("staircase", v))
+    _steps = _periods = ("total_iters",)
+
+    def __call__(self, t: Any) -> Any:
+        if self.staircase:
+            return self.initial_val * kernels.step(t, self.total_iters, self.decay_rate)
+        return self.initial_val * kernels.exponential(t, self.decay_rate, self.total_iters)
+
+
+@attrs.frozen
+class InverseExponentialTimeDecay(Form):
+    """``initial_val`` over ``1 + decay_rate · (t / total_iters)^step_exponent`` (``InverseExponentialTimeDecayLR``).
+
+    Args:
+        initial_val: The value at step 0.
+        step_exponent: The exponent of the step count in the denominator.
+        total_iters: The steps of one unit of decay.
+        decay_rate: The rate of the decay.
+        staircase: Decay in whole periods (a staircase) rather than continuously.
+
+    Returns:
+        The form; calling it with a step gives the decayed value.
+
+    >>> InverseExponentialTimeDecay(0.1, 1, 2, 0.5)(4.0)
+    0.05
+    """
+
+    initial_val: float = attrs.field(converter=lambda v: _value("initial_val", v))
+    step_exponent: float = attrs.field(converter=_nonnegative("step_exponent"))
+    total_iters: StepCount
+    decay_rate: float = attrs.field(converter=_nonnegative("decay_rate"))
+    staircase: bool = attrs.field(default=False, converter=lambda v: _boolean("staircase", v))
+    _steps = _periods = ("total_iters",)
+
+    def __call__(self, t: Any) -> Any:
+        rate = kernels.inverse_time(t, self.step_exponent, self.total_iters, self.decay_rate, self.staircase)
+        return self.initial_val * rate
+
+
+@attrs.frozen
+class InverseSquareRootDecay(Form):
+    """``initial_val · scale / sqrt(max(t, warmup_steps))`` (``InverseSquareRootDecayLR``).
+
+    Args:
+        initial_val: The factor of the whole curve.
+        scale: The factor of the inverse square root of the step.
+        warmup_steps: The step count the inverse square root starts from.
+
+    Returns:
+        The form; calling it with a step gives the value.
+
+    >>> InverseSquareRootDecay(0.1, 1.0, 4)(16.0)
+    0.025
+    """
+
+    initial_val: float = attrs.field(default=1.0, converter=lambda v: _value("initial_val", v))
+    scale: float = attrs.field(default=1.0, converter=lambda v: _value("scale", v))
+    warmup_steps: StepCount = 1.0
+    _steps = _periods = ("warmup_steps",)
+
+    def __call__(self, t: Any) -> Any:
+        return self.initial_val * kernels.inverse_sqrt(t, self.scale, self.warmup_steps)
+
+
+@attrs.frozen
+class CosineDecay(Form):
+    """Half a cosine from ``initial_val`` to ``end_val`` over ``total_iters`` steps, then held (``CosineDecayLR``).
+
+    Args:
+        initial_val: The value at step 0.
+        end_val: The value at step ``total_iters`` and after.
+        total_iters: The steps of the decay.
+
+    Returns:
+        The form; calling it with a step gives the value.
+
+    >>> CosineDecay(0.1, 0.0, 4)(2.0)
+    0.05
+    """
+
+    initial_val: float = attrs.field(converter=lambda v: _value("initial_val", v))
+    end_val: float = attrs.field(converter=lambda v: _value("end_val", v))
+    total_iters: StepCount
+    _steps = _periods = ("total_iters",)
+
+    def __call__(self, t: Any) -> Any:
+        return kernels.cosine(t / self.total_iters, self.initial_val, self.end_val)
+
+
+def _milestones(name: str, values: object, *, strict: bool) -> tuple:
+    """Resolved milestones as a sorted tuple of step counts."""
+    if not isinstance(values, (list, tuple)):
+        raise FormArgumentError(name, f"={values!r} must be a list of step counts")
+    for i, value in enumerate(values):
+        if not is_step_count(value):
+            raise FormArgumentError(f"{name}[{i}]", f"={value!r} must be a number of steps >= 0")
+    if strict and any(b <= a for a, b in zip(values, values[1:], strict=False)):
+        raise FormArgumentError(name, f"={list(values)!r} must be strictly increasing")
+    return tuple(sorted(values))
+
+
+@attrs.frozen
+class PiecewiseConstant(Form):
+    """``vals[i]`` from ``milestones[i - 1]`` up to ``milestones[i]`` (``PiecewiseConstantLR``).
+
+    Args:
+        vals: The values, one per segment (one more than ``milestones``).
+        milestones: The steps where the next segment starts, strictly increasing.
+
+    Returns:
+        The form; calling it with a step gives its segment's value.
+
+    >>> PiecewiseConstant([0.1, 0.05, 0.01], [1, 3])(2.0)
+    0.05
+    """
+
+    vals: tuple[float, ...] = attrs.field(converter=lambda v: _values("vals", v))
+    milestones: list[StepCount] = attrs.field(converter=_steps_list)
+    _points: tuple = attrs.field(default=(), init=False, repr=False, eq=False)
+    _steps = ("milestones",)
+
+    def _check_steps(self) -> None:
+        points = _milestones("milestones", self.milestones, strict=True)
+        if len(self.vals) != len(points) + 1:
+            raise FormArgumentError(
+                "vals",
+                " needs one more value than milestones (a value before the first milestone and one after each), "
+                f"got {len(self.vals)} values and {len(points)} milestones",
+            )
+        self._derive(_points=points)
+
+    def __call__(self, t: Any) -> Any:
+        return kernels.piecewise_constant(t, self._points, self.vals)
+
+
+@attrs.frozen
+class MultiStep(Form):
+    """``initial_val`` times ``gamma`` at each milestone passed (``MultiStepLR``).
+
+    Args:
+        initial_val: The value at step 0.
+        gamma: The factor at each milestone.
+        milestones: The steps of the factors, in increasing order.
+
+    Returns:
+        The form; calling it with a step gives the value.
+
+    >>> MultiStep(0.1, 0.5, [1, 3])(3.0)
+    0.025
+    """
+
+    initial_val: float = attrs.field(converter=lambda v: _value("initial_val", v))
+    gamma: float = attrs.field(converter=_nonnegative("gamma"))
+    milestones: list[StepCount] = attrs.field(converter=_steps_list)
+    _points: tuple = attrs.field(default=(), init=False, repr=False, eq=False)
+    _steps = ("milestones",)
+
+    def _check_steps(self) -> None:
+        self._derive(_points=_milestones("milestones", self.milestones, strict=False))
+
+    def __call__(self, t: Any) -> Any:
+        return self.initial_val * kernels.multistep(t, self._points, self.gamma)
+
+
+@attrs.frozen
+class Step(Form):
+    """``initial_val`` times ``gamma`` every ``step_size`` steps (``StepLR``).
+
+    Args:
+        initial_val: The value at step 0.
+        step_size: The steps between two factors.
+        gamma: The factor every ``step_size`` steps.
+
+    Returns:
+        The form; calling it with a step gives the value.
+
+    >>> Step(0.1, 2, 0.5)(4.0)
+    0.025
+    """
+
+    initial_val: float = attrs.field(converter=lambda v: _value("initial_val", v))
+    step_size: StepCount
+    gamma: float = attrs.field(converter=_nonnegative("gamma"))
+    _steps = _periods = ("step_size",)
+
+    def __call__(self, t: Any) -> Any:
+        return self.initial_val * kernels.step(t, self.step_size, self.gamma)
+
+
+@attrs.frozen
+class CosineAnnealing(Form):
+    """A cosine from ``initial_val`` to ``eta_min`` over ``T_max`` steps, going on as a wave (``CosineAnnealingLR``).
+
+    Args:
+        initial_val: The value at step 0.
+        T_max: The steps of a half period.
+        eta_min: The lowest value.
+
+    Returns:
+        The form; calling it with a step gives the value.
+
+    >>> CosineAnnealing(0.1, 4)(2.0)
+    0.05
+    """
+
+    initial_val: float = attrs.field(converter=lambda v: _value("initial_val", v))
+    T_max: StepCount  # noqa: N815  (torch's and Cerebras's name)
+    eta_min: float = attrs.field(default=0.0, converter=lambda v: _value("eta_min", v))
+    _steps = _periods = ("T_max",)
+
+    def __call__(self, t: Any) -> Any:
+        return kernels.cosine_wave(t / self.T_max, self.initial_val, self.eta_min)
+
+
+@attrs.frozen
+class CosineAnnealingWarmRestarts(Form):
+    """Cosines from ``initial_val`` to ``eta_min`` restarting after ``T_0``, then ``T_0 · T_mult``, ... steps.
+
+    Args:
+        initial_val: The value at step 0 and after each restart.
+        T_0: The steps of the first period, a whole number.
+        T_mult: The factor each period's length grows by.
+        eta_min: The lowest value.
+
+    Returns:
+        The form; calling it with a step gives the value.
+
+    >>> CosineAnnealingWarmRestarts(0.1, 2).resolved(step_resolver(None, 1.0))(3.0)
+    0.05
+    """
+
+    initial_val: float = attrs.field(converter=lambda v: _value("initial_val", v))
+    T_0: StepCount  # noqa: N815
+    T_mult: int = attrs.field(default=1, converter=lambda v: _checked(integer_argument, "T_mult", v, low=1))
+    eta_min: float = attrs.field(default=0.0, converter=lambda v: _value("eta_min", v))
+    _ends: tuple = attrs.field(default=(), init=False, repr=False, eq=False)
+    _steps = _periods = ("T_0",)
+
+    def _check_steps(self) -> None:
+        super()._check_steps()
+        first = _checked(integer_argument, "T_0", self.T_0, low=1)
+        self._derive(T_0=first, _ends=kernels.restart_boundaries(first, self.T_mult, _RESTART_HORIZON))
+
+    def __call__(self, t: Any) -> Any:
+        return self.eta_min + (self.initial_val - self.eta_min) * kernels.warm_restarts(t, self._ends, 0.0)
+
+
+@attrs.frozen
+class Lambda(Form):
+    """``initial_val`` times the product of the user's functions of the step (``LambdaLR``; torch ops only).
+
+    Args:
+        initial_val: The value the functions multiply.
+        functions: The functions of the step (a tensor), from the scheduler's ``set_lr_lambda()`` /
+            ``set_value_lambda()``.
+
+    Returns:
+        The form; calling it with a tensor of steps gives the values.
+
+    >>> Lambda(0.8, (lambda step: 0.5**step,)).closed_form(2.0)
+    0.2
+    """
+
+    initial_val: float = attrs.field(converter=lambda v: _value("initial_val", v))
+    functions: tuple = ()
+    scalable = False  # the user's functions of the step cannot be rescaled
+    tensor_only = True
+
+    def __call__(self, t: Any) -> Any:
+        value = torch.full_like(t, self.initial_val)
+        for function in self.functions:
+            value = value * function(t)
+        return value
+
+
+@attrs.frozen
+class Multiplicative(Form):
+    """``initial_val`` times ``factor(t)`` per step: :math:`v_0 \\cdot c^t` (``MultiplicativeLR``).
+
+    Args:
+        initial_val: The value at step 0.
+        coefficient: The factor per step.
+        factor: The factor per step as a function of the step (from ``set_lr_lambda()``; None: ``coefficient``).
+
+    Returns:
+        The form; calling it with a step gives the value.
+
+    >>> Multiplicative(0.1, 0.5)(2.0)
+    0.025
+    """
+
+    initial_val: float = attrs.field(converter=lambda v: _value("initial_val", v))
+    coefficient: float = attrs.field(converter=_nonnegative("coefficient"))
+    factor: Callable[[Any], Any] | None = None
+    scalable = False  # a factor per step: no step-count argument to scale
+
+    def __call__(self, t: Any) -> Any:
+        factor = self.coefficient if self.factor is None else self.factor(t)
+        if isinstance(factor, torch.Tensor):
+            return self.initial_val * torch.pow(factor, t)
+        return self.initial_val * kernels.exponential(t, factor, 1.0)
+
+
+@attrs.frozen
+class Cyclic(Form):
+    """Triangular cycles between ``base_val`` and ``max_val`` (``CyclicLR``, torch's ``CyclicLR`` exactly).
+
+    Args:
+        base_val: The value at the bottom of each cycle.
+        max_val: The top of the first cycle.
+        step_size_up: The steps of a cycle's rising half.
+        step_size_down: The steps of its falling half (None: ``step_size_up``).
+        mode: ``"triangular"``, ``"triangular2"`` or ``"exp_range"``.
+        gamma: The factor per step of the amplitude in ``"exp_range"``.
+        scale_mode: ``"cycle"`` or ``"iterations"``.
+
+    Returns:
+        The form; calling it with a step gives the value.
+
+    >>> Cyclic(0.01, 0.1, 2)(1.0)
+    0.055
+    """
+
+    base_val: float = attrs.field(converter=lambda v: _value("base_val", v))
+    max_val: float = attrs.field(converter=lambda v: _value("max_val", v))
+    step_size_up: StepCount = 2000
+    step_size_down: StepCount | None = None
+    mode: str = attrs.field(
+        default="triangular", converter=lambda v: _checked(choice_argument, "mode", v, choices=kernels.CYCLIC_MODES)
+    )
+    gamma: float = 1.0
+    scale_mode: str = attrs.field(
+        default="cycle", converter=lambda v: _checked(choice_argument, "scale_mode", v, choices=("cycle", "iterations"))
+    )
+    _steps = ("step_size_up", "step_size_down")
+    _periods = ("step_size_up",)
+
+    def __attrs_post_init__(self) -> None:
+        self._derive(gamma=_checked(number_argument, "gamma", self.gamma, low=0.0, low_open=self.mode == "exp_range"))
+
+    def _check_steps(self) -> None:
+        super()._check_steps()
+        down = self.step_size_down
+        if down is not None and not is_step_count(down):
+            raise FormArgumentError("step_size_down", f"={down!r} must be None or a number of steps >= 0")
+
+    def __call__(self, t: Any) -> Any:
+        return kernels.cyclic(
+            t, self.base_val, self.max_val, self.step_size_up, self.step_size_down, self.mode, self.gamma
+        )
+
+
+@attrs.frozen
+class OneCycle(Form):
+    """The 1cycle policy: up from ``initial_val`` to ``max_val``, down to ``initial_val / final_div_factor``
+    (``OneCycleLR``, torch's ``OneCycleLR`` exactly).
+
+    Args:
+        initial_val: The value at step 0.
+        max_val: The top, reached after ``pct_start · total_steps`` steps.
+        total_steps: The steps of the whole cycle, a whole number.
+        pct_start: The fraction of the cycle spent rising.
+        final_div_factor: The last value is ``initial_val`` divided by this.
+        three_phase: Come back to ``initial_val`` before the final annealing (torch's three phases).
+        anneal_strategy: ``"cos"`` or ``"linear"``.
+
+    Returns:
+        The form; calling it with a step gives the value.
+
+    >>> round(OneCycle(0.004, 0.1, 4).resolved(step_resolver(None, 1.0))(1.0), 6)
+    0.081175
+    """
+
+    initial_val: float = attrs.field(converter=lambda v: _value("initial_val", v))
+    max_val: float = attrs.field(converter=lambda v: _value("max_val", v))
+    total_steps: StepCount = 1000
+    pct_start: float = attrs.field(default=0.3, converter=_nonnegative("pct_start"))
+    final_div_factor: float = attrs.field(
+        default=10000.0,
+        converter=lambda v: _checked(number_argument, "final_div_factor", v, low=0.0, low_open=True),
+    )
+    three_phase: bool = attrs.field(default=False, converter=lambda v: _boolean("three_phase", v))
+    anneal_strategy: str = attrs.field(
+        default="cos", converter=lambda v: _checked(choice_argument, "anneal_strategy", v, choices=("cos", "linear"))
+    )
+    _steps = ("total_steps",)
+
+    def _check_steps(self) -> None:
+        self._derive(total_steps=_checked(integer_argument, "total_steps", self.total_steps, low=1))
+        self(0.0)  # the kernel checks pct_start and total_steps together
+
+    def __call__(self, t: Any) -> Any:
+        return kernels.one_cycle(
+            t,
+            self.total_steps,
+            max_lr=self.max_val,
+            initial_lr=self.initial_val,
+            min_lr=self.initial_val / self.final_div_factor,
+            pct_start=self.pct_start,
+            anneal_strategy=self.anneal_strategy,
+            three_phase=self.three_phase,
+        )
+
+
+def _label(form: Sequential | Chained, index: int) -> str:
+    return form.labels[index] if index < len(form.labels) else type(form.schedules[index]).__name__
+
+
+# -- forms of forms ------------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Sequential(Form):
+    """``schedules[i]`` from ``milestones[i - 1]`` on, each seeing the steps since its segment began
+    (``SequentialLR``).
+
+    Args:
+        schedules: The forms in order.
+        milestones: The steps where the next one starts (None: the running sum of each one's ``total_iters``
+            but the last's).
+
+    Returns:
+        The form; calling it with a step gives the value of the segment's form.
+
+    >>> sequence = Sequential((Linear(0.0, 0.1, 2), CosineDecay(0.1, 0.0, 2)), [2])
+    >>> [sequence.resolved(step_resolver(None, 1.0))(t) for t in (1.0, 2.0, 3.0)]
+    [0.05, 0.1, 0.05]
+    """
+
+    schedules: tuple[Form, ...]
+    milestones: list[StepCount] | None = attrs.field(default=None, converter=attrs.converters.optional(_steps_list))
+    #: how the forms are named in messages (their schedulers' class names)
+    labels: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False)
+    _steps = ("milestones",)
+
+    @property
+    def scalable(self) -> bool:  # type: ignore[override]
+        return all(form.scalable for form in self.schedules)
+
+    def needs_run(self) -> bool:
+        return super().needs_run() or any(form.needs_run() for form in self.schedules)
+
+    def resolved(self, resolve: Resolver) -> Form:
+        children = tuple(form.resolved(resolve) for form in self.schedules)
+        given = self.milestones
+        milestones = self._running_total(children) if given is None else resolve("milestones", given)
+        form = attrs.evolve(self, schedules=children, milestones=milestones)
+        form._check_steps()
+        return form
+
+    def _check_steps(self) -> None:
+        for i, value in enumerate(self.milestones):
+            if not is_step_count(value):
+                raise FormArgumentError(f"milestones[{i}]", f"={value!r} must be a number of steps >= 0")
+        if any(b < a for a, b in zip(self.milestones, self.milestones[1:], strict=False)):
+            raise FormArgumentError("milestones", f"={self.milestones!r} must be increasing")
+
+    def _running_total(self, forms: tuple[Form, ...]) -> list:
+        """The milestones when none are given: the running sum of each form's ``total_iters`` but the last's."""
+        milestones, total = [], 0
+        for i, form in enumerate(forms[:-1]):
+            steps = getattr(form, "total_iters", None)
+            if steps is None:
+                raise FormArgumentError(
+                    "",
+                    f" was given no milestones and schedulers[{i}] ({_label(self, i)}) has no total_iters: give "
+                    "milestones, or total_iters to every scheduler but the last",
+                )
+            total += steps
+            milestones.append(total)
+        return milestones
+
+    def local_steps(self, t: torch.Tensor) -> list[torch.Tensor]:
+        """The step each form sees at step ``t`` (0 before its segment).
+
+        Args:
+            t: The step, an int64 tensor.
+
+        Returns:
+            One tensor per form.
+
+        >>> Sequential((Constant(1.0), Constant(2.0)), [5]).local_steps(torch.tensor(7))
+        [tensor(7), tensor(2)]
+        """
+        return [t] + [(t - m).clamp(min=0).to(t.dtype) for m in self.milestones]
+
+    def __call__(self, t: Any) -> Any:
+        o = ops(t)
+        value = self.schedules[0].closed_form(t)
+        for milestone, form in zip(self.milestones, self.schedules[1:], strict=True):
+            value = o.where(t < milestone, value, form.closed_form(o.maximum(t - milestone, 0.0)))
+        return value
+
+
+@attrs.frozen
+class Chained(Form):
+    """The first form times each other's value relative to its start (``ChainedLR``, torch's ``ChainedScheduler``).
+
+    Args:
+        schedules: The forms; each after the first must start at a value other than 0.
+
+    Returns:
+        The form; calling it with a step gives the product.
+
+    >>> chained = Chained((Linear(0.1, 0.0, 4), Step(1.0, 2, 0.5))).resolved(step_resolver(None, 1.0))
+    >>> chained(2.0)
+    0.025
+    """
+
+    schedules: tuple[Form, ...]
+    #: how the forms are named in messages (their schedulers' class names)
+    labels: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False)
+    _initials: tuple = attrs.field(default=(), init=False, repr=False, eq=False)
+
+    @property
+    def scalable(self) -> bool:  # type: ignore[override]
+        return all(form.scalable for form in self.schedules)
+
+    def needs_run(self) -> bool:
+        return any(form.needs_run() for form in self.schedules)
+
+    def resolved(self, resolve: Resolver) -> Form:
+        form = attrs.evolve(self, schedules=tuple(form.resolved(resolve) for form in self.schedules))
+        form._check_steps()
+        return form
+
+    def _check_steps(self) -> None:
+        initials = []
+        for i, form in enumerate(self.schedules[1:], start=1):
+            initial = float(form.closed_form(0.0))
+            if initial == 0 or not math.isfinite(initial):
+                raise FormArgumentError(
+                    f"schedulers[{i}]",
+                    f" ({_label(self, i)}) starts at {initial!r}, so its value relative to its start is undefined; "
+                    "a chained scheduler after the first must start non-zero",
+                )
+            initials.append(initial)
+        self._derive(_initials=tuple(initials))
+
+    def __call__(self, t: Any) -> Any:
+        value = self.schedules[0].closed_form(t)
+        for form, initial in zip(self.schedules[1:], self._initials, strict=True):
+            value = value * (form.closed_form(t) / initial)
+        return value
+
+
+@attrs.frozen
+class ScalePerParam(Form):
+    """One form's value, which the scheduler multiplies by each param group's factor (``ScalePerParamLR``).
+
+    Args:
+        schedule: The form.
+
+    Returns:
+        The form; calling it with a step gives the form's value.
+
+    >>> ScalePerParam(Constant(0.1))(3.0)
+    0.1
+    """
+
+    schedule: Form
+
+    @property
+    def scalable(self) -> bool:  # type: ignore[override]
+        return self.schedule.scalable
+
+    def needs_run(self) -> bool:
+        return self.schedule.needs_run()
+
+    def resolved(self, resolve: Resolver) -> Form:
+        return attrs.evolve(self, schedule=self.schedule.resolved(resolve))
+
+    def __call__(self, t: Any) -> Any:
+        return self.schedule.closed_form(t)
