@@ -31,6 +31,7 @@ from schedulers.core import kernels
 from schedulers.core._ops import ops
 from schedulers.core.schedule_arguments import choice_argument, integer_argument, number_argument
 from schedulers.core.state import ScheduleState
+from timeunits import Time
 
 __all__ = [
     "Chained",
@@ -133,6 +134,13 @@ def _steps_list(values: object) -> object:
     return values
 
 
+def _is_count(value: object) -> bool:
+    """A step-count argument given as numbers (or None): nothing to resolve but the ratio."""
+    if isinstance(value, (list, tuple)):
+        return all(_is_count(item) for item in value)
+    return value is None or not isinstance(value, (str, Time))
+
+
 def step_resolver(state: ScheduleState | None, ssr: float) -> Resolver:
     """The resolver of one run: step-count arguments as whole steps of the run of ``state`` scaled by ``ssr``.
 
@@ -180,6 +188,9 @@ class Form:
 
         Returns:
             The value, a float for a float and a tensor for a tensor.
+
+        Raises:
+            NotImplementedError: On the base class, which has no closed form.
         """
         raise NotImplementedError(f"{type(self).__name__} has no closed form")
 
@@ -210,9 +221,13 @@ class Form:
         >>> Linear(1.0, 0.0, "100ba").resolved(step_resolver(None, 0.29)).total_iters
         29
         """
-        form = attrs.evolve(self, **{name: resolve(name, getattr(self, name)) for name in self._steps})
-        form._check_steps()
-        return form
+        return attrs.evolve(self, **{name: resolve(name, getattr(self, name)) for name in self._steps})
+
+    def __attrs_post_init__(self) -> None:
+        """A form whose step counts are numbers is checked (and what depends on them computed) at once: one made by
+        :meth:`resolved`, or given numbers; a form with time strings waits for :meth:`resolved`."""
+        if all(_is_count(getattr(self, name)) for name in self._steps):
+            self._check_steps()
 
     def _check_steps(self) -> None:
         for name in self._periods:
@@ -318,7 +333,7 @@ class Linear(Polynomial):
     Returns:
         The form; calling it with a step gives the decayed value.
 
-    >>> Linear(0.1, 0.0, 4)(1.0)
+    >>> round(Linear(0.1, 0.0, 4)(1.0), 12)
     0.075
     """
 
@@ -665,7 +680,7 @@ class Cyclic(Form):
     Returns:
         The form; calling it with a step gives the value.
 
-    >>> Cyclic(0.01, 0.1, 2)(1.0)
+    >>> round(Cyclic(0.01, 0.1, 2)(1.0), 12)
     0.055
     """
 
@@ -685,6 +700,7 @@ class Cyclic(Form):
 
     def __attrs_post_init__(self) -> None:
         self._derive(gamma=_checked(number_argument, "gamma", self.gamma, low=0.0, low_open=self.mode == "exp_range"))
+        super().__attrs_post_init__()
 
     def _check_steps(self) -> None:
         super()._check_steps()
@@ -766,6 +782,7 @@ class Sequential(Form):
         schedules: The forms in order.
         milestones: The steps where the next one starts (None: the running sum of each one's ``total_iters``
             but the last's).
+        labels: How the forms are named in messages (their schedulers' class names).
 
     Returns:
         The form; calling it with a step gives the value of the segment's form.
@@ -795,6 +812,9 @@ class Sequential(Form):
         form = attrs.evolve(self, schedules=children, milestones=milestones)
         form._check_steps()
         return form
+
+    def __attrs_post_init__(self) -> None:
+        """Checked once resolved (its children's step counts, and so its milestones, are known only then)."""
 
     def _check_steps(self) -> None:
         for i, value in enumerate(self.milestones):
@@ -846,6 +866,7 @@ class Chained(Form):
 
     Args:
         schedules: The forms; each after the first must start at a value other than 0.
+        labels: How the forms are named in messages (their schedulers' class names).
 
     Returns:
         The form; calling it with a step gives the product.
@@ -871,6 +892,9 @@ class Chained(Form):
         form = attrs.evolve(self, schedules=tuple(form.resolved(resolve) for form in self.schedules))
         form._check_steps()
         return form
+
+    def __attrs_post_init__(self) -> None:
+        """Checked once resolved (its children's values at step 0 are known only then)."""
 
     def _check_steps(self) -> None:
         initials = []

@@ -89,6 +89,10 @@ class ConstantLR(LRScheduler):
         A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
 
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
+
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
     >>> [round(v, 6) for v in cs.ConstantLR(opt, 0.1, total_iters=4).values_at(range(5)).tolist()]
@@ -129,6 +133,10 @@ class PolynomialLR(LRScheduler):
         A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
 
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
+
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
     >>> [round(v, 6) for v in cs.PolynomialLR(opt, 0.1, 0.01, total_iters=4, power=2.0).values_at(range(5)).tolist()]
@@ -162,6 +170,10 @@ class LinearLR(LRScheduler):
     Returns:
         A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
+
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
 
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
@@ -197,6 +209,10 @@ class ExponentialLR(LRScheduler):
     Returns:
         A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
+
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
 
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
@@ -234,6 +250,10 @@ class InverseExponentialTimeDecayLR(LRScheduler):
         A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
 
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
+
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
     >>> scheduler = cs.InverseExponentialTimeDecayLR(opt, 0.1, step_exponent=1, total_iters=2, decay_rate=0.5)
@@ -266,6 +286,10 @@ class InverseSquareRootDecayLR(LRScheduler):
     Returns:
         A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
+
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
 
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
@@ -301,6 +325,10 @@ class CosineDecayLR(LRScheduler):
     Returns:
         A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
+
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
 
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
@@ -373,6 +401,10 @@ class PiecewiseConstantLR(LRScheduler):
         A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
 
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
+
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
     >>> scheduler = cs.PiecewiseConstantLR(opt, [0.1, 0.05, 0.01], milestones=[1, 3])
@@ -406,6 +438,10 @@ class MultiStepLR(LRScheduler):
         A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
 
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
+
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
     >>> [round(v, 6) for v in cs.MultiStepLR(opt, 0.1, gamma=0.5, milestones=[1, 3]).values_at(range(5)).tolist()]
@@ -435,6 +471,10 @@ class StepLR(LRScheduler):
     Returns:
         A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
+
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
 
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
@@ -472,6 +512,10 @@ class CosineAnnealingLR(LRScheduler):
         A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
 
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
+
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
     >>> [round(v, 6) for v in cs.CosineAnnealingLR(opt, 0.1, T_max=4, eta_min=0.0).values_at(range(5)).tolist()]
@@ -505,6 +549,10 @@ class LambdaLR(LRScheduler):
     Returns:
         A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
+
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
 
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
@@ -546,6 +594,10 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
 
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
+
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
     >>> scheduler = cs.CosineAnnealingWarmRestarts(opt, 0.1, T_0=2, T_mult=1, eta_min=0.0)
@@ -577,6 +629,10 @@ class MultiplicativeLR(LRScheduler):
     Returns:
         A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
+
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
 
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
@@ -653,6 +709,10 @@ class CyclicLR(LRScheduler):
         A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
 
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
+
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
     >>> [round(v, 6) for v in cs.CyclicLR(opt, 0.01, 0.1, step_size_up=2).values_at(range(5)).tolist()]
@@ -690,6 +750,10 @@ class OneCycleLR(LRScheduler):
     Returns:
         A scheduler that writes the value at step 0 into ``lr`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
+
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
 
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)

@@ -52,10 +52,28 @@ def _with_defaults(cls: type, defaults: dict[str, object]) -> type:
 
     __init__.__signature__ = signature
     __init__.__qualname__ = f"{cls.__name__}.__init__"
-    shown = ", ".join(f"{key}={value!r}" for key, value in defaults.items())
-    doc = f"torch's :class:`torch.optim.{cls.__name__}` with Cerebras's defaults ({shown})."
+    doc = _documented(cls, signature, defaults)
     namespace = {"__init__": __init__, "__module__": __name__, "__qualname__": cls.__name__, "__doc__": doc}
     return type(cls.__name__, (cls,), namespace)
+
+
+def _documented(cls: type, signature: inspect.Signature, defaults: dict[str, object]) -> str:
+    """The docstring of ``cls`` with Cerebras's ``defaults``: its arguments, and an example showing one default."""
+    shown = ", ".join(f"{key}={value!r}" for key, value in defaults.items())
+    arguments = "\n".join(
+        f"        {p.name}: As for torch's ``{cls.__name__}``"
+        + (f" (Cerebras's default: ``{defaults[p.name]!r}``)." if p.name in defaults else ".")
+        for p in list(signature.parameters.values())[1:]
+        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    )
+    key, value = next(iter(defaults.items()))
+    return (
+        f"torch's :class:`torch.optim.{cls.__name__}` with Cerebras's defaults ({shown}).\n\n    Args:\n{arguments}\n\n"
+        f"    Returns:\n        The optimizer, a ``torch.optim.{cls.__name__}``.\n\n"
+        f"    >>> import torch, schedulers.cerebras as cs\n"
+        f"    >>> cs.optim.{cls.__name__}([torch.zeros(1, requires_grad=True)]).defaults[{key!r}] == {value!r}\n"
+        f"    True\n    "
+    )
 
 
 # Every name configure_optimizer resolves, as an attribute: torch's class, or its subclass with Cerebras's

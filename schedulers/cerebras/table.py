@@ -56,7 +56,14 @@ class Row:
     lr_aliases: tuple[str, ...] = ()
 
     def class_name(self, learning_rate: bool) -> str:
-        """The name of this row's class in the learning-rate (``...LR``) or weight-decay (``...WD``) family."""
+        """The name of this row's class in the learning-rate (``...LR``) or weight-decay (``...WD``) family.
+
+        Args:
+            learning_rate: True for the learning-rate family, False for the weight-decay one.
+
+        Returns:
+            The class name (``"CosineDecayLR"``, ``"CosineDecayWD"``).
+        """
         if learning_rate:
             return self.lr_class or self.stem + "LR"
         return self.stem + "WD"
@@ -105,9 +112,6 @@ def register_family(module: str, *, learning_rate: bool) -> None:
     Args:
         module: The module declaring the classes (``"schedulers.cerebras.lr_scheduler"``).
         learning_rate: True for the learning-rate classes (``...LR``), False for the weight-decay ones (``...WD``).
-
-    Returns:
-        None.
 
     Raises:
         TypeError: A class that does not write its row's form.

@@ -82,6 +82,10 @@ class ConstantWD(WeightDecayScheduler):
         A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
 
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
+
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
     >>> [round(v, 6) for v in cs.ConstantWD(opt, 0.1, total_iters=4).values_at(range(5)).tolist()]
@@ -115,6 +119,10 @@ class PolynomialWD(WeightDecayScheduler):
         A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
 
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
+
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
     >>> [round(v, 6) for v in cs.PolynomialWD(opt, 0.1, 0.01, total_iters=4, power=2.0).values_at(range(5)).tolist()]
@@ -146,6 +154,10 @@ class LinearWD(WeightDecayScheduler):
         A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
 
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
+
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
     >>> [round(v, 6) for v in cs.LinearWD(opt, 0.1, 0.0, total_iters=4).values_at(range(5)).tolist()]
@@ -175,6 +187,10 @@ class ExponentialWD(WeightDecayScheduler):
     Returns:
         A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
+
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
 
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
@@ -208,6 +224,10 @@ class InverseExponentialTimeDecayWD(WeightDecayScheduler):
         A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
 
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
+
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
     >>> scheduler = cs.InverseExponentialTimeDecayWD(opt, 0.1, step_exponent=1, total_iters=2, decay_rate=0.5)
@@ -236,6 +256,10 @@ class InverseSquareRootDecayWD(WeightDecayScheduler):
     Returns:
         A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
+
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
 
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
@@ -267,6 +291,10 @@ class CosineDecayWD(WeightDecayScheduler):
     Returns:
         A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
+
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
 
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
@@ -324,6 +352,10 @@ class PiecewiseConstantWD(WeightDecayScheduler):
         A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
 
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
+
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
     >>> scheduler = cs.PiecewiseConstantWD(opt, [0.1, 0.05, 0.01], milestones=[1, 3])
@@ -353,6 +385,10 @@ class MultiStepWD(WeightDecayScheduler):
         A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
 
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
+
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
     >>> [round(v, 6) for v in cs.MultiStepWD(opt, 0.1, gamma=0.5, milestones=[1, 3]).values_at(range(5)).tolist()]
@@ -380,6 +416,10 @@ class StepWD(WeightDecayScheduler):
     Returns:
         A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
+
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
 
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
@@ -410,6 +450,10 @@ class CosineAnnealingWD(WeightDecayScheduler):
         A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
 
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
+
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
     >>> [round(v, 6) for v in cs.CosineAnnealingWD(opt, 0.1, T_max=4, eta_min=0.0).values_at(range(5)).tolist()]
@@ -437,6 +481,10 @@ class LambdaWD(WeightDecayScheduler):
     Returns:
         A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
+
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
 
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
@@ -471,6 +519,10 @@ class CosineAnnealingWarmRestartsWD(WeightDecayScheduler):
         A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
 
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
+
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
     >>> scheduler = cs.CosineAnnealingWarmRestartsWD(opt, 0.1, T_0=2, T_mult=1, eta_min=0.0)
@@ -498,6 +550,10 @@ class MultiplicativeWD(WeightDecayScheduler):
     Returns:
         A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
+
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
 
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
@@ -565,6 +621,10 @@ class CyclicWD(WeightDecayScheduler):
         A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
 
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
+
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)
     >>> [round(v, 6) for v in cs.CyclicWD(opt, 0.01, 0.1, step_size_up=2).values_at(range(5)).tolist()]
@@ -597,6 +657,10 @@ class OneCycleWD(WeightDecayScheduler):
     Returns:
         A scheduler that writes the value at step 0 into ``weight_decay`` of every targeted param group at
         construction, and at each ``step()`` the next step's value.
+
+    Raises:
+        TypeError: A call that does not fit the signature (the error shows it), or an optimizer that is not one.
+        ValueError: An argument out of its range, named as this class names it.
 
     >>> import torch, schedulers.cerebras as cs
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1, weight_decay=0.1)

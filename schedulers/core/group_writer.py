@@ -28,7 +28,8 @@ class GroupWriter(LRScheduler):
     (:meth:`current_alpha`).
 
     Args:
-        *args: Not taken: each clock has its own constructor.
+        optimizer: torch's constructor argument; each clock has its own constructor and calls :meth:`_drive`.
+        last_epoch: torch's constructor argument (the step count lives in the writer).
 
     Returns:
         The base class of Cadence's schedulers; its instances are theirs.

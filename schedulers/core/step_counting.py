@@ -35,7 +35,8 @@ class StepCountingScheduler(GroupWriter):
     end for the curve of a run with ``curve_for(state, ssr)``.
 
     Args:
-        *args: Not taken: each front end has its own constructor.
+        optimizer: torch's constructor argument; each front end has its own constructor and calls :meth:`_start`.
+        last_epoch: torch's constructor argument (the count is set by :meth:`_start`).
 
     Returns:
         The base class of the Cerebras and SambaFlow schedulers.

@@ -295,7 +295,12 @@ class LambdaLR(StepCountingScheduler, torch_schedulers.LambdaLR):
         self._use(self._multiplier)
 
     def state_dict(self) -> dict[str, Any]:
-        """``LambdaLR``'s state: plain numbers and lists only."""
+        """``LambdaLR``'s state: plain numbers and lists only.
+
+        Returns:
+            ``base_lrs``, ``last_epoch``, ``_step_count``, ``_last_lr`` and ``lr_lambdas`` (each entry ``{}``), loadable
+            with ``torch.load(weights_only=True)``.
+        """
         return {
             "base_lrs": list(self.base_values),
             "last_epoch": self._count,
@@ -305,7 +310,11 @@ class LambdaLR(StepCountingScheduler, torch_schedulers.LambdaLR):
         }
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore the step (this run's arguments are kept) and write the lr at that step."""
+        """Restore the step (this run's arguments are kept) and write the lr at that step.
+
+        Args:
+            state_dict: What :meth:`state_dict` gave (torch's ``LambdaLR`` state loads too).
+        """
         self._set_count(int(state_dict["last_epoch"]))
         self._step_count = int(state_dict.get("_step_count", self._count + 1))
         self._apply()
