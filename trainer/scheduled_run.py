@@ -10,12 +10,13 @@ Entries (docs/stepping.md, docs/trainer.md):
   tagged param groups.
 
 Everything Cadence builds, Cerebras's and SambaFlow's schedulers included, is one kind: a
-:class:`~schedulers.core.compile.CompiledScheduler`, attached to the trainer's clock and ratio with
-``attach_state``. By default it steps once per batch, and a torch scheduler the user built steps per
-epoch unless ``step_schedulers_every_batch=True`` (Composer's default). With
+:class:`~schedulers.core.group_writer.GroupWriter` (a :class:`~schedulers.core.compile.CompiledScheduler`, or for
+the front ends that count optimizer steps a :class:`~schedulers.core.step_counting.StepCountingScheduler`),
+attached to the trainer's clock and ratio with ``attach_state``. By default it steps once per batch, and a torch
+scheduler the user built steps per epoch unless ``step_schedulers_every_batch=True`` (Composer's default). With
 ``step_schedulers_every_batch=False``, a Cadence schedule is evaluated at each epoch boundary and held for the
-epoch (Composer's staircase), and a Cerebras or SambaFlow scheduler (which counts optimizer steps) is a
-ValueError naming it.
+epoch (Composer's staircase), and a Cerebras or SambaFlow scheduler (which counts optimizer steps) is a ValueError
+naming it.
 """
 
 from __future__ import annotations
@@ -31,9 +32,11 @@ from schedulers import Product, compile_scheduler, scale_pytorch_scheduler
 from schedulers.core.callables import CallableKind, callable_kind
 from schedulers.core.clock import EpochStartView
 from schedulers.core.compile import CompiledScheduler
+from schedulers.core.group_writer import GroupWriter
 from schedulers.core.listening import EvaluationListener, ReduceLROnPlateauListener
 from schedulers.core.plateau import listening
 from schedulers.core.run import Run
+from schedulers.core.step_counting import StepCountingScheduler
 from schedulers.core.tags import matches, normalize_tags
 
 __all__ = ["ScheduledRun", "build_schedulers"]
@@ -182,7 +185,7 @@ def _place_built(
             continue
         _check_per_epoch(label, scheduler, step_every_batch)
         _scale(label, scheduler, run, clock)
-        steps_per_batch = step_every_batch or (step_every_batch is None and isinstance(scheduler, CompiledScheduler))
+        steps_per_batch = step_every_batch or (step_every_batch is None and isinstance(scheduler, GroupWriter))
         (per_batch if steps_per_batch else per_epoch).append(scheduler)
     return per_batch, per_epoch, on_eval, listeners, writers
 
@@ -225,7 +228,7 @@ def _classify(entries: Any, optimizer: torch.optim.Optimizer) -> tuple[list[_Ent
 
 def _check_per_epoch(label: str, scheduler: LRScheduler, step_every_batch: bool | None) -> None:
     """Per-epoch stepping stretches a scheduler that counts optimizer steps (Cerebras, SambaFlow): refuse it."""
-    if step_every_batch is False and isinstance(scheduler, CompiledScheduler) and scheduler.counts_steps:
+    if step_every_batch is False and isinstance(scheduler, StepCountingScheduler):
         raise ValueError(
             f"step_schedulers_every_batch=False, but {label} ({type(scheduler).__name__}) counts optimizer steps "
             "and must step once per batch; per-epoch stepping is for Cadence schedules (held for each epoch) "
@@ -285,11 +288,11 @@ def _from_factory(label: str, factory: Callable, optimizer: torch.optim.Optimize
 
 
 def _written_key(scheduler: LRScheduler) -> str:
-    return scheduler.hyperparameter if isinstance(scheduler, CompiledScheduler) else "lr"
+    return scheduler.hyperparameter if isinstance(scheduler, GroupWriter) else "lr"
 
 
 def _scale(label: str, scheduler: LRScheduler, run: Run, state: Any) -> None:
-    if isinstance(scheduler, CompiledScheduler):  # Cadence's, Cerebras's and SambaFlow's: one kind
+    if isinstance(scheduler, GroupWriter):  # Cadence's, Cerebras's and SambaFlow's: one writer, two clocks
         scheduler.attach_state(state, run)  # follow the trainer's clock (and its run: its ratio, kept on resume)
         return
     try:

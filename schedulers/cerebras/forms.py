@@ -221,7 +221,16 @@ class Form:
         >>> Linear(1.0, 0.0, "100ba").resolved(step_resolver(None, 0.29)).total_iters
         29
         """
-        return attrs.evolve(self, **{name: resolve(name, getattr(self, name)) for name in self._steps})
+        given = {name: getattr(self, name) for name in self._steps}
+        steps = {name: resolve(name, value) for name, value in given.items()}
+        try:
+            return attrs.evolve(self, **steps)
+        except FormArgumentError as error:  # show what the user wrote beside what it resolved to
+            shown = f"={steps.get(error.name)!r}"
+            if error.name not in given or given[error.name] == steps[error.name] or not error.text.startswith(shown):
+                raise
+            resolved = f"={given[error.name]!r} (resolved to {steps[error.name]!r} steps)"
+            raise FormArgumentError(error.name, resolved + error.text[len(shown) :]) from None
 
     def __attrs_post_init__(self) -> None:
         """A form whose step counts are numbers is checked (and what depends on them computed) at once: one made by
