@@ -820,28 +820,4 @@ class ChainedScheduler(ChainedLR):
     """
 
 
-__all__ = [
-    "ChainedLR",
-    "ChainedScheduler",
-    "ConstantLR",
-    "CosineAnnealingLR",
-    "CosineAnnealingWarmRestarts",
-    "CosineDecayLR",
-    "CyclicLR",
-    "ExponentialLR",
-    "InverseExponentialTimeDecayLR",
-    "InverseSquareRootDecayLR",
-    "LRScheduler",
-    "LambdaLR",
-    "LinearLR",
-    "MultiStepLR",
-    "MultiplicativeLR",
-    "OneCycleLR",
-    "PiecewiseConstantLR",
-    "PolynomialLR",
-    "ScalePerParamLR",
-    "SequentialLR",
-    "StepLR",
-]
-
-register_family(__name__, learning_rate=True)
+__all__ = register_family(__name__, learning_rate=True)  # every scheduler class defined here

@@ -105,13 +105,17 @@ TABLE: tuple[Row, ...] = (
 ROWS: dict[str, Row] = {row.stem: row for row in TABLE}
 
 
-def register_family(module: str, *, learning_rate: bool) -> None:
+def register_family(module: str, *, learning_rate: bool) -> list[str]:
     """Register the class of every row declared in ``module`` (a module name), in table order (family
     "cerebras"); each must subclass its row's form.
 
     Args:
         module: The module declaring the classes (``"schedulers.cerebras.lr_scheduler"``).
         learning_rate: True for the learning-rate classes (``...LR``), False for the weight-decay ones (``...WD``).
+
+    Returns:
+        The names of every scheduler class ``module`` defines (its rows' classes, the family's base, aliases), sorted:
+        the module's ``__all__``.
 
     Raises:
         TypeError: A class that does not write its row's form.
@@ -127,3 +131,8 @@ def register_family(module: str, *, learning_rate: bool) -> None:
             raise TypeError(f"{cls.__qualname__} must write {row.form.__qualname__}, its row's form")
         register_scheduler(cls, aliases=row.lr_aliases if learning_rate else (), family="cerebras")
         _FAMILIES[learning_rate][row.stem] = cls
+    return sorted(
+        name
+        for name, value in namespace.items()
+        if isinstance(value, type) and issubclass(value, HyperparameterScheduler) and value.__module__ == module
+    )

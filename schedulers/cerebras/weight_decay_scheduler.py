@@ -696,28 +696,4 @@ class ScalePerParamWD(WeightDecayScheduler, ScalePerParamBase):
     """
 
 
-__all__ = [
-    "ChainedWD",
-    "ConstantWD",
-    "CosineAnnealingWD",
-    "CosineAnnealingWarmRestartsWD",
-    "CosineDecayWD",
-    "CyclicWD",
-    "ExponentialWD",
-    "InverseExponentialTimeDecayWD",
-    "InverseSquareRootDecayWD",
-    "LambdaWD",
-    "LinearWD",
-    "MultiStepWD",
-    "MultiplicativeWD",
-    "OneCycleWD",
-    "PiecewiseConstantWD",
-    "PolynomialWD",
-    "ScalePerParamWD",
-    "SequentialWD",
-    "StepWD",
-    "WDScheduler",
-    "WeightDecayScheduler",
-]
-
-register_family(__name__, learning_rate=False)
+__all__ = register_family(__name__, learning_rate=False)  # every scheduler class defined here
