@@ -27,9 +27,10 @@ import subprocess
 import sys
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from trainer.sweep import folders
 from trainer.sweep.plan import SweepPoint
@@ -39,7 +40,7 @@ from trainer.sweep.running import Outcome
 __all__ = ["LocalLauncher"]
 
 
-@dataclass
+@attrs.define
 class _Process:
     process: Any  # a subprocess.Popen, or a _Fork
     output: str

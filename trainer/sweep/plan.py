@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from timeunits import Time, TimeUnit
 from timeunits.errors import argument_error
@@ -39,7 +40,7 @@ SSR = "ssr"
 MAX_DURATION = "max_duration"
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Budget:
     """One budget of a sweep.
 
@@ -76,7 +77,7 @@ class Budget:
         return f"trainer.init.loop.{key}={self.value}"
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class SweepPoint:
     """A point of a sweep: its budget and run folder, and for a WSD sweep where it branches.
 

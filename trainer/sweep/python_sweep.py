@@ -18,9 +18,10 @@ import pickle
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from trainer.sweep import folders
 from trainer.sweep.engine import check_jobs, run_points
@@ -223,7 +224,7 @@ class PythonLauncher:
             handle.process.join()
 
 
-@dataclass
+@attrs.define
 class _PointProcess:
     process: Any
     receive: Any

@@ -15,8 +15,9 @@ import contextlib
 import math
 import signal
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
+
+import attrs
 
 from trainer.sweep import folders
 from trainer.sweep.plan import SweepPoint
@@ -28,7 +29,7 @@ __all__ = ["RayLauncher"]
 KILL_WAIT_S = 10.0  # how long a killed point's actor gets to report before it is released
 
 
-@dataclass
+@attrs.define
 class _RayPoint:
     actor: Any
     ref: Any

@@ -21,8 +21,9 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+
+import attrs
 
 from trainer.signals import exit_status, stop_requests
 from trainer.sweep import folders
@@ -33,7 +34,7 @@ __all__ = ["FOLDER_IN_USE", "PointActor", "PointJob", "run_job"]
 FOLDER_IN_USE = 75
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class PointJob:
     """What a cluster needs to run a point: its ``points.txt`` line, the sweep's working directory, the
     environment the sweep adds (``PYTHONPATH``, a branch's expected warning), the log file and the folder.

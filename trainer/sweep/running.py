@@ -25,8 +25,9 @@ import contextlib
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
+
+import attrs
 
 from trainer.signals import signal_name, stop_requests
 from trainer.sweep import folders
@@ -75,7 +76,7 @@ class SweepStopped(Exception):
         self.signum = int(signum)
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Outcome:
     """How a point ended: its exit status (0: trained to its end), where its output is (``"above"``: on the
     sweep's own terminal), and for a point run in Python the exception it raised.
@@ -181,7 +182,7 @@ class Launcher(Protocol):
         """
 
 
-@dataclass
+@attrs.define
 class _Running:
     point: SweepPoint
     handle: Any

@@ -22,9 +22,10 @@ import signal
 import subprocess
 import time as clock
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from trainer.sweep import folders
 from trainer.sweep.plan import SweepPoint
@@ -38,7 +39,7 @@ KILL_WAIT_S = 30.0
 _TIME = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?$")
 
 
-@dataclass
+@attrs.define
 class _SlurmPoint:
     job: Any
     log: str
