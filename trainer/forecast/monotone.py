@@ -9,9 +9,10 @@ the warmup itself kept as it is. Monotone by construction: the knot values are r
 
 of free :math:`z_j`, minimized by L-BFGS from two starts (the run's own curve, and the peak held to the end),
 the best kept. The final loss is the law's own (:meth:`~trainer.forecast.laws.MultiPowerLaw.loss`), with
-gradients through the areas. :func:`simplify` then keeps only the knots the curve bends at, so that the
-schedule written out (a ``Sequence`` of linear pieces) is short; that schedule, not this curve, is what
-``cadence forecast --optimize`` forecasts and recommends.
+gradients through the areas. :func:`simplest_curve` then finds the curve of fewest linear pieces whose final
+loss is within :data:`WITHIN` of that optimum (a law fitted on noisy points cannot tell such curves apart),
+so that the schedule written out (a ``Sequence`` of linear pieces) is short and smooth; that schedule, not
+the free curve, is what ``cadence forecast --optimize`` forecasts and recommends.
 """
 
 from __future__ import annotations
@@ -25,12 +26,16 @@ import torch
 from trainer.forecast.fitted import FittedLaw
 from trainer.forecast.laws import AnnealingLaw, LrAreas, decreases, warmup_updates
 
-__all__ = ["KNOTS", "TOLERANCE", "Knots", "best_curve", "final_loss", "simplify"]
+__all__ = ["KNOTS", "TOLERANCE", "TOLERANCES", "WITHIN", "Knots", "best_curve", "final_loss", "simplest_curve", "simplify"]
 
 #: the knots of the free curve after the warmup
 KNOTS = 40
 #: how far (a multiplier of the peak) the schedule written out may stray from the free curve
 TOLERANCE = 0.01
+#: the simplifications tried by :func:`simplest_curve` (multipliers of the peak)
+TOLERANCES = (0.02, 0.05, 0.1, 0.2, 0.5)
+#: how much (relative) the final loss may rise for a curve of fewer pieces: far below what a fit resolves
+WITHIN = 1e-4
 #: keeps every ratio of consecutive knots below 1, so that every update after the warmup decreases the lr a
 #: little and the law's gradient reaches it (an lr that does not change is not a decrease the law sees)
 _EPSILON = 1e-9
@@ -107,26 +112,89 @@ def best_curve(law: FittedLaw, lrs: torch.Tensor, positions: torch.Tensor, knots
     >>> curve.values[-1] < curve.values[0] == max(curve.values)  # it decays, and never rises
     True
     """
+    lrs, positions, warmup = _checked(lrs, positions)
+    grid = torch.linspace(float(positions[warmup]), 1.0, knots + 1, dtype=torch.float64)
+    peak = float(lrs.max())
+    own = tuple((lrs[warmup:] / peak).tolist())  # the run's own curve: a start
+    starts = [_logits(own, positions[warmup:], grid), torch.full((knots + 1,), 20.0, dtype=torch.float64)]
+    return _best_at(law, lrs, positions, grid, starts)[0]
+
+
+def simplest_curve(
+    law: FittedLaw, lrs: torch.Tensor, positions: torch.Tensor, curve: Knots, within: float = WITHIN
+) -> Knots:
+    r"""The curve of fewest pieces whose final loss is within ``within`` (relative) of ``curve``'s: ``curve``
+    simplified (:func:`simplify`) at each of :data:`TOLERANCES`, its kept knots' values optimized again under the
+    law; ``curve`` simplified at :data:`TOLERANCE` when none is close enough. A law fitted to noisy points cannot
+    tell curves this close apart, and the fewer pieces, the less the schedule depends on its quirks (a free
+    optimum may hold steps the law barely prefers).
+
+    Args:
+        law: The fitted law.
+        lrs: The lr of each update of the run (its warmup and peak are kept), as :func:`best_curve` takes it.
+        positions: The fraction of the run at the start of each update.
+        curve: The curve to simplify (from :func:`best_curve`, on the same run).
+        within: The largest relative rise of the final loss accepted for fewer pieces (>= 0).
+
+    Returns:
+        The simplest curve found.
+
+    >>> from trainer.forecast.laws import MultiPowerLaw
+    >>> p = {"L0": 2.0, "A": 1.0, "alpha": 0.5, "B": 0.5, "C": 1.0, "beta": 0.5, "gamma": 0.5}
+    >>> law = FittedLaw(MultiPowerLaw(), p, 1.0, 0.0, 0.0, 0, "eval/loss", "lr/group0")
+    >>> lrs, positions = torch.tensor([0.5] + [1.0] * 99, dtype=torch.float64), torch.arange(100) / 100
+    >>> free = best_curve(law, lrs, positions, knots=10)
+    >>> len(simplest_curve(law, lrs, positions, free).values) <= len(simplify(free).values)
+    True
+    """
+    lrs, positions, _ = _checked(lrs, positions)
+    goal = _loss_of(law, lrs, positions, curve) * (1 + within)
+    chosen = simplify(curve)
+    for tolerance in TOLERANCES:
+        fewer = simplify(curve, tolerance)
+        grid = torch.tensor(fewer.positions, dtype=torch.float64)
+        refit, value = _best_at(law, lrs, positions, grid, [_logits(fewer.values, grid, grid)])
+        if value <= goal and len(refit.values) <= len(chosen.values):
+            chosen = refit
+    return chosen
+
+
+def _checked(lrs, positions) -> tuple[torch.Tensor, torch.Tensor, int]:
+    """The lrs and positions as float64 tensors, and the warmup's updates; a ValueError for a run with no curve."""
     lrs = torch.as_tensor(lrs, dtype=torch.float64)
     positions = torch.as_tensor(positions, dtype=torch.float64)
     if len(lrs) != len(positions):
         raise ValueError(f"{len(lrs)} lrs but {len(positions)} positions: give one position per update")
-    warmup, peak = warmup_updates(lrs), float(lrs.max())
-    if warmup >= len(lrs) or not peak > 0:
+    warmup = warmup_updates(lrs)
+    if warmup >= len(lrs) or not float(lrs.max()) > 0:
         raise ValueError("the run has no update after its warmup at a peak lr > 0: there is no curve to choose")
-    grid = torch.linspace(float(positions[warmup]), 1.0, knots + 1, dtype=torch.float64)
+    return lrs, positions, warmup
+
+
+def _objective(law: FittedLaw, lrs: torch.Tensor, positions: torch.Tensor, grid: torch.Tensor):
+    """The final loss of the run whose lr after the warmup follows the knot values at ``grid``."""
+    warmup, peak = warmup_updates(lrs), float(lrs.max())
     spread = _interpolation(grid, positions[warmup:])
-    head, scale, final = lrs[:warmup], peak / law.lr_scale, final_loss(law)
+    head, scale, final = lrs[:warmup] / peak, peak / law.lr_scale, final_loss(law)
+    return lambda values: final(torch.cat([head, spread @ values]) * scale)
+
+
+def _loss_of(law: FittedLaw, lrs: torch.Tensor, positions: torch.Tensor, curve: Knots) -> float:
+    grid = torch.tensor(curve.positions, dtype=torch.float64)
+    with torch.no_grad():
+        return float(_objective(law, lrs, positions, grid)(torch.tensor(curve.values, dtype=torch.float64)))
+
+
+def _best_at(law: FittedLaw, lrs, positions, grid: torch.Tensor, starts: list) -> tuple[Knots, float]:
+    """The best monotone knot values at ``grid`` from each of ``starts`` (logits), and their final loss."""
+    objective = _objective(law, lrs, positions, grid)
 
     def loss(z: torch.Tensor) -> torch.Tensor:
-        values = torch.cumprod((1 - _EPSILON) * torch.sigmoid(z), 0)
-        return final(torch.cat([head / peak, spread @ values]) * scale)
+        return objective(torch.cumprod((1 - _EPSILON) * torch.sigmoid(z), 0))
 
-    own = Knots(tuple(grid.tolist()), tuple((lrs[warmup:] / peak).tolist()))  # the run's own curve, sampled
-    starts = [_logits(own.values, positions[warmup:], grid), torch.full((knots + 1,), 20.0, dtype=torch.float64)]
-    best = min((_minimize(loss, start) for start in starts), key=lambda found: found[1])[0]
+    best, value = min((_minimize(loss, start) for start in starts), key=lambda found: found[1])
     values = torch.cumprod((1 - _EPSILON) * torch.sigmoid(best), 0)
-    return Knots(tuple(grid.tolist()), tuple(values.tolist()))
+    return Knots(tuple(grid.tolist()), tuple(values.tolist())), value
 
 
 def _logits(own: tuple[float, ...], positions: torch.Tensor, grid: torch.Tensor) -> torch.Tensor:

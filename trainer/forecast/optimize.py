@@ -4,8 +4,9 @@
 The candidates keep the config's warmup and peak lr, and never raise the lr after the warmup:
 
 - the free monotone curve that minimizes the law's final loss (:func:`trainer.forecast.monotone.best_curve`,
-  as Luo et al. 2025 optimize it), written out as the short piecewise-linear schedule that follows it within
-  1% of the peak (:func:`piecewise_schedule`: a ``Sequence`` of ``LinearScheduler`` pieces in ``dur``);
+  as Luo et al. 2025 optimize it), written out as the piecewise-linear schedule of fewest pieces whose forecast
+  is within 0.01% of it (:func:`~trainer.forecast.monotone.simplest_curve`; :func:`piecewise_schedule`: a
+  ``Sequence`` of ``LinearScheduler`` pieces in ``dur``);
 - every :class:`~schedulers.WarmupStableDecayScheduler` with a decay over the last :data:`DECAYS` of the run,
   of each shape in :data:`SHAPES`, to each end value in :data:`ENDS` (36; a decay that would start before the
   warmup ends is left out).
@@ -28,7 +29,7 @@ import torch
 from timeunits import Time
 from trainer.forecast.errors import ForecastError
 from trainer.forecast.fitted import FittedLaw
-from trainer.forecast.monotone import Knots, best_curve, simplify
+from trainer.forecast.monotone import Knots, best_curve, simplest_curve
 from trainer.forecast.predict import Forecast, config_plan, config_trainer, forecaster
 
 __all__ = ["DECAYS", "ENDS", "SHAPES", "Recommendation", "piecewise_schedule", "recommend"]
@@ -114,7 +115,7 @@ def _free(law: FittedLaw, forecast: Any, plan: Any, warmup: str, baseline: Forec
     """The free monotone curve's schedule (see the module docstring) and its forecast."""
     counts = baseline.counts.to(torch.float64)
     positions = torch.cat([counts.new_zeros(1), counts[:-1]]) / counts[-1]  # the run's fraction at each update
-    knots = simplify(best_curve(law, baseline.lrs, positions))
+    knots = simplest_curve(law, baseline.lrs, positions, best_curve(law, baseline.lrs, positions))
     setting = f"{SCHEDULERS}={piecewise_schedule(warmup, knots)}"
     label = f"monotone, {len(knots.values) - 1} linear piece(s) to {knots.values[-1]:.2g}"
     return forecast(plan, label, [setting]), setting
