@@ -156,6 +156,11 @@ def _optimize(law: FittedLaw, args: argparse.Namespace, common: dict) -> tuple[l
         lines.append(f"their {LEVEL:.0%} intervals overlap: the forecasts cannot tell the two apart")
     elif found.apart:
         lines.append(f"the recommendation's {LEVEL:.0%} interval lies wholly below the config's")
+    if law.law.name == "annealing":  # docs/forecast.md, "Recommend"
+        lines.append(
+            "note: the annealing law credits each decrease of the lr by its size alone, so it favours decaying to 0; "
+            "fit --law multi-power on runs whose decays differ for a recommendation"
+        )
     return [found.baseline, *ranked], lines
 
 

@@ -166,8 +166,8 @@ def _checked(lrs, positions) -> tuple[torch.Tensor, torch.Tensor, int]:
     if len(lrs) != len(positions):
         raise ValueError(f"{len(lrs)} lrs but {len(positions)} positions: give one position per update")
     warmup = warmup_updates(lrs)
-    if warmup >= len(lrs) or not float(lrs.max()) > 0:
-        raise ValueError("the run has no update after its warmup at a peak lr > 0: there is no curve to choose")
+    if warmup >= len(lrs) - 1 or not float(lrs.max()) > 0:
+        raise ValueError("the run has no update after its warmup ends at a peak lr > 0: there is no curve to choose")
     return lrs, positions, warmup
 
 

@@ -105,9 +105,6 @@ def piecewise_schedule(warmup: str, knots: Knots) -> str:
     if Time.from_timestring(warmup).value > 0:
         pieces.insert(0, "{LinearScheduler: {alpha_i: 0.0, alpha_f: 1.0}}")
         milestones.insert(0, warmup)
-    if len(pieces) == 1:
-        pieces.append(pieces[0])  # a Sequence needs two schedules: the one piece twice, switching at its middle
-        milestones.append("0.5dur")
     return f"[{{Sequence: {{schedules: [{', '.join(pieces)}], milestones: [{', '.join(milestones)}]}}}}]"
 
 
