@@ -78,7 +78,9 @@ def main() -> int:
     parser.add_argument("--out", default="bench-forecast", help="bench/forecast.py's runs' folder")
     parser.add_argument("--horizon", default="300_000tok", help="1dur (the config's: 300_000tok)")
     parser.add_argument("--law", default="multi-power", choices=["annealing", "multi-power"])
-    parser.add_argument("--fit", default="all", choices=["all", "sweep"], help="every run of the seed, or the WSD sweep")
+    parser.add_argument(
+        "--fit", default="all", choices=["all", "sweep"], help="every run of the seed, or the WSD sweep"
+    )
     args = parser.parse_args()
     rows = [bench_seed(args.out, seed, args.horizon, args.law, args.fit) for seed in args.seeds]
     for row in rows:

@@ -26,7 +26,17 @@ import torch
 from trainer.forecast.fitted import FittedLaw
 from trainer.forecast.laws import AnnealingLaw, LrAreas, decreases, warmup_updates
 
-__all__ = ["KNOTS", "TOLERANCE", "TOLERANCES", "WITHIN", "Knots", "best_curve", "final_loss", "simplest_curve", "simplify"]
+__all__ = [
+    "KNOTS",
+    "TOLERANCE",
+    "TOLERANCES",
+    "WITHIN",
+    "Knots",
+    "best_curve",
+    "final_loss",
+    "simplest_curve",
+    "simplify",
+]
 
 #: the knots of the free curve after the warmup
 KNOTS = 40
@@ -44,13 +54,30 @@ _EPSILON = 1e-9
 @dataclass(frozen=True)
 class Knots:
     """A piecewise-linear multiplier of the peak lr: ``values[i]`` at the fraction ``positions[i]`` of the run,
-    linear between them; the first at the warmup's end, the last at the run's end (1.0); non-increasing."""
+    linear between them; the first at the warmup's end, the last at the run's end (1.0); non-increasing.
+
+    Args:
+        positions: The knots' fractions of the run, increasing.
+        values: The multipliers of the peak lr at them.
+
+    Returns:
+        The curve; :meth:`at` evaluates it.
+
+    >>> Knots((0.1, 1.0), (1.0, 0.5)).values[-1]
+    0.5
+    """
 
     positions: tuple[float, ...]
     values: tuple[float, ...]
 
     def at(self, x: torch.Tensor) -> torch.Tensor:
         """The multiplier at the fractions ``x`` of the run (held before the first knot and after the last).
+
+        Args:
+            x: Fractions of the run (float64 for exact positions).
+
+        Returns:
+            The multipliers, a float64 tensor like ``x``.
 
         >>> Knots((0.1, 0.5, 1.0), (1.0, 1.0, 0.2)).at(torch.tensor([0.0, 0.3, 0.75, 1.0])).tolist()
         [1.0, 1.0, 0.6, 0.2]

@@ -100,7 +100,9 @@ def piecewise_schedule(warmup: str, knots: Knots) -> str:
     milestones: [10ba, 0.8dur]}}]
     """
     values = [round(value, 4) for value in knots.values]
-    pieces = [f"{{LinearScheduler: {{alpha_i: {a!r}, alpha_f: {b!r}}}}}" for a, b in zip(values, values[1:])]
+    pieces = [
+        f"{{LinearScheduler: {{alpha_i: {a!r}, alpha_f: {b!r}}}}}" for a, b in zip(values[:-1], values[1:], strict=True)
+    ]
     milestones = [f"{round(position, 4)!r}dur" for position in knots.positions[1:-1]]
     if Time.from_timestring(warmup).value > 0:
         pieces.insert(0, "{LinearScheduler: {alpha_i: 0.0, alpha_f: 1.0}}")
