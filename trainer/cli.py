@@ -315,7 +315,7 @@ def _add_forecast_arguments(forecast: argparse.ArgumentParser) -> None:
     budgets.add_argument("--ssr", nargs="+", type=float, metavar="R", help="scale schedule ratios")
     forecast.add_argument("--target", type=float, metavar="LOSS", help="the smallest budget forecast to reach LOSS")
     forecast.add_argument("--grid", metavar="KEY.PATH=V1,V2,...", help="forecast each value of one key at one budget")
-    forecast.add_argument("--optimize", action="store_true", help="recommend a WSD schedule at one budget")
+    forecast.add_argument("--optimize", action="store_true", help="recommend a monotone lr schedule at one budget")
     forecast.add_argument("--law", choices=["annealing", "multi-power"], help="the law to fit (default annealing)")
     forecast.add_argument(
         "--decay", type=float, metavar="LAMBDA", help="annealing law: a fixed momentum (the paper's 0.999), not fitted"

@@ -9,7 +9,8 @@
 The modules: :mod:`~trainer.forecast.laws` (the laws, pure functions), :mod:`~trainer.forecast.runs`
 (reading run folders), :mod:`~trainer.forecast.fitting`, :mod:`~trainer.forecast.fitted` (a fitted law and
 its file), :mod:`~trainer.forecast.predict`, :mod:`~trainer.forecast.picture` (pictures and the text plot),
-:mod:`~trainer.forecast.optimize` (a recommended schedule), :mod:`~trainer.forecast.sweeps` (``cadence sweep
+:mod:`~trainer.forecast.optimize` (a recommended schedule; :mod:`~trainer.forecast.monotone`: the free lr curve it
+optimizes), :mod:`~trainer.forecast.sweeps` (``cadence sweep
 --forecast``, handed to the sweep engine: this package uses :mod:`trainer.sweep`, never the reverse),
 :mod:`~trainer.forecast.command` (``cadence forecast``).
 """

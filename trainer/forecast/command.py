@@ -156,7 +156,29 @@ def _optimize(law: FittedLaw, args: argparse.Namespace, common: dict) -> tuple[l
         lines.append(f"their {LEVEL:.0%} intervals overlap: the forecasts cannot tell the two apart")
     elif found.apart:
         lines.append(f"the recommendation's {LEVEL:.0%} interval lies wholly below the config's")
+    lines += _runner_up(law, found)
+    if law.law.name == "annealing":  # docs/forecast.md, "Recommend"
+        lines.append(
+            "note: the annealing law credits each decrease of the lr by its size alone, so it favours decaying to 0; "
+            "fit --law multi-power on runs whose decays differ for a recommendation"
+        )
     return [found.baseline, *ranked], lines
+
+
+def _runner_up(law: FittedLaw, found) -> list[str]:
+    """The next best candidate, when its forecast is closer to the recommendation's than the noise of one fitted
+    point: the law cannot rank the two (docs/forecast.md, "Recommend")."""
+    others = [f for f in found.tried if f is not found.best]
+    if not others:
+        return []
+    second = min(others, key=lambda f: f.final_loss)
+    gap = second.final_loss / found.best.final_loss - 1
+    if gap >= law.noise:
+        return []
+    return [
+        f"the next best candidate ({second.label}) is forecast only {gap:+.2%} higher, within the fit's noise "
+        f"({law.noise:.2%}): the forecasts cannot rank the two"
+    ]
 
 
 def _target(law: FittedLaw, args: argparse.Namespace, common: dict) -> tuple[list[Forecast], list[str]]:
