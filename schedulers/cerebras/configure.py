@@ -41,11 +41,13 @@ from torch.optim import Optimizer
 from schedulers.cerebras.lr_scheduler import ChainedScheduler, ConstantLR, LRScheduler, ScalePerParamLR, SequentialLR
 from schedulers.core.names import did_you_mean
 from schedulers.core.registry import UnknownSchedulerError, registered_schedulers
+from schedulers.core.signatures import call_problem, signature_text
 from schedulers.core.state import ScheduleState
 
 __all__ = ["configure_lr_scheduler"]
 
-# Cerebras's old argument names: using one is an error naming the current name
+# Cerebras's old argument names: using one is an error naming the current name (a misspelling or a wrong case
+# is call_problem's, with the closest name)
 _OLD_NAMES = {
     "total_iters": ("steps", "decay_steps"),
     "initial_learning_rate": ("learning_rate", "base_lr"),
@@ -229,77 +231,26 @@ def _build(optimizer: Optimizer, params: dict, where: str, state: ScheduleState 
 def _construct(
     cls: type[LRScheduler], optimizer: Optimizer, params: dict, where: str, state: ScheduleState | None
 ) -> LRScheduler:
-    """``cls(optimizer, **params)``, every argument checked against ``cls``'s signature (errors show it)."""
-    signature = inspect.signature(cls.__init__)
-    parameters = list(signature.parameters.values())[1:]  # without self
-    if not parameters or parameters[0].name != "optimizer":
+    """``cls(optimizer, **params)``, the arguments checked first by the one checker of every door
+    (:func:`~schedulers.core.signatures.call_problem`), after Cerebras's old names (``decay_steps``, ...)."""
+    parameters = list(inspect.signature(cls).parameters)
+    if not parameters or parameters[0] != "optimizer":
         raise ValueError(
             f"{where}: {cls.__name__} cannot be configured: its first argument must be 'optimizer', "
-            f"its signature is {cls.__name__}{signature}"
+            f"its signature is {signature_text(cls.__name__, cls)}"
         )
-    kwargs, old, missing, takes_anything = _match_arguments(parameters[1:], params, state)
-    shown = _signature_text(cls, parameters, kwargs)
-    if old:
-        renamed = "; ".join(f"expected {expected!r}, got {given!r}" for expected, given in old)
-        raise ValueError(f"{where}: {cls.__name__} takes other argument names ({renamed}):\n  {shown}")
-    if params and not takes_anything:
-        raise ValueError(f"{where}: {cls.__name__} got unexpected arguments {sorted(params)}:\n  {shown}")
-    if missing:
-        raise ValueError(f"{where}: {cls.__name__} is missing the arguments {missing}:\n  {shown}")
+    old = next(((name, alias) for name in parameters for alias in _OLD_NAMES.get(name, ()) if alias in params), None)
+    if old is not None and old[0] not in params:
+        accepted = signature_text(cls.__name__, cls, hidden=("state",))
+        raise ValueError(
+            f"{where}: {cls.__name__} got {old[1]!r}, which is now called {old[0]!r}; accepted: {accepted}"
+        )
+    filled = {"state": "configure_lr_scheduler's state="} if "state" in parameters else {}
+    problem = call_problem(cls, params, name=cls.__name__, leading=1, filled=filled)
+    if problem is not None:
+        raise ValueError(f"{where}: {problem.message}")
     try:
-        return cls(optimizer, **kwargs)
+        return cls(optimizer, **params, **({"state": state} if filled and state is not None else {}))
     except (TypeError, ValueError) as error:
         message = str(error) if str(error).startswith(cls.__name__) else f"{cls.__name__}: {error}"
         raise ValueError(f"{where}: {message}") from error
-
-
-def _match_arguments(parameters: list, params: dict, state: ScheduleState | None) -> tuple[dict, list, list, bool]:
-    """Move the config's arguments out of ``params`` into keyword arguments for ``parameters``.
-
-    Returns the keyword arguments, the (expected, given) pairs of old or miscased names, the names of
-    missing required arguments, and whether the signature takes ``**kwargs`` (then it takes the rest).
-    """
-    kwargs, old, missing = {}, [], []
-    for parameter in parameters:
-        name = parameter.name
-        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
-            kwargs.update(params)
-            params.clear()
-            return kwargs, old, missing, True
-        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
-            continue
-        if name == "state" and parameter.kind is inspect.Parameter.KEYWORD_ONLY:
-            given = params.pop("state", state)
-            if given is not None:
-                kwargs["state"] = given
-        elif name in params:
-            kwargs[name] = params.pop(name)
-        elif name.lower() != name and name.lower() in params:
-            old.append((name, name.lower()))
-        elif any(alias in params for alias in _OLD_NAMES.get(name, ())):
-            old.append((name, next(alias for alias in _OLD_NAMES[name] if alias in params)))
-        elif parameter.default is inspect.Parameter.empty:
-            missing.append(name)
-    return kwargs, old, missing, False
-
-
-def _signature_text(cls: type, parameters: list[inspect.Parameter], given: dict) -> str:
-    """``Name(optimizer, a=<given or default>, b=<missing>)``: the accepted signature with what was given."""
-    parts = ["optimizer"]
-    keyword_only = False
-    for parameter in parameters[1:]:
-        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
-            parts.append(f"**{parameter.name}")
-            continue
-        if parameter.kind is inspect.Parameter.KEYWORD_ONLY and not keyword_only:
-            parts.append("*")
-            keyword_only = True
-        if parameter.name in given:
-            value = given[parameter.name]
-        elif parameter.default is not inspect.Parameter.empty:
-            value = parameter.default
-        else:
-            parts.append(f"{parameter.name}=<missing>")
-            continue
-        parts.append(f"{parameter.name}={value!r}")
-    return f"{cls.__name__}({', '.join(parts)})"
