@@ -71,7 +71,20 @@ _INSTALL_HINT = "pip install transformers accelerate  (or: pip install -e '.[hug
 
 
 class TrainerSchedule(NamedTuple):
-    """What :func:`huggingface_scheduler` returns: ``scheduler`` for ``optimizers=``, ``callback`` for ``callbacks=``"""
+    """What :func:`huggingface_scheduler` returns: ``scheduler`` for ``optimizers=``, ``callback`` for ``callbacks=``.
+
+    A named tuple, so ``scheduler, callback = huggingface_scheduler(...)`` unpacks it.
+
+    Args:
+        scheduler: The :class:`HuggingFaceScheduler` the Trainer steps (``optimizers=(optimizer, scheduler)``).
+        callback: The ``CadenceTrainerCallback`` that keeps its clock (``callbacks=[callback]``).
+
+    Returns:
+        The pair, unpackable as a tuple.
+
+    >>> TrainerSchedule("the scheduler", "the callback").callback
+    'the callback'
+    """
 
     scheduler: HuggingFaceScheduler
     callback: Any
@@ -156,6 +169,27 @@ class HuggingFaceScheduler(CompiledScheduler):
 
     :func:`huggingface_scheduler` makes it, with the callback that moves the clock. ``state_dict()`` carries
     the clock, so a run resumed from a Trainer checkpoint continues its counts.
+
+    Args:
+        schedule: A Cadence schedule or any ``(state, ssr) -> float`` callable.
+        optimizer: The optimizer the Trainer gets in ``optimizers=``.
+        clock: The clock the callback moves (its ``max_duration`` and ``dataloader_len`` the run's).
+        ssr: The scale schedule ratio.
+        hyperparameter: The param-group key driven.
+        param_groups: The indices of the groups driven (None: all).
+        fixed_max_duration: Keep the clock's ``max_duration`` when training starts (given to
+            :func:`huggingface_scheduler`) instead of the Trainer's.
+        fixed_dataloader_len: Keep the clock's ``dataloader_len`` likewise.
+
+    Returns:
+        The scheduler, with the values for the clock's time written.
+
+    >>> import schedulers, torch
+    >>> from schedulers.core.clock import Clock
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    >>> scheduler = HuggingFaceScheduler(schedulers.LinearScheduler(), opt, Clock("10ba", 5))
+    >>> scheduler.advance_to(4); scheduler.step(); opt.param_groups[0]["lr"]
+    0.6
     """
 
     state: Clock
@@ -187,7 +221,13 @@ class HuggingFaceScheduler(CompiledScheduler):
 
     # -- what the callback calls ------------------------------------------------------------------
     def advance_to(self, batches: int, samples: int = 0, tokens: int = 0) -> None:
-        """Count the optimizer step that brought the Trainer to ``batches`` steps (before ``step()`` is called)."""
+        """Count the optimizer step that brought the Trainer to ``batches`` steps (before ``step()`` is called).
+
+        Args:
+            batches: The Trainer's optimizer steps after this one (``global_step + 1``).
+            samples: The samples of this step (0 when not counted).
+            tokens: The tokens of this step (0 when not counted).
+        """
         self.framework.optimizer_step(batches, samples, tokens)
         self._stepped = False
 
@@ -203,8 +243,11 @@ class HuggingFaceScheduler(CompiledScheduler):
     def follow_trainer(self, args: Any, global_step: int, loader_batches: int | None, tokens: int | None) -> None:
         """At the start of training: take the Trainer's lengths and step count, then write the values.
 
-        ``loader_batches`` is the length of the Trainer's train loader (None without one); ``tokens`` the
-        Trainer's ``num_input_tokens_seen`` when tokens are the Trainer's count.
+        Args:
+            args: The Trainer's ``TrainingArguments`` (its run length and gradient accumulation).
+            global_step: The Trainer's optimizer steps so far (0, or a resumed run's).
+            loader_batches: The length of the Trainer's train loader (None without one).
+            tokens: The Trainer's ``num_input_tokens_seen`` when tokens are the Trainer's count, else None.
         """
         clock = self.state
         fixed_duration, fixed_len = self._fixed
@@ -278,7 +321,11 @@ class _TrainerClock:
 
     @property
     def count_tokens(self) -> bool:
-        """Whether tokens are counted (by ``get_num_tokens`` or by the Trainer)."""
+        """Whether tokens are counted (by ``get_num_tokens`` or by the Trainer).
+
+        Returns:
+            True when a token counter is given or the Trainer counts input tokens.
+        """
         return self.get_num_tokens is not None or self.trainer_tokens
 
     @property
@@ -287,6 +334,19 @@ class _TrainerClock:
 
     # -- Trainer events (the callback class adds transformers' TrainerCallback as a base) ----------------
     def on_train_begin(self, args: Any, state: Any, control: Any, model: Any = None, **kwargs: Any) -> None:
+        """Training starts: take the Trainer's lengths and step, check the Trainer steps this scheduler, and count
+        the model's training forwards when samples or tokens are counted here.
+
+        Args:
+            args: The Trainer's ``TrainingArguments``.
+            state: The Trainer's ``TrainerState`` (``global_step``, ``num_input_tokens_seen``).
+            control: The Trainer's ``TrainerControl`` (unused).
+            model: The model trained (its forwards are counted).
+
+        Raises:
+            ValueError: The Trainer steps another lr scheduler, or resumes without this scheduler's state while
+                counting samples or tokens.
+        """
         clock = self.scheduler.state
         if self.scheduler.hyperparameter == "lr" and kwargs.get("lr_scheduler") is not self.scheduler:
             raise ValueError(
@@ -312,6 +372,13 @@ class _TrainerClock:
             self._hook = model.register_forward_pre_hook(self._count_inputs, with_kwargs=True)
 
     def on_optimizer_step(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        """An optimizer step ended: advance the clock by one batch with the step's samples and tokens.
+
+        Args:
+            args: The Trainer's ``TrainingArguments``.
+            state: The Trainer's ``TrainerState``.
+            control: The Trainer's ``TrainerControl`` (unused).
+        """
         samples, tokens = self._settle(args)
         if self.trainer_tokens:
             tokens = state.num_input_tokens_seen - self.scheduler.state.tokens
@@ -319,6 +386,14 @@ class _TrainerClock:
         self._training = True
 
     def on_evaluate(self, args: Any, state: Any, control: Any, metrics: Any = None, **kwargs: Any) -> None:
+        """An evaluation ended: its metrics reach every plateau of the schedule (one line on stderr per reduction).
+
+        Args:
+            args: The Trainer's ``TrainingArguments``.
+            state: The Trainer's ``TrainerState``.
+            control: The Trainer's ``TrainerControl`` (unused).
+            metrics: The evaluation's metrics (``eval_loss``, ...).
+        """
         # an evaluation while training counts, as the Trainer steps its own reduce_lr_on_plateau then; not
         # eval_on_start (before the first step), nor one the user runs after train()
         decision = self.scheduler.framework.evaluation(
@@ -328,9 +403,23 @@ class _TrainerClock:
             print(f"cadence: {decision.line}", file=sys.stderr, flush=True)
 
     def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        """A training step ended: write the values if the Trainer skipped ``scheduler.step()`` (a skipped AMP step).
+
+        Args:
+            args: The Trainer's ``TrainingArguments``.
+            state: The Trainer's ``TrainerState``.
+            control: The Trainer's ``TrainerControl`` (unused).
+        """
         self.scheduler.catch_up()
 
     def on_train_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        """Training ended: stop counting the model's forwards.
+
+        Args:
+            args: The Trainer's ``TrainingArguments``.
+            state: The Trainer's ``TrainerState``.
+            control: The Trainer's ``TrainerControl`` (unused).
+        """
         self._training = False
         if self._hook is not None:
             self._hook.remove()
@@ -377,7 +466,31 @@ def _callback_class() -> type:
 _CALLBACK_DOC = """A Hugging Face ``TrainerCallback`` that keeps a HuggingFaceScheduler's clock at the Trainer's step.
 
 :func:`huggingface_scheduler` makes it with its scheduler; pass it in ``Trainer(callbacks=[...])``.
+
+Args:
+    scheduler: The :class:`HuggingFaceScheduler` whose clock it moves.
+    get_num_samples: ``inputs -> samples`` of one training forward (None: samples are not counted here).
+    get_num_tokens: ``inputs -> tokens`` of one training forward (None: tokens are the Trainer's, if it counts).
+    trainer_tokens: Whether the Trainer counts input tokens (``include_num_input_tokens_seen``).
+
+Returns:
+    The callback for ``Trainer(callbacks=[...])``: it moves the scheduler's clock at each optimizer step and hands
+    each evaluation to the schedule's plateaus.
+
+Raises:
+    TypeError: ``scheduler`` is not a HuggingFaceScheduler.
+
+>>> import schedulers, torch, transformers
+>>> args = transformers.TrainingArguments(output_dir="/tmp/out", max_steps=10, use_cpu=True, report_to="none")
+>>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+>>> scheduler, callback = huggingface_scheduler(schedulers.LinearScheduler(), opt, args)
+>>> type(callback).__name__, isinstance(callback, transformers.TrainerCallback)
+('CadenceTrainerCallback', True)
 """
+
+
+# the callback's example, run by the doctests (the class exists only once transformers is imported)
+__test__ = {"CadenceTrainerCallback": _CALLBACK_DOC}
 
 
 def __getattr__(name: str) -> Any:

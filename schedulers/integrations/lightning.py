@@ -142,6 +142,22 @@ class LightningState:
 
     ``timestamp`` is built from ``trainer.global_step``, ``trainer.current_epoch`` and the sample and token
     counts of ``clock`` (a :class:`CadenceClockCallback`); it is rebuilt only when one of them changed.
+
+    Args:
+        trainer: The Lightning Trainer read.
+        clock: The callback counting samples and tokens.
+        max_duration: The run's length (None: Lightning's ``max_steps`` or ``max_epochs``).
+        dataloader_len: Optimizer steps per epoch (None: from Lightning's training batches and accumulation).
+
+    Returns:
+        The state a :class:`LightningScheduler` reads.
+
+    >>> from types import SimpleNamespace
+    >>> trainer = SimpleNamespace(global_step=7, current_epoch=1, num_training_batches=5, accumulate_grad_batches=1)
+    >>> counts = SimpleNamespace(samples=0, tokens=0, epoch_start=None)
+    >>> state = LightningState(trainer, counts, max_duration="20ba")
+    >>> state.timestamp.batch, state.timestamp.epoch, state.timestamp.batch_in_epoch
+    (Time(7, TimeUnit.BATCH), Time(1, TimeUnit.EPOCH), Time(2, TimeUnit.BATCH))
     """
 
     def __init__(
@@ -222,6 +238,27 @@ class LightningScheduler(CompiledScheduler):
 
     ``step()`` first settles the clock's sample and token counts for the optimizer step that just ended;
     ``state_dict()`` carries them, so a run resumed with ``ckpt_path=`` continues the counts.
+
+    Args:
+        scheduler: A Cadence schedule or any ``(state, ssr) -> float`` callable.
+        optimizer: The optimizer of the LightningModule.
+        state: The :class:`LightningState` of the Trainer.
+        ssr: The scale schedule ratio.
+        hyperparameter: The param-group key driven.
+        param_groups: The indices of the groups driven (None: all).
+
+    Returns:
+        The scheduler, for ``configure_optimizers``'s ``lr_scheduler`` (with ``interval="step"``).
+
+    >>> import torch
+    >>> from types import SimpleNamespace
+    >>> from schedulers import LinearScheduler
+    >>> trainer = SimpleNamespace(global_step=0, current_epoch=0, num_training_batches=5, accumulate_grad_batches=1)
+    >>> clock = _ClockCounts()
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    >>> scheduler = LightningScheduler(LinearScheduler(), opt, LightningState(trainer, clock, max_duration="10ba"))
+    >>> trainer.global_step = 3; scheduler.step(); opt.param_groups[0]["lr"]
+    0.7
     """
 
     state: LightningState
@@ -277,7 +314,14 @@ class LightningScheduler(CompiledScheduler):
         )
 
     def hear_validation(self, trainer: Any) -> None:
-        """The end of a validation run while fitting: the monitored metric, through the listener protocol."""
+        """The end of a validation run while fitting: the monitored metric, through the listener protocol.
+
+        Args:
+            trainer: The Lightning Trainer (its ``callback_metrics``).
+
+        Raises:
+            ValueError: The monitored metric is not among the logged ones.
+        """
         if not self.needs_evaluations or self.monitor is None:
             return
         metrics = dict(trainer.callback_metrics)
@@ -292,11 +336,21 @@ class LightningScheduler(CompiledScheduler):
             print(f"cadence: {decision.line}", file=sys.stderr, flush=True)
 
     def state_dict(self) -> dict[str, Any]:
+        """The compiled scheduler's bookkeeping and the clock's settled counts (plain numbers).
+
+        Returns:
+            The state, with the counts under ``"clock"``.
+        """
         state = super().state_dict()
         state["clock"] = self.state.clock.counts_state()
         return state
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Continue the clock's counts (a resumed run), then the bookkeeping, and write the values.
+
+        Args:
+            state_dict: What :meth:`state_dict` gave.
+        """
         if state_dict.get("clock") is not None:
             self.state.clock.load_counts_state(state_dict["clock"])
         super().load_state_dict(state_dict)
@@ -330,16 +384,35 @@ class _ClockCounts:
 
     @property
     def count_tokens(self) -> bool:
+        """Whether tokens are counted (a ``get_num_tokens`` was given).
+
+        Returns:
+            True when tokens are counted.
+        """
         return self.get_num_tokens is not None
 
     # -- Lightning hooks (the callback class adds Lightning's Callback as a base) ----------------------
     def on_train_epoch_start(self, trainer: Any, pl_module: Any) -> None:
+        """An epoch starts: settle the counts and note where it starts (for the in-epoch counts).
+
+        Args:
+            trainer: The Lightning Trainer.
+            pl_module: The LightningModule.
+        """
         self.settle(trainer)
         epoch = trainer.current_epoch
         if self.epoch_start is None or self.epoch_start[0] != epoch:
             self.epoch_start = (epoch, trainer.global_step, self.samples, self.tokens)
 
     def on_train_batch_start(self, trainer: Any, pl_module: Any, batch: Any, batch_idx: int) -> None:
+        """A loader batch starts: settle the counts, then add its samples and tokens to the pending ones.
+
+        Args:
+            trainer: The Lightning Trainer.
+            pl_module: The LightningModule.
+            batch: The batch.
+            batch_idx: Its index in the epoch.
+        """
         self.settle(trainer)
         if self.count_samples:
             self._pending[0] += samples_in(batch, self.get_num_samples, who=_WHO, factory="lightning_scheduler_config")
@@ -347,13 +420,34 @@ class _ClockCounts:
             self._pending[1] += tokens_in(batch, self.get_num_tokens)
 
     def on_train_batch_end(self, trainer: Any, pl_module: Any, outputs: Any, batch: Any, batch_idx: int) -> None:
+        """A loader batch ended: settle the counts if Lightning's step moved.
+
+        Args:
+            trainer: The Lightning Trainer.
+            pl_module: The LightningModule.
+            outputs: What the training step returned.
+            batch: The batch.
+            batch_idx: Its index in the epoch.
+        """
         self.settle(trainer)
 
     def on_train_start(self, trainer: Any, pl_module: Any) -> None:
+        """Training starts: each Cadence scheduler checks it can hear what it listens to (one-line refusals).
+
+        Args:
+            trainer: The Lightning Trainer.
+            pl_module: The LightningModule.
+        """
         for config, scheduler in _cadence_schedulers(trainer):
             scheduler.check_start(config, pl_module)
 
     def on_validation_end(self, trainer: Any, pl_module: Any) -> None:
+        """A validation run ended while fitting: each Cadence scheduler hears the monitored metric.
+
+        Args:
+            trainer: The Lightning Trainer.
+            pl_module: The LightningModule.
+        """
         if trainer.sanity_checking or getattr(trainer.state, "fn", None) != "fit":
             return
         for _, scheduler in _cadence_schedulers(trainer):
@@ -361,7 +455,11 @@ class _ClockCounts:
 
     # -- counting -------------------------------------------------------------------------------------
     def settle(self, trainer: Any) -> None:
-        """Move the pending counts into the totals once Lightning's ``global_step`` has moved past them."""
+        """Move the pending counts into the totals once Lightning's ``global_step`` has moved past them.
+
+        Args:
+            trainer: The Lightning Trainer (its ``global_step``; its strategy sums the counts over processes).
+        """
         step = trainer.global_step
         if step == self._step:
             return
@@ -379,7 +477,11 @@ class _ClockCounts:
         self.tokens += tokens
 
     def counts_state(self) -> dict[str, Any]:
-        """The settled counts as plain numbers (what the scheduler's ``state_dict`` carries)."""
+        """The settled counts as plain numbers (what the scheduler's ``state_dict`` carries).
+
+        Returns:
+            ``step``, ``samples``, ``tokens`` and ``epoch_start`` (a list, or None).
+        """
         return {
             "step": self._step,
             "samples": self.samples,
@@ -388,7 +490,11 @@ class _ClockCounts:
         }
 
     def load_counts_state(self, state: Mapping[str, Any]) -> None:
-        """Continue from :meth:`counts_state` (a resumed run)."""
+        """Continue from :meth:`counts_state` (a resumed run).
+
+        Args:
+            state: What :meth:`counts_state` gave.
+        """
         self._step = state.get("step")
         self.samples = int(state.get("samples", 0))
         self.tokens = int(state.get("tokens", 0))
@@ -418,7 +524,10 @@ def _callback_class(package: str | None = None) -> type:
         module.Callback,
         module=__name__,
         doc=_CALLBACK_DOC,
-        state_key=property(lambda self: "CadenceClockCallback"),
+        state_key=property(
+            lambda self: "CadenceClockCallback",
+            doc="Lightning's key for this callback's checkpoint state: its name, the same for either package.",
+        ),
     )
     cls.__qualname__ = _qualname(module.__name__)
     return cls
@@ -446,7 +555,28 @@ _CALLBACK_DOC = """A Lightning callback that counts the samples and tokens of ev
 attaches one when the Trainer has none; pass your own in ``Trainer(callbacks=[...])`` to set the counters
 once for every schedule. Without ``get_num_samples``, samples are counted (when a schedule needs them) as
 the leading dimension of the batch's first tensor; without ``get_num_tokens`` tokens stay 0.
+
+Args:
+    get_num_samples: ``batch -> samples`` of one loader batch (None: the first tensor's length, when needed).
+    get_num_tokens: ``batch -> tokens`` of one loader batch (None: tokens are not counted).
+
+Returns:
+    The callback for ``Trainer(callbacks=[...])``: it counts every training batch's samples and tokens into the
+    clock the Cadence schedulers read.
+
+Raises:
+    TypeError: A counter that is not callable.
+
+>>> from schedulers.integrations.lightning import CadenceClockCallback
+>>> callback = CadenceClockCallback(get_num_tokens=lambda batch: batch.numel())
+>>> callback.count_tokens, callback.state_key
+(True, 'CadenceClockCallback')
 """
+
+# the callback's example, run by the doctests under each package's class name (the class exists only once
+# Lightning is imported)
+# (one string per package: the doctest finder runs a string object once)
+__test__ = {_qualname(package): f"{_CALLBACK_DOC}\n(the class for {package})\n" for package in _PACKAGES}
 
 
 def __getattr__(name: str) -> Any:
