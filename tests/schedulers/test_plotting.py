@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import os
@@ -536,21 +537,48 @@ ERRORS = [
 ]
 
 
-def test_every_error_is_one_line_on_stderr_with_exit_status_2():
-    processes = [(args, part, cli(*args, wait=False)) for args, part in ERRORS]  # in parallel: each imports torch
-    failures = []
-    for args, part, process in processes:
-        result = finish(process)
-        lines = result.stderr.splitlines()
-        if not (
-            result.returncode == 2
-            and len(lines) == 1
-            and part in lines[0]
-            and "Traceback" not in result.stderr
-            and lines[0].startswith("python -m schedulers: error: ")
-            and result.stdout == ""
-        ):
-            failures.append((args, result.returncode, result.stderr, result.stdout[:200]))
+def _one_line_error(result: subprocess.CompletedProcess, part: str) -> bool:
+    lines = result.stderr.splitlines()
+    return (
+        result.returncode == 2
+        and len(lines) == 1
+        and part in lines[0]
+        and "Traceback" not in result.stderr
+        and lines[0].startswith("python -m schedulers: error: ")
+        and result.stdout == ""
+    )
+
+
+def _in_process(args: list[str]) -> subprocess.CompletedProcess:
+    """``main(args)``, what ``python -m schedulers ARGS`` runs, in this process (no torch import per case)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(list(args))
+        except SystemExit as exit_:  # argparse's own exits (there should be none on an error)
+            status = exit_.code
+    return subprocess.CompletedProcess(["python", "-m", "schedulers", *args], status, out.getvalue(), err.getvalue())
+
+
+@pytest.mark.parametrize("args, part", ERRORS, ids=[part for _, part in ERRORS])
+def test_every_error_is_one_line_on_stderr_with_exit_status_2(args, part, monkeypatch):
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("CADENCE_TRACEBACK", raising=False)
+    monkeypatch.chdir(REPO)  # as cli() runs it: relative outputs resolve against the repository
+    result = _in_process(args)
+    assert _one_line_error(result, part), (result.returncode, result.stderr, result.stdout[:200])
+
+
+def test_the_python_m_door_itself_gives_the_one_line_errors():
+    """A few cases through a fresh interpreter: the ``python -m schedulers`` entry point and its exit status."""
+    cases = [ERRORS[0], ERRORS[5], ERRORS[-2]]  # no command; an expression error; an argparse error
+    processes = [(part, cli(*args, wait=False)) for args, part in cases]  # in parallel: each imports torch
+    failures = [
+        (part, result.returncode, result.stderr)
+        for part, process in processes
+        if not _one_line_error(result := finish(process), part)
+    ]
     assert failures == []
 
 
