@@ -358,7 +358,6 @@ STILL_UNDOCUMENTED = {
     "trainer.forecast.laws": 18,
     "trainer.forecast.picture": 4,
     "trainer.forecast.predict": 12,
-    "trainer.forecast.runs": 6,
 }
 
 

@@ -49,7 +49,26 @@ _LR_COLUMN = re.compile(r"lr/group(\d+)$")
 
 @dataclass(frozen=True)
 class RunCurve:
-    """A logged run: the lr of every update, and the loss points to fit (each after ``updates[i]`` updates)."""
+    """A logged run: the lr of every update, and the loss points to fit (each after ``updates[i]`` updates).
+
+    Args:
+        folder: The run folder (or the ``metrics.csv``) it was read from; its text is :attr:`name`.
+        lrs: :math:`\\eta_1, \\dots, \\eta_n`, the lr of every update from the first (float64).
+        updates: After how many updates each loss was measured (int64, each in ``1..n``).
+        losses: The loss measured after ``updates[i]`` updates (float64, finite and > 0).
+        loss_column: The CSV column the losses come from (``train/loss`` or ``eval/loss``).
+        lr_column: The CSV column the lrs come from (``lr/group<i>``).
+        counts: The tokens (else samples) trained after each batch, for the pictures' x axis; None when unknown.
+        unit: What ``counts`` counts: ``"token"`` or ``"sample"``.
+
+    Returns:
+        The curves a law is fitted to (:func:`read_run` builds it): frozen, its tensors on the CPU.
+
+    >>> run = RunCurve(Path("runs/a"), torch.tensor([0.1, 0.1]), torch.tensor([1, 2]),
+    ...                torch.tensor([3.0, 2.5], dtype=torch.float64), TRAIN_LOSS, "lr/group0")
+    >>> run.name, run.updates.tolist(), run.unit
+    ('runs/a', [1, 2], 'sample')
+    """
 
     folder: Path
     lrs: torch.Tensor  # eta_1 .. eta_n (float64)
@@ -62,11 +81,31 @@ class RunCurve:
 
     @property
     def name(self) -> str:
+        """The run's name in messages and legends.
+
+        Returns:
+            The folder (or CSV path) it was read from, as given.
+        """
         return str(self.folder)
 
 
 def metrics_path(run: str | os.PathLike) -> Path:
-    """The ``metrics.csv`` of a run folder (or the CSV itself when ``run`` names a file)."""
+    """The ``metrics.csv`` of a run folder (or the CSV itself when ``run`` names a file).
+
+    Args:
+        run: A run folder (a :class:`~trainer.CSVLogger` logged to it) or its CSV file.
+
+    Returns:
+        The path of the CSV to read: ``run/metrics.csv`` for a folder, else ``run`` itself.
+
+    Raises:
+        ForecastError: When there is no such file (a folder without a ``metrics.csv``, or a missing path).
+
+    >>> import tempfile; folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / METRICS).write_text("batch\\n")
+    >>> metrics_path(folder) == folder / METRICS
+    True
+    """
     path = Path(run)
     if path.is_dir():
         path = path / METRICS
@@ -78,6 +117,13 @@ def metrics_path(run: str | os.PathLike) -> Path:
 def run_folders(runs: Sequence[str | os.PathLike]) -> list[Path]:
     """The runs each of ``runs`` names: a run folder or its ``metrics.csv`` itself; a sweep folder (no
     ``metrics.csv`` of its own, folders with one inside) each of those, by name.
+
+    Args:
+        runs: Run folders, CSV files and sweep folders, in the order to read them.
+
+    Returns:
+        One path per run, in the order given; a sweep folder's runs sorted by folder name. A path that is neither
+        is kept as given (reading it says what is wrong).
 
     >>> import tempfile; sweep = Path(tempfile.mkdtemp())
     >>> for point in ("b", "a"):
@@ -94,7 +140,18 @@ def run_folders(runs: Sequence[str | os.PathLike]) -> list[Path]:
 
 
 def lr_columns(header: list[str]) -> list[str]:
-    """The ``lr/group<i>`` columns of a CSV header, by group number."""
+    """The ``lr/group<i>`` columns of a CSV header, by group number.
+
+    Args:
+        header: A ``metrics.csv``'s column names.
+
+    Returns:
+        The names of the lr columns, ordered by their group number (``lr/group2`` before ``lr/group10``); other
+        columns are left out.
+
+    >>> lr_columns(["batch", "lr/group10", "train/loss", "lr/group2"])
+    ['lr/group2', 'lr/group10']
+    """
     return sorted((c for c in header if _LR_COLUMN.match(c)), key=lambda c: int(_LR_COLUMN.match(c).group(1)))
 
 
@@ -104,6 +161,28 @@ def read_run(run: str | os.PathLike, *, loss: str = "auto", lr_column: str | Non
     ``loss``: ``"eval"`` (``eval/loss``), ``"train"`` (``train/loss``) or ``"auto"`` (the eval loss when the run
     has at least 8 evaluations, else the training loss). ``lr_column``: default the first ``lr/group<i>``.
     A missing column, a gap in the batches or a loss that is not finite is a :class:`ForecastError`.
+
+    Args:
+        run: A run folder or its ``metrics.csv``; a sweep branch that starts at its decay is read with the rows
+            before it of the main run beside it.
+        loss: Which loss to fit: ``"eval"``, ``"train"`` or ``"auto"``.
+        lr_column: The lr column to read; None for the first ``lr/group<i>``.
+
+    Returns:
+        The run's lr of every batch (``1..n``) and its loss points: a training loss of batch ``k`` counts after
+        ``k - 1`` updates, an eval loss after ``k``; points before any lr was applied (zero area) are left out.
+
+    Raises:
+        ForecastError: When ``loss`` is not one of :data:`LOSS_CHOICES`, the CSV is missing or empty, it has no
+            ``train/loss`` or lr column (or not ``lr_column``), a batch in ``1..n`` has no row, an lr is not a
+            finite number >= 0, ``loss="eval"`` finds no eval loss, or a loss is not finite and > 0.
+
+    >>> import tempfile; folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / METRICS).write_text(
+    ...     "batch,sample,lr/group0,train/loss\\n1,8,0.1,4.0\\n2,16,0.1,3.0\\n3,24,0.05,2.5\\n")
+    >>> run = read_run(folder)
+    >>> run.lrs.tolist(), run.updates.tolist(), run.losses.tolist(), run.loss_column
+    ([0.1, 0.1, 0.05], [1, 2], [3.0, 2.5], 'train/loss')
     """
     if loss not in LOSS_CHOICES:
         raise ForecastError(f"loss={loss!r} must be one of {', '.join(LOSS_CHOICES)}")
