@@ -38,7 +38,30 @@ def _fitted_lines(law: FittedLaw, runs: list[RunCurve]) -> list[tuple[Line, Line
 
 
 def forecast_lines(law: FittedLaw, runs: list[RunCurve], forecasts: list[Forecast]) -> list[Line]:
-    """Every curve of the picture: each run measured and fitted, then each forecast."""
+    """Every curve of the picture: each run measured and fitted, then each forecast.
+
+    Args:
+        law: The fitted law (its curve is drawn over each run).
+        runs: The runs it was fitted on: their measured losses and the law's curve over them.
+        forecasts: The forecasts to draw beside them.
+
+    Returns:
+        ``(label, x, y)`` per curve, x in tokens (samples when the runs count none): for each run its measured
+        points after the warmup (``measured <run>``) and the law's curve over it (``law on <run>``), then each
+        forecast (``forecast <label>``).
+
+    >>> from pathlib import Path
+    >>> from trainer.forecast.laws import AnnealingLaw
+    >>> from trainer.forecast.predict import forecast_lrs
+    >>> law = FittedLaw(AnnealingLaw(0.9), {"L0": 2.0, "A": 1.0, "alpha": 0.5, "C": 0.1}, 1.0, 0.01, 0.01, 3,
+    ...                 "train/loss", "lr/group0", runs=[{"s1": 4.0, "s2": 1.0, "peak_lr": 1.0}])
+    >>> lrs = torch.tensor([1.0, 1.0, 1.0, 0.5], dtype=torch.float64); counts = torch.tensor([8.0, 16, 24, 32])
+    >>> run = RunCurve(Path("runs/a"), lrs, torch.tensor([1, 2, 3]), law.predict(lrs, torch.tensor([1, 2, 3])),
+    ...                "train/loss", "lr/group0", counts)
+    >>> forecast = forecast_lrs(law, lrs, counts, "sample", label="same")
+    >>> [label for label, x, y in forecast_lines(law, [run], [forecast])]
+    ['measured a', 'law on a', 'forecast same']
+    """
     lines = [line for pair in _fitted_lines(law, runs) for line in pair]
     lines += [(f"forecast {f.label}", f.counts[f.updates - 1], f.losses) for f in forecasts]
     return lines
@@ -47,7 +70,33 @@ def forecast_lines(law: FittedLaw, runs: list[RunCurve], forecasts: list[Forecas
 def forecast_text(
     law: FittedLaw, runs: list[RunCurve], forecasts: list[Forecast], *, width: int = 72, height: int = 16
 ) -> str:
-    """The curves as a text plot."""
+    """The curves as a text plot.
+
+    Args:
+        law: The fitted law (its curve is drawn over each run).
+        runs: The runs it was fitted on: their measured losses and the law's curve over them.
+        forecasts: The forecasts to draw beside them.
+        width: The plot's width in characters.
+        height: The plot's height in lines.
+
+    Returns:
+        The text plot of :func:`forecast_lines` (x: tokens or samples, y: the law's loss column), one marker per
+        curve; when there are more forecasts than markers, evenly spaced ones and the best, with a last line
+        saying how many of them are shown.
+
+    >>> from pathlib import Path
+    >>> from trainer.forecast.laws import AnnealingLaw
+    >>> from trainer.forecast.predict import forecast_lrs
+    >>> law = FittedLaw(AnnealingLaw(0.9), {"L0": 2.0, "A": 1.0, "alpha": 0.5, "C": 0.1}, 1.0, 0.01, 0.01, 3,
+    ...                 "train/loss", "lr/group0", runs=[{"s1": 4.0, "s2": 1.0, "peak_lr": 1.0}])
+    >>> lrs = torch.tensor([1.0, 1.0, 1.0, 0.5], dtype=torch.float64); counts = torch.tensor([8.0, 16, 24, 32])
+    >>> run = RunCurve(Path("runs/a"), lrs, torch.tensor([1, 2, 3]), law.predict(lrs, torch.tensor([1, 2, 3])),
+    ...                "train/loss", "lr/group0", counts)
+    >>> forecast = forecast_lrs(law, lrs, counts, "sample", label="same")
+    >>> text = forecast_text(law, [run], [forecast], width=40, height=8)
+    >>> "train/loss" in text and "forecast same" in text
+    True
+    """
     from schedulers.tools.plotting import text_plot
 
     shown, note = _few(law, runs, forecasts)
@@ -82,7 +131,37 @@ def draw_forecast(
     """Draw the loss (measured points, the law's curves, the forecasts) above the lr of every run.
 
     ``measured`` maps a forecast's label to the ``(count, loss)`` measured at the end of that run, drawn as a
-    cross beside the forecast's end (a circle)."""
+    cross beside the forecast's end (a circle).
+
+    Args:
+        law: The fitted law (its curve is drawn over each run).
+        runs: The runs it was fitted on: their measured losses and the law's curve over them.
+        forecasts: The forecasts to draw beside them.
+        measured: The final ``(count, loss)`` measured of a forecast run, by the forecast's label; None: none.
+        title: The figure's title; None: the law's :meth:`~FittedLaw.summary`.
+        figure: A matplotlib figure to draw in; None: a new one (9 × 6 inches).
+
+    Returns:
+        The matplotlib figure, with two axes sharing x (tokens or samples): the loss (measured points, the law's
+        curves, each forecast dashed with its interval as a band and a bar at its end) above the lr of every run
+        and forecast.
+
+    Raises:
+        ImportError: From :func:`~schedulers.tools.plotting.require_matplotlib`, when matplotlib is not installed.
+
+    >>> from pathlib import Path
+    >>> from trainer.forecast.laws import AnnealingLaw
+    >>> from trainer.forecast.predict import forecast_lrs
+    >>> law = FittedLaw(AnnealingLaw(0.9), {"L0": 2.0, "A": 1.0, "alpha": 0.5, "C": 0.1}, 1.0, 0.01, 0.01, 3,
+    ...                 "train/loss", "lr/group0", runs=[{"s1": 4.0, "s2": 1.0, "peak_lr": 1.0}])
+    >>> lrs = torch.tensor([1.0, 1.0, 1.0, 0.5], dtype=torch.float64); counts = torch.tensor([8.0, 16, 24, 32])
+    >>> run = RunCurve(Path("runs/a"), lrs, torch.tensor([1, 2, 3]), law.predict(lrs, torch.tensor([1, 2, 3])),
+    ...                "train/loss", "lr/group0", counts)
+    >>> forecast = forecast_lrs(law, lrs, counts, "sample", label="same")
+    >>> figure = draw_forecast(law, [run], [forecast], measured={"same": (32.0, 2.6)})
+    >>> [ax.get_ylabel() for ax in figure.axes]
+    ['train/loss', 'lr/group0']
+    """
     from schedulers.tools.plotting import require_matplotlib
 
     Figure = require_matplotlib()
@@ -118,7 +197,35 @@ def draw_forecast(
 def save_forecast_picture(
     path: str | os.PathLike, law: FittedLaw, runs: list[RunCurve], forecasts: list[Forecast], **options: Any
 ) -> str:
-    """Draw the forecast into an image file (atomically; the format from the suffix); the note to print."""
+    """Draw the forecast into an image file (atomically; the format from the suffix); the note to print.
+
+    Args:
+        path: The image file to write; its suffix names the format (``.png``, ``.svg``, ``.pdf``; none: PNG).
+        law: The fitted law (its curve is drawn over each run).
+        runs: The runs it was fitted on: their measured losses and the law's curve over them.
+        forecasts: The forecasts to draw beside them.
+        **options: Passed on to :func:`draw_forecast` (``measured``, ``title``, ``figure``).
+
+    Returns:
+        The line to print once the file is written, ``wrote <path>``.
+
+    Raises:
+        ImportError: From :func:`draw_forecast`, when matplotlib is not installed.
+
+    >>> from pathlib import Path
+    >>> from trainer.forecast.laws import AnnealingLaw
+    >>> from trainer.forecast.predict import forecast_lrs
+    >>> law = FittedLaw(AnnealingLaw(0.9), {"L0": 2.0, "A": 1.0, "alpha": 0.5, "C": 0.1}, 1.0, 0.01, 0.01, 3,
+    ...                 "train/loss", "lr/group0", runs=[{"s1": 4.0, "s2": 1.0, "peak_lr": 1.0}])
+    >>> lrs = torch.tensor([1.0, 1.0, 1.0, 0.5], dtype=torch.float64); counts = torch.tensor([8.0, 16, 24, 32])
+    >>> run = RunCurve(Path("runs/a"), lrs, torch.tensor([1, 2, 3]), law.predict(lrs, torch.tensor([1, 2, 3])),
+    ...                "train/loss", "lr/group0", counts)
+    >>> forecast = forecast_lrs(law, lrs, counts, "sample", label="same")
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "forecast.svg")
+    >>> save_forecast_picture(path, law, [run], [forecast]) == f"wrote {path}" and os.path.getsize(path) > 0
+    True
+    """
     from schedulers.tools.files import write_atomically
 
     figure = draw_forecast(law, runs, forecasts, **options)
