@@ -356,7 +356,6 @@ MODULES = modules()
 STILL_UNDOCUMENTED = {
     "trainer.forecast.fitted": 11,
     "trainer.forecast.laws": 18,
-    "trainer.forecast.predict": 12,
 }
 
 

@@ -45,7 +45,29 @@ CURVE_POINTS = 400
 class Forecast:
     """The forecast of one run: its lr at every update, the loss after ``updates[i]`` updates (``losses``),
     the x of every update in ``unit`` (``"token"`` or ``"sample"``: the count after it), and why the forecast
-    extrapolates (``warnings``: empty when the run lies within the fitted range)."""
+    extrapolates (``warnings``: empty when the run lies within the fitted range).
+
+    Args:
+        label: What the forecast is named in tables and legends (a budget's name, ``key=value`` of a grid).
+        lrs: The lr of every update of the run (float64).
+        counts: The tokens (or samples) trained after each update, the pictures' x.
+        unit: What ``counts`` counts: ``"token"`` or ``"sample"``.
+        updates: The update counts the losses are forecast after (>= 1, increasing, the last one included).
+        losses: The forecast loss after each of ``updates``.
+        warnings: Why the forecast extrapolates beyond the fitted runs (:meth:`FittedLaw.range_warnings`).
+        budget: The budget the run was forecast at; None: the config's own run.
+        low: The lower end of each loss's interval (:meth:`FittedLaw.interval`); None without one.
+        high: The upper end of each loss's interval; None without one.
+
+    Returns:
+        The forecast :func:`forecast_lrs` makes (frozen): its final loss, count and interval as properties.
+
+    >>> lrs = torch.tensor([1.0, 1.0, 0.5], dtype=torch.float64)
+    >>> forecast = Forecast("run", lrs, torch.tensor([8.0, 16.0, 24.0]), "sample", torch.tensor([2, 3]),
+    ...                     torch.tensor([2.5, 2.25], dtype=torch.float64))
+    >>> forecast.batches, forecast.final_loss, forecast.final_count, forecast.final_interval
+    (3, 2.25, 24, None)
+    """
 
     label: str
     lrs: torch.Tensor
@@ -65,6 +87,11 @@ class Forecast:
 
     @property
     def batches(self) -> int:
+        """The length of the forecast run.
+
+        Returns:
+            The batches (updates) the run trains: one per entry of ``lrs``.
+        """
         return len(self.lrs)
 
     @property
@@ -74,11 +101,24 @@ class Forecast:
 
     @property
     def final_count(self) -> int:
+        """Where the run ends on the x axis.
+
+        Returns:
+            The tokens (or samples, per ``unit``) trained after the last update, as a whole number.
+        """
         return int(self.counts[-1])
 
 
 def curve_updates(batches: int, points: int = CURVE_POINTS) -> torch.Tensor:
     """At most ``points`` update counts from 1 to ``batches``, evenly spaced, ``batches`` included.
+
+    Args:
+        batches: The updates of the run (its last update count).
+        points: The most update counts to give.
+
+    Returns:
+        An int64 tensor of increasing update counts: every one of ``1..batches`` when they are at most
+        ``points``, else ``points`` of them (fewer when rounding repeats one), evenly spaced.
 
     >>> curve_updates(10, 4).tolist()
     [1, 4, 7, 10]
@@ -90,7 +130,19 @@ def curve_updates(batches: int, points: int = CURVE_POINTS) -> torch.Tensor:
 
 def law_updates(lrs: torch.Tensor, points: int = CURVE_POINTS) -> torch.Tensor:
     """Where a law's curve is drawn: :func:`curve_updates` once the warmup is over (the law is fitted there) and
-    once some lr has been trained with (before, nothing is learnt), and always the last update."""
+    once some lr has been trained with (before, nothing is learnt), and always the last update.
+
+    Args:
+        lrs: The lr of every update of the run.
+        points: The most update counts of :func:`curve_updates` to start from.
+
+    Returns:
+        The update counts of :func:`curve_updates` after the warmup (:func:`~trainer.forecast.laws.warmup_updates`)
+        whose lr area is > 0; empty when the lr is 0 throughout.
+
+    >>> law_updates(torch.tensor([0.0, 0.5, 1.0, 1.0, 0.5])).tolist()
+    [3, 4, 5]
+    """
     updates = curve_updates(len(lrs), points)
     keep = (updates > warmup_updates(lrs)) & (torch.cumsum(lrs, 0)[updates - 1] > 0)
     return updates[keep]
@@ -99,7 +151,32 @@ def law_updates(lrs: torch.Tensor, points: int = CURVE_POINTS) -> torch.Tensor:
 def forecast_lrs(
     law: FittedLaw, lrs: torch.Tensor, counts: torch.Tensor, unit: str, *, label: str, budget: Budget | None = None
 ) -> Forecast:
-    """The forecast of a run that trains with ``lrs`` (one per update)."""
+    """The forecast of a run that trains with ``lrs`` (one per update).
+
+    Args:
+        law: The fitted law that forecasts.
+        lrs: The lr of every update of the run (as previewed), in the units of the law's lr column.
+        counts: The tokens (or samples) trained after each update.
+        unit: What ``counts`` counts: ``"token"`` or ``"sample"``.
+        label: The forecast's name (in errors, tables and legends).
+        budget: The budget the run is at, kept on the forecast; None: the config's own run.
+
+    Returns:
+        The :class:`Forecast` of the loss at :func:`law_updates` of the run, with its interval (when the law has a
+        covariance) and the law's range warnings for these lrs.
+
+    Raises:
+        ForecastError: When the lr is 0 throughout (no law applies) or the law's loss is not finite on this
+            curve; from :meth:`FittedLaw.predict`, when the fit failed.
+
+    >>> from trainer.forecast.laws import AnnealingLaw
+    >>> law = FittedLaw(AnnealingLaw(0.9), {"L0": 2.0, "A": 1.0, "alpha": 0.5, "C": 0.1}, 0.1, 0.01, 0.01, 3,
+    ...                 "train/loss", "lr/group0", runs=[{"s1": 8.0, "s2": 4.0, "peak_lr": 0.1}])
+    >>> lrs = torch.tensor([0.1, 0.1, 0.1, 0.05], dtype=torch.float64)
+    >>> forecast = forecast_lrs(law, lrs, torch.tensor([8.0, 16.0, 24.0, 32.0]), "sample", label="wsd")
+    >>> forecast.updates.tolist(), round(forecast.final_loss, 4), forecast.warnings
+    ([1, 2, 3, 4], 2.4845, ())
+    """
     updates = law_updates(lrs)
     if len(updates) == 0:
         raise ForecastError(f"{label}: the run's lr is 0 throughout: no law applies")
@@ -136,7 +213,31 @@ def forecaster(
     law: FittedLaw, config: str | os.PathLike, overrides: Sequence[str], flags: Any
 ) -> Callable[..., Forecast]:
     """``forecast(budget, label, extra=())``: the forecast of the config (with ``overrides`` and ``extra``
-    ``--set`` values) at a budget (None: its own run)."""
+    ``--set`` values) at a budget (None: its own run).
+
+    Args:
+        law: The fitted law that forecasts; its lr column is the lr previewed.
+        config: The YAML config file (as ``cadence fit`` reads it).
+        overrides: ``KEY.PATH=VALUE`` texts applied to it, as ``--set``.
+        flags: The SambaFlow flags' namespace (or a mapping), as ``cadence fit`` takes them; None: none.
+
+    Returns:
+        A function of ``(budget, label, extra=())`` that builds the config's trainer (``overrides``, ``extra``,
+        then the budget's override), previews its run and returns :func:`forecast_lrs` of its lr curve.
+
+    >>> from trainer.forecast.laws import AnnealingLaw
+    >>> law = FittedLaw(AnnealingLaw(0.9), {"L0": 2.0, "A": 1.0, "alpha": 0.5, "C": 0.1}, 0.1, 0.01, 0.01, 3,
+    ...                 "train/loss", "lr/group0", runs=[{"s1": 8.0, "s2": 4.0, "peak_lr": 0.1}])
+    >>> import tempfile; from pathlib import Path
+    >>> config = Path(tempfile.mkdtemp()) / "run.yaml"
+    >>> _ = config.write_text("trainer: {init: {model: {factory: 'torch.nn:Linear', kwargs: {in_features: 2, "
+    ...     "out_features: 1}}, optimizer: {SGD: {lr: 0.1}}, schedulers: [{LinearScheduler: {alpha_f: 0.1}}], "
+    ...     "loop: {max_steps: 8}}, fit: {train_dataloader: {factory: 'torch:ones', kwargs: {size: [8, 4, 2]}}}}")
+    >>> forecast = forecaster(law, config, [], None)
+    >>> own = forecast(None, "own")
+    >>> own.batches, round(own.final_loss, 4), own.final_count
+    (8, 2.1948, 32)
+    """
 
     def forecast(budget: Budget | None, label: str, extra: Sequence[str] = ()) -> Forecast:
         sets = [*overrides, *extra] + ([] if budget is None else [budget.override])
@@ -147,7 +248,28 @@ def forecaster(
 
 
 def config_trainer(config: str | os.PathLike, overrides: Sequence[str], flags: Any) -> Any:
-    """The config's trainer (built, not run): its horizon and its schedules."""
+    """The config's trainer (built, not run): its horizon and its schedules.
+
+    Args:
+        config: The YAML config file (as ``cadence fit`` reads it).
+        overrides: ``KEY.PATH=VALUE`` texts applied to it, as ``--set``.
+        flags: The SambaFlow flags' namespace (or a mapping), as ``cadence fit`` takes them; None: none.
+
+    Returns:
+        The trainer ``cadence fit`` would build (progress bar off), to read its horizon and schedules from.
+
+    Raises:
+        ConfigError: From :func:`trainer.config.trainer_from_command_line`: a mistake in the config, a flag or an
+            override.
+
+    >>> import tempfile; from pathlib import Path
+    >>> config = Path(tempfile.mkdtemp()) / "run.yaml"
+    >>> _ = config.write_text("trainer: {init: {model: {factory: 'torch.nn:Linear', kwargs: {in_features: 2, "
+    ...     "out_features: 1}}, optimizer: {SGD: {lr: 0.1}}, schedulers: [{LinearScheduler: {alpha_f: 0.1}}], "
+    ...     "loop: {max_steps: 8}}, fit: {train_dataloader: {factory: 'torch:ones', kwargs: {size: [8, 4, 2]}}}}")
+    >>> str(config_trainer(config, ["trainer.init.loop.max_steps=6"], None).state.max_duration)
+    '6ba'
+    """
     from trainer.config import trainer_from_command_line
 
     return trainer_from_command_line(config, [*overrides, "trainer.init.progress_bar=false"], flags)
@@ -161,7 +283,32 @@ def config_plan(
     ssr: Sequence[Any] | None,
     probe: Any = None,
 ) -> list[Budget]:
-    """The budgets of the config (run lengths or ratios), as ``cadence sweep`` plans them."""
+    """The budgets of the config (run lengths or ratios), as ``cadence sweep`` plans them.
+
+    Args:
+        config: The YAML config file (as ``cadence fit`` reads it).
+        overrides: ``KEY.PATH=VALUE`` texts applied to it, as ``--set``.
+        flags: The SambaFlow flags' namespace (or a mapping), as ``cadence fit`` takes them; None: none.
+        budgets: Run lengths (``"0.5dur"``, ``"600ba"``, ...); None: none.
+        ssr: Scale schedule ratios; None: none.
+        probe: The config's trainer when already built (:func:`config_trainer`); None: built here.
+
+    Returns:
+        One :class:`~trainer.sweep.plan.Budget` per run length or ratio, as
+        :func:`~trainer.sweep.plan.config_budgets` resolves them against the config's horizon.
+
+    Raises:
+        ConfigError: From :func:`trainer.config.trainer_from_command_line`: a mistake in the config, a flag or an
+            override.
+
+    >>> import tempfile; from pathlib import Path
+    >>> config = Path(tempfile.mkdtemp()) / "run.yaml"
+    >>> _ = config.write_text("trainer: {init: {model: {factory: 'torch.nn:Linear', kwargs: {in_features: 2, "
+    ...     "out_features: 1}}, optimizer: {SGD: {lr: 0.1}}, schedulers: [{LinearScheduler: {alpha_f: 0.1}}], "
+    ...     "loop: {max_steps: 8}}, fit: {train_dataloader: {factory: 'torch:ones', kwargs: {size: [8, 4, 2]}}}}")
+    >>> [budget.name for budget in config_plan(config, [], None, ["0.5dur", "1dur"], None)]
+    ['max_duration-4ba', 'max_duration-8ba']
+    """
     probe = probe or config_trainer(config, overrides, flags)
     return config_budgets(probe.state, ssr=ssr, max_duration=budgets)
 
@@ -197,7 +344,36 @@ def forecast_config(
     flags: Any = None,
 ) -> list[Forecast]:
     """The forecast of ``config`` (with ``overrides``, as ``--set``) at each budget: run lengths (``budgets``)
-    or scale schedule ratios (``ssr``); neither: the config's own run."""
+    or scale schedule ratios (``ssr``); neither: the config's own run.
+
+    Args:
+        law: The fitted law that forecasts.
+        config: The YAML config file (as ``cadence fit`` reads it).
+        overrides: ``KEY.PATH=VALUE`` texts applied to it, as ``--set``.
+        budgets: Run lengths (``"0.5dur"``, ``"600ba"``, ``"2e6tok"``); None: none.
+        ssr: Scale schedule ratios; None: none.
+        flags: The SambaFlow flags' namespace (or a mapping); None: none.
+
+    Returns:
+        One :class:`Forecast` per budget, in the order given (each labelled with the budget's name); a single one
+        labelled ``config`` when neither ``budgets`` nor ``ssr`` is given.
+
+    Raises:
+        ConfigError: From :func:`trainer.config.trainer_from_command_line`: a mistake in the config, a flag or an
+            override.
+        ForecastError: From :func:`forecast_lrs`, when a budget's lr curve admits no forecast.
+
+    >>> from trainer.forecast.laws import AnnealingLaw
+    >>> law = FittedLaw(AnnealingLaw(0.9), {"L0": 2.0, "A": 1.0, "alpha": 0.5, "C": 0.1}, 0.1, 0.01, 0.01, 3,
+    ...                 "train/loss", "lr/group0", runs=[{"s1": 8.0, "s2": 4.0, "peak_lr": 0.1}])
+    >>> import tempfile; from pathlib import Path
+    >>> config = Path(tempfile.mkdtemp()) / "run.yaml"
+    >>> _ = config.write_text("trainer: {init: {model: {factory: 'torch.nn:Linear', kwargs: {in_features: 2, "
+    ...     "out_features: 1}}, optimizer: {SGD: {lr: 0.1}}, schedulers: [{LinearScheduler: {alpha_f: 0.1}}], "
+    ...     "loop: {max_steps: 8}}, fit: {train_dataloader: {factory: 'torch:ones', kwargs: {size: [8, 4, 2]}}}}")
+    >>> [(f.label, round(f.final_loss, 4)) for f in forecast_config(law, config, budgets=["0.5dur", "1dur"])]
+    [('max_duration-4ba', 2.4881), ('max_duration-8ba', 2.1948)]
+    """
     forecast = forecaster(law, config, overrides, flags)
     if budgets is None and ssr is None:
         return [forecast(None, "config")]
@@ -217,7 +393,39 @@ def best_of_grid(
 ) -> tuple[list[Forecast], int]:
     """The forecast of ``config`` with ``key`` (a ``--set`` key path, e.g. a schedule argument) set to each of
     ``values``, at one budget (a run length, or ``ssr``; neither: the config's own); and the index of the best
-    (the lowest final loss)."""
+    (the lowest final loss).
+
+    Args:
+        law: The fitted law that forecasts.
+        config: The YAML config file (as ``cadence fit`` reads it).
+        key: The ``--set`` key path the grid varies (e.g. ``trainer.init.schedulers.0.<Class>.<argument>``).
+        values: The values of ``key`` to forecast, in order.
+        overrides: ``KEY.PATH=VALUE`` texts applied to the config first, as ``--set``.
+        budget: The one run length to forecast at; None: see ``ssr``.
+        ssr: The one scale schedule ratio to forecast at; None with ``budget`` None: the config's own run.
+        flags: The SambaFlow flags' namespace (or a mapping); None: none.
+
+    Returns:
+        The forecast of each value (labelled ``key=value``, in the order of ``values``) and the index of the one
+        with the lowest final loss.
+
+    Raises:
+        ForecastError: When ``values`` is empty, or ``key`` names another schedule class than the config's.
+        ConfigError: From :func:`trainer.config.trainer_from_command_line`: a mistake in the config, a flag or an
+            override.
+
+    >>> from trainer.forecast.laws import AnnealingLaw
+    >>> law = FittedLaw(AnnealingLaw(0.9), {"L0": 2.0, "A": 1.0, "alpha": 0.5, "C": 0.1}, 0.1, 0.01, 0.01, 3,
+    ...                 "train/loss", "lr/group0", runs=[{"s1": 8.0, "s2": 4.0, "peak_lr": 0.1}])
+    >>> import tempfile; from pathlib import Path
+    >>> config = Path(tempfile.mkdtemp()) / "run.yaml"
+    >>> _ = config.write_text("trainer: {init: {model: {factory: 'torch.nn:Linear', kwargs: {in_features: 2, "
+    ...     "out_features: 1}}, optimizer: {SGD: {lr: 0.1}}, schedulers: [{LinearScheduler: {alpha_f: 0.1}}], "
+    ...     "loop: {max_steps: 8}}, fit: {train_dataloader: {factory: 'torch:ones', kwargs: {size: [8, 4, 2]}}}}")
+    >>> found, best = best_of_grid(law, config, "trainer.init.schedulers.0.LinearScheduler.alpha_f", [0.5, 0.0])
+    >>> found[best].label, [round(f.final_loss, 4) for f in found]
+    ('trainer.init.schedulers.0.LinearScheduler.alpha_f=0.0', [2.256, 2.1833])
+    """
     if not values:
         raise ForecastError(f"the grid of {key} has no value")
     probe = config_trainer(config, overrides, flags)
@@ -249,6 +457,38 @@ def smallest_budget(
     larger budget reaches a lower loss. Returns it (None when even the largest does not) and every forecast made.
     ``surely``: the budget whose interval's upper end reaches the target (the forecast itself reaches it at a
     smaller one, "likely"; a law without intervals: the same).
+
+    Args:
+        law: The fitted law that forecasts.
+        config: The YAML config file (as ``cadence fit`` reads it).
+        target: The loss to reach.
+        overrides: ``KEY.PATH=VALUE`` texts applied to the config, as ``--set``.
+        budgets: Run lengths to try, smallest first; None: see ``ssr``.
+        ssr: Scale schedule ratios to try, smallest first; None: none.
+        flags: The SambaFlow flags' namespace (or a mapping); None: none.
+        tolerance: How close (relative to the budget's size) the bisection narrows.
+        surely: Ask the interval's upper end to reach ``target``, not the forecast itself.
+
+    Returns:
+        ``(found, tried)``: the forecast at the smallest budget predicted to reach ``target`` (None when the
+        largest does not), and every forecast made on the way, in the order made.
+
+    Raises:
+        ConfigError: From :func:`trainer.config.trainer_from_command_line`: a mistake in the config, a flag or an
+            override.
+        ForecastError: From :func:`forecast_lrs`, when a budget's lr curve admits no forecast.
+
+    >>> from trainer.forecast.laws import AnnealingLaw
+    >>> law = FittedLaw(AnnealingLaw(0.9), {"L0": 2.0, "A": 1.0, "alpha": 0.5, "C": 0.1}, 0.1, 0.01, 0.01, 3,
+    ...                 "train/loss", "lr/group0", runs=[{"s1": 8.0, "s2": 4.0, "peak_lr": 0.1}])
+    >>> import tempfile; from pathlib import Path
+    >>> config = Path(tempfile.mkdtemp()) / "run.yaml"
+    >>> _ = config.write_text("trainer: {init: {model: {factory: 'torch.nn:Linear', kwargs: {in_features: 2, "
+    ...     "out_features: 1}}, optimizer: {SGD: {lr: 0.1}}, schedulers: [{LinearScheduler: {alpha_f: 0.1}}], "
+    ...     "loop: {max_steps: 8}}, fit: {train_dataloader: {factory: 'torch:ones', kwargs: {size: [8, 4, 2]}}}}")
+    >>> found, tried = smallest_budget(law, config, 2.4, budgets=["0.5dur", "1dur"])
+    >>> found.label, [forecast.label for forecast in tried]
+    ('max_duration-5ba', ['max_duration-4ba', 'max_duration-8ba', 'max_duration-6ba', 'max_duration-5ba'])
     """
     forecast = forecaster(law, config, overrides, flags)
     tried: list[Forecast] = []
