@@ -57,6 +57,32 @@ class FittedLaw:
 
     ``runs`` describes each fitted run (``folder``, ``points``, ``batches``, ``peak_lr``, ``s1``: the forward
     area after its last update and ``s2``: its largest annealing area, both normalized by ``lr_scale``).
+
+    Args:
+        law: The law fitted (:class:`~trainer.forecast.laws.AnnealingLaw` or
+            :class:`~trainer.forecast.laws.MultiPowerLaw`).
+        parameters: The fitted value of each of ``law.parameters``, by name (each > 0).
+        lr_scale: :math:`\\eta_{ref}`, what the lrs are divided by before the law reads them.
+        error: The root mean square of the relative residuals over the fitted points.
+        noise: What one measured point scatters by, relative (see the module docstring).
+        points: How many loss points were fitted.
+        loss_column: The loss column fitted (``train/loss`` or ``eval/loss``).
+        lr_column: The lr column the runs were read with (``lr/group<i>``).
+        runs: One dict per fitted run (``folder``, ``points``, ``batches``, ``peak_lr``, ``s1``, ``s2``).
+        converged: Whether the fit converged; a failed fit predicts nothing.
+        message: What the optimizer said (why a fit failed).
+        covariance: The covariance of the log-parameters, in the order of ``law.parameters``; None: no intervals.
+
+    Returns:
+        The fit, which forecasts the loss of any lr curve (:meth:`predict`, :meth:`interval`), says when that
+        extrapolates (:meth:`range_warnings`) and saves as JSON (:meth:`save`, read back by :func:`load_law`).
+
+    >>> law = FittedLaw(AnnealingLaw(0.9), {"L0": 2.0, "A": 1.0, "alpha": 0.5, "C": 0.1}, 1.0, 0.05, 0.03, 10,
+    ...                 "train/loss", "lr/group0", runs=[{"s1": 4.0, "s2": 1.0, "peak_lr": 1.0}])
+    >>> [round(x, 4) for x in law.predict(torch.tensor([1.0, 1.0, 1.0, 0.5])).tolist()]
+    [3.0, 2.7071, 2.5774, 2.4845]
+    >>> round(law.systematic_error, 4)
+    0.04
     """
 
     law: AnnealingLaw | MultiPowerLaw
@@ -74,14 +100,35 @@ class FittedLaw:
 
     @property
     def systematic_error(self) -> float:
+        """The part of the fit error that noise does not explain (the misfit of the law's shape).
+
+        Returns:
+            :math:`\\sqrt{\\max(\\text{error}^2 - \\text{noise}^2, 0)}`, relative like both.
+        """
         return math.sqrt(max(self.error**2 - self.noise**2, 0.0))
 
     def tensors(self) -> dict[str, torch.Tensor]:
+        """The parameters as the law's :meth:`loss` takes them.
+
+        Returns:
+            Each parameter's name to a float64 scalar tensor of its value.
+        """
         return {name: torch.tensor(value, dtype=torch.float64) for name, value in self.parameters.items()}
 
     def predict(self, lrs: torch.Tensor, updates: torch.Tensor | None = None) -> torch.Tensor:
         """The loss after each of ``updates`` (default: after every update, ``1..n``) of a run whose updates
-        train with ``lrs`` (the lr of each, as logged or previewed). Refuses a fit that failed."""
+        train with ``lrs`` (the lr of each, as logged or previewed). Refuses a fit that failed.
+
+        Args:
+            lrs: The lr of each update of the run, in the units of the fitted runs' lr column.
+            updates: The update counts (each in ``1..len(lrs)``); None: every one.
+
+        Returns:
+            A float64 tensor like ``updates``: the law's loss after each, from the areas of ``lrs / lr_scale``.
+
+        Raises:
+            ForecastError: When the fit failed (not converged), or ``lrs`` is empty.
+        """
         if not self.converged:
             raise ForecastError(f"this fit failed, so it predicts nothing: {self.message}")
         lrs = torch.as_tensor(lrs, dtype=torch.float64)
@@ -138,7 +185,16 @@ class FittedLaw:
         return dataclasses.replace(self, parameters=parameters)
 
     def range_warnings(self, lrs: torch.Tensor) -> list[str]:
-        """What makes a forecast of a run with ``lrs`` an extrapolation (each with the fitted range)."""
+        """What makes a forecast of a run with ``lrs`` an extrapolation (each with the fitted range).
+
+        Args:
+            lrs: The lr of each update of the run.
+
+        Returns:
+            One sentence per reason, empty when the run lies within the fitted range: its lr area :math:`S_1`
+            beyond 1.05 × the fitted runs' largest, its annealing area :math:`S_2` beyond 2 × theirs, or its peak lr
+            more than 5% outside theirs.
+        """
         lrs = torch.as_tensor(lrs, dtype=torch.float64)
         fitted = self.ranges()
         s1, s2 = extent(self.law, self.parameters, lrs / self.lr_scale)
@@ -160,12 +216,24 @@ class FittedLaw:
         return found
 
     def ranges(self) -> dict[str, tuple[float, float]]:
-        """The smallest and largest ``s1``, ``s2`` and ``peak_lr`` of the fitted runs."""
+        """The smallest and largest ``s1``, ``s2`` and ``peak_lr`` of the fitted runs.
+
+        Returns:
+            ``{"s1": (low, high), "s2": (low, high), "peak_lr": (low, high)}`` over :attr:`runs`, the range a
+            forecast stays in to be no extrapolation.
+        """
         keys = ("s1", "s2", "peak_lr")
         return {key: (min(r[key] for r in self.runs), max(r[key] for r in self.runs)) for key in keys}
 
     # -- the JSON file -------------------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
+        """The law as the JSON file holds it.
+
+        Returns:
+            A JSON-ready dict: ``format`` and ``version``, the law's name and settings, its parameters, ``lr_scale``,
+            the loss and lr columns, the fit's figures (``fit``: converged, errors, points, message, covariance)
+            and the fitted runs; :func:`load_law` reads it back.
+        """
         return {
             "format": FORMAT,
             "version": 1,
@@ -188,12 +256,24 @@ class FittedLaw:
         }
 
     def save(self, path: str | os.PathLike) -> Path:
-        """Write the law to ``path`` as JSON, atomically."""
+        """Write the law to ``path`` as JSON, atomically.
+
+        Args:
+            path: The file to write (replaced whole, or left as it was).
+
+        Returns:
+            The path written, as :func:`~schedulers.tools.files.write_atomically` gives it.
+        """
         text = json.dumps(self.to_json(), indent=2) + "\n"
         return write_atomically(path, lambda stream: stream.write(text))
 
     def summary(self) -> str:
-        """One line: the law, its parameters and its fit error."""
+        """One line: the law, its parameters and its fit error.
+
+        Returns:
+            ``<law> law on <loss column> of <n> run(s), <points> points: <name>=<value>, ...; fit error <e>%
+            (noise <n>%, systematic <s>%)``, the parameters to 4 significant digits.
+        """
         values = ", ".join(f"{name}={value:.4g}" for name, value in self.parameters.items())
         return (
             f"{self.law.name} law on {self.loss_column} of {len(self.runs)} run(s), {self.points} points: {values}; "
@@ -202,7 +282,25 @@ class FittedLaw:
 
 
 def load_law(path: str | os.PathLike) -> FittedLaw:
-    """A law saved by :meth:`FittedLaw.save` (a file that is not one is a :class:`ForecastError`)."""
+    """A law saved by :meth:`FittedLaw.save` (a file that is not one is a :class:`ForecastError`).
+
+    Args:
+        path: The JSON file.
+
+    Returns:
+        The :class:`FittedLaw` it holds, equal to the one saved (a file without a covariance: no intervals).
+
+    Raises:
+        ForecastError: When the file cannot be read or is not JSON, is not a saved law (no ``format`` of
+            :data:`FORMAT`), or has an entry missing or malformed.
+
+    >>> import os, tempfile
+    >>> law = FittedLaw(AnnealingLaw(0.9), {"L0": 2.0, "A": 1.0, "alpha": 0.5, "C": 0.1}, 1.0, 0.05, 0.03, 10,
+    ...                 "train/loss", "lr/group0", runs=[{"s1": 4.0, "s2": 1.0, "peak_lr": 1.0}])
+    >>> path = law.save(os.path.join(tempfile.mkdtemp(), "law.json"))
+    >>> load_law(path) == law
+    True
+    """
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
@@ -233,7 +331,19 @@ def extent(
     law: AnnealingLaw | MultiPowerLaw, parameters: dict[str, float], normalized: torch.Tensor
 ) -> tuple[float, float]:
     """A run's forward area after its last update and its largest annealing area (with the annealing law's
-    momentum, else the paper's 0.999), from its normalized lrs: what :meth:`FittedLaw.range_warnings` compares."""
+    momentum, else the paper's 0.999), from its normalized lrs: what :meth:`FittedLaw.range_warnings` compares.
+
+    Args:
+        law: The law (an annealing law's momentum, from ``parameters`` when fitted, counts its :math:`S_2`).
+        parameters: The law's fitted parameters.
+        normalized: The run's lrs divided by the law's ``lr_scale``.
+
+    Returns:
+        ``(s1, s2)``: :math:`S_1(n)` after the last update and the largest :math:`S_2(u)` over the run.
+
+    >>> extent(AnnealingLaw(0.5), {}, torch.tensor([1.0, 1.0, 0.5, 0.5]))
+    (3.0, 0.75)
+    """
     areas = lr_areas(normalized, law.momentum(parameters) if isinstance(law, AnnealingLaw) else 0.999)
     return float(areas.s1[-1]), float(areas.s2.max())
 
