@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import matplotlib
@@ -17,6 +18,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.image  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
@@ -537,49 +539,54 @@ ERRORS = [
 ]
 
 
-def _one_line_error(result: subprocess.CompletedProcess, part: str) -> bool:
-    lines = result.stderr.splitlines()
-    return (
-        result.returncode == 2
-        and len(lines) == 1
-        and part in lines[0]
-        and "Traceback" not in result.stderr
-        and lines[0].startswith("python -m schedulers: error: ")
-        and result.stdout == ""
-    )
-
-
-def _in_process(args: list[str]) -> subprocess.CompletedProcess:
-    """``main(args)``, what ``python -m schedulers ARGS`` runs, in this process (no torch import per case)."""
+def in_process(args: list[str]) -> subprocess.CompletedProcess:
+    """``python -m schedulers ARGS`` run by the function it calls, ``main(argv)``, in this interpreter."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             status = main(list(args))
-        except SystemExit as exit_:  # argparse's own exits (there should be none on an error)
-            status = exit_.code
-    return subprocess.CompletedProcess(["python", "-m", "schedulers", *args], status, out.getvalue(), err.getvalue())
+        except SystemExit as done:  # what the interpreter would turn into the exit status
+            status = done.code if isinstance(done.code, int) else 1
+    return subprocess.CompletedProcess(args, status, out.getvalue(), err.getvalue())
 
 
-@pytest.mark.parametrize("args, part", ERRORS, ids=[part for _, part in ERRORS])
-def test_every_error_is_one_line_on_stderr_with_exit_status_2(args, part, monkeypatch):
+def one_line_error_failures(results) -> list:
+    """The (arguments, status, stderr, stdout) of each result that is not one error line and exit status 2."""
+    failures = []
+    for (args, part), result in results:
+        lines = result.stderr.splitlines()
+        if not (
+            result.returncode == 2
+            and len(lines) == 1
+            and part in lines[0]
+            and "Traceback" not in result.stderr
+            and lines[0].startswith("python -m schedulers: error: ")
+            and result.stdout == ""
+        ):
+            failures.append((args, result.returncode, result.stderr, result.stdout[:200]))
+    return failures
+
+
+def test_every_error_is_one_line_on_stderr_with_exit_status_2(tmp_path, monkeypatch):
+    # in process (a subprocess per case imports torch each time); the environment `cli` gives its subprocess
     monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.delenv("CADENCE_TRACEBACK", raising=False)
-    monkeypatch.chdir(REPO)  # as cli() runs it: relative outputs resolve against the repository
-    result = _in_process(args)
-    assert _one_line_error(result, part), (result.returncode, result.stderr, result.stdout[:200])
+    monkeypatch.chdir(tmp_path)  # a relative -o lands here, not in the repo
+    filters, showwarning = list(warnings.filters), warnings.showwarning
+    figures = plt.get_fignums()
+    results = [(case, in_process(case[0])) for case in ERRORS]
+    assert one_line_error_failures(results) == []
+    # nothing left behind for later tests: warning filters and display, pyplot figures, files
+    assert warnings.filters == filters and warnings.showwarning is showwarning
+    assert plt.get_fignums() == figures and list(tmp_path.iterdir()) == []
 
 
-def test_the_python_m_door_itself_gives_the_one_line_errors():
-    """A few cases through a fresh interpreter: the ``python -m schedulers`` entry point and its exit status."""
-    cases = [ERRORS[0], ERRORS[5], ERRORS[-2]]  # no command; an expression error; an argparse error
-    processes = [(part, cli(*args, wait=False)) for args, part in cases]  # in parallel: each imports torch
-    failures = [
-        (part, result.returncode, result.stderr)
-        for part, process in processes
-        if not _one_line_error(result := finish(process), part)
-    ]
-    assert failures == []
+def test_python_m_schedulers_reports_an_error_as_one_line_and_exit_status_2():
+    # the `python -m schedulers` door itself: an argparse error, an expression error, a value error
+    cases = [ERRORS[1], ERRORS[5], ERRORS[10]]
+    processes = [(case, cli(*case[0], wait=False)) for case in cases]  # in parallel: each imports torch
+    assert one_line_error_failures([(case, finish(process)) for case, process in processes]) == []
 
 
 def test_a_failed_run_leaves_an_existing_output_untouched(tmp_path):
