@@ -248,9 +248,9 @@ class AnnealingLaw:
             last_s2: The largest :math:`S_2` of a fitted point.
 
         Returns:
-            Four guesses (``L0`` at 0.5 and 0.9 of the lowest loss, ``alpha`` 0.3 and 0.7; ``A`` so that the
-            first point's loss is matched, ``C`` a tenth of the losses' span over ``last_s2``, ``delay`` 9, that is
-            :math:`\\lambda = 0.9`), each a value for every parameter.
+            Four guesses (``L0`` at 0.5 and 0.9 of the lowest loss, ``alpha`` 0.3 and 0.7; ``A`` so that
+            :math:`L_0 + A\\,S_1^{-\\alpha}` at ``first_s1`` is the highest loss, ``C`` a tenth of the losses'
+            span over ``last_s2``, ``delay`` 9, that is :math:`\\lambda = 0.9`), each a value for every parameter.
         """
         low, high = float(losses.min()), float(losses.max())
         drop = max(high - low, 1e-3 * high)
@@ -370,8 +370,8 @@ class MultiPowerLaw:
 
         Returns:
             Two guesses far apart (each start is costly): ``L0`` at 0.5 and 0.9 of the lowest loss with ``alpha``
-            0.3 and 0.7, ``A`` so that the first point's loss is matched, ``B`` half the losses' span, ``C`` 1,
-            ``beta`` and ``gamma`` 0.5.
+            0.3 and 0.7, ``A`` so that :math:`L_0 + A\\,S_1^{-\\alpha}` at ``first_s1`` is the highest loss, ``B``
+            half the losses' span, ``C`` 1, ``beta`` and ``gamma`` 0.5.
         """
         low, high = float(losses.min()), float(losses.max())
         guesses = []
