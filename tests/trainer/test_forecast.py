@@ -161,6 +161,22 @@ def test_every_law_fits_and_forecasts_decays_to_exactly_zero(law, parameters):
         assert forecast.final_loss == pytest.approx(float(truth(law, parameters, lrs, [200])), rel=0.01), shape
 
 
+@pytest.mark.parametrize("gamma", [0.5, 1.0, 2.0])
+def test_a_later_decrease_to_lr_0_does_not_change_an_earlier_loss(gamma):
+    """The loss after u updates depends on the lrs up to u only: a decrease at a later update counts nothing yet,
+    whether it goes to 0.25 or to exactly 0 (before, a later drop to 0 counted in full for gamma > 1)."""
+    law, parameters = MultiPowerLaw(), {**MULTI_POWER, "gamma": gamma}
+    to_quarter = torch.tensor([1.0, 1.0, 0.5, 0.25], dtype=torch.float64)
+    to_zero_lr = torch.tensor([1.0, 1.0, 0.5, 0.0], dtype=torch.float64)
+    for updates in ([1, 2, 3], [3]):
+        early = truth(law, parameters, to_zero_lr, updates, reference=1.0)
+        assert early.tolist() == truth(law, parameters, to_quarter, updates, reference=1.0).tolist()
+    assert (
+        truth(law, parameters, to_zero_lr, [4], reference=1.0).tolist()
+        != truth(law, parameters, to_quarter, [4], reference=1.0).tolist()
+    )  # at the drop itself, the two differ
+
+
 def test_the_multi_power_law_at_lr_0_is_the_limit_of_its_terms():
     """At lr 0 the multi-power law takes its terms' limits: the loss of an lr that falls to 1e-9 and then to 0
     is the loss of an lr that stays at 1e-9 (to 1e-6), and nothing changes while the lr stays 0 (gamma < 1)."""

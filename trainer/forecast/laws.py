@@ -324,11 +324,13 @@ class MultiPowerLaw:
 
         Returns:
             ``(S1, drops, lrs, since)``: :math:`S_1(u)` like ``updates``, the :math:`\Delta_k \ne 0` and their
-            :math:`\eta_k`, and the (points × decreases) matrix of areas since each.
+            :math:`\eta_k`, and the (points × decreases) matrix of areas since each (-1 for :math:`k > u`, a
+            decrease that has not happened by the point).
         """
         ks = areas.drops.nonzero().flatten()  # update k is index k - 1
         since = (areas.s1[updates].unsqueeze(1) - areas.s1[ks].unsqueeze(0)).clamp(min=0.0)
-        return areas.s1[updates], areas.drops[ks], areas.lrs[ks], since
+        later = ks.unsqueeze(0) >= updates.unsqueeze(1)  # a decrease after the point: no term (marked -1)
+        return areas.s1[updates], areas.drops[ks], areas.lrs[ks], torch.where(later, -1.0, since)
 
     def loss(self, p: dict[str, torch.Tensor], at: tuple[torch.Tensor, ...]) -> torch.Tensor:
         r"""The loss at the points ``at`` (from :meth:`at`) with the parameters ``p``.
@@ -358,6 +360,7 @@ class MultiPowerLaw:
         still = torch.where(p["gamma"] < 1, torch.zeros_like(at_one), torch.where(p["gamma"] > 1, 1.0, at_one))
         limit = torch.where(since > 0, torch.ones_like(since), still)
         realized = torch.where(zero.unsqueeze(0), limit, realized)
+        realized = torch.where(since < 0, torch.zeros_like(realized), realized)  # later decreases: not yet
         return p["L0"] + p["A"] * s1 ** -p["alpha"] - p["B"] * (realized * drops).sum(dim=1)
 
     def starts(self, losses: torch.Tensor, first_s1: float, last_s2: float) -> list[dict[str, float]]:
