@@ -71,7 +71,18 @@ _INSTALL_HINT = "pip install transformers accelerate  (or: pip install -e '.[hug
 
 
 class TrainerSchedule(NamedTuple):
-    """What :func:`huggingface_scheduler` returns: ``scheduler`` for ``optimizers=``, ``callback`` for ``callbacks=``"""
+    """What :func:`huggingface_scheduler` returns: ``scheduler`` for ``optimizers=``, ``callback`` for ``callbacks=``.
+
+    Args:
+        scheduler: The :class:`HuggingFaceScheduler` the Trainer steps (``optimizers=(optimizer, scheduler)``).
+        callback: The ``CadenceTrainerCallback`` that moves the scheduler's clock (``callbacks=[callback]``).
+
+    Returns:
+        A named pair: unpack it as ``scheduler, callback`` or read the two by name.
+
+    >>> TrainerSchedule(scheduler=None, callback="cb")._fields
+    ('scheduler', 'callback')
+    """
 
     scheduler: HuggingFaceScheduler
     callback: Any
@@ -156,6 +167,29 @@ class HuggingFaceScheduler(CompiledScheduler):
 
     :func:`huggingface_scheduler` makes it, with the callback that moves the clock. ``state_dict()`` carries
     the clock, so a run resumed from a Trainer checkpoint continues its counts.
+
+    Args:
+        schedule: A Cadence schedule or any ``(state, ssr) -> float`` callable.
+        optimizer: The optimizer the Trainer gets in ``optimizers=``.
+        clock: The clock the callback moves (its ``max_duration`` and ``dataloader_len`` the Trainer's).
+        ssr: The scale schedule ratio.
+        hyperparameter: The param-group key driven.
+        param_groups: The indices of the groups driven (None: all).
+        fixed_max_duration: Keep ``clock.max_duration`` when training starts, instead of the Trainer's.
+        fixed_dataloader_len: Keep ``clock.dataloader_len`` when training starts, instead of the Trainer's.
+
+    Returns:
+        A torch ``LRScheduler`` whose ``step()`` writes the schedule's value at the clock's time.
+
+    Raises:
+        ValueError: A bad ``ssr``, ``hyperparameter`` or ``param_groups`` (:class:`CompiledScheduler`'s checks).
+
+    >>> import torch
+    >>> from schedulers import LinearScheduler
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = HuggingFaceScheduler(LinearScheduler(alpha_f=0.0), opt, Clock("4ba", 2))
+    >>> sched.advance_to(1); sched.step(); sched.state.batches, opt.param_groups[0]["lr"]
+    (1, 0.75)
     """
 
     state: Clock
@@ -187,7 +221,20 @@ class HuggingFaceScheduler(CompiledScheduler):
 
     # -- what the callback calls ------------------------------------------------------------------
     def advance_to(self, batches: int, samples: int = 0, tokens: int = 0) -> None:
-        """Count the optimizer step that brought the Trainer to ``batches`` steps (before ``step()`` is called)."""
+        """Count the optimizer step that brought the Trainer to ``batches`` steps (before ``step()`` is called).
+
+        Args:
+            batches: The Trainer's ``global_step`` after the step.
+            samples: The samples the step trained on (0 when not counted).
+            tokens: The tokens the step trained on (0 when not counted).
+
+        >>> import torch
+        >>> from schedulers import LinearScheduler
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = HuggingFaceScheduler(LinearScheduler(), opt, Clock("4ba", 2))
+        >>> sched.advance_to(1, samples=8); sched.advance_to(2, samples=8); sched.state.timestamp.epoch
+        Time(1, TimeUnit.EPOCH)
+        """
         self.framework.optimizer_step(batches, samples, tokens)
         self._stepped = False
 
@@ -203,8 +250,22 @@ class HuggingFaceScheduler(CompiledScheduler):
     def follow_trainer(self, args: Any, global_step: int, loader_batches: int | None, tokens: int | None) -> None:
         """At the start of training: take the Trainer's lengths and step count, then write the values.
 
-        ``loader_batches`` is the length of the Trainer's train loader (None without one); ``tokens`` the
-        Trainer's ``num_input_tokens_seen`` when tokens are the Trainer's count.
+        Args:
+            args: The Trainer's ``TrainingArguments`` (``max_steps``, ``num_train_epochs``,
+                ``gradient_accumulation_steps``).
+            global_step: The Trainer's step count when training starts (0, or where a resume put it).
+            loader_batches: The length of the Trainer's train loader (None without one).
+            tokens: The Trainer's ``num_input_tokens_seen`` when tokens are the Trainer's count, else None.
+
+        >>> import torch, transformers
+        >>> from schedulers import LinearScheduler
+        >>> args = transformers.TrainingArguments(output_dir="/tmp/out", num_train_epochs=2, use_cpu=True,
+        ...                                       report_to="none", gradient_accumulation_steps=2)
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = HuggingFaceScheduler(LinearScheduler(), opt, Clock("2ep", 9))
+        >>> sched.follow_trainer(args, global_step=0, loader_batches=9, tokens=None)
+        >>> sched.state.dataloader_len, sched.state.max_duration
+        (5, Time(2, TimeUnit.EPOCH))
         """
         clock = self.state
         fixed_duration, fixed_len = self._fixed
@@ -287,6 +348,33 @@ class _TrainerClock:
 
     # -- Trainer events (the callback class adds transformers' TrainerCallback as a base) ----------------
     def on_train_begin(self, args: Any, state: Any, control: Any, model: Any = None, **kwargs: Any) -> None:
+        """Training starts: check the Trainer steps this scheduler, take its lengths and step count, and attach
+        the sample and token counter to the model.
+
+        Args:
+            args: The Trainer's ``TrainingArguments``.
+            state: The Trainer's ``TrainerState``.
+            control: The Trainer's ``TrainerControl``.
+            model: The model trained (its training forwards are counted).
+            **kwargs: The Trainer's objects (``lr_scheduler``, ``train_dataloader``, ...).
+
+        Raises:
+            ValueError: The Trainer steps another lr scheduler, or resumes a run that counts samples or tokens
+                without the scheduler's state.
+
+        >>> from types import SimpleNamespace
+        >>> import torch, transformers
+        >>> from schedulers import LinearScheduler
+        >>> args = transformers.TrainingArguments(output_dir="/tmp/out", max_steps=4, use_cpu=True, report_to="none")
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched, callback = huggingface_scheduler(LinearScheduler(), opt, args)
+        >>> state = SimpleNamespace(global_step=0, num_input_tokens_seen=0)
+        >>> try:
+        ...     callback.on_train_begin(args, state, None, lr_scheduler=None)
+        ... except ValueError as error:
+        ...     print(str(error)[:50])
+        the Trainer steps another lr scheduler than the on
+        """
         clock = self.scheduler.state
         if self.scheduler.hyperparameter == "lr" and kwargs.get("lr_scheduler") is not self.scheduler:
             raise ValueError(
@@ -312,6 +400,24 @@ class _TrainerClock:
             self._hook = model.register_forward_pre_hook(self._count_inputs, with_kwargs=True)
 
     def on_optimizer_step(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        """The optimizer stepped: move the clock one batch, with the samples and tokens of that step (before the
+        Trainer calls ``scheduler.step()`` and adds 1 to ``global_step``).
+
+        Args:
+            args: The Trainer's ``TrainingArguments``.
+            state: The Trainer's ``TrainerState``.
+            control: The Trainer's ``TrainerControl``.
+            **kwargs: The Trainer's objects.
+
+        >>> from types import SimpleNamespace
+        >>> import torch, transformers
+        >>> from schedulers import LinearScheduler
+        >>> args = transformers.TrainingArguments(output_dir="/tmp/out", max_steps=4, use_cpu=True, report_to="none")
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched, callback = huggingface_scheduler(LinearScheduler(), opt, args)
+        >>> callback.on_optimizer_step(args, SimpleNamespace(global_step=0), None); sched.state.batches
+        1
+        """
         samples, tokens = self._settle(args)
         if self.trainer_tokens:
             tokens = state.num_input_tokens_seen - self.scheduler.state.tokens
@@ -319,8 +425,35 @@ class _TrainerClock:
         self._training = True
 
     def on_evaluate(self, args: Any, state: Any, control: Any, metrics: Any = None, **kwargs: Any) -> None:
-        # an evaluation while training counts, as the Trainer steps its own reduce_lr_on_plateau then; not
-        # eval_on_start (before the first step), nor one the user runs after train()
+        """An evaluation finished: a schedule that listens hears its metrics (``eval_loss`` is ``eval/loss``).
+
+        Only an evaluation while training counts, as the Trainer steps its own ``reduce_lr_on_plateau`` then:
+        not ``eval_on_start`` (before the first step), nor one the user runs after ``train()``.
+
+        Args:
+            args: The Trainer's ``TrainingArguments``.
+            state: The Trainer's ``TrainerState``.
+            control: The Trainer's ``TrainerControl``.
+            metrics: The evaluation's metrics, with the Trainer's ``eval_`` prefix.
+            **kwargs: The Trainer's objects.
+
+        Raises:
+            ValueError: A monitored metric the evaluation lacks (:meth:`FrameworkClock.evaluation`).
+
+        >>> from types import SimpleNamespace
+        >>> import torch, transformers
+        >>> from schedulers import PlateauScheduler
+        >>> args = transformers.TrainingArguments(output_dir="/tmp/out", max_steps=9, eval_strategy="steps",
+        ...                                       eval_steps=1, use_cpu=True, report_to="none")
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched, callback = huggingface_scheduler(PlateauScheduler(factor=0.5, patience=0), opt, args)
+        >>> state = SimpleNamespace(global_step=0, is_world_process_zero=False)
+        >>> for step in range(2):
+        ...     callback.on_optimizer_step(args, state, None); state.global_step += 1; sched.step()
+        ...     callback.on_evaluate(args, state, None, metrics={"eval_loss": 1.0})
+        >>> opt.param_groups[0]["lr"]
+        0.5
+        """
         decision = self.scheduler.framework.evaluation(
             metrics or {}, counts=self._training, who=" (the Trainer's, with their eval_ prefix)"
         )
@@ -328,9 +461,44 @@ class _TrainerClock:
             print(f"cadence: {decision.line}", file=sys.stderr, flush=True)
 
     def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        """The step ended: write the values for the new time if the Trainer skipped ``scheduler.step()`` (a step
+        the fp16 loss scaler skipped still counts, as ``global_step`` counts it).
+
+        Args:
+            args: The Trainer's ``TrainingArguments``.
+            state: The Trainer's ``TrainerState``.
+            control: The Trainer's ``TrainerControl``.
+            **kwargs: The Trainer's objects.
+
+        >>> from types import SimpleNamespace
+        >>> import torch, transformers
+        >>> from schedulers import LinearScheduler
+        >>> args = transformers.TrainingArguments(output_dir="/tmp/out", max_steps=4, use_cpu=True, report_to="none")
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched, callback = huggingface_scheduler(LinearScheduler(alpha_f=0.0), opt, args)
+        >>> callback.on_optimizer_step(args, SimpleNamespace(global_step=0), None)  # no scheduler.step() after it
+        >>> callback.on_step_end(args, None, None); opt.param_groups[0]["lr"]
+        0.75
+        """
         self.scheduler.catch_up()
 
     def on_train_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        """Training ended: evaluations no longer count, and the counter leaves the model.
+
+        Args:
+            args: The Trainer's ``TrainingArguments``.
+            state: The Trainer's ``TrainerState``.
+            control: The Trainer's ``TrainerControl``.
+            **kwargs: The Trainer's objects.
+
+        >>> import torch, transformers
+        >>> from schedulers import LinearScheduler
+        >>> args = transformers.TrainingArguments(output_dir="/tmp/out", max_steps=4, use_cpu=True, report_to="none")
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> callback = huggingface_scheduler(LinearScheduler(), opt, args).callback
+        >>> callback.on_train_end(args, None, None); callback._training
+        False
+        """
         self._training = False
         if self._hook is not None:
             self._hook.remove()
@@ -371,12 +539,36 @@ def _import_transformers():
 def _callback_class() -> type:
     """``CadenceTrainerCallback``: :class:`_TrainerClock` with transformers' ``TrainerCallback`` as a base."""
     base = _import_transformers().TrainerCallback
-    return callback_class("CadenceTrainerCallback", _TrainerClock, base, module=__name__, doc=_CALLBACK_DOC)
+    cls = callback_class("CadenceTrainerCallback", _TrainerClock, base, module=__name__, doc=_CALLBACK_DOC)
+    globals()["CadenceTrainerCallback"] = cls  # where the doctest finder looks for its example, once made
+    return cls
 
 
 _CALLBACK_DOC = """A Hugging Face ``TrainerCallback`` that keeps a HuggingFaceScheduler's clock at the Trainer's step.
 
 :func:`huggingface_scheduler` makes it with its scheduler; pass it in ``Trainer(callbacks=[...])``.
+
+Args:
+    scheduler: The :class:`HuggingFaceScheduler` whose clock it moves.
+    get_num_samples: ``inputs -> samples`` of one training forward (None: the first tensor's length, when
+        samples are counted).
+    get_num_tokens: ``inputs -> tokens`` of one training forward (None: tokens are not counted by it).
+    trainer_tokens: Take tokens from the Trainer's ``num_input_tokens_seen`` (when no ``get_num_tokens``).
+
+Returns:
+    The callback: it moves the clock at each optimizer step, counts samples and tokens from the model's
+    training forwards, and delivers each evaluation to a schedule that listens.
+
+Raises:
+    TypeError: ``scheduler`` is not a :class:`HuggingFaceScheduler`.
+
+>>> import torch, transformers
+>>> from schedulers import LinearScheduler
+>>> args = transformers.TrainingArguments(output_dir="/tmp/out", max_steps=10, use_cpu=True, report_to="none")
+>>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+>>> callback = huggingface_scheduler(LinearScheduler(), opt, args).callback
+>>> type(callback).__name__, isinstance(callback, transformers.TrainerCallback)
+('CadenceTrainerCallback', True)
 """
 
 
