@@ -358,8 +358,6 @@ STILL_UNDOCUMENTED = {
     "schedulers.cerebras.optim": 6,
     "schedulers.cerebras.scheduler": 3,
     "schedulers.cerebras.table": 2,
-    "schedulers.integrations.huggingface": 10,
-    "schedulers.integrations.lightning": 14,
     "trainer.forecast.fitted": 11,
     "trainer.forecast.laws": 18,
     "trainer.forecast.picture": 4,

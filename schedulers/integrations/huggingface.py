@@ -182,7 +182,8 @@ class HuggingFaceScheduler(CompiledScheduler):
         A torch ``LRScheduler`` whose ``step()`` writes the schedule's value at the clock's time.
 
     Raises:
-        ValueError: A bad ``ssr``, ``hyperparameter`` or ``param_groups`` (:class:`CompiledScheduler`'s checks).
+        TypeError: A schedule that is not callable, or an optimizer that is not a torch optimizer.
+        ValueError: A bad ``ssr`` or ``param_groups`` (:class:`CompiledScheduler`'s checks).
 
     >>> import torch
     >>> from schedulers import LinearScheduler

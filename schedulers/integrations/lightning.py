@@ -142,6 +142,28 @@ class LightningState:
 
     ``timestamp`` is built from ``trainer.global_step``, ``trainer.current_epoch`` and the sample and token
     counts of ``clock`` (a :class:`CadenceClockCallback`); it is rebuilt only when one of them changed.
+
+    Args:
+        trainer: The Lightning Trainer (``global_step``, ``current_epoch``, ``num_training_batches``,
+            ``accumulate_grad_batches``, ``max_steps``, ``max_epochs``).
+        clock: The Trainer's ``CadenceClockCallback`` (its sample and token counts).
+        max_duration: The run's length, instead of Lightning's ``max_steps``/``max_epochs``.
+        dataloader_len: Optimizer steps per epoch, instead of Lightning's count.
+
+    Returns:
+        A state every schedule reads (the schedule protocol), always at Lightning's step.
+
+    Raises:
+        ValueError: No length: neither ``max_duration`` nor Lightning's ``max_steps``/``max_epochs``.
+
+    >>> from types import SimpleNamespace
+    >>> trainer = SimpleNamespace(global_step=0, current_epoch=0, num_training_batches=9,
+    ...                           accumulate_grad_batches=2, max_steps=-1, max_epochs=3)
+    >>> state = LightningState(trainer, _ClockCounts())
+    >>> state.max_duration, state.dataloader_len  # ceil(9 / 2) optimizer steps an epoch
+    (Time(3, TimeUnit.EPOCH), 5)
+    >>> trainer.global_step = 5; state.timestamp.epoch, state.timestamp.batch_in_epoch  # step 5 closes epoch 0
+    (Time(1, TimeUnit.EPOCH), Time(0, TimeUnit.BATCH))
     """
 
     def __init__(
@@ -222,6 +244,31 @@ class LightningScheduler(CompiledScheduler):
 
     ``step()`` first settles the clock's sample and token counts for the optimizer step that just ended;
     ``state_dict()`` carries them, so a run resumed with ``ckpt_path=`` continues the counts.
+
+    Args:
+        scheduler: A Cadence schedule or any ``(state, ssr) -> float`` callable.
+        optimizer: The optimizer of ``configure_optimizers``.
+        state: The :class:`LightningState` of the Trainer.
+        ssr: The scale schedule ratio.
+        hyperparameter: The param-group key driven.
+        param_groups: The indices of the groups driven (None: all).
+
+    Returns:
+        A torch ``LRScheduler`` whose ``step()`` writes the schedule's value at Lightning's step.
+
+    Raises:
+        TypeError: A schedule that is not callable, or an optimizer that is not a torch optimizer.
+        ValueError: A bad ``ssr`` or ``param_groups`` (:class:`CompiledScheduler`'s checks).
+
+    >>> import torch
+    >>> from types import SimpleNamespace
+    >>> from schedulers import LinearScheduler
+    >>> trainer = SimpleNamespace(global_step=0, current_epoch=0, num_training_batches=4,
+    ...                           accumulate_grad_batches=1, max_steps=4, max_epochs=None)
+    >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+    >>> sched = LightningScheduler(LinearScheduler(alpha_f=0.0), opt, LightningState(trainer, _ClockCounts()))
+    >>> trainer.global_step = 1; sched.step(); opt.param_groups[0]["lr"]
+    0.75
     """
 
     state: LightningState
@@ -277,7 +324,29 @@ class LightningScheduler(CompiledScheduler):
         )
 
     def hear_validation(self, trainer: Any) -> None:
-        """The end of a validation run while fitting: the monitored metric, through the listener protocol."""
+        """The end of a validation run while fitting: the monitored metric, through the listener protocol.
+
+        Args:
+            trainer: The Lightning Trainer (its ``callback_metrics`` hold the logged metrics).
+
+        Raises:
+            ValueError: In one line, the monitor is not among the metrics Lightning logged.
+
+        >>> import torch
+        >>> from types import SimpleNamespace
+        >>> from schedulers import PlateauScheduler
+        >>> trainer = SimpleNamespace(global_step=1, current_epoch=0, num_training_batches=4, is_global_zero=False,
+        ...                           accumulate_grad_batches=1, max_steps=8, max_epochs=None, callback_metrics={})
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = LightningScheduler(PlateauScheduler(factor=0.5, patience=0), opt,
+        ...                            LightningState(trainer, _ClockCounts()))
+        >>> sched.monitor = "val_loss"
+        >>> for step in (1, 2):
+        ...     trainer.global_step = step; trainer.callback_metrics = {"val_loss": torch.tensor(1.0)}
+        ...     sched.hear_validation(trainer)
+        >>> opt.param_groups[0]["lr"]
+        0.5
+        """
         if not self.needs_evaluations or self.monitor is None:
             return
         metrics = dict(trainer.callback_metrics)
@@ -292,11 +361,21 @@ class LightningScheduler(CompiledScheduler):
             print(f"cadence: {decision.line}", file=sys.stderr, flush=True)
 
     def state_dict(self) -> dict[str, Any]:
+        """The compiled scheduler's bookkeeping and, under ``"clock"``, the callback's sample and token counts.
+
+        Returns:
+            Plain numbers and strings (:meth:`CompiledScheduler.state_dict`'s, and :meth:`_ClockCounts.counts_state`).
+        """
         state = super().state_dict()
         state["clock"] = self.state.clock.counts_state()
         return state
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore the callback's counts (a resumed run), then the bookkeeping, and write the values.
+
+        Args:
+            state_dict: What :meth:`state_dict` gave.
+        """
         if state_dict.get("clock") is not None:
             self.state.clock.load_counts_state(state_dict["clock"])
         super().load_state_dict(state_dict)
@@ -330,16 +409,49 @@ class _ClockCounts:
 
     @property
     def count_tokens(self) -> bool:
+        """Whether tokens are counted (a ``get_num_tokens`` was given)."""
         return self.get_num_tokens is not None
 
     # -- Lightning hooks (the callback class adds Lightning's Callback as a base) ----------------------
     def on_train_epoch_start(self, trainer: Any, pl_module: Any) -> None:
+        """An epoch starts: settle the counts, and note where the epoch starts (its step, samples and tokens).
+
+        Args:
+            trainer: The Lightning Trainer.
+            pl_module: The LightningModule.
+
+        >>> from types import SimpleNamespace
+        >>> import torch
+        >>> counts, trainer = _ClockCounts(), SimpleNamespace(global_step=0, current_epoch=0)
+        >>> trainer.current_epoch, trainer.global_step = 1, 5
+        >>> counts.on_train_epoch_start(trainer, None); counts.epoch_start
+        (1, 5, 0, 0)
+        """
         self.settle(trainer)
         epoch = trainer.current_epoch
         if self.epoch_start is None or self.epoch_start[0] != epoch:
             self.epoch_start = (epoch, trainer.global_step, self.samples, self.tokens)
 
     def on_train_batch_start(self, trainer: Any, pl_module: Any, batch: Any, batch_idx: int) -> None:
+        """A loader batch starts: its samples and tokens join the count of the optimizer step it belongs to.
+
+        Args:
+            trainer: The Lightning Trainer.
+            pl_module: The LightningModule.
+            batch: The loader batch.
+            batch_idx: Its index in the epoch.
+
+        Raises:
+            ValueError: A batch whose samples cannot be counted (no tensor, and no ``get_num_samples``).
+
+        >>> from types import SimpleNamespace
+        >>> import torch
+        >>> counts, trainer = _ClockCounts(), SimpleNamespace(global_step=0, current_epoch=0)
+        >>> counts.count_samples = True
+        >>> counts.on_train_batch_start(trainer, None, (torch.zeros(4, 3),), 0)
+        >>> trainer.global_step = 1; counts.settle(trainer); counts.samples  # 4 samples once the step is done
+        4
+        """
         self.settle(trainer)
         if self.count_samples:
             self._pending[0] += samples_in(batch, self.get_num_samples, who=_WHO, factory="lightning_scheduler_config")
@@ -347,13 +459,60 @@ class _ClockCounts:
             self._pending[1] += tokens_in(batch, self.get_num_tokens)
 
     def on_train_batch_end(self, trainer: Any, pl_module: Any, outputs: Any, batch: Any, batch_idx: int) -> None:
+        """A loader batch ended: settle the counts if Lightning's step moved.
+
+        Args:
+            trainer: The Lightning Trainer.
+            pl_module: The LightningModule.
+            outputs: What ``training_step`` returned.
+            batch: The loader batch.
+            batch_idx: Its index in the epoch.
+
+        >>> from types import SimpleNamespace
+        >>> import torch
+        >>> counts, trainer = _ClockCounts(), SimpleNamespace(global_step=0, current_epoch=0)
+        >>> counts.on_train_batch_end(trainer, None, None, None, 0); counts.samples
+        0
+        """
         self.settle(trainer)
 
     def on_train_start(self, trainer: Any, pl_module: Any) -> None:
+        """Training starts: each Cadence scheduler checks it can hear what it needs
+        (:meth:`LightningScheduler.check_start`).
+
+        Args:
+            trainer: The Lightning Trainer.
+            pl_module: The LightningModule.
+
+        Raises:
+            ValueError: In one line, a schedule that listens without a monitor or without validation.
+
+        >>> from types import SimpleNamespace
+        >>> import torch
+        >>> counts, trainer = _ClockCounts(), SimpleNamespace(global_step=0, current_epoch=0)
+        >>> trainer.lr_scheduler_configs = []  # no Cadence scheduler: nothing to check
+        >>> counts.on_train_start(trainer, None)
+        """
         for config, scheduler in _cadence_schedulers(trainer):
             scheduler.check_start(config, pl_module)
 
     def on_validation_end(self, trainer: Any, pl_module: Any) -> None:
+        """A validation while fitting ended (not the sanity check): each Cadence scheduler hears it
+        (:meth:`LightningScheduler.hear_validation`).
+
+        Args:
+            trainer: The Lightning Trainer.
+            pl_module: The LightningModule.
+
+        Raises:
+            ValueError: In one line, the monitor is not among the metrics Lightning logged.
+
+        >>> from types import SimpleNamespace
+        >>> import torch
+        >>> counts, trainer = _ClockCounts(), SimpleNamespace(global_step=0, current_epoch=0)
+        >>> trainer.sanity_checking = True  # the sanity check is not heard
+        >>> counts.on_validation_end(trainer, None)
+        """
         if trainer.sanity_checking or getattr(trainer.state, "fn", None) != "fit":
             return
         for _, scheduler in _cadence_schedulers(trainer):
@@ -361,7 +520,20 @@ class _ClockCounts:
 
     # -- counting -------------------------------------------------------------------------------------
     def settle(self, trainer: Any) -> None:
-        """Move the pending counts into the totals once Lightning's ``global_step`` has moved past them."""
+        """Move the pending counts into the totals once Lightning's ``global_step`` has moved past them
+        (summed over processes).
+
+        Args:
+            trainer: The Lightning Trainer (its ``global_step``, and ``strategy`` under several processes).
+
+        >>> from types import SimpleNamespace
+        >>> import torch
+        >>> counts, trainer = _ClockCounts(), SimpleNamespace(global_step=0, current_epoch=0)
+        >>> counts.settle(trainer); counts._pending = [8, 0]; counts.settle(trainer); counts.samples  # same step
+        0
+        >>> trainer.global_step = 1; counts.settle(trainer); counts.samples
+        8
+        """
         step = trainer.global_step
         if step == self._step:
             return
@@ -379,7 +551,18 @@ class _ClockCounts:
         self.tokens += tokens
 
     def counts_state(self) -> dict[str, Any]:
-        """The settled counts as plain numbers (what the scheduler's ``state_dict`` carries)."""
+        """The settled counts as plain numbers (what the scheduler's ``state_dict`` carries).
+
+        Returns:
+            ``{"step", "samples", "tokens", "epoch_start"}``: the step the totals are settled for, the totals, and
+            where the epoch in progress started; :meth:`load_counts_state` takes it.
+
+        >>> from types import SimpleNamespace
+        >>> import torch
+        >>> counts, trainer = _ClockCounts(), SimpleNamespace(global_step=0, current_epoch=0)
+        >>> counts.counts_state()
+        {'step': None, 'samples': 0, 'tokens': 0, 'epoch_start': None}
+        """
         return {
             "step": self._step,
             "samples": self.samples,
@@ -388,7 +571,16 @@ class _ClockCounts:
         }
 
     def load_counts_state(self, state: Mapping[str, Any]) -> None:
-        """Continue from :meth:`counts_state` (a resumed run)."""
+        """Continue from :meth:`counts_state` (a resumed run).
+
+        Args:
+            state: What :meth:`counts_state` gave.
+
+        >>> counts = _ClockCounts()
+        >>> counts.load_counts_state({"step": 3, "samples": 24, "tokens": 0, "epoch_start": [0, 0, 0, 0]})
+        >>> counts.samples, counts.epoch_start
+        (24, (0, 0, 0, 0))
+        """
         self._step = state.get("step")
         self.samples = int(state.get("samples", 0))
         self.tokens = int(state.get("tokens", 0))
@@ -418,10 +610,14 @@ def _callback_class(package: str | None = None) -> type:
         module.Callback,
         module=__name__,
         doc=_CALLBACK_DOC,
-        state_key=property(lambda self: "CadenceClockCallback"),
+        state_key=property(lambda self: "CadenceClockCallback", doc=_STATE_KEY_DOC),
     )
     cls.__qualname__ = _qualname(module.__name__)
+    globals()[cls.__qualname__] = cls  # where the doctest finder looks for its example, once made
     return cls
+
+
+_STATE_KEY_DOC = "The key of the callback's state in a checkpoint: one callback per Trainer, whatever its counters."
 
 
 def _cadence_schedulers(trainer: Any) -> list[tuple[Any, LightningScheduler]]:
@@ -446,6 +642,22 @@ _CALLBACK_DOC = """A Lightning callback that counts the samples and tokens of ev
 attaches one when the Trainer has none; pass your own in ``Trainer(callbacks=[...])`` to set the counters
 once for every schedule. Without ``get_num_samples``, samples are counted (when a schedule needs them) as
 the leading dimension of the batch's first tensor; without ``get_num_tokens`` tokens stay 0.
+
+Args:
+    get_num_samples: ``batch -> samples`` (None: the leading dimension of the batch's first tensor).
+    get_num_tokens: ``batch -> tokens`` (None: tokens are not counted).
+
+Returns:
+    The callback: it counts each loader batch into the optimizer step it belongs to, and has each Cadence
+    scheduler check its start and hear each validation.
+
+Raises:
+    TypeError: A counter that is not callable.
+
+>>> from schedulers.integrations.lightning import CadenceClockCallback
+>>> callback = CadenceClockCallback(get_num_tokens=len)
+>>> callback.count_tokens, callback.state_key
+(True, 'CadenceClockCallback')
 """
 
 
