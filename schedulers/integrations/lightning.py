@@ -37,7 +37,7 @@ from typing import Any
 
 import torch
 
-from schedulers.core.clock import closes_epoch
+from schedulers.core.clock import Clock
 from schedulers.core.compile import CompiledScheduler
 from schedulers.core.state import as_dataloader_len, as_max_duration
 from schedulers.integrations.counting import enable_counting, samples_in, steps_per_epoch, tokens_in
@@ -137,21 +137,23 @@ def _check_interval(interval: str) -> None:
         )
 
 
-class LightningState:
-    """Cadence's scheduler protocol (``timestamp``, ``max_duration``, ``dataloader_len``) read from a Trainer.
+class LightningState(Clock):
+    """The :class:`~schedulers.core.clock.Clock` of a Lightning run, moved by Lightning's events through the
+    integrations' one adapter (:class:`~schedulers.integrations.framework.FrameworkClock`), as Hugging Face's.
 
-    ``timestamp`` is built from ``trainer.global_step``, ``trainer.current_epoch`` and the sample and token
-    counts of ``clock`` (a :class:`CadenceClockCallback`); it is rebuilt only when one of them changed.
+    Each optimizer step moves it to ``trainer.global_step`` with the samples and tokens ``clock`` (a
+    :class:`CadenceClockCallback`) counted for that step; the batch that completes an epoch closes it, and an
+    epoch Lightning ends sooner closes when Lightning begins the next (``trainer.current_epoch``).
 
     Args:
-        trainer: The Lightning Trainer (``global_step``, ``current_epoch``, ``num_training_batches``,
-            ``accumulate_grad_batches``, ``max_steps``, ``max_epochs``).
+        trainer: The Lightning Trainer (``num_training_batches``, ``accumulate_grad_batches``, ``max_steps``,
+            ``max_epochs``).
         clock: The Trainer's ``CadenceClockCallback`` (its sample and token counts).
         max_duration: The run's length, instead of Lightning's ``max_steps``/``max_epochs``.
         dataloader_len: Optimizer steps per epoch, instead of Lightning's count.
 
     Returns:
-        A state every schedule reads (the schedule protocol), always at Lightning's step.
+        A Clock every schedule reads (the schedule protocol); the scheduler's adapter moves it.
 
     Raises:
         ValueError: No length: neither ``max_duration`` nor Lightning's ``max_steps``/``max_epochs``.
@@ -162,8 +164,6 @@ class LightningState:
     >>> state = LightningState(trainer, _ClockCounts())
     >>> state.max_duration, state.dataloader_len  # ceil(9 / 2) optimizer steps an epoch
     (Time(3, TimeUnit.EPOCH), 5)
-    >>> trainer.global_step = 5; state.timestamp.epoch, state.timestamp.batch_in_epoch  # step 5 closes epoch 0
-    (Time(1, TimeUnit.EPOCH), Time(0, TimeUnit.BATCH))
     """
 
     def __init__(
@@ -177,64 +177,33 @@ class LightningState:
         self.trainer = trainer
         self.clock = clock
         self._given_len = as_dataloader_len(dataloader_len)
-        self._seen_batches: object = None
-        self._len: int | None = None
+        per_epoch = self._given_len if self._given_len is not None else self._lightning_len()
         if max_duration is None:
-            self._max_duration = _lightning_max_duration(trainer, self.dataloader_len)
+            length = _lightning_max_duration(trainer, per_epoch)
         else:
-            self._max_duration = as_max_duration(max_duration)
-        self._key: tuple | None = None
-        self._timestamp = Timestamp()
+            length = as_max_duration(max_duration)
+        super().__init__(length, per_epoch)
 
-    @property
-    def max_duration(self) -> Time:
-        """The run's length: given, or Lightning's ``max_steps`` (``ba``) / ``max_epochs`` (``ep``)."""
-        return self._max_duration
+    def _lightning_len(self) -> int | None:
+        return steps_per_epoch(self.trainer.num_training_batches, self.trainer.accumulate_grad_batches)
 
-    @property
-    def dataloader_len(self) -> int | None:
-        """Optimizer steps per epoch: given, or ``ceil(num_training_batches / accumulate_grad_batches)``."""
-        if self._given_len is not None:
-            return self._given_len
-        batches = self.trainer.num_training_batches
-        if batches != self._seen_batches:  # the same int object otherwise: schedules check it by identity
-            self._seen_batches = batches
-            self._len = steps_per_epoch(batches, self.trainer.accumulate_grad_batches)
-        return self._len
+    def follow_loader(self) -> None:
+        """Take Lightning's optimizer steps per epoch again (its loader may be reloaded), unless given.
 
-    @property
-    def timestamp(self) -> Timestamp:
-        """Where the Lightning run is, in every unit (Lightning's step count is the batch count)."""
-        trainer, clock = self.trainer, self.clock
-        key = (trainer.global_step, trainer.current_epoch, clock.samples, clock.tokens, clock.epoch_start)
-        if key != self._key:
-            self._timestamp = self._build(*key)
-            self._key = key
-        return self._timestamp
-
-    def _build(self, step: int, epoch: int, samples: int, tokens: int, epoch_start: tuple | None) -> Timestamp:
-        per_epoch = self.dataloader_len
-        if epoch_start is not None and epoch_start[0] == epoch:
-            _, step0, samples0, tokens0 = epoch_start
-        else:  # not seen the epoch start (no callback hook yet): batches from the epoch count, the rest unknown
-            step0 = min(step, epoch * per_epoch) if per_epoch else step
-            samples0, tokens0 = samples, tokens
-        in_epoch = [max(0, step - step0), max(0, samples - samples0), max(0, tokens - tokens0)]
-        if closes_epoch(in_epoch[0], per_epoch):  # Cadence's one clock rule (schedulers.core.clock)
-            epoch, in_epoch = epoch + 1, [0, 0, 0]
-        return Timestamp(
-            epoch=epoch,
-            batch=step,
-            sample=samples,
-            token=tokens,
-            batch_in_epoch=min(in_epoch[0], step),
-            sample_in_epoch=min(in_epoch[1], samples),
-            token_in_epoch=min(in_epoch[2], tokens),
-        )
+        >>> from types import SimpleNamespace
+        >>> trainer = SimpleNamespace(num_training_batches=9, accumulate_grad_batches=1, max_steps=20, max_epochs=None)
+        >>> state = LightningState(trainer, _ClockCounts())
+        >>> trainer.num_training_batches = 4; state.follow_loader(); state.dataloader_len
+        4
+        """
+        if self._given_len is None:
+            per_epoch = self._lightning_len()
+            if per_epoch != self._dataloader_len:
+                self.dataloader_len = per_epoch
 
     def __repr__(self) -> str:
         return (
-            f"LightningState(max_duration={self._max_duration}, dataloader_len={self.dataloader_len}, "
+            f"LightningState(max_duration={self._max_duration}, dataloader_len={self._dataloader_len}, "
             f"timestamp={self.timestamp!r})"
         )
 
@@ -275,16 +244,63 @@ class LightningScheduler(CompiledScheduler):
     #: the logged metric a schedule that listens hears (lightning_scheduler_config's monitor=, or the config's)
     monitor: str | None = None
 
+    @property
+    def framework(self) -> FrameworkClock:
+        """The one adapter of Lightning's events to this scheduler's clock (integrations.framework)."""
+        adapter = self.__dict__.get("_framework")
+        if adapter is None:
+            adapter = self.__dict__["_framework"] = FrameworkClock(self)
+        return adapter
+
     def step(self, epoch: None = None) -> None:  # type: ignore[override]
-        """Settle the counts of the optimizer step that ended, then write the values for Lightning's step.
+        """Settle the counts of the optimizer step that ended, move the clock to Lightning's step through the
+        adapter, then write the values.
 
         Raises:
             ValueError: Lightning passed a metric (``reduce_on_plateau=True``): one line saying what works.
         """
         if epoch is not None and not isinstance(epoch, int):
             raise ValueError(_REDUCE_ON_PLATEAU)
-        self.state.clock.settle(self.state.trainer)
+        self.follow_step()
         super().step(epoch)
+
+    def follow_step(self) -> None:
+        """Lightning finished an optimizer step: settle its counts and move the clock to ``global_step``.
+
+        >>> import torch
+        >>> from types import SimpleNamespace
+        >>> from schedulers import LinearScheduler
+        >>> trainer = SimpleNamespace(global_step=0, num_training_batches=2,
+        ...                           accumulate_grad_batches=1, max_steps=4, max_epochs=None)
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = LightningScheduler(LinearScheduler(), opt, LightningState(trainer, _ClockCounts()))
+        >>> trainer.global_step = 2; sched.follow_step(); sched.state.epochs, sched.state.batch_in_epoch
+        (1, 0)
+        """
+        clock, counts = self.state, self.state.clock
+        counts.settle(self.state.trainer)
+        self.framework.optimizer_step(
+            self.state.trainer.global_step, counts.samples - clock.samples, counts.tokens - clock.tokens
+        )
+
+    def follow_epoch(self, epoch: int) -> None:
+        """Lightning begins its epoch ``epoch``: the epochs before it are closed, and steps per epoch read again.
+
+        Args:
+            epoch: Lightning's ``current_epoch``.
+
+        >>> import torch
+        >>> from types import SimpleNamespace
+        >>> from schedulers import LinearScheduler
+        >>> trainer = SimpleNamespace(global_step=0, num_training_batches=float("inf"),
+        ...                           accumulate_grad_batches=1, max_steps=4, max_epochs=None)
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = LightningScheduler(LinearScheduler(), opt, LightningState(trainer, _ClockCounts()))
+        >>> trainer.global_step = 1; sched.follow_step(); sched.follow_epoch(1); sched.state.epochs
+        1
+        """
+        self.framework.epoch_begins(epoch)
+        self.state.follow_loader()
 
     def check_start(self, config: Any, module: Any) -> None:
         """At the start of training: a schedule that listens has a monitor, hears validation, and Lightning
@@ -356,7 +372,7 @@ class LightningScheduler(CompiledScheduler):
                 "validation_step or name one of them in lightning_scheduler_config's monitor="
             )
         heard = {name: metrics[self.monitor] for name in self.monitors}
-        decision = FrameworkClock(self).evaluation({**metrics, **heard})
+        decision = self.framework.evaluation({**metrics, **heard})
         if decision is not None and trainer.is_global_zero:
             print(f"cadence: {decision.line}", file=sys.stderr, flush=True)
 
@@ -367,7 +383,7 @@ class LightningScheduler(CompiledScheduler):
             Plain numbers and strings (:meth:`CompiledScheduler.state_dict`'s, and :meth:`_ClockCounts.counts_state`).
         """
         state = super().state_dict()
-        state["clock"] = self.state.clock.counts_state()
+        state["clock"] = {**self.state.clock.counts_state(), "timestamp": self.state.timestamp.state_dict()}
         return state
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
@@ -376,8 +392,15 @@ class LightningScheduler(CompiledScheduler):
         Args:
             state_dict: What :meth:`state_dict` gave.
         """
-        if state_dict.get("clock") is not None:
-            self.state.clock.load_counts_state(state_dict["clock"])
+        saved = state_dict.get("clock")
+        if saved is not None:
+            self.state.clock.load_counts_state(saved)
+            if saved.get("timestamp") is not None:
+                self.state.timestamp = Timestamp.from_state_dict(saved["timestamp"])
+            else:  # saved before the clock was: where Lightning's step and the counts say
+                self.framework.optimizer_step(
+                    int(saved.get("step") or 0), self.state.clock.samples, self.state.clock.tokens
+                )
         super().load_state_dict(state_dict)
 
 
@@ -431,6 +454,8 @@ class _ClockCounts:
         epoch = trainer.current_epoch
         if self.epoch_start is None or self.epoch_start[0] != epoch:
             self.epoch_start = (epoch, trainer.global_step, self.samples, self.tokens)
+        for _, scheduler in _cadence_schedulers(trainer):
+            scheduler.follow_epoch(epoch)
 
     def on_train_batch_start(self, trainer: Any, pl_module: Any, batch: Any, batch_idx: int) -> None:
         """A loader batch starts: its samples and tokens join the count of the optimizer step it belongs to.
