@@ -337,6 +337,7 @@ class _TrainerClock:
         self._pending = [0, 0]
         self._hook: Any = None
         self._training = False  # between on_train_begin and on_train_end, after the first optimizer step
+        self._epoch = scheduler.state.epochs - 1  # the Trainer's index of its epoch in progress (it gives none)
 
     @property
     def count_tokens(self) -> bool:
@@ -397,8 +398,33 @@ class _TrainerClock:
         self.scheduler.follow_trainer(args, state.global_step, _length(loader), tokens)
         self._pending = [0, 0]
         self._training = False
+        self._epoch = self.scheduler.state.epochs - 1  # the Trainer begins the clock's epoch next
         if self._counts_inputs and model is not None and self._hook is None:
             self._hook = model.register_forward_pre_hook(self._count_inputs, with_kwargs=True)
+
+    def on_epoch_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        """The Trainer begins an epoch: the epochs before it are closed (a no-op when the step that completed
+        ``dataloader_len`` steps closed it; an epoch of unknown length closes here), through the adapter.
+
+        Args:
+            args: The Trainer's ``TrainingArguments``.
+            state: The Trainer's ``TrainerState``.
+            control: The Trainer's ``TrainerControl``.
+            **kwargs: The Trainer's objects.
+
+        >>> from types import SimpleNamespace
+        >>> import torch, transformers
+        >>> from schedulers import LinearScheduler
+        >>> args = transformers.TrainingArguments(output_dir="/tmp/out", max_steps=4, use_cpu=True, report_to="none")
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched, callback = huggingface_scheduler(LinearScheduler(), opt, args)  # no epoch length
+        >>> callback.on_epoch_begin(args, None, None)
+        >>> callback.on_optimizer_step(args, SimpleNamespace(global_step=0), None)
+        >>> callback.on_epoch_begin(args, None, None); sched.state.epochs, sched.state.batches
+        (1, 1)
+        """
+        self._epoch += 1
+        self.scheduler.framework.epoch_begins(self._epoch)
 
     def on_optimizer_step(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         """The optimizer stepped: move the clock one batch, with the samples and tokens of that step (before the

@@ -11,8 +11,11 @@ How the time is read:
 
 * batches are ``trainer.global_step`` (optimizer steps: with ``accumulate_grad_batches=n`` one batch is
   ``n`` loader batches, and Lightning's last, shorter accumulation of an epoch is a batch too), never the
-  number of ``scheduler.step()`` calls; epochs come from ``trainer.current_epoch`` (the batch that
-  completes an epoch closes it, as in Cadence's trainer);
+  number of ``scheduler.step()`` calls: each ``step()`` moves the scheduler's
+  :class:`~schedulers.core.clock.Clock` to it through the integrations' one adapter
+  (:class:`~schedulers.integrations.framework.FrameworkClock`, as Hugging Face's callback does); the batch
+  that completes an epoch closes it, as in Cadence's trainer, and an epoch Lightning ends sooner closes when
+  it begins the next (``trainer.current_epoch``);
 * ``max_duration`` is ``trainer.max_steps`` in ``ba`` or ``trainer.max_epochs`` in ``ep`` (whichever ends the
   run first when both are set), unless given;
 * ``dataloader_len`` (batches per epoch) is ``ceil(trainer.num_training_batches / accumulate_grad_batches)``,
