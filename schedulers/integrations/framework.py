@@ -7,7 +7,8 @@ and each integration's callback only translates its hooks into them (docs/integr
 * **an optimizer step finished**: :meth:`FrameworkClock.optimizer_step` moves the scheduler's
   :class:`~schedulers.core.clock.Clock` one batch by the one clock rule (the step that completes an epoch
   closes it), or to the framework's step count when it is elsewhere (a resume);
-* **an epoch ended**: the clock rule already closed it at its last step, so nothing is left to do but check;
+* **an epoch began**: :meth:`FrameworkClock.epoch_begins` closes the epochs before it that the clock rule
+  has not (an epoch of unknown length, or one the framework ended sooner);
 * **an evaluation finished**: :meth:`FrameworkClock.evaluation` delivers its metrics as one
   :class:`~schedulers.core.listening.Evaluation` through the listener protocol, so a plateau reduces exactly
   as under Cadence's trainer; a metric may be named the framework's way or Cadence's (``eval_loss`` is
@@ -197,12 +198,37 @@ class FrameworkClock:
             tokens: The tokens it trained on.
         """
         clock = self.clock
+        if clock.batches == batches:  # counted already (a second scheduler.step() at the same step)
+            return
         if clock.batches == batches - 1:
             clock.advance(samples, tokens)  # the one clock rule: closes the epoch the step completes
         else:  # not where the framework was (a resume): take its step count
             clock.timestamp = after_batches(
                 batches, clock.dataloader_len, clock.samples + samples, clock.tokens + tokens
             )
+
+    def epoch_begins(self, epoch: int) -> None:
+        """The framework begins its epoch ``epoch`` (counting from 0): the epochs before it are closed.
+
+        The batch that completes ``dataloader_len`` batches already closed its epoch (the one clock rule), so
+        this is a no-op then; an epoch of unknown length, or one the framework ended sooner, closes here, as
+        ``clock.epoch()`` after each pass does in a plain loop. An epoch is never closed at the framework's
+        epoch end: a run stopped mid-epoch (``max_steps``) keeps it open, for a resume.
+
+        Args:
+            epoch: The framework's index of the epoch it begins.
+
+        >>> import torch
+        >>> from schedulers import LinearScheduler, compile_scheduler
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> door = FrameworkClock(compile_scheduler(LinearScheduler(), opt, Clock("9ba")))  # no epoch length
+        >>> door.epoch_begins(0); door.optimizer_step(1); door.optimizer_step(2); door.epoch_begins(1)
+        >>> door.clock.epochs, door.clock.batches, door.clock.batch_in_epoch
+        (1, 2, 0)
+        """
+        clock = self.clock
+        while clock.epochs < epoch:
+            clock.timestamp = clock.timestamp.to_next_epoch()
 
     def evaluation(self, metrics: Mapping[str, Any], *, counts: bool = True, who: str = "") -> Decision | None:
         """The framework finished an evaluation: deliver it to the scheduler through the listener protocol.

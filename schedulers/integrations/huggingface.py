@@ -73,17 +73,15 @@ _INSTALL_HINT = "pip install transformers accelerate  (or: pip install -e '.[hug
 class TrainerSchedule(NamedTuple):
     """What :func:`huggingface_scheduler` returns: ``scheduler`` for ``optimizers=``, ``callback`` for ``callbacks=``.
 
-    A named tuple, so ``scheduler, callback = huggingface_scheduler(...)`` unpacks it.
-
     Args:
         scheduler: The :class:`HuggingFaceScheduler` the Trainer steps (``optimizers=(optimizer, scheduler)``).
-        callback: The ``CadenceTrainerCallback`` that keeps its clock (``callbacks=[callback]``).
+        callback: The ``CadenceTrainerCallback`` that moves the scheduler's clock (``callbacks=[callback]``).
 
     Returns:
-        The pair, unpackable as a tuple.
+        A named pair: unpack it as ``scheduler, callback`` or read the two by name.
 
-    >>> TrainerSchedule("the scheduler", "the callback").callback
-    'the callback'
+    >>> TrainerSchedule(scheduler=None, callback="cb")._fields
+    ('scheduler', 'callback')
     """
 
     scheduler: HuggingFaceScheduler
@@ -173,23 +171,26 @@ class HuggingFaceScheduler(CompiledScheduler):
     Args:
         schedule: A Cadence schedule or any ``(state, ssr) -> float`` callable.
         optimizer: The optimizer the Trainer gets in ``optimizers=``.
-        clock: The clock the callback moves (its ``max_duration`` and ``dataloader_len`` the run's).
+        clock: The clock the callback moves (its ``max_duration`` and ``dataloader_len`` the Trainer's).
         ssr: The scale schedule ratio.
         hyperparameter: The param-group key driven.
         param_groups: The indices of the groups driven (None: all).
-        fixed_max_duration: Keep the clock's ``max_duration`` when training starts (given to
-            :func:`huggingface_scheduler`) instead of the Trainer's.
-        fixed_dataloader_len: Keep the clock's ``dataloader_len`` likewise.
+        fixed_max_duration: Keep ``clock.max_duration`` when training starts, instead of the Trainer's.
+        fixed_dataloader_len: Keep ``clock.dataloader_len`` when training starts, instead of the Trainer's.
 
     Returns:
-        The scheduler, with the values for the clock's time written.
+        A torch ``LRScheduler`` whose ``step()`` writes the schedule's value at the clock's time.
 
-    >>> import schedulers, torch
-    >>> from schedulers.core.clock import Clock
+    Raises:
+        TypeError: A schedule that is not callable, or an optimizer that is not a torch optimizer.
+        ValueError: A bad ``ssr`` or ``param_groups`` (:class:`CompiledScheduler`'s checks).
+
+    >>> import torch
+    >>> from schedulers import LinearScheduler
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
-    >>> scheduler = HuggingFaceScheduler(schedulers.LinearScheduler(), opt, Clock("10ba", 5))
-    >>> scheduler.advance_to(4); scheduler.step(); opt.param_groups[0]["lr"]
-    0.6
+    >>> sched = HuggingFaceScheduler(LinearScheduler(alpha_f=0.0), opt, Clock("4ba", 2))
+    >>> sched.advance_to(1); sched.step(); sched.state.batches, opt.param_groups[0]["lr"]
+    (1, 0.75)
     """
 
     state: Clock
@@ -224,9 +225,16 @@ class HuggingFaceScheduler(CompiledScheduler):
         """Count the optimizer step that brought the Trainer to ``batches`` steps (before ``step()`` is called).
 
         Args:
-            batches: The Trainer's optimizer steps after this one (``global_step + 1``).
-            samples: The samples of this step (0 when not counted).
-            tokens: The tokens of this step (0 when not counted).
+            batches: The Trainer's ``global_step`` after the step.
+            samples: The samples the step trained on (0 when not counted).
+            tokens: The tokens the step trained on (0 when not counted).
+
+        >>> import torch
+        >>> from schedulers import LinearScheduler
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = HuggingFaceScheduler(LinearScheduler(), opt, Clock("4ba", 2))
+        >>> sched.advance_to(1, samples=8); sched.advance_to(2, samples=8); sched.state.timestamp.epoch
+        Time(1, TimeUnit.EPOCH)
         """
         self.framework.optimizer_step(batches, samples, tokens)
         self._stepped = False
@@ -244,10 +252,21 @@ class HuggingFaceScheduler(CompiledScheduler):
         """At the start of training: take the Trainer's lengths and step count, then write the values.
 
         Args:
-            args: The Trainer's ``TrainingArguments`` (its run length and gradient accumulation).
-            global_step: The Trainer's optimizer steps so far (0, or a resumed run's).
+            args: The Trainer's ``TrainingArguments`` (``max_steps``, ``num_train_epochs``,
+                ``gradient_accumulation_steps``).
+            global_step: The Trainer's step count when training starts (0, or where a resume put it).
             loader_batches: The length of the Trainer's train loader (None without one).
             tokens: The Trainer's ``num_input_tokens_seen`` when tokens are the Trainer's count, else None.
+
+        >>> import torch, transformers
+        >>> from schedulers import LinearScheduler
+        >>> args = transformers.TrainingArguments(output_dir="/tmp/out", num_train_epochs=2, use_cpu=True,
+        ...                                       report_to="none", gradient_accumulation_steps=2)
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = HuggingFaceScheduler(LinearScheduler(), opt, Clock("2ep", 9))
+        >>> sched.follow_trainer(args, global_step=0, loader_batches=9, tokens=None)
+        >>> sched.state.dataloader_len, sched.state.max_duration
+        (5, Time(2, TimeUnit.EPOCH))
         """
         clock = self.state
         fixed_duration, fixed_len = self._fixed
@@ -318,14 +337,11 @@ class _TrainerClock:
         self._pending = [0, 0]
         self._hook: Any = None
         self._training = False  # between on_train_begin and on_train_end, after the first optimizer step
+        self._epoch = scheduler.state.epochs - 1  # the Trainer's index of its epoch in progress (it gives none)
 
     @property
     def count_tokens(self) -> bool:
-        """Whether tokens are counted (by ``get_num_tokens`` or by the Trainer).
-
-        Returns:
-            True when a token counter is given or the Trainer counts input tokens.
-        """
+        """Whether tokens are counted (by ``get_num_tokens`` or by the Trainer)."""
         return self.get_num_tokens is not None or self.trainer_tokens
 
     @property
@@ -334,18 +350,32 @@ class _TrainerClock:
 
     # -- Trainer events (the callback class adds transformers' TrainerCallback as a base) ----------------
     def on_train_begin(self, args: Any, state: Any, control: Any, model: Any = None, **kwargs: Any) -> None:
-        """Training starts: take the Trainer's lengths and step, check the Trainer steps this scheduler, and count
-        the model's training forwards when samples or tokens are counted here.
+        """Training starts: check the Trainer steps this scheduler, take its lengths and step count, and attach
+        the sample and token counter to the model.
 
         Args:
             args: The Trainer's ``TrainingArguments``.
-            state: The Trainer's ``TrainerState`` (``global_step``, ``num_input_tokens_seen``).
-            control: The Trainer's ``TrainerControl`` (unused).
-            model: The model trained (its forwards are counted).
+            state: The Trainer's ``TrainerState``.
+            control: The Trainer's ``TrainerControl``.
+            model: The model trained (its training forwards are counted).
+            **kwargs: The Trainer's objects (``lr_scheduler``, ``train_dataloader``, ...).
 
         Raises:
-            ValueError: The Trainer steps another lr scheduler, or resumes without this scheduler's state while
-                counting samples or tokens.
+            ValueError: The Trainer steps another lr scheduler, or resumes a run that counts samples or tokens
+                without the scheduler's state.
+
+        >>> from types import SimpleNamespace
+        >>> import torch, transformers
+        >>> from schedulers import LinearScheduler
+        >>> args = transformers.TrainingArguments(output_dir="/tmp/out", max_steps=4, use_cpu=True, report_to="none")
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched, callback = huggingface_scheduler(LinearScheduler(), opt, args)
+        >>> state = SimpleNamespace(global_step=0, num_input_tokens_seen=0)
+        >>> try:
+        ...     callback.on_train_begin(args, state, None, lr_scheduler=None)
+        ... except ValueError as error:
+        ...     print(str(error)[:50])
+        the Trainer steps another lr scheduler than the on
         """
         clock = self.scheduler.state
         if self.scheduler.hyperparameter == "lr" and kwargs.get("lr_scheduler") is not self.scheduler:
@@ -368,16 +398,52 @@ class _TrainerClock:
         self.scheduler.follow_trainer(args, state.global_step, _length(loader), tokens)
         self._pending = [0, 0]
         self._training = False
+        self._epoch = self.scheduler.state.epochs - 1  # the Trainer begins the clock's epoch next
         if self._counts_inputs and model is not None and self._hook is None:
             self._hook = model.register_forward_pre_hook(self._count_inputs, with_kwargs=True)
 
-    def on_optimizer_step(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
-        """An optimizer step ended: advance the clock by one batch with the step's samples and tokens.
+    def on_epoch_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        """The Trainer begins an epoch: the epochs before it are closed (a no-op when the step that completed
+        ``dataloader_len`` steps closed it; an epoch of unknown length closes here), through the adapter.
 
         Args:
             args: The Trainer's ``TrainingArguments``.
             state: The Trainer's ``TrainerState``.
-            control: The Trainer's ``TrainerControl`` (unused).
+            control: The Trainer's ``TrainerControl``.
+            **kwargs: The Trainer's objects.
+
+        >>> from types import SimpleNamespace
+        >>> import torch, transformers
+        >>> from schedulers import LinearScheduler
+        >>> args = transformers.TrainingArguments(output_dir="/tmp/out", max_steps=4, use_cpu=True, report_to="none")
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched, callback = huggingface_scheduler(LinearScheduler(), opt, args)  # no epoch length
+        >>> callback.on_epoch_begin(args, None, None)
+        >>> callback.on_optimizer_step(args, SimpleNamespace(global_step=0), None)
+        >>> callback.on_epoch_begin(args, None, None); sched.state.epochs, sched.state.batches
+        (1, 1)
+        """
+        self._epoch += 1
+        self.scheduler.framework.epoch_begins(self._epoch)
+
+    def on_optimizer_step(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        """The optimizer stepped: move the clock one batch, with the samples and tokens of that step (before the
+        Trainer calls ``scheduler.step()`` and adds 1 to ``global_step``).
+
+        Args:
+            args: The Trainer's ``TrainingArguments``.
+            state: The Trainer's ``TrainerState``.
+            control: The Trainer's ``TrainerControl``.
+            **kwargs: The Trainer's objects.
+
+        >>> from types import SimpleNamespace
+        >>> import torch, transformers
+        >>> from schedulers import LinearScheduler
+        >>> args = transformers.TrainingArguments(output_dir="/tmp/out", max_steps=4, use_cpu=True, report_to="none")
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched, callback = huggingface_scheduler(LinearScheduler(), opt, args)
+        >>> callback.on_optimizer_step(args, SimpleNamespace(global_step=0), None); sched.state.batches
+        1
         """
         samples, tokens = self._settle(args)
         if self.trainer_tokens:
@@ -386,16 +452,35 @@ class _TrainerClock:
         self._training = True
 
     def on_evaluate(self, args: Any, state: Any, control: Any, metrics: Any = None, **kwargs: Any) -> None:
-        """An evaluation ended: its metrics reach every plateau of the schedule (one line on stderr per reduction).
+        """An evaluation finished: a schedule that listens hears its metrics (``eval_loss`` is ``eval/loss``).
+
+        Only an evaluation while training counts, as the Trainer steps its own ``reduce_lr_on_plateau`` then:
+        not ``eval_on_start`` (before the first step), nor one the user runs after ``train()``.
 
         Args:
             args: The Trainer's ``TrainingArguments``.
             state: The Trainer's ``TrainerState``.
-            control: The Trainer's ``TrainerControl`` (unused).
-            metrics: The evaluation's metrics (``eval_loss``, ...).
+            control: The Trainer's ``TrainerControl``.
+            metrics: The evaluation's metrics, with the Trainer's ``eval_`` prefix.
+            **kwargs: The Trainer's objects.
+
+        Raises:
+            ValueError: A monitored metric the evaluation lacks (:meth:`FrameworkClock.evaluation`).
+
+        >>> from types import SimpleNamespace
+        >>> import torch, transformers
+        >>> from schedulers import PlateauScheduler
+        >>> args = transformers.TrainingArguments(output_dir="/tmp/out", max_steps=9, eval_strategy="steps",
+        ...                                       eval_steps=1, use_cpu=True, report_to="none")
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched, callback = huggingface_scheduler(PlateauScheduler(factor=0.5, patience=0), opt, args)
+        >>> state = SimpleNamespace(global_step=0, is_world_process_zero=False)
+        >>> for step in range(2):
+        ...     callback.on_optimizer_step(args, state, None); state.global_step += 1; sched.step()
+        ...     callback.on_evaluate(args, state, None, metrics={"eval_loss": 1.0})
+        >>> opt.param_groups[0]["lr"]
+        0.5
         """
-        # an evaluation while training counts, as the Trainer steps its own reduce_lr_on_plateau then; not
-        # eval_on_start (before the first step), nor one the user runs after train()
         decision = self.scheduler.framework.evaluation(
             metrics or {}, counts=self._training, who=" (the Trainer's, with their eval_ prefix)"
         )
@@ -403,22 +488,43 @@ class _TrainerClock:
             print(f"cadence: {decision.line}", file=sys.stderr, flush=True)
 
     def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
-        """A training step ended: write the values if the Trainer skipped ``scheduler.step()`` (a skipped AMP step).
+        """The step ended: write the values for the new time if the Trainer skipped ``scheduler.step()`` (a step
+        the fp16 loss scaler skipped still counts, as ``global_step`` counts it).
 
         Args:
             args: The Trainer's ``TrainingArguments``.
             state: The Trainer's ``TrainerState``.
-            control: The Trainer's ``TrainerControl`` (unused).
+            control: The Trainer's ``TrainerControl``.
+            **kwargs: The Trainer's objects.
+
+        >>> from types import SimpleNamespace
+        >>> import torch, transformers
+        >>> from schedulers import LinearScheduler
+        >>> args = transformers.TrainingArguments(output_dir="/tmp/out", max_steps=4, use_cpu=True, report_to="none")
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched, callback = huggingface_scheduler(LinearScheduler(alpha_f=0.0), opt, args)
+        >>> callback.on_optimizer_step(args, SimpleNamespace(global_step=0), None)  # no scheduler.step() after it
+        >>> callback.on_step_end(args, None, None); opt.param_groups[0]["lr"]
+        0.75
         """
         self.scheduler.catch_up()
 
     def on_train_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
-        """Training ended: stop counting the model's forwards.
+        """Training ended: evaluations no longer count, and the counter leaves the model.
 
         Args:
             args: The Trainer's ``TrainingArguments``.
             state: The Trainer's ``TrainerState``.
-            control: The Trainer's ``TrainerControl`` (unused).
+            control: The Trainer's ``TrainerControl``.
+            **kwargs: The Trainer's objects.
+
+        >>> import torch, transformers
+        >>> from schedulers import LinearScheduler
+        >>> args = transformers.TrainingArguments(output_dir="/tmp/out", max_steps=4, use_cpu=True, report_to="none")
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> callback = huggingface_scheduler(LinearScheduler(), opt, args).callback
+        >>> callback.on_train_end(args, None, None); callback._training
+        False
         """
         self._training = False
         if self._hook is not None:
@@ -469,27 +575,29 @@ _CALLBACK_DOC = """A Hugging Face ``TrainerCallback`` that keeps a HuggingFaceSc
 
 Args:
     scheduler: The :class:`HuggingFaceScheduler` whose clock it moves.
-    get_num_samples: ``inputs -> samples`` of one training forward (None: samples are not counted here).
-    get_num_tokens: ``inputs -> tokens`` of one training forward (None: tokens are the Trainer's, if it counts).
-    trainer_tokens: Whether the Trainer counts input tokens (``include_num_input_tokens_seen``).
+    get_num_samples: ``inputs -> samples`` of one training forward (None: the first tensor's length, when
+        samples are counted).
+    get_num_tokens: ``inputs -> tokens`` of one training forward (None: tokens are not counted by it).
+    trainer_tokens: Take tokens from the Trainer's ``num_input_tokens_seen`` (when no ``get_num_tokens``).
 
 Returns:
-    The callback for ``Trainer(callbacks=[...])``: it moves the scheduler's clock at each optimizer step and hands
-    each evaluation to the schedule's plateaus.
+    The callback: it moves the clock at each optimizer step, counts samples and tokens from the model's
+    training forwards, and delivers each evaluation to a schedule that listens.
 
 Raises:
-    TypeError: ``scheduler`` is not a HuggingFaceScheduler.
+    TypeError: ``scheduler`` is not a :class:`HuggingFaceScheduler`.
 
->>> import schedulers, torch, transformers
+>>> import torch, transformers
+>>> from schedulers import LinearScheduler
 >>> args = transformers.TrainingArguments(output_dir="/tmp/out", max_steps=10, use_cpu=True, report_to="none")
 >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
->>> scheduler, callback = huggingface_scheduler(schedulers.LinearScheduler(), opt, args)
+>>> callback = huggingface_scheduler(LinearScheduler(), opt, args).callback
 >>> type(callback).__name__, isinstance(callback, transformers.TrainerCallback)
 ('CadenceTrainerCallback', True)
 """
 
-
-# the callback's example, run by the doctests (the class exists only once transformers is imported)
+# the callback's example, run by the doctests whether or not the class was made yet (it exists only once
+# transformers is imported)
 __test__ = {"CadenceTrainerCallback": _CALLBACK_DOC}
 
 

@@ -11,8 +11,11 @@ How the time is read:
 
 * batches are ``trainer.global_step`` (optimizer steps: with ``accumulate_grad_batches=n`` one batch is
   ``n`` loader batches, and Lightning's last, shorter accumulation of an epoch is a batch too), never the
-  number of ``scheduler.step()`` calls; epochs come from ``trainer.current_epoch`` (the batch that
-  completes an epoch closes it, as in Cadence's trainer);
+  number of ``scheduler.step()`` calls: each ``step()`` moves the scheduler's
+  :class:`~schedulers.core.clock.Clock` to it through the integrations' one adapter
+  (:class:`~schedulers.integrations.framework.FrameworkClock`, as Hugging Face's callback does); the batch
+  that completes an epoch closes it, as in Cadence's trainer, and an epoch Lightning ends sooner closes when
+  it begins the next (``trainer.current_epoch``);
 * ``max_duration`` is ``trainer.max_steps`` in ``ba`` or ``trainer.max_epochs`` in ``ep`` (whichever ends the
   run first when both are set), unless given;
 * ``dataloader_len`` (batches per epoch) is ``ceil(trainer.num_training_batches / accumulate_grad_batches)``,
@@ -37,7 +40,7 @@ from typing import Any
 
 import torch
 
-from schedulers.core.clock import closes_epoch
+from schedulers.core.clock import Clock
 from schedulers.core.compile import CompiledScheduler
 from schedulers.core.state import as_dataloader_len, as_max_duration
 from schedulers.integrations.counting import enable_counting, samples_in, steps_per_epoch, tokens_in
@@ -137,27 +140,33 @@ def _check_interval(interval: str) -> None:
         )
 
 
-class LightningState:
-    """Cadence's scheduler protocol (``timestamp``, ``max_duration``, ``dataloader_len``) read from a Trainer.
+class LightningState(Clock):
+    """The :class:`~schedulers.core.clock.Clock` of a Lightning run, moved by Lightning's events through the
+    integrations' one adapter (:class:`~schedulers.integrations.framework.FrameworkClock`), as Hugging Face's.
 
-    ``timestamp`` is built from ``trainer.global_step``, ``trainer.current_epoch`` and the sample and token
-    counts of ``clock`` (a :class:`CadenceClockCallback`); it is rebuilt only when one of them changed.
+    Each optimizer step moves it to ``trainer.global_step`` with the samples and tokens ``clock`` (a
+    :class:`CadenceClockCallback`) counted for that step; the batch that completes an epoch closes it, and an
+    epoch Lightning ends sooner closes when Lightning begins the next (``trainer.current_epoch``).
 
     Args:
-        trainer: The Lightning Trainer read.
-        clock: The callback counting samples and tokens.
-        max_duration: The run's length (None: Lightning's ``max_steps`` or ``max_epochs``).
-        dataloader_len: Optimizer steps per epoch (None: from Lightning's training batches and accumulation).
+        trainer: The Lightning Trainer (``num_training_batches``, ``accumulate_grad_batches``, ``max_steps``,
+            ``max_epochs``).
+        clock: The Trainer's ``CadenceClockCallback`` (its sample and token counts).
+        max_duration: The run's length, instead of Lightning's ``max_steps``/``max_epochs``.
+        dataloader_len: Optimizer steps per epoch, instead of Lightning's count.
 
     Returns:
-        The state a :class:`LightningScheduler` reads.
+        A Clock every schedule reads (the schedule protocol); the scheduler's adapter moves it.
+
+    Raises:
+        ValueError: No length: neither ``max_duration`` nor Lightning's ``max_steps``/``max_epochs``.
 
     >>> from types import SimpleNamespace
-    >>> trainer = SimpleNamespace(global_step=7, current_epoch=1, num_training_batches=5, accumulate_grad_batches=1)
-    >>> counts = SimpleNamespace(samples=0, tokens=0, epoch_start=None)
-    >>> state = LightningState(trainer, counts, max_duration="20ba")
-    >>> state.timestamp.batch, state.timestamp.epoch, state.timestamp.batch_in_epoch
-    (Time(7, TimeUnit.BATCH), Time(1, TimeUnit.EPOCH), Time(2, TimeUnit.BATCH))
+    >>> trainer = SimpleNamespace(global_step=0, current_epoch=0, num_training_batches=9,
+    ...                           accumulate_grad_batches=2, max_steps=-1, max_epochs=3)
+    >>> state = LightningState(trainer, _ClockCounts())
+    >>> state.max_duration, state.dataloader_len  # ceil(9 / 2) optimizer steps an epoch
+    (Time(3, TimeUnit.EPOCH), 5)
     """
 
     def __init__(
@@ -171,64 +180,33 @@ class LightningState:
         self.trainer = trainer
         self.clock = clock
         self._given_len = as_dataloader_len(dataloader_len)
-        self._seen_batches: object = None
-        self._len: int | None = None
+        per_epoch = self._given_len if self._given_len is not None else self._lightning_len()
         if max_duration is None:
-            self._max_duration = _lightning_max_duration(trainer, self.dataloader_len)
+            length = _lightning_max_duration(trainer, per_epoch)
         else:
-            self._max_duration = as_max_duration(max_duration)
-        self._key: tuple | None = None
-        self._timestamp = Timestamp()
+            length = as_max_duration(max_duration)
+        super().__init__(length, per_epoch)
 
-    @property
-    def max_duration(self) -> Time:
-        """The run's length: given, or Lightning's ``max_steps`` (``ba``) / ``max_epochs`` (``ep``)."""
-        return self._max_duration
+    def _lightning_len(self) -> int | None:
+        return steps_per_epoch(self.trainer.num_training_batches, self.trainer.accumulate_grad_batches)
 
-    @property
-    def dataloader_len(self) -> int | None:
-        """Optimizer steps per epoch: given, or ``ceil(num_training_batches / accumulate_grad_batches)``."""
-        if self._given_len is not None:
-            return self._given_len
-        batches = self.trainer.num_training_batches
-        if batches != self._seen_batches:  # the same int object otherwise: schedules check it by identity
-            self._seen_batches = batches
-            self._len = steps_per_epoch(batches, self.trainer.accumulate_grad_batches)
-        return self._len
+    def follow_loader(self) -> None:
+        """Take Lightning's optimizer steps per epoch again (its loader may be reloaded), unless given.
 
-    @property
-    def timestamp(self) -> Timestamp:
-        """Where the Lightning run is, in every unit (Lightning's step count is the batch count)."""
-        trainer, clock = self.trainer, self.clock
-        key = (trainer.global_step, trainer.current_epoch, clock.samples, clock.tokens, clock.epoch_start)
-        if key != self._key:
-            self._timestamp = self._build(*key)
-            self._key = key
-        return self._timestamp
-
-    def _build(self, step: int, epoch: int, samples: int, tokens: int, epoch_start: tuple | None) -> Timestamp:
-        per_epoch = self.dataloader_len
-        if epoch_start is not None and epoch_start[0] == epoch:
-            _, step0, samples0, tokens0 = epoch_start
-        else:  # not seen the epoch start (no callback hook yet): batches from the epoch count, the rest unknown
-            step0 = min(step, epoch * per_epoch) if per_epoch else step
-            samples0, tokens0 = samples, tokens
-        in_epoch = [max(0, step - step0), max(0, samples - samples0), max(0, tokens - tokens0)]
-        if closes_epoch(in_epoch[0], per_epoch):  # Cadence's one clock rule (schedulers.core.clock)
-            epoch, in_epoch = epoch + 1, [0, 0, 0]
-        return Timestamp(
-            epoch=epoch,
-            batch=step,
-            sample=samples,
-            token=tokens,
-            batch_in_epoch=min(in_epoch[0], step),
-            sample_in_epoch=min(in_epoch[1], samples),
-            token_in_epoch=min(in_epoch[2], tokens),
-        )
+        >>> from types import SimpleNamespace
+        >>> trainer = SimpleNamespace(num_training_batches=9, accumulate_grad_batches=1, max_steps=20, max_epochs=None)
+        >>> state = LightningState(trainer, _ClockCounts())
+        >>> trainer.num_training_batches = 4; state.follow_loader(); state.dataloader_len
+        4
+        """
+        if self._given_len is None:
+            per_epoch = self._lightning_len()
+            if per_epoch != self._dataloader_len:
+                self.dataloader_len = per_epoch
 
     def __repr__(self) -> str:
         return (
-            f"LightningState(max_duration={self._max_duration}, dataloader_len={self.dataloader_len}, "
+            f"LightningState(max_duration={self._max_duration}, dataloader_len={self._dataloader_len}, "
             f"timestamp={self.timestamp!r})"
         )
 
@@ -241,40 +219,91 @@ class LightningScheduler(CompiledScheduler):
 
     Args:
         scheduler: A Cadence schedule or any ``(state, ssr) -> float`` callable.
-        optimizer: The optimizer of the LightningModule.
+        optimizer: The optimizer of ``configure_optimizers``.
         state: The :class:`LightningState` of the Trainer.
         ssr: The scale schedule ratio.
         hyperparameter: The param-group key driven.
         param_groups: The indices of the groups driven (None: all).
 
     Returns:
-        The scheduler, for ``configure_optimizers``'s ``lr_scheduler`` (with ``interval="step"``).
+        A torch ``LRScheduler`` whose ``step()`` writes the schedule's value at Lightning's step.
+
+    Raises:
+        TypeError: A schedule that is not callable, or an optimizer that is not a torch optimizer.
+        ValueError: A bad ``ssr`` or ``param_groups`` (:class:`CompiledScheduler`'s checks).
 
     >>> import torch
     >>> from types import SimpleNamespace
     >>> from schedulers import LinearScheduler
-    >>> trainer = SimpleNamespace(global_step=0, current_epoch=0, num_training_batches=5, accumulate_grad_batches=1)
-    >>> clock = _ClockCounts()
+    >>> trainer = SimpleNamespace(global_step=0, current_epoch=0, num_training_batches=4,
+    ...                           accumulate_grad_batches=1, max_steps=4, max_epochs=None)
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
-    >>> scheduler = LightningScheduler(LinearScheduler(), opt, LightningState(trainer, clock, max_duration="10ba"))
-    >>> trainer.global_step = 3; scheduler.step(); opt.param_groups[0]["lr"]
-    0.7
+    >>> sched = LightningScheduler(LinearScheduler(alpha_f=0.0), opt, LightningState(trainer, _ClockCounts()))
+    >>> trainer.global_step = 1; sched.step(); opt.param_groups[0]["lr"]
+    0.75
     """
 
     state: LightningState
     #: the logged metric a schedule that listens hears (lightning_scheduler_config's monitor=, or the config's)
     monitor: str | None = None
 
+    @property
+    def framework(self) -> FrameworkClock:
+        """The one adapter of Lightning's events to this scheduler's clock (integrations.framework)."""
+        adapter = self.__dict__.get("_framework")
+        if adapter is None:
+            adapter = self.__dict__["_framework"] = FrameworkClock(self)
+        return adapter
+
     def step(self, epoch: None = None) -> None:  # type: ignore[override]
-        """Settle the counts of the optimizer step that ended, then write the values for Lightning's step.
+        """Settle the counts of the optimizer step that ended, move the clock to Lightning's step through the
+        adapter, then write the values.
 
         Raises:
             ValueError: Lightning passed a metric (``reduce_on_plateau=True``): one line saying what works.
         """
         if epoch is not None and not isinstance(epoch, int):
             raise ValueError(_REDUCE_ON_PLATEAU)
-        self.state.clock.settle(self.state.trainer)
+        self.follow_step()
         super().step(epoch)
+
+    def follow_step(self) -> None:
+        """Lightning finished an optimizer step: settle its counts and move the clock to ``global_step``.
+
+        >>> import torch
+        >>> from types import SimpleNamespace
+        >>> from schedulers import LinearScheduler
+        >>> trainer = SimpleNamespace(global_step=0, num_training_batches=2,
+        ...                           accumulate_grad_batches=1, max_steps=4, max_epochs=None)
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = LightningScheduler(LinearScheduler(), opt, LightningState(trainer, _ClockCounts()))
+        >>> trainer.global_step = 2; sched.follow_step(); sched.state.epochs, sched.state.batch_in_epoch
+        (1, 0)
+        """
+        clock, counts = self.state, self.state.clock
+        counts.settle(self.state.trainer)
+        self.framework.optimizer_step(
+            self.state.trainer.global_step, counts.samples - clock.samples, counts.tokens - clock.tokens
+        )
+
+    def follow_epoch(self, epoch: int) -> None:
+        """Lightning begins its epoch ``epoch``: the epochs before it are closed, and steps per epoch read again.
+
+        Args:
+            epoch: Lightning's ``current_epoch``.
+
+        >>> import torch
+        >>> from types import SimpleNamespace
+        >>> from schedulers import LinearScheduler
+        >>> trainer = SimpleNamespace(global_step=0, num_training_batches=float("inf"),
+        ...                           accumulate_grad_batches=1, max_steps=4, max_epochs=None)
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = LightningScheduler(LinearScheduler(), opt, LightningState(trainer, _ClockCounts()))
+        >>> trainer.global_step = 1; sched.follow_step(); sched.follow_epoch(1); sched.state.epochs
+        1
+        """
+        self.framework.epoch_begins(epoch)
+        self.state.follow_loader()
 
     def check_start(self, config: Any, module: Any) -> None:
         """At the start of training: a schedule that listens has a monitor, hears validation, and Lightning
@@ -317,10 +346,25 @@ class LightningScheduler(CompiledScheduler):
         """The end of a validation run while fitting: the monitored metric, through the listener protocol.
 
         Args:
-            trainer: The Lightning Trainer (its ``callback_metrics``).
+            trainer: The Lightning Trainer (its ``callback_metrics`` hold the logged metrics).
 
         Raises:
-            ValueError: The monitored metric is not among the logged ones.
+            ValueError: In one line, the monitor is not among the metrics Lightning logged.
+
+        >>> import torch
+        >>> from types import SimpleNamespace
+        >>> from schedulers import PlateauScheduler
+        >>> trainer = SimpleNamespace(global_step=1, current_epoch=0, num_training_batches=4, is_global_zero=False,
+        ...                           accumulate_grad_batches=1, max_steps=8, max_epochs=None, callback_metrics={})
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = LightningScheduler(PlateauScheduler(factor=0.5, patience=0), opt,
+        ...                            LightningState(trainer, _ClockCounts()))
+        >>> sched.monitor = "val_loss"
+        >>> for step in (1, 2):
+        ...     trainer.global_step = step; trainer.callback_metrics = {"val_loss": torch.tensor(1.0)}
+        ...     sched.hear_validation(trainer)
+        >>> opt.param_groups[0]["lr"]
+        0.5
         """
         if not self.needs_evaluations or self.monitor is None:
             return
@@ -331,28 +375,35 @@ class LightningScheduler(CompiledScheduler):
                 "validation_step or name one of them in lightning_scheduler_config's monitor="
             )
         heard = {name: metrics[self.monitor] for name in self.monitors}
-        decision = FrameworkClock(self).evaluation({**metrics, **heard})
+        decision = self.framework.evaluation({**metrics, **heard})
         if decision is not None and trainer.is_global_zero:
             print(f"cadence: {decision.line}", file=sys.stderr, flush=True)
 
     def state_dict(self) -> dict[str, Any]:
-        """The compiled scheduler's bookkeeping and the clock's settled counts (plain numbers).
+        """The compiled scheduler's bookkeeping and, under ``"clock"``, the callback's sample and token counts.
 
         Returns:
-            The state, with the counts under ``"clock"``.
+            Plain numbers and strings (:meth:`CompiledScheduler.state_dict`'s, and :meth:`_ClockCounts.counts_state`).
         """
         state = super().state_dict()
-        state["clock"] = self.state.clock.counts_state()
+        state["clock"] = {**self.state.clock.counts_state(), "timestamp": self.state.timestamp.state_dict()}
         return state
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Continue the clock's counts (a resumed run), then the bookkeeping, and write the values.
+        """Restore the callback's counts (a resumed run), then the bookkeeping, and write the values.
 
         Args:
             state_dict: What :meth:`state_dict` gave.
         """
-        if state_dict.get("clock") is not None:
-            self.state.clock.load_counts_state(state_dict["clock"])
+        saved = state_dict.get("clock")
+        if saved is not None:
+            self.state.clock.load_counts_state(saved)
+            if saved.get("timestamp") is not None:
+                self.state.timestamp = Timestamp.from_state_dict(saved["timestamp"])
+            else:  # saved before the clock was: where Lightning's step and the counts say
+                self.framework.optimizer_step(
+                    int(saved.get("step") or 0), self.state.clock.samples, self.state.clock.tokens
+                )
         super().load_state_dict(state_dict)
 
 
@@ -384,34 +435,50 @@ class _ClockCounts:
 
     @property
     def count_tokens(self) -> bool:
-        """Whether tokens are counted (a ``get_num_tokens`` was given).
-
-        Returns:
-            True when tokens are counted.
-        """
+        """Whether tokens are counted (a ``get_num_tokens`` was given)."""
         return self.get_num_tokens is not None
 
     # -- Lightning hooks (the callback class adds Lightning's Callback as a base) ----------------------
     def on_train_epoch_start(self, trainer: Any, pl_module: Any) -> None:
-        """An epoch starts: settle the counts and note where it starts (for the in-epoch counts).
+        """An epoch starts: settle the counts, and note where the epoch starts (its step, samples and tokens).
 
         Args:
             trainer: The Lightning Trainer.
             pl_module: The LightningModule.
+
+        >>> from types import SimpleNamespace
+        >>> import torch
+        >>> counts, trainer = _ClockCounts(), SimpleNamespace(global_step=0, current_epoch=0)
+        >>> trainer.current_epoch, trainer.global_step = 1, 5
+        >>> counts.on_train_epoch_start(trainer, None); counts.epoch_start
+        (1, 5, 0, 0)
         """
         self.settle(trainer)
         epoch = trainer.current_epoch
         if self.epoch_start is None or self.epoch_start[0] != epoch:
             self.epoch_start = (epoch, trainer.global_step, self.samples, self.tokens)
+        for _, scheduler in _cadence_schedulers(trainer):
+            scheduler.follow_epoch(epoch)
 
     def on_train_batch_start(self, trainer: Any, pl_module: Any, batch: Any, batch_idx: int) -> None:
-        """A loader batch starts: settle the counts, then add its samples and tokens to the pending ones.
+        """A loader batch starts: its samples and tokens join the count of the optimizer step it belongs to.
 
         Args:
             trainer: The Lightning Trainer.
             pl_module: The LightningModule.
-            batch: The batch.
+            batch: The loader batch.
             batch_idx: Its index in the epoch.
+
+        Raises:
+            ValueError: A batch whose samples cannot be counted (no tensor, and no ``get_num_samples``).
+
+        >>> from types import SimpleNamespace
+        >>> import torch
+        >>> counts, trainer = _ClockCounts(), SimpleNamespace(global_step=0, current_epoch=0)
+        >>> counts.count_samples = True
+        >>> counts.on_train_batch_start(trainer, None, (torch.zeros(4, 3),), 0)
+        >>> trainer.global_step = 1; counts.settle(trainer); counts.samples  # 4 samples once the step is done
+        4
         """
         self.settle(trainer)
         if self.count_samples:
@@ -425,28 +492,54 @@ class _ClockCounts:
         Args:
             trainer: The Lightning Trainer.
             pl_module: The LightningModule.
-            outputs: What the training step returned.
-            batch: The batch.
+            outputs: What ``training_step`` returned.
+            batch: The loader batch.
             batch_idx: Its index in the epoch.
+
+        >>> from types import SimpleNamespace
+        >>> import torch
+        >>> counts, trainer = _ClockCounts(), SimpleNamespace(global_step=0, current_epoch=0)
+        >>> counts.on_train_batch_end(trainer, None, None, None, 0); counts.samples
+        0
         """
         self.settle(trainer)
 
     def on_train_start(self, trainer: Any, pl_module: Any) -> None:
-        """Training starts: each Cadence scheduler checks it can hear what it listens to (one-line refusals).
+        """Training starts: each Cadence scheduler checks it can hear what it needs
+        (:meth:`LightningScheduler.check_start`).
 
         Args:
             trainer: The Lightning Trainer.
             pl_module: The LightningModule.
+
+        Raises:
+            ValueError: In one line, a schedule that listens without a monitor or without validation.
+
+        >>> from types import SimpleNamespace
+        >>> import torch
+        >>> counts, trainer = _ClockCounts(), SimpleNamespace(global_step=0, current_epoch=0)
+        >>> trainer.lr_scheduler_configs = []  # no Cadence scheduler: nothing to check
+        >>> counts.on_train_start(trainer, None)
         """
         for config, scheduler in _cadence_schedulers(trainer):
             scheduler.check_start(config, pl_module)
 
     def on_validation_end(self, trainer: Any, pl_module: Any) -> None:
-        """A validation run ended while fitting: each Cadence scheduler hears the monitored metric.
+        """A validation while fitting ended (not the sanity check): each Cadence scheduler hears it
+        (:meth:`LightningScheduler.hear_validation`).
 
         Args:
             trainer: The Lightning Trainer.
             pl_module: The LightningModule.
+
+        Raises:
+            ValueError: In one line, the monitor is not among the metrics Lightning logged.
+
+        >>> from types import SimpleNamespace
+        >>> import torch
+        >>> counts, trainer = _ClockCounts(), SimpleNamespace(global_step=0, current_epoch=0)
+        >>> trainer.sanity_checking = True  # the sanity check is not heard
+        >>> counts.on_validation_end(trainer, None)
         """
         if trainer.sanity_checking or getattr(trainer.state, "fn", None) != "fit":
             return
@@ -455,10 +548,19 @@ class _ClockCounts:
 
     # -- counting -------------------------------------------------------------------------------------
     def settle(self, trainer: Any) -> None:
-        """Move the pending counts into the totals once Lightning's ``global_step`` has moved past them.
+        """Move the pending counts into the totals once Lightning's ``global_step`` has moved past them
+        (summed over processes).
 
         Args:
-            trainer: The Lightning Trainer (its ``global_step``; its strategy sums the counts over processes).
+            trainer: The Lightning Trainer (its ``global_step``, and ``strategy`` under several processes).
+
+        >>> from types import SimpleNamespace
+        >>> import torch
+        >>> counts, trainer = _ClockCounts(), SimpleNamespace(global_step=0, current_epoch=0)
+        >>> counts.settle(trainer); counts._pending = [8, 0]; counts.settle(trainer); counts.samples  # same step
+        0
+        >>> trainer.global_step = 1; counts.settle(trainer); counts.samples
+        8
         """
         step = trainer.global_step
         if step == self._step:
@@ -480,7 +582,14 @@ class _ClockCounts:
         """The settled counts as plain numbers (what the scheduler's ``state_dict`` carries).
 
         Returns:
-            ``step``, ``samples``, ``tokens`` and ``epoch_start`` (a list, or None).
+            ``{"step", "samples", "tokens", "epoch_start"}``: the step the totals are settled for, the totals, and
+            where the epoch in progress started; :meth:`load_counts_state` takes it.
+
+        >>> from types import SimpleNamespace
+        >>> import torch
+        >>> counts, trainer = _ClockCounts(), SimpleNamespace(global_step=0, current_epoch=0)
+        >>> counts.counts_state()
+        {'step': None, 'samples': 0, 'tokens': 0, 'epoch_start': None}
         """
         return {
             "step": self._step,
@@ -494,6 +603,11 @@ class _ClockCounts:
 
         Args:
             state: What :meth:`counts_state` gave.
+
+        >>> counts = _ClockCounts()
+        >>> counts.load_counts_state({"step": 3, "samples": 24, "tokens": 0, "epoch_start": [0, 0, 0, 0]})
+        >>> counts.samples, counts.epoch_start
+        (24, (0, 0, 0, 0))
         """
         self._step = state.get("step")
         self.samples = int(state.get("samples", 0))
@@ -524,13 +638,13 @@ def _callback_class(package: str | None = None) -> type:
         module.Callback,
         module=__name__,
         doc=_CALLBACK_DOC,
-        state_key=property(
-            lambda self: "CadenceClockCallback",
-            doc="Lightning's key for this callback's checkpoint state: its name, the same for either package.",
-        ),
+        state_key=property(lambda self: "CadenceClockCallback", doc=_STATE_KEY_DOC),
     )
     cls.__qualname__ = _qualname(module.__name__)
     return cls
+
+
+_STATE_KEY_DOC = "The key of the callback's state in a checkpoint: one callback per Trainer, whatever its counters."
 
 
 def _cadence_schedulers(trainer: Any) -> list[tuple[Any, LightningScheduler]]:
@@ -557,25 +671,24 @@ once for every schedule. Without ``get_num_samples``, samples are counted (when 
 the leading dimension of the batch's first tensor; without ``get_num_tokens`` tokens stay 0.
 
 Args:
-    get_num_samples: ``batch -> samples`` of one loader batch (None: the first tensor's length, when needed).
-    get_num_tokens: ``batch -> tokens`` of one loader batch (None: tokens are not counted).
+    get_num_samples: ``batch -> samples`` (None: the leading dimension of the batch's first tensor).
+    get_num_tokens: ``batch -> tokens`` (None: tokens are not counted).
 
 Returns:
-    The callback for ``Trainer(callbacks=[...])``: it counts every training batch's samples and tokens into the
-    clock the Cadence schedulers read.
+    The callback: it counts each loader batch into the optimizer step it belongs to, and has each Cadence
+    scheduler check its start and hear each validation.
 
 Raises:
     TypeError: A counter that is not callable.
 
 >>> from schedulers.integrations.lightning import CadenceClockCallback
->>> callback = CadenceClockCallback(get_num_tokens=lambda batch: batch.numel())
+>>> callback = CadenceClockCallback(get_num_tokens=len)
 >>> callback.count_tokens, callback.state_key
 (True, 'CadenceClockCallback')
 """
 
-# the callback's example, run by the doctests under each package's class name (the class exists only once
-# Lightning is imported)
-# (one string per package: the doctest finder runs a string object once)
+# the callback's example, run by the doctests under each package's class name whether or not the class was made
+# yet (it exists only once Lightning is imported); one string per package: the doctest finder runs a string once
 __test__ = {_qualname(package): f"{_CALLBACK_DOC}\n(the class for {package})\n" for package in _PACKAGES}
 
 

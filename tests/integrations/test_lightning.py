@@ -325,3 +325,44 @@ def test_the_module_imports_without_importing_lightning() -> None:
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
     subprocess.run([sys.executable, "-c", code], check=True, timeout=300, cwd=root, env=env)
+
+
+def test_lightning_moves_its_clock_through_the_shared_adapter_with_counts_and_the_epoch_rule(monkeypatch) -> None:
+    # 9 loader batches of 4 an epoch, 2 per optimizer step: 5 steps, the last one of 4 samples (12 tokens)
+    from schedulers.core.clock import Clock
+    from schedulers.integrations.framework import FrameworkClock
+
+    calls: list[tuple[int, int, int]] = []
+    original = FrameworkClock.optimizer_step
+
+    def spy(self, batches: int, samples: int = 0, tokens: int = 0) -> None:
+        calls.append((batches, samples, tokens))
+        original(self, batches, samples, tokens)
+
+    monkeypatch.setattr(FrameworkClock, "optimizer_step", spy)
+    module = TinyModule(
+        LinearWithWarmupScheduler(t_warmup="0.25dur", alpha_f=0.0),
+        max_duration="72sp",
+        get_num_tokens=lambda batch: 3 * len(batch[0]),
+    )
+    trainer = _fit(module, max_epochs=2, accumulate_grad_batches=2)
+    state = trainer.lr_scheduler_configs[0].scheduler.state
+    assert isinstance(state, Clock)
+    per_step = [8, 8, 8, 8, 4]
+    assert calls == [(step, samples, 3 * samples) for step, samples in enumerate(per_step * 2, start=1)]
+    # what each optimizer step trained with: the step that completes epoch 0 (the 5th) closed it
+    seen = [
+        (
+            ts.epoch.value,
+            ts.batch.value,
+            ts.batch_in_epoch.value,
+            ts.sample.value,
+            ts.sample_in_epoch.value,
+            ts.token_in_epoch.value,
+        )
+        for _, _, ts in module.seen
+    ]
+    assert seen[3:7] == [(0, 3, 3, 24, 24, 72), (0, 4, 4, 32, 32, 96), (1, 5, 0, 36, 0, 0), (1, 6, 1, 44, 8, 24)]
+    assert (state.epochs, state.batches, state.samples, state.tokens, state.batch_in_epoch) == (2, 10, 72, 216, 0)
+    per_batch = torch.tensor(per_step * 2, dtype=torch.float64)
+    _assert_lrs(module, evaluate_run(module.schedule, "72sp", samples_per_batch=per_batch))
