@@ -119,6 +119,23 @@ def _few(law: FittedLaw, runs: list[RunCurve], forecasts: list[Forecast]) -> tup
     return shown, f"\n(the text plot shows {len(shown)} of the {len(forecasts)} forecasts; -o FILE.png draws them all)"
 
 
+def _draw_one_forecast(
+    loss_ax: Any, lr_ax: Any, index: int, forecast: Forecast, measured: tuple[float, float] | None
+) -> None:
+    """One forecast: its curve dashed, its end a circle, its interval a band and a bar, the measured end a cross."""
+    color = f"C{index % 10}"
+    x = forecast.counts[forecast.updates - 1]
+    loss_ax.plot(x, forecast.losses, "--", color=color, lw=1.2, label=f"forecast {forecast.label}")
+    loss_ax.plot([float(x[-1])], [forecast.final_loss], "o", color=color, markersize=5)
+    if forecast.low is not None:  # the interval: a band along the curve, a bar at its end
+        loss_ax.fill_between(x, forecast.low, forecast.high, color=color, alpha=0.12, lw=0)
+        low, high = forecast.final_interval
+        loss_ax.plot([float(x[-1])] * 2, [low, high], "-", color=color, lw=2, gid=f"cadence-interval-{index}")
+    if measured is not None:
+        loss_ax.plot([measured[0]], [measured[1]], "x", color=color, markersize=8, mew=2)
+    lr_ax.plot(forecast.counts, forecast.lrs, color=color, lw=1.0, drawstyle="steps-post")
+
+
 def draw_forecast(
     law: FittedLaw,
     runs: list[RunCurve],
@@ -130,14 +147,12 @@ def draw_forecast(
 ) -> Any:
     """Draw the loss (measured points, the law's curves, the forecasts) above the lr of every run.
 
-    ``measured`` maps a forecast's label to the ``(count, loss)`` measured at the end of that run, drawn as a
-    cross beside the forecast's end (a circle).
-
     Args:
         law: The fitted law (its curve is drawn over each run).
         runs: The runs it was fitted on: their measured losses and the law's curve over them.
         forecasts: The forecasts to draw beside them.
-        measured: The final ``(count, loss)`` measured of a forecast run, by the forecast's label; None: none.
+        measured: The final ``(count, loss)`` measured of a forecast run, by the forecast's label, drawn as a cross
+            beside the forecast's end (a circle); None: none.
         title: The figure's title; None: the law's :meth:`~FittedLaw.summary`.
         figure: A matplotlib figure to draw in; None: a new one (9 × 6 inches).
 
@@ -172,18 +187,7 @@ def draw_forecast(
         loss_ax.plot(fx, fy, "-", color="0.1", lw=1.2, label=law_label, gid=f"cadence-law-{index}")
         lr_ax.plot(runs[index].counts, runs[index].lrs, color="0.35", lw=1.0, drawstyle="steps-post")
     for index, forecast in enumerate(forecasts):
-        color = f"C{index % 10}"
-        x = forecast.counts[forecast.updates - 1]
-        loss_ax.plot(x, forecast.losses, "--", color=color, lw=1.2, label=f"forecast {forecast.label}")
-        loss_ax.plot([float(x[-1])], [forecast.final_loss], "o", color=color, markersize=5)
-        if forecast.low is not None:  # the interval: a band along the curve, a bar at its end
-            loss_ax.fill_between(x, forecast.low, forecast.high, color=color, alpha=0.12, lw=0)
-            low, high = forecast.final_interval
-            loss_ax.plot([float(x[-1])] * 2, [low, high], "-", color=color, lw=2, gid=f"cadence-interval-{index}")
-        if measured and forecast.label in measured:
-            count, value = measured[forecast.label]
-            loss_ax.plot([count], [value], "x", color=color, markersize=8, mew=2)
-        lr_ax.plot(forecast.counts, forecast.lrs, color=color, lw=1.0, drawstyle="steps-post")
+        _draw_one_forecast(loss_ax, lr_ax, index, forecast, (measured or {}).get(forecast.label))
     loss_ax.set_ylabel(law.loss_column)
     loss_ax.legend(fontsize="small", loc="upper right")
     loss_ax.grid(True, alpha=0.3)

@@ -197,6 +197,22 @@ def read_run(run: str | os.PathLike, *, loss: str = "auto", lr_column: str | Non
         raise ForecastError(f"{path}: no {TRAIN_LOSS} column: it is not the metrics of a training run")
     trained = {int(row["batch"]): row for row in rows if row.get(TRAIN_LOSS, "") != ""}
     lrs = _lrs(path, trained, column)
+    points, loss_column = _loss_points(path, rows, trained, loss, lrs)
+    return RunCurve(
+        Path(run),
+        lrs,
+        torch.tensor([u for u, _ in points], dtype=torch.int64),
+        torch.tensor([value for _, value in points], dtype=torch.float64),
+        loss_column,
+        column,
+        *_counts(trained),
+    )
+
+
+def _loss_points(
+    path: Path, rows: list[dict[str, str]], trained: dict[int, dict[str, str]], loss: str, lrs: torch.Tensor
+) -> tuple[list[tuple[int, float]], str]:
+    """``(updates, loss)`` points of the loss ``loss`` chooses, and its column; points at zero area are left out."""
     evals = {int(row["batch"]): float(row[EVAL_LOSS]) for row in rows if row.get(EVAL_LOSS, "") != ""}
     if loss == "eval" or (loss == "auto" and len(evals) >= AUTO_EVAL_POINTS):
         points, loss_column = sorted(evals.items()), EVAL_LOSS
@@ -210,15 +226,7 @@ def read_run(run: str | os.PathLike, *, loss: str = "auto", lr_column: str | Non
     for u, value in points:
         if not math.isfinite(value) or value <= 0:
             raise ForecastError(f"{path}: {loss_column} is {value} after {u} updates: a loss must be finite and > 0")
-    return RunCurve(
-        Path(run),
-        lrs,
-        torch.tensor([u for u, _ in points], dtype=torch.int64),
-        torch.tensor([value for _, value in points], dtype=torch.float64),
-        loss_column,
-        column,
-        *_counts(trained),
-    )
+    return points, loss_column
 
 
 def _first_batch(rows: list[dict[str, str]]) -> int | None:
