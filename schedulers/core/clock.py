@@ -5,7 +5,7 @@ epoch (``dataloader_len`` batches) closes it; the run is done once its count in 
 max_duration.** :class:`Clock` applies it one batch at a time (the trainer's state is a Clock; so is the
 state of :func:`~schedulers.evaluate_run`'s stepped path); :func:`epochs_before` and :func:`batches_in_run`
 are the same rule over a whole run at once (the vectorised timeline of :mod:`schedulers.core.evaluate`);
-:func:`closes_epoch` is the epoch rule for clocks built from someone else's counters (Lightning's).
+:func:`closes_epoch` is that rule as a test of one count (what :meth:`Clock.advance` asks at every batch).
 
 A :class:`Clock` is a :class:`~schedulers.SchedulerState` that your loop advances: one
 :meth:`Clock.batch` per optimizer step (with the samples and tokens it consumed), one
