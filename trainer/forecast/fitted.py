@@ -271,8 +271,8 @@ class FittedLaw:
         """One line: the law, its parameters and its fit error.
 
         Returns:
-            ``<law> law on <loss column> of <n> run(s), <points> points: <name>=<value>, ...; fit error <e>%
-            (noise <n>%, systematic <s>%)``, the parameters to 4 significant digits.
+            ``<law> law on <loss column> of <n> run(s), <points> points: <name>=<value>, ...;`` followed by
+            ``fit error <e>% (noise <n>%, systematic <s>%)``, the parameters to 4 significant digits.
         """
         values = ", ".join(f"{name}={value:.4g}" for name, value in self.parameters.items())
         return (
