@@ -1,4 +1,4 @@
-r"""SambaFlow's three learning-rate schedules, on Cadence's one scheduler object.
+r"""SambaFlow's three learning-rate schedules, on Cadence's scheduler that counts its own steps.
 
 Each constructor returns a :class:`LambdaLR`: a subclass of torch's
 :class:`~torch.optim.lr_scheduler.LambdaLR` that is Cadence's scheduler counting its own steps
