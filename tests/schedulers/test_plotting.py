@@ -478,7 +478,8 @@ def test_without_outputs_the_text_plot_is_printed():
 
 
 def test_help_documents_every_option_with_an_example():
-    result = cli("plot", "--help")
+    plot_help, top_help = cli("plot", "--help", wait=False), cli("--help", wait=False)  # in parallel
+    result = finish(plot_help)
     assert result.returncode == 0
     for option in (
         "--max-duration",
@@ -500,7 +501,7 @@ def test_help_documents_every_option_with_an_example():
         assert option in result.stdout
     assert "examples:" in result.stdout and "python -m schedulers plot" in result.stdout
     assert "CosineAnnealingWithWarmupScheduler" in result.stdout  # the names an expression may call
-    top = cli("--help")
+    top = finish(top_help)
     assert top.returncode == 0 and "plot" in top.stdout
 
 
@@ -592,8 +593,9 @@ def test_python_m_schedulers_reports_an_error_as_one_line_and_exit_status_2():
 def test_a_failed_run_leaves_an_existing_output_untouched(tmp_path):
     out = tmp_path / "keep.png"
     out.write_bytes(b"previous")
-    result = cli("plot", "cosine(alpha_f=x)", "--max-duration", "10ba", "-o", str(out))
+    result = in_process(["plot", "cosine(alpha_f=x)", "--max-duration", "10ba", "-o", str(out)])
     assert result.returncode == 2 and out.read_bytes() == b"previous"
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.png"]  # no temporary file left beside it
 
 
 def test_atomic_write_never_leaves_half_a_file(tmp_path):
