@@ -14,9 +14,11 @@ docs/composer-deviations.md).
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from dataclasses import dataclass, field
 from fractions import Fraction
+from pathlib import Path
 
 import attrs
 import pytest
@@ -43,6 +45,12 @@ from schedulers import (
 )
 from schedulers.core.run import Run
 from timeunits import Time, Timestamp
+
+TESTS = Path(__file__).resolve().parents[1]
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
+
+from resolve_spy import count_outermost_resolutions  # noqa: E402
 
 # docs/architecture.md: a hypothesis profile with no deadline (the first example pays for imports).
 settings.register_profile(
@@ -562,20 +570,7 @@ def test_call_equals_resolved_curve(name, ssr, data):
 def resolve_calls(monkeypatch):
     """Counts the outermost ``_resolve`` calls of every Composer class (spied, still resolving; a warmup class
     resolves through the schedules it composes, whose ``_resolve`` calls inside it are not counted again)."""
-    calls, depth = [], [0]
-    for cls in {type(f()) for f in ALL_FACTORIES.values()}:
-
-        def spy(self, run, _original=cls._resolve):
-            if depth[0] == 0:
-                calls.append(type(self).__name__)
-            depth[0] += 1
-            try:
-                return _original(self, run)
-            finally:
-                depth[0] -= 1
-
-        monkeypatch.setattr(cls, "_resolve", spy)
-    return calls
+    return count_outermost_resolutions(monkeypatch, {type(f()) for f in ALL_FACTORIES.values()})
 
 
 ALL_FACTORIES = {

@@ -3,6 +3,9 @@ its schedules are resolved for (once each) and what its report and checkpoints d
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -11,6 +14,12 @@ import schedulers.core.run as run_module
 from schedulers import CosineAnnealingWithWarmupScheduler, LinearScheduler, Run, StepScheduler
 from schedulers.core.schedule_arguments import number_argument
 from trainer import Trainer
+
+TESTS = Path(__file__).resolve().parents[1]
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
+
+from resolve_spy import count_outermost_resolutions  # noqa: E402
 
 
 def _trainer(schedulers, *, ssr=0.5, max_duration="2ba", **kwargs):
@@ -31,22 +40,10 @@ def _trainer(schedulers, *, ssr=0.5, max_duration="2ba", **kwargs):
 
 
 def _count_resolutions(monkeypatch) -> list[str]:
-    """The outermost ``_resolve`` calls (a warmup class resolves through the schedules it composes, whose own
-    ``_resolve`` calls inside it are part of the one resolution)."""
-    resolved, depth = [], [0]
-    for cls in (CosineAnnealingWithWarmupScheduler, LinearScheduler, StepScheduler):
-
-        def spy(self, run, _original=cls._resolve):
-            if depth[0] == 0:
-                resolved.append(type(self).__name__)
-            depth[0] += 1
-            try:
-                return _original(self, run)
-            finally:
-                depth[0] -= 1
-
-        monkeypatch.setattr(cls, "_resolve", spy)
-    return resolved
+    """The outermost ``_resolve`` calls of the three schedule classes these tests use."""
+    return count_outermost_resolutions(
+        monkeypatch, (CosineAnnealingWithWarmupScheduler, LinearScheduler, StepScheduler)
+    )
 
 
 def test_a_one_batch_fit_resolves_each_curve_once_and_checks_the_ratio_once(monkeypatch, capsys):
