@@ -286,6 +286,37 @@ def test_functions_stay_short() -> None:
     assert not _long_functions(), "\n".join(_long_functions())
 
 
+def _value_class_idioms(source: str) -> list[str]:
+    """The dataclasses and ``NamedTuple``s a module declares (by decorator or base, however imported)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ClassDef):
+            marks = [*node.decorator_list, *node.bases]
+            names = {ast.unparse(mark.func if isinstance(mark, ast.Call) else mark).split(".")[-1] for mark in marks}
+            if names & {"dataclass", "NamedTuple"}:
+                found.append(f"{node.name} ({', '.join(sorted(names & {'dataclass', 'NamedTuple'}))})")
+    return found
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("@dataclasses.dataclass(frozen=True)\nclass A: pass", ["A (dataclass)"]),
+        ("@dataclass\nclass B: pass", ["B (dataclass)"]),
+        ("class C(typing.NamedTuple): pass", ["C (NamedTuple)"]),
+        ("@attrs.frozen\nclass D: pass", []),
+    ],
+)
+def test_the_value_class_check_sees_each_idiom(source: str, expected: list[str]) -> None:
+    assert _value_class_idioms(source) == expected
+
+
+def test_small_value_classes_are_attrs_classes() -> None:
+    """One way to write a small value class (docs/architecture.md): attrs, never a dataclass or a NamedTuple."""
+    found = [f"{module}: {hit}" for module, path in MODULES.items() for hit in _value_class_idioms(path.read_text())]
+    assert not found, found
+
+
 _OUTSIDE = re.compile(r"\bAPI\.md\b|\bDESIGN\.md\b|\.\./shared\b|\bclarification \d+\b", re.I)
 
 

@@ -43,9 +43,10 @@ from __future__ import annotations
 import math
 import sys
 import warnings
-from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
+import attrs
 import torch
 
 from schedulers.core.clock import Clock, after_batches
@@ -70,7 +71,8 @@ _WHO = "CadenceTrainerCallback"
 _INSTALL_HINT = "pip install transformers accelerate  (or: pip install -e '.[huggingface]')"
 
 
-class TrainerSchedule(NamedTuple):
+@attrs.frozen
+class TrainerSchedule:
     """What :func:`huggingface_scheduler` returns: ``scheduler`` for ``optimizers=``, ``callback`` for ``callbacks=``.
 
     Args:
@@ -78,14 +80,26 @@ class TrainerSchedule(NamedTuple):
         callback: The ``CadenceTrainerCallback`` that moves the scheduler's clock (``callbacks=[callback]``).
 
     Returns:
-        A named pair: unpack it as ``scheduler, callback`` or read the two by name.
+        A pair: unpack it as ``scheduler, callback`` or read the two by name.
 
-    >>> TrainerSchedule(scheduler=None, callback="cb")._fields
-    ('scheduler', 'callback')
+    >>> scheduler, callback = TrainerSchedule(scheduler=None, callback="cb")
+    >>> callback
+    'cb'
     """
 
     scheduler: HuggingFaceScheduler
     callback: Any
+
+    def __iter__(self) -> Iterator[Any]:
+        """The scheduler, then the callback: what ``scheduler, callback = huggingface_scheduler(...)`` unpacks.
+
+        Returns:
+            An iterator over ``(scheduler, callback)``.
+
+        >>> list(TrainerSchedule(scheduler="s", callback="cb"))
+        ['s', 'cb']
+        """
+        return iter((self.scheduler, self.callback))
 
 
 def huggingface_scheduler(

@@ -23,15 +23,14 @@ part of the error that noise does not explain (docs/forecast.md).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import NormalDist
 from typing import Any
 
+import attrs
 import torch
 
 from schedulers.tools.files import write_atomically
@@ -51,7 +50,7 @@ LEVEL = 0.8
 _STEP = 1e-5
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class FittedLaw:
     """A law with fitted ``parameters``; ``lr_scale`` is :math:`\\eta_{ref}` (the fitted runs' peak lr).
 
@@ -93,7 +92,7 @@ class FittedLaw:
     points: int
     loss_column: str
     lr_column: str
-    runs: list[dict[str, Any]] = field(default_factory=list)
+    runs: list[dict[str, Any]] = attrs.field(factory=list)
     converged: bool = True
     message: str = ""
     covariance: list[list[float]] | None = None  # of the log-parameters, in the order of ``law.parameters``
@@ -182,7 +181,7 @@ class FittedLaw:
 
     def _with(self, theta: torch.Tensor) -> FittedLaw:
         parameters = dict(zip(self.law.parameters, theta.exp().tolist(), strict=True))
-        return dataclasses.replace(self, parameters=parameters)
+        return attrs.evolve(self, parameters=parameters)
 
     def range_warnings(self, lrs: torch.Tensor) -> list[str]:
         """What makes a forecast of a run with ``lrs`` an extrapolation (each with the fitted range).

@@ -15,11 +15,11 @@ is not a stationary point, or when its systematic error (:mod:`trainer.forecast.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 from collections.abc import Sequence
 
+import attrs
 import torch
 
 from trainer.forecast.errors import FitError, ForecastError
@@ -109,7 +109,7 @@ def _unshared(curves: Sequence[RunCurve]) -> list[RunCurve]:
             known = dict(zip(earlier.updates.tolist(), earlier.losses.tolist(), strict=True))
             for i, (u, value) in enumerate(zip(curve.updates.tolist(), curve.losses.tolist(), strict=True)):
                 keep[i] &= not (u <= same and known.get(u) == value)
-        kept.append(dataclasses.replace(curve, updates=curve.updates[keep], losses=curve.losses[keep]))
+        kept.append(attrs.evolve(curve, updates=curve.updates[keep], losses=curve.losses[keep]))
     return kept
 
 
@@ -123,7 +123,7 @@ def _same_prefix(a: torch.Tensor, b: torch.Tensor) -> int:
 def _after_warmup(curve: RunCurve) -> RunCurve:
     """The points measured once the warmup is over: during it the loss follows the warmup, not the law."""
     keep = curve.updates > warmup_updates(curve.lrs)
-    return dataclasses.replace(curve, updates=curve.updates[keep], losses=curve.losses[keep])
+    return attrs.evolve(curve, updates=curve.updates[keep], losses=curve.losses[keep])
 
 
 def _check_columns(curves: Sequence[RunCurve]) -> None:
@@ -262,10 +262,10 @@ def _fitted(law, curves, data, theta, objective, settling, lr_scale, max_error) 
         lr_column=curves[0].lr_column,
         runs=[_run_record(law, parameters, curve, lr_scale) for curve in curves],
     )
-    fitted = dataclasses.replace(fitted, covariance=_covariance(law, data, theta))
+    fitted = attrs.evolve(fitted, covariance=_covariance(law, data, theta))
     problem = _problem(fitted, objective, settling, max_error, float(torch.cat([item[1] for item in data]).min()))
     if problem:
-        failed = dataclasses.replace(fitted, converged=False, message=f"{problem} ({names})")
+        failed = attrs.evolve(fitted, converged=False, message=f"{problem} ({names})")
         raise FitError(f"the {law.name} law {problem} on {names}", failed)
     return fitted
 

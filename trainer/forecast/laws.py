@@ -28,8 +28,7 @@ Every parameter is positive; the fit works on their logarithms (:mod:`trainer.fo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+import attrs
 import torch
 
 __all__ = ["LAWS", "AnnealingLaw", "LrAreas", "MultiPowerLaw", "decreases", "law_named", "lr_areas", "warmup_updates"]
@@ -73,7 +72,7 @@ def warmup_updates(lrs: torch.Tensor) -> int:
     return int((lrs >= lrs.max()).nonzero()[0]) if len(lrs) else 0
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class LrAreas:
     r"""An lr curve (normalized) and its areas after :math:`u = 0, \dots, n` updates (index :math:`u`).
 
@@ -95,7 +94,7 @@ class LrAreas:
     lrs: torch.Tensor  # eta_1 .. eta_n
     s1: torch.Tensor  # S_1(0) .. S_1(n)
     s2: torch.Tensor  # S_2(0) .. S_2(n)
-    drops: torch.Tensor = field(repr=False)  # Delta_1 .. Delta_n
+    drops: torch.Tensor = attrs.field(repr=False)  # Delta_1 .. Delta_n
 
 
 def lr_areas(lrs: torch.Tensor, decay: float = 0.999) -> LrAreas:
@@ -126,7 +125,7 @@ def lr_areas(lrs: torch.Tensor, decay: float = 0.999) -> LrAreas:
     return LrAreas(lrs, torch.cat([zero, torch.cumsum(lrs, 0)]), torch.tensor(s2, dtype=torch.float64), drops)
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class AnnealingLaw:
     r""":math:`L(u) = L_0 + A\,S_1(u)^{-\alpha} - C\,S_2(u)` (see the module docstring).
 
@@ -158,15 +157,18 @@ class AnnealingLaw:
     ('L0', 'A', 'alpha', 'C', 'delay')
     """
 
-    decay: float | None = None
-    name: str = field(default="annealing", init=False)
-    parameters: tuple[str, ...] = field(default=("L0", "A", "alpha", "C"), init=False)
+    decay: float | None = attrs.field(default=None)
+    name: str = attrs.field(default="annealing", init=False)
+    parameters: tuple[str, ...] = attrs.field(init=False)
 
-    def __post_init__(self) -> None:
-        if self.decay is None:
-            object.__setattr__(self, "parameters", ("L0", "A", "alpha", "C", "delay"))
-        elif isinstance(self.decay, bool) or not (isinstance(self.decay, (int, float)) and 0 <= self.decay < 1):
-            raise ValueError(f"decay={self.decay!r} must be a number in [0, 1) (the momentum of the annealing area)")
+    @decay.validator
+    def _check_decay(self, attribute: attrs.Attribute, decay: float | None) -> None:
+        if decay is not None and (isinstance(decay, bool) or not (isinstance(decay, (int, float)) and 0 <= decay < 1)):
+            raise ValueError(f"decay={decay!r} must be a number in [0, 1) (the momentum of the annealing area)")
+
+    @parameters.default
+    def _parameters(self) -> tuple[str, ...]:
+        return ("L0", "A", "alpha", "C") if self.decay is not None else ("L0", "A", "alpha", "C", "delay")
 
     @property
     def settings(self) -> dict[str, float | None]:
@@ -270,7 +272,7 @@ class AnnealingLaw:
         return guesses
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class MultiPowerLaw:
     r"""The multi-power law of Luo et al. (see the module docstring): seven parameters
     :math:`L_0, A, \alpha, B, C, \beta, \gamma`:
@@ -290,8 +292,8 @@ class MultiPowerLaw:
     [3.0, 2.382456, 2.244017]
     """
 
-    name: str = field(default="multi-power", init=False)
-    parameters: tuple[str, ...] = field(default=("L0", "A", "alpha", "B", "C", "beta", "gamma"), init=False)
+    name: str = attrs.field(default="multi-power", init=False)
+    parameters: tuple[str, ...] = attrs.field(default=("L0", "A", "alpha", "B", "C", "beta", "gamma"), init=False)
 
     @property
     def settings(self) -> dict[str, float]:

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 
+import attrs
 import torch
 
 from trainer.forecast.fitted import FittedLaw
@@ -51,7 +51,7 @@ WITHIN = 1e-4
 _EPSILON = 1e-9
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Knots:
     """A piecewise-linear multiplier of the peak lr: ``values[i]`` at the fraction ``positions[i]`` of the run,
     linear between them; the first at the warmup's end, the last at the run's end (1.0); non-increasing.

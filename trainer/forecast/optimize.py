@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import product
 from typing import Any
 
+import attrs
 import torch
 
 from timeunits import Time
@@ -40,7 +40,7 @@ ENDS = (0.0, 0.1)
 SCHEDULERS = "trainer.init.schedulers"
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Recommendation:
     """What ``cadence forecast --optimize`` recommends, beside what it compares it with.
 

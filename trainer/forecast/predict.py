@@ -16,9 +16,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+import attrs
 import torch
 
 from timeunits import Time
@@ -41,7 +41,7 @@ __all__ = [
 CURVE_POINTS = 400
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class Forecast:
     """The forecast of one run: its lr at every update, the loss after ``updates[i]`` updates (``losses``),
     the x of every update in ``unit`` (``"token"`` or ``"sample"``: the count after it), and why the forecast

@@ -19,9 +19,9 @@ import math
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
+import attrs
 import torch
 
 from trainer.forecast.errors import ForecastError
@@ -47,7 +47,7 @@ AUTO_EVAL_POINTS = 8
 _LR_COLUMN = re.compile(r"lr/group(\d+)$")
 
 
-@dataclass(frozen=True)
+@attrs.frozen
 class RunCurve:
     """A logged run: the lr of every update, and the loss points to fit (each after ``updates[i]`` updates).
 
