@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import argparse
 import csv
-import dataclasses
 import json
 import os
 import subprocess
 import sys
+
+import attrs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -128,7 +129,7 @@ def bench_seed(out: str, seed: int, law_name: str, fit: str, horizon: str) -> tu
         (forecast,) = forecast_config(law, CONFIG, overrides=seed_sets(seed, schedule, horizon), budgets=[budget])
         truth = measured[schedule][budget]
         label = f"{schedule} {budget}"
-        forecasts.append(dataclasses.replace(forecast, label=label))
+        forecasts.append(attrs.evolve(forecast, label=label))
         finals[label] = (forecast.final_count, truth)
         low, high = forecast.final_interval
         results.append(

@@ -1,8 +1,8 @@
 """Does the schedule ``cadence forecast --optimize`` recommends win when trained? (docs/forecast.md, "Recommend")
 
 Run: ``python bench/forecast_optimize.py [--seeds 0 1 2] [--out bench-forecast] [--horizon 300_000tok]
-[--law multi-power] [--fit all|sweep]`` after ``python bench/forecast.py`` with the same ``--out`` and
-``--horizon`` (it trains the runs used here, and a rerun trains only what is missing).
+[--law multi-power] [--fit all|sweep] [--picture FILE.png]``, after ``python bench/forecast.py`` with the
+same ``--out`` and ``--horizon`` (it trains the runs used here, and a rerun trains only what is missing).
 
 For each seed of ``examples/charlm.yaml``: a law is fitted on the eval loss of the seed's runs that
 ``bench/forecast.py`` trained (``--fit all``: the branched WSD sweep, the cosine sweep to 2dur, the WSD at
@@ -13,13 +13,16 @@ monotone curve and the WSD family, keeping the config's warmup), which is traine
 final eval loss is compared with the two baselines at the same budget and seed: the config's cosine (to 0.1)
 and a WSD decaying linearly over the last 0.2dur (to 0.1), both trained by ``bench/forecast.py``. Goal: the
 recommendation's mean final eval loss beats the better baseline's, and it is worse on no seed by more than
-0.3%. Prints, per seed, the recommended ``--set``, its forecast with its 80% interval and whether that interval
+0.3%. ``--picture`` draws the first seed: the lr curves of the three schedules (as the forecast previewed them,
+the curves that trained) and their forecast loss curves with the 80% intervals and the measured eval losses.
+Prints, per seed, the recommended ``--set``, its forecast with its 80% interval and whether that interval
 keeps it apart from the config's schedule's, the baselines' forecasts, and the three measured losses.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import os
 import sys
@@ -32,16 +35,32 @@ from trainer.forecast.optimize import recommend
 WORSE_BY_AT_MOST = 0.003
 
 
-def bench_seed(out: str, seed: int, horizon: str, law_name: str, fit: str) -> dict:
-    """One seed: the fit, the recommendation (trained when missing), and the three measured final eval losses."""
-    folders = {name: sweep(out, seed, name, horizon) for name in (SCHEDULES if fit == "all" else ("wsd", "cosine"))}
-    fitted = list(folders.values()) if fit == "all" else [folders["wsd"]]
-    law = fit_law(fitted, law=law_name, loss="eval")
+@functools.cache
+def fitted_law(out: str, seeds: tuple[int, ...], horizon: str, law_name: str, fit: str):
+    """The law the recommendation is made with: on ``seeds[0]``'s runs (``--fit all``: every run; ``sweep``: the
+    WSD sweep), or on every run of every seed at once (``pooled``: one law of the recipe, seeds as repeats)."""
+    names = ("wsd",) if fit == "sweep" else tuple(SCHEDULES)
+    pooled = seeds if fit == "pooled" else seeds[:1]
+    return fit_law([sweep(out, seed, name, horizon) for seed in pooled for name in names], law=law_name, loss="eval")
+
+
+def bench_seed(out: str, seed: int, horizon: str, law_name: str, fit: str, seeds=(), family: str = "all") -> dict:
+    """One seed: the fit, the recommendation (trained when missing), and the three measured final eval losses.
+    ``family``: ``all`` (the free curve and the WSD family), ``fitted`` (the WSD family alone, to the end values
+    the fitted runs reach, 0 and 0.1: no end the law has not seen)."""
+    folders = {name: sweep(out, seed, name, horizon) for name in ("wsd", "cosine")}
+    law = fitted_law(out, tuple(seeds) if fit == "pooled" else (seed,), horizon, law_name, fit)
     sets = seed_sets(seed, "cosine", horizon)  # the config's own recipe: its schedule is the baseline
-    chosen = recommend(law, CONFIG, overrides=sets, budget="1dur")
+    chosen = recommend(law, CONFIG, overrides=sets, budget="1dur", free=family == "all")
     (wsd_forecast,) = forecast_config(law, CONFIG, overrides=seed_sets(seed, "wsd", horizon), budgets=["1dur"])
     name = "recommended-" + hashlib.sha1(chosen.setting.encode()).hexdigest()[:8]
     trained = run_sweep(os.path.join(out, f"seed-{seed}", name), ("1dur",), [*sets, chosen.setting])
+    measured = {
+        "recommended": final_eval_losses(trained, ("1dur",)),
+        "cosine": final_eval_losses(folders["cosine"], ("0.25dur", "0.5dur", "1dur", "2dur")),
+        "wsd": final_eval_losses(folders["wsd"], ("0.25dur", "0.5dur", "1dur")),
+    }
+    drawn = {"recommended": chosen.best, "cosine": chosen.baseline, "wsd": wsd_forecast}
     return {
         "seed": seed,
         "law": law.summary(),
@@ -52,9 +71,8 @@ def bench_seed(out: str, seed: int, horizon: str, law_name: str, fit: str) -> di
         "apart": chosen.apart,
         "forecast_cosine": chosen.baseline.final_loss,
         "forecast_wsd": wsd_forecast.final_loss,
-        "recommended": final_eval_losses(trained, ("1dur",))["1dur"],
-        "cosine": final_eval_losses(folders["cosine"], ("0.25dur", "0.5dur", "1dur", "2dur"))["1dur"],
-        "wsd": final_eval_losses(folders["wsd"], ("0.25dur", "0.5dur", "1dur"))["1dur"],
+        **{key: found["1dur"] for key, found in measured.items()},
+        "picture": {key: (drawn[key], found["1dur/folder"]) for key, found in measured.items()},
     }
 
 
@@ -78,11 +96,19 @@ def main() -> int:
     parser.add_argument("--out", default="bench-forecast", help="bench/forecast.py's runs' folder")
     parser.add_argument("--horizon", default="300_000tok", help="1dur (the config's: 300_000tok)")
     parser.add_argument("--law", default="multi-power", choices=["annealing", "multi-power"])
+    parser.add_argument("--picture", help="draw the first seed's schedules and their forecasts into this image")
     parser.add_argument(
-        "--fit", default="all", choices=["all", "sweep"], help="every run of the seed, or the WSD sweep"
+        "--fit",
+        default="all",
+        choices=["all", "sweep", "pooled"],
+        help="every run of the seed, the WSD sweep, or every run of every seed at once",
+    )
+    parser.add_argument(
+        "--family", default="all", choices=["all", "fitted"], help="free curve and WSD family, or WSD to 0/0.1 alone"
     )
     args = parser.parse_args()
-    rows = [bench_seed(args.out, seed, args.horizon, args.law, args.fit) for seed in args.seeds]
+    options = (args.horizon, args.law, args.fit, args.seeds, args.family)
+    rows = [bench_seed(args.out, seed, *options) for seed in args.seeds]
     for row in rows:
         report(row)
     mean = {key: sum(row[key] for row in rows) / len(rows) for key in ("recommended", "cosine", "wsd")}
@@ -93,7 +119,57 @@ def main() -> int:
         f"wsd 0.2dur {mean['wsd']:.4f} ({mean['recommended'] / min(mean['cosine'], mean['wsd']) - 1:+.2%}); "
         f"worst seed {worst:+.2%} against its better baseline: {'meets' if wins else 'misses'} the goal"
     )
+    if args.picture:
+        print(draw(args.picture, rows[0]))
     return 0 if wins else 1
+
+
+NAMES = {"recommended": "recommended", "cosine": "the config's cosine (to 0.1)", "wsd": "WSD, 0.2dur linear to 0.1"}
+
+
+def draw(path: str, row: dict) -> str:
+    """The seed's three schedules: the lr the forecast previewed (top, against the fraction of the run), and
+    below, from 0.5dur on, their forecast eval loss with its 80% interval (a band and a bar at the end), the
+    eval losses measured when trained (dots) and the final one (a cross)."""
+    from schedulers.tools.plotting import require_matplotlib
+    from trainer.forecast import read_run
+
+    figure = require_matplotlib()(figsize=(8.0, 6.4), layout="constrained")
+    lr_ax, loss_ax = figure.subplots(2, 1, height_ratios=(1.0, 1.7))
+    lows = []
+    for index, key in enumerate(("cosine", "wsd", "recommended")):  # the recommendation drawn last, on top
+        (forecast, folder), color = row["picture"][key], f"C{(index + 1) % 3}"
+        total = float(forecast.counts[-1])
+        lr_ax.plot(forecast.counts / total, forecast.lrs, color=color, lw=1.4, drawstyle="steps-post", label=NAMES[key])
+        x = forecast.counts[forecast.updates - 1] / total
+        shown = x >= 0.5
+        label = f"{NAMES[key]}: forecast {forecast.final_loss:.4f}, measured {row[key]:.4f}"
+        loss_ax.plot(x[shown], forecast.losses[shown], "--", color=color, lw=1.3, label=label)
+        loss_ax.fill_between(x[shown], forecast.low[shown], forecast.high[shown], color=color, alpha=0.12, lw=0)
+        low, high = forecast.final_interval
+        loss_ax.plot([1.0 + 0.004 * index] * 2, [low, high], "-", color=color, lw=2.5)
+        run = read_run(folder, loss="eval")
+        points = run.counts[run.updates - 1] / total >= 0.5
+        loss_ax.plot((run.counts[run.updates - 1] / total)[points], run.losses[points], ".", color=color, ms=4)
+        loss_ax.plot([1.0 + 0.004 * index], [row[key]], "x", color=color, ms=9, mew=2)
+        lows.append(min(low, row[key]))
+    lr_ax.set_ylabel("lr (as previewed)")
+    lr_ax.set_xlabel("fraction of the run (dur)")
+    lr_ax.legend(fontsize="small")
+    loss_ax.set_ylim(min(lows) - 0.02, None)
+    loss_ax.set_ylabel("eval loss")
+    loss_ax.set_xlabel("fraction of the run (dur)")
+    loss_ax.legend(fontsize="small", loc="upper right")
+    for ax in (lr_ax, loss_ax):
+        ax.grid(True, alpha=0.3)
+    figure.suptitle(
+        f"examples/charlm.yaml, seed {row['seed']}: {row['law'].split(':')[0]} ({row['law'].split('; ')[-1]})"
+        "\nforecasts dashed with their 80% "
+        "interval (band, bar at the end); measured eval losses: dots, the final one a cross",
+        fontsize=8,
+    )
+    figure.savefig(path, dpi=90)
+    return f"wrote {path}"
 
 
 if __name__ == "__main__":
