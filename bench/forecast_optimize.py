@@ -139,8 +139,8 @@ def draw(path: str, row: dict) -> str:
     lows = []
     for index, key in enumerate(("cosine", "wsd", "recommended")):  # the recommendation drawn last, on top
         (forecast, folder), color = row["picture"][key], f"C{(index + 1) % 3}"
-        total = float(forecast.counts[-1])
-        lr_ax.plot(forecast.counts / total, forecast.lrs, color=color, lw=1.4, drawstyle="steps-post", label=NAMES[key])
+        total, name = float(forecast.counts[-1]), NAMES[key] + (f" ({row['label']})" if key == "recommended" else "")
+        lr_ax.plot(forecast.counts / total, forecast.lrs, color=color, lw=1.4, drawstyle="steps-post", label=name)
         x = forecast.counts[forecast.updates - 1] / total
         shown = x >= 0.5
         label = f"{NAMES[key]}: forecast {forecast.final_loss:.4f}, measured {row[key]:.4f}"
