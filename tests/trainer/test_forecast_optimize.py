@@ -129,3 +129,22 @@ def test_a_run_without_updates_after_its_warmup_is_one_line():
         best_curve(LAWS["multi-power"], lrs[:-1], torch.arange(9) / 10)
     with pytest.raises(ValueError, match="10 lrs but 9 positions"):
         best_curve(LAWS["multi-power"], lrs, torch.arange(9) / 10)
+
+
+def _recommended(lrs: list[float]):
+    from trainer.forecast.predict import Forecast
+
+    lrs = torch.tensor(lrs, dtype=torch.float64)
+    counts = torch.arange(1, len(lrs) + 1, dtype=torch.float64) * 8
+    return Forecast("r", lrs, counts, "sample", torch.tensor([len(lrs)]), torch.tensor([2.0], dtype=torch.float64))
+
+
+def test_a_recommendation_that_holds_lr_0_says_how_many_updates_train_nothing():
+    from trainer.forecast.command import _idle
+
+    warmup = [0.25, 0.5, 0.75]
+    held = _idle(_recommended(warmup + [1.0] * 6 + [0.5, 0.0, 0.0, 0.0]))
+    assert len(held) == 1 and "3 of its 13 updates (23%) at lr 0" in held[0]
+    assert _idle(_recommended(warmup + [1.0] * 6 + [0.5, 0.25, 0.0])) == []  # only the last update: no note
+    assert _idle(_recommended(warmup + [1.0] * 6 + [0.5, 0.1, 0.1])) == []  # a decay to 0.1 trains throughout
+    assert _idle(_recommended([0.0, 0.0] + warmup + [1.0] * 6)) == []  # the warmup's lr 0 is not counted

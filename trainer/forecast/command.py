@@ -17,7 +17,7 @@ from pathlib import Path
 from trainer.forecast.errors import ForecastError
 from trainer.forecast.fitted import LEVEL, FittedLaw, load_law
 from trainer.forecast.fitting import fit_law
-from trainer.forecast.laws import law_named
+from trainer.forecast.laws import law_named, warmup_updates
 from trainer.forecast.predict import Forecast, best_of_grid, forecast_config, smallest_budget
 from trainer.forecast.runs import RunCurve, metrics_path, read_run, run_folders
 
@@ -25,6 +25,8 @@ __all__ = ["LAW_FILE", "run_forecast"]
 
 #: where the fitted law is saved by default: beside the first run's metrics
 LAW_FILE = "forecast-law.json"
+#: an lr at most this fraction of the peak trains nothing (the recommendation's idle updates)
+IDLE = 1e-6
 
 
 def run_forecast(args: argparse.Namespace) -> str:
@@ -156,13 +158,27 @@ def _optimize(law: FittedLaw, args: argparse.Namespace, common: dict) -> tuple[l
         lines.append(f"their {LEVEL:.0%} intervals overlap: the forecasts cannot tell the two apart")
     elif found.apart:
         lines.append(f"the recommendation's {LEVEL:.0%} interval lies wholly below the config's")
-    lines += _runner_up(law, found)
+    lines += _runner_up(law, found) + _idle(found.best)
     if law.law.name == "annealing":  # docs/forecast.md, "Recommend"
         lines.append(
             "note: the annealing law credits each decrease of the lr by its size alone, so it favours decaying to 0; "
             "fit --law multi-power on runs whose decays differ for a recommendation"
         )
     return [found.baseline, *ranked], lines
+
+
+def _idle(best: Forecast) -> list[str]:
+    """A note when the recommendation trains updates after its warmup at lr 0 (more than its last): a law that
+    realizes a decrease after a delay (the annealing law) may drop early and wait, though nothing trains then
+    (docs/forecast.md, "Does a recommendation win?")."""
+    after = best.lrs[warmup_updates(best.lrs) :]
+    idle = int((after <= IDLE * float(best.lrs.max())).sum())
+    if idle <= 1:
+        return []
+    return [
+        f"note: the recommendation trains {idle} of its {len(best.lrs)} updates ({idle / len(best.lrs):.0%}) at "
+        "lr 0, where nothing trains: the law credits a decrease after a delay whether or not anything trains"
+    ]
 
 
 def _runner_up(law: FittedLaw, found) -> list[str]:
