@@ -1,20 +1,23 @@
 """Does the schedule ``cadence forecast --optimize`` recommends win when trained? (docs/forecast.md, "Recommend")
 
 Run: ``python bench/forecast_optimize.py [--seeds 0 1 2] [--out bench-forecast] [--horizon 300_000tok]
-[--law multi-power] [--fit all|sweep] [--picture FILE.png]``, after ``python bench/forecast.py`` with the
-same ``--out`` and ``--horizon`` (it trains the runs used here, and a rerun trains only what is missing).
+[--law multi-power] [--fit all|sweep|pooled] [--family all|fitted] [--picture FILE.png]``, after
+``python bench/forecast.py`` with the same ``--out`` and ``--horizon`` (it trains the runs used here, and a
+rerun trains only what is missing).
 
 For each seed of ``examples/charlm.yaml``: a law is fitted on the eval loss of the seed's runs that
 ``bench/forecast.py`` trained (``--fit all``: the branched WSD sweep, the cosine sweep to 2dur, the WSD at
 2dur, the linear and cosine decays to 0 — runs whose decays differ in length, shape and end; ``--fit sweep``:
-the WSD sweep alone) and recommends a schedule at 1dur (:func:`trainer.forecast.optimize.recommend`: the free
-monotone curve and the WSD family, keeping the config's warmup), which is trained (into
-``seed-N/recommended-<hash of its --set line>``: a new recommendation trains anew, a rerun reuses it). Its
-final eval loss is compared with the two baselines at the same budget and seed: the config's cosine (to 0.1)
-and a WSD decaying linearly over the last 0.2dur (to 0.1), both trained by ``bench/forecast.py``. Goal: the
-recommendation's mean final eval loss beats the better baseline's, and it is worse on no seed by more than
-0.3%. ``--picture`` draws the first seed: the lr curves of the three schedules (as the forecast previewed them,
-the curves that trained) and their forecast loss curves with the 80% intervals and the measured eval losses.
+the WSD sweep alone; ``--fit pooled``: every run of every seed at once, one law) and recommends a schedule at
+1dur (:func:`trainer.forecast.optimize.recommend`: the free monotone curve and the WSD family, keeping the
+config's warmup; ``--family fitted``: the WSD family alone, to the end values the fitted runs reach), which is
+trained (into ``seed-N/recommended-<hash of its --set line>``: a new recommendation trains anew, a rerun
+reuses it). Its final eval loss is compared with the two baselines at the same budget and seed: the config's
+cosine (to 0.1) and a WSD decaying linearly over the last 0.2dur (to 0.1), both trained by
+``bench/forecast.py``. Goal: the recommendation's mean final eval loss beats the better baseline's, and it is
+worse on no seed by more than 0.3%. ``--picture`` draws the first seed: the lr curves of the three schedules
+(as the forecast previewed them, the curves that trained) and their forecast loss curves with the 80%
+intervals and the measured eval losses.
 Prints, per seed, the recommended ``--set``, its forecast with its 80% interval and whether that interval
 keeps it apart from the config's schedule's, the baselines' forecasts, and the three measured losses.
 """
