@@ -56,7 +56,8 @@ class GroupWriter(LRScheduler):
         groups = optimizer.param_groups
         one_float = len(indices) == 1 and not isinstance(groups[indices[0]][hyperparameter], torch.Tensor)
         self._single = (indices[0], scales[0]) if one_float else None
-        self.__dict__.setdefault("_count", 0)
+        if not hasattr(self, "_count"):  # not self.__dict__: reading it once makes every attribute slower
+            self._count = 0
         self._step_count = 1
 
     def current_alpha(self) -> float:
@@ -74,12 +75,14 @@ class GroupWriter(LRScheduler):
         """Write ``scale · α`` into the driven groups; ``alpha`` defaults to α now."""
         if alpha is None:
             alpha = self.current_alpha()
-        groups, key = self.optimizer.param_groups, self.hyperparameter  # looked up each time: load_state_dict
-        if self._single is not None:  # the common case, kept to a few operations: one group, a float value
-            value = self._single[1] * alpha
-            groups[self._single[0]][key] = value
+        single = self._single
+        if single is not None:  # the common case, kept to a few operations: one group, a float value
+            index, scale = single
+            # the groups looked up each time: an optimizer's load_state_dict replaces them
+            self.optimizer.param_groups[index][self.hyperparameter] = value = scale * alpha
             self._last_lr = [value]
             return
+        groups, key = self.optimizer.param_groups, self.hyperparameter
         values = self._values(alpha)
         for index, value in zip(self.param_groups, values, strict=True):
             group = groups[index]
