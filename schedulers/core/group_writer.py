@@ -80,7 +80,7 @@ class GroupWriter(LRScheduler):
             index, scale = single
             # the groups looked up each time: an optimizer's load_state_dict replaces them
             self.optimizer.param_groups[index][self.hyperparameter] = value = scale * alpha
-            self._last_lr = [value]
+            self._written = value  # a number, not a list: one allocation less per step (see _last_lr)
             return
         groups, key = self.optimizer.param_groups, self.hyperparameter
         values = self._values(alpha)
@@ -90,7 +90,17 @@ class GroupWriter(LRScheduler):
                 group[key].fill_(value)  # in place: a compiled optimizer step keeps its graph
             else:
                 group[key] = value
-        self._last_lr = values
+        self._written = values
+
+    @property
+    def _last_lr(self) -> list[Any]:
+        """The values of the last write, one per driven group (torch's attribute), as a new list."""
+        written = self._written
+        return list(written) if isinstance(written, list) else [written]
+
+    @_last_lr.setter
+    def _last_lr(self, values: list[Any]) -> None:
+        self._written = list(values)
 
     def _values(self, alpha: float) -> list[float]:
         return [scale * alpha for scale in self.base_values]
@@ -121,4 +131,4 @@ class GroupWriter(LRScheduler):
         Returns:
             One value per driven param group, as last written.
         """
-        return list(self._last_lr)
+        return self._last_lr
