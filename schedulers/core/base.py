@@ -151,7 +151,8 @@ class Schedule(Configurable):
             count = operator.attrgetter(f"{curve.unit.name.lower()}.value")  # docs/migrating-composer.md
         # not fields: written beside them, past the frozen __setattr__; the objects themselves are remembered,
         # so the next step checks identity, not value
-        self.__dict__.update(
+        _beside_fields(
+            self,
             _fn=curve.fn,
             _count=count,
             _seen_max_duration=max_duration,
@@ -185,9 +186,10 @@ class Schedule(Configurable):
         >>> cosine.curve(run).times["t_max"], cosine.curve(run) is cosine.curve(Run("100ba", ssr=0.5))
         (Time(50, TimeUnit.BATCH), True)
         """
-        curves = self.__dict__.get("_curves")
+        curves = getattr(self, "_curves", None)
         if curves is None:
-            curves = self.__dict__["_curves"] = {}
+            curves = {}
+            _beside_fields(self, _curves=curves)
         key = run.resolution_key
         curve = curves.get(key)
         if curve is None:
@@ -276,10 +278,21 @@ class Schedule(Configurable):
         return {name: getattr(self, name) for name in names}
 
     def _warn_once(self, key: str, message: str) -> None:
-        warned = self.__dict__.setdefault("_warned", set())
+        warned = getattr(self, "_warned", None)
+        if warned is None:
+            warned = set()
+            _beside_fields(self, _warned=warned)
         if key not in warned:
             warned.add(key)
             warnings.warn(message, UserWarning, stacklevel=4)
+
+
+def _beside_fields(schedule: Schedule, **values: object) -> None:
+    """Keep ``values`` on ``schedule`` beside its fields (caches, not part of equality, hash or repr), past the
+    frozen ``__setattr__``. Never through ``schedule.__dict__``: reading that once makes every later attribute
+    read of the instance a dict lookup, slower on the per-step path."""
+    for name, value in values.items():
+        object.__setattr__(schedule, name, value)
 
 
 def _of_timestamp(fn: Callable[[int], float], unit: TimeUnit) -> Callable[[ScheduleState], float]:

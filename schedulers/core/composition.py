@@ -303,7 +303,7 @@ class Product(Schedule):
 
     def __attrs_post_init__(self) -> None:
         closed = all(isinstance(s, Schedule) and not isinstance(s, FunctionSchedule) for s in self.schedules)
-        self.__dict__["_closed"] = closed  # beside the fields, as the resolution cache
+        object.__setattr__(self, "_closed", closed)  # beside the fields, as the resolution cache (base.py)
 
     def __call__(self, state: ScheduleState, ssr: float = 1.0) -> float:
         alpha = 1.0
