@@ -296,16 +296,26 @@ def _beside_fields(schedule: Schedule, **values: object) -> None:
 
 
 def _of_timestamp(fn: Callable[[int], float], unit: TimeUnit) -> Callable[[ScheduleState], float]:
-    """``state -> fn(count)``, the count of ``unit`` in ``state.timestamp`` read from its slot: the per-step path
-    reads it without a call (what ``Timestamp.counter(unit)`` returns is one more call, ~30 ns)."""
-    if unit is TimeUnit.BATCH:
+    """``state -> fn(count)``, the count of ``unit`` in ``state.timestamp``: the per-step path of a bound schedule.
+
+    A count of batches (the trainer's usual unit) is read from the timestamp's slot, not through
+    ``Timestamp.counter`` (one call less); a curve of two pieces (a warmup and what follows it, from
+    :func:`~schedulers.core.composition.piecewise`, which marks it with ``split``) picks its piece here too, so
+    a step makes one call less again. Other units read their count with ``Timestamp.counter``.
+    """
+    split = getattr(fn, "split", None)
+    if unit is not TimeUnit.BATCH:
+        count = Timestamp.counter(unit)
+        return lambda state: fn(count(state.timestamp))
+    if split is None:
         return lambda state: fn(state.timestamp._batch)
-    if unit is TimeUnit.SAMPLE:
-        return lambda state: fn(state.timestamp._sample)
-    if unit is TimeUnit.TOKEN:
-        return lambda state: fn(state.timestamp._token)
-    count = Timestamp.counter(unit)
-    return lambda state: fn(count(state.timestamp))
+    boundary, first, second, start = split
+
+    def two_pieces(state: ScheduleState) -> float:
+        x = state.timestamp._batch
+        return first(x) if x < boundary else second(x - start)
+
+    return two_pieces
 
 
 def _frozen_setattr(self: Schedule, name: str, value: object) -> None:

@@ -113,6 +113,7 @@ def piecewise(
                 return first(x) if x < boundary else second(x - start)
             return ops(x).piecewise(x, boundaries, shifted)
 
+        two_pieces.split = (boundary, first, second, start)  # for a bound schedule's step (base._of_timestamp)
         return two_pieces
 
     def pieces_at(x):
