@@ -7,7 +7,8 @@ Run: ``python bench/scheduler_step.py [--skip-compile]``.
    ``LambdaLR(lambda e: 1.0).step()``; the same schedule compiled for its ``Run`` (the trainer's path: resolved
    once, each step reads only the timestamp); and the front ends' steps, which count their own steps (no time
    to advance): Cerebras ``CosineDecayLR.step()`` and SambaFlow ``cosine_schedule_with_warmup(...).step()``.
-   Gate: each ≤ 1.0× LambdaLR; aim ≤ 0.5×.
+   Timed on this process's CPU time (median of 9 interleaved rounds), so other processes on a shared machine
+   do not count. Gate: each ≤ 1.0× LambdaLR; aim ≤ 0.5×, and the trainer's path ≤ 2× the floor.
 2. A 1,000,000-batch warmup + cosine run evaluated whole, next to a hand-written vectorised torch
    expression. Target ≤ 1.5×.
 3. A ``torch.compile``d AdamW step over 50 steps with lr and weight_decay scheduled as 0-d tensors:
