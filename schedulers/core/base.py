@@ -23,7 +23,7 @@ from schedulers.core.schedule_config import Configurable
 from schedulers.core.state import ScheduleState
 from timeunits import Time, Timestamp, TimeUnit
 
-__all__ = ["Curve", "FrozenScheduleError", "FunctionSchedule", "Schedule", "as_schedule"]
+__all__ = ["Curve", "FrozenScheduleError", "FunctionSchedule", "Schedule", "as_schedule", "fraction_curve"]
 
 _UNSET = object()
 # how many runs' curves one schedule keeps (a plot of a few ratios, a report beside the run; the oldest goes)
@@ -310,12 +310,48 @@ def _of_timestamp(fn: Callable[[int], float], unit: TimeUnit) -> Callable[[Sched
     if split is None:
         return lambda state: fn(state.timestamp._batch)
     boundary, first, second, start = split
+    form = getattr(second, "fraction", None)
+    if form is not None:  # the second piece is a kernel of a fraction (fraction_curve): called here, shift and all
+        kernel, period, begin, end = form
+
+        def two_pieces_kernel(state: ScheduleState) -> float:
+            x = state.timestamp._batch
+            return first(x) if x < boundary else kernel((x - start) / period, begin, end)
+
+        return two_pieces_kernel
 
     def two_pieces(state: ScheduleState) -> float:
         x = state.timestamp._batch
         return first(x) if x < boundary else second(x - start)
 
     return two_pieces
+
+
+def fraction_curve(
+    kernel: Callable[[Any, float, float], Any], period: int, start: float, end: float
+) -> Callable[[Any], Any]:
+    r"""A kernel of the fraction of a period, :math:`\alpha(x) = k(x / \rho, s, e)`, as a curve's closed form.
+
+    It is ``lambda x: kernel(x / period, start, end)``, marked with its parts, so that a schedule bound to its
+    run whose second piece it is calls the kernel directly (the shift folded in, one call less per step).
+
+    Args:
+        kernel: A kernel of :mod:`schedulers.core.kernels` taking ``(frac, start, end)`` (``cosine``, ``linear``).
+        period: The count the fraction is of (> 0).
+        start: The kernel's value at 0.
+        end: The kernel's value at 1.
+
+    Returns:
+        The closed form, a function of a number or a tensor of counts.
+
+    >>> from schedulers.core import kernels
+    >>> curve = fraction_curve(kernels.linear, 100, 1.0, 0.0)
+    >>> curve(25), curve.fraction == (kernels.linear, 100, 1.0, 0.0)
+    (0.75, True)
+    """
+    fn = lambda x: kernel(x / period, start, end)  # noqa: E731  (a lambda: it carries the parts below)
+    fn.fraction = (kernel, period, start, end)
+    return fn
 
 
 def _frozen_setattr(self: Schedule, name: str, value: object) -> None:
