@@ -7,20 +7,29 @@ import time
 from collections.abc import Callable
 
 
-def per_call_ns(fn: Callable[[], object], number: int) -> float:
-    """Nanoseconds per call of ``fn`` over ``number`` calls (loop overhead included)."""
-    start = time.perf_counter_ns()
+def per_call_ns(fn: Callable[[], object], number: int, timer: Callable[[], int] = time.perf_counter_ns) -> float:
+    """Nanoseconds per call of ``fn`` over ``number`` calls (loop overhead included), read on ``timer``."""
+    start = timer()
     for _ in range(number):
         fn()
-    return (time.perf_counter_ns() - start) / number
+    return (timer() - start) / number
 
 
-def compare(cases: dict[str, Callable[[], object]], number: int = 200_000, rounds: int = 5) -> dict[str, float]:
-    """Median ns per call of each case, measured in interleaved rounds so drift hits all cases alike."""
+def compare(
+    cases: dict[str, Callable[[], object]],
+    number: int = 200_000,
+    rounds: int = 5,
+    timer: Callable[[], int] = time.perf_counter_ns,
+) -> dict[str, float]:
+    """Median ns per call of each case, measured in interleaved rounds so drift hits all cases alike.
+
+    ``timer`` is the wall clock by default; ``time.process_time_ns`` counts only the CPU time of this process,
+    so that on a shared machine the time other processes hold the core is not counted (single-threaded cases).
+    """
     samples: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(rounds):
         for name, fn in cases.items():
-            samples[name].append(per_call_ns(fn, number))
+            samples[name].append(per_call_ns(fn, number, timer))
     return {name: statistics.median(values) for name, values in samples.items()}
 
 

@@ -23,7 +23,7 @@ from schedulers.core.schedule_config import Configurable
 from schedulers.core.state import ScheduleState
 from timeunits import Time, Timestamp, TimeUnit
 
-__all__ = ["Curve", "FrozenScheduleError", "FunctionSchedule", "Schedule", "as_schedule"]
+__all__ = ["Curve", "FrozenScheduleError", "FunctionSchedule", "Schedule", "as_schedule", "fraction_curve"]
 
 _UNSET = object()
 # how many runs' curves one schedule keeps (a plot of a few ratios, a report beside the run; the oldest goes)
@@ -151,7 +151,8 @@ class Schedule(Configurable):
             count = operator.attrgetter(f"{curve.unit.name.lower()}.value")  # docs/migrating-composer.md
         # not fields: written beside them, past the frozen __setattr__; the objects themselves are remembered,
         # so the next step checks identity, not value
-        self.__dict__.update(
+        _beside_fields(
+            self,
             _fn=curve.fn,
             _count=count,
             _seen_max_duration=max_duration,
@@ -185,9 +186,10 @@ class Schedule(Configurable):
         >>> cosine.curve(run).times["t_max"], cosine.curve(run) is cosine.curve(Run("100ba", ssr=0.5))
         (Time(50, TimeUnit.BATCH), True)
         """
-        curves = self.__dict__.get("_curves")
+        curves = getattr(self, "_curves", None)
         if curves is None:
-            curves = self.__dict__["_curves"] = {}
+            curves = {}
+            _beside_fields(self, _curves=curves)
         key = run.resolution_key
         curve = curves.get(key)
         if curve is None:
@@ -222,8 +224,7 @@ class Schedule(Configurable):
             ssr = run.ssr
             return lambda state: self(state, ssr)
         curve = self.curve(run)
-        fn, count = curve.fn, Timestamp.counter(curve.unit)
-        return lambda state: fn(count(state.timestamp))
+        return _of_timestamp(curve.fn, curve.unit)
 
     def resolve(
         self, max_duration: Time | str | Run, dataloader_len: int | Time | None = None, ssr: float = 1.0
@@ -277,10 +278,80 @@ class Schedule(Configurable):
         return {name: getattr(self, name) for name in names}
 
     def _warn_once(self, key: str, message: str) -> None:
-        warned = self.__dict__.setdefault("_warned", set())
+        warned = getattr(self, "_warned", None)
+        if warned is None:
+            warned = set()
+            _beside_fields(self, _warned=warned)
         if key not in warned:
             warned.add(key)
             warnings.warn(message, UserWarning, stacklevel=4)
+
+
+def _beside_fields(schedule: Schedule, **values: object) -> None:
+    """Keep ``values`` on ``schedule`` beside its fields (caches, not part of equality, hash or repr), past the
+    frozen ``__setattr__``. Never through ``schedule.__dict__``: reading that once makes every later attribute
+    read of the instance a dict lookup, slower on the per-step path."""
+    for name, value in values.items():
+        object.__setattr__(schedule, name, value)
+
+
+def _of_timestamp(fn: Callable[[int], float], unit: TimeUnit) -> Callable[[ScheduleState], float]:
+    """``state -> fn(count)``, the count of ``unit`` in ``state.timestamp``: the per-step path of a bound schedule.
+
+    A count of batches (the trainer's usual unit) is read from the timestamp's slot, not through
+    ``Timestamp.counter`` (one call less); a curve of two pieces (a warmup and what follows it, from
+    :func:`~schedulers.core.composition.piecewise`, which marks it with ``split``) picks its piece here too, so
+    a step makes one call less again. Other units read their count with ``Timestamp.counter``.
+    """
+    split = getattr(fn, "split", None)
+    if unit is not TimeUnit.BATCH:
+        count = Timestamp.counter(unit)
+        return lambda state: fn(count(state.timestamp))
+    if split is None:
+        return lambda state: fn(state.timestamp._batch)
+    boundary, first, second, start = split
+    form = getattr(second, "fraction", None)
+    if form is not None:  # the second piece is a kernel of a fraction (fraction_curve): called here, shift and all
+        kernel, period, begin, end = form
+
+        def two_pieces_kernel(state: ScheduleState) -> float:
+            x = state.timestamp._batch
+            return first(x) if x < boundary else kernel((x - start) / period, begin, end)
+
+        return two_pieces_kernel
+
+    def two_pieces(state: ScheduleState) -> float:
+        x = state.timestamp._batch
+        return first(x) if x < boundary else second(x - start)
+
+    return two_pieces
+
+
+def fraction_curve(
+    kernel: Callable[[Any, float, float], Any], period: int, start: float, end: float
+) -> Callable[[Any], Any]:
+    r"""A kernel of the fraction of a period, :math:`\alpha(x) = k(x / \rho, s, e)`, as a curve's closed form.
+
+    It is ``lambda x: kernel(x / period, start, end)``, marked with its parts, so that a schedule bound to its
+    run whose second piece it is calls the kernel directly (the shift folded in, one call less per step).
+
+    Args:
+        kernel: A kernel of :mod:`schedulers.core.kernels` taking ``(frac, start, end)`` (``cosine``, ``linear``).
+        period: The count the fraction is of (> 0).
+        start: The kernel's value at 0.
+        end: The kernel's value at 1.
+
+    Returns:
+        The closed form, a function of a number or a tensor of counts.
+
+    >>> from schedulers.core import kernels
+    >>> curve = fraction_curve(kernels.linear, 100, 1.0, 0.0)
+    >>> curve(25), curve.fraction == (kernels.linear, 100, 1.0, 0.0)
+    (0.75, True)
+    """
+    fn = lambda x: kernel(x / period, start, end)  # noqa: E731  (a lambda: it carries the parts below)
+    fn.fraction = (kernel, period, start, end)
+    return fn
 
 
 def _frozen_setattr(self: Schedule, name: str, value: object) -> None:

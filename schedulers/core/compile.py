@@ -172,9 +172,29 @@ class CompiledScheduler(GroupWriter):
                 "a compiled Cadence scheduler reads the time from its state; step() takes no epoch argument"
             )
         alpha = self._alpha(self.state)
-        self._count += 1
-        self._step_count += 1
-        self._apply(alpha)
+        self._count += 1  # torch's _step_count follows it (the property below)
+        single = self._single
+        if single is None:
+            self._apply(alpha)
+            return
+        # GroupWriter._apply's first case, written here: the per-step path makes one call less
+        index, scale = single
+        self.optimizer.param_groups[index][self.hyperparameter] = value = scale * alpha
+        self._written = value
+
+    @property
+    def _step_count(self) -> int:
+        """torch's count of ``step()`` calls plus one, kept as an offset from the step count (one addition per
+        step, not two); ``load_state_dict`` moves the count, not this."""
+        return self._count - self._step_origin
+
+    @_step_count.setter
+    def _step_count(self, value: int) -> None:
+        self._step_origin = self._count - value
+
+    def _set_count(self, count: int) -> None:
+        self._step_origin += count - self._count
+        self._count = count
 
     def attach_state(self, state: ScheduleState, ssr: float | Run | None = None) -> CompiledScheduler:
         """Take the run from ``state`` (and apply ``ssr``, a ratio or the Run ``state`` counts, if given), then

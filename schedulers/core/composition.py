@@ -7,6 +7,7 @@ evaluate over a whole run like any other schedule.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -29,7 +30,7 @@ from schedulers.core.schedule_arguments import (
 from schedulers.core.state import ScheduleState
 from timeunits import Time
 
-__all__ = ["Product", "Sequence", "Warmup", "warmup_ramp"]
+__all__ = ["Product", "Sequence", "Warmup", "piecewise", "warmup_ramp"]
 
 
 def _schedules(name: str, value: object) -> FrozenList:
@@ -74,8 +75,54 @@ def warmup_ramp(t_warmup: int, peak: float, main: Callable[[Any], Any]) -> Calla
     """
     if t_warmup <= 0:
         return main
-    boundaries, pieces = (t_warmup,), (lambda x: peak * kernels.warmup(x, t_warmup), main)
-    return lambda x: ops(x).piecewise(x, boundaries, pieces)
+    return piecewise((t_warmup,), (lambda x: peak * kernels.warmup(x, t_warmup), main))
+
+
+def piecewise(
+    boundaries: tuple[int, ...], pieces: tuple[Callable[[Any], Any], ...], starts: tuple[int, ...] | None = None
+) -> Callable[[Any], Any]:
+    r"""One curve of ``pieces``: piece :math:`i` holds from boundary :math:`b_{i-1}` (0 for the first) until
+    :math:`b_i` and reads the count since its start.
+
+    .. math:: \alpha(x) = p_i(x - s_i), \qquad i = \#\{j : b_j \le x\}
+
+    On a Python number only the piece that holds is called, picked by comparing with the boundaries directly
+    (the per-step path: no op namespace, no wrapper per piece); on a tensor every piece is evaluated
+    (:meth:`TensorOps.piecewise <schedulers.core._ops.TensorOps.piecewise>`).
+
+    Args:
+        boundaries: Where each piece after the first begins, a sorted tuple of counts.
+        pieces: One function per interval, ``len(boundaries) + 1`` of them (float and tensor alike).
+        starts: Each piece's origin :math:`s_i` (None: 0 for every piece, so each reads the run's own count).
+
+    Returns:
+        The curve, a function of a number or a tensor of counts.
+
+    >>> curve = piecewise((10,), (lambda x: x / 10, lambda x: 1.0 - x / 100), starts=(0, 10))
+    >>> curve(5), curve(10), curve(60)
+    (0.5, 1.0, 0.5)
+    """
+    starts = (0,) * len(pieces) if starts is None else starts
+    shifted = tuple(_shifted(piece, start) for piece, start in zip(pieces, starts, strict=True))
+    if len(pieces) == 2 and starts[0] == 0:  # a warmup and what follows it: one comparison
+        (boundary,), (first, second), start = boundaries, pieces, starts[1]
+
+        def two_pieces(x):
+            kind = type(x)
+            if kind is int or kind is float:
+                return first(x) if x < boundary else second(x - start)
+            return ops(x).piecewise(x, boundaries, shifted)
+
+        two_pieces.split = (boundary, first, second, start)  # for a bound schedule's step (base._of_timestamp)
+        return two_pieces
+
+    def pieces_at(x):
+        kind = type(x)
+        if kind is int or kind is float:
+            return shifted[bisect_right(boundaries, x)](x)
+        return ops(x).piecewise(x, boundaries, shifted)
+
+    return pieces_at
 
 
 def _child_curve(run: Run, child: Schedule, label: str, unit) -> Curve:
@@ -194,11 +241,10 @@ class Sequence(Schedule):
             segment = run.part(Time(length, unit))
             curve = _child_curve(segment, child, f"schedules[{i}]", unit)
             times.update({f"schedules[{i}].{name}": time for name, time in curve.times.items()})
-            pieces.append(_shifted(curve.fn, start))
+            pieces.append(curve.fn)
             end = edges[i + 1] if i < len(self.schedules) - 1 else math.inf
             listeners += [listener.within(_segment_clock(start, end)) for listener in curve.listeners]
-        boundaries, pieces = tuple(edges[1:-1]), tuple(pieces)
-        return Curve(unit, lambda x: ops(x).piecewise(x, boundaries, pieces), times, tuple(listeners))
+        return Curve(unit, piecewise(tuple(edges[1:-1]), tuple(pieces), tuple(edges[:-1])), times, tuple(listeners))
 
 
 def _segment_clock(start: float, end: float) -> Callable[[float], float | None]:
@@ -258,7 +304,7 @@ class Product(Schedule):
 
     def __attrs_post_init__(self) -> None:
         closed = all(isinstance(s, Schedule) and not isinstance(s, FunctionSchedule) for s in self.schedules)
-        self.__dict__["_closed"] = closed  # beside the fields, as the resolution cache
+        object.__setattr__(self, "_closed", closed)  # beside the fields, as the resolution cache (base.py)
 
     def __call__(self, state: ScheduleState, ssr: float = 1.0) -> float:
         alpha = 1.0

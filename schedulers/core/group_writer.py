@@ -56,7 +56,8 @@ class GroupWriter(LRScheduler):
         groups = optimizer.param_groups
         one_float = len(indices) == 1 and not isinstance(groups[indices[0]][hyperparameter], torch.Tensor)
         self._single = (indices[0], scales[0]) if one_float else None
-        self.__dict__.setdefault("_count", 0)
+        if not hasattr(self, "_count"):  # not self.__dict__: reading it once makes every attribute slower
+            self._count = 0
         self._step_count = 1
 
     def current_alpha(self) -> float:
@@ -74,12 +75,14 @@ class GroupWriter(LRScheduler):
         """Write ``scale · α`` into the driven groups; ``alpha`` defaults to α now."""
         if alpha is None:
             alpha = self.current_alpha()
-        groups, key = self.optimizer.param_groups, self.hyperparameter  # looked up each time: load_state_dict
-        if self._single is not None:  # the common case, kept to a few operations: one group, a float value
-            value = self._single[1] * alpha
-            groups[self._single[0]][key] = value
-            self._last_lr = [value]
+        single = self._single
+        if single is not None:  # the common case, kept to a few operations: one group, a float value
+            index, scale = single
+            # the groups looked up each time: an optimizer's load_state_dict replaces them
+            self.optimizer.param_groups[index][self.hyperparameter] = value = scale * alpha
+            self._written = value  # a number, not a list: one allocation less per step (see _last_lr)
             return
+        groups, key = self.optimizer.param_groups, self.hyperparameter
         values = self._values(alpha)
         for index, value in zip(self.param_groups, values, strict=True):
             group = groups[index]
@@ -87,7 +90,17 @@ class GroupWriter(LRScheduler):
                 group[key].fill_(value)  # in place: a compiled optimizer step keeps its graph
             else:
                 group[key] = value
-        self._last_lr = values
+        self._written = values
+
+    @property
+    def _last_lr(self) -> list[Any]:
+        """The values of the last write, one per driven group (torch's attribute), as a new list."""
+        written = self._written
+        return list(written) if isinstance(written, list) else [written]
+
+    @_last_lr.setter
+    def _last_lr(self, values: list[Any]) -> None:
+        self._written = list(values)
 
     def _values(self, alpha: float) -> list[float]:
         return [scale * alpha for scale in self.base_values]
@@ -118,4 +131,4 @@ class GroupWriter(LRScheduler):
         Returns:
             One value per driven param group, as last written.
         """
-        return list(self._last_lr)
+        return self._last_lr

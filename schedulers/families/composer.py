@@ -14,7 +14,7 @@ import attrs
 
 from schedulers.core import kernels
 from schedulers.core._ops import ops
-from schedulers.core.base import Curve, Schedule
+from schedulers.core.base import Curve, Schedule, fraction_curve
 from schedulers.core.composition import Sequence
 from schedulers.core.registry import register_scheduler
 from schedulers.core.run import Run
@@ -201,7 +201,7 @@ class LinearScheduler(Schedule):
     def _resolve(self, run: Run) -> Curve:
         times = self._resolve_times(run, self._arguments("t_max"))
         t_max, a_i, a_f = positive_count("t_max", times["t_max"], self.t_max), self.alpha_i, self.alpha_f
-        return Curve(times["t_max"].unit, lambda x: kernels.linear(x / t_max, a_i, a_f), times)
+        return Curve(times["t_max"].unit, fraction_curve(kernels.linear, t_max, a_i, a_f), times)
 
 
 @register_scheduler(aliases=("exponential",), family="composer")
@@ -268,7 +268,7 @@ class CosineAnnealingScheduler(Schedule):
     def _resolve(self, run: Run) -> Curve:
         times = self._resolve_times(run, self._arguments("t_max"))
         t_max, a_f = positive_count("t_max", times["t_max"], self.t_max), self.alpha_f
-        return Curve(times["t_max"].unit, lambda x: kernels.cosine(x / t_max, 1.0, a_f), times)
+        return Curve(times["t_max"].unit, fraction_curve(kernels.cosine, t_max, 1.0, a_f), times)
 
 
 @register_scheduler(aliases=("cosine_warm_restarts",), family="composer")

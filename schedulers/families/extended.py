@@ -11,8 +11,8 @@ import math
 import attrs
 
 from schedulers.core import kernels
-from schedulers.core._ops import ops
 from schedulers.core.base import Curve, Schedule
+from schedulers.core.composition import piecewise
 from schedulers.core.registry import register_scheduler
 from schedulers.core.run import Run
 from schedulers.core.schedule_arguments import (
@@ -119,7 +119,7 @@ class InverseSquareRootScheduler(Schedule):
         warmup = positive_count("t_warmup", times["t_warmup"], self.t_warmup)  # it is also the decay's timescale
         scale = math.sqrt(warmup)
         pieces = (lambda x: x / warmup, lambda x: kernels.inverse_sqrt(x, scale, warmup))
-        return Curve(times["t_warmup"].unit, lambda x: ops(x).piecewise(x, (warmup,), pieces), times)
+        return Curve(times["t_warmup"].unit, piecewise((warmup,), pieces), times)
 
 
 @register_scheduler(aliases=("one_cycle", "onecycle"), family="cadence")

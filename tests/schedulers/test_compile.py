@@ -294,3 +294,24 @@ def test_hyperparameter_that_is_not_a_key_string_is_a_type_error(hyperparameter)
         compile_scheduler(LinearScheduler(), opt, SchedulerState("10ba"), hyperparameter=hyperparameter)
     assert repr(hyperparameter) in str(info.value)
     _assert_untouched(opt, before)
+
+
+def test_torchs_step_count_follows_the_steps_and_not_a_restored_count():
+    """``_step_count`` (torch's: calls of step() plus one) moves with each step; setting ``last_epoch`` or loading a
+    state_dict moves the count only. ``get_last_lr`` is a new list each time, equal to what was written."""
+    opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.3)
+    state = SchedulerState("10ba")
+    sched = compile_scheduler(LinearScheduler(), opt, state)
+    assert (sched._step_count, sched.last_epoch) == (1, 0)
+    for _ in range(3):
+        state.timestamp = state.timestamp.to_next_batch(samples=4)
+        sched.step()
+    assert (sched._step_count, sched.last_epoch) == (4, 3)
+    sched.last_epoch = 7
+    assert (sched._step_count, sched.last_epoch) == (4, 7)
+    sched.load_state_dict({**sched.state_dict(), "last_epoch": 2})
+    assert (sched._step_count, sched.last_epoch) == (4, 2)
+    last = sched.get_last_lr()
+    assert last == [opt.param_groups[0]["lr"]] == [0.3 * 0.7] and last is not sched.get_last_lr()
+    last.append(1.0)
+    assert sched.get_last_lr() == [0.3 * 0.7]

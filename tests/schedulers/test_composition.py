@@ -208,3 +208,47 @@ def test_one_warmup_ramp_for_warmup_and_the_composer_warmup_classes():
     ramped = warmup_ramp(10, 0.5, lambda x: 0.5)
     assert [ramped(float(k)) for k in range(30)] == [composer(float(k)) for k in range(30)]
     assert warmup_ramp(0, 0.5, abs) is abs  # no warmup: the main curve itself
+
+
+def test_piecewise_picks_the_piece_by_comparison_on_numbers_and_agrees_with_the_tensor_path():
+    """On an int or float count only the piece that holds is called (at a boundary: the next piece, read from its
+    start); on a float64 tensor every piece is evaluated; both give the same floats, for two pieces and three."""
+    from schedulers.core.composition import piecewise
+
+    calls = []
+
+    def first(x):
+        calls.append("first")
+        return x / 7
+
+    two = piecewise((7,), (first, lambda x: 1.0 - x / 29), starts=(0, 7))
+    three = piecewise((7, 20), (lambda x: x / 7, lambda x: 1.0 - x / 29, lambda x: 0.25 + x * 0), starts=(0, 7, 20))
+    counts = list(range(30))
+    tensor = torch.tensor(counts, dtype=torch.float64)
+    for curve in (two, three):
+        assert [curve(k) for k in counts] == [curve(float(k)) for k in counts] == curve(tensor).tolist()
+    assert two(6) == 6 / 7 and two(7) == 1.0 and two(29) == 1.0 - 22 / 29
+    assert three(19) == 1.0 - 12 / 29 and three(20) == 0.25
+    calls.clear()
+    two(7)
+    assert calls == []  # past the boundary the first piece is not evaluated
+
+
+@pytest.mark.parametrize("max_duration", ["137ba", "4000sp"])
+@pytest.mark.parametrize("ssr", [1.0, 0.29])
+def test_a_schedule_bound_to_its_run_gives_its_curve_bit_for_bit(max_duration, ssr):
+    """The trainer's path (``bind``: a two-piece curve picks its piece in the closure reading the count) gives the
+    resolved curve's floats exactly, in batches and in samples, with a ratio that rounds counts."""
+    run = Run(max_duration, ssr=ssr)
+    for schedule in (
+        CosineAnnealingWithWarmupScheduler("0.29dur", alpha_f=0.1),
+        LinearWithWarmupScheduler("0.05dur", alpha_i=0.8, alpha_f=0.1),
+        Warmup(CosineAnnealingScheduler(), "0.1dur"),
+        Sequence([LinearScheduler(0.0, 1.0), CosineAnnealingScheduler(), ConstantScheduler(0.2)], ["0.1dur", "0.6dur"]),
+    ):
+        alpha, curve = schedule.bind(run), schedule.curve(run)
+        state = SchedulerState(run.length)
+        for _ in range(160):
+            count = state.timestamp.count(curve.unit)
+            assert alpha(state) == curve(count) == curve(float(count)), (schedule, count)
+            state.timestamp = state.timestamp.to_next_batch(samples=32)
