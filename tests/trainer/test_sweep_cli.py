@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import importlib
+import importlib.util
 import json
 import os
 import re
@@ -31,9 +32,11 @@ from trainer.sweep import folders
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
+for folder in (HERE, HERE.parent):  # record_checks, sweep_fixtures; background
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
 
+import background  # noqa: E402  (tests/background.py, on sys.path through tests/conftest.py)
 from record_checks import assert_same_csv, same_value  # noqa: E402
 
 CLASSIFIER = ROOT / "examples" / "classifier.yaml"
@@ -41,10 +44,13 @@ WSD = ROOT / "examples" / "classifier_wsd.yaml"
 SHORT = ["--set", "trainer.init.loop.max_steps=200", "--set", "trainer.init.checkpoint.steps=20"]
 
 
-def cadence(*args: str, **popen) -> subprocess.CompletedProcess:
-    """``python -m trainer ARGS`` in tests/trainer (so ``sweep_fixtures`` is importable by the children)."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+def cadence(*args: str, environ: dict | None = None, **popen) -> subprocess.CompletedProcess:
+    """``python -m trainer ARGS`` in tests/trainer (so ``sweep_fixtures`` is importable by the children), in
+    ``environ`` (default: this process's environment)."""
+    env = dict(os.environ if environ is None else environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
     argv = [sys.executable, "-m", "trainer", *args]
+    if environ is not None:  # a background work (tests/background.py)
+        return background.run(argv, cwd=HERE, env=env, **popen)
     return subprocess.run(argv, cwd=HERE, env=env, capture_output=True, text=True, timeout=600, **popen)
 
 
@@ -393,21 +399,30 @@ def _require(module: str, why: str) -> None:
         pytest.skip(problem)
 
 
-def test_a_ray_sweep_equals_the_local_one_and_stops_and_resumes_as_it_does(sequential_wsd_sweep, tmp_path):
-    """On a Ray head (2 CPUs, 127.0.0.1 of a private network namespace), SIGTERM to the sweep while the main run
-    is at batch 100 stops every point cleanly (exit 143, no point's process left); the rerun, on a Ray instance of
-    the sweep's own, resumes and equals the local sequential sweep bit for bit."""
-    _require("ray", "the ray extra")
-    out, marker, result = tmp_path / "ray", tmp_path / "stalled", tmp_path / "result.json"
+def _ray_sweep(folder: Path, env: dict) -> tuple[Path, subprocess.CompletedProcess, dict] | None:
+    """The Ray sweep of the test below, stopped and rerun by cluster_driver.py in a private network namespace
+    (started with the session by tests/background.py); None where Ray cannot run (the test says why)."""
+    if importlib.util.find_spec("ray") is None or shutil.which("unshare") is None or os.geteuid() != 0:
+        return None
+    out, marker, result = folder / "ray", folder / "stalled", folder / "result.json"
     stall = [{"sweep_fixtures:StallAt": {"point": WSD_POINTS[2], "batch": 100, "marker": str(marker)}}]
     argv = [str(WSD), "--branch-from-stable", *WSD_BUDGETS, *SHORT, "--out", str(out), "--launcher", "ray"]
     argv += ["--jobs", "2", "--set", f"trainer.init.callbacks={json.dumps(stall)}"]
     driver = [sys.executable, str(HERE / "cluster_driver.py"), str(result), str(out), str(marker), "6379", "--"]
     command = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$0" "$@"', *driver, *argv]
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
-    done = subprocess.run(command, cwd=HERE, env=env, capture_output=True, text=True, timeout=1200)
+    env = dict(env, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+    done = background.run(command, timeout=1200, cwd=HERE, env=env, start_new_session=True)
+    return out, done, (json.loads(result.read_text()) if result.exists() else {})
+
+
+@background.ahead(_ray_sweep)
+def test_a_ray_sweep_equals_the_local_one_and_stops_and_resumes_as_it_does(sequential_wsd_sweep):
+    """On a Ray head (2 CPUs, 127.0.0.1 of a private network namespace), SIGTERM to the sweep while the main run
+    is at batch 100 stops every point cleanly (exit 143, no point's process left); the rerun, on a Ray instance of
+    the sweep's own, resumes and equals the local sequential sweep bit for bit."""
+    _require("ray", "the ray extra")
+    out, done, steps = background.result(_ray_sweep)
     assert done.returncode == 0, done.stderr[-3000:]
-    steps = json.loads(result.read_text())
     stopped, rerun = steps["stopped"], steps["rerun"]
     assert stopped["status"] == 128 + signal.SIGTERM, stopped["stderr"][-3000:]
     assert "cadence: stopped by SIGTERM (each running point saved a checkpoint and ended)" in stopped["stderr"]
@@ -420,30 +435,46 @@ def test_a_ray_sweep_equals_the_local_one_and_stops_and_resumes_as_it_does(seque
     assert _summary(out / "summary.csv") == _summary(sequential_wsd_sweep / "summary.csv")
 
 
-def test_a_slurm_job_array_equals_the_local_sweep_and_ctrl_c_stops_it_cleanly(ssr_sweep, tmp_path):
+def _slurm_sweep(folder: Path, env: dict) -> dict | None:
+    """The Slurm sweep of the test below: Ctrl-C once its ssr-0.5 point waits at batch 40, what is left then, and
+    the rerun (started with the session by tests/background.py); None without submitit (the test says why)."""
+    if importlib.util.find_spec("submitit") is None:
+        return None
+    out, marker = folder / "slurm", folder / "stalled"
+    stall = [{"sweep_fixtures:StallAt": {"point": "ssr-0.5", "batch": 40, "marker": str(marker)}}]
+    command = ["sweep", str(CLASSIFIER), "--ssr", "0.5", "0.25", *SHORT, "--out", str(out), "--launcher", "slurm"]
+    command += ["--submitit-cluster", "local", "--set", f"trainer.init.callbacks={json.dumps(stall)}"]
+    argv = [sys.executable, "-m", "trainer", *command]
+    sweep_env = dict(env, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    with background.popen(argv, cwd=HERE, env=sweep_env, text=True, **pipes) as sweep:
+        while not marker.exists() and sweep.poll() is None:
+            time.sleep(0.05)
+        sweep.send_signal(signal.SIGINT)
+        stdout, stderr = sweep.communicate(timeout=600)
+    pid = int((out / "ssr-0.5" / folders.LOCK).read_text())
+    return {
+        "out": out, "status": sweep.returncode, "stdout": stdout, "stderr": stderr,
+        "newest": folders.newest_batch(out / "ssr-0.5"), "point_state": _stat(pid),
+        "submitted": list((out / "slurm").glob("*_submitted.pkl")), "rerun": cadence(*command, environ=env),
+    }  # fmt: skip
+
+
+@background.ahead(_slurm_sweep)
+def test_a_slurm_job_array_equals_the_local_sweep_and_ctrl_c_stops_it_cleanly(ssr_sweep):
     """submitit's local executor runs the job array; Ctrl-C (SIGINT to the sweep alone) reaches each job as
     SIGTERM, which passes it on to its point: the point saves and ends, the sweep exits 130, and the rerun equals
     the local sweep."""
     _require("submitit", "the slurm extra")
     whole, _ = ssr_sweep
-    out, marker = tmp_path / "slurm", tmp_path / "stalled"
-    stall = [{"sweep_fixtures:StallAt": {"point": "ssr-0.5", "batch": 40, "marker": str(marker)}}]
-    command = ["sweep", str(CLASSIFIER), "--ssr", "0.5", "0.25", *SHORT, "--out", str(out), "--launcher", "slurm"]
-    command += ["--submitit-cluster", "local", "--set", f"trainer.init.callbacks={json.dumps(stall)}"]
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
-    argv = [sys.executable, "-m", "trainer", *command]
-    with subprocess.Popen(argv, cwd=HERE, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as sweep:
-        while not marker.exists() and sweep.poll() is None:
-            time.sleep(0.05)
-        sweep.send_signal(signal.SIGINT)
-        stdout, stderr = sweep.communicate(timeout=600)
-    assert sweep.returncode == 130, stderr[-3000:]
+    seen = background.result(_slurm_sweep)
+    out, stdout, stderr = seen["out"], seen["stdout"], seen["stderr"]
+    assert seen["status"] == 130, stderr[-3000:]
     assert "cadence: interrupted; rerun the same command to continue the sweep" in stderr
-    assert folders.newest_batch(out / "ssr-0.5") == 40  # the job passed the stop on: the point saved and ended
-    pid = int((out / "ssr-0.5" / folders.LOCK).read_text())
-    assert _stat(pid) in (None, "Z")
+    assert seen["newest"] == 40  # the job passed the stop on: the point saved and ended
+    assert seen["point_state"] in (None, "Z")  # its process had ended when the sweep did
     assert "[1/2] ssr-0.25" in stdout and "[2/2] ssr-0.5" in stdout  # one array: both submitted at once
-    assert list((out / "slurm").glob("*_submitted.pkl"))  # submitit's files
-    rerun = cadence(*command)
+    assert seen["submitted"]  # submitit's files
+    rerun = seen["rerun"]
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     _assert_same_sweep(out, whole)
