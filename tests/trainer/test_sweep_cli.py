@@ -107,17 +107,31 @@ def test_every_ssr_point_equals_the_cadence_fit_line_it_prints(ssr_sweep, tmp_pa
         assert row["final_eval_loss"] == _columns(point / "metrics.csv")["eval/loss"][-1][1]
 
 
-def test_a_killed_sweep_rerun_with_the_same_command_equals_an_uninterrupted_one(ssr_sweep, tmp_path):
-    whole, _ = ssr_sweep
-    out = tmp_path / "sweep"
-    killer = json.dumps([{"sweep_fixtures:KillSweepAt": {"batch": 70, "marker": str(tmp_path / "killed")}}])
+def _killed_sweep(folder: Path, env: dict) -> dict:
+    """The ssr sweep SIGKILLed with its child at batch 70 of ssr-0.5, what it left, and the rerun of the same
+    command (tests/background.py starts it with the session)."""
+    out = folder / "sweep"
+    killer = json.dumps([{"sweep_fixtures:KillSweepAt": {"batch": 70, "marker": str(folder / "killed")}}])
     command = ["sweep", str(CLASSIFIER), "--ssr", "0.5", "0.25", *SHORT, "--out", str(out)]
     command += ["--set", f"trainer.init.callbacks={killer}"]
-    killed = cadence(*command, start_new_session=True)  # its own process group: the kill takes sweep and child
-    assert killed.returncode == -signal.SIGKILL
-    assert (tmp_path / "killed").exists() and folders.finished(out / "ssr-0.5") is None
-    assert folders.newest_batch(out / "ssr-0.5") == 60  # checkpoints every 20 batches; killed at 70
-    rerun = cadence(*command)
+    # its own process group: the kill takes sweep and child
+    killed = cadence(*command, environ=env, start_new_session=True)
+    return {
+        "out": out, "killed": killed, "marker": (folder / "killed").exists(),
+        "finished": folders.finished(out / "ssr-0.5"), "newest": folders.newest_batch(out / "ssr-0.5"),
+        "rerun": cadence(*command, environ=env),
+    }  # fmt: skip
+
+
+@background.ahead(_killed_sweep)
+def test_a_killed_sweep_rerun_with_the_same_command_equals_an_uninterrupted_one(ssr_sweep):
+    whole, _ = ssr_sweep
+    seen = background.result(_killed_sweep)
+    out = seen["out"]
+    assert seen["killed"].returncode == -signal.SIGKILL
+    assert seen["marker"] and seen["finished"] is None
+    assert seen["newest"] == 60  # checkpoints every 20 batches; killed at 70
+    rerun = seen["rerun"]
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert "ssr-0.25 is finished (skipped)" in rerun.stdout
     assert "trained batches 60-100 (40 this run)" in rerun.stdout
@@ -191,15 +205,16 @@ def _assert_same_sweep(out: Path, whole: Path) -> None:
         assert_same_csv(out / got_row["point"] / "metrics.csv", whole / want_row["point"] / "metrics.csv")
 
 
-def _in_own_group(*args: str, send: tuple[list[Path], int] | None = None) -> tuple[subprocess.CompletedProcess, int]:
+def _in_own_group(
+    *args: str, environ: dict, send: tuple[list[Path], int] | None = None
+) -> tuple[subprocess.CompletedProcess, int]:
     """``cadence ARGS`` as the leader of its own process group (as a terminal's job is), and that group's id.
 
     With ``send=(markers, signum)``: once every file of ``markers`` exists, ``signum`` goes to the sweep alone."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+    env = dict(environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
     argv = [sys.executable, "-m", "trainer", *args]
-    with subprocess.Popen(
-        argv, cwd=HERE, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
-    ) as process:
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    with background.popen(argv, cwd=HERE, env=env, text=True, start_new_session=True, **pipes) as process:
         if send is not None:
             markers, signum = send
             while not all(marker.exists() for marker in markers) and process.poll() is None:
@@ -255,60 +270,87 @@ def _stop_callbacks(tmp_path: Path, jobs: int, batch: int, name: str, to: str) -
     return stalls, markers
 
 
-@pytest.mark.parametrize("jobs, batch, name, to", STOPS, ids=[f"jobs{s[0]}-{s[2]}-at{s[1]}-to-{s[3]}" for s in STOPS])
-def test_a_signal_stops_the_sweep_and_every_point_cleanly_and_a_rerun_equals_an_uninterrupted_one(
-    ssr_sweep, tmp_path, jobs, batch, name, to
-):
-    whole, _ = ssr_sweep
-    out = tmp_path / "sweep"
+def _stopped_sweep(folder: Path, env: dict, jobs: int, batch: int, name: str, to: str) -> dict:
+    """The ssr sweep stopped by ``name`` (see STOPS), what it left, and its rerun (tests/background.py starts it
+    with the session). What the stop left is read as soon as the stopped sweep has ended."""
+    out = folder / "sweep"
     signum = getattr(signal, name)
-    stop, markers = _stop_callbacks(tmp_path, jobs, batch, name, to)
+    stop, markers = _stop_callbacks(folder, jobs, batch, name, to)
     command = ["sweep", str(CLASSIFIER), "--ssr", "0.5", "0.25", *SHORT, "--out", str(out), "--jobs", str(jobs)]
     command += ["--set", f"trainer.init.callbacks={json.dumps(stop)}"]
-    stopped, group = _in_own_group(*command, send=None if jobs == 1 else (markers, signum))
-    assert all(marker.exists() for marker in markers)
+    stopped, group = _in_own_group(*command, environ=env, send=None if jobs == 1 else (markers, signum))
+    return {
+        "out": out, "stopped": stopped, "markers": all(marker.exists() for marker in markers),
+        "left": _left_in_group(group), "summary": (out / "summary.csv").exists(),
+        "finished": {point: folders.finished(out / point) is not None for point in SSR_POINTS},
+        "newest": {point: folders.newest_batch(out / point) for point in SSR_POINTS},
+        "second_rows": (out / "ssr-0.5" / "metrics.csv").exists(), "rerun": cadence(*command, environ=env),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("jobs, batch, name, to", STOPS, ids=[f"jobs{s[0]}-{s[2]}-at{s[1]}-to-{s[3]}" for s in STOPS])
+@background.ahead(_stopped_sweep, "jobs", "batch", "name", "to")
+def test_a_signal_stops_the_sweep_and_every_point_cleanly_and_a_rerun_equals_an_uninterrupted_one(
+    ssr_sweep, jobs, batch, name, to
+):
+    whole, _ = ssr_sweep
+    seen = background.result(_stopped_sweep, jobs, batch, name, to)
+    out, stopped, signum = seen["out"], seen["stopped"], getattr(signal, name)
+    assert seen["markers"]
     assert stopped.returncode == 128 + signum, stopped.stderr[-3000:]
     if jobs == 2:  # the stop reached every running point: each saved where it waited and ended unfinished
         for point in SSR_POINTS:
-            assert folders.finished(out / point) is None, f"{point} trained on to its end after the stop"
-            assert folders.newest_batch(out / point) == batch, point
-    left = _left_in_group(group)
-    assert left == [], f"processes left behind: {left}"
+            assert not seen["finished"][point], f"{point} trained on to its end after the stop"
+            assert seen["newest"][point] == batch, point
+    assert seen["left"] == [], f"processes left behind: {seen['left']}"
     if name != "SIGINT":
         assert f"cadence: stopped by {name} (each running point saved a checkpoint and ended)" in stopped.stderr
     else:
         assert "cadence: interrupted; rerun the same command to continue the sweep" in stopped.stderr
-    assert not (out / "summary.csv").exists()
+    assert not seen["summary"]
     if jobs == 1 and batch == 30:  # the stop came in the first point: the second never started
-        assert not (out / "ssr-0.5" / "metrics.csv").exists() and folders.newest_batch(out / "ssr-0.5") is None
+        assert not seen["second_rows"] and seen["newest"]["ssr-0.5"] is None
     if batch == 70:
-        assert folders.finished(out / "ssr-0.25") is not None
-    rerun = cadence(*command)
+        assert seen["finished"]["ssr-0.25"]
+    rerun = seen["rerun"]
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     _assert_same_sweep(out, whole)
 
 
-def test_a_point_that_outlived_its_killed_sweep_is_not_started_twice(ssr_sweep, tmp_path):
-    """The issue's rows 16001-19000: a rerun trained a point while the killed sweep's child still trained it."""
-    whole, _ = ssr_sweep
-    out, go = tmp_path / "sweep", tmp_path / "go"
-    orphan = [{"sweep_fixtures:OrphanAt": {"batch": 70, "marker": str(tmp_path / "orphaned"), "go": str(go)}}]
+def _orphaned_point(folder: Path, env: dict) -> dict:
+    """A sweep killed by its point's child at batch 70 (the child trains on, an orphan, once ``go`` exists), the
+    same command rerun while the orphan still trains, then once it has ended (tests/background.py starts it
+    with the session)."""
+    out, go = folder / "sweep", folder / "go"
+    orphan = [{"sweep_fixtures:OrphanAt": {"batch": 70, "marker": str(folder / "orphaned"), "go": str(go)}}]
     command = ["sweep", str(CLASSIFIER), "--ssr", "0.5", *SHORT, "--out", str(out), "--jobs", "2"]
     command += ["--set", f"trainer.init.callbacks={json.dumps(orphan)}"]
-    killed = cadence(*command)  # the child SIGKILLs the sweep at batch 70 and waits for `go`
-    assert killed.returncode == -signal.SIGKILL
-    pid = int((out / "ssr-0.5" / folders.LOCK).read_text())  # the child's pid, which the sweep recorded
+    killed = cadence(*command, environ=env)  # the child SIGKILLs the sweep at batch 70 and waits for `go`
+    pid = int((out / "ssr-0.5" / folders.LOCK).read_text()) if killed.returncode == -signal.SIGKILL else None
     try:
-        refused = cadence(*command)
-        assert refused.returncode == 1, refused.stderr[-3000:]
-        (line,) = refused.stderr.strip().splitlines()
-        assert line.startswith(f"cadence: error: ssr-0.5: {out / 'ssr-0.5'} is being trained by another process ")
-        assert f"(pid {pid};" in line
+        refused = cadence(*command, environ=env) if pid is not None else None
     finally:
         go.touch()
-    while _stat(pid) not in (None, "Z"):  # the orphan trains to its end (nobody here can wait() for it)
+    while pid is not None and _stat(pid) not in (None, "Z"):  # the orphan trains to its end (nobody can wait())
         time.sleep(0.1)
-    rerun = cadence(*command)
+    rerun = cadence(*command, environ=env) if pid is not None else None
+    return {"out": out, "killed": killed, "pid": pid, "refused": refused, "rerun": rerun}
+
+
+@background.ahead(_orphaned_point)
+def test_a_point_that_outlived_its_killed_sweep_is_not_started_twice(ssr_sweep):
+    """The issue's rows 16001-19000: a rerun trained a point while the killed sweep's child still trained it."""
+    whole, _ = ssr_sweep
+    seen = background.result(_orphaned_point)
+    out, pid = seen["out"], seen["pid"]
+    assert seen["killed"].returncode == -signal.SIGKILL
+    # the child's pid, which the sweep recorded
+    refused = seen["refused"]
+    assert refused.returncode == 1, refused.stderr[-3000:]
+    (line,) = refused.stderr.strip().splitlines()
+    assert line.startswith(f"cadence: error: ssr-0.5: {out / 'ssr-0.5'} is being trained by another process ")
+    assert f"(pid {pid};" in line
+    rerun = seen["rerun"]
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert_same_csv(out / "ssr-0.5" / "metrics.csv", whole / "ssr-0.5" / "metrics.csv")
 
