@@ -69,24 +69,51 @@ def _summary(path: Path) -> list[dict]:
         return [{k: v for k, v in row.items() if k != "wall_time_s"} for row in csv.DictReader(stream)]
 
 
-def _alone(line: str, folder: Path, *extra: str) -> subprocess.CompletedProcess:
-    """The ``points.txt`` line run by hand into ``folder`` (later ``--set``s win), with its own CSV."""
-    argv = shlex.split(line)
-    assert argv[:2] == ["cadence", "fit"]
-    logger = json.dumps([{"CSVLogger": {"path": str(folder / "metrics.csv")}}])
-    sets = ["--set", f"trainer.init.checkpoint.save_folder={folder}", "--set", f"trainer.init.loggers={logger}"]
-    return cadence("fit", *argv[2:], *sets, *extra)
+def _alone(lines: list[str], folders_: list[Path], env: dict, *extra: str) -> list[subprocess.CompletedProcess]:
+    """Each ``points.txt`` line run by hand into its folder (later ``--set``s win), with its own CSV; the runs
+    start together (they are independent)."""
+    runs = []
+    for line, folder in zip(lines, folders_, strict=True):
+        argv = shlex.split(line)
+        assert argv[:2] == ["cadence", "fit"]
+        logger = json.dumps([{"CSVLogger": {"path": str(folder / "metrics.csv")}}])
+        sets = ["--set", f"trainer.init.checkpoint.save_folder={folder}", "--set", f"trainer.init.loggers={logger}"]
+        argv = [sys.executable, "-m", "trainer", "fit", *argv[2:], *sets, *extra]
+        env_ = dict(env, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+        pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+        runs.append((argv, background.popen(argv, cwd=HERE, env=env_, text=True, **pipes)))
+    done = []
+    for argv, process in runs:
+        with process:
+            stdout, stderr = process.communicate(timeout=600)
+        done.append(subprocess.CompletedProcess(argv, process.returncode, stdout, stderr))
+    return done
+
+
+def _ssr_sweep(folder: Path, env: dict) -> tuple[Path, subprocess.CompletedProcess]:
+    out = folder / "sweep"
+    return out, cadence("sweep", str(CLASSIFIER), "--ssr", "0.5", "0.25", *SHORT, "--out", str(out), environ=env)
 
 
 @pytest.fixture(scope="module")
-def ssr_sweep(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
-    out = tmp_path_factory.mktemp("ssr") / "sweep"
-    result = cadence("sweep", str(CLASSIFIER), "--ssr", "0.5", "0.25", *SHORT, "--out", str(out))
+def ssr_sweep() -> tuple[Path, subprocess.CompletedProcess]:
+    """The uninterrupted ssr sweep the tests compare with (tests/background.py starts it with the session: each
+    test using it is marked ``background.ahead(_ssr_sweep)``)."""
+    out, result = background.result(_ssr_sweep)
     assert result.returncode == 0, result.stderr[-3000:]
     return out, result
 
 
-def test_every_ssr_point_equals_the_cadence_fit_line_it_prints(ssr_sweep, tmp_path):
+def _ssr_points_alone(folder: Path, env: dict) -> tuple[Path, list[subprocess.CompletedProcess]]:
+    """Each line of the ssr sweep's ``points.txt`` run by hand (tests/background.py starts it with the session)."""
+    out, _ = background.result(_ssr_sweep)
+    lines = (out / "points.txt").read_text().splitlines()
+    return folder, _alone(lines, [folder / f"line-{number}" for number in range(len(lines))], env)
+
+
+@background.ahead(_ssr_points_alone)
+@background.ahead(_ssr_sweep)
+def test_every_ssr_point_equals_the_cadence_fit_line_it_prints(ssr_sweep):
     out, result = ssr_sweep
     assert "[1/2] ssr-0.25" in result.stdout and "[2/2] ssr-0.5" in result.stdout
     assert "ssr-0.25 [1/2]:" in result.stderr  # the point's progress bar names it
@@ -98,12 +125,12 @@ def test_every_ssr_point_equals_the_cadence_fit_line_it_prints(ssr_sweep, tmp_pa
         ("ssr-0.5", "100", "6400", "100"),
     ]
     assert (out / "sweep.png").stat().st_size > 0
-    for line, row in zip(lines, rows, strict=True):
-        alone = _alone(line, tmp_path / row["point"])
+    folder, runs = background.result(_ssr_points_alone)
+    for number, (row, alone) in enumerate(zip(rows, runs, strict=True)):
         assert alone.returncode == 0, alone.stderr[-3000:]
-        point = out / row["point"]
-        assert _same_weights(point, tmp_path / row["point"])
-        assert _columns(point / "metrics.csv") == _columns(tmp_path / row["point"] / "metrics.csv")
+        point, by_hand = out / row["point"], folder / f"line-{number}"
+        assert _same_weights(point, by_hand)
+        assert _columns(point / "metrics.csv") == _columns(by_hand / "metrics.csv")
         assert row["final_eval_loss"] == _columns(point / "metrics.csv")["eval/loss"][-1][1]
 
 
@@ -124,6 +151,7 @@ def _killed_sweep(folder: Path, env: dict) -> dict:
 
 
 @background.ahead(_killed_sweep)
+@background.ahead(_ssr_sweep)
 def test_a_killed_sweep_rerun_with_the_same_command_equals_an_uninterrupted_one(ssr_sweep):
     whole, _ = ssr_sweep
     seen = background.result(_killed_sweep)
@@ -145,30 +173,51 @@ WSD_BUDGETS = ["--budgets", "0.25dur", "0.5dur", "1dur"]
 WSD_POINTS = ("max_duration-50ba", "max_duration-100ba", "max_duration-200ba")
 
 
+def _sequential_wsd_sweep(folder: Path, env: dict) -> tuple[Path, subprocess.CompletedProcess]:
+    out = folder / "sequential"
+    argv = ["sweep", str(WSD), "--branch-from-stable", *WSD_BUDGETS, *SHORT, "--out", str(out), "--jobs", "1"]
+    return out, cadence(*argv, environ=env)
+
+
 @pytest.fixture(scope="module")
-def sequential_wsd_sweep(tmp_path_factory) -> Path:
-    """The branched sweep one point at a time: the main run, then each branch."""
-    out = tmp_path_factory.mktemp("wsd") / "sequential"
-    result = cadence("sweep", str(WSD), "--branch-from-stable", *WSD_BUDGETS, *SHORT, "--out", str(out), "--jobs", "1")
+def sequential_wsd_sweep() -> Path:
+    """The branched sweep one point at a time: the main run, then each branch (tests/background.py starts it with
+    the session: each test using it is marked ``background.ahead(_sequential_wsd_sweep)``)."""
+    out, result = background.result(_sequential_wsd_sweep)
     assert result.returncode == 0, result.stderr[-3000:]
     return out
 
 
-def test_every_wsd_branch_equals_its_standalone_run_and_branches_train_while_the_main_run_goes_on(
-    sequential_wsd_sweep, tmp_path
-):
-    out = tmp_path / "wsd"
+def _branched_sweep(folder: Path, env: dict) -> dict:
+    """The branched sweep with 3 jobs, and its branches' ``points.txt`` lines run by hand (tests/background.py
+    starts it with the session)."""
+    out = folder / "wsd"
     # the main run waits at batch 120 (both decay starts, 40 and 80, are behind it) until both branches are done:
     # only a sweep that starts each branch at its decay start, with the main run still going, gets there
     done = [str(out / name / folders.DONE) for name in WSD_POINTS[:2]]
-    wait = {"point": WSD_POINTS[2], "batch": 120, "files": done, "marker": str(tmp_path / "seen")}
+    wait = {"point": WSD_POINTS[2], "batch": 120, "files": done, "marker": str(folder / "seen")}
     callbacks = json.dumps([{"sweep_fixtures:WaitForPoints": wait}])
     result = cadence(
         "sweep", str(WSD), "--branch-from-stable", *WSD_BUDGETS, *SHORT, "--out", str(out), "--jobs", "3",
-        "--set", f"trainer.init.callbacks={callbacks}",
+        "--set", f"trainer.init.callbacks={callbacks}", environ=env,
     )  # fmt: skip
+    if result.returncode != 0:
+        return {"out": out, "result": result}
+    lines = (out / "points.txt").read_text().splitlines()
+    by_hand = [folder / point for point in WSD_POINTS[:2]]
+    alone = _alone(lines[:2], by_hand, env, "--set", "trainer.init.checkpoint.load_path=null")
+    return {"out": out, "result": result, "seen": (folder / "seen").read_text(), "alone": alone, "by_hand": by_hand}
+
+
+@background.ahead(_branched_sweep)
+@background.ahead(_sequential_wsd_sweep)
+def test_every_wsd_branch_equals_its_standalone_run_and_branches_train_while_the_main_run_goes_on(
+    sequential_wsd_sweep,
+):
+    seen = background.result(_branched_sweep)
+    out, result = seen["out"], seen["result"]
     assert result.returncode == 0, result.stderr[-3000:]
-    assert (tmp_path / "seen").read_text() == "seen\n"
+    assert seen["seen"] == "seen\n"
     assert "max_duration-50ba branches from the main run at its decay start 40ba" in result.stdout
     # the compute figure is the batches the children really trained (each child's summary line counts them)
     logs = {name: (out / name / "log.txt").read_text() for name in WSD_POINTS}
@@ -185,12 +234,11 @@ def test_every_wsd_branch_equals_its_standalone_run_and_branches_train_while_the
     assert _summary(out / "summary.csv") == _summary(sequential / "summary.csv")
     lines = (out / "points.txt").read_text().splitlines()
     assert "load_path=" in lines[0] and "DecayStartCheckpoints" in lines[2]
-    for line, point in zip(lines[:2], WSD_POINTS[:2], strict=True):
-        alone = _alone(line, tmp_path / point, "--set", "trainer.init.checkpoint.load_path=null")
+    for alone, point, by_hand in zip(seen["alone"], WSD_POINTS[:2], seen["by_hand"], strict=True):
         assert alone.returncode == 0, alone.stderr[-3000:]
         assert "(50 this run)" in alone.stdout or "(100 this run)" in alone.stdout  # from batch 0
-        assert _same_weights(out / point, tmp_path / point)
-        assert _columns(out / point / "metrics.csv") == _columns(tmp_path / point / "metrics.csv")
+        assert _same_weights(out / point, by_hand)
+        assert _columns(out / point / "metrics.csv") == _columns(by_hand / "metrics.csv")
 
 
 def _assert_same_sweep(out: Path, whole: Path) -> None:
@@ -290,6 +338,7 @@ def _stopped_sweep(folder: Path, env: dict, jobs: int, batch: int, name: str, to
 
 @pytest.mark.parametrize("jobs, batch, name, to", STOPS, ids=[f"jobs{s[0]}-{s[2]}-at{s[1]}-to-{s[3]}" for s in STOPS])
 @background.ahead(_stopped_sweep, "jobs", "batch", "name", "to")
+@background.ahead(_ssr_sweep)
 def test_a_signal_stops_the_sweep_and_every_point_cleanly_and_a_rerun_equals_an_uninterrupted_one(
     ssr_sweep, jobs, batch, name, to
 ):
@@ -338,6 +387,7 @@ def _orphaned_point(folder: Path, env: dict) -> dict:
 
 
 @background.ahead(_orphaned_point)
+@background.ahead(_ssr_sweep)
 def test_a_point_that_outlived_its_killed_sweep_is_not_started_twice(ssr_sweep):
     """The issue's rows 16001-19000: a rerun trained a point while the killed sweep's child still trained it."""
     whole, _ = ssr_sweep
@@ -458,6 +508,7 @@ def _ray_sweep(folder: Path, env: dict) -> tuple[Path, subprocess.CompletedProce
 
 
 @background.ahead(_ray_sweep)
+@background.ahead(_sequential_wsd_sweep)
 def test_a_ray_sweep_equals_the_local_one_and_stops_and_resumes_as_it_does(sequential_wsd_sweep):
     """On a Ray head (2 CPUs, 127.0.0.1 of a private network namespace), SIGTERM to the sweep while the main run
     is at batch 100 stops every point cleanly (exit 143, no point's process left); the rerun, on a Ray instance of
@@ -503,6 +554,7 @@ def _slurm_sweep(folder: Path, env: dict) -> dict | None:
 
 
 @background.ahead(_slurm_sweep)
+@background.ahead(_ssr_sweep)
 def test_a_slurm_job_array_equals_the_local_sweep_and_ctrl_c_stops_it_cleanly(ssr_sweep):
     """submitit's local executor runs the job array; Ctrl-C (SIGINT to the sweep alone) reaches each job as
     SIGTERM, which passes it on to its point: the point saves and ends, the sweep exits 130, and the rerun equals
