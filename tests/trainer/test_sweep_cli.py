@@ -32,9 +32,9 @@ from trainer.sweep import folders
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-for folder in (HERE, HERE.parent):  # record_checks, sweep_fixtures; background
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
+for _path in (HERE, HERE.parent):  # record_checks, sweep_fixtures; background
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
 import background  # noqa: E402  (tests/background.py, on sys.path through tests/conftest.py)
 from record_checks import assert_same_csv, same_value  # noqa: E402
