@@ -40,6 +40,7 @@ _QUEUE: collections.deque = collections.deque()
 _WORKS: dict[tuple, _Work] = {}
 _CURRENT = threading.local()
 _FOLDER: list[Path] = []
+_ENDING = threading.Event()  # the session is over: a work starts no more processes
 
 
 class _Work:
@@ -138,11 +139,18 @@ def result(function: Callable, *params: Any) -> Any:
 
 
 def popen(argv: list[str], **options: Any) -> subprocess.Popen:
-    """``subprocess.Popen`` for a work: ended if the session ends before it does."""
-    process = subprocess.Popen(argv, **options)
+    """``subprocess.Popen`` for a work: ended if the session ends before it does.
+
+    Raises:
+        RuntimeError: The session has ended (stopped early: ``-x``, Ctrl-C).
+    """
     work = getattr(_CURRENT, "work", None)
-    if work is not None:
-        work.processes.append(process)
+    with _LOCK:
+        if _ENDING.is_set():
+            raise RuntimeError("the test session has ended: no new process")
+        process = subprocess.Popen(argv, **options)
+        if work is not None:
+            work.processes.append(process)
     return process
 
 
@@ -160,6 +168,7 @@ def run(argv: list[str], timeout: float = 600, **options: Any) -> subprocess.Com
 def finish() -> None:
     """End the work still running (a session stopped early), wait for it, and remove the work's folders."""
     with _LOCK:
+        _ENDING.set()
         _QUEUE.clear()
         works = list(_WORKS.values())
     for work in works:
