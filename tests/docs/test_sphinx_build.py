@@ -18,6 +18,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT / "tests") not in sys.path:
+    sys.path.insert(0, str(ROOT / "tests"))
+
+import background  # noqa: E402  (tests/background.py)
+
 DOCS = ROOT / "docs"
 IMAGES = DOCS / "images"
 
@@ -33,33 +38,21 @@ def _require(*modules: str) -> None:
     pytest.skip(message)
 
 
-def test_sphinx_build_has_no_warnings(tmp_path: Path) -> None:
+def _sphinx_build(folder: Path, env: dict) -> tuple[subprocess.CompletedProcess, Path]:
+    """The site built into ``folder`` (tests/background.py starts it with the session: a minute of the suite's time
+    on the machine's other core). In a subprocess: autodoc (autodoc_preserve_defaults) rewrites the signatures of the
+    classes it documents, which must not leak into the other tests of this process."""
+    out = folder / "html"
+    argv = [sys.executable, "-W", "ignore::DeprecationWarning", "-m", "sphinx", "-W", "--keep-going", "-q"]
+    argv += ["-b", "html", "-d", str(folder / "doctrees"), str(DOCS), str(out)]
+    env = {**env, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))}
+    return background.run(argv, cwd=ROOT, env=env), out
+
+
+@background.ahead(_sphinx_build)
+def test_sphinx_build_has_no_warnings() -> None:
     _require("sphinx", "myst_parser")
-    out = tmp_path / "html"
-    # In a subprocess: autodoc (autodoc_preserve_defaults) rewrites the signatures of the classes it
-    # documents, which must not leak into the other tests of this process.
-    build = subprocess.run(
-        [
-            sys.executable,
-            "-W",
-            "ignore::DeprecationWarning",
-            "-m",
-            "sphinx",
-            "-W",
-            "--keep-going",
-            "-q",
-            "-b",
-            "html",
-            "-d",
-            str(tmp_path / "doctrees"),
-            str(DOCS),
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))},
-        timeout=600,
-    )
+    build, out = background.result(_sphinx_build)
     assert build.returncode == 0, (
         f"sphinx-build reported warnings (every warning is an error):\n{build.stderr}{build.stdout}"[-8000:]
     )

@@ -12,7 +12,6 @@ import json
 import os
 import random
 import signal
-import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -30,9 +29,11 @@ from trainer.signals import stop_requests
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
+for _path in (HERE, HERE.parent):  # record_checks; background
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
+import background  # noqa: E402  (tests/background.py)
 from record_checks import assert_same_csv, assert_same_scalars, scalars  # noqa: E402
 
 FIXTURES = HERE / "trainer_fixtures.py"
@@ -316,32 +317,62 @@ def fit_job(out: Path, *kills: tuple[int, str]) -> list[str]:
     return ["fit", str(CLASSIFIER), *(part for key, value in sets.items() for part in ("--set", f"{key}={value}"))]
 
 
-def run_batch(jobs: list[list[str]], folder: Path, name: str) -> list[int]:
-    """Run ``jobs`` in forked children of one interpreter (tests/trainer/trainer_fixtures.py batch)."""
+def run_batch(jobs: list[list[str]], folder: Path, name: str, env: dict) -> tuple[int, str, list[int] | None]:
+    """Run ``jobs`` in forked children of one interpreter (tests/trainer/trainer_fixtures.py batch): its status,
+    stderr and the jobs' statuses."""
     spec = folder / f"{name}.json"
     spec.write_text(json.dumps(jobs))
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+    env = dict(env, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
     argv = [sys.executable, str(FIXTURES), "batch", "--jobs", str(spec), "--parallel", "2"]
-    done = subprocess.run(argv, cwd=HERE, env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    done = background.run(argv, cwd=HERE, env=env, timeout=600)
+    codes = json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 else None
+    return done.returncode, done.stderr, codes
 
 
-def test_cadence_fit_killed_at_random_batches_and_resumed_writes_the_rows_of_an_uninterrupted_run(tmp_path):
-    """SIGKILL twice, and SIGTERM twice, at seeded random batches; each time the same command is run again."""
-    rng = random.Random(16)
+KILL_RNG_SEED = 16
+
+
+def _kill_cases() -> dict[str, list[tuple[int, str]]]:
+    """SIGKILL twice and SIGTERM twice, at seeded random batches."""
+    rng = random.Random(KILL_RNG_SEED)
     cases = {}
     for name in ("SIGKILL", "SIGTERM"):
         first = rng.randrange(1, 100)
         cases[name] = [(first, name), (rng.randrange(first + 1, 120), name)]
-    whole = tmp_path / "whole"
-    jobs = [fit_job(whole)] + [fit_job(tmp_path / name, *kills) for name, kills in cases.items()]
+    return cases
+
+
+def _killed_fits(folder: Path, env: dict) -> tuple[Path, list, dict]:
+    """The uninterrupted fit and the killed ones, run, rerun and rerun to the end (three batches of forked
+    children; tests/background.py starts them with the session). Returns the folder, each batch's outcome and
+    each SIGTERMed run's ``latest`` link after the second batch."""
+    jobs = [fit_job(folder / "whole")] + [fit_job(folder / name, *kills) for name, kills in _kill_cases().items()]
+    batches, latest = [run_batch(jobs, folder, "first", env)], {}
+    if batches[-1][0] == 0:
+        batches.append(run_batch(jobs[1:], folder, "second", env))
+        link = folder / "SIGTERM" / "ckpt" / "latest"
+        latest["SIGTERM"] = os.readlink(link) if link.is_symlink() else None
+        batches.append(run_batch(jobs[1:], folder, "third", env))
+    return folder, batches, latest
+
+
+def _codes(outcome: tuple[int, str, list[int] | None]) -> list[int] | None:
+    status, stderr, codes = outcome
+    assert status == 0, stderr[-3000:]
+    return codes
+
+
+@background.ahead(_killed_fits)
+def test_cadence_fit_killed_at_random_batches_and_resumed_writes_the_rows_of_an_uninterrupted_run():
+    """SIGKILL twice, and SIGTERM twice, at seeded random batches; each time the same command is run again."""
+    cases = _kill_cases()
+    folder, batches, latest = background.result(_killed_fits)
     killed = {"SIGKILL": -signal.SIGKILL, "SIGTERM": 128 + signal.SIGTERM}
-    assert run_batch(jobs, tmp_path, "first") == [0, *killed.values()]  # killed at their first batch
-    assert run_batch(jobs[1:], tmp_path, "second") == list(killed.values())  # resumed, killed again
+    assert _codes(batches[0]) == [0, *killed.values()]  # killed at their first batch
+    assert _codes(batches[1]) == list(killed.values())  # resumed, killed again
     for name, kills in cases.items():
         if name == "SIGTERM":  # each stop saved a checkpoint at its batch
-            assert os.readlink(tmp_path / name / "ckpt" / "latest") == f"ba{kills[-1][0]:08d}.pt"
-    assert run_batch(jobs[1:], tmp_path, "third") == [0, 0]  # resumed to the end
+            assert latest[name] == f"ba{kills[-1][0]:08d}.pt"
+    assert _codes(batches[2]) == [0, 0]  # resumed to the end
     for name in cases:
-        assert_same_records(tmp_path / name, whole)
+        assert_same_records(folder / name, folder / "whole")

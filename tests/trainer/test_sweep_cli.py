@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import importlib
+import importlib.util
 import json
 import os
 import re
@@ -31,9 +32,11 @@ from trainer.sweep import folders
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
+for _path in (HERE, HERE.parent):  # record_checks, sweep_fixtures; background
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
+import background  # noqa: E402  (tests/background.py, on sys.path through tests/conftest.py)
 from record_checks import assert_same_csv, same_value  # noqa: E402
 
 CLASSIFIER = ROOT / "examples" / "classifier.yaml"
@@ -41,10 +44,13 @@ WSD = ROOT / "examples" / "classifier_wsd.yaml"
 SHORT = ["--set", "trainer.init.loop.max_steps=200", "--set", "trainer.init.checkpoint.steps=20"]
 
 
-def cadence(*args: str, **popen) -> subprocess.CompletedProcess:
-    """``python -m trainer ARGS`` in tests/trainer (so ``sweep_fixtures`` is importable by the children)."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+def cadence(*args: str, environ: dict | None = None, **popen) -> subprocess.CompletedProcess:
+    """``python -m trainer ARGS`` in tests/trainer (so ``sweep_fixtures`` is importable by the children), in
+    ``environ`` (default: this process's environment)."""
+    env = dict(os.environ if environ is None else environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
     argv = [sys.executable, "-m", "trainer", *args]
+    if environ is not None:  # a background work (tests/background.py)
+        return background.run(argv, cwd=HERE, env=env, **popen)
     return subprocess.run(argv, cwd=HERE, env=env, capture_output=True, text=True, timeout=600, **popen)
 
 
@@ -63,24 +69,51 @@ def _summary(path: Path) -> list[dict]:
         return [{k: v for k, v in row.items() if k != "wall_time_s"} for row in csv.DictReader(stream)]
 
 
-def _alone(line: str, folder: Path, *extra: str) -> subprocess.CompletedProcess:
-    """The ``points.txt`` line run by hand into ``folder`` (later ``--set``s win), with its own CSV."""
-    argv = shlex.split(line)
-    assert argv[:2] == ["cadence", "fit"]
-    logger = json.dumps([{"CSVLogger": {"path": str(folder / "metrics.csv")}}])
-    sets = ["--set", f"trainer.init.checkpoint.save_folder={folder}", "--set", f"trainer.init.loggers={logger}"]
-    return cadence("fit", *argv[2:], *sets, *extra)
+def _alone(lines: list[str], folders_: list[Path], env: dict, *extra: str) -> list[subprocess.CompletedProcess]:
+    """Each ``points.txt`` line run by hand into its folder (later ``--set``s win), with its own CSV; the runs
+    start together (they are independent)."""
+    runs = []
+    for line, folder in zip(lines, folders_, strict=True):
+        argv = shlex.split(line)
+        assert argv[:2] == ["cadence", "fit"]
+        logger = json.dumps([{"CSVLogger": {"path": str(folder / "metrics.csv")}}])
+        sets = ["--set", f"trainer.init.checkpoint.save_folder={folder}", "--set", f"trainer.init.loggers={logger}"]
+        argv = [sys.executable, "-m", "trainer", "fit", *argv[2:], *sets, *extra]
+        env_ = dict(env, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+        pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+        runs.append((argv, background.popen(argv, cwd=HERE, env=env_, text=True, **pipes)))
+    done = []
+    for argv, process in runs:
+        with process:
+            stdout, stderr = process.communicate(timeout=600)
+        done.append(subprocess.CompletedProcess(argv, process.returncode, stdout, stderr))
+    return done
+
+
+def _ssr_sweep(folder: Path, env: dict) -> tuple[Path, subprocess.CompletedProcess]:
+    out = folder / "sweep"
+    return out, cadence("sweep", str(CLASSIFIER), "--ssr", "0.5", "0.25", *SHORT, "--out", str(out), environ=env)
 
 
 @pytest.fixture(scope="module")
-def ssr_sweep(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
-    out = tmp_path_factory.mktemp("ssr") / "sweep"
-    result = cadence("sweep", str(CLASSIFIER), "--ssr", "0.5", "0.25", *SHORT, "--out", str(out))
+def ssr_sweep() -> tuple[Path, subprocess.CompletedProcess]:
+    """The uninterrupted ssr sweep the tests compare with (tests/background.py starts it with the session: each
+    test using it is marked ``background.ahead(_ssr_sweep)``)."""
+    out, result = background.result(_ssr_sweep)
     assert result.returncode == 0, result.stderr[-3000:]
     return out, result
 
 
-def test_every_ssr_point_equals_the_cadence_fit_line_it_prints(ssr_sweep, tmp_path):
+def _ssr_points_alone(folder: Path, env: dict) -> tuple[Path, list[subprocess.CompletedProcess]]:
+    """Each line of the ssr sweep's ``points.txt`` run by hand (tests/background.py starts it with the session)."""
+    out, _ = background.result(_ssr_sweep)
+    lines = (out / "points.txt").read_text().splitlines()
+    return folder, _alone(lines, [folder / f"line-{number}" for number in range(len(lines))], env)
+
+
+@background.ahead(_ssr_points_alone)
+@background.ahead(_ssr_sweep)
+def test_every_ssr_point_equals_the_cadence_fit_line_it_prints(ssr_sweep):
     out, result = ssr_sweep
     assert "[1/2] ssr-0.25" in result.stdout and "[2/2] ssr-0.5" in result.stdout
     assert "ssr-0.25 [1/2]:" in result.stderr  # the point's progress bar names it
@@ -92,26 +125,41 @@ def test_every_ssr_point_equals_the_cadence_fit_line_it_prints(ssr_sweep, tmp_pa
         ("ssr-0.5", "100", "6400", "100"),
     ]
     assert (out / "sweep.png").stat().st_size > 0
-    for line, row in zip(lines, rows, strict=True):
-        alone = _alone(line, tmp_path / row["point"])
+    folder, runs = background.result(_ssr_points_alone)
+    for number, (row, alone) in enumerate(zip(rows, runs, strict=True)):
         assert alone.returncode == 0, alone.stderr[-3000:]
-        point = out / row["point"]
-        assert _same_weights(point, tmp_path / row["point"])
-        assert _columns(point / "metrics.csv") == _columns(tmp_path / row["point"] / "metrics.csv")
+        point, by_hand = out / row["point"], folder / f"line-{number}"
+        assert _same_weights(point, by_hand)
+        assert _columns(point / "metrics.csv") == _columns(by_hand / "metrics.csv")
         assert row["final_eval_loss"] == _columns(point / "metrics.csv")["eval/loss"][-1][1]
 
 
-def test_a_killed_sweep_rerun_with_the_same_command_equals_an_uninterrupted_one(ssr_sweep, tmp_path):
-    whole, _ = ssr_sweep
-    out = tmp_path / "sweep"
-    killer = json.dumps([{"sweep_fixtures:KillSweepAt": {"batch": 70, "marker": str(tmp_path / "killed")}}])
+def _killed_sweep(folder: Path, env: dict) -> dict:
+    """The ssr sweep SIGKILLed with its child at batch 70 of ssr-0.5, what it left, and the rerun of the same
+    command (tests/background.py starts it with the session)."""
+    out = folder / "sweep"
+    killer = json.dumps([{"sweep_fixtures:KillSweepAt": {"batch": 70, "marker": str(folder / "killed")}}])
     command = ["sweep", str(CLASSIFIER), "--ssr", "0.5", "0.25", *SHORT, "--out", str(out)]
     command += ["--set", f"trainer.init.callbacks={killer}"]
-    killed = cadence(*command, start_new_session=True)  # its own process group: the kill takes sweep and child
-    assert killed.returncode == -signal.SIGKILL
-    assert (tmp_path / "killed").exists() and folders.finished(out / "ssr-0.5") is None
-    assert folders.newest_batch(out / "ssr-0.5") == 60  # checkpoints every 20 batches; killed at 70
-    rerun = cadence(*command)
+    # its own process group: the kill takes sweep and child
+    killed = cadence(*command, environ=env, start_new_session=True)
+    return {
+        "out": out, "killed": killed, "marker": (folder / "killed").exists(),
+        "finished": folders.finished(out / "ssr-0.5"), "newest": folders.newest_batch(out / "ssr-0.5"),
+        "rerun": cadence(*command, environ=env),
+    }  # fmt: skip
+
+
+@background.ahead(_killed_sweep)
+@background.ahead(_ssr_sweep)
+def test_a_killed_sweep_rerun_with_the_same_command_equals_an_uninterrupted_one(ssr_sweep):
+    whole, _ = ssr_sweep
+    seen = background.result(_killed_sweep)
+    out = seen["out"]
+    assert seen["killed"].returncode == -signal.SIGKILL
+    assert seen["marker"] and seen["finished"] is None
+    assert seen["newest"] == 60  # checkpoints every 20 batches; killed at 70
+    rerun = seen["rerun"]
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert "ssr-0.25 is finished (skipped)" in rerun.stdout
     assert "trained batches 60-100 (40 this run)" in rerun.stdout
@@ -125,30 +173,51 @@ WSD_BUDGETS = ["--budgets", "0.25dur", "0.5dur", "1dur"]
 WSD_POINTS = ("max_duration-50ba", "max_duration-100ba", "max_duration-200ba")
 
 
+def _sequential_wsd_sweep(folder: Path, env: dict) -> tuple[Path, subprocess.CompletedProcess]:
+    out = folder / "sequential"
+    argv = ["sweep", str(WSD), "--branch-from-stable", *WSD_BUDGETS, *SHORT, "--out", str(out), "--jobs", "1"]
+    return out, cadence(*argv, environ=env)
+
+
 @pytest.fixture(scope="module")
-def sequential_wsd_sweep(tmp_path_factory) -> Path:
-    """The branched sweep one point at a time: the main run, then each branch."""
-    out = tmp_path_factory.mktemp("wsd") / "sequential"
-    result = cadence("sweep", str(WSD), "--branch-from-stable", *WSD_BUDGETS, *SHORT, "--out", str(out), "--jobs", "1")
+def sequential_wsd_sweep() -> Path:
+    """The branched sweep one point at a time: the main run, then each branch (tests/background.py starts it with
+    the session: each test using it is marked ``background.ahead(_sequential_wsd_sweep)``)."""
+    out, result = background.result(_sequential_wsd_sweep)
     assert result.returncode == 0, result.stderr[-3000:]
     return out
 
 
-def test_every_wsd_branch_equals_its_standalone_run_and_branches_train_while_the_main_run_goes_on(
-    sequential_wsd_sweep, tmp_path
-):
-    out = tmp_path / "wsd"
+def _branched_sweep(folder: Path, env: dict) -> dict:
+    """The branched sweep with 3 jobs, and its branches' ``points.txt`` lines run by hand (tests/background.py
+    starts it with the session)."""
+    out = folder / "wsd"
     # the main run waits at batch 120 (both decay starts, 40 and 80, are behind it) until both branches are done:
     # only a sweep that starts each branch at its decay start, with the main run still going, gets there
     done = [str(out / name / folders.DONE) for name in WSD_POINTS[:2]]
-    wait = {"point": WSD_POINTS[2], "batch": 120, "files": done, "marker": str(tmp_path / "seen")}
+    wait = {"point": WSD_POINTS[2], "batch": 120, "files": done, "marker": str(folder / "seen")}
     callbacks = json.dumps([{"sweep_fixtures:WaitForPoints": wait}])
     result = cadence(
         "sweep", str(WSD), "--branch-from-stable", *WSD_BUDGETS, *SHORT, "--out", str(out), "--jobs", "3",
-        "--set", f"trainer.init.callbacks={callbacks}",
+        "--set", f"trainer.init.callbacks={callbacks}", environ=env,
     )  # fmt: skip
+    if result.returncode != 0:
+        return {"out": out, "result": result}
+    lines = (out / "points.txt").read_text().splitlines()
+    by_hand = [folder / point for point in WSD_POINTS[:2]]
+    alone = _alone(lines[:2], by_hand, env, "--set", "trainer.init.checkpoint.load_path=null")
+    return {"out": out, "result": result, "seen": (folder / "seen").read_text(), "alone": alone, "by_hand": by_hand}
+
+
+@background.ahead(_branched_sweep)
+@background.ahead(_sequential_wsd_sweep)
+def test_every_wsd_branch_equals_its_standalone_run_and_branches_train_while_the_main_run_goes_on(
+    sequential_wsd_sweep,
+):
+    seen = background.result(_branched_sweep)
+    out, result = seen["out"], seen["result"]
     assert result.returncode == 0, result.stderr[-3000:]
-    assert (tmp_path / "seen").read_text() == "seen\n"
+    assert seen["seen"] == "seen\n"
     assert "max_duration-50ba branches from the main run at its decay start 40ba" in result.stdout
     # the compute figure is the batches the children really trained (each child's summary line counts them)
     logs = {name: (out / name / "log.txt").read_text() for name in WSD_POINTS}
@@ -165,12 +234,11 @@ def test_every_wsd_branch_equals_its_standalone_run_and_branches_train_while_the
     assert _summary(out / "summary.csv") == _summary(sequential / "summary.csv")
     lines = (out / "points.txt").read_text().splitlines()
     assert "load_path=" in lines[0] and "DecayStartCheckpoints" in lines[2]
-    for line, point in zip(lines[:2], WSD_POINTS[:2], strict=True):
-        alone = _alone(line, tmp_path / point, "--set", "trainer.init.checkpoint.load_path=null")
+    for alone, point, by_hand in zip(seen["alone"], WSD_POINTS[:2], seen["by_hand"], strict=True):
         assert alone.returncode == 0, alone.stderr[-3000:]
         assert "(50 this run)" in alone.stdout or "(100 this run)" in alone.stdout  # from batch 0
-        assert _same_weights(out / point, tmp_path / point)
-        assert _columns(out / point / "metrics.csv") == _columns(tmp_path / point / "metrics.csv")
+        assert _same_weights(out / point, by_hand)
+        assert _columns(out / point / "metrics.csv") == _columns(by_hand / "metrics.csv")
 
 
 def _assert_same_sweep(out: Path, whole: Path) -> None:
@@ -185,15 +253,16 @@ def _assert_same_sweep(out: Path, whole: Path) -> None:
         assert_same_csv(out / got_row["point"] / "metrics.csv", whole / want_row["point"] / "metrics.csv")
 
 
-def _in_own_group(*args: str, send: tuple[list[Path], int] | None = None) -> tuple[subprocess.CompletedProcess, int]:
+def _in_own_group(
+    *args: str, environ: dict, send: tuple[list[Path], int] | None = None
+) -> tuple[subprocess.CompletedProcess, int]:
     """``cadence ARGS`` as the leader of its own process group (as a terminal's job is), and that group's id.
 
     With ``send=(markers, signum)``: once every file of ``markers`` exists, ``signum`` goes to the sweep alone."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+    env = dict(environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
     argv = [sys.executable, "-m", "trainer", *args]
-    with subprocess.Popen(
-        argv, cwd=HERE, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
-    ) as process:
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    with background.popen(argv, cwd=HERE, env=env, text=True, start_new_session=True, **pipes) as process:
         if send is not None:
             markers, signum = send
             while not all(marker.exists() for marker in markers) and process.poll() is None:
@@ -249,60 +318,89 @@ def _stop_callbacks(tmp_path: Path, jobs: int, batch: int, name: str, to: str) -
     return stalls, markers
 
 
-@pytest.mark.parametrize("jobs, batch, name, to", STOPS, ids=[f"jobs{s[0]}-{s[2]}-at{s[1]}-to-{s[3]}" for s in STOPS])
-def test_a_signal_stops_the_sweep_and_every_point_cleanly_and_a_rerun_equals_an_uninterrupted_one(
-    ssr_sweep, tmp_path, jobs, batch, name, to
-):
-    whole, _ = ssr_sweep
-    out = tmp_path / "sweep"
+def _stopped_sweep(folder: Path, env: dict, jobs: int, batch: int, name: str, to: str) -> dict:
+    """The ssr sweep stopped by ``name`` (see STOPS), what it left, and its rerun (tests/background.py starts it
+    with the session). What the stop left is read as soon as the stopped sweep has ended."""
+    out = folder / "sweep"
     signum = getattr(signal, name)
-    stop, markers = _stop_callbacks(tmp_path, jobs, batch, name, to)
+    stop, markers = _stop_callbacks(folder, jobs, batch, name, to)
     command = ["sweep", str(CLASSIFIER), "--ssr", "0.5", "0.25", *SHORT, "--out", str(out), "--jobs", str(jobs)]
     command += ["--set", f"trainer.init.callbacks={json.dumps(stop)}"]
-    stopped, group = _in_own_group(*command, send=None if jobs == 1 else (markers, signum))
-    assert all(marker.exists() for marker in markers)
+    stopped, group = _in_own_group(*command, environ=env, send=None if jobs == 1 else (markers, signum))
+    return {
+        "out": out, "stopped": stopped, "markers": all(marker.exists() for marker in markers),
+        "left": _left_in_group(group), "summary": (out / "summary.csv").exists(),
+        "finished": {point: folders.finished(out / point) is not None for point in SSR_POINTS},
+        "newest": {point: folders.newest_batch(out / point) for point in SSR_POINTS},
+        "second_rows": (out / "ssr-0.5" / "metrics.csv").exists(), "rerun": cadence(*command, environ=env),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("jobs, batch, name, to", STOPS, ids=[f"jobs{s[0]}-{s[2]}-at{s[1]}-to-{s[3]}" for s in STOPS])
+@background.ahead(_stopped_sweep, "jobs", "batch", "name", "to")
+@background.ahead(_ssr_sweep)
+def test_a_signal_stops_the_sweep_and_every_point_cleanly_and_a_rerun_equals_an_uninterrupted_one(
+    ssr_sweep, jobs, batch, name, to
+):
+    whole, _ = ssr_sweep
+    seen = background.result(_stopped_sweep, jobs, batch, name, to)
+    out, stopped, signum = seen["out"], seen["stopped"], getattr(signal, name)
+    assert seen["markers"]
     assert stopped.returncode == 128 + signum, stopped.stderr[-3000:]
     if jobs == 2:  # the stop reached every running point: each saved where it waited and ended unfinished
         for point in SSR_POINTS:
-            assert folders.finished(out / point) is None, f"{point} trained on to its end after the stop"
-            assert folders.newest_batch(out / point) == batch, point
-    left = _left_in_group(group)
-    assert left == [], f"processes left behind: {left}"
+            assert not seen["finished"][point], f"{point} trained on to its end after the stop"
+            assert seen["newest"][point] == batch, point
+    assert seen["left"] == [], f"processes left behind: {seen['left']}"
     if name != "SIGINT":
         assert f"cadence: stopped by {name} (each running point saved a checkpoint and ended)" in stopped.stderr
     else:
         assert "cadence: interrupted; rerun the same command to continue the sweep" in stopped.stderr
-    assert not (out / "summary.csv").exists()
+    assert not seen["summary"]
     if jobs == 1 and batch == 30:  # the stop came in the first point: the second never started
-        assert not (out / "ssr-0.5" / "metrics.csv").exists() and folders.newest_batch(out / "ssr-0.5") is None
+        assert not seen["second_rows"] and seen["newest"]["ssr-0.5"] is None
     if batch == 70:
-        assert folders.finished(out / "ssr-0.25") is not None
-    rerun = cadence(*command)
+        assert seen["finished"]["ssr-0.25"]
+    rerun = seen["rerun"]
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     _assert_same_sweep(out, whole)
 
 
-def test_a_point_that_outlived_its_killed_sweep_is_not_started_twice(ssr_sweep, tmp_path):
-    """The issue's rows 16001-19000: a rerun trained a point while the killed sweep's child still trained it."""
-    whole, _ = ssr_sweep
-    out, go = tmp_path / "sweep", tmp_path / "go"
-    orphan = [{"sweep_fixtures:OrphanAt": {"batch": 70, "marker": str(tmp_path / "orphaned"), "go": str(go)}}]
+def _orphaned_point(folder: Path, env: dict) -> dict:
+    """A sweep killed by its point's child at batch 70 (the child trains on, an orphan, once ``go`` exists), the
+    same command rerun while the orphan still trains, then once it has ended (tests/background.py starts it
+    with the session)."""
+    out, go = folder / "sweep", folder / "go"
+    orphan = [{"sweep_fixtures:OrphanAt": {"batch": 70, "marker": str(folder / "orphaned"), "go": str(go)}}]
     command = ["sweep", str(CLASSIFIER), "--ssr", "0.5", *SHORT, "--out", str(out), "--jobs", "2"]
     command += ["--set", f"trainer.init.callbacks={json.dumps(orphan)}"]
-    killed = cadence(*command)  # the child SIGKILLs the sweep at batch 70 and waits for `go`
-    assert killed.returncode == -signal.SIGKILL
-    pid = int((out / "ssr-0.5" / folders.LOCK).read_text())  # the child's pid, which the sweep recorded
+    killed = cadence(*command, environ=env)  # the child SIGKILLs the sweep at batch 70 and waits for `go`
+    pid = int((out / "ssr-0.5" / folders.LOCK).read_text()) if killed.returncode == -signal.SIGKILL else None
     try:
-        refused = cadence(*command)
-        assert refused.returncode == 1, refused.stderr[-3000:]
-        (line,) = refused.stderr.strip().splitlines()
-        assert line.startswith(f"cadence: error: ssr-0.5: {out / 'ssr-0.5'} is being trained by another process ")
-        assert f"(pid {pid};" in line
+        refused = cadence(*command, environ=env) if pid is not None else None
     finally:
         go.touch()
-    while _stat(pid) not in (None, "Z"):  # the orphan trains to its end (nobody here can wait() for it)
+    while pid is not None and _stat(pid) not in (None, "Z"):  # the orphan trains to its end (nobody can wait())
         time.sleep(0.1)
-    rerun = cadence(*command)
+    rerun = cadence(*command, environ=env) if pid is not None else None
+    return {"out": out, "killed": killed, "pid": pid, "refused": refused, "rerun": rerun}
+
+
+@background.ahead(_orphaned_point)
+@background.ahead(_ssr_sweep)
+def test_a_point_that_outlived_its_killed_sweep_is_not_started_twice(ssr_sweep):
+    """The issue's rows 16001-19000: a rerun trained a point while the killed sweep's child still trained it."""
+    whole, _ = ssr_sweep
+    seen = background.result(_orphaned_point)
+    out, pid = seen["out"], seen["pid"]
+    assert seen["killed"].returncode == -signal.SIGKILL
+    # the child's pid, which the sweep recorded
+    refused = seen["refused"]
+    assert refused.returncode == 1, refused.stderr[-3000:]
+    (line,) = refused.stderr.strip().splitlines()
+    assert line.startswith(f"cadence: error: ssr-0.5: {out / 'ssr-0.5'} is being trained by another process ")
+    assert f"(pid {pid};" in line
+    rerun = seen["rerun"]
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert_same_csv(out / "ssr-0.5" / "metrics.csv", whole / "ssr-0.5" / "metrics.csv")
 
@@ -393,21 +491,31 @@ def _require(module: str, why: str) -> None:
         pytest.skip(problem)
 
 
-def test_a_ray_sweep_equals_the_local_one_and_stops_and_resumes_as_it_does(sequential_wsd_sweep, tmp_path):
-    """On a Ray head (2 CPUs, 127.0.0.1 of a private network namespace), SIGTERM to the sweep while the main run
-    is at batch 100 stops every point cleanly (exit 143, no point's process left); the rerun, on a Ray instance of
-    the sweep's own, resumes and equals the local sequential sweep bit for bit."""
-    _require("ray", "the ray extra")
-    out, marker, result = tmp_path / "ray", tmp_path / "stalled", tmp_path / "result.json"
+def _ray_sweep(folder: Path, env: dict) -> tuple[Path, subprocess.CompletedProcess, dict] | None:
+    """The Ray sweep of the test below, stopped and rerun by cluster_driver.py in a private network namespace
+    (started with the session by tests/background.py); None where Ray cannot run (the test says why)."""
+    if importlib.util.find_spec("ray") is None or shutil.which("unshare") is None or os.geteuid() != 0:
+        return None
+    out, marker, result = folder / "ray", folder / "stalled", folder / "result.json"
     stall = [{"sweep_fixtures:StallAt": {"point": WSD_POINTS[2], "batch": 100, "marker": str(marker)}}]
     argv = [str(WSD), "--branch-from-stable", *WSD_BUDGETS, *SHORT, "--out", str(out), "--launcher", "ray"]
     argv += ["--jobs", "2", "--set", f"trainer.init.callbacks={json.dumps(stall)}"]
     driver = [sys.executable, str(HERE / "cluster_driver.py"), str(result), str(out), str(marker), "6379", "--"]
     command = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$0" "$@"', *driver, *argv]
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
-    done = subprocess.run(command, cwd=HERE, env=env, capture_output=True, text=True, timeout=1200)
+    env = dict(env, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+    done = background.run(command, timeout=1200, cwd=HERE, env=env, start_new_session=True)
+    return out, done, (json.loads(result.read_text()) if result.exists() else {})
+
+
+@background.ahead(_ray_sweep)
+@background.ahead(_sequential_wsd_sweep)
+def test_a_ray_sweep_equals_the_local_one_and_stops_and_resumes_as_it_does(sequential_wsd_sweep):
+    """On a Ray head (2 CPUs, 127.0.0.1 of a private network namespace), SIGTERM to the sweep while the main run
+    is at batch 100 stops every point cleanly (exit 143, no point's process left); the rerun, on a Ray instance of
+    the sweep's own, resumes and equals the local sequential sweep bit for bit."""
+    _require("ray", "the ray extra")
+    out, done, steps = background.result(_ray_sweep)
     assert done.returncode == 0, done.stderr[-3000:]
-    steps = json.loads(result.read_text())
     stopped, rerun = steps["stopped"], steps["rerun"]
     assert stopped["status"] == 128 + signal.SIGTERM, stopped["stderr"][-3000:]
     assert "cadence: stopped by SIGTERM (each running point saved a checkpoint and ended)" in stopped["stderr"]
@@ -420,30 +528,47 @@ def test_a_ray_sweep_equals_the_local_one_and_stops_and_resumes_as_it_does(seque
     assert _summary(out / "summary.csv") == _summary(sequential_wsd_sweep / "summary.csv")
 
 
-def test_a_slurm_job_array_equals_the_local_sweep_and_ctrl_c_stops_it_cleanly(ssr_sweep, tmp_path):
+def _slurm_sweep(folder: Path, env: dict) -> dict | None:
+    """The Slurm sweep of the test below: Ctrl-C once its ssr-0.5 point waits at batch 40, what is left then, and
+    the rerun (started with the session by tests/background.py); None without submitit (the test says why)."""
+    if importlib.util.find_spec("submitit") is None:
+        return None
+    out, marker = folder / "slurm", folder / "stalled"
+    stall = [{"sweep_fixtures:StallAt": {"point": "ssr-0.5", "batch": 40, "marker": str(marker)}}]
+    command = ["sweep", str(CLASSIFIER), "--ssr", "0.5", "0.25", *SHORT, "--out", str(out), "--launcher", "slurm"]
+    command += ["--submitit-cluster", "local", "--set", f"trainer.init.callbacks={json.dumps(stall)}"]
+    argv = [sys.executable, "-m", "trainer", *command]
+    sweep_env = dict(env, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    with background.popen(argv, cwd=HERE, env=sweep_env, text=True, **pipes) as sweep:
+        while not marker.exists() and sweep.poll() is None:
+            time.sleep(0.05)
+        sweep.send_signal(signal.SIGINT)
+        stdout, stderr = sweep.communicate(timeout=600)
+    pid = int((out / "ssr-0.5" / folders.LOCK).read_text())
+    return {
+        "out": out, "status": sweep.returncode, "stdout": stdout, "stderr": stderr,
+        "newest": folders.newest_batch(out / "ssr-0.5"), "point_state": _stat(pid),
+        "submitted": list((out / "slurm").glob("*_submitted.pkl")), "rerun": cadence(*command, environ=env),
+    }  # fmt: skip
+
+
+@background.ahead(_slurm_sweep)
+@background.ahead(_ssr_sweep)
+def test_a_slurm_job_array_equals_the_local_sweep_and_ctrl_c_stops_it_cleanly(ssr_sweep):
     """submitit's local executor runs the job array; Ctrl-C (SIGINT to the sweep alone) reaches each job as
     SIGTERM, which passes it on to its point: the point saves and ends, the sweep exits 130, and the rerun equals
     the local sweep."""
     _require("submitit", "the slurm extra")
     whole, _ = ssr_sweep
-    out, marker = tmp_path / "slurm", tmp_path / "stalled"
-    stall = [{"sweep_fixtures:StallAt": {"point": "ssr-0.5", "batch": 40, "marker": str(marker)}}]
-    command = ["sweep", str(CLASSIFIER), "--ssr", "0.5", "0.25", *SHORT, "--out", str(out), "--launcher", "slurm"]
-    command += ["--submitit-cluster", "local", "--set", f"trainer.init.callbacks={json.dumps(stall)}"]
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
-    argv = [sys.executable, "-m", "trainer", *command]
-    with subprocess.Popen(argv, cwd=HERE, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as sweep:
-        while not marker.exists() and sweep.poll() is None:
-            time.sleep(0.05)
-        sweep.send_signal(signal.SIGINT)
-        stdout, stderr = sweep.communicate(timeout=600)
-    assert sweep.returncode == 130, stderr[-3000:]
+    seen = background.result(_slurm_sweep)
+    out, stdout, stderr = seen["out"], seen["stdout"], seen["stderr"]
+    assert seen["status"] == 130, stderr[-3000:]
     assert "cadence: interrupted; rerun the same command to continue the sweep" in stderr
-    assert folders.newest_batch(out / "ssr-0.5") == 40  # the job passed the stop on: the point saved and ended
-    pid = int((out / "ssr-0.5" / folders.LOCK).read_text())
-    assert _stat(pid) in (None, "Z")
+    assert seen["newest"] == 40  # the job passed the stop on: the point saved and ended
+    assert seen["point_state"] in (None, "Z")  # its process had ended when the sweep did
     assert "[1/2] ssr-0.25" in stdout and "[2/2] ssr-0.5" in stdout  # one array: both submitted at once
-    assert list((out / "slurm").glob("*_submitted.pkl"))  # submitit's files
-    rerun = cadence(*command)
+    assert seen["submitted"]  # submitit's files
+    rerun = seen["rerun"]
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     _assert_same_sweep(out, whole)

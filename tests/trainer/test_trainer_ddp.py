@@ -30,6 +30,9 @@ ROOT = HERE.parents[1]
 FIXTURES = HERE / "trainer_fixtures.py"
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
+if str(HERE.parent) not in sys.path:
+    sys.path.insert(0, str(HERE.parent))
+import background  # noqa: E402  (tests/background.py)
 import trainer_fixtures as fx  # noqa: E402
 
 WORLD = 2
@@ -218,15 +221,13 @@ def test_ddp_resume_restores_every_ranks_rng_and_is_bit_identical(ddp_records):
     assert resume[0]["resumed_weights"] == resume[1]["resumed_weights"]
 
 
-def test_two_nodes_of_one_rank_train_as_one_node_of_two_ranks(ddp_records, tmp_path):
-    """``torchrun --nnodes 2 --nproc_per_node 1`` with c10d rendezvous, two agents on this machine standing for two
-    nodes: the same global samples and tokens, the same lr at every batch, the same data on each rank and the
-    same weights as one node with 2 ranks (docs/cluster.md, "Multi-node training")."""
-    _, records, _, _ = ddp_records
-    out = tmp_path / "nodes"
+def _two_nodes(folder: Path, env: dict) -> tuple[Path, list[int], list[bytes]]:
+    """Two ``torch.distributed.run`` agents (one rank each, c10d rendezvous on 127.0.0.1) train into ``folder``
+    (tests/background.py starts them with the session). Returns the folder, the agents' statuses and stderr."""
+    out = folder / "nodes"
     out.mkdir()
     port = free_loopback_port()
-    env = dict(os.environ, PYTHONPATH=str(ROOT), GLOO_SOCKET_IFNAME="lo", OMP_NUM_THREADS="1")
+    env = dict(env, PYTHONPATH=str(ROOT), GLOO_SOCKET_IFNAME="lo", OMP_NUM_THREADS="1")
     for name in ("MASTER_ADDR", "MASTER_PORT", "RANK", "WORLD_SIZE", "LOCAL_RANK"):
         env.pop(name, None)
     agent = [sys.executable, "-m", "torch.distributed.run", "--nnodes=2", "--nproc_per_node=1"]
@@ -234,9 +235,19 @@ def test_two_nodes_of_one_rank_train_as_one_node_of_two_ranks(ddp_records, tmp_p
     fixture = [str(FIXTURES), "ddp", "--out", str(out), "--folder", str(out / "ckpt")]
     fixture += ["--max-duration", MAX_DURATION, "--save-interval", SAVE_INTERVAL, "--grad-accums", "1"]
     hosts = ["--rdzv-conf=is_host=1", "--rdzv-conf=is_host=0"]  # one agent serves the rendezvous store
-    nodes = [subprocess.Popen([*agent, host, *fixture], cwd=ROOT, env=env, stderr=subprocess.PIPE) for host in hosts]
+    nodes = [background.popen([*agent, host, *fixture], cwd=ROOT, env=env, stderr=subprocess.PIPE) for host in hosts]
     errors = [node.communicate(timeout=300)[1] for node in nodes]
-    assert [node.returncode for node in nodes] == [0, 0], [error.decode()[-3000:] for error in errors]
+    return out, [node.returncode for node in nodes], errors
+
+
+@background.ahead(_two_nodes)
+def test_two_nodes_of_one_rank_train_as_one_node_of_two_ranks(ddp_records):
+    """``torchrun --nnodes 2 --nproc_per_node 1`` with c10d rendezvous, two agents on this machine standing for two
+    nodes: the same global samples and tokens, the same lr at every batch, the same data on each rank and the
+    same weights as one node with 2 ranks (docs/cluster.md, "Multi-node training")."""
+    _, records, _, _ = ddp_records
+    out, statuses, errors = background.result(_two_nodes)
+    assert statuses == [0, 0], [error.decode()[-3000:] for error in errors]
     two_nodes = [json.loads((out / f"rank{rank}.json").read_text())["runs"][0] for rank in range(WORLD)]
     one_node = [records[rank][0] for rank in range(WORLD)]
     for rank in range(WORLD):

@@ -18,6 +18,10 @@ from trainer import Callback, Trainer
 from trainer.checkpoint_files import list_checkpoints, load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT / "tests") not in sys.path:
+    sys.path.insert(0, str(ROOT / "tests"))
+
+import background  # noqa: E402  (tests/background.py)
 
 
 def _data(n=16, batch=4, seed=0):
@@ -175,16 +179,26 @@ SCRIPT = textwrap.dedent(
 )
 
 
-def test_sigterm_saves_and_autoresume_continues_bit_exactly(tmp_path):
-    script = tmp_path / "run.py"
+def _preempted_runs(folder: Path, env: dict) -> tuple[Path, Path, int, str]:
+    """The script run whole and, beside it, stopped by SIGTERM at batch 13 then rerun (tests/background.py starts
+    it with the session). Returns both folders, the stopped run's exit status and its ``latest`` link then."""
+    script = folder / "run.py"
     script.write_text(SCRIPT.format(root=str(ROOT)))
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    whole, preempted = tmp_path / "whole", tmp_path / "preempted"
-    subprocess.run([sys.executable, str(script), str(whole)], check=True, env=env)
-    first = subprocess.run([sys.executable, str(script), str(preempted), "13"], env=env)
-    assert first.returncode == 128 + signal.SIGTERM
-    assert os.readlink(preempted / "latest") == "ba00000013.pt"  # the final checkpoint came before exit
-    subprocess.run([sys.executable, str(script), str(preempted)], check=True, env=env)
+    env = {**env, "PYTHONPATH": str(ROOT)}
+    whole, preempted = folder / "whole", folder / "preempted"
+    with background.popen([sys.executable, str(script), str(whole)], env=env) as first_whole:
+        first = background.run([sys.executable, str(script), str(preempted), "13"], env=env)
+        latest = os.readlink(preempted / "latest") if (preempted / "latest").is_symlink() else ""
+    assert first_whole.returncode == 0
+    subprocess.run([sys.executable, str(script), str(preempted)], check=True, env=env, timeout=600)
+    return whole, preempted, first.returncode, latest
+
+
+@background.ahead(_preempted_runs)
+def test_sigterm_saves_and_autoresume_continues_bit_exactly():
+    whole, preempted, status, latest = background.result(_preempted_runs)
+    assert status == 128 + signal.SIGTERM
+    assert latest == "ba00000013.pt"  # the final checkpoint came before exit
     want = torch.load(whole / "final.pt", weights_only=True)
     got = torch.load(preempted / "final.pt", weights_only=True)
     assert all(torch.equal(want[key], got[key]) for key in want)

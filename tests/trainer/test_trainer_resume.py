@@ -13,7 +13,6 @@ import os
 import random
 import signal
 import struct
-import subprocess
 import sys
 import warnings
 import zipfile
@@ -34,6 +33,10 @@ from trainer.checkpoint_files import CheckpointError
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "trainer_fixtures.py"
 ROOT = HERE.parents[1]
+if str(HERE.parent) not in sys.path:
+    sys.path.insert(0, str(HERE.parent))
+
+import background  # noqa: E402  (tests/background.py)
 
 # --------------------------------------------------------------------------------------------------
 # SIGKILL + resume in subprocesses
@@ -53,23 +56,16 @@ KILL_CASES = [
 ]
 
 
-def run_batch(jobs: list[list[str]], folder: Path, hash_seed: str) -> list[int]:
-    """Run ``train`` jobs as forked children of one fresh ``trainer_fixtures.py batch`` interpreter."""
+def run_batch(jobs: list[list[str]], folder: Path, hash_seed: str, env: dict) -> tuple[int, str, list[int] | None]:
+    """Run ``train`` jobs as forked children of one fresh ``trainer_fixtures.py batch`` interpreter: its status,
+    stderr and the jobs' statuses."""
     spec = folder / f"jobs-{hash_seed}.json"
     spec.write_text(json.dumps(jobs))
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", PYTHONHASHSEED=hash_seed)
-    done = subprocess.run(
-        [sys.executable, str(FIXTURES), "batch", "--jobs", str(spec), "--parallel", "2"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    codes = json.loads(done.stdout.strip().splitlines()[-1])
-    assert len(codes) == len(jobs)
-    return codes, done.stderr
+    env = dict(env, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", PYTHONHASHSEED=hash_seed)
+    argv = [sys.executable, str(FIXTURES), "batch", "--jobs", str(spec), "--parallel", "2"]
+    done = background.run(argv, cwd=ROOT, env=env, timeout=300)
+    codes = json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 else None
+    return done.returncode, done.stderr, codes
 
 
 def train_args(out: Path, folder: Path | None, save_interval: str | None, grad_accum: int, *extra: str) -> list[str]:
@@ -81,39 +77,39 @@ def train_args(out: Path, folder: Path | None, save_interval: str | None, grad_a
     return args + list(extra)
 
 
-@pytest.fixture(scope="module")
-def kill_runs(tmp_path_factory):
+def _kill_runs(base: Path, env: dict) -> tuple[Path, list, dict, list]:
     """Phase 1 (one interpreter): the uninterrupted references and the runs that SIGKILL themselves.
-    Phase 2 (another interpreter, another hash seed): the resumes from each killed run's ``latest``."""
-    base = tmp_path_factory.mktemp("resume")
+    Phase 2 (another interpreter, another hash seed): the resumes from each killed run's ``latest``.
+    tests/background.py starts both with the session. Returns each phase's outcome and what it expects."""
     jobs, expect = [], []
     for accum in sorted({case[2] for case in KILL_CASES}):
         jobs.append(train_args(base / f"ref{accum}", base / f"ref{accum}-ckpt", "4ba", accum))
         expect.append(0)
     for name, interval, accum, kill_at, kill_on in KILL_CASES:
+        folder = base / name / "ckpt"
         jobs.append(
-            train_args(
-                base / name / "killed",
-                base / name / "ckpt",
-                interval,
-                accum,
-                "--kill-at",
-                str(kill_at),
-                "--kill-on",
-                kill_on,
-            )
+            train_args(base / name / "killed", folder, interval, accum, "--kill-at", str(kill_at), "--kill-on", kill_on)
         )
         expect.append(-signal.SIGKILL)
-    codes, stderr = run_batch(jobs, base, "1")
-    assert codes == expect, stderr[-3000:]
-    resumed_from = {}
-    jobs = []
+    phases = [(run_batch(jobs, base, "1", env), expect)]
+    resumed_from, jobs = {}, []
     for name, interval, accum, _, _ in KILL_CASES:
         folder = base / name / "ckpt"
-        resumed_from[name] = os.readlink(folder / "latest")
+        resumed_from[name] = os.readlink(folder / "latest") if (folder / "latest").is_symlink() else None
         jobs.append(train_args(base / name / "resumed", folder, interval, accum, "--load", str(folder)))
-    codes, stderr = run_batch(jobs, base, "2")
-    assert codes == [0] * len(jobs), stderr[-3000:]
+    if phases[0][0][2] == expect:
+        phases.append((run_batch(jobs, base, "2", env), [0] * len(jobs)))
+    return base, phases, resumed_from, jobs
+
+
+@pytest.fixture(scope="module")
+def kill_runs():
+    base, phases, resumed_from, _ = background.result(_kill_runs)
+    for (status, stderr, codes), expect in phases:
+        assert status == 0, stderr[-3000:]
+        assert codes is not None and len(codes) == len(expect)
+        assert codes == expect, stderr[-3000:]
+    assert len(phases) == 2
     return base, resumed_from
 
 
@@ -123,6 +119,7 @@ def read_rows(path: Path) -> list[dict[str, str]]:
 
 
 @pytest.mark.parametrize("case", KILL_CASES, ids=[case[0] for case in KILL_CASES])
+@background.ahead(_kill_runs)
 def test_sigkill_and_resume_is_bit_identical(kill_runs, case):
     base, resumed_from = kill_runs
     name, _, accum, kill_at, _ = case
@@ -154,6 +151,7 @@ def test_sigkill_and_resume_is_bit_identical(kill_runs, case):
     assert replayed == resumed_rows[: len(replayed)]  # the replayed batches saw the same values
 
 
+@background.ahead(_kill_runs)
 def test_kill_runs_checkpoint_files_load_weights_only(kill_runs):
     base, _ = kill_runs
     files = sorted(base.glob("*/ckpt/ba*.pt")) + sorted(base.glob("ref*-ckpt/ba*.pt"))
