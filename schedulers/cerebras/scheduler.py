@@ -162,7 +162,10 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
     form: ClassVar[type[Form] | None] = None
     #: the form a composite makes of its children's
     composes: ClassVar[type[Form] | None] = None
-    #: the form's generic argument name -> this class's name for it (each also readable as an attribute)
+    #: the family's names for the forms' generic argument names (the learning-rate ones; none for weight decays)
+    _family_names: ClassVar[dict[str, str]] = {}
+    #: the form's generic argument name -> this class's name for it (each also readable as an attribute): the
+    #: family's names of the form's fields
     _argument_names: ClassVar[dict[str, str]] = {}
     #: a user subclass's step-count attributes besides ``total_iters`` (they accept time strings)
     _step_arguments: ClassVar[tuple[str, ...]] = ()
@@ -176,6 +179,8 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "form" in cls.__dict__ and cls.form is not None:
+            fields = attrs.fields_dict(cls.form)
+            cls._argument_names = {name: renamed for name, renamed in cls._family_names.items() if name in fields}
             cls._call_signature = _form_signature(cls)
             cls.__init__ = _form_init(cls)  # type: ignore[method-assign]
         cls.__signature__ = _shown_signature(cls)  # not the metaclass's __call__(*args, **kwargs)
