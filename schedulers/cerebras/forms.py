@@ -759,15 +759,38 @@ class OneCycle(Form):
         )
 
 
-def _label(form: Sequential | Chained, index: int) -> str:
-    return form.labels[index] if index < len(form.labels) else type(form.schedules[index]).__name__
-
-
 # -- forms of forms ------------------------------------------------------------------------------------
 
 
 @attrs.frozen
-class Sequential(Form):
+class _OfForms(Form):
+    """A form of forms: resolved with its forms and checked then (their step counts and values are known only
+    then); ``labels`` name the forms in messages (their schedulers' class names)."""
+
+    schedules: tuple[Form, ...]
+    labels: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, kw_only=True)
+
+    def _label(self, index: int) -> str:
+        return self.labels[index] if index < len(self.labels) else type(self.schedules[index]).__name__
+
+    def needs_run(self) -> bool:
+        return super().needs_run() or any(form.needs_run() for form in self.schedules)
+
+    def resolved(self, resolve: Resolver) -> Form:
+        children = tuple(form.resolved(resolve) for form in self.schedules)
+        form = attrs.evolve(self, schedules=children, **self._resolved_steps(children, resolve))
+        form._check_steps()
+        return form
+
+    def _resolved_steps(self, children: tuple[Form, ...], resolve: Resolver) -> dict[str, Any]:
+        return {}
+
+    def __attrs_post_init__(self) -> None:
+        """Checked once resolved."""
+
+
+@attrs.frozen
+class Sequential(_OfForms):
     """``schedules[i]`` from ``milestones[i - 1]`` on, each seeing the steps since its segment began
     (``SequentialLR``).
 
@@ -780,29 +803,31 @@ class Sequential(Form):
     Returns:
         The form; calling it with a step gives the value of the segment's form.
 
+    Raises:
+        FormArgumentError: ``milestones`` not a list of one fewer step counts than ``schedules``.
+
     >>> sequence = Sequential((Linear(0.0, 0.1, 2), CosineDecay(0.1, 0.0, 2)), [2])
     >>> [sequence.resolved(step_resolver(None, 1.0))(t) for t in (1.0, 2.0, 3.0)]
     [0.05, 0.1, 0.05]
     """
 
-    schedules: tuple[Form, ...]
     milestones: list[StepCount] | None = _step_count(None, period=False, converter=_steps_list)
-    #: how the forms are named in messages (their schedulers' class names)
-    labels: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False)
-
-    def needs_run(self) -> bool:
-        return super().needs_run() or any(form.needs_run() for form in self.schedules)
-
-    def resolved(self, resolve: Resolver) -> Form:
-        children = tuple(form.resolved(resolve) for form in self.schedules)
-        given = self.milestones
-        milestones = self._running_total(children) if given is None else resolve("milestones", given)
-        form = attrs.evolve(self, schedules=children, milestones=milestones)
-        form._check_steps()
-        return form
 
     def __attrs_post_init__(self) -> None:
-        """Checked once resolved (its children's step counts, and so its milestones, are known only then)."""
+        """How many milestones is checked at once (a list, one fewer than the forms); their values once resolved."""
+        given = self.milestones
+        if given is not None and not isinstance(given, list):
+            raise FormArgumentError("milestones", f"={given!r} must be a list of step counts")
+        if given is not None and len(given) != len(self.schedules) - 1:
+            raise FormArgumentError(
+                "",
+                f" needs one milestone fewer than schedulers, got {len(self.schedules)} schedulers and "
+                f"{len(given)} milestones",
+            )
+
+    def _resolved_steps(self, children: tuple[Form, ...], resolve: Resolver) -> dict[str, Any]:
+        given = self.milestones
+        return {"milestones": self._running_total(children) if given is None else resolve("milestones", given)}
 
     def _check_steps(self) -> None:
         for i, value in enumerate(self.milestones):
@@ -819,7 +844,7 @@ class Sequential(Form):
             if steps is None:
                 raise FormArgumentError(
                     "",
-                    f" was given no milestones and schedulers[{i}] ({_label(self, i)}) has no total_iters: give "
+                    f" was given no milestones and schedulers[{i}] ({self._label(i)}) has no total_iters: give "
                     "milestones, or total_iters to every scheduler but the last",
                 )
             total += steps
@@ -849,7 +874,7 @@ class Sequential(Form):
 
 
 @attrs.frozen
-class Chained(Form):
+class Chained(_OfForms):
     """The first form times each other's value relative to its start (``ChainedLR``, torch's ``ChainedScheduler``).
 
     Args:
@@ -864,21 +889,7 @@ class Chained(Form):
     0.025
     """
 
-    schedules: tuple[Form, ...]
-    #: how the forms are named in messages (their schedulers' class names)
-    labels: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False)
     _initials: tuple = attrs.field(default=(), init=False, repr=False, eq=False)
-
-    def needs_run(self) -> bool:
-        return any(form.needs_run() for form in self.schedules)
-
-    def resolved(self, resolve: Resolver) -> Form:
-        form = attrs.evolve(self, schedules=tuple(form.resolved(resolve) for form in self.schedules))
-        form._check_steps()
-        return form
-
-    def __attrs_post_init__(self) -> None:
-        """Checked once resolved (its children's values at step 0 are known only then)."""
 
     def _check_steps(self) -> None:
         initials = []
@@ -887,7 +898,7 @@ class Chained(Form):
             if initial == 0 or not math.isfinite(initial):
                 raise FormArgumentError(
                     f"schedulers[{i}]",
-                    f" ({_label(self, i)}) starts at {initial!r}, so its value relative to its start is undefined; "
+                    f" ({self._label(i)}) starts at {initial!r}, so its value relative to its start is undefined; "
                     "a chained scheduler after the first must start non-zero",
                 )
             initials.append(initial)

@@ -590,8 +590,7 @@ def _unscalable(form: Form, name: str) -> tuple[str, Form] | None:
     """The first form (and its scheduler's name) inside ``form`` that a scale schedule ratio cannot scale."""
     if isinstance(form, (forms.Sequential, forms.Chained)):
         for index, child in enumerate(form.schedules):
-            label = form.labels[index] if index < len(form.labels) else type(child).__name__
-            found = _unscalable(child, label)
+            found = _unscalable(child, form._label(index))
             if found is not None:
                 return found
         return None
