@@ -556,12 +556,9 @@ def _shown_signature(cls: type) -> inspect.Signature:
 def _form_init(cls: type[HyperparameterScheduler]) -> Callable[..., None]:
     """The constructor of a class with a form: the call checked against its signature, then the form built."""
     signature, names = cls._call_signature, cls._argument_names
-    shown = signature.replace(
-        parameters=[p.replace(annotation=p.empty) for p in signature.parameters.values()],
-        return_annotation=signature.empty,
-    )
 
     def __init__(self: HyperparameterScheduler, *args: Any, **kwargs: Any) -> None:
+        shown = cls.__signature__  # the signature as users read it (_shown_signature)
         generic = [key for key in kwargs if key in names]
         if generic:  # the weight-decay spelling of an argument, given to the learning-rate class
             renamed = "; ".join(f"{key!r} is called {names[key]!r} here" for key in generic)
