@@ -20,6 +20,7 @@ learning-rate classes (docs/cerebras.md).
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -460,15 +461,17 @@ class CosineDecay(Form):
         return kernels.cosine(t / self.total_iters, self.initial_val, self.end_val)
 
 
-def _milestones(name: str, values: object, *, strict: bool) -> tuple:
-    """Resolved milestones as a sorted tuple of step counts."""
+def _milestones(name: str, values: object, *, order: str | None = None) -> tuple:
+    """Resolved milestones as a sorted tuple of step counts, in ``order`` (``"increasing"`` or ``"strictly
+    increasing"``; None: any)."""
     if not isinstance(values, (list, tuple)):
         raise FormArgumentError(name, f"={values!r} must be a list of step counts")
     for i, value in enumerate(values):
         if not is_step_count(value):
             raise FormArgumentError(f"{name}[{i}]", f"={value!r} must be a number of steps >= 0")
-    if strict and any(b <= a for a, b in zip(values, values[1:], strict=False)):
-        raise FormArgumentError(name, f"={list(values)!r} must be strictly increasing")
+    out_of_order = {"increasing": operator.gt, "strictly increasing": operator.ge}.get(order)
+    if out_of_order is not None and any(out_of_order(a, b) for a, b in zip(values, values[1:], strict=False)):
+        raise FormArgumentError(name, f"={list(values)!r} must be {order}")
     return tuple(sorted(values))
 
 
@@ -492,7 +495,7 @@ class PiecewiseConstant(Form):
     _points: tuple = attrs.field(default=(), init=False, repr=False, eq=False)
 
     def _check_steps(self) -> None:
-        points = _milestones("milestones", self.milestones, strict=True)
+        points = _milestones("milestones", self.milestones, order="strictly increasing")
         if len(self.vals) != len(points) + 1:
             raise FormArgumentError(
                 "vals",
@@ -527,7 +530,7 @@ class MultiStep(Form):
     _points: tuple = attrs.field(default=(), init=False, repr=False, eq=False)
 
     def _check_steps(self) -> None:
-        self._derive(_points=_milestones("milestones", self.milestones, strict=False))
+        self._derive(_points=_milestones("milestones", self.milestones))
 
     def __call__(self, t: Any) -> Any:
         return self.initial_val * kernels.multistep(t, self._points, self.gamma)
@@ -830,11 +833,7 @@ class Sequential(_OfForms):
         return {"milestones": self._running_total(children) if given is None else resolve("milestones", given)}
 
     def _check_steps(self) -> None:
-        for i, value in enumerate(self.milestones):
-            if not is_step_count(value):
-                raise FormArgumentError(f"milestones[{i}]", f"={value!r} must be a number of steps >= 0")
-        if any(b < a for a, b in zip(self.milestones, self.milestones[1:], strict=False)):
-            raise FormArgumentError("milestones", f"={self.milestones!r} must be increasing")
+        _milestones("milestones", self.milestones, order="increasing")
 
     def _running_total(self, forms: tuple[Form, ...]) -> list:
         """The milestones when none are given: the running sum of each form's ``total_iters`` but the last's."""
