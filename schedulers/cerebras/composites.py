@@ -141,19 +141,11 @@ class SequentialBase(_Composite):
         *,
         state: ScheduleState | None = None,
     ) -> None:
-        owner = type(self).__name__
-        self._schedulers = _children(owner, schedulers)
-        if hasattr(milestones, "tolist") and not isinstance(milestones, list):
-            milestones = milestones.tolist()  # numpy arrays, as Cerebras accepts
-        if milestones is not None:
-            if isinstance(milestones, (str, bytes)) or not isinstance(milestones, (list, tuple)):
-                raise ValueError(f"{owner}: milestones={milestones!r} must be a list of step counts")
-            if len(milestones) != len(self._schedulers) - 1:
-                raise ValueError(
-                    f"{owner} needs one milestone fewer than schedulers, got {len(self._schedulers)} schedulers and "
-                    f"{len(milestones)} milestones"
-                )
-        schedule = forms.Sequential(tuple(c.schedule for c in self._schedulers), milestones, labels=self._labels())
+        self._schedulers = _children(type(self).__name__, schedulers)
+        try:
+            schedule = forms.Sequential(tuple(c.schedule for c in self._schedulers), milestones, labels=self._labels())
+        except forms.FormArgumentError as error:
+            raise self._named(error) from None
         self._setup(optimizer, schedule, last_epoch, param_group_tags, state)
         self._adopt()
 

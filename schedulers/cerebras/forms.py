@@ -20,6 +20,7 @@ learning-rate classes (docs/cerebras.md).
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -87,13 +88,27 @@ class FormArgumentError(ValueError):
         self.name, self.text, self.negative = name, text, negative
 
 
-def _checked(check: Callable[..., Any], name: str, value: object, **bounds: Any) -> Any:
-    """``check(name, value, **bounds)`` with its error as a :class:`FormArgumentError` (its text starts with the
+def _checked(check: Callable[..., Any], name: str, value: object, **options: Any) -> Any:
+    """``check(name, value, **options)`` with its error as a :class:`FormArgumentError` (its text starts with the
     name)."""
     try:
-        return check(name, value, **bounds)
+        return check(name, value, **options)
+    except FormArgumentError:
+        raise
     except ValueError as error:
         raise FormArgumentError(name, str(error)[len(name) :]) from None
+
+
+def _argument(check: Callable[..., Any], default: object = attrs.NOTHING, **options: Any) -> Any:
+    """A form's argument, checked (and converted) by ``check(its name, value, **options)`` when the form is built."""
+    converter = attrs.Converter(lambda value, field: _checked(check, field.name, value, **options), takes_field=True)
+    return attrs.field(default=default, converter=converter)
+
+
+def _step_count(default: object = attrs.NOTHING, *, period: bool = True, converter: Any = None) -> Any:
+    """A step-count argument: steps or a time string, made whole steps for a run by :meth:`Form.resolved`; a period
+    must then be a number of steps > 0 (or None, when that is its default); the form checks the others."""
+    return attrs.field(default=default, converter=converter, metadata={"steps": "period" if period else "count"})
 
 
 def _value(name: str, value: object) -> float:
@@ -119,10 +134,6 @@ def _boolean(name: str, value: object) -> bool:
     if not isinstance(value, bool):
         raise FormArgumentError(name, f"={value!r} must be True or False")
     return value
-
-
-def _nonnegative(name: str) -> Callable[[Any], float]:
-    return lambda value: _checked(number_argument, name, value, low=0.0)
 
 
 def _steps_list(values: object) -> object:
@@ -171,10 +182,6 @@ class Form:
     True
     """
 
-    #: the step-count fields (numbers or time strings), resolved for a run by :meth:`resolved`
-    _steps: ClassVar[tuple[str, ...]] = ()
-    #: the step-count fields that must resolve to a number of steps > 0
-    _periods: ClassVar[tuple[str, ...]] = ()
     #: False for a closed form whose shape in steps a scale schedule ratio cannot scale (a factor per step)
     scalable: ClassVar[bool] = True
     #: whether it evaluates on tensors only (a user's functions written with torch ops)
@@ -203,7 +210,7 @@ class Form:
         >>> Step(0.1, "2ep", 0.5).needs_run(), Step(0.1, "200ba", 0.5).needs_run()
         (True, False)
         """
-        return any(needs_run(getattr(self, name)) for name in self._steps)
+        return any(needs_run(getattr(self, name)) for name in self._step_counts())
 
     def resolved(self, resolve: Resolver) -> Form:
         """This form for one run: each step-count argument made whole steps by ``resolve``, then checked.
@@ -221,7 +228,7 @@ class Form:
         >>> Linear(1.0, 0.0, "100ba").resolved(step_resolver(None, 0.29)).total_iters
         29
         """
-        given = {name: getattr(self, name) for name in self._steps}
+        given = {name: getattr(self, name) for name in self._step_counts()}
         steps = {name: resolve(name, value) for name, value in given.items()}
         try:
             return attrs.evolve(self, **steps)
@@ -235,14 +242,21 @@ class Form:
     def __attrs_post_init__(self) -> None:
         """A form whose step counts are numbers is checked (and what depends on them computed) at once: one made by
         :meth:`resolved`, or given numbers; a form with time strings waits for :meth:`resolved`."""
-        if all(_is_count(getattr(self, name)) for name in self._steps):
+        if all(_is_count(getattr(self, name)) for name in self._step_counts()):
             self._check_steps()
 
+    @classmethod
+    def _step_counts(cls) -> list[str]:
+        """The names of the step-count arguments (declared with :func:`_step_count`)."""
+        return [field.name for field in attrs.fields(cls) if "steps" in field.metadata]
+
     def _check_steps(self) -> None:
-        for name in self._periods:
-            value = getattr(self, name)
+        for field in attrs.fields(type(self)):
+            value = getattr(self, field.name)
+            if field.metadata.get("steps") != "period" or (value is None and field.default is None):
+                continue
             if not is_step_count(value, positive=True):
-                raise FormArgumentError(name, f"={value!r} must be a number of steps > 0")
+                raise FormArgumentError(field.name, f"={value!r} must be a number of steps > 0")
 
     def _derive(self, **values: Any) -> None:
         """Set fields derived from resolved step counts, on a form just resolved (not yet shared)."""
@@ -281,15 +295,8 @@ class Constant(Form):
     0.1
     """
 
-    val: float = attrs.field(converter=lambda v: _value("val", v))
-    total_iters: StepCount | None = None
-    _steps = ("total_iters",)
-
-    def _check_steps(self) -> None:
-        if self.total_iters is not None:
-            super()._check_steps()
-
-    _periods = ("total_iters",)
+    val: float = _argument(_value)
+    total_iters: StepCount | None = _step_count(None)
 
     def __call__(self, t: Any) -> Any:
         return kernels.constant(t, self.val)
@@ -313,12 +320,11 @@ class Polynomial(Form):
     0.0325
     """
 
-    initial_val: float = attrs.field(converter=lambda v: _value("initial_val", v))
-    end_val: float = attrs.field(converter=lambda v: _value("end_val", v))
-    total_iters: StepCount
-    power: float = attrs.field(default=1.0, converter=lambda v: _checked(number_argument, "power", v, low=0.0))
-    cycle: bool = attrs.field(default=False, converter=lambda v: _boolean("cycle", v))
-    _steps = _periods = ("total_iters",)
+    initial_val: float = _argument(_value)
+    end_val: float = _argument(_value)
+    total_iters: StepCount = _step_count()
+    power: float = _argument(number_argument, 1.0, low=0.0)
+    cycle: bool = _argument(_boolean, False)
 
     def __call__(self, t: Any) -> Any:
         horizon = self.total_iters
@@ -347,7 +353,7 @@ class Linear(Polynomial):
     """
 
     power: float = attrs.field(default=1.0, init=False)
-    cycle: bool = attrs.field(default=False, converter=lambda v: _boolean("cycle", v))
+    cycle: bool = _argument(_boolean, False)
 
 
 @attrs.frozen
@@ -367,11 +373,10 @@ class Exponential(Form):
     0.070711
     """
 
-    initial_val: float = attrs.field(converter=lambda v: _value("initial_val", v))
-    total_iters: StepCount
-    decay_rate: float = attrs.field(converter=_nonnegative("decay_rate"))
-    staircase: bool = attrs.field(default=False, converter=lambda v: _boolean("staircase", v))
-    _steps = _periods = ("total_iters",)
+    initial_val: float = _argument(_value)
+    total_iters: StepCount = _step_count()
+    decay_rate: float = _argument(number_argument, low=0.0)
+    staircase: bool = _argument(_boolean, False)
 
     def __call__(self, t: Any) -> Any:
         if self.staircase:
@@ -397,12 +402,11 @@ class InverseExponentialTimeDecay(Form):
     0.05
     """
 
-    initial_val: float = attrs.field(converter=lambda v: _value("initial_val", v))
-    step_exponent: float = attrs.field(converter=_nonnegative("step_exponent"))
-    total_iters: StepCount
-    decay_rate: float = attrs.field(converter=_nonnegative("decay_rate"))
-    staircase: bool = attrs.field(default=False, converter=lambda v: _boolean("staircase", v))
-    _steps = _periods = ("total_iters",)
+    initial_val: float = _argument(_value)
+    step_exponent: float = _argument(number_argument, low=0.0)
+    total_iters: StepCount = _step_count()
+    decay_rate: float = _argument(number_argument, low=0.0)
+    staircase: bool = _argument(_boolean, False)
 
     def __call__(self, t: Any) -> Any:
         rate = kernels.inverse_time(t, self.step_exponent, self.total_iters, self.decay_rate, self.staircase)
@@ -425,10 +429,9 @@ class InverseSquareRootDecay(Form):
     0.025
     """
 
-    initial_val: float = attrs.field(default=1.0, converter=lambda v: _value("initial_val", v))
-    scale: float = attrs.field(default=1.0, converter=lambda v: _value("scale", v))
-    warmup_steps: StepCount = 1.0
-    _steps = _periods = ("warmup_steps",)
+    initial_val: float = _argument(_value, 1.0)
+    scale: float = _argument(_value, 1.0)
+    warmup_steps: StepCount = _step_count(1.0)
 
     def __call__(self, t: Any) -> Any:
         return self.initial_val * kernels.inverse_sqrt(t, self.scale, self.warmup_steps)
@@ -450,24 +453,25 @@ class CosineDecay(Form):
     0.05
     """
 
-    initial_val: float = attrs.field(converter=lambda v: _value("initial_val", v))
-    end_val: float = attrs.field(converter=lambda v: _value("end_val", v))
-    total_iters: StepCount
-    _steps = _periods = ("total_iters",)
+    initial_val: float = _argument(_value)
+    end_val: float = _argument(_value)
+    total_iters: StepCount = _step_count()
 
     def __call__(self, t: Any) -> Any:
         return kernels.cosine(t / self.total_iters, self.initial_val, self.end_val)
 
 
-def _milestones(name: str, values: object, *, strict: bool) -> tuple:
-    """Resolved milestones as a sorted tuple of step counts."""
+def _milestones(name: str, values: object, *, order: str | None = None) -> tuple:
+    """Resolved milestones as a sorted tuple of step counts, in ``order`` (``"increasing"`` or ``"strictly
+    increasing"``; None: any)."""
     if not isinstance(values, (list, tuple)):
         raise FormArgumentError(name, f"={values!r} must be a list of step counts")
     for i, value in enumerate(values):
         if not is_step_count(value):
             raise FormArgumentError(f"{name}[{i}]", f"={value!r} must be a number of steps >= 0")
-    if strict and any(b <= a for a, b in zip(values, values[1:], strict=False)):
-        raise FormArgumentError(name, f"={list(values)!r} must be strictly increasing")
+    out_of_order = {"increasing": operator.gt, "strictly increasing": operator.ge}.get(order)
+    if out_of_order is not None and any(out_of_order(a, b) for a, b in zip(values, values[1:], strict=False)):
+        raise FormArgumentError(name, f"={list(values)!r} must be {order}")
     return tuple(sorted(values))
 
 
@@ -486,13 +490,12 @@ class PiecewiseConstant(Form):
     0.05
     """
 
-    vals: tuple[float, ...] = attrs.field(converter=lambda v: _values("vals", v))
-    milestones: list[StepCount] = attrs.field(converter=_steps_list)
+    vals: tuple[float, ...] = _argument(_values)
+    milestones: list[StepCount] = _step_count(period=False, converter=_steps_list)
     _points: tuple = attrs.field(default=(), init=False, repr=False, eq=False)
-    _steps = ("milestones",)
 
     def _check_steps(self) -> None:
-        points = _milestones("milestones", self.milestones, strict=True)
+        points = _milestones("milestones", self.milestones, order="strictly increasing")
         if len(self.vals) != len(points) + 1:
             raise FormArgumentError(
                 "vals",
@@ -521,14 +524,13 @@ class MultiStep(Form):
     0.025
     """
 
-    initial_val: float = attrs.field(converter=lambda v: _value("initial_val", v))
-    gamma: float = attrs.field(converter=_nonnegative("gamma"))
-    milestones: list[StepCount] = attrs.field(converter=_steps_list)
+    initial_val: float = _argument(_value)
+    gamma: float = _argument(number_argument, low=0.0)
+    milestones: list[StepCount] = _step_count(period=False, converter=_steps_list)
     _points: tuple = attrs.field(default=(), init=False, repr=False, eq=False)
-    _steps = ("milestones",)
 
     def _check_steps(self) -> None:
-        self._derive(_points=_milestones("milestones", self.milestones, strict=False))
+        self._derive(_points=_milestones("milestones", self.milestones))
 
     def __call__(self, t: Any) -> Any:
         return self.initial_val * kernels.multistep(t, self._points, self.gamma)
@@ -550,10 +552,9 @@ class Step(Form):
     0.025
     """
 
-    initial_val: float = attrs.field(converter=lambda v: _value("initial_val", v))
-    step_size: StepCount
-    gamma: float = attrs.field(converter=_nonnegative("gamma"))
-    _steps = _periods = ("step_size",)
+    initial_val: float = _argument(_value)
+    step_size: StepCount = _step_count()
+    gamma: float = _argument(number_argument, low=0.0)
 
     def __call__(self, t: Any) -> Any:
         return self.initial_val * kernels.step(t, self.step_size, self.gamma)
@@ -575,10 +576,9 @@ class CosineAnnealing(Form):
     0.05
     """
 
-    initial_val: float = attrs.field(converter=lambda v: _value("initial_val", v))
-    T_max: StepCount  # noqa: N815  (torch's and Cerebras's name)
-    eta_min: float = attrs.field(default=0.0, converter=lambda v: _value("eta_min", v))
-    _steps = _periods = ("T_max",)
+    initial_val: float = _argument(_value)
+    T_max: StepCount = _step_count()  # noqa: N815  (torch's and Cerebras's name)
+    eta_min: float = _argument(_value, 0.0)
 
     def __call__(self, t: Any) -> Any:
         return kernels.cosine_wave(t / self.T_max, self.initial_val, self.eta_min)
@@ -601,12 +601,11 @@ class CosineAnnealingWarmRestarts(Form):
     0.05
     """
 
-    initial_val: float = attrs.field(converter=lambda v: _value("initial_val", v))
-    T_0: StepCount  # noqa: N815
-    T_mult: int = attrs.field(default=1, converter=lambda v: _checked(integer_argument, "T_mult", v, low=1))
-    eta_min: float = attrs.field(default=0.0, converter=lambda v: _value("eta_min", v))
+    initial_val: float = _argument(_value)
+    T_0: StepCount = _step_count()  # noqa: N815
+    T_mult: int = _argument(integer_argument, 1, low=1)
+    eta_min: float = _argument(_value, 0.0)
     _ends: tuple = attrs.field(default=(), init=False, repr=False, eq=False)
-    _steps = _periods = ("T_0",)
 
     def _check_steps(self) -> None:
         super()._check_steps()
@@ -633,7 +632,7 @@ class Lambda(Form):
     0.2
     """
 
-    initial_val: float = attrs.field(converter=lambda v: _value("initial_val", v))
+    initial_val: float = _argument(_value)
     functions: tuple = ()
     scalable = False  # the user's functions of the step cannot be rescaled
     tensor_only = True
@@ -661,8 +660,8 @@ class Multiplicative(Form):
     0.025
     """
 
-    initial_val: float = attrs.field(converter=lambda v: _value("initial_val", v))
-    coefficient: float = attrs.field(converter=_nonnegative("coefficient"))
+    initial_val: float = _argument(_value)
+    coefficient: float = _argument(number_argument, low=0.0)
     factor: Callable[[Any], Any] | None = None
     scalable = False  # a factor per step: no step-count argument to scale
 
@@ -693,19 +692,13 @@ class Cyclic(Form):
     0.055
     """
 
-    base_val: float = attrs.field(converter=lambda v: _value("base_val", v))
-    max_val: float = attrs.field(converter=lambda v: _value("max_val", v))
-    step_size_up: StepCount = 2000
-    step_size_down: StepCount | None = None
-    mode: str = attrs.field(
-        default="triangular", converter=lambda v: _checked(choice_argument, "mode", v, choices=kernels.CYCLIC_MODES)
-    )
+    base_val: float = _argument(_value)
+    max_val: float = _argument(_value)
+    step_size_up: StepCount = _step_count(2000)
+    step_size_down: StepCount | None = _step_count(None, period=False)
+    mode: str = _argument(choice_argument, "triangular", choices=kernels.CYCLIC_MODES)
     gamma: float = 1.0
-    scale_mode: str = attrs.field(
-        default="cycle", converter=lambda v: _checked(choice_argument, "scale_mode", v, choices=("cycle", "iterations"))
-    )
-    _steps = ("step_size_up", "step_size_down")
-    _periods = ("step_size_up",)
+    scale_mode: str = _argument(choice_argument, "cycle", choices=("cycle", "iterations"))
 
     def __attrs_post_init__(self) -> None:
         self._derive(gamma=_checked(number_argument, "gamma", self.gamma, low=0.0, low_open=self.mode == "exp_range"))
@@ -744,19 +737,13 @@ class OneCycle(Form):
     0.081175
     """
 
-    initial_val: float = attrs.field(converter=lambda v: _value("initial_val", v))
-    max_val: float = attrs.field(converter=lambda v: _value("max_val", v))
-    total_steps: StepCount = 1000
-    pct_start: float = attrs.field(default=0.3, converter=_nonnegative("pct_start"))
-    final_div_factor: float = attrs.field(
-        default=10000.0,
-        converter=lambda v: _checked(number_argument, "final_div_factor", v, low=0.0, low_open=True),
-    )
-    three_phase: bool = attrs.field(default=False, converter=lambda v: _boolean("three_phase", v))
-    anneal_strategy: str = attrs.field(
-        default="cos", converter=lambda v: _checked(choice_argument, "anneal_strategy", v, choices=("cos", "linear"))
-    )
-    _steps = ("total_steps",)
+    initial_val: float = _argument(_value)
+    max_val: float = _argument(_value)
+    total_steps: StepCount = _step_count(1000, period=False)
+    pct_start: float = _argument(number_argument, 0.3, low=0.0)
+    final_div_factor: float = _argument(number_argument, 10000.0, low=0.0, low_open=True)
+    three_phase: bool = _argument(_boolean, False)
+    anneal_strategy: str = _argument(choice_argument, "cos", choices=("cos", "linear"))
 
     def _check_steps(self) -> None:
         self._derive(total_steps=_checked(integer_argument, "total_steps", self.total_steps, low=1))
@@ -775,15 +762,38 @@ class OneCycle(Form):
         )
 
 
-def _label(form: Sequential | Chained, index: int) -> str:
-    return form.labels[index] if index < len(form.labels) else type(form.schedules[index]).__name__
-
-
 # -- forms of forms ------------------------------------------------------------------------------------
 
 
 @attrs.frozen
-class Sequential(Form):
+class _OfForms(Form):
+    """A form of forms: resolved with its forms and checked then (their step counts and values are known only
+    then); ``labels`` name the forms in messages (their schedulers' class names)."""
+
+    schedules: tuple[Form, ...]
+    labels: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, kw_only=True)
+
+    def _label(self, index: int) -> str:
+        return self.labels[index] if index < len(self.labels) else type(self.schedules[index]).__name__
+
+    def needs_run(self) -> bool:
+        return super().needs_run() or any(form.needs_run() for form in self.schedules)
+
+    def resolved(self, resolve: Resolver) -> Form:
+        children = tuple(form.resolved(resolve) for form in self.schedules)
+        form = attrs.evolve(self, schedules=children, **self._resolved_steps(children, resolve))
+        form._check_steps()
+        return form
+
+    def _resolved_steps(self, children: tuple[Form, ...], resolve: Resolver) -> dict[str, Any]:
+        return {}
+
+    def __attrs_post_init__(self) -> None:
+        """Checked once resolved."""
+
+
+@attrs.frozen
+class Sequential(_OfForms):
     """``schedules[i]`` from ``milestones[i - 1]`` on, each seeing the steps since its segment began
     (``SequentialLR``).
 
@@ -796,41 +806,34 @@ class Sequential(Form):
     Returns:
         The form; calling it with a step gives the value of the segment's form.
 
+    Raises:
+        FormArgumentError: ``milestones`` not a list of one fewer step counts than ``schedules``.
+
     >>> sequence = Sequential((Linear(0.0, 0.1, 2), CosineDecay(0.1, 0.0, 2)), [2])
     >>> [sequence.resolved(step_resolver(None, 1.0))(t) for t in (1.0, 2.0, 3.0)]
     [0.05, 0.1, 0.05]
     """
 
-    schedules: tuple[Form, ...]
-    milestones: list[StepCount] | None = attrs.field(default=None, converter=attrs.converters.optional(_steps_list))
-    #: how the forms are named in messages (their schedulers' class names)
-    labels: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False)
-    _steps = ("milestones",)
-
-    @property
-    def scalable(self) -> bool:  # type: ignore[override]
-        return all(form.scalable for form in self.schedules)
-
-    def needs_run(self) -> bool:
-        return super().needs_run() or any(form.needs_run() for form in self.schedules)
-
-    def resolved(self, resolve: Resolver) -> Form:
-        children = tuple(form.resolved(resolve) for form in self.schedules)
-        given = self.milestones
-        milestones = self._running_total(children) if given is None else resolve("milestones", given)
-        form = attrs.evolve(self, schedules=children, milestones=milestones)
-        form._check_steps()
-        return form
+    milestones: list[StepCount] | None = _step_count(None, period=False, converter=_steps_list)
 
     def __attrs_post_init__(self) -> None:
-        """Checked once resolved (its children's step counts, and so its milestones, are known only then)."""
+        """How many milestones is checked at once (a list, one fewer than the forms); their values once resolved."""
+        given = self.milestones
+        if given is not None and not isinstance(given, list):
+            raise FormArgumentError("milestones", f"={given!r} must be a list of step counts")
+        if given is not None and len(given) != len(self.schedules) - 1:
+            raise FormArgumentError(
+                "",
+                f" needs one milestone fewer than schedulers, got {len(self.schedules)} schedulers and "
+                f"{len(given)} milestones",
+            )
+
+    def _resolved_steps(self, children: tuple[Form, ...], resolve: Resolver) -> dict[str, Any]:
+        given = self.milestones
+        return {"milestones": self._running_total(children) if given is None else resolve("milestones", given)}
 
     def _check_steps(self) -> None:
-        for i, value in enumerate(self.milestones):
-            if not is_step_count(value):
-                raise FormArgumentError(f"milestones[{i}]", f"={value!r} must be a number of steps >= 0")
-        if any(b < a for a, b in zip(self.milestones, self.milestones[1:], strict=False)):
-            raise FormArgumentError("milestones", f"={self.milestones!r} must be increasing")
+        _milestones("milestones", self.milestones, order="increasing")
 
     def _running_total(self, forms: tuple[Form, ...]) -> list:
         """The milestones when none are given: the running sum of each form's ``total_iters`` but the last's."""
@@ -840,7 +843,7 @@ class Sequential(Form):
             if steps is None:
                 raise FormArgumentError(
                     "",
-                    f" was given no milestones and schedulers[{i}] ({_label(self, i)}) has no total_iters: give "
+                    f" was given no milestones and schedulers[{i}] ({self._label(i)}) has no total_iters: give "
                     "milestones, or total_iters to every scheduler but the last",
                 )
             total += steps
@@ -870,7 +873,7 @@ class Sequential(Form):
 
 
 @attrs.frozen
-class Chained(Form):
+class Chained(_OfForms):
     """The first form times each other's value relative to its start (``ChainedLR``, torch's ``ChainedScheduler``).
 
     Args:
@@ -885,25 +888,7 @@ class Chained(Form):
     0.025
     """
 
-    schedules: tuple[Form, ...]
-    #: how the forms are named in messages (their schedulers' class names)
-    labels: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False)
     _initials: tuple = attrs.field(default=(), init=False, repr=False, eq=False)
-
-    @property
-    def scalable(self) -> bool:  # type: ignore[override]
-        return all(form.scalable for form in self.schedules)
-
-    def needs_run(self) -> bool:
-        return any(form.needs_run() for form in self.schedules)
-
-    def resolved(self, resolve: Resolver) -> Form:
-        form = attrs.evolve(self, schedules=tuple(form.resolved(resolve) for form in self.schedules))
-        form._check_steps()
-        return form
-
-    def __attrs_post_init__(self) -> None:
-        """Checked once resolved (its children's values at step 0 are known only then)."""
 
     def _check_steps(self) -> None:
         initials = []
@@ -912,7 +897,7 @@ class Chained(Form):
             if initial == 0 or not math.isfinite(initial):
                 raise FormArgumentError(
                     f"schedulers[{i}]",
-                    f" ({_label(self, i)}) starts at {initial!r}, so its value relative to its start is undefined; "
+                    f" ({self._label(i)}) starts at {initial!r}, so its value relative to its start is undefined; "
                     "a chained scheduler after the first must start non-zero",
                 )
             initials.append(initial)
@@ -940,10 +925,6 @@ class ScalePerParam(Form):
     """
 
     schedule: Form
-
-    @property
-    def scalable(self) -> bool:  # type: ignore[override]
-        return self.schedule.scalable
 
     def needs_run(self) -> bool:
         return self.schedule.needs_run()

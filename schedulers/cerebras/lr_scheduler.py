@@ -65,6 +65,15 @@ class LRScheduler(HyperparameterScheduler):
     """
 
     param_group_key = "lr"
+    # Cerebras's learning-rate names of the forms' generic arguments (each class renames those its form has)
+    _family_names = {
+        "val": "learning_rate",
+        "vals": "learning_rates",
+        "initial_val": "initial_learning_rate",
+        "end_val": "end_learning_rate",
+        "base_val": "base_lr",
+        "max_val": "max_lr",
+    }
     _lambda_hooks = ("set_lr_lambda", "set_value_lambda")  # Cerebras 2.x's name works too
 
 
@@ -100,7 +109,6 @@ class ConstantLR(LRScheduler):
     """
 
     form = forms.Constant
-    _argument_names = {"val": "learning_rate"}
 
 
 class PolynomialLR(LRScheduler):
@@ -144,7 +152,6 @@ class PolynomialLR(LRScheduler):
     """
 
     form = forms.Polynomial
-    _argument_names = {"initial_val": "initial_learning_rate", "end_val": "end_learning_rate"}
 
 
 class LinearLR(LRScheduler):
@@ -182,7 +189,6 @@ class LinearLR(LRScheduler):
     """
 
     form = forms.Linear
-    _argument_names = {"initial_val": "initial_learning_rate", "end_val": "end_learning_rate"}
 
 
 class ExponentialLR(LRScheduler):
@@ -221,7 +227,6 @@ class ExponentialLR(LRScheduler):
     """
 
     form = forms.Exponential
-    _argument_names = {"initial_val": "initial_learning_rate"}
 
 
 class InverseExponentialTimeDecayLR(LRScheduler):
@@ -262,7 +267,6 @@ class InverseExponentialTimeDecayLR(LRScheduler):
     """
 
     form = forms.InverseExponentialTimeDecay
-    _argument_names = {"initial_val": "initial_learning_rate"}
 
 
 class InverseSquareRootDecayLR(LRScheduler):
@@ -299,7 +303,6 @@ class InverseSquareRootDecayLR(LRScheduler):
     """
 
     form = forms.InverseSquareRootDecay
-    _argument_names = {"initial_val": "initial_learning_rate"}
 
 
 class CosineDecayLR(LRScheduler):
@@ -337,7 +340,6 @@ class CosineDecayLR(LRScheduler):
     """
 
     form = forms.CosineDecay
-    _argument_names = {"initial_val": "initial_learning_rate", "end_val": "end_learning_rate"}
 
 
 class SequentialLR(LRScheduler, SequentialBase):
@@ -413,7 +415,6 @@ class PiecewiseConstantLR(LRScheduler):
     """
 
     form = forms.PiecewiseConstant
-    _argument_names = {"vals": "learning_rates"}
 
 
 class MultiStepLR(LRScheduler):
@@ -449,7 +450,6 @@ class MultiStepLR(LRScheduler):
     """
 
     form = forms.MultiStep
-    _argument_names = {"initial_val": "initial_learning_rate"}
 
 
 class StepLR(LRScheduler):
@@ -483,7 +483,6 @@ class StepLR(LRScheduler):
     """
 
     form = forms.Step
-    _argument_names = {"initial_val": "initial_learning_rate"}
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -523,7 +522,6 @@ class CosineAnnealingLR(LRScheduler):
     """
 
     form = forms.CosineAnnealing
-    _argument_names = {"initial_val": "initial_learning_rate"}
 
 
 class LambdaLR(LRScheduler):
@@ -564,7 +562,6 @@ class LambdaLR(LRScheduler):
     """
 
     form = forms.Lambda
-    _argument_names = {"initial_val": "initial_learning_rate"}
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
@@ -606,7 +603,6 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     """
 
     form = forms.CosineAnnealingWarmRestarts
-    _argument_names = {"initial_val": "initial_learning_rate"}
 
 
 class MultiplicativeLR(LRScheduler):
@@ -641,7 +637,6 @@ class MultiplicativeLR(LRScheduler):
     """
 
     form = forms.Multiplicative
-    _argument_names = {"initial_val": "initial_learning_rate"}
 
     def set_lr_lambda(self) -> Callable[[Any], Any]:
         """The factor per step as a function of the step: ``coefficient``; override it in a subclass to set your own.
@@ -720,7 +715,6 @@ class CyclicLR(LRScheduler):
     """
 
     form = forms.Cyclic
-    _argument_names = {"base_val": "base_lr", "max_val": "max_lr"}
 
 
 class OneCycleLR(LRScheduler):
@@ -762,7 +756,6 @@ class OneCycleLR(LRScheduler):
     """
 
     form = forms.OneCycle
-    _argument_names = {"initial_val": "initial_learning_rate", "max_val": "max_lr"}
 
 
 class ScalePerParamLR(LRScheduler, ScalePerParamBase):

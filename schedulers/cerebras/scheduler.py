@@ -162,7 +162,10 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
     form: ClassVar[type[Form] | None] = None
     #: the form a composite makes of its children's
     composes: ClassVar[type[Form] | None] = None
-    #: the form's generic argument name -> this class's name for it (each also readable as an attribute)
+    #: the family's names for the forms' generic argument names (the learning-rate ones; none for weight decays)
+    _family_names: ClassVar[dict[str, str]] = {}
+    #: the form's generic argument name -> this class's name for it (each also readable as an attribute): the
+    #: family's names of the form's fields
     _argument_names: ClassVar[dict[str, str]] = {}
     #: a user subclass's step-count attributes besides ``total_iters`` (they accept time strings)
     _step_arguments: ClassVar[tuple[str, ...]] = ()
@@ -176,6 +179,8 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "form" in cls.__dict__ and cls.form is not None:
+            fields = attrs.fields_dict(cls.form)
+            cls._argument_names = {name: renamed for name, renamed in cls._family_names.items() if name in fields}
             cls._call_signature = _form_signature(cls)
             cls.__init__ = _form_init(cls)  # type: ignore[method-assign]
         cls.__signature__ = _shown_signature(cls)  # not the metaclass's __call__(*args, **kwargs)
@@ -551,12 +556,9 @@ def _shown_signature(cls: type) -> inspect.Signature:
 def _form_init(cls: type[HyperparameterScheduler]) -> Callable[..., None]:
     """The constructor of a class with a form: the call checked against its signature, then the form built."""
     signature, names = cls._call_signature, cls._argument_names
-    shown = signature.replace(
-        parameters=[p.replace(annotation=p.empty) for p in signature.parameters.values()],
-        return_annotation=signature.empty,
-    )
 
     def __init__(self: HyperparameterScheduler, *args: Any, **kwargs: Any) -> None:
+        shown = cls.__signature__  # the signature as users read it (_shown_signature)
         generic = [key for key in kwargs if key in names]
         if generic:  # the weight-decay spelling of an argument, given to the learning-rate class
             renamed = "; ".join(f"{key!r} is called {names[key]!r} here" for key in generic)
@@ -585,8 +587,7 @@ def _unscalable(form: Form, name: str) -> tuple[str, Form] | None:
     """The first form (and its scheduler's name) inside ``form`` that a scale schedule ratio cannot scale."""
     if isinstance(form, (forms.Sequential, forms.Chained)):
         for index, child in enumerate(form.schedules):
-            label = form.labels[index] if index < len(form.labels) else type(child).__name__
-            found = _unscalable(child, label)
+            found = _unscalable(child, form._label(index))
             if found is not None:
                 return found
         return None

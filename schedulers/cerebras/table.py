@@ -1,6 +1,6 @@
 """The table of the Cerebras schedules: which learning-rate and weight-decay classes share a form, and their names.
 
-Each row names a schedule (``"CosineDecay"``) and its form (a frozen value class of :mod:`schedulers.cerebras.forms`:
+Each row is a schedule's form (a frozen value class of :mod:`schedulers.cerebras.forms`:
 the generic signature, its checks and the closed form, evaluated through :mod:`schedulers.core.kernels`). Both
 families declare their classes in source on that form (``class CosineDecayLR(LRScheduler)`` with
 ``form = forms.CosineDecay`` in :mod:`schedulers.cerebras.lr_scheduler`, and ``CosineDecayWD`` in
@@ -22,12 +22,9 @@ import attrs
 
 from schedulers.cerebras import forms
 from schedulers.cerebras.scheduler import HyperparameterScheduler
-from schedulers.core.registry import register_scheduler
+from schedulers.core.registry import get_scheduler, register_scheduler
 
 __all__ = ["ROWS", "TABLE", "Row", "register_family"]
-
-# the classes each family registered, by stem (filled by register_family)
-_FAMILIES: dict[bool, dict[str, type[HyperparameterScheduler]]] = {True: {}, False: {}}
 
 
 @attrs.frozen
@@ -38,8 +35,8 @@ class Row:
     registry aliases (Cerebras's and torch's other names for it).
 
     Args:
-        stem: The schedule's name without its family suffix (``"CosineDecay"``).
-        form: The form (a value class) both classes of the schedule write.
+        form: The form (a value class) both classes of the schedule write; its name is the schedule's name without
+            a family suffix (``"CosineDecay"``), the row's ``stem``.
         lr_class: The learning-rate class's name when it is not ``stem + "LR"``.
         lr_aliases: The learning-rate class's other registry names.
 
@@ -50,10 +47,14 @@ class Row:
     'CosineAnnealingWarmRestarts'
     """
 
-    stem: str
     form: type[forms.Form]
     lr_class: str | None = None
     lr_aliases: tuple[str, ...] = ()
+
+    @property
+    def stem(self) -> str:
+        """The schedule's name without a family suffix: its form's (``"CosineDecay"``)."""
+        return self.form.__name__
 
     def class_name(self, learning_rate: bool) -> str:
         """The name of this row's class in the learning-rate (``...LR``) or weight-decay (``...WD``) family.
@@ -70,36 +71,35 @@ class Row:
 
     @property
     def lr_names(self) -> dict[str, str]:
-        """The form's argument names the learning-rate class renames, to their names there (read from the
-        class's declared signature)."""
-        return dict(_FAMILIES[True][self.stem]._argument_names)
+        """The form's argument names the learning-rate class renames, to their names there (the class's
+        ``_argument_names``, from ``LRScheduler._family_names``)."""
+        return dict(get_scheduler(self.class_name(learning_rate=True), family="cerebras")._argument_names)
 
 
 TABLE: tuple[Row, ...] = (
-    Row("Constant", forms.Constant),
-    Row("Polynomial", forms.Polynomial),
-    Row("Linear", forms.Linear),
-    Row("Exponential", forms.Exponential),
-    Row("InverseExponentialTimeDecay", forms.InverseExponentialTimeDecay),
-    Row("InverseSquareRootDecay", forms.InverseSquareRootDecay),
-    Row("CosineDecay", forms.CosineDecay),
-    Row("Sequential", forms.Sequential),
-    Row("PiecewiseConstant", forms.PiecewiseConstant),
-    Row("MultiStep", forms.MultiStep),
-    Row("Step", forms.Step),
-    Row("CosineAnnealing", forms.CosineAnnealing),
-    Row("Lambda", forms.Lambda),
+    Row(forms.Constant),
+    Row(forms.Polynomial),
+    Row(forms.Linear),
+    Row(forms.Exponential),
+    Row(forms.InverseExponentialTimeDecay),
+    Row(forms.InverseSquareRootDecay),
+    Row(forms.CosineDecay),
+    Row(forms.Sequential),
+    Row(forms.PiecewiseConstant),
+    Row(forms.MultiStep),
+    Row(forms.Step),
+    Row(forms.CosineAnnealing),
+    Row(forms.Lambda),
     Row(
-        "CosineAnnealingWarmRestarts",
         forms.CosineAnnealingWarmRestarts,
         lr_class="CosineAnnealingWarmRestarts",
         lr_aliases=("CosineAnnealingWarmRestartsLR",),
     ),
-    Row("Multiplicative", forms.Multiplicative),
-    Row("Chained", forms.Chained, lr_aliases=("ChainedScheduler",)),
-    Row("Cyclic", forms.Cyclic),
-    Row("OneCycle", forms.OneCycle),
-    Row("ScalePerParam", forms.ScalePerParam),
+    Row(forms.Multiplicative),
+    Row(forms.Chained, lr_aliases=("ChainedScheduler",)),
+    Row(forms.Cyclic),
+    Row(forms.OneCycle),
+    Row(forms.ScalePerParam),
 )
 
 ROWS: dict[str, Row] = {row.stem: row for row in TABLE}
@@ -130,7 +130,6 @@ def register_family(module: str, *, learning_rate: bool) -> list[str]:
         if (cls.form or cls.composes) is not row.form:
             raise TypeError(f"{cls.__qualname__} must write {row.form.__qualname__}, its row's form")
         register_scheduler(cls, aliases=row.lr_aliases if learning_rate else (), family="cerebras")
-        _FAMILIES[learning_rate][row.stem] = cls
     return sorted(
         name
         for name, value in namespace.items()

@@ -297,6 +297,18 @@ def test_a_negative_step_count_is_refused_with_its_name_wherever_it_is_checked(b
         cs.LinearLR(optimizer, 1.0, 0.0, total_iters=0)
 
 
+def test_milestones_out_of_order_or_not_a_list_are_refused_with_the_class_and_argument(optimizer):
+    three = [cs.ConstantLR(optimizer, 1.0), cs.ConstantLR(optimizer, 0.5), cs.ConstantLR(optimizer, 0.1)]
+    with pytest.raises(ValueError, match=r"^SequentialLR: milestones=\[5, 3\] must be increasing$"):
+        cs.SequentialLR(optimizer, three, [5, 3])
+    assert cs.SequentialLR(optimizer, three, [3, 3]).milestones == [3, 3]  # a child may last 0 steps
+    with pytest.raises(ValueError, match=r"^PiecewiseConstantLR: milestones=\[3, 3\] must be strictly increasing$"):
+        cs.PiecewiseConstantLR(optimizer, [1.0, 0.5, 0.1], [3, 3])
+    with pytest.raises(ValueError, match=r"^SequentialLR: milestones='ab' must be a list of step counts$"):
+        cs.SequentialLR(optimizer, three[:2], "ab")
+    assert cs.SequentialLR(optimizer, three[:2], (4,)).milestones == [4]
+
+
 def test_zero_and_whole_floats_are_step_counts_where_zero_is_allowed(optimizer):
     assert cs.MultiStepLR(optimizer, 1.0, 0.5, milestones=[0, 2.0]).values_at([0, 2]).tolist() == [0.5, 0.25]
     assert cs.CyclicLR(optimizer, 0.1, 1.0, step_size_up=2, step_size_down=0).step_size_down == 0
