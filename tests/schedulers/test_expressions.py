@@ -7,6 +7,7 @@ import builtins
 import contextlib
 import os
 import subprocess
+import threading
 from unittest import mock
 
 import attrs
@@ -253,12 +254,16 @@ def test_literal_strings_are_never_code():
 def tripwires():
     """Record any call of a canary builtin, eval/exec, os.system or subprocess.Popen inside the block.
 
-    Only around parse_schedule itself: pytest and hypothesis use exec for their own machinery.
+    Only around parse_schedule itself: pytest and hypothesis use exec for their own machinery. Only in this
+    thread: the tests' background work (tests/background.py) opens files, imports and starts processes in
+    another thread meanwhile, and goes through to the real functions.
     """
-    calls = []
+    calls, owner = [], threading.get_ident()
 
-    def trap(name):
+    def trap(name, real=None):
         def record(*args, **kwargs):
+            if real is not None and threading.get_ident() != owner:
+                return real(*args, **kwargs)
             calls.append((name, args))
             raise AssertionError(f"{name} was called")
 
@@ -267,10 +272,27 @@ def tripwires():
     with contextlib.ExitStack() as stack:
         stack.enter_context(mock.patch.object(builtins, "cadence_canary", trap("cadence_canary"), create=True))
         for name in ("eval", "exec", "breakpoint", "input", "open", "__import__"):
-            stack.enter_context(mock.patch.object(builtins, name, trap(name)))
-        stack.enter_context(mock.patch.object(os, "system", trap("os.system")))
-        stack.enter_context(mock.patch.object(subprocess, "Popen", trap("subprocess.Popen")))
+            stack.enter_context(mock.patch.object(builtins, name, trap(name, getattr(builtins, name))))
+        stack.enter_context(mock.patch.object(os, "system", trap("os.system", os.system)))
+        stack.enter_context(mock.patch.object(subprocess, "Popen", trap("subprocess.Popen", subprocess.Popen)))
         yield calls
+
+
+def test_tripwires_trap_this_thread_and_let_other_threads_through():
+    """The tests' background work runs in another thread meanwhile (tests/background.py): it must not trip them."""
+    seen = {}
+
+    def elsewhere():
+        seen["opened"] = open(__file__).close() is None  # the real open, closed at once
+
+    with tripwires() as calls:
+        other = threading.Thread(target=elsewhere)
+        other.start()
+        other.join()
+        with pytest.raises(AssertionError, match="open was called"):
+            open(__file__)
+    assert seen == {"opened": True}
+    assert [name for name, _ in calls] == ["open"]
 
 
 def parse_guarded(text: str):
