@@ -10,8 +10,10 @@
 How the time is read:
 
 * batches are ``trainer.global_step`` (optimizer steps: with ``accumulate_grad_batches=n`` one batch is
-  ``n`` loader batches, and Lightning's last, shorter accumulation of an epoch is a batch too), never the
-  number of ``scheduler.step()`` calls: each ``step()`` moves the scheduler's
+  ``n`` loader batches, and Lightning's last, shorter accumulation of an epoch is a batch too); under manual
+  optimization, where ``global_step`` counts every optimizer's ``step()`` (two per batch with two optimizers),
+  they are the training batches Lightning has started instead (:func:`_batches`). Never the number of
+  ``scheduler.step()`` calls: each ``step()`` moves the scheduler's
   :class:`~schedulers.core.clock.Clock` to it through the integrations' one adapter
   (:class:`~schedulers.integrations.framework.FrameworkClock`, as Hugging Face's callback does); the batch
   that completes an epoch closes it, as in Cadence's trainer, and an epoch Lightning ends sooner closes when
@@ -185,7 +187,36 @@ class LightningState(Clock):
             length = _lightning_max_duration(trainer, per_epoch)
         else:
             length = as_max_duration(max_duration)
+        self._length_from_max_steps = max_duration is None and length.unit == TimeUnit.BATCH
         super().__init__(length, per_epoch)
+
+    def check_manual_length(self) -> None:
+        """Under manual optimization, a length taken from ``max_steps`` holds only while each batch makes one
+        optimizer step: Lightning's ``max_steps`` counts every optimizer's ``step()``.
+
+        Raises:
+            ValueError: One line, when ``global_step`` and the batches started differ (several optimizers, or
+                steps skipped), naming ``max_duration=``.
+
+        >>> from types import SimpleNamespace
+        >>> trainer = SimpleNamespace(num_training_batches=4, accumulate_grad_batches=1, max_steps=8, max_epochs=None)
+        >>> state = LightningState(trainer, _ClockCounts())
+        >>> trainer.global_step, trainer.lightning_module = 2, SimpleNamespace(automatic_optimization=False)
+        >>> trainer.fit_loop = SimpleNamespace(epoch_loop=SimpleNamespace(batch_progress=SimpleNamespace(
+        ...     total=SimpleNamespace(started=1))))
+        >>> state.check_manual_length()
+        Traceback (most recent call last):
+        ValueError: under manual optimization Lightning's max_steps=8 counts every optimizer.step() ...
+        """
+        if not self._length_from_max_steps or not _manual(self.trainer):
+            return
+        steps, batches = self.trainer.global_step, _batches(self.trainer)
+        if steps != batches:
+            raise ValueError(
+                f"under manual optimization Lightning's max_steps={self.trainer.max_steps} counts every "
+                f"optimizer.step() ({steps} after {batches} batches here), not batches: give "
+                "lightning_scheduler_config the run's length in batches (max_duration='...ba') or use max_epochs"
+            )
 
     def _lightning_len(self) -> int | None:
         return steps_per_epoch(self.trainer.num_training_batches, self.trainer.accumulate_grad_batches)
@@ -282,8 +313,9 @@ class LightningScheduler(CompiledScheduler):
         """
         clock, counts = self.state, self.state.clock
         counts.settle(self.state.trainer)
+        clock.check_manual_length()
         self.framework.optimizer_step(
-            self.state.trainer.global_step, counts.samples - clock.samples, counts.tokens - clock.tokens
+            _batches(self.state.trainer), counts.samples - clock.samples, counts.tokens - clock.tokens
         )
 
     def follow_epoch(self, epoch: int) -> None:
@@ -456,7 +488,7 @@ class _ClockCounts:
         self.settle(trainer)
         epoch = trainer.current_epoch
         if self.epoch_start is None or self.epoch_start[0] != epoch:
-            self.epoch_start = (epoch, trainer.global_step, self.samples, self.tokens)
+            self.epoch_start = (epoch, _batches(trainer), self.samples, self.tokens)
         for _, scheduler in _cadence_schedulers(trainer):
             scheduler.follow_epoch(epoch)
 
@@ -562,7 +594,7 @@ class _ClockCounts:
         >>> trainer.global_step = 1; counts.settle(trainer); counts.samples
         8
         """
-        step = trainer.global_step
+        step = _batches(trainer)
         if step == self._step:
             return
         if self._step is None:  # the first look: the totals start at this step
@@ -755,6 +787,21 @@ def _load_train_dataloader(trainer: Any) -> None:
     if getattr(trainer.state, "fn", None) != "fit":
         return
     trainer.fit_loop.setup_data()
+
+
+def _manual(trainer: Any) -> bool:
+    """Whether the Trainer's module optimizes by hand (``automatic_optimization = False``)."""
+    module = getattr(trainer, "lightning_module", None)
+    return module is not None and not getattr(module, "automatic_optimization", True)
+
+
+def _batches(trainer: Any) -> int:
+    """The batches a schedule has seen: Lightning's optimizer steps (``global_step``), or under manual
+    optimization the training batches Lightning has started (``global_step`` counts every optimizer's
+    ``step()`` there; a scheduler stepped in ``training_step`` of batch ``k`` moves to ``k + 1``)."""
+    if _manual(trainer):
+        return trainer.fit_loop.epoch_loop.batch_progress.total.started
+    return trainer.global_step
 
 
 def _lightning_max_duration(trainer: Any, per_epoch: int | None) -> Time:

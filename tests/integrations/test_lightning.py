@@ -213,6 +213,85 @@ def test_resuming_from_a_checkpoint_continues_the_steps_and_the_counts(tmp_path,
     torch.testing.assert_close(resumed.lrs, full.lrs[resume_at:], rtol=0, atol=0)
 
 
+class ManualModule(pl.LightningModule):
+    """Manual optimization with one optimizer per schedule (a GAN's layout): each ``training_step`` steps every
+    optimizer, then its scheduler, and records (batch index, lr, timestamp) just before each optimizer step."""
+
+    def __init__(self, schedules, configs=None) -> None:
+        super().__init__()
+        self.automatic_optimization = False
+        self.layers = torch.nn.ModuleList(torch.nn.Linear(3, 1) for _ in schedules)
+        self.schedules, self.configs = schedules, configs or [{} for _ in schedules]
+        self.seen: list[list[tuple[int, float, Timestamp]]] = [[] for _ in schedules]
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        schedulers = self.lr_schedulers()
+        schedulers = schedulers if isinstance(schedulers, list) else [schedulers]
+        optimizers = self.optimizers()
+        optimizers = optimizers if isinstance(optimizers, list) else [optimizers]
+        for index, (optimizer, scheduler) in enumerate(zip(optimizers, schedulers, strict=True)):
+            loss = torch.nn.functional.mse_loss(self.layers[index](x), y)
+            optimizer.zero_grad()
+            self.manual_backward(loss)
+            self.seen[index].append((batch_idx, optimizer.param_groups[0]["lr"], scheduler.state.timestamp))
+            optimizer.step()
+            scheduler.step()
+
+    def configure_optimizers(self):
+        optimizers = [torch.optim.SGD(layer.parameters(), lr=BASE_LR) for layer in self.layers]
+        configs = [
+            lightning_scheduler_config(schedule, optimizer, self, **config)
+            for schedule, optimizer, config in zip(self.schedules, optimizers, self.configs, strict=True)
+        ]
+        return optimizers, configs
+
+    def lrs(self, index: int) -> torch.Tensor:
+        return torch.tensor([lr for _, lr, _ in self.seen[index]], dtype=torch.float64)
+
+
+MANUAL = (
+    CosineAnnealingWithWarmupScheduler(t_warmup="0.25dur", alpha_f=0.1),  # over max_epochs=2: 18 batches
+    LinearWithWarmupScheduler(t_warmup="0.3dur", alpha_f=0.0),  # over 72 samples
+)
+MANUAL_CONFIGS = ({}, {"max_duration": "72sp"})
+
+
+def test_manual_optimization_with_two_optimizers_reads_the_batches_not_their_optimizer_steps() -> None:
+    # Lightning's global_step counts both optimizers' steps (36 after 18 batches); each schedule follows batches
+    module = ManualModule(MANUAL, MANUAL_CONFIGS)
+    trainer = _fit(module, max_epochs=2)
+    assert trainer.global_step == 36
+    torch.testing.assert_close(module.lrs(0), BASE_LR * evaluate_run(MANUAL[0], "2ep", dataloader_len=9))
+    torch.testing.assert_close(module.lrs(1), BASE_LR * evaluate_run(MANUAL[1], "72sp", samples_per_batch=4))
+    for seen in module.seen:
+        assert [ts.batch.value for _, _, ts in seen] == list(range(18))
+        assert [ts.sample.value for _, _, ts in seen] == list(range(0, 72, 4))
+        assert [ts.epoch.value for _, _, ts in seen] == [0] * 9 + [1] * 9
+
+
+@pytest.mark.parametrize("resume_at", [4, 9])  # mid-epoch, and the batch that ends epoch 0 (global_step 8, 18)
+def test_manual_optimization_resumes_at_its_batch(tmp_path, resume_at: int) -> None:
+    saver = pl.callbacks.ModelCheckpoint(dirpath=tmp_path, every_n_train_steps=2 * resume_at, save_top_k=-1)
+    full = ManualModule(MANUAL, MANUAL_CONFIGS)
+    _fit(full, callbacks=[saver], enable_checkpointing=True, max_epochs=2)
+    (checkpoint,) = tmp_path.glob(f"*step={2 * resume_at}.ckpt")
+    resumed = ManualModule(MANUAL, MANUAL_CONFIGS)
+    _fit(resumed, ckpt_path=checkpoint, max_epochs=2)
+    for index in range(2):
+        ran = [ts for _, _, ts in resumed.seen[index]]
+        assert ran == [ts for _, _, ts in full.seen[index][-len(ran) :]] and ran[0].batch.value == resume_at
+        torch.testing.assert_close(resumed.lrs(index), full.lrs(index)[resume_at:], rtol=0, atol=0)
+
+
+def test_manual_optimization_takes_max_steps_as_batches_only_while_each_batch_steps_once() -> None:
+    one = ManualModule(MANUAL[:1])
+    _fit(one, max_steps=12)
+    torch.testing.assert_close(one.lrs(0), BASE_LR * evaluate_run(MANUAL[0], "12ba"))
+    with pytest.raises(ValueError, match=r"max_steps=12 counts every optimizer.step\(\) \(2 after 1 batches"):
+        _fit(ManualModule(MANUAL), max_steps=12)
+
+
 class _FakeStrategy:
     root_device = torch.device("cpu")
 
