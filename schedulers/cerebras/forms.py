@@ -12,7 +12,7 @@ learning-rate classes (docs/cerebras.md).
 
 >>> form = CosineDecay(initial_val=0.1, end_val=0.0, total_iters="0.5dur")
 >>> from schedulers import SchedulerState
->>> run = form.resolved(step_resolver(SchedulerState("8ba"), 1.0))
+>>> run = form.resolved(SchedulerState("8ba"), 1.0)
 >>> run.total_iters, [round(run(t), 6) for t in (0.0, 2.0, 4.0)]
 (4, [0.1, 0.05, 0.0])
 """
@@ -56,15 +56,11 @@ __all__ = [
     "ScalePerParam",
     "Sequential",
     "Step",
-    "step_resolver",
 ]
 
 _F64 = torch.float64
 # warm restarts with T_mult > 1: interval ends up to this step (the lengths grow geometrically, so a few dozen)
 _RESTART_HORIZON = 2**50
-
-#: ``(name, given) -> steps``: a step-count argument made whole steps for one run
-Resolver = Callable[[str, Any], Any]
 
 
 class FormArgumentError(ValueError):
@@ -152,22 +148,6 @@ def _is_count(value: object) -> bool:
     return value is None or not isinstance(value, (str, Time))
 
 
-def step_resolver(state: ScheduleState | None, ssr: float) -> Resolver:
-    """The resolver of one run: step-count arguments as whole steps of the run of ``state`` scaled by ``ssr``.
-
-    Args:
-        state: The run's state (``.max_duration``, ``.dataloader_len``), or None (``ep``/``dur`` are then errors).
-        ssr: The scale schedule ratio.
-
-    Returns:
-        ``(name, given) -> steps``, :func:`~schedulers.cerebras.steps.resolve_steps` for this run.
-
-    >>> step_resolver(None, 0.29)("total_iters", 100)
-    29
-    """
-    return lambda name, given: resolve_steps(name, given, state, ssr)
-
-
 @attrs.frozen
 class Form:
     """A Cerebras schedule as a value: the closed form of the step, with its arguments as given.
@@ -212,24 +192,26 @@ class Form:
         """
         return any(needs_run(getattr(self, name)) for name in self._step_counts())
 
-    def resolved(self, resolve: Resolver) -> Form:
-        """This form for one run: each step-count argument made whole steps by ``resolve``, then checked.
+    def resolved(self, state: ScheduleState | None, ssr: float) -> Form:
+        """This form for the run of ``state`` scaled by ``ssr``: each step-count argument made whole steps
+        (:func:`~schedulers.cerebras.steps.resolve_steps`), then checked.
 
         Args:
-            resolve: ``(name, given) -> steps`` (:func:`step_resolver`).
+            state: The run's state (``.max_duration``, ``.dataloader_len``), or None (``ep``/``dur`` are then errors).
+            ssr: The scale schedule ratio.
 
         Returns:
             A new form of the same class, its step counts numbers; this one is unchanged.
 
         Raises:
             FormArgumentError: A resolved step count out of its range.
-            ValueError: What ``resolve`` raises for a step count it cannot resolve.
+            ValueError: A step count the run cannot resolve.
 
-        >>> Linear(1.0, 0.0, "100ba").resolved(step_resolver(None, 0.29)).total_iters
+        >>> Linear(1.0, 0.0, "100ba").resolved(None, 0.29).total_iters
         29
         """
         given = {name: getattr(self, name) for name in self._step_counts()}
-        steps = {name: resolve(name, value) for name, value in given.items()}
+        steps = {name: resolve_steps(name, value, state, ssr) for name, value in given.items()}
         try:
             return attrs.evolve(self, **steps)
         except FormArgumentError as error:  # show what the user wrote beside what it resolved to
@@ -257,6 +239,11 @@ class Form:
                 continue
             if not is_step_count(value, positive=True):
                 raise FormArgumentError(field.name, f"={value!r} must be a number of steps > 0")
+
+    def _unscalable(self, name: str) -> tuple[str, Form] | None:
+        """The first form inside this one that a scale schedule ratio cannot scale, with ``name``: its scheduler's
+        class name (a form of forms names each of its forms by its label)."""
+        return None if self.scalable else (name, self)
 
     def _derive(self, **values: Any) -> None:
         """Set fields derived from resolved step counts, on a form just resolved (not yet shared)."""
@@ -353,7 +340,7 @@ class Linear(Polynomial):
     """
 
     power: float = attrs.field(default=1.0, init=False)
-    cycle: bool = _argument(_boolean, False)
+    cycle: bool = _argument(_boolean, False)  # after power, as in the repr of a Polynomial
 
 
 @attrs.frozen
@@ -597,7 +584,7 @@ class CosineAnnealingWarmRestarts(Form):
     Returns:
         The form; calling it with a step gives the value.
 
-    >>> CosineAnnealingWarmRestarts(0.1, 2).resolved(step_resolver(None, 1.0))(3.0)
+    >>> CosineAnnealingWarmRestarts(0.1, 2).resolved(None, 1.0)(3.0)
     0.05
     """
 
@@ -628,12 +615,12 @@ class Lambda(Form):
     Returns:
         The form; calling it with a tensor of steps gives the values.
 
-    >>> Lambda(0.8, (lambda step: 0.5**step,)).closed_form(2.0)
+    >>> Lambda(0.8, functions=(lambda step: 0.5**step,)).closed_form(2.0)
     0.2
     """
 
     initial_val: float = _argument(_value)
-    functions: tuple = ()
+    functions: tuple = attrs.field(default=(), kw_only=True)
     scalable = False  # the user's functions of the step cannot be rescaled
     tensor_only = True
 
@@ -662,7 +649,7 @@ class Multiplicative(Form):
 
     initial_val: float = _argument(_value)
     coefficient: float = _argument(number_argument, low=0.0)
-    factor: Callable[[Any], Any] | None = None
+    factor: Callable[[Any], Any] | None = attrs.field(default=None, kw_only=True)
     scalable = False  # a factor per step: no step-count argument to scale
 
     def __call__(self, t: Any) -> Any:
@@ -733,7 +720,7 @@ class OneCycle(Form):
     Returns:
         The form; calling it with a step gives the value.
 
-    >>> round(OneCycle(0.004, 0.1, 4).resolved(step_resolver(None, 1.0))(1.0), 6)
+    >>> round(OneCycle(0.004, 0.1, 4).resolved(None, 1.0)(1.0), 6)
     0.081175
     """
 
@@ -779,14 +766,18 @@ class _OfForms(Form):
     def needs_run(self) -> bool:
         return super().needs_run() or any(form.needs_run() for form in self.schedules)
 
-    def resolved(self, resolve: Resolver) -> Form:
-        children = tuple(form.resolved(resolve) for form in self.schedules)
-        form = attrs.evolve(self, schedules=children, **self._resolved_steps(children, resolve))
+    def resolved(self, state: ScheduleState | None, ssr: float) -> Form:
+        children = tuple(form.resolved(state, ssr) for form in self.schedules)
+        form = attrs.evolve(self, schedules=children, **self._resolved_steps(children, state, ssr))
         form._check_steps()
         return form
 
-    def _resolved_steps(self, children: tuple[Form, ...], resolve: Resolver) -> dict[str, Any]:
+    def _resolved_steps(self, children: tuple[Form, ...], state: ScheduleState | None, ssr: float) -> dict[str, Any]:
         return {}
+
+    def _unscalable(self, name: str) -> tuple[str, Form] | None:
+        found = (form._unscalable(self._label(i)) for i, form in enumerate(self.schedules))
+        return next((item for item in found if item is not None), None)
 
     def __attrs_post_init__(self) -> None:
         """Checked once resolved."""
@@ -810,7 +801,7 @@ class Sequential(_OfForms):
         FormArgumentError: ``milestones`` not a list of one fewer step counts than ``schedules``.
 
     >>> sequence = Sequential((Linear(0.0, 0.1, 2), CosineDecay(0.1, 0.0, 2)), [2])
-    >>> [sequence.resolved(step_resolver(None, 1.0))(t) for t in (1.0, 2.0, 3.0)]
+    >>> [sequence.resolved(None, 1.0)(t) for t in (1.0, 2.0, 3.0)]
     [0.05, 0.1, 0.05]
     """
 
@@ -828,9 +819,10 @@ class Sequential(_OfForms):
                 f"{len(given)} milestones",
             )
 
-    def _resolved_steps(self, children: tuple[Form, ...], resolve: Resolver) -> dict[str, Any]:
+    def _resolved_steps(self, children: tuple[Form, ...], state: ScheduleState | None, ssr: float) -> dict[str, Any]:
         given = self.milestones
-        return {"milestones": self._running_total(children) if given is None else resolve("milestones", given)}
+        milestones = self._running_total(children) if given is None else resolve_steps("milestones", given, state, ssr)
+        return {"milestones": milestones}
 
     def _check_steps(self) -> None:
         _milestones("milestones", self.milestones, order="increasing")
@@ -883,7 +875,7 @@ class Chained(_OfForms):
     Returns:
         The form; calling it with a step gives the product.
 
-    >>> chained = Chained((Linear(0.1, 0.0, 4), Step(1.0, 2, 0.5))).resolved(step_resolver(None, 1.0))
+    >>> chained = Chained((Linear(0.1, 0.0, 4), Step(1.0, 2, 0.5))).resolved(None, 1.0)
     >>> chained(2.0)
     0.025
     """
@@ -911,26 +903,19 @@ class Chained(_OfForms):
 
 
 @attrs.frozen
-class ScalePerParam(Form):
+class ScalePerParam(_OfForms):
     """One form's value, which the scheduler multiplies by each param group's factor (``ScalePerParamLR``).
 
     Args:
-        schedule: The form.
+        schedules: The form, alone in a tuple.
+        labels: How the form is named in messages (the scaling scheduler's class name).
 
     Returns:
         The form; calling it with a step gives the form's value.
 
-    >>> ScalePerParam(Constant(0.1))(3.0)
+    >>> ScalePerParam((Constant(0.1),))(3.0)
     0.1
     """
 
-    schedule: Form
-
-    def needs_run(self) -> bool:
-        return self.schedule.needs_run()
-
-    def resolved(self, resolve: Resolver) -> Form:
-        return attrs.evolve(self, schedule=self.schedule.resolved(resolve))
-
     def __call__(self, t: Any) -> Any:
-        return self.schedule.closed_form(t)
+        return self.schedules[0].closed_form(t)

@@ -33,8 +33,8 @@ import attrs
 import torch
 
 from schedulers.cerebras import forms
-from schedulers.cerebras.forms import Form, FormArgumentError, step_resolver
-from schedulers.cerebras.steps import StepCount
+from schedulers.cerebras.forms import Form, FormArgumentError
+from schedulers.cerebras.steps import StepCount, resolve_steps
 from schedulers.core.schedule_arguments import integer_argument
 from schedulers.core.state import ScheduleState
 from schedulers.core.step_counting import StepCountingScheduler
@@ -108,11 +108,11 @@ class UserClosedForm(Form):
             self.inner is not None and self.inner.needs_run()
         )
 
-    def resolved(self, resolve: forms.Resolver) -> Form:
+    def resolved(self, state: ScheduleState | None, ssr: float) -> Form:
         owner = self.owner
         for name, given in owner._given_steps.items():  # the user's object holds its arguments: set them
-            setattr(owner, name, resolve(name, given))
-        return attrs.evolve(self, inner=None if self.inner is None else self.inner.resolved(resolve))
+            setattr(owner, name, resolve_steps(name, given, state, ssr))
+        return attrs.evolve(self, inner=None if self.inner is None else self.inner.resolved(state, ssr))
 
     def __call__(self, t: Any) -> Any:
         owner = self.owner
@@ -173,15 +173,12 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
     _lambda_hooks: ClassVar[tuple[str, ...]] = ("set_value_lambda",)
     #: the family the tools name this front end with (``schedulers.tools.stepped``'s report)
     report_family: ClassVar[str] = "Cerebras"
-    #: the call signature of a class with a form (its fields between ``optimizer`` and ``param_group_tags``)
-    _call_signature: ClassVar[inspect.Signature | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "form" in cls.__dict__ and cls.form is not None:
+        if cls.__dict__.get("form") is not None:
             fields = attrs.fields_dict(cls.form)
             cls._argument_names = {name: renamed for name, renamed in cls._family_names.items() if name in fields}
-            cls._call_signature = _form_signature(cls)
             cls.__init__ = _form_init(cls)  # type: ignore[method-assign]
         cls.__signature__ = _shown_signature(cls)  # not the metaclass's __call__(*args, **kwargs)
 
@@ -285,7 +282,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         if ssr != 1.0:
             self._check_scalable()
         try:
-            form = self.schedule.resolved(step_resolver(state, ssr))
+            form = self.schedule.resolved(state, ssr)
         except FormArgumentError as error:
             raise self._named(error) from None
         self._form = form
@@ -313,7 +310,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
 
     def _check_scalable(self) -> None:
         """A ValueError naming the scheduler whose form a scale schedule ratio cannot scale."""
-        found = _unscalable(self.schedule, type(self).__name__)
+        found = self.schedule._unscalable(type(self).__name__)
         if found is None:
             return
         name, form = found
@@ -518,31 +515,6 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         return f"{type(self).__name__}(last_epoch={step}, {self.param_group_key}={values})"
 
 
-def _form_signature(cls: type[HyperparameterScheduler]) -> inspect.Signature:
-    """``cls(optimizer, <the form's fields, renamed>, param_group_tags=None, *, state=None)``, typed."""
-    names = cls._argument_names
-    keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD
-    fields = [
-        inspect.Parameter(
-            names.get(f.name, f.name),
-            keyword,
-            default=inspect.Parameter.empty if f.default is attrs.NOTHING else f.default,
-            annotation=f.type,
-        )
-        for f in attrs.fields(cls.form)
-        if f.init and f.eq and f.name not in ("functions", "factor")  # what the user's hooks give, not arguments
-    ]
-    return inspect.Signature(
-        [
-            inspect.Parameter("optimizer", keyword, annotation="torch.optim.Optimizer"),
-            *fields,
-            inspect.Parameter("param_group_tags", keyword, default=None, annotation="Tags"),
-            inspect.Parameter("state", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="ScheduleState | None"),
-        ],
-        return_annotation="None",
-    )
-
-
 def _shown_signature(cls: type) -> inspect.Signature:
     """The signature users call ``cls`` with, as Cerebras documents it: its constructor's, without ``self`` and
     annotations (the constructor's signature keeps them)."""
@@ -554,8 +526,16 @@ def _shown_signature(cls: type) -> inspect.Signature:
 
 
 def _form_init(cls: type[HyperparameterScheduler]) -> Callable[..., None]:
-    """The constructor of a class with a form: the call checked against its signature, then the form built."""
-    signature, names = cls._call_signature, cls._argument_names
+    """The constructor of a class with a form, ``cls(optimizer, <the form's fields, renamed>, param_group_tags=None,
+    *, state=None)``, typed: the call checked against that signature, then the form built."""
+    names, fields = cls._argument_names, attrs.fields_dict(cls.form)
+    form = [
+        p.replace(name=names.get(p.name, p.name), annotation=fields[p.name].type)
+        for p in inspect.signature(cls.form).parameters.values()
+        if p.kind is not p.KEYWORD_ONLY  # what the user's hooks give (functions, factor), not arguments
+    ]
+    base = list(inspect.signature(HyperparameterScheduler.__init__).parameters.values())
+    signature = inspect.Signature([*base[:2], *form, *base[-2:]], return_annotation="None")
 
     def __init__(self: HyperparameterScheduler, *args: Any, **kwargs: Any) -> None:
         shown = cls.__signature__  # the signature as users read it (_shown_signature)
@@ -564,38 +544,20 @@ def _form_init(cls: type[HyperparameterScheduler]) -> Callable[..., None]:
             renamed = "; ".join(f"{key!r} is called {names[key]!r} here" for key in generic)
             raise TypeError(f"{cls.__name__}{shown}: {renamed}")
         try:
-            bound = signature.bind(*args, **kwargs)
+            bound = signature.bind(self, *args, **kwargs)
         except TypeError as error:
             raise TypeError(f"{cls.__name__}{shown}: {error}") from None
         bound.apply_defaults()
-        values = dict(bound.arguments)
-        optimizer, tags, state = values.pop("optimizer"), values.pop("param_group_tags"), values.pop("state")
-        generic_names = {public: g for g, public in names.items()}
+        _, optimizer, *values, tags, state = bound.arguments.values()
         try:
-            schedule = cls.form(**{generic_names.get(k, k): v for k, v in values.items()})
+            schedule = cls.form(*values)  # the form's fields in its order
         except FormArgumentError as error:
             raise self._named(error) from None
         self._setup(optimizer, schedule, -1, tags, state)
 
-    self_parameter = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    __init__.__signature__ = signature.replace(parameters=[self_parameter, *signature.parameters.values()])  # type: ignore[attr-defined]
+    __init__.__signature__ = signature  # type: ignore[attr-defined]
     __init__.__qualname__ = f"{cls.__qualname__}.__init__"
     return __init__
-
-
-def _unscalable(form: Form, name: str) -> tuple[str, Form] | None:
-    """The first form (and its scheduler's name) inside ``form`` that a scale schedule ratio cannot scale."""
-    if isinstance(form, (forms.Sequential, forms.Chained)):
-        for index, child in enumerate(form.schedules):
-            found = _unscalable(child, form._label(index))
-            if found is not None:
-                return found
-        return None
-    if isinstance(form, forms.ScalePerParam):
-        return _unscalable(form.schedule, name)
-    if isinstance(form, UserClosedForm):
-        return None if form.scalable else (type(form.owner).__name__, form)
-    return None if form.scalable else (name, form)
 
 
 def _plain(value: object) -> object:
