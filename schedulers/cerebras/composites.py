@@ -80,7 +80,7 @@ class _Composite(HyperparameterScheduler):
         curve = super().curve_for(state, ssr)
         for child, part in zip(self._schedulers, self._form.schedules, strict=True):
             child._form, child.state, child.ssr = part, state, ssr
-            child._curve = part.closed_form if part.tensor_only else part
+            child._curve = part
         return curve
 
     def _labels(self) -> tuple[str, ...]:

@@ -34,30 +34,6 @@ from schedulers.core.schedule_arguments import choice_argument, integer_argument
 from schedulers.core.state import ScheduleState
 from timeunits import Time
 
-__all__ = [
-    "Chained",
-    "Constant",
-    "CosineAnnealing",
-    "CosineAnnealingWarmRestarts",
-    "CosineDecay",
-    "Cyclic",
-    "Exponential",
-    "Form",
-    "FormArgumentError",
-    "InverseExponentialTimeDecay",
-    "InverseSquareRootDecay",
-    "Lambda",
-    "Linear",
-    "MultiStep",
-    "Multiplicative",
-    "OneCycle",
-    "PiecewiseConstant",
-    "Polynomial",
-    "ScalePerParam",
-    "Sequential",
-    "Step",
-]
-
 _F64 = torch.float64
 # warm restarts with T_mult > 1: interval ends up to this step (the lengths grow geometrically, so a few dozen)
 _RESTART_HORIZON = 2**50
@@ -117,9 +93,8 @@ def _value(name: str, value: object) -> float:
 
 
 def _values(name: str, values: object) -> tuple[float, ...]:
-    if hasattr(values, "tolist") and not isinstance(values, (list, tuple)):
-        values = values.tolist()
-    if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple)):
+    values = _listed(values)
+    if not isinstance(values, list):
         raise FormArgumentError(name, f"={values!r} must be a list of numbers")
     if not values:
         raise FormArgumentError(name, " must not be empty")
@@ -132,13 +107,11 @@ def _boolean(name: str, value: object) -> bool:
     return value
 
 
-def _steps_list(values: object) -> object:
-    """Milestones as given, with a tuple or an array (numpy, torch) turned into a list."""
-    if isinstance(values, tuple):
-        return list(values)
-    if hasattr(values, "tolist") and not isinstance(values, (list, str)):
-        return values.tolist()
-    return values
+def _listed(values: object) -> object:
+    """Values as given, with a tuple or an array (numpy, torch) turned into a list."""
+    if hasattr(values, "tolist"):
+        values = values.tolist()
+    return list(values) if isinstance(values, tuple) else values
 
 
 def _is_count(value: object) -> bool:
@@ -164,8 +137,6 @@ class Form:
 
     #: False for a closed form whose shape in steps a scale schedule ratio cannot scale (a factor per step)
     scalable: ClassVar[bool] = True
-    #: whether it evaluates on tensors only (a user's functions written with torch ops)
-    tensor_only: ClassVar[bool] = False
 
     def __call__(self, t: Any) -> Any:
         """The value at step ``t`` (a float, or a float64 tensor of steps, elementwise).
@@ -249,22 +220,6 @@ class Form:
         """Set fields derived from resolved step counts, on a form just resolved (not yet shared)."""
         for name, value in values.items():
             object.__setattr__(self, name, value)
-
-    def closed_form(self, t: Any) -> Any:
-        """The value at ``t``, on tensors for a form that evaluates on tensors only, else as :meth:`__call__`.
-
-        Args:
-            t: The step: a float, or a float64 tensor.
-
-        Returns:
-            The value, a float for a float and a tensor for a tensor.
-
-        >>> Constant(0.5).closed_form(3.0)
-        0.5
-        """
-        if self.tensor_only and not isinstance(t, torch.Tensor):
-            return float(self(torch.tensor(float(t), dtype=_F64)))
-        return self(t)
 
 
 @attrs.frozen
@@ -478,7 +433,7 @@ class PiecewiseConstant(Form):
     """
 
     vals: tuple[float, ...] = _argument(_values)
-    milestones: list[StepCount] = _step_count(period=False, converter=_steps_list)
+    milestones: list[StepCount] = _step_count(period=False, converter=_listed)
     _points: tuple = attrs.field(default=(), init=False, repr=False, eq=False)
 
     def _check_steps(self) -> None:
@@ -513,7 +468,7 @@ class MultiStep(Form):
 
     initial_val: float = _argument(_value)
     gamma: float = _argument(number_argument, low=0.0)
-    milestones: list[StepCount] = _step_count(period=False, converter=_steps_list)
+    milestones: list[StepCount] = _step_count(period=False, converter=_listed)
     _points: tuple = attrs.field(default=(), init=False, repr=False, eq=False)
 
     def _check_steps(self) -> None:
@@ -613,22 +568,22 @@ class Lambda(Form):
             ``set_value_lambda()``.
 
     Returns:
-        The form; calling it with a tensor of steps gives the values.
+        The form; calling it with a step gives the value (a float for a float, a tensor for a tensor).
 
-    >>> Lambda(0.8, functions=(lambda step: 0.5**step,)).closed_form(2.0)
+    >>> Lambda(0.8, functions=(lambda step: 0.5**step,))(2.0)
     0.2
     """
 
     initial_val: float = _argument(_value)
     functions: tuple = attrs.field(default=(), kw_only=True)
     scalable = False  # the user's functions of the step cannot be rescaled
-    tensor_only = True
 
     def __call__(self, t: Any) -> Any:
-        value = torch.full_like(t, self.initial_val)
+        step = t if isinstance(t, torch.Tensor) else torch.tensor(float(t), dtype=_F64)  # torch ops only
+        value = torch.full_like(step, self.initial_val)
         for function in self.functions:
-            value = value * function(t)
-        return value
+            value = value * function(step)
+        return value if isinstance(t, torch.Tensor) else float(value)
 
 
 @attrs.frozen
@@ -805,7 +760,7 @@ class Sequential(_OfForms):
     [0.05, 0.1, 0.05]
     """
 
-    milestones: list[StepCount] | None = _step_count(None, period=False, converter=_steps_list)
+    milestones: list[StepCount] | None = _step_count(None, period=False, converter=_listed)
 
     def __attrs_post_init__(self) -> None:
         """How many milestones is checked at once (a list, one fewer than the forms); their values once resolved."""
@@ -858,9 +813,9 @@ class Sequential(_OfForms):
 
     def __call__(self, t: Any) -> Any:
         o = ops(t)
-        value = self.schedules[0].closed_form(t)
+        value = self.schedules[0](t)
         for milestone, form in zip(self.milestones, self.schedules[1:], strict=True):
-            value = o.where(t < milestone, value, form.closed_form(o.maximum(t - milestone, 0.0)))
+            value = o.where(t < milestone, value, form(o.maximum(t - milestone, 0.0)))
         return value
 
 
@@ -885,7 +840,7 @@ class Chained(_OfForms):
     def _check_steps(self) -> None:
         initials = []
         for i, form in enumerate(self.schedules[1:], start=1):
-            initial = float(form.closed_form(0.0))
+            initial = float(form(0.0))
             if initial == 0 or not math.isfinite(initial):
                 raise FormArgumentError(
                     f"schedulers[{i}]",
@@ -896,9 +851,9 @@ class Chained(_OfForms):
         self._derive(_initials=tuple(initials))
 
     def __call__(self, t: Any) -> Any:
-        value = self.schedules[0].closed_form(t)
+        value = self.schedules[0](t)
         for form, initial in zip(self.schedules[1:], self._initials, strict=True):
-            value = value * (form.closed_form(t) / initial)
+            value = value * (form(t) / initial)
         return value
 
 
@@ -918,4 +873,4 @@ class ScalePerParam(_OfForms):
     """
 
     def __call__(self, t: Any) -> Any:
-        return self.schedules[0].closed_form(t)
+        return self.schedules[0](t)

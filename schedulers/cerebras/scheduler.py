@@ -250,10 +250,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
     @classmethod
     def _hook_name(cls) -> str | None:
         """The closed-form hook a user subclass overrides, if any."""
-        for hook in _HOOKS:
-            if getattr(cls, hook) is not getattr(HyperparameterScheduler, hook):
-                return hook
-        return None
+        return next((hook for hook in _HOOKS if getattr(cls, hook) is not getattr(HyperparameterScheduler, hook)), None)
 
     def _group_scale(self, index: int) -> float:
         """The factor of param group ``index``'s value (1; ``ScalePerParam``: the group's adjustment)."""
@@ -286,7 +283,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         except FormArgumentError as error:
             raise self._named(error) from None
         self._form = form
-        return form.closed_form if form.tensor_only else form
+        return form
 
     def _unattached(self, t: float) -> float:
         """The curve before a run is attached: the error of resolving without one (it names the argument)."""
@@ -356,7 +353,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
             form = form.inner
         if form is None:
             raise NotImplementedError(f"{type(self).__name__} has no built-in closed form to call")
-        return form.closed_form(self.last_epoch.to(_F64))
+        return form(self.last_epoch.to(_F64))
 
     def _get_closed_form(self) -> torch.Tensor:
         """Cerebras 2.x's name for :meth:`_get_closed_form_lr`."""
@@ -385,7 +382,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         counts = torch.as_tensor(list(steps) if isinstance(steps, range) else steps, dtype=_I64)
         if counts.numel() and int(counts.min()) < 0:
             raise ValueError(f"{type(self).__name__}.values_at: steps must be >= 0, got {int(counts.min())}")
-        return torch.as_tensor(form.closed_form(counts.to(_F64))).to(_F64).expand(counts.shape).clone()
+        return torch.as_tensor(form(counts.to(_F64))).to(_F64).expand(counts.shape).clone()
 
     def get_last_value(self) -> list[Any]:
         """Cerebras 2.x's name for :meth:`get_last_lr`.
@@ -401,7 +398,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         Returns:
             One value per param group of the optimizer.
         """
-        value = float(self._ready_form().closed_form(float(self._count)))
+        value = float(self._ready_form()(float(self._count)))
         current = self.get_last_lr()
         return [
             value * self._group_scale(i) if matches(self.param_group_tags, g) else current[i]
@@ -518,8 +515,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
 def _shown_signature(cls: type) -> inspect.Signature:
     """The signature users call ``cls`` with, as Cerebras documents it: its constructor's, without ``self`` and
     annotations (the constructor's signature keeps them)."""
-    init = cls.__init__
-    signature = getattr(init, "__signature__", None) or inspect.signature(init)
+    signature = inspect.signature(cls.__init__)
     parameters = [p.replace(annotation=p.empty) for p in signature.parameters.values()]
     parameters = parameters[1:] if parameters[0].name == "self" else parameters
     return signature.replace(parameters=parameters, return_annotation=signature.empty)

@@ -138,14 +138,12 @@ def resolve_steps(
     try:
         count = operator.index(value)
     except TypeError:
-        count = None
-    if count is not None:
-        return count if ssr == 1.0 else whole_count(count * ssr)
-    if isinstance(value, float) and math.isfinite(value):
-        return value if ssr == 1.0 else value * ssr
-    raise StepArgumentError(
-        f"{name}={value!r} must be a number of steps or a time string such as '1000ba', '2ep' or '0.1dur'"
-    )
+        if isinstance(value, float) and math.isfinite(value):
+            return value if ssr == 1.0 else value * ssr
+        raise StepArgumentError(
+            f"{name}={value!r} must be a number of steps or a time string such as '1000ba', '2ep' or '0.1dur'"
+        ) from None
+    return count if ssr == 1.0 else whole_count(count * ssr)
 
 
 def _resolve_time(name: str, value: object, state: ScheduleState | None, ssr: float) -> int | float:
