@@ -38,11 +38,6 @@ def _children(owner: str, schedulers: object) -> list[HyperparameterScheduler]:
 
 
 class _Composite(HyperparameterScheduler):
-    _schedulers: list[HyperparameterScheduler]
-
-    def _children(self) -> list[HyperparameterScheduler]:
-        return self._schedulers
-
     def _adopt(self) -> None:
         """Check the children write what this composite writes, and adopt their tags when it has none."""
         owner = type(self).__name__

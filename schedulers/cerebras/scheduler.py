@@ -34,7 +34,7 @@ import torch
 
 from schedulers.cerebras import forms
 from schedulers.cerebras.forms import Form, FormArgumentError
-from schedulers.cerebras.steps import StepCount, resolve_steps
+from schedulers.cerebras.steps import StepCount, needs_run, resolve_steps
 from schedulers.core.schedule_arguments import integer_argument
 from schedulers.core.state import ScheduleState
 from schedulers.core.step_counting import StepCountingScheduler
@@ -103,10 +103,8 @@ class UserClosedForm(Form):
         )
 
     def needs_run(self) -> bool:
-        owner = self.owner
-        return any(forms.needs_run(given) for given in owner._given_steps.values()) or bool(
-            self.inner is not None and self.inner.needs_run()
-        )
+        inner = self.inner is not None and self.inner.needs_run()
+        return inner or needs_run(list(self.owner._given_steps.values()))
 
     def resolved(self, state: ScheduleState | None, ssr: float) -> Form:
         owner = self.owner
@@ -171,6 +169,8 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
     _step_arguments: ClassVar[tuple[str, ...]] = ()
     #: the names of the hook returning the user's functions of the step (``LambdaLR``, ``MultiplicativeLR``)
     _lambda_hooks: ClassVar[tuple[str, ...]] = ("set_value_lambda",)
+    #: a composite's child schedulers (each one's state is saved under ``_schedulers`` in its state_dict)
+    _schedulers: Sequence[HyperparameterScheduler] = ()
     #: the family the tools name this front end with (``schedulers.tools.stepped``'s report)
     report_family: ClassVar[str] = "Cerebras"
 
@@ -407,9 +407,6 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
 
     # -- checkpoints -------------------------------------------------------------------------------
 
-    def _children(self) -> list[HyperparameterScheduler]:
-        return []
-
     def _arguments(self) -> dict[str, Any]:
         """The constructor arguments (as given, time strings included), as plain data."""
         if isinstance(self.schedule, UserClosedForm):
@@ -441,9 +438,8 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
             "_last_lr": [_plain(v) for v in self.get_last_lr()],
             "arguments": self._arguments(),
         }
-        children = self._children()
-        if children:
-            state["_schedulers"] = [child.state_dict() for child in children]
+        if self._schedulers:
+            state["_schedulers"] = [child.state_dict() for child in self._schedulers]
         return state
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
@@ -460,8 +456,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         """
         if not isinstance(state_dict, dict) or "last_epoch" not in state_dict:
             raise ValueError(f"{type(self).__name__}.load_state_dict: not a scheduler state_dict (no 'last_epoch')")
-        children = self._children()
-        saved_children = state_dict.get("_schedulers", [])
+        children, saved_children = self._schedulers, state_dict.get("_schedulers", [])
         if children and len(saved_children) != len(children):
             raise ValueError(
                 f"{type(self).__name__}.load_state_dict: the checkpoint has {len(saved_children)} child schedulers, "
