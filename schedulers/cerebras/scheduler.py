@@ -355,9 +355,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
             raise NotImplementedError(f"{type(self).__name__} has no built-in closed form to call")
         return form(self.last_epoch.to(_F64))
 
-    def _get_closed_form(self) -> torch.Tensor:
-        """Cerebras 2.x's name for :meth:`_get_closed_form_lr`."""
-        return HyperparameterScheduler._get_closed_form_lr(self)
+    _get_closed_form = _get_closed_form_lr  # Cerebras 2.x's name (the base's, whichever name a subclass overrides)
 
     def values_at(self, steps: int | Sequence[int] | range | torch.Tensor) -> torch.Tensor:
         """The values after each of ``steps`` steps (an int, a list, a range or an int tensor), as float64.
