@@ -96,13 +96,10 @@ def needs_run(value: object) -> bool:
     """
     if isinstance(value, (list, tuple)):
         return any(needs_run(item) for item in value)
-    if not isinstance(value, (str, Time)):
-        return False
     try:
-        unit = Time.from_input(value).unit
+        return isinstance(value, (str, Time)) and Time.from_input(value).unit in (TimeUnit.EPOCH, TimeUnit.DURATION)
     except ValueError:
         return False
-    return unit in (TimeUnit.EPOCH, TimeUnit.DURATION)
 
 
 def resolve_steps(
