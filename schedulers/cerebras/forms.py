@@ -19,6 +19,7 @@ learning-rate classes (docs/cerebras.md).
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 from collections.abc import Callable
@@ -784,18 +785,14 @@ class Sequential(_OfForms):
 
     def _running_total(self, forms: tuple[Form, ...]) -> list:
         """The milestones when none are given: the running sum of each form's ``total_iters`` but the last's."""
-        milestones, total = [], 0
         for i, form in enumerate(forms[:-1]):
-            steps = getattr(form, "total_iters", None)
-            if steps is None:
+            if getattr(form, "total_iters", None) is None:
                 raise FormArgumentError(
                     "",
                     f" was given no milestones and schedulers[{i}] ({self._label(i)}) has no total_iters: give "
                     "milestones, or total_iters to every scheduler but the last",
                 )
-            total += steps
-            milestones.append(total)
-        return milestones
+        return list(itertools.accumulate(form.total_iters for form in forms[:-1]))
 
     def local_steps(self, t: torch.Tensor) -> list[torch.Tensor]:
         """The step each form sees at step ``t`` (0 before its segment).
