@@ -38,11 +38,6 @@ def _children(owner: str, schedulers: object) -> list[HyperparameterScheduler]:
 
 
 class _Composite(HyperparameterScheduler):
-    _schedulers: list[HyperparameterScheduler]
-
-    def _children(self) -> list[HyperparameterScheduler]:
-        return self._schedulers
-
     def _adopt(self) -> None:
         """Check the children write what this composite writes, and adopt their tags when it has none."""
         owner = type(self).__name__
@@ -78,11 +73,9 @@ class _Composite(HyperparameterScheduler):
             The resolved composed form, a function of the step count.
         """
         curve = super().curve_for(state, ssr)
-        form = self._form
-        parts = (form.schedule,) if isinstance(form, forms.ScalePerParam) else form.schedules
-        for child, part in zip(self._schedulers, parts, strict=True):
+        for child, part in zip(self._schedulers, self._form.schedules, strict=True):
             child._form, child.state, child.ssr = part, state, ssr
-            child._curve = part.closed_form if part.tensor_only else part
+            child._curve = part
         return curve
 
     def _labels(self) -> tuple[str, ...]:
@@ -231,7 +224,8 @@ class ScalePerParamBase(_Composite):
             ]
         except ValueError as error:
             raise ValueError(f"{type(self).__name__}: {error}") from None
-        self._setup(optimizer, forms.ScalePerParam(scheduler.schedule), -1, param_group_tags, state)
+        labels = (type(self).__name__,)  # a ratio its form cannot take is this scheduler's to refuse
+        self._setup(optimizer, forms.ScalePerParam((scheduler.schedule,), labels=labels), -1, param_group_tags, state)
         self._adopt()
 
     def _group_scale(self, index: int) -> float:

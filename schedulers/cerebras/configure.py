@@ -190,13 +190,9 @@ def _lr_scheduler_classes() -> dict[str, type]:
         for name, cls in registered_schedulers("cerebras").items()
         if isinstance(cls, type) and issubclass(cls, LRScheduler)
     }
-    pending, seen = list(LRScheduler.__subclasses__()), set()
-    while pending:
-        cls = pending.pop(0)
-        if cls in seen:
-            continue
-        seen.add(cls)
-        pending.extend(cls.__subclasses__())
+    classes = [LRScheduler]
+    for cls in classes:  # every subclass, breadth first: the list grows as it is read
+        classes += [subclass for subclass in cls.__subclasses__() if subclass not in classes]
         if not cls.__module__.startswith("schedulers.cerebras.") and not cls.__name__.startswith("_"):
             found[cls.__name__.lower()] = cls
     return found

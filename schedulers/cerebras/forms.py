@@ -12,13 +12,14 @@ learning-rate classes (docs/cerebras.md).
 
 >>> form = CosineDecay(initial_val=0.1, end_val=0.0, total_iters="0.5dur")
 >>> from schedulers import SchedulerState
->>> run = form.resolved(step_resolver(SchedulerState("8ba"), 1.0))
+>>> run = form.resolved(SchedulerState("8ba"), 1.0)
 >>> run.total_iters, [round(run(t), 6) for t in (0.0, 2.0, 4.0)]
 (4, [0.1, 0.05, 0.0])
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 from collections.abc import Callable
@@ -34,37 +35,9 @@ from schedulers.core.schedule_arguments import choice_argument, integer_argument
 from schedulers.core.state import ScheduleState
 from timeunits import Time
 
-__all__ = [
-    "Chained",
-    "Constant",
-    "CosineAnnealing",
-    "CosineAnnealingWarmRestarts",
-    "CosineDecay",
-    "Cyclic",
-    "Exponential",
-    "Form",
-    "FormArgumentError",
-    "InverseExponentialTimeDecay",
-    "InverseSquareRootDecay",
-    "Lambda",
-    "Linear",
-    "MultiStep",
-    "Multiplicative",
-    "OneCycle",
-    "PiecewiseConstant",
-    "Polynomial",
-    "ScalePerParam",
-    "Sequential",
-    "Step",
-    "step_resolver",
-]
-
 _F64 = torch.float64
 # warm restarts with T_mult > 1: interval ends up to this step (the lengths grow geometrically, so a few dozen)
 _RESTART_HORIZON = 2**50
-
-#: ``(name, given) -> steps``: a step-count argument made whole steps for one run
-Resolver = Callable[[str, Any], Any]
 
 
 class FormArgumentError(ValueError):
@@ -121,9 +94,8 @@ def _value(name: str, value: object) -> float:
 
 
 def _values(name: str, values: object) -> tuple[float, ...]:
-    if hasattr(values, "tolist") and not isinstance(values, (list, tuple)):
-        values = values.tolist()
-    if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple)):
+    values = _listed(values)
+    if not isinstance(values, list):
         raise FormArgumentError(name, f"={values!r} must be a list of numbers")
     if not values:
         raise FormArgumentError(name, " must not be empty")
@@ -136,13 +108,11 @@ def _boolean(name: str, value: object) -> bool:
     return value
 
 
-def _steps_list(values: object) -> object:
-    """Milestones as given, with a tuple or an array (numpy, torch) turned into a list."""
-    if isinstance(values, tuple):
-        return list(values)
-    if hasattr(values, "tolist") and not isinstance(values, (list, str)):
-        return values.tolist()
-    return values
+def _listed(values: object) -> object:
+    """Values as given, with a tuple or an array (numpy, torch) turned into a list."""
+    if hasattr(values, "tolist"):
+        values = values.tolist()
+    return list(values) if isinstance(values, tuple) else values
 
 
 def _is_count(value: object) -> bool:
@@ -150,22 +120,6 @@ def _is_count(value: object) -> bool:
     if isinstance(value, (list, tuple)):
         return all(_is_count(item) for item in value)
     return value is None or not isinstance(value, (str, Time))
-
-
-def step_resolver(state: ScheduleState | None, ssr: float) -> Resolver:
-    """The resolver of one run: step-count arguments as whole steps of the run of ``state`` scaled by ``ssr``.
-
-    Args:
-        state: The run's state (``.max_duration``, ``.dataloader_len``), or None (``ep``/``dur`` are then errors).
-        ssr: The scale schedule ratio.
-
-    Returns:
-        ``(name, given) -> steps``, :func:`~schedulers.cerebras.steps.resolve_steps` for this run.
-
-    >>> step_resolver(None, 0.29)("total_iters", 100)
-    29
-    """
-    return lambda name, given: resolve_steps(name, given, state, ssr)
 
 
 @attrs.frozen
@@ -184,8 +138,6 @@ class Form:
 
     #: False for a closed form whose shape in steps a scale schedule ratio cannot scale (a factor per step)
     scalable: ClassVar[bool] = True
-    #: whether it evaluates on tensors only (a user's functions written with torch ops)
-    tensor_only: ClassVar[bool] = False
 
     def __call__(self, t: Any) -> Any:
         """The value at step ``t`` (a float, or a float64 tensor of steps, elementwise).
@@ -212,24 +164,26 @@ class Form:
         """
         return any(needs_run(getattr(self, name)) for name in self._step_counts())
 
-    def resolved(self, resolve: Resolver) -> Form:
-        """This form for one run: each step-count argument made whole steps by ``resolve``, then checked.
+    def resolved(self, state: ScheduleState | None, ssr: float) -> Form:
+        """This form for the run of ``state`` scaled by ``ssr``: each step-count argument made whole steps
+        (:func:`~schedulers.cerebras.steps.resolve_steps`), then checked.
 
         Args:
-            resolve: ``(name, given) -> steps`` (:func:`step_resolver`).
+            state: The run's state (``.max_duration``, ``.dataloader_len``), or None (``ep``/``dur`` are then errors).
+            ssr: The scale schedule ratio.
 
         Returns:
             A new form of the same class, its step counts numbers; this one is unchanged.
 
         Raises:
             FormArgumentError: A resolved step count out of its range.
-            ValueError: What ``resolve`` raises for a step count it cannot resolve.
+            ValueError: A step count the run cannot resolve.
 
-        >>> Linear(1.0, 0.0, "100ba").resolved(step_resolver(None, 0.29)).total_iters
+        >>> Linear(1.0, 0.0, "100ba").resolved(None, 0.29).total_iters
         29
         """
         given = {name: getattr(self, name) for name in self._step_counts()}
-        steps = {name: resolve(name, value) for name, value in given.items()}
+        steps = {name: resolve_steps(name, value, state, ssr) for name, value in given.items()}
         try:
             return attrs.evolve(self, **steps)
         except FormArgumentError as error:  # show what the user wrote beside what it resolved to
@@ -258,26 +212,15 @@ class Form:
             if not is_step_count(value, positive=True):
                 raise FormArgumentError(field.name, f"={value!r} must be a number of steps > 0")
 
+    def _unscalable(self, name: str) -> tuple[str, Form] | None:
+        """The first form inside this one that a scale schedule ratio cannot scale, with ``name``: its scheduler's
+        class name (a form of forms names each of its forms by its label)."""
+        return None if self.scalable else (name, self)
+
     def _derive(self, **values: Any) -> None:
         """Set fields derived from resolved step counts, on a form just resolved (not yet shared)."""
         for name, value in values.items():
             object.__setattr__(self, name, value)
-
-    def closed_form(self, t: Any) -> Any:
-        """The value at ``t``, on tensors for a form that evaluates on tensors only, else as :meth:`__call__`.
-
-        Args:
-            t: The step: a float, or a float64 tensor.
-
-        Returns:
-            The value, a float for a float and a tensor for a tensor.
-
-        >>> Constant(0.5).closed_form(3.0)
-        0.5
-        """
-        if self.tensor_only and not isinstance(t, torch.Tensor):
-            return float(self(torch.tensor(float(t), dtype=_F64)))
-        return self(t)
 
 
 @attrs.frozen
@@ -353,7 +296,7 @@ class Linear(Polynomial):
     """
 
     power: float = attrs.field(default=1.0, init=False)
-    cycle: bool = _argument(_boolean, False)
+    cycle: bool = _argument(_boolean, False)  # after power, as in the repr of a Polynomial
 
 
 @attrs.frozen
@@ -491,7 +434,7 @@ class PiecewiseConstant(Form):
     """
 
     vals: tuple[float, ...] = _argument(_values)
-    milestones: list[StepCount] = _step_count(period=False, converter=_steps_list)
+    milestones: list[StepCount] = _step_count(period=False, converter=_listed)
     _points: tuple = attrs.field(default=(), init=False, repr=False, eq=False)
 
     def _check_steps(self) -> None:
@@ -526,7 +469,7 @@ class MultiStep(Form):
 
     initial_val: float = _argument(_value)
     gamma: float = _argument(number_argument, low=0.0)
-    milestones: list[StepCount] = _step_count(period=False, converter=_steps_list)
+    milestones: list[StepCount] = _step_count(period=False, converter=_listed)
     _points: tuple = attrs.field(default=(), init=False, repr=False, eq=False)
 
     def _check_steps(self) -> None:
@@ -597,7 +540,7 @@ class CosineAnnealingWarmRestarts(Form):
     Returns:
         The form; calling it with a step gives the value.
 
-    >>> CosineAnnealingWarmRestarts(0.1, 2).resolved(step_resolver(None, 1.0))(3.0)
+    >>> CosineAnnealingWarmRestarts(0.1, 2).resolved(None, 1.0)(3.0)
     0.05
     """
 
@@ -626,22 +569,22 @@ class Lambda(Form):
             ``set_value_lambda()``.
 
     Returns:
-        The form; calling it with a tensor of steps gives the values.
+        The form; calling it with a step gives the value (a float for a float, a tensor for a tensor).
 
-    >>> Lambda(0.8, (lambda step: 0.5**step,)).closed_form(2.0)
+    >>> Lambda(0.8, functions=(lambda step: 0.5**step,))(2.0)
     0.2
     """
 
     initial_val: float = _argument(_value)
-    functions: tuple = ()
+    functions: tuple = attrs.field(default=(), kw_only=True)
     scalable = False  # the user's functions of the step cannot be rescaled
-    tensor_only = True
 
     def __call__(self, t: Any) -> Any:
-        value = torch.full_like(t, self.initial_val)
+        step = t if isinstance(t, torch.Tensor) else torch.tensor(float(t), dtype=_F64)  # torch ops only
+        value = torch.full_like(step, self.initial_val)
         for function in self.functions:
-            value = value * function(t)
-        return value
+            value = value * function(step)
+        return value if isinstance(t, torch.Tensor) else float(value)
 
 
 @attrs.frozen
@@ -662,7 +605,7 @@ class Multiplicative(Form):
 
     initial_val: float = _argument(_value)
     coefficient: float = _argument(number_argument, low=0.0)
-    factor: Callable[[Any], Any] | None = None
+    factor: Callable[[Any], Any] | None = attrs.field(default=None, kw_only=True)
     scalable = False  # a factor per step: no step-count argument to scale
 
     def __call__(self, t: Any) -> Any:
@@ -733,7 +676,7 @@ class OneCycle(Form):
     Returns:
         The form; calling it with a step gives the value.
 
-    >>> round(OneCycle(0.004, 0.1, 4).resolved(step_resolver(None, 1.0))(1.0), 6)
+    >>> round(OneCycle(0.004, 0.1, 4).resolved(None, 1.0)(1.0), 6)
     0.081175
     """
 
@@ -779,14 +722,18 @@ class _OfForms(Form):
     def needs_run(self) -> bool:
         return super().needs_run() or any(form.needs_run() for form in self.schedules)
 
-    def resolved(self, resolve: Resolver) -> Form:
-        children = tuple(form.resolved(resolve) for form in self.schedules)
-        form = attrs.evolve(self, schedules=children, **self._resolved_steps(children, resolve))
+    def resolved(self, state: ScheduleState | None, ssr: float) -> Form:
+        children = tuple(form.resolved(state, ssr) for form in self.schedules)
+        form = attrs.evolve(self, schedules=children, **self._resolved_steps(children, state, ssr))
         form._check_steps()
         return form
 
-    def _resolved_steps(self, children: tuple[Form, ...], resolve: Resolver) -> dict[str, Any]:
+    def _resolved_steps(self, children: tuple[Form, ...], state: ScheduleState | None, ssr: float) -> dict[str, Any]:
         return {}
+
+    def _unscalable(self, name: str) -> tuple[str, Form] | None:
+        found = (form._unscalable(self._label(i)) for i, form in enumerate(self.schedules))
+        return next((item for item in found if item is not None), None)
 
     def __attrs_post_init__(self) -> None:
         """Checked once resolved."""
@@ -810,11 +757,11 @@ class Sequential(_OfForms):
         FormArgumentError: ``milestones`` not a list of one fewer step counts than ``schedules``.
 
     >>> sequence = Sequential((Linear(0.0, 0.1, 2), CosineDecay(0.1, 0.0, 2)), [2])
-    >>> [sequence.resolved(step_resolver(None, 1.0))(t) for t in (1.0, 2.0, 3.0)]
+    >>> [sequence.resolved(None, 1.0)(t) for t in (1.0, 2.0, 3.0)]
     [0.05, 0.1, 0.05]
     """
 
-    milestones: list[StepCount] | None = _step_count(None, period=False, converter=_steps_list)
+    milestones: list[StepCount] | None = _step_count(None, period=False, converter=_listed)
 
     def __attrs_post_init__(self) -> None:
         """How many milestones is checked at once (a list, one fewer than the forms); their values once resolved."""
@@ -828,27 +775,24 @@ class Sequential(_OfForms):
                 f"{len(given)} milestones",
             )
 
-    def _resolved_steps(self, children: tuple[Form, ...], resolve: Resolver) -> dict[str, Any]:
+    def _resolved_steps(self, children: tuple[Form, ...], state: ScheduleState | None, ssr: float) -> dict[str, Any]:
         given = self.milestones
-        return {"milestones": self._running_total(children) if given is None else resolve("milestones", given)}
+        milestones = self._running_total(children) if given is None else resolve_steps("milestones", given, state, ssr)
+        return {"milestones": milestones}
 
     def _check_steps(self) -> None:
         _milestones("milestones", self.milestones, order="increasing")
 
     def _running_total(self, forms: tuple[Form, ...]) -> list:
         """The milestones when none are given: the running sum of each form's ``total_iters`` but the last's."""
-        milestones, total = [], 0
         for i, form in enumerate(forms[:-1]):
-            steps = getattr(form, "total_iters", None)
-            if steps is None:
+            if getattr(form, "total_iters", None) is None:
                 raise FormArgumentError(
                     "",
                     f" was given no milestones and schedulers[{i}] ({self._label(i)}) has no total_iters: give "
                     "milestones, or total_iters to every scheduler but the last",
                 )
-            total += steps
-            milestones.append(total)
-        return milestones
+        return list(itertools.accumulate(form.total_iters for form in forms[:-1]))
 
     def local_steps(self, t: torch.Tensor) -> list[torch.Tensor]:
         """The step each form sees at step ``t`` (0 before its segment).
@@ -866,9 +810,9 @@ class Sequential(_OfForms):
 
     def __call__(self, t: Any) -> Any:
         o = ops(t)
-        value = self.schedules[0].closed_form(t)
+        value = self.schedules[0](t)
         for milestone, form in zip(self.milestones, self.schedules[1:], strict=True):
-            value = o.where(t < milestone, value, form.closed_form(o.maximum(t - milestone, 0.0)))
+            value = o.where(t < milestone, value, form(o.maximum(t - milestone, 0.0)))
         return value
 
 
@@ -883,7 +827,7 @@ class Chained(_OfForms):
     Returns:
         The form; calling it with a step gives the product.
 
-    >>> chained = Chained((Linear(0.1, 0.0, 4), Step(1.0, 2, 0.5))).resolved(step_resolver(None, 1.0))
+    >>> chained = Chained((Linear(0.1, 0.0, 4), Step(1.0, 2, 0.5))).resolved(None, 1.0)
     >>> chained(2.0)
     0.025
     """
@@ -893,7 +837,7 @@ class Chained(_OfForms):
     def _check_steps(self) -> None:
         initials = []
         for i, form in enumerate(self.schedules[1:], start=1):
-            initial = float(form.closed_form(0.0))
+            initial = float(form(0.0))
             if initial == 0 or not math.isfinite(initial):
                 raise FormArgumentError(
                     f"schedulers[{i}]",
@@ -904,33 +848,26 @@ class Chained(_OfForms):
         self._derive(_initials=tuple(initials))
 
     def __call__(self, t: Any) -> Any:
-        value = self.schedules[0].closed_form(t)
+        value = self.schedules[0](t)
         for form, initial in zip(self.schedules[1:], self._initials, strict=True):
-            value = value * (form.closed_form(t) / initial)
+            value = value * (form(t) / initial)
         return value
 
 
 @attrs.frozen
-class ScalePerParam(Form):
+class ScalePerParam(_OfForms):
     """One form's value, which the scheduler multiplies by each param group's factor (``ScalePerParamLR``).
 
     Args:
-        schedule: The form.
+        schedules: The form, alone in a tuple.
+        labels: How the form is named in messages (the scaling scheduler's class name).
 
     Returns:
         The form; calling it with a step gives the form's value.
 
-    >>> ScalePerParam(Constant(0.1))(3.0)
+    >>> ScalePerParam((Constant(0.1),))(3.0)
     0.1
     """
 
-    schedule: Form
-
-    def needs_run(self) -> bool:
-        return self.schedule.needs_run()
-
-    def resolved(self, resolve: Resolver) -> Form:
-        return attrs.evolve(self, schedule=self.schedule.resolved(resolve))
-
     def __call__(self, t: Any) -> Any:
-        return self.schedule.closed_form(t)
+        return self.schedules[0](t)

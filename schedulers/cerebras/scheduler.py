@@ -33,8 +33,8 @@ import attrs
 import torch
 
 from schedulers.cerebras import forms
-from schedulers.cerebras.forms import Form, FormArgumentError, step_resolver
-from schedulers.cerebras.steps import StepCount
+from schedulers.cerebras.forms import Form, FormArgumentError
+from schedulers.cerebras.steps import StepCount, needs_run, resolve_steps
 from schedulers.core.schedule_arguments import integer_argument
 from schedulers.core.state import ScheduleState
 from schedulers.core.step_counting import StepCountingScheduler
@@ -103,16 +103,14 @@ class UserClosedForm(Form):
         )
 
     def needs_run(self) -> bool:
-        owner = self.owner
-        return any(forms.needs_run(given) for given in owner._given_steps.values()) or bool(
-            self.inner is not None and self.inner.needs_run()
-        )
+        inner = self.inner is not None and self.inner.needs_run()
+        return inner or needs_run(list(self.owner._given_steps.values()))
 
-    def resolved(self, resolve: forms.Resolver) -> Form:
+    def resolved(self, state: ScheduleState | None, ssr: float) -> Form:
         owner = self.owner
         for name, given in owner._given_steps.items():  # the user's object holds its arguments: set them
-            setattr(owner, name, resolve(name, given))
-        return attrs.evolve(self, inner=None if self.inner is None else self.inner.resolved(resolve))
+            setattr(owner, name, resolve_steps(name, given, state, ssr))
+        return attrs.evolve(self, inner=None if self.inner is None else self.inner.resolved(state, ssr))
 
     def __call__(self, t: Any) -> Any:
         owner = self.owner
@@ -171,17 +169,16 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
     _step_arguments: ClassVar[tuple[str, ...]] = ()
     #: the names of the hook returning the user's functions of the step (``LambdaLR``, ``MultiplicativeLR``)
     _lambda_hooks: ClassVar[tuple[str, ...]] = ("set_value_lambda",)
+    #: a composite's child schedulers (each one's state is saved under ``_schedulers`` in its state_dict)
+    _schedulers: Sequence[HyperparameterScheduler] = ()
     #: the family the tools name this front end with (``schedulers.tools.stepped``'s report)
     report_family: ClassVar[str] = "Cerebras"
-    #: the call signature of a class with a form (its fields between ``optimizer`` and ``param_group_tags``)
-    _call_signature: ClassVar[inspect.Signature | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "form" in cls.__dict__ and cls.form is not None:
+        if cls.__dict__.get("form") is not None:
             fields = attrs.fields_dict(cls.form)
             cls._argument_names = {name: renamed for name, renamed in cls._family_names.items() if name in fields}
-            cls._call_signature = _form_signature(cls)
             cls.__init__ = _form_init(cls)  # type: ignore[method-assign]
         cls.__signature__ = _shown_signature(cls)  # not the metaclass's __call__(*args, **kwargs)
 
@@ -253,10 +250,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
     @classmethod
     def _hook_name(cls) -> str | None:
         """The closed-form hook a user subclass overrides, if any."""
-        for hook in _HOOKS:
-            if getattr(cls, hook) is not getattr(HyperparameterScheduler, hook):
-                return hook
-        return None
+        return next((hook for hook in _HOOKS if getattr(cls, hook) is not getattr(HyperparameterScheduler, hook)), None)
 
     def _group_scale(self, index: int) -> float:
         """The factor of param group ``index``'s value (1; ``ScalePerParam``: the group's adjustment)."""
@@ -285,11 +279,11 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         if ssr != 1.0:
             self._check_scalable()
         try:
-            form = self.schedule.resolved(step_resolver(state, ssr))
+            form = self.schedule.resolved(state, ssr)
         except FormArgumentError as error:
             raise self._named(error) from None
         self._form = form
-        return form.closed_form if form.tensor_only else form
+        return form
 
     def _unattached(self, t: float) -> float:
         """The curve before a run is attached: the error of resolving without one (it names the argument)."""
@@ -313,7 +307,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
 
     def _check_scalable(self) -> None:
         """A ValueError naming the scheduler whose form a scale schedule ratio cannot scale."""
-        found = _unscalable(self.schedule, type(self).__name__)
+        found = self.schedule._unscalable(type(self).__name__)
         if found is None:
             return
         name, form = found
@@ -359,11 +353,9 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
             form = form.inner
         if form is None:
             raise NotImplementedError(f"{type(self).__name__} has no built-in closed form to call")
-        return form.closed_form(self.last_epoch.to(_F64))
+        return form(self.last_epoch.to(_F64))
 
-    def _get_closed_form(self) -> torch.Tensor:
-        """Cerebras 2.x's name for :meth:`_get_closed_form_lr`."""
-        return HyperparameterScheduler._get_closed_form_lr(self)
+    _get_closed_form = _get_closed_form_lr  # Cerebras 2.x's name (the base's, whichever name a subclass overrides)
 
     def values_at(self, steps: int | Sequence[int] | range | torch.Tensor) -> torch.Tensor:
         """The values after each of ``steps`` steps (an int, a list, a range or an int tensor), as float64.
@@ -388,7 +380,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         counts = torch.as_tensor(list(steps) if isinstance(steps, range) else steps, dtype=_I64)
         if counts.numel() and int(counts.min()) < 0:
             raise ValueError(f"{type(self).__name__}.values_at: steps must be >= 0, got {int(counts.min())}")
-        return torch.as_tensor(form.closed_form(counts.to(_F64))).to(_F64).expand(counts.shape).clone()
+        return torch.as_tensor(form(counts.to(_F64))).to(_F64).expand(counts.shape).clone()
 
     def get_last_value(self) -> list[Any]:
         """Cerebras 2.x's name for :meth:`get_last_lr`.
@@ -404,7 +396,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         Returns:
             One value per param group of the optimizer.
         """
-        value = float(self._ready_form().closed_form(float(self._count)))
+        value = float(self._ready_form()(float(self._count)))
         current = self.get_last_lr()
         return [
             value * self._group_scale(i) if matches(self.param_group_tags, g) else current[i]
@@ -412,9 +404,6 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         ]
 
     # -- checkpoints -------------------------------------------------------------------------------
-
-    def _children(self) -> list[HyperparameterScheduler]:
-        return []
 
     def _arguments(self) -> dict[str, Any]:
         """The constructor arguments (as given, time strings included), as plain data."""
@@ -447,9 +436,8 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
             "_last_lr": [_plain(v) for v in self.get_last_lr()],
             "arguments": self._arguments(),
         }
-        children = self._children()
-        if children:
-            state["_schedulers"] = [child.state_dict() for child in children]
+        if self._schedulers:
+            state["_schedulers"] = [child.state_dict() for child in self._schedulers]
         return state
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
@@ -466,8 +454,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         """
         if not isinstance(state_dict, dict) or "last_epoch" not in state_dict:
             raise ValueError(f"{type(self).__name__}.load_state_dict: not a scheduler state_dict (no 'last_epoch')")
-        children = self._children()
-        saved_children = state_dict.get("_schedulers", [])
+        children, saved_children = self._schedulers, state_dict.get("_schedulers", [])
         if children and len(saved_children) != len(children):
             raise ValueError(
                 f"{type(self).__name__}.load_state_dict: the checkpoint has {len(saved_children)} child schedulers, "
@@ -518,44 +505,26 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         return f"{type(self).__name__}(last_epoch={step}, {self.param_group_key}={values})"
 
 
-def _form_signature(cls: type[HyperparameterScheduler]) -> inspect.Signature:
-    """``cls(optimizer, <the form's fields, renamed>, param_group_tags=None, *, state=None)``, typed."""
-    names = cls._argument_names
-    keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD
-    fields = [
-        inspect.Parameter(
-            names.get(f.name, f.name),
-            keyword,
-            default=inspect.Parameter.empty if f.default is attrs.NOTHING else f.default,
-            annotation=f.type,
-        )
-        for f in attrs.fields(cls.form)
-        if f.init and f.eq and f.name not in ("functions", "factor")  # what the user's hooks give, not arguments
-    ]
-    return inspect.Signature(
-        [
-            inspect.Parameter("optimizer", keyword, annotation="torch.optim.Optimizer"),
-            *fields,
-            inspect.Parameter("param_group_tags", keyword, default=None, annotation="Tags"),
-            inspect.Parameter("state", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="ScheduleState | None"),
-        ],
-        return_annotation="None",
-    )
-
-
 def _shown_signature(cls: type) -> inspect.Signature:
     """The signature users call ``cls`` with, as Cerebras documents it: its constructor's, without ``self`` and
     annotations (the constructor's signature keeps them)."""
-    init = cls.__init__
-    signature = getattr(init, "__signature__", None) or inspect.signature(init)
+    signature = inspect.signature(cls.__init__)
     parameters = [p.replace(annotation=p.empty) for p in signature.parameters.values()]
     parameters = parameters[1:] if parameters[0].name == "self" else parameters
     return signature.replace(parameters=parameters, return_annotation=signature.empty)
 
 
 def _form_init(cls: type[HyperparameterScheduler]) -> Callable[..., None]:
-    """The constructor of a class with a form: the call checked against its signature, then the form built."""
-    signature, names = cls._call_signature, cls._argument_names
+    """The constructor of a class with a form, ``cls(optimizer, <the form's fields, renamed>, param_group_tags=None,
+    *, state=None)``, typed: the call checked against that signature, then the form built."""
+    names, fields = cls._argument_names, attrs.fields_dict(cls.form)
+    form = [
+        p.replace(name=names.get(p.name, p.name), annotation=fields[p.name].type)
+        for p in inspect.signature(cls.form).parameters.values()
+        if p.kind is not p.KEYWORD_ONLY  # what the user's hooks give (functions, factor), not arguments
+    ]
+    base = list(inspect.signature(HyperparameterScheduler.__init__).parameters.values())
+    signature = inspect.Signature([*base[:2], *form, *base[-2:]], return_annotation="None")
 
     def __init__(self: HyperparameterScheduler, *args: Any, **kwargs: Any) -> None:
         shown = cls.__signature__  # the signature as users read it (_shown_signature)
@@ -564,38 +533,20 @@ def _form_init(cls: type[HyperparameterScheduler]) -> Callable[..., None]:
             renamed = "; ".join(f"{key!r} is called {names[key]!r} here" for key in generic)
             raise TypeError(f"{cls.__name__}{shown}: {renamed}")
         try:
-            bound = signature.bind(*args, **kwargs)
+            bound = signature.bind(self, *args, **kwargs)
         except TypeError as error:
             raise TypeError(f"{cls.__name__}{shown}: {error}") from None
         bound.apply_defaults()
-        values = dict(bound.arguments)
-        optimizer, tags, state = values.pop("optimizer"), values.pop("param_group_tags"), values.pop("state")
-        generic_names = {public: g for g, public in names.items()}
+        _, optimizer, *values, tags, state = bound.arguments.values()
         try:
-            schedule = cls.form(**{generic_names.get(k, k): v for k, v in values.items()})
+            schedule = cls.form(*values)  # the form's fields in its order
         except FormArgumentError as error:
             raise self._named(error) from None
         self._setup(optimizer, schedule, -1, tags, state)
 
-    self_parameter = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    __init__.__signature__ = signature.replace(parameters=[self_parameter, *signature.parameters.values()])  # type: ignore[attr-defined]
+    __init__.__signature__ = signature  # type: ignore[attr-defined]
     __init__.__qualname__ = f"{cls.__qualname__}.__init__"
     return __init__
-
-
-def _unscalable(form: Form, name: str) -> tuple[str, Form] | None:
-    """The first form (and its scheduler's name) inside ``form`` that a scale schedule ratio cannot scale."""
-    if isinstance(form, (forms.Sequential, forms.Chained)):
-        for index, child in enumerate(form.schedules):
-            found = _unscalable(child, form._label(index))
-            if found is not None:
-                return found
-        return None
-    if isinstance(form, forms.ScalePerParam):
-        return _unscalable(form.schedule, name)
-    if isinstance(form, UserClosedForm):
-        return None if form.scalable else (type(form.owner).__name__, form)
-    return None if form.scalable else (name, form)
 
 
 def _plain(value: object) -> object:

@@ -96,13 +96,10 @@ def needs_run(value: object) -> bool:
     """
     if isinstance(value, (list, tuple)):
         return any(needs_run(item) for item in value)
-    if not isinstance(value, (str, Time)):
-        return False
     try:
-        unit = Time.from_input(value).unit
+        return isinstance(value, (str, Time)) and Time.from_input(value).unit in (TimeUnit.EPOCH, TimeUnit.DURATION)
     except ValueError:
         return False
-    return unit in (TimeUnit.EPOCH, TimeUnit.DURATION)
 
 
 def resolve_steps(
@@ -138,14 +135,12 @@ def resolve_steps(
     try:
         count = operator.index(value)
     except TypeError:
-        count = None
-    if count is not None:
-        return count if ssr == 1.0 else whole_count(count * ssr)
-    if isinstance(value, float) and math.isfinite(value):
-        return value if ssr == 1.0 else value * ssr
-    raise StepArgumentError(
-        f"{name}={value!r} must be a number of steps or a time string such as '1000ba', '2ep' or '0.1dur'"
-    )
+        if isinstance(value, float) and math.isfinite(value):
+            return value if ssr == 1.0 else value * ssr
+        raise StepArgumentError(
+            f"{name}={value!r} must be a number of steps or a time string such as '1000ba', '2ep' or '0.1dur'"
+        ) from None
+    return count if ssr == 1.0 else whole_count(count * ssr)
 
 
 def _resolve_time(name: str, value: object, state: ScheduleState | None, ssr: float) -> int | float:
