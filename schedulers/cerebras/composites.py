@@ -15,7 +15,7 @@ import torch
 from torch.optim import Optimizer
 
 from schedulers.cerebras import forms
-from schedulers.cerebras.scheduler import HyperparameterScheduler, StepCount, Tags
+from schedulers.cerebras.scheduler import HyperparameterScheduler, StepCount, Tags, UserClosedForm
 from schedulers.core.schedule_arguments import number_argument
 from schedulers.core.state import ScheduleState
 
@@ -73,7 +73,9 @@ class _Composite(HyperparameterScheduler):
             The resolved composed form, a function of the step count.
         """
         curve = super().curve_for(state, ssr)
-        for child, part in zip(self._schedulers, self._form.schedules, strict=True):
+        # a user subclass's own closed form wraps the composed one (what its super() call evaluates)
+        composed = self._form.inner if isinstance(self._form, UserClosedForm) else self._form
+        for child, part in zip(self._schedulers, composed.schedules, strict=True):
             child._form, child.state, child.ssr = part, state, ssr
             child._curve = part
         return curve

@@ -69,6 +69,29 @@ def test_a_subclass_may_call_the_base_closed_form():
     assert optimizer.param_groups[0]["lr"] == pytest.approx(0.1)
 
 
+@pytest.mark.parametrize("composite", ["SequentialLR", "ChainedScheduler"])
+def test_a_composite_subclass_may_override_the_closed_form_and_call_the_composed_one(composite):
+    class Floored(getattr(cstorch, composite)):  # the composed value, held at 0.06 from below
+        def _get_closed_form_lr(self):
+            return torch.clamp(super()._get_closed_form_lr(), min=0.06)
+
+    def build(cls):
+        optimizer = _optimizer()
+        parts = [cstorch.LinearLR(optimizer, 0.1, 0.02, total_iters=4), cstorch.StepLR(optimizer, 0.5, 2, 0.5)]
+        return optimizer, cls(optimizer, parts, milestones=[4]) if composite == "SequentialLR" else cls(parts)
+
+    composed = build(getattr(cstorch, composite))[1].values_at(range(6)).tolist()
+    optimizer, scheduler = build(Floored)
+    floored = [max(value, 0.06) for value in composed]
+    assert composed != floored and composed[:2] == floored[:2]  # the floor holds some steps, not all
+    assert scheduler.values_at(range(6)).tolist() == pytest.approx(floored)
+    seen = [optimizer.param_groups[0]["lr"]]
+    for _ in range(5):
+        scheduler.step()
+        seen.append(optimizer.param_groups[0]["lr"])
+    assert seen == pytest.approx(floored)
+
+
 def test_user_subclass_inside_sequential_and_chained_sees_its_own_steps():
     optimizer = _optimizer()
     custom = CustomScheduler(optimizer, peak_lr=0.1, warmup_steps=10, total_iters=100)
