@@ -22,13 +22,6 @@ _FIELD_UNITS = {
     "sample_in_epoch": TimeUnit.SAMPLE,
     "token_in_epoch": TimeUnit.TOKEN,
 }
-_SLOTS = tuple(f"_{name}" for name in _FIELDS)
-_TOTAL_FIELD = {
-    TimeUnit.EPOCH: "_epoch",
-    TimeUnit.BATCH: "_batch",
-    TimeUnit.SAMPLE: "_sample",
-    TimeUnit.TOKEN: "_token",
-}
 _new = object.__new__
 
 
@@ -69,8 +62,11 @@ class Timestamp:
     """
 
     # Hand-written __slots__, not attrs: advanced once per batch, it is built without __init__ (2.3x faster than
-    # an attrs twin; docs/architecture.md, "One way to write a small value class").
-    __slots__ = _SLOTS
+    # an attrs twin; docs/architecture.md, "One way to write a small value class"). Four slots hold the seven
+    # counters: the totals of batches, samples and tokens, and ``_start``, the epoch with the totals at its start
+    # (``(epoch, batch, sample, token)``, shared by every timestamp of the epoch), so a batch writes four slots,
+    # not seven; a count in the epoch is its total less the total at the start.
+    __slots__ = ("_batch", "_sample", "_token", "_start")
 
     def __init__(
         self,
@@ -84,23 +80,27 @@ class Timestamp:
         token_in_epoch: int | Time = 0,
     ) -> None:
         values = (epoch, batch, sample, token, batch_in_epoch, sample_in_epoch, token_in_epoch)
-        # Counters are independent, as in Composer: a partial timestamp (``epoch=2, batch_in_epoch=3``) is valid.
-        for slot, name, value in zip(_SLOTS, _FIELDS, values, strict=True):
-            setattr(self, slot, _count(name, value))
+        # Counters are independent, as in Composer: a partial timestamp (``epoch=2, batch_in_epoch=3``) is valid
+        # (its start then counts below zero).
+        epoch, batch, sample, token, batch_in_epoch, sample_in_epoch, token_in_epoch = (
+            _count(name, value) for name, value in zip(_FIELDS, values, strict=True)
+        )
+        self._batch, self._sample, self._token = batch, sample, token
+        self._start = (epoch, batch - batch_in_epoch, sample - sample_in_epoch, token - token_in_epoch)
 
     # -- the counters as Times ---------------------------------------------------------------
-    epoch = property(lambda self: _make(self._epoch, TimeUnit.EPOCH), doc="Epochs completed.")
+    epoch = property(lambda self: _make(self._start[0], TimeUnit.EPOCH), doc="Epochs completed.")
     batch = property(lambda self: _make(self._batch, TimeUnit.BATCH), doc="Batches (optimizer steps) completed.")
     sample = property(lambda self: _make(self._sample, TimeUnit.SAMPLE), doc="Samples seen.")
     token = property(lambda self: _make(self._token, TimeUnit.TOKEN), doc="Tokens seen.")
     batch_in_epoch = property(
-        lambda self: _make(self._batch_in_epoch, TimeUnit.BATCH), doc="Batches completed in this epoch."
+        lambda self: _make(self._batch - self._start[1], TimeUnit.BATCH), doc="Batches completed in this epoch."
     )
     sample_in_epoch = property(
-        lambda self: _make(self._sample_in_epoch, TimeUnit.SAMPLE), doc="Samples seen in this epoch."
+        lambda self: _make(self._sample - self._start[2], TimeUnit.SAMPLE), doc="Samples seen in this epoch."
     )
     token_in_epoch = property(
-        lambda self: _make(self._token_in_epoch, TimeUnit.TOKEN), doc="Tokens seen in this epoch."
+        lambda self: _make(self._token - self._start[3], TimeUnit.TOKEN), doc="Tokens seen in this epoch."
     )
 
     def get(self, unit: TimeUnit | str) -> Time:
@@ -136,7 +136,7 @@ class Timestamp:
         96
         """
         try:
-            return getattr(self, _TOTAL_FIELD[unit])
+            return _GETTERS[unit](self)
         except KeyError:
             pass
         unit = TimeUnit(unit)
@@ -145,7 +145,7 @@ class Timestamp:
                 "a Timestamp has no 'dur' count: a duration is a fraction of max_duration; "
                 "ask for one of ep, ba, sp, tok"
             )
-        return getattr(self, _TOTAL_FIELD[unit])
+        return _GETTERS[unit](self)
 
     @staticmethod
     def counter(unit: TimeUnit | str, *, in_epoch: bool = False) -> Callable[[Timestamp], int]:
@@ -194,13 +194,10 @@ class Timestamp:
             samples = _count("samples", samples, TimeUnit.SAMPLE, "Timestamp.to_next_batch")
             tokens = _count("tokens", tokens, TimeUnit.TOKEN, "Timestamp.to_next_batch")
         new = _new(Timestamp)
-        new._epoch = self._epoch
         new._batch = self._batch + 1
         new._sample = self._sample + samples
         new._token = self._token + tokens
-        new._batch_in_epoch = self._batch_in_epoch + 1
-        new._sample_in_epoch = self._sample_in_epoch + samples
-        new._token_in_epoch = self._token_in_epoch + tokens
+        new._start = self._start  # the same epoch: its counts grow with the totals
         return new
 
     def to_next_epoch(self) -> Timestamp:
@@ -212,12 +209,10 @@ class Timestamp:
         >>> Timestamp(batch=3, batch_in_epoch=3).to_next_epoch().batch_in_epoch
         Time(0, TimeUnit.BATCH)
         """
+        batch, sample, token = self._batch, self._sample, self._token
         new = _new(Timestamp)
-        new._epoch = self._epoch + 1
-        new._batch = self._batch
-        new._sample = self._sample
-        new._token = self._token
-        new._batch_in_epoch = new._sample_in_epoch = new._token_in_epoch = 0
+        new._batch, new._sample, new._token = batch, sample, token
+        new._start = (self._start[0] + 1, batch, sample, token)  # the new epoch starts at the totals: counts 0
         return new
 
     def copy(self, **changes: int | Time) -> Timestamp:
@@ -251,7 +246,10 @@ class Timestamp:
         >>> Timestamp(batch=2).state_dict()["batch"]
         2
         """
-        return {name: getattr(self, f"_{name}") for name in _FIELDS}
+        epoch, batch, sample, token = self._start
+        totals = (self._batch, self._sample, self._token)
+        in_epoch = (totals[0] - batch, totals[1] - sample, totals[2] - token)
+        return dict(zip(_FIELDS, (epoch, *totals, *in_epoch), strict=True))
 
     @classmethod
     def from_state_dict(cls, state: dict[str, Any]) -> Timestamp:
@@ -326,9 +324,33 @@ class Timestamp:
         return (_from_state, (self.state_dict(),))
 
 
-_GETTERS = {unit: operator.attrgetter(field) for unit, field in _TOTAL_FIELD.items()}
+def _epochs(timestamp: Timestamp) -> int:
+    return timestamp._start[0]
+
+
+def _batches_in_epoch(timestamp: Timestamp) -> int:
+    return timestamp._batch - timestamp._start[1]
+
+
+def _samples_in_epoch(timestamp: Timestamp) -> int:
+    return timestamp._sample - timestamp._start[2]
+
+
+def _tokens_in_epoch(timestamp: Timestamp) -> int:
+    return timestamp._token - timestamp._start[3]
+
+
+# unit -> the count of a timestamp: a slot's attrgetter for a total, a function for the epochs and in-epoch counts
+_GETTERS = {
+    TimeUnit.EPOCH: _epochs,
+    TimeUnit.BATCH: operator.attrgetter("_batch"),
+    TimeUnit.SAMPLE: operator.attrgetter("_sample"),
+    TimeUnit.TOKEN: operator.attrgetter("_token"),
+}
 _IN_EPOCH_GETTERS = {
-    unit: operator.attrgetter(f"{field}_in_epoch") for unit, field in _TOTAL_FIELD.items() if unit is not TimeUnit.EPOCH
+    TimeUnit.BATCH: _batches_in_epoch,
+    TimeUnit.SAMPLE: _samples_in_epoch,
+    TimeUnit.TOKEN: _tokens_in_epoch,
 }
 
 

@@ -69,8 +69,105 @@ def _float_pow(base, exponent):
         return math.inf
 
 
+def _float_minimum(a, b):
+    """The smaller of two numbers.
+
+    Args:
+        a: A number.
+        b: A number.
+
+    Returns:
+        ``a`` when ``a <= b``, else ``b``.
+    """
+    return a if a <= b else b
+
+
+def _float_maximum(a, b):
+    """The larger of two numbers.
+
+    Args:
+        a: A number.
+        b: A number.
+
+    Returns:
+        ``a`` when ``a >= b``, else ``b``.
+    """
+    return a if a >= b else b
+
+
+def _float_where(c, a, b):
+    """``a`` where ``c`` holds, else ``b`` (both already evaluated by the caller).
+
+    Args:
+        c: The condition, a bool.
+        a: The value when ``c`` is true.
+        b: The value when ``c`` is false.
+
+    Returns:
+        ``a if c else b``.
+    """
+    return a if c else b
+
+
+def _float_bucket(x, boundaries):
+    """How many of the sorted ``boundaries`` are ``<= x`` (``bisect_right``).
+
+    Args:
+        x: The count.
+        boundaries: A sorted tuple of numbers.
+
+    Returns:
+        The index of the interval ``x`` lies in, 0 before the first boundary.
+    """
+    return bisect.bisect_right(boundaries, x)
+
+
+def _float_take(table, index):
+    """``table[index]``: a value per interval, at an index made by ``bucket``.
+
+    Args:
+        table: A tuple of numbers.
+        index: An index into it.
+
+    Returns:
+        The entry of ``table`` at ``index``.
+    """
+    return table[index]
+
+
+def _float_full_like(x, value):
+    """A constant shaped like ``x``: for a number, just the constant.
+
+    Args:
+        x: The number the result stands beside (unused: a number has no shape).
+        value: The constant.
+
+    Returns:
+        ``value`` as a float: on the number path the constant needs no shape.
+    """
+    return float(value)
+
+
+def _float_piecewise(x, boundaries, pieces):
+    """``pieces[i](x)`` for the interval ``i = bucket(x, boundaries)``; only that piece is evaluated.
+
+    Args:
+        x: The count.
+        boundaries: A sorted tuple of numbers.
+        pieces: ``len(boundaries) + 1`` functions of ``x``, one per interval.
+
+    Returns:
+        The value of the piece whose interval holds ``x``.
+
+    >>> FloatOps.piecewise(5.0, (2.0,), (lambda x: 0.0, lambda x: x))
+    5.0
+    """
+    # only the piece that applies is evaluated: the per-step path pays for one piece, not all
+    return pieces[bisect.bisect_right(boundaries, x)](x)
+
+
 class FloatOps:
-    """Ops on Python numbers: ``math`` and builtins (a builtin is not a descriptor, so no ``staticmethod``).
+    """Ops on Python numbers: ``math``, builtins and the ``_float_*`` functions above.
 
     Returns:
         The namespace itself is used, never an instance: ``ops(x)`` returns the class for a Python number, and a
@@ -84,105 +181,18 @@ class FloatOps:
     cos = math.cos
     sqrt = math.sqrt
     floor = math.floor
-    pow = staticmethod(_float_pow)
-    clamp = staticmethod(_float_clamp)
-
-    @staticmethod
-    def minimum(a, b):
-        """The smaller of two numbers.
-
-        Args:
-            a: A number.
-            b: A number.
-
-        Returns:
-            ``a`` when ``a <= b``, else ``b``.
-        """
-        return a if a <= b else b
-
-    @staticmethod
-    def maximum(a, b):
-        """The larger of two numbers.
-
-        Args:
-            a: A number.
-            b: A number.
-
-        Returns:
-            ``a`` when ``a >= b``, else ``b``.
-        """
-        return a if a >= b else b
-
-    @staticmethod
-    def where(c, a, b):
-        """``a`` where ``c`` holds, else ``b`` (both already evaluated by the caller).
-
-        Args:
-            c: The condition, a bool.
-            a: The value when ``c`` is true.
-            b: The value when ``c`` is false.
-
-        Returns:
-            ``a if c else b``.
-        """
-        return a if c else b
-
-    @staticmethod
-    def bucket(x, boundaries):
-        """How many of the sorted ``boundaries`` are ``<= x`` (``bisect_right``).
-
-        Args:
-            x: The count.
-            boundaries: A sorted tuple of numbers.
-
-        Returns:
-            The index of the interval ``x`` lies in, 0 before the first boundary.
-        """
-        return bisect.bisect_right(boundaries, x)
-
-    @staticmethod
-    def take(table, index):
-        """``table[index]``: a value per interval, at an index made by :meth:`bucket`.
-
-        Args:
-            table: A tuple of numbers.
-            index: An index into it.
-
-        Returns:
-            The entry of ``table`` at ``index``.
-        """
-        return table[index]
-
-    @staticmethod
-    def full_like(x, value):
-        """A constant shaped like ``x``: for a number, just the constant.
-
-        Args:
-            x: The number the result stands beside (unused: a number has no shape).
-            value: The constant.
-
-        Returns:
-            ``value`` as a float: on the number path the constant needs no shape.
-        """
-        return float(value)
-
-    @staticmethod
-    def piecewise(x, boundaries, pieces):
-        """``pieces[i](x)`` for the interval ``i = bucket(x, boundaries)``; only that piece is evaluated.
-
-        Args:
-            x: The count.
-            boundaries: A sorted tuple of numbers.
-            pieces: ``len(boundaries) + 1`` functions of ``x``, one per interval.
-
-        Returns:
-            The value of the piece whose interval holds ``x``.
-
-        >>> FloatOps.piecewise(5.0, (2.0,), (lambda x: 0.0, lambda x: x))
-        5.0
-        """
-        # only the piece that applies is evaluated: the per-step path pays for one piece, not all
-        return pieces[bisect.bisect_right(boundaries, x)](x)
+    # Plain functions, not staticmethods: the class is never instantiated, so ``FloatOps.clamp`` is the function
+    # itself, and CPython specializes ``o.clamp(...)`` on a class attribute that is a plain function (it does not
+    # on a staticmethod): the per-step path (docs/architecture.md, "A step is a few calls").
+    pow = _float_pow
+    clamp = _float_clamp
+    minimum = _float_minimum
+    maximum = _float_maximum
+    where = _float_where
+    bucket = _float_bucket
+    take = _float_take
+    full_like = _float_full_like
+    piecewise = _float_piecewise
 
 
 def _constant(values, like):

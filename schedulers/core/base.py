@@ -301,13 +301,18 @@ def _of_timestamp(fn: Callable[[int], float], unit: TimeUnit) -> Callable[[Sched
     A count of batches (the trainer's usual unit) is read from the timestamp's slot, not through
     ``Timestamp.counter`` (one call less); a curve of two pieces (a warmup and what follows it, from
     :func:`~schedulers.core.composition.piecewise`, which marks it with ``split``) picks its piece here too, so
-    a step makes one call less again. Other units read their count with ``Timestamp.counter``.
+    a step makes one call less again; so does a kernel of a fraction (:func:`fraction_curve`), alone or as the second
+    piece. Other units read their count with ``Timestamp.counter``.
     """
     split = getattr(fn, "split", None)
     if unit is not TimeUnit.BATCH:
         count = Timestamp.counter(unit)
         return lambda state: fn(count(state.timestamp))
     if split is None:
+        form = getattr(fn, "fraction", None)
+        if form is not None:  # a kernel of a fraction alone (fraction_curve): called here, one call less
+            kernel, period, begin, end = form
+            return lambda state: kernel(state.timestamp._batch / period, begin, end)
         return lambda state: fn(state.timestamp._batch)
     boundary, first, second, start = split
     form = getattr(second, "fraction", None)

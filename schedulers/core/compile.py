@@ -171,7 +171,8 @@ class CompiledScheduler(GroupWriter):
             raise TypeError(
                 "a compiled Cadence scheduler reads the time from its state; step() takes no epoch argument"
             )
-        alpha = self._alpha(self.state)
+        alpha = self._alpha  # read, then called: a method-style call of an instance attribute is not specialized
+        alpha = alpha(self.state)
         self._count += 1  # torch's _step_count follows it (the property below)
         single = self._single
         if single is None:

@@ -4,7 +4,9 @@ Every kernel is a pure function of a progress value ``x`` (a fraction of a perio
 elapsed count such as batches or tokens, always ``>= 0``) and static Python parameters, and returns the
 multiplier :math:`\alpha` (``cyclic`` and ``one_cycle`` return absolute values, as torch does).
 
-- On a Python ``float`` (or ``int``) the kernel uses ``math`` only: this is the per-step hot path.
+- On a Python ``float`` (or ``int``) the kernel uses ``math`` only: this is the per-step hot path. A kernel of a
+  fraction (``frac``: a quotient, so a float on that path) picks :class:`~schedulers.core._ops.FloatOps` itself
+  for a float and asks :func:`~schedulers.core._ops.ops` otherwise: one call less per step (docs/architecture.md).
 - On a floating tensor of any shape it evaluates elementwise in the tensor's dtype (use float64 to
   agree with the float path), and traces under ``torch.compile(fullgraph=True)`` without graph breaks.
 
@@ -129,7 +131,8 @@ def linear(frac: Number, start: float, end: float) -> Number:
     >>> linear(0.25, 1.0, 0.0), linear(2.0, 1.0, 0.5)
     (0.75, 0.5)
     """
-    return start + (end - start) * ops(frac).clamp(frac, 0.0, 1.0)
+    o = FloatOps if type(frac) is float else ops(frac)
+    return start + (end - start) * o.clamp(frac, 0.0, 1.0)
 
 
 def cosine(frac: Number, start: float = 1.0, end: float = 0.0) -> Number:
@@ -148,8 +151,8 @@ def cosine(frac: Number, start: float = 1.0, end: float = 0.0) -> Number:
     >>> cosine(0.5), cosine(1.0, start=1.0, end=0.1)
     (0.5, 0.1)
     """
-    o = ops(frac)
-    return end + (start - end) * (1 + o.cos(math.pi * o.clamp(frac, 0.0, 1.0))) / 2
+    o = FloatOps if type(frac) is float else ops(frac)
+    return end + (start - end) * (1.0 + o.cos(math.pi * o.clamp(frac, 0.0, 1.0))) / 2
 
 
 def polynomial(frac: Number, power: float, start: float = 1.0, end: float = 0.0) -> Number:
@@ -174,7 +177,7 @@ def polynomial(frac: Number, power: float, start: float = 1.0, end: float = 0.0)
     """
     if not 0 <= power < _INF:
         raise _bad("power", "a finite number >= 0", power)
-    o = ops(frac)
+    o = FloatOps if type(frac) is float else ops(frac)
     return end + (start - end) * o.pow(1 - o.clamp(frac, 0.0, 1.0), power)
 
 
@@ -682,7 +685,7 @@ def cosine_wave(frac: Number, start: float = 1.0, end: float = 0.0) -> Number:
     >>> cosine_wave(0.5), cosine_wave(1.5), cosine_wave(2.0, start=1.0, end=0.1), cosine_wave(3.0)
     (0.5, 0.5, 1.0, 0.0)
     """
-    o = ops(frac)
+    o = FloatOps if type(frac) is float else ops(frac)
     folded = frac - 2.0 * o.floor(frac / 2.0)
     return cosine(o.minimum(folded, 2.0 - folded), start, end)
 

@@ -237,10 +237,13 @@ def test_piecewise_picks_the_piece_by_comparison_on_numbers_and_agrees_with_the_
 @pytest.mark.parametrize("max_duration", ["137ba", "4000sp"])
 @pytest.mark.parametrize("ssr", [1.0, 0.29])
 def test_a_schedule_bound_to_its_run_gives_its_curve_bit_for_bit(max_duration, ssr):
-    """The trainer's path (``bind``: a two-piece curve picks its piece in the closure reading the count) gives the
-    resolved curve's floats exactly, in batches and in samples, with a ratio that rounds counts."""
+    """The trainer's path (``bind``: a two-piece curve picks its piece in the closure reading the count, a kernel of a
+    fraction is called there) gives the resolved curve's floats exactly, in batches and in samples, with a ratio
+    that rounds counts."""
     run = Run(max_duration, ssr=ssr)
     for schedule in (
+        CosineAnnealingScheduler(t_max="0.7dur", alpha_f=0.05),  # a kernel alone, held past its period
+        LinearScheduler(1.0, 0.2, "0.5dur"),
         CosineAnnealingWithWarmupScheduler("0.29dur", alpha_f=0.1),
         LinearWithWarmupScheduler("0.05dur", alpha_i=0.8, alpha_f=0.1),
         Warmup(CosineAnnealingScheduler(), "0.1dur"),

@@ -488,3 +488,27 @@ def test_integer_like_values_take_the_fast_path_to_plain_ints():
     assert type(Time(np.int64(3), "ba").value) is int and Time(torch.tensor(3), "ep") == Time(3, "ep")
     assert Time(3, "ba") < np.int64(4) and not Time(3, "ba") < torch.tensor(3)
     assert Timestamp(batch=np.int64(5), sample=Time(2, "sp")).state_dict()["batch"] == 5
+
+
+@pytest.mark.parametrize("start", [{}, dict(epoch=2, batch_in_epoch=3, sample=5, sample_in_epoch=9, token_in_epoch=1)])
+def test_a_walk_of_batches_and_epochs_reads_what_plain_counting_gives(start):
+    # Four slots hold the seven counters (the totals and the epoch's start, shared by the epoch's timestamps):
+    # after batches of varying counts and epochs closed, from a partial timestamp too, every way of reading a
+    # counter agrees with counting each one by hand.
+    model, ts = expect(**start), Timestamp(**start)
+    for step in range(40):
+        if step % 7 == 6:
+            ts = ts.to_next_epoch()
+            model.update(epoch=model["epoch"] + 1, batch_in_epoch=0, sample_in_epoch=0, token_in_epoch=0)
+        else:
+            samples, tokens = 3 * step % 11, 100 * (step % 4)
+            ts = ts.to_next_batch(samples, tokens)
+            for name, added in (("batch", 1), ("sample", samples), ("token", tokens)):
+                model[name] += added
+                model[f"{name}_in_epoch"] += added
+        assert counters(ts) == ts.state_dict() == model, step
+        assert Timestamp.from_state_dict(model) == ts and hash(Timestamp.from_state_dict(model)) == hash(ts)
+        for unit, name in (("ep", "epoch"), ("ba", "batch"), ("sp", "sample"), ("tok", "token")):
+            assert ts.count(unit) == Timestamp.counter(unit)(ts) == ts.get(unit).value == model[name], (step, unit)
+            if unit != "ep":
+                assert Timestamp.counter(unit, in_epoch=True)(ts) == model[f"{name}_in_epoch"], (step, unit)
