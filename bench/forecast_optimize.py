@@ -144,7 +144,9 @@ def bench_candidates(args: argparse.Namespace) -> int:
     for seed in args.seeds:
         base = trained_candidate(args.out, seed, BASELINE, args.horizon)
         measured = {spec: trained_candidate(args.out, seed, spec, args.horizon) / base - 1 for spec in gaps}
-        told = candidate_forecasts(args.out, seed, args.candidates, args.horizon, args.law, args.fit) if args.rank else {}
+        told = {}
+        if args.rank:
+            told = candidate_forecasts(args.out, seed, args.candidates, args.horizon, args.law, args.fit)
         for spec, gap in measured.items():
             gaps[spec].append(gap)
             also = f", forecast {told[spec]:+.2%}" if told else ""
