@@ -1,7 +1,8 @@
 """Does the schedule ``cadence forecast --optimize`` recommends win when trained? (docs/forecast.md, "Recommend")
 
 Run: ``python bench/forecast_optimize.py [--seeds 0 1 2] [--out bench-forecast] [--horizon 300_000tok]
-[--law multi-power] [--fit all|sweep|pooled] [--family all|fitted] [--picture FILE.png]``, after
+[--law multi-power] [--fit all|sweep|pooled] [--family all|fitted] [--picture FILE.png]
+[--candidates DECAY:SHAPE:END ... [--rank]]``, after
 ``python bench/forecast.py`` with the same ``--out`` and ``--horizon`` (it trains the runs used here, and a
 rerun trains only what is missing).
 
@@ -20,6 +21,14 @@ worse on no seed by more than 0.3%. ``--picture`` draws the first seed: the lr c
 intervals and the measured eval losses.
 Prints, per seed, the recommended ``--set``, its forecast with its 80% interval and whether that interval
 keeps it apart from the config's schedule's, the baselines' forecasts, and the three measured losses.
+
+``--candidates DECAY:SHAPE:END ...`` (``0.15dur:linear:0.1``, ``0.2dur:1-sqrt:0.05``) measures instead whether
+there is a better schedule to find: each WSD schedule (the same warmup, decaying over the last DECAY with
+SHAPE to END of the peak) is trained at 1dur on each seed (into ``seed-N/cand-wsd-DECAY-SHAPE-END``, reused),
+beside the baseline (``0.2dur:linear:0.1``, trained the same way), and its final eval loss printed against the
+baseline's per seed, with the mean and spread over the seeds; ``--rank`` adds the law's forecast of each
+(fitted as ``--fit``, ``--law`` say) and its rank correlation with the measured gaps. It needs no run of
+``bench/forecast.py`` unless ``--rank`` is given.
 """
 
 from __future__ import annotations
