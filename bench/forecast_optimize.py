@@ -1,7 +1,8 @@
 """Does the schedule ``cadence forecast --optimize`` recommends win when trained? (docs/forecast.md, "Recommend")
 
 Run: ``python bench/forecast_optimize.py [--seeds 0 1 2] [--out bench-forecast] [--horizon 300_000tok]
-[--law multi-power] [--fit all|sweep|pooled] [--family all|fitted] [--picture FILE.png]``, after
+[--law multi-power] [--fit all|sweep|pooled] [--family all|fitted] [--picture FILE.png]
+[--candidates DECAY:SHAPE:END ... [--rank]]``, after
 ``python bench/forecast.py`` with the same ``--out`` and ``--horizon`` (it trains the runs used here, and a
 rerun trains only what is missing).
 
@@ -20,6 +21,14 @@ worse on no seed by more than 0.3%. ``--picture`` draws the first seed: the lr c
 intervals and the measured eval losses.
 Prints, per seed, the recommended ``--set``, its forecast with its 80% interval and whether that interval
 keeps it apart from the config's schedule's, the baselines' forecasts, and the three measured losses.
+
+``--candidates DECAY:SHAPE:END ...`` (``0.15dur:linear:0.1``, ``0.2dur:1-sqrt:0.05``) measures instead whether
+there is a better schedule to find: each WSD schedule (the same warmup, decaying over the last DECAY with
+SHAPE to END of the peak) is trained at 1dur on each seed (into ``seed-N/cand-wsd-DECAY-SHAPE-END``, reused),
+beside the baseline (``0.2dur:linear:0.1``, trained the same way), and its final eval loss printed against the
+baseline's per seed, with the mean and spread over the seeds; ``--rank`` adds the law's forecast of each
+(fitted as ``--fit``, ``--law`` say) and its rank correlation with the measured gaps. It needs no run of
+``bench/forecast.py`` unless ``--rank`` is given.
 """
 
 from __future__ import annotations
@@ -93,6 +102,74 @@ def report(row: dict) -> None:
     )
 
 
+BASELINE = "0.2dur:linear:0.1"  # the WSD of bench/forecast.py, as a candidate (trains the same run)
+
+
+def candidate_setting(spec: str) -> str:
+    """The schedulers' ``--set`` line of a WSD candidate ``DECAY:SHAPE:END`` (``0.15dur:cosine:0.05``)."""
+    try:
+        decay, shape, end = spec.split(":")
+        float(end)
+    except ValueError:
+        raise SystemExit(f"--candidates {spec!r}: give DECAY:SHAPE:END, e.g. 0.15dur:linear:0.05") from None
+    value = f"[{{WarmupStableDecayScheduler: {{t_warmup: 20_000tok, t_decay: {decay}, decay_shape: {shape}, "
+    return f"trainer.init.schedulers={value}alpha_f: {end}}}}}]"
+
+
+def trained_candidate(out: str, seed: int, spec: str, horizon: str) -> float:
+    """The final eval loss at 1dur of the WSD candidate ``spec`` on ``seed`` (trained into
+    ``seed-N/cand-wsd-DECAY-SHAPE-END`` when missing)."""
+    folder = os.path.join(out, f"seed-{seed}", "cand-wsd-" + spec.replace(":", "-"))
+    sets = [*seed_sets(seed, "cosine", horizon), candidate_setting(spec)]
+    return final_eval_losses(run_sweep(folder, ("1dur",), sets), ("1dur",))["1dur"]
+
+
+def candidate_forecasts(out: str, seed: int, specs: list[str], horizon: str, law_name: str, fit: str) -> dict:
+    """The fitted law's forecast final loss of each candidate at 1dur, relative to the baseline's."""
+    law = fitted_law(out, (seed,), horizon, law_name, fit)
+    sets = seed_sets(seed, "cosine", horizon)
+    found = {}
+    for spec in [BASELINE, *specs]:
+        (forecast,) = forecast_config(law, CONFIG, overrides=[*sets, candidate_setting(spec)], budgets=["1dur"])
+        found[spec] = forecast.final_loss
+    return {spec: value / found[BASELINE] - 1 for spec, value in found.items()}
+
+
+def ranks(values: list[float]) -> list[float]:
+    order = sorted(range(len(values)), key=values.__getitem__)
+    return [float(order.index(i)) for i in range(len(values))]
+
+
+def spearman(xs: list[float], ys: list[float]) -> float:
+    """The rank correlation of two lists (ties broken by order)."""
+    rx, ry, n = ranks(xs), ranks(ys), len(xs)
+    return 1 - 6 * sum((a - b) ** 2 for a, b in zip(rx, ry, strict=True)) / (n * (n * n - 1))
+
+
+def bench_candidates(args: argparse.Namespace) -> int:
+    """``--candidates``: each WSD candidate's final eval loss against the baseline's on every seed, their mean and
+    spread (and with ``--rank`` the law's forecast of each, and how well it ranks them)."""
+    gaps = {spec: [] for spec in args.candidates}
+    for seed in args.seeds:
+        base = trained_candidate(args.out, seed, BASELINE, args.horizon)
+        measured = {spec: trained_candidate(args.out, seed, spec, args.horizon) / base - 1 for spec in gaps}
+        told = {}
+        if args.rank:
+            told = candidate_forecasts(args.out, seed, args.candidates, args.horizon, args.law, args.fit)
+        for spec, gap in measured.items():
+            gaps[spec].append(gap)
+            also = f", forecast {told[spec]:+.2%}" if told else ""
+            print(f"seed {seed}: wsd {spec:<22} {gap:+.2%} against the baseline ({base:.4f}){also}")
+        if told and len(gaps) > 2:
+            rho = spearman([measured[spec] for spec in gaps], [told[spec] for spec in gaps])
+            print(f"seed {seed}: the law's ranking of the {len(gaps)} candidates, Spearman {rho:+.2f}")
+    for spec, values in gaps.items():
+        mean = sum(values) / len(values)
+        spread = (sum((v - mean) ** 2 for v in values) / max(len(values) - 1, 1)) ** 0.5
+        print(f"wsd {spec:<22} mean {mean:+.2%} (sd {spread:.2%} over {len(values)} seeds), worst {max(values):+.2%}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
@@ -109,7 +186,16 @@ def main() -> int:
     parser.add_argument(
         "--family", default="all", choices=["all", "fitted"], help="free curve and WSD family, or WSD to 0/0.1 alone"
     )
+    parser.add_argument(
+        "--candidates",
+        nargs="+",
+        metavar="DECAY:SHAPE:END",
+        help=f"instead: train these WSD schedules and measure each against the baseline ({BASELINE})",
+    )
+    parser.add_argument("--rank", action="store_true", help="with --candidates: the law's forecast of each, too")
     args = parser.parse_args()
+    if args.candidates:
+        return bench_candidates(args)
     options = (args.horizon, args.law, args.fit, args.seeds, args.family)
     rows = [bench_seed(args.out, seed, *options) for seed in args.seeds]
     for row in rows:

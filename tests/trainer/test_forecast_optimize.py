@@ -7,6 +7,7 @@ measures whether a recommendation wins when trained). The end-to-end run is in t
 
 from __future__ import annotations
 
+import attrs
 import pytest
 import torch
 
@@ -148,3 +149,17 @@ def test_a_recommendation_that_holds_lr_0_says_how_many_updates_train_nothing():
     assert _idle(_recommended(warmup + [1.0] * 6 + [0.5, 0.25, 0.0])) == []  # only the last update: no note
     assert _idle(_recommended(warmup + [1.0] * 6 + [0.5, 0.1, 0.1])) == []  # a decay to 0.1 trains throughout
     assert _idle(_recommended([0.0, 0.0] + warmup + [1.0] * 6)) == []  # the warmup's lr 0 is not counted
+
+
+def test_a_recommendation_ending_above_every_fitted_run_says_the_law_extrapolates():
+    from trainer.forecast.command import _beyond_ends
+
+    runs = [{"peak_lr": 0.02, "final_lr": 0.002}, {"peak_lr": 0.02, "final_lr": 0.0}]  # ends 0.1 and 0 of the peak
+    law = attrs.evolve(LAWS["multi-power"], runs=runs)
+    warmup = [0.25, 0.5, 0.75]
+    (note,) = _beyond_ends(law, _recommended(warmup + [1.0] * 6 + [0.6, 0.29]))
+    assert "ends at 0.29 of its peak lr" in note and "at most 0.10" in note
+    assert _beyond_ends(law, _recommended(warmup + [1.0] * 6 + [0.5, 0.105])) == []  # within the margin
+    assert _beyond_ends(law, _recommended(warmup + [1.0] * 6 + [0.5, 0.0])) == []
+    old = attrs.evolve(law, runs=[{"peak_lr": 0.02, "s1": 1.0, "s2": 0.5}])  # saved before runs kept their last lr
+    assert _beyond_ends(old, _recommended(warmup + [1.0] * 6 + [0.6, 0.29])) == []

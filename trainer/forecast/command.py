@@ -27,6 +27,8 @@ __all__ = ["LAW_FILE", "run_forecast"]
 LAW_FILE = "forecast-law.json"
 #: an lr at most this fraction of the peak trains nothing (the recommendation's idle updates)
 IDLE = 1e-6
+#: how far (a multiplier of the peak lr) a recommendation may end above the fitted runs' ends without a note
+ENDS_MARGIN = 0.01
 
 
 def run_forecast(args: argparse.Namespace) -> str:
@@ -158,7 +160,7 @@ def _optimize(law: FittedLaw, args: argparse.Namespace, common: dict) -> tuple[l
         lines.append(f"their {LEVEL:.0%} intervals overlap: the forecasts cannot tell the two apart")
     elif found.apart:
         lines.append(f"the recommendation's {LEVEL:.0%} interval lies wholly below the config's")
-    lines += _runner_up(law, found) + _idle(found.best)
+    lines += _runner_up(law, found) + _idle(found.best) + _beyond_ends(law, found.best)
     if law.law.name == "annealing":  # docs/forecast.md, "Recommend"
         lines.append(
             "note: the annealing law credits each decrease of the lr by its size alone, so it favours decaying to 0; "
@@ -178,6 +180,20 @@ def _idle(best: Forecast) -> list[str]:
     return [
         f"note: the recommendation trains {idle} of its {len(best.lrs)} updates ({idle / len(best.lrs):.0%}) at "
         "lr 0, where nothing trains: the law credits a decrease after a delay whether or not anything trains"
+    ]
+
+
+def _beyond_ends(law: FittedLaw, best: Forecast) -> list[str]:
+    """A note when the recommendation ends higher (a multiplier of its peak lr) than every fitted run: the law
+    then extrapolates to an end value no run showed, and on the bench it did so alike for seeds that measured
+    opposite gaps (docs/forecast.md, "Does a recommendation win?"). Laws saved without the runs' last lr: none."""
+    ends = [run["final_lr"] / run["peak_lr"] for run in law.runs if "final_lr" in run and run.get("peak_lr")]
+    end = float(best.lrs[-1]) / float(best.lrs.max())
+    if not ends or end <= max(ends) + ENDS_MARGIN:
+        return []
+    return [
+        f"note: the recommendation ends at {end:.2f} of its peak lr, above every fitted run's end (at most "
+        f"{max(ends):.2f}): the law extrapolates there (docs/forecast.md, 'Does a recommendation win?')"
     ]
 
 

@@ -334,6 +334,7 @@ def _run_record(law, parameters: dict[str, float], curve: RunCurve, lr_scale: fl
         "points": len(curve.losses),
         "batches": len(curve.lrs),
         "peak_lr": float(curve.lrs.max()),
+        "final_lr": float(curve.lrs[-1]),
         "s1": s1,
         "s2": s2,
         "final_loss": float(curve.losses[-1]),
