@@ -188,6 +188,12 @@ def overall(outcomes: list[dict]) -> None:
     inside = sum(row["inside"] for row in rows) / len(rows)
     width = sum(row["high"] / row["low"] - 1 for row in rows) / len(rows)
     print(f"80% interval: the measured loss inside for {inside:.0%} of {len(rows)} targets; mean width {width:.2%}")
+    for flagged, label in ((True, "flagged as extrapolating"), (False, "within the fitted range")):
+        some = [row for row in rows if bool(row["extrapolates"]) == flagged]
+        if some:
+            held = sum(row["inside"] for row in some)
+            mean = sum(abs(row["error"]) for row in some) / len(some)
+            print(f"  {label}: inside {held} of {len(some)}, mean absolute error {mean:.2%}")
 
 
 def main() -> int:

@@ -11,6 +11,7 @@ import json
 import math
 from pathlib import Path
 
+import attrs
 import pytest
 import torch
 
@@ -275,13 +276,35 @@ def test_too_few_points_to_fit_is_one_line_naming_the_run_and_the_count():
 def test_a_forecast_beyond_the_fitted_runs_is_flagged_with_the_fitted_range():
     law = AnnealingLaw(decay=0.9)
     fitted = fit_curves([generated(law, {**TRUE, "C": 0.004}, wsd(300), seed=3)], law=law)
-    inside = forecast_lrs(fitted, wsd(150), torch.arange(150), "token", label="half")
+    inside = forecast_lrs(fitted, wsd(300, decay=0.15), torch.arange(300), "token", label="shorter decay")
     assert inside.warnings == ()
     longer = forecast_lrs(fitted, wsd(600), torch.arange(600), "token", label="double")
     (message,) = [m for m in longer.warnings if "S1" in m]
     assert "beyond the fitted runs' 2" in message and "extrapolates in time" in message  # S1 of the fitted run: 2xx
     hotter = forecast_lrs(fitted, wsd(300, peak=0.02), torch.arange(300), "token", label="hot")
     assert any("peak lr 0.02 is outside the fitted runs' 0.01" in m for m in hotter.warnings)
+
+
+def test_a_decay_that_starts_before_every_fitted_runs_is_flagged_with_where_theirs_start():
+    law = AnnealingLaw(decay=0.9)
+    fitted = fit_curves(
+        [generated(law, {**TRUE, "C": 0.004}, lrs, seed=3) for lrs in (wsd(300), wsd(200, decay=0.3))], law=law
+    )
+    # the earliest fitted decay starts after 140 updates: S1 = 9.5 of warmup + 120 at the peak
+    assert sorted(run["decay_s1"] for run in fitted.runs) == [129.5, 229.5]
+    for lrs in (wsd(300, decay=0.15), wsd(300, decay=0.5), wsd(200, decay=0.3), wsd(150, decay=0.01)):
+        assert fitted.range_warnings(lrs) == []  # each decays from S1 >= 0.95 x 129.5
+    half = fitted.range_warnings(wsd(150))
+    assert half == [
+        "its lr falls from S1 = 109.5 on, earlier than any fitted run's (from S1 = 129.5): how an earlier decay "
+        "is realized is extrapolated"
+    ]
+    # a cosine falls from its second update at the peak
+    assert any("from S1 = 10.5 on" in m for m in fitted.range_warnings(cosine(300)))
+    flat = wsd(300, decay=0.0)
+    assert all("falls" not in m for m in fitted.range_warnings(flat))  # no decay: nothing to place
+    saved_before = attrs.evolve(fitted, runs=[{k: v for k, v in r.items() if k != "decay_s1"} for r in fitted.runs])
+    assert saved_before.range_warnings(wsd(150)) == []  # a law saved without it: nothing known, nothing said
 
 
 def test_a_saved_law_reads_back_equal(tmp_path):

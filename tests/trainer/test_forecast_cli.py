@@ -58,17 +58,20 @@ def test_forecast_fits_saves_and_forecasts_each_budget(run, capsys):
     rows = table_rows(out)
     assert list(rows) == ["max_duration-120ba", "max_duration-480ba"]
     assert rows["max_duration-120ba"][0] == "120" and rows["max_duration-480ba"][0] == "480"
-    assert rows["max_duration-480ba"][-1] == "extrapolates" and len(rows["max_duration-120ba"]) == 4
+    assert rows["max_duration-480ba"][-1] == "extrapolates" == rows["max_duration-120ba"][-1]
     for row in rows.values():  # each forecast with its 80% interval around it, wider at twice the fitted run
         low, high = map(float, row[3].split("-"))
         assert low < float(row[2]) < high
     widths = [float(row[3].split("-")[1]) / float(row[3].split("-")[0]) for row in rows.values()]
     assert widths[1] > widths[0]
     assert "80% interval" in out
-    # the budget beyond the fitted run is flagged, with the fitted range, in one warning line
-    (warning,) = [line for line in err.splitlines() if "S1" in line]
+    # the budget beyond the fitted run is flagged, with the fitted range, in one warning line; the shorter
+    # one's decay starts at 96ba, before the fitted run's (192ba), in another
+    (warning,) = [line for line in err.splitlines() if "lr area S1" in line]
     assert warning.startswith("cadence: warning: max_duration-480ba: its lr area S1 = ")
     assert "beyond the fitted runs'" in warning
+    (earlier,) = [line for line in err.splitlines() if "falls from" in line]
+    assert earlier.startswith("cadence: warning: max_duration-120ba: its lr falls from S1 = ")
     assert "forecast max_duration-480ba" in out and "measured run" in out  # the text plot's legend
 
 

@@ -75,6 +75,10 @@ def test_every_point_gets_the_forecast_of_a_law_fitted_on_the_largest(tmp_path):
     assert any(
         line.startswith("sweep: forecast from max_duration-300ba: annealing law on eval/loss") for line in printed
     )
+    # the small point's decay starts before the large one's: its forecast is flagged as an extrapolation, once
+    flagged = [line for line in printed if " extrapolates: " in line]
+    assert len(flagged) == 1 and flagged[0].startswith("sweep: the forecast of max_duration-120ba extrapolates: ")
+    assert "its lr falls from S1 = " in flagged[0]
     small, large = rows
     # the small point's loss is 1% above the law: its forecast is 1% low; the large one is the fit itself
     assert small["forecast_error"] == pytest.approx(1 / 1.01 - 1, abs=1e-3)

@@ -35,15 +35,17 @@ import torch
 
 from schedulers.tools.files import write_atomically
 from trainer.forecast.errors import ForecastError
-from trainer.forecast.laws import AnnealingLaw, MultiPowerLaw, law_named, lr_areas
+from trainer.forecast.laws import AnnealingLaw, MultiPowerLaw, decreases, law_named, lr_areas
 
-__all__ = ["FORMAT", "LEVEL", "FittedLaw", "extent", "load_law"]
+__all__ = ["FORMAT", "LEVEL", "FittedLaw", "decay_start", "extent", "load_law"]
 
 FORMAT = "cadence-forecast-law"
 #: how far beyond the fitted runs a forecast may reach before it is flagged (docs/forecast.md)
 S1_MARGIN = 1.05
 S2_MARGIN = 2.0
 PEAK_MARGIN = 0.05
+#: a decay starting before this fraction of the earliest fitted decay's start (in S1) is flagged
+DECAY_MARGIN = 0.95
 #: the probability a forecast's interval holds, by default
 LEVEL = 0.8
 #: the step in a log-parameter of the central differences of a forecast
@@ -55,7 +57,8 @@ class FittedLaw:
     """A law with fitted ``parameters``; ``lr_scale`` is :math:`\\eta_{ref}` (the fitted runs' peak lr).
 
     ``runs`` describes each fitted run (``folder``, ``points``, ``batches``, ``peak_lr``, ``s1``: the forward
-    area after its last update and ``s2``: its largest annealing area, both normalized by ``lr_scale``).
+    area after its last update, ``s2``: its largest annealing area and ``decay_s1``: the forward area before
+    its lr first falls, None if it never does; the areas normalized by ``lr_scale``).
 
     Args:
         law: The law fitted (:class:`~trainer.forecast.laws.AnnealingLaw` or
@@ -191,8 +194,9 @@ class FittedLaw:
 
         Returns:
             One sentence per reason, empty when the run lies within the fitted range: its lr area :math:`S_1`
-            beyond 1.05 × the fitted runs' largest, its annealing area :math:`S_2` beyond 2 × theirs, or its peak lr
-            more than 5% outside theirs.
+            beyond 1.05 × the fitted runs' largest, its annealing area :math:`S_2` beyond 2 × theirs, its lr
+            falling from an :math:`S_1` under 0.95 × the earliest at which a fitted run's fell (an earlier decay
+            than any fitted), or its peak lr more than 5% outside theirs.
         """
         lrs = torch.as_tensor(lrs, dtype=torch.float64)
         fitted = self.ranges()
@@ -209,10 +213,23 @@ class FittedLaw:
                 f"its annealing area S2 = {s2:.4g} is beyond the fitted runs' {_span(fitted['s2'])}"
                 + (" (they never decreased the lr)" if fitted["s2"][1] == 0 else "")
             )
+        found += self._decay_warning(lrs)
         low, high = fitted["peak_lr"]
         if not low * (1 - PEAK_MARGIN) <= peak <= high * (1 + PEAK_MARGIN):
             found.append(f"its peak lr {peak:.4g} is outside the fitted runs' {_span(fitted['peak_lr'])}")
         return found
+
+    def _decay_warning(self, lrs: torch.Tensor) -> list[str]:
+        """The warning of a decay that starts earlier than every fitted run's (runs saved before ``decay_s1``
+        was recorded, and runs that never decay, say nothing)."""
+        starts = [r["decay_s1"] for r in self.runs if r.get("decay_s1") is not None]
+        start = decay_start(lrs / self.lr_scale)
+        if not starts or start is None or start >= min(starts) * DECAY_MARGIN:
+            return []
+        return [
+            f"its lr falls from S1 = {start:.4g} on, earlier than any fitted run's (from S1 = {min(starts):.4g}): "
+            "how an earlier decay is realized is extrapolated"
+        ]
 
     def ranges(self) -> dict[str, tuple[float, float]]:
         """The smallest and largest ``s1``, ``s2`` and ``peak_lr`` of the fitted runs.
@@ -345,6 +362,24 @@ def extent(
     """
     areas = lr_areas(normalized, law.momentum(parameters) if isinstance(law, AnnealingLaw) else 0.999)
     return float(areas.s1[-1]), float(areas.s2.max())
+
+
+def decay_start(normalized: torch.Tensor) -> float | None:
+    r"""Where a run's decay starts: the forward area :math:`S_1` trained before the first update whose lr is
+    below the one before it (the annealing area's first :math:`\Delta_k`), or None when the lr never falls.
+
+    Args:
+        normalized: The run's lrs divided by the law's ``lr_scale``.
+
+    Returns:
+        :math:`S_1(k - 1)` for the first falling update :math:`k`, or None.
+
+    >>> decay_start(torch.tensor([0.5, 1.0, 1.0, 0.5, 0.25])), decay_start(torch.tensor([0.5, 1.0]))
+    (2.5, None)
+    """
+    normalized = torch.as_tensor(normalized, dtype=torch.float64)
+    falling = decreases(normalized).nonzero()
+    return float(normalized[: int(falling[0])].sum()) if len(falling) else None
 
 
 def _matrix(value: Any, size: int) -> list[list[float]] | None:

@@ -23,7 +23,7 @@ import attrs
 import torch
 
 from trainer.forecast.errors import FitError, ForecastError
-from trainer.forecast.fitted import FittedLaw, extent
+from trainer.forecast.fitted import FittedLaw, decay_start, extent
 from trainer.forecast.laws import AnnealingLaw, MultiPowerLaw, law_named, warmup_updates
 from trainer.forecast.runs import TRAIN_LOSS, RunCurve, read_run, run_folders
 
@@ -337,5 +337,6 @@ def _run_record(law, parameters: dict[str, float], curve: RunCurve, lr_scale: fl
         "final_lr": float(curve.lrs[-1]),
         "s1": s1,
         "s2": s2,
+        "decay_s1": decay_start(curve.lrs / lr_scale),
         "final_loss": float(curve.losses[-1]),
     }

@@ -69,25 +69,29 @@ def add_forecasts(points: list[Any], rows: list[dict[str, Any]], log: Callable[[
         return
     for point, row in zip(points, rows, strict=True):
         try:
-            of, forecast, band, measured = scored_forecast(law, point.folder)
+            of, forecast, band, measured, reasons = scored_forecast(law, point.folder)
         except ForecastError as error:
             log(f"sweep: no forecast of {point.name}: {' '.join(str(error).split())}")
             continue
+        for reason in reasons:  # as cadence forecast warns of it: the law is used beyond its fitted runs
+            log(f"sweep: the forecast of {point.name} extrapolates: {reason}")
         row.update(forecast_of=of, forecast_final_loss=forecast, forecast_measured=measured)
         row.update(forecast_low=band[0], forecast_high=band[1], forecast_error=forecast / measured - 1)
     log(f"sweep: forecast from {largest.name}: {law.summary()}")
 
 
-def scored_forecast(law: FittedLaw, folder: Any) -> tuple[str, float, tuple[float, float], float]:
-    """What a run's forecast is scored on (see the module docstring): ``(what, forecast, (low, high), measured)``
-    (the interval at :data:`~trainer.forecast.fitted.LEVEL`; of a window of batches, the mean of its ends).
+def scored_forecast(law: FittedLaw, folder: Any) -> tuple[str, float, tuple[float, float], float, list[str]]:
+    """What a run's forecast is scored on (see the module docstring): ``(what, forecast, (low, high), measured,
+    reasons)`` (the interval at :data:`~trainer.forecast.fitted.LEVEL`; of a window of batches, the mean of its
+    ends; ``reasons``: why the forecast extrapolates, :meth:`~trainer.forecast.FittedLaw.range_warnings`).
 
     Args:
         law: A fitted law.
         folder: The run's folder.
 
     Returns:
-        ``"eval/loss"`` or ``"train/loss, last 10 batches"``, the forecast, its interval and the measured loss.
+        ``"eval/loss"`` or ``"train/loss, last 10 batches"``, the forecast, its interval, the measured loss and
+        the reasons the forecast extrapolates (empty within the fitted runs' range).
 
     Raises:
         ForecastError: The run cannot be read (no rows, a gap), or has nothing to score against.
@@ -107,4 +111,4 @@ def scored_forecast(law: FittedLaw, folder: Any) -> tuple[str, float, tuple[floa
     band = law.interval(curve.lrs, updates)
     low, high = (forecast, forecast) if band is None else (float(band[0].mean()), float(band[1].mean()))
     measured = float(curve.losses[-len(updates) :].mean())
-    return what, forecast, (low, high), measured
+    return what, forecast, (low, high), measured, law.range_warnings(curve.lrs)
