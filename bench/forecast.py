@@ -1,9 +1,10 @@
 """How well a law fitted on a branched WSD sweep forecasts other runs, on a real model (docs/forecast.md).
 
 Run: ``python bench/forecast.py [--seeds 0 1 2] [--out bench-forecast] [--law annealing] [--fit sweep|main]
-[--horizon 300_000tok] [--picture FILE]``.
+[--horizon 300_000tok] [--config FILE.yaml] [--set KEY=VALUE ...] [--picture FILE]``.
 
-On ``examples/charlm.yaml`` (a character-level GRU language model), for each seed:
+On ``examples/charlm.yaml`` (a character-level GRU language model; ``--config`` another recipe, ``--set`` a
+change to it, each with its own ``--out``), for each seed:
 
 1. ``cadence sweep --branch-from-stable --budgets 0.25dur 0.5dur 1dur`` with a warmup-stable-decay schedule
    (warmup 20,000 tokens, decay over the last 20% to 0.1 of the peak), evaluating every 10,000 tokens: the
@@ -38,6 +39,7 @@ sys.path.insert(0, ROOT)
 from trainer.forecast import FitError, fit_law, forecast_config, read_run  # noqa: E402
 
 CONFIG = os.path.join(ROOT, "examples", "charlm.yaml")
+RECIPE_SETS: list[str] = []  # --set: the recipe's changes, given to every run and forecast
 WARMUP = "20_000tok"
 SCHEDULES = {  # name: (the schedulers' --set, or None: the config's own cosine; the budgets; branched)
     "wsd": (f"[{{WarmupStableDecayScheduler: {{t_warmup: {WARMUP}, t_decay: 0.2dur, alpha_f: 0.1}}}}]", None, True),
@@ -69,6 +71,21 @@ TARGETS = (
 )
 
 
+def use_recipe(path: str, sets: list[str] | None = None) -> None:
+    """Train and forecast the recipe at ``path`` with ``sets`` (the benches' ``--config`` and ``--set``) instead of
+    examples/charlm.yaml as it is: every run and every forecast takes them."""
+    global CONFIG, RECIPE_SETS
+    if not os.path.isfile(path):
+        raise SystemExit(f"--config {path}: no such file")
+    CONFIG, RECIPE_SETS = os.path.abspath(path), list(sets or [])
+
+
+def recipe_name() -> str:
+    """The recipe as the pictures name it: the config, and its ``--set`` changes (``lr=3e-2``)."""
+    changes = [change.rsplit(".", 1)[-1] for change in RECIPE_SETS]
+    return os.path.relpath(CONFIG, ROOT) + (f" ({', '.join(changes)})" if changes else "")
+
+
 def budgets_of(schedule: str) -> tuple[str, ...]:
     return SCHEDULES[schedule][1] or FITTED_BUDGETS
 
@@ -81,6 +98,7 @@ def seed_sets(seed: int, schedule: str, horizon: str) -> list[str]:
         f"trainer.init.loop.eval_interval={EVAL_EVERY}",
         f"trainer.init.loop.max_duration={horizon}",
         "trainer.init.progress_bar=false",
+        *RECIPE_SETS,
     ]
     schedulers = SCHEDULES[schedule][0]
     return [*sets, f"trainer.init.schedulers={schedulers}"] if schedulers else sets
@@ -203,8 +221,11 @@ def main() -> int:
     parser.add_argument("--law", default="annealing", choices=["annealing", "multi-power"])
     parser.add_argument("--fit", default="sweep", choices=["sweep", "main"], help="the WSD sweep, or its main run")
     parser.add_argument("--horizon", default="300_000tok", help="1dur (the config's: 300_000tok)")
+    parser.add_argument("--config", default=CONFIG, help="the recipe (examples/charlm.yaml); one --out per recipe")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="change the recipe (repeat)")
     parser.add_argument("--picture", help="draw the first seed's fitted and forecast curves against the measured ones")
     args = parser.parse_args()
+    use_recipe(args.config, args.set)
     outcomes, drawn = [], None
     for seed in args.seeds:
         try:
@@ -232,7 +253,8 @@ def draw(path: str, law, fitted_runs: list, forecasts: list, finals: dict, seed:
     from trainer.forecast.runs import run_folders
 
     title = (
-        f"examples/charlm.yaml, seed {seed}: the {law.law.name} law fitted on the eval loss of a branched WSD sweep "
+        f"{recipe_name()}, seed {seed}: the {law.law.name} law fitted on the eval loss of a branched "
+        "WSD sweep "
         f"(fit error {law.error:.2%})\nforecasts of other runs: dashed, ending in a circle, with their 80% interval; "
         "their measured final eval loss: a cross"
     )

@@ -1,12 +1,12 @@
 """Does the schedule ``cadence forecast --optimize`` recommends win when trained? (docs/forecast.md, "Recommend")
 
 Run: ``python bench/forecast_optimize.py [--seeds 0 1 2] [--out bench-forecast] [--horizon 300_000tok]
-[--law multi-power] [--fit all|sweep|pooled] [--family all|fitted] [--picture FILE.png]
-[--candidates DECAY:SHAPE:END ... [--rank]]``, after
-``python bench/forecast.py`` with the same ``--out`` and ``--horizon`` (it trains the runs used here, and a
-rerun trains only what is missing).
+[--config FILE.yaml] [--set KEY=VALUE ...] [--law multi-power] [--fit all|sweep|pooled] [--family all|fitted]
+[--picture FILE.png] [--candidates DECAY:SHAPE:END ... [--rank]]``, after ``python bench/forecast.py`` with the
+same ``--out``, ``--horizon``, ``--config`` and ``--set`` (it trains the runs used here, and a rerun trains only
+what is missing).
 
-For each seed of ``examples/charlm.yaml``: a law is fitted on the eval loss of the seed's runs that
+For each seed of ``examples/charlm.yaml`` (or ``--config``): a law is fitted on the eval loss of the seed's runs that
 ``bench/forecast.py`` trained (``--fit all``: the branched WSD sweep, the cosine sweep to 2dur, the WSD at
 2dur, the linear and cosine decays to 0 — runs whose decays differ in length, shape and end; ``--fit sweep``:
 the WSD sweep alone; ``--fit pooled``: every run of every seed at once, one law) and recommends a schedule at
@@ -39,7 +39,8 @@ import hashlib
 import os
 import sys
 
-from forecast import CONFIG, SCHEDULES, final_eval_losses, run_sweep, seed_sets, sweep
+import forecast as bench_forecast
+from forecast import SCHEDULES, final_eval_losses, run_sweep, seed_sets, sweep, use_recipe
 
 from trainer.forecast import fit_law, forecast_config
 from trainer.forecast.optimize import recommend
@@ -63,8 +64,9 @@ def bench_seed(out: str, seed: int, horizon: str, law_name: str, fit: str, seeds
     folders = {name: sweep(out, seed, name, horizon) for name in ("wsd", "cosine")}
     law = fitted_law(out, tuple(seeds) if fit == "pooled" else (seed,), horizon, law_name, fit)
     sets = seed_sets(seed, "cosine", horizon)  # the config's own recipe: its schedule is the baseline
-    chosen = recommend(law, CONFIG, overrides=sets, budget="1dur", free=family == "all")
-    (wsd_forecast,) = forecast_config(law, CONFIG, overrides=seed_sets(seed, "wsd", horizon), budgets=["1dur"])
+    chosen = recommend(law, bench_forecast.CONFIG, overrides=sets, budget="1dur", free=family == "all")
+    wsd_sets = seed_sets(seed, "wsd", horizon)
+    (wsd_forecast,) = forecast_config(law, bench_forecast.CONFIG, overrides=wsd_sets, budgets=["1dur"])
     name = "recommended-" + hashlib.sha1(chosen.setting.encode()).hexdigest()[:8]
     trained = run_sweep(os.path.join(out, f"seed-{seed}", name), ("1dur",), [*sets, chosen.setting])
     measured = {
@@ -130,7 +132,8 @@ def candidate_forecasts(out: str, seed: int, specs: list[str], horizon: str, law
     sets = seed_sets(seed, "cosine", horizon)
     found = {}
     for spec in [BASELINE, *specs]:
-        (forecast,) = forecast_config(law, CONFIG, overrides=[*sets, candidate_setting(spec)], budgets=["1dur"])
+        overrides = [*sets, candidate_setting(spec)]
+        (forecast,) = forecast_config(law, bench_forecast.CONFIG, overrides=overrides, budgets=["1dur"])
         found[spec] = forecast.final_loss
     return {spec: value / found[BASELINE] - 1 for spec, value in found.items()}
 
@@ -175,6 +178,8 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--out", default="bench-forecast", help="bench/forecast.py's runs' folder")
     parser.add_argument("--horizon", default="300_000tok", help="1dur (the config's: 300_000tok)")
+    parser.add_argument("--config", default=bench_forecast.CONFIG, help="the recipe bench/forecast.py trained in --out")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="its --set, as given there")
     parser.add_argument("--law", default="multi-power", choices=["annealing", "multi-power"])
     parser.add_argument("--picture", help="draw the first seed's schedules and their forecasts into this image")
     parser.add_argument(
@@ -194,6 +199,7 @@ def main() -> int:
     )
     parser.add_argument("--rank", action="store_true", help="with --candidates: the law's forecast of each, too")
     args = parser.parse_args()
+    use_recipe(args.config, args.set)
     if args.candidates:
         return bench_candidates(args)
     options = (args.horizon, args.law, args.fit, args.seeds, args.family)
@@ -252,7 +258,8 @@ def draw(path: str, row: dict) -> str:
     for ax in (lr_ax, loss_ax):
         ax.grid(True, alpha=0.3)
     figure.suptitle(
-        f"examples/charlm.yaml, seed {row['seed']}: {row['law'].split(':')[0]} ({row['law'].split('; ')[-1]})"
+        f"{bench_forecast.recipe_name()}, seed {row['seed']}: "
+        f"{row['law'].split(':')[0]} ({row['law'].split('; ')[-1]})"
         "\nforecasts dashed with their 80% "
         "interval (band, bar at the end); measured eval losses: dots, the final one a cross",
         fontsize=8,
