@@ -40,7 +40,7 @@ import os
 import sys
 
 import forecast as bench_forecast
-from forecast import SCHEDULES, final_eval_losses, run_sweep, seed_sets, sweep, use_recipe
+from forecast import final_eval_losses, run_sweep, seed_sets, sweep, use_recipe
 
 from trainer.forecast import fit_law, forecast_config
 from trainer.forecast.optimize import recommend
@@ -48,11 +48,15 @@ from trainer.forecast.optimize import recommend
 WORSE_BY_AT_MOST = 0.003
 
 
+#: the sweeps of bench/forecast.py whose ten runs ``--fit all`` fits (its WSD between budgets is not one)
+FITTED = ("wsd", "cosine", "wsd-2dur", "linear-to-0", "cosine-to-0")
+
+
 @functools.cache
 def fitted_law(out: str, seeds: tuple[int, ...], horizon: str, law_name: str, fit: str):
     """The law the recommendation is made with: on ``seeds[0]``'s runs (``--fit all``: every run; ``sweep``: the
     WSD sweep), or on every run of every seed at once (``pooled``: one law of the recipe, seeds as repeats)."""
-    names = ("wsd",) if fit == "sweep" else tuple(SCHEDULES)
+    names = ("wsd",) if fit == "sweep" else FITTED
     pooled = seeds if fit == "pooled" else seeds[:1]
     return fit_law([sweep(out, seed, name, horizon) for seed in pooled for name in names], law=law_name, loss="eval")
 
