@@ -34,7 +34,8 @@ MARKS = Path(__file__).parent / "marks"
 
 def _sleeper(folder, env):
     process = background.popen(["sleep", "300"], start_new_session=True)
-    (MARKS / "pid").write_text(str(process.pid))
+    (MARKS / "pid.part").write_text(str(process.pid))
+    (MARKS / "pid.part").replace(MARKS / "pid")  # whole or absent: the test reads it as soon as it appears
     process.wait()
     return process.returncode
 
