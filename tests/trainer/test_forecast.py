@@ -297,7 +297,7 @@ def test_a_decay_that_starts_before_every_fitted_runs_is_flagged_with_where_thei
     half = fitted.range_warnings(wsd(150))
     assert half == [
         "its lr falls from S1 = 109.5 on, earlier than any fitted run's (from S1 = 129.5): how an earlier decay "
-        "is realized is extrapolated"
+        "is realized is extrapolated (fit a run that decays like it, at full length)"
     ]
     # a cosine falls from its second update at the peak
     assert any("from S1 = 10.5 on" in m for m in fitted.range_warnings(cosine(300)))

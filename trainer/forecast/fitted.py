@@ -228,7 +228,7 @@ class FittedLaw:
             return []
         return [
             f"its lr falls from S1 = {start:.4g} on, earlier than any fitted run's (from S1 = {min(starts):.4g}): "
-            "how an earlier decay is realized is extrapolated"
+            "how an earlier decay is realized is extrapolated (fit a run that decays like it, at full length)"
         ]
 
     def ranges(self) -> dict[str, tuple[float, float]]:
