@@ -276,10 +276,9 @@ def draw(path: str, law, fitted_runs: list, forecasts: list, finals: dict, seed:
     from trainer.forecast.runs import run_folders
 
     title = (
-        f"{recipe_name()}, seed {seed}: the {law.law.name} law fitted on the eval loss of a branched "
-        "WSD sweep "
-        f"(fit error {law.error:.2%})\nforecasts of other runs: dashed, ending in a circle, with their 80% interval; "
-        "their measured final eval loss: a cross"
+        f"{recipe_name()}, seed {seed}: the {law.law.name} law fitted on the eval loss of a branched WSD "
+        f"sweep (fit error {law.error:.2%})\nforecasts of other runs: dashed, ending in a circle, with their 80% "
+        "interval; their measured final eval loss: a cross"
     )
     runs = [read_run(run, loss="eval") for run in run_folders(fitted_runs)]
     print(save_forecast_picture(path, law, runs, forecasts, measured=finals, title=title))

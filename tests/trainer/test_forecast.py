@@ -291,7 +291,7 @@ def test_a_decay_that_starts_before_every_fitted_runs_is_flagged_with_where_thei
         [generated(law, {**TRUE, "C": 0.004}, lrs, seed=3) for lrs in (wsd(300), wsd(200, decay=0.3))], law=law
     )
     # the earliest fitted decay starts after 140 updates: S1 = 9.5 of warmup + 120 at the peak
-    assert sorted(run["decay_s1"] for run in fitted.runs) == [129.5, 229.5]
+    assert sorted(run["decay_s1"] for run in fitted.runs) == pytest.approx([129.5, 229.5])  # sums: not by bits
     for lrs in (wsd(300, decay=0.15), wsd(300, decay=0.5), wsd(200, decay=0.3), wsd(150, decay=0.01)):
         assert fitted.range_warnings(lrs) == []  # each decays from S1 >= 0.95 x 129.5
     half = fitted.range_warnings(wsd(150))
