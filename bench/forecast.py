@@ -15,7 +15,8 @@ change to it, each with its own ``--out``), for each seed:
 3. each target's final eval loss forecast from its lr curve as the trainer previews it (what ``cadence
    forecast`` does), with its 80% interval, against the measured one;
 4. apart from the goals, forecasts inside the fitted range: the WSD at 0.375 and 0.75dur (decays that start
-   between the sweep's), to show how the intervals hold where the law does not extrapolate.
+   between the sweep's), to show how the intervals hold where the law does not extrapolate (fitted on the
+   main run alone, they extrapolate too: its decay starts after theirs).
 
 Prints each relative error, the mean absolute error by horizon (up to 1dur, 2dur) and overall, and how often
 the measured loss lies inside the 80% interval (with the mean interval width); goals: mean error at most 1%
@@ -232,7 +233,7 @@ def overall(outcomes: list[dict]) -> None:
     if within:
         held, mean = sum(row["inside"] for row in within), sum(abs(row["error"]) for row in within) / len(within)
         print(
-            f"inside the fitted range (WSD at 0.375 and 0.75dur, not in the goals): inside {held} of {len(within)}, "
+            f"WSD at 0.375 and 0.75dur (between the sweep's decays, not in the goals): inside {held} of {len(within)}, "
             f"mean absolute error {mean:.2%}"
         )
 

@@ -4,15 +4,19 @@ small JSON file (written atomically) and read back.
 **Intervals.** A forecast :math:`\hat L` comes with an interval at ``level`` (80% by default),
 :math:`\hat L\,e^{\pm z\,\sigma}` with :math:`z` the normal quantile and, on the relative scale,
 
-.. math:: \sigma^2 = g^\top \Sigma\, g + \text{noise}^2 + \text{systematic}^2, \qquad
-          \Sigma = s^2 (J^\top J)^{-1}
+.. math:: \sigma^2 = g^\top \Sigma\, g + \text{noise}^2 + \text{systematic}^2
+          + [u \ge u_{out}]\,(c\,\text{error})^2, \qquad \Sigma = s^2 (J^\top J)^{-1}
 
 :math:`\Sigma` is the covariance of the log-parameters :math:`\theta` that the fitted points leave (Gauss-Newton:
 :math:`J` the derivatives of the log residuals by :math:`\theta`, :math:`s^2` their sum of squares over
 :math:`N - p`), :math:`g = \partial \log \hat L / \partial \theta` (a parameter the runs do not determine, such
 as the delay from a single decay, has a large variance, and widens the forecasts that depend on it); the noise
 is what one measured point scatters by, and the systematic error the misfit of the law's shape. It is the
-interval of a measured loss: the noise of the run forecast is in it.
+interval of a measured loss: the noise of the run forecast is in it. The last term is the misfit of a shape the
+fitted runs never showed: from the first update :math:`u_{out}` at which the run leaves their range (the reasons
+:meth:`FittedLaw.range_warnings` gives), the law's error there is unknown to the fit, and is taken as
+:math:`c = 1.5` times its error on the runs it saw (``EXTRAPOLATION_SCALE``: measured on the forecast bench,
+docs/forecast.md, "How sure a forecast is").
 
 The fit error is the root mean square of the relative residuals :math:`r_i = \hat L_i / L_i - 1` over the
 fitted points; the noise is what consecutive points of one run scatter by,
@@ -35,9 +39,9 @@ import torch
 
 from schedulers.tools.files import write_atomically
 from trainer.forecast.errors import ForecastError
-from trainer.forecast.laws import AnnealingLaw, MultiPowerLaw, decreases, law_named, lr_areas
+from trainer.forecast.laws import AnnealingLaw, LrAreas, MultiPowerLaw, decreases, law_named, lr_areas
 
-__all__ = ["FORMAT", "LEVEL", "FittedLaw", "decay_start", "extent", "load_law"]
+__all__ = ["EXTRAPOLATION_SCALE", "FORMAT", "LEVEL", "FittedLaw", "decay_start", "extent", "load_law", "run_areas"]
 
 FORMAT = "cadence-forecast-law"
 #: how far beyond the fitted runs a forecast may reach before it is flagged (docs/forecast.md)
@@ -46,6 +50,8 @@ S2_MARGIN = 2.0
 PEAK_MARGIN = 0.05
 #: a decay starting before this fraction of the earliest fitted decay's start (in S1) is flagged
 DECAY_MARGIN = 0.95
+#: an extrapolated forecast's unseen misfit, as a multiple of the fit error (docs/forecast.md)
+EXTRAPOLATION_SCALE = 1.5
 #: the probability a forecast's interval holds, by default
 LEVEL = 0.8
 #: the step in a log-parameter of the central differences of a forecast
@@ -178,13 +184,26 @@ class FittedLaw:
             steps.append((up.log() - down.log()) / (2 * _STEP))
         g = torch.stack(steps, dim=1)
         spread = ((g @ torch.tensor(self.covariance, dtype=torch.float64)) * g).sum(dim=1).clamp(min=0)
-        sigma = (spread + self.noise**2 + self.systematic_error**2).sqrt()
+        unseen = torch.zeros_like(spread)
+        departure = self.departure(lrs)
+        if departure is not None:  # the misfit of a shape the fitted runs never showed, from where the run leaves them
+            unseen[torch.as_tensor(updates) >= departure] = self.extrapolation_error**2
+        sigma = (spread + self.noise**2 + self.systematic_error**2 + unseen).sqrt()
         z = NormalDist().inv_cdf(0.5 + level / 2)
         return central * torch.exp(-z * sigma), central * torch.exp(z * sigma)
 
     def _with(self, theta: torch.Tensor) -> FittedLaw:
         parameters = dict(zip(self.law.parameters, theta.exp().tolist(), strict=True))
         return attrs.evolve(self, parameters=parameters)
+
+    @property
+    def extrapolation_error(self) -> float:
+        """The misfit taken for a shape the fitted runs never showed (see the module docstring).
+
+        Returns:
+            ``EXTRAPOLATION_SCALE`` × :attr:`error`, relative.
+        """
+        return EXTRAPOLATION_SCALE * self.error
 
     def range_warnings(self, lrs: torch.Tensor) -> list[str]:
         """What makes a forecast of a run with ``lrs`` an extrapolation (each with the fitted range).
@@ -198,37 +217,66 @@ class FittedLaw:
             falling from an :math:`S_1` under 0.95 × the earliest at which a fitted run's fell (an earlier decay
             than any fitted), or its peak lr more than 5% outside theirs.
         """
+        return [message for _, message in self._departures(lrs)]
+
+    def departure(self, lrs: torch.Tensor) -> int | None:
+        """The first update at which a run with ``lrs`` leaves the fitted range (for any of the reasons of
+        :meth:`range_warnings`), from which its interval holds :attr:`extrapolation_error`.
+
+        Args:
+            lrs: The lr of each update of the run.
+
+        Returns:
+            The update count (1-based), or None when the run stays within the fitted range.
+
+        >>> law = FittedLaw(AnnealingLaw(0.9), {"L0": 2.0, "A": 1.0, "alpha": 0.5, "C": 0.1}, 1.0, 0.05, 0.03, 10,
+        ...                 "train/loss", "lr/group0", runs=[{"s1": 4.0, "s2": 1.0, "peak_lr": 1.0}])
+        >>> law.departure(torch.ones(4)), law.departure(torch.ones(6))
+        (None, 5)
+        """
+        return min((update for update, _ in self._departures(lrs)), default=None)
+
+    def _departures(self, lrs: torch.Tensor) -> list[tuple[int, str]]:
+        """Each way the run leaves the fitted range: the first update past it (1-based) and the sentence saying so."""
         lrs = torch.as_tensor(lrs, dtype=torch.float64)
         fitted = self.ranges()
-        s1, s2 = extent(self.law, self.parameters, lrs / self.lr_scale)
-        peak = float(lrs.max())
+        areas = run_areas(self.law, self.parameters, lrs / self.lr_scale)
         found = []
-        if s1 > fitted["s1"][1] * S1_MARGIN:
-            found.append(
-                f"its lr area S1 = {s1:.4g} (in updates at the peak lr) is beyond the fitted runs' "
-                f"{_span(fitted['s1'])}: the law extrapolates in time"
-            )
-        if s2 > fitted["s2"][1] * S2_MARGIN + 1e-9:
-            found.append(
-                f"its annealing area S2 = {s2:.4g} is beyond the fitted runs' {_span(fitted['s2'])}"
-                + (" (they never decreased the lr)" if fitted["s2"][1] == 0 else "")
-            )
-        found += self._decay_warning(lrs)
+        s1, s1_limit = float(areas.s1[-1]), fitted["s1"][1] * S1_MARGIN
+        if s1 > s1_limit:
+            span = _span(fitted["s1"])
+            message = f"its lr area S1 = {s1:.4g} (in updates at the peak lr) is beyond the fitted runs' {span}"
+            found.append((_first(areas.s1[1:] > s1_limit), message + ": the law extrapolates in time"))
+        s2, s2_limit = float(areas.s2.max()), fitted["s2"][1] * S2_MARGIN + 1e-9
+        if s2 > s2_limit:
+            never = " (they never decreased the lr)" if fitted["s2"][1] == 0 else ""
+            message = f"its annealing area S2 = {s2:.4g} is beyond the fitted runs' {_span(fitted['s2'])}{never}"
+            found.append((_first(areas.s2[1:] > s2_limit), message))
+        found += self._decay_departure(lrs / self.lr_scale)
         low, high = fitted["peak_lr"]
+        peak = float(lrs.max())
         if not low * (1 - PEAK_MARGIN) <= peak <= high * (1 + PEAK_MARGIN):
-            found.append(f"its peak lr {peak:.4g} is outside the fitted runs' {_span(fitted['peak_lr'])}")
+            above = lrs > high * (1 + PEAK_MARGIN)  # a run whose peak stays below theirs is outside from the start
+            update = _first(above) if bool(above.any()) else 1
+            found.append((update, f"its peak lr {peak:.4g} is outside the fitted runs' {_span(fitted['peak_lr'])}"))
         return found
 
-    def _decay_warning(self, lrs: torch.Tensor) -> list[str]:
-        """The warning of a decay that starts earlier than every fitted run's (runs saved before ``decay_s1``
-        was recorded, and runs that never decay, say nothing)."""
+    def _decay_departure(self, normalized: torch.Tensor) -> list[tuple[int, str]]:
+        """A decay that starts earlier than every fitted run's: its first falling update and the warning (runs saved
+        before ``decay_s1`` was recorded, and runs that never decay, say nothing)."""
         starts = [r["decay_s1"] for r in self.runs if r.get("decay_s1") is not None]
-        start = decay_start(lrs / self.lr_scale)
-        if not starts or start is None or start >= min(starts) * DECAY_MARGIN:
+        first = _first_fall(normalized)
+        if not starts or first is None:
+            return []
+        start = float(normalized[:first].sum())
+        if start >= min(starts) * DECAY_MARGIN:
             return []
         return [
-            f"its lr falls from S1 = {start:.4g} on, earlier than any fitted run's (from S1 = {min(starts):.4g}): "
-            "how an earlier decay is realized is extrapolated (fit a run that decays like it, at full length)"
+            (
+                first + 1,
+                f"its lr falls from S1 = {start:.4g} on, earlier than any fitted run's (from S1 = {min(starts):.4g}): "
+                "how an earlier decay is realized is extrapolated (fit a run that decays like it, at full length)",
+            )
         ]
 
     def ranges(self) -> dict[str, tuple[float, float]]:
@@ -360,8 +408,26 @@ def extent(
     >>> extent(AnnealingLaw(0.5), {}, torch.tensor([1.0, 1.0, 0.5, 0.5]))
     (3.0, 0.75)
     """
-    areas = lr_areas(normalized, law.momentum(parameters) if isinstance(law, AnnealingLaw) else 0.999)
+    areas = run_areas(law, parameters, normalized)
     return float(areas.s1[-1]), float(areas.s2.max())
+
+
+def run_areas(law: AnnealingLaw | MultiPowerLaw, parameters: dict[str, float], normalized: torch.Tensor) -> LrAreas:
+    """A run's areas as the fitted range counts them: :math:`S_2` with the annealing law's momentum (from
+    ``parameters`` when fitted), else the paper's 0.999.
+
+    Args:
+        law: The law.
+        parameters: The law's fitted parameters.
+        normalized: The run's lrs divided by the law's ``lr_scale``.
+
+    Returns:
+        The run's :class:`~trainer.forecast.laws.LrAreas`.
+
+    >>> run_areas(AnnealingLaw(0.5), {}, torch.tensor([1.0, 1.0, 0.5, 0.5])).s2.tolist()
+    [0.0, 0.0, 0.0, 0.5, 0.75]
+    """
+    return lr_areas(normalized, law.momentum(parameters) if isinstance(law, AnnealingLaw) else 0.999)
 
 
 def decay_start(normalized: torch.Tensor) -> float | None:
@@ -378,8 +444,19 @@ def decay_start(normalized: torch.Tensor) -> float | None:
     (2.5, None)
     """
     normalized = torch.as_tensor(normalized, dtype=torch.float64)
+    first = _first_fall(normalized)
+    return None if first is None else float(normalized[:first].sum())
+
+
+def _first_fall(normalized: torch.Tensor) -> int | None:
+    """The index of the first update whose lr is below the one before it, or None."""
     falling = decreases(normalized).nonzero()
-    return float(normalized[: int(falling[0])].sum()) if len(falling) else None
+    return int(falling[0]) if len(falling) else None
+
+
+def _first(crossed: torch.Tensor) -> int:
+    """The first update (1-based) at which ``crossed``, one boolean per update, holds (some update does)."""
+    return int(crossed.nonzero()[0]) + 1
 
 
 def _matrix(value: Any, size: int) -> list[list[float]] | None:
