@@ -35,7 +35,7 @@ import torch
 from schedulers.cerebras import forms
 from schedulers.cerebras.forms import Form, FormArgumentError
 from schedulers.cerebras.steps import StepCount, needs_run, resolve_steps
-from schedulers.core.schedule_arguments import integer_argument
+from schedulers.core.schedule_arguments import integer_argument, same_value
 from schedulers.core.state import ScheduleState
 from schedulers.core.step_counting import StepCountingScheduler
 from schedulers.core.tags import matches, normalize_tags, targeted_groups
@@ -474,7 +474,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         changed = [
             f"{names.get(key, key)}: {saved[key]!r} -> {current[key]!r}"
             for key in saved
-            if key in current and not _same(saved[key], current[key])
+            if key in current and not same_value(saved[key], current[key])
         ]
         if changed:
             warnings.warn(
@@ -562,15 +562,6 @@ def _plain(value: object) -> object:
     if isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
         return {k: _plain(v) for k, v in value.items()}
     raise TypeError(type(value).__name__)
-
-
-def _same(a: object, b: object) -> bool:
-    try:
-        if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
-            return torch.equal(torch.as_tensor(a), torch.as_tensor(b))
-        return bool(a == b)
-    except (TypeError, ValueError, RuntimeError):
-        return False
 
 
 HyperparameterScheduler.__signature__ = _shown_signature(HyperparameterScheduler)

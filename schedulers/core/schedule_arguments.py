@@ -47,6 +47,7 @@ __all__ = [
     "number_argument",
     "number_field",
     "positive_count",
+    "same_value",
     "time_argument",
     "time_field",
 ]
@@ -401,6 +402,30 @@ def argument_repr(value: object) -> str:
     if isinstance(value, (list, tuple)):
         return f"[{', '.join(argument_repr(item) for item in value)}]"
     return repr(value)
+
+
+def same_value(a: object, b: object) -> bool:
+    """Whether two values given for one argument are the same: by ``==``, elementwise for tensors and arrays
+    (all elements equal); values that cannot be compared are the same only when they are one object.
+
+    Args:
+        a: One value.
+        b: The other.
+
+    Returns:
+        True when they are equal.
+
+    >>> import torch
+    >>> same_value(torch.tensor(0.1), 0.1), same_value(torch.ones(2), torch.ones(2)), same_value(torch.ones(2), 1.5)
+    (True, True, False)
+    """
+    if a is b:
+        return True
+    try:
+        equal = a == b
+        return bool(equal.all()) if hasattr(equal, "all") else bool(equal)
+    except (TypeError, ValueError, RuntimeError):  # shapes that do not broadcast, types that refuse ==
+        return False
 
 
 # -- attrs fields: one argument of a frozen schedule class ------------------------------------------------

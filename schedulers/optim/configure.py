@@ -22,6 +22,7 @@ import torch
 from torch.optim import Optimizer
 
 from schedulers.core.names import did_you_mean
+from schedulers.core.schedule_arguments import same_value
 from schedulers.optim.lamb import Lamb
 from schedulers.optim.lion import Lion
 
@@ -270,13 +271,6 @@ def _take_learning_rate(cls: type, kwargs: dict[str, Any]) -> None:
     problem = None if isinstance(learning_rate, torch.Tensor) else _number_problem(learning_rate)
     if problem is not None:
         raise OptimizerArgumentError(cls.__name__, "learning_rate", learning_rate, problem)
-    if "lr" in kwargs and not _same(kwargs["lr"], learning_rate):
+    if "lr" in kwargs and not same_value(kwargs["lr"], learning_rate):
         raise ValueError(f"{cls.__name__} got both lr={kwargs['lr']!r} and learning_rate={learning_rate!r}; give one")
     kwargs["lr"] = learning_rate
-
-
-def _same(a: Any, b: Any) -> bool:
-    try:
-        return bool(a == b)
-    except (RuntimeError, TypeError, ValueError):
-        return a is b
