@@ -4,6 +4,7 @@ gives identical next values, composites included; the state holds plain data onl
 from __future__ import annotations
 
 import io
+import warnings
 
 import pytest
 import torch
@@ -168,3 +169,20 @@ def test_a_sequence_of_time_string_children_resolved_by_its_state_reloads_mid_ru
     assert 0.0 < expected < 0.1
     assert other.param_groups[0]["lr"] == pytest.approx(expected, rel=1e-12)
     assert int(fresh.last_epoch) == 11
+
+
+def test_a_checkpoint_saved_with_other_arguments_warns_and_equal_ones_do_not():
+    """Arguments compared by value (given as a float64 tensor, against a list): equal ones restore silently,
+    changed ones warn, naming each, and the scheduler keeps its own."""
+    saved = cs.PiecewiseConstantLR(_optimizer(), torch.tensor([0.1, 0.05], dtype=torch.float64), [3])
+    for _ in range(4):
+        saved.step()
+    state = saved.state_dict()
+    same = cs.PiecewiseConstantLR(_optimizer(), [0.1, 0.05], [3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        same.load_state_dict(state)
+    changed = cs.PiecewiseConstantLR(_optimizer(), [0.1, 0.02], [3])
+    with pytest.warns(UserWarning, match=r"other arguments \(learning_rates: \[0\.1, 0\.05\] -> \[0\.1, 0\.02\]\)"):
+        changed.load_state_dict(state)
+    assert int(changed.last_epoch) == 4 and changed.get_last_lr() == [0.02, 0.02]  # its own values, at step 4

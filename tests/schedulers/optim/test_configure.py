@@ -82,6 +82,13 @@ def test_learning_rate_and_a_different_lr_is_an_error():
         configure_optimizer("SGD", params(), learning_rate=0.1, lr=0.2)
 
 
+def test_a_tensor_lr_is_compared_with_learning_rate_by_value():
+    lr = torch.tensor(0.1)  # equal to 0.1 as a float32 scalar
+    assert configure_optimizer("SGD", params(), learning_rate=0.1, lr=lr).defaults["lr"] == 0.1
+    with pytest.raises(ValueError, match=r"both lr=tensor\(0.2000\) and learning_rate=0.1"):
+        configure_optimizer("SGD", params(), learning_rate=0.1, lr=torch.tensor(0.2))
+
+
 def test_a_schedule_in_learning_rate_is_left_to_the_scheduler():
     schedule = {"scheduler": "Linear", "initial_learning_rate": 0.1, "end_learning_rate": 0.0, "total_iters": 10}
     with warnings.catch_warnings():
