@@ -265,15 +265,12 @@ class FittedLaw:
         """A decay that starts earlier than every fitted run's: its first falling update and the warning (runs saved
         before ``decay_s1`` was recorded, and runs that never decay, say nothing)."""
         starts = [r["decay_s1"] for r in self.runs if r.get("decay_s1") is not None]
-        first = _first_fall(normalized)
-        if not starts or first is None:
-            return []
-        start = float(normalized[:first].sum())
-        if start >= min(starts) * DECAY_MARGIN:
+        start = decay_start(normalized)
+        if not starts or start is None or start >= min(starts) * DECAY_MARGIN:
             return []
         return [
             (
-                first + 1,
+                _first_fall(normalized) + 1,  # the update it falls at (a start implies one)
                 f"its lr falls from S1 = {start:.4g} on, earlier than any fitted run's (from S1 = {min(starts):.4g}): "
                 "how an earlier decay is realized is extrapolated (fit a run that decays like it, at full length)",
             )
