@@ -329,6 +329,9 @@ def test_an_extrapolated_forecast_adds_the_unseen_misfit_from_the_update_it_leav
     limit = 1.05 * max(run["s1"] for run in fitted.runs)
     assert float(s1[out - 2]) <= limit < float(s1[out - 1])  # the first update whose S1 passes 1.05 x theirs
     assert fitted.departure(wsd(300, decay=0.15)) is None and fitted.range_warnings(wsd(300, decay=0.15)) == []
+    # fitted on runs that never decayed: a decay leaves their range (S2 > 0) at its first falling update
+    flat = attrs.evolve(fitted, runs=[{"s1": 400.0, "s2": 0.0, "peak_lr": 0.01}])
+    assert flat.departure(wsd(300)) == 241 and "they never decreased the lr" in flat.range_warnings(wsd(300))[0]
 
     def variance(of: FittedLaw, lrs: torch.Tensor, updates: torch.Tensor) -> torch.Tensor:
         low, high = of.interval(lrs, updates)
