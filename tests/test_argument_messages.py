@@ -128,3 +128,75 @@ def test_the_location_prefixes_name_where_the_mistake_is(tmp_path):
     with pytest.raises(ConfigError) as yaml:
         trainer_from_command_line(path)
     assert yaml.value.path == "trainer.init.schedulers[0].CosineAnnealingWithWarmupScheduler.alpha_ff"
+
+
+# A number written as text: every door reads it with schedulers.core.schedule_arguments.number_text and checks it
+# with number_problem, so each door's message is ``<its name for the value>=<value as given> <the one problem>``.
+NUMBER_MISTAKES = [("1e-2x", "must be a number"), ("inf", "must be a finite number")]
+
+OPTIMIZER_CONFIG = """\
+trainer:
+  init:
+    model: torch.nn:Identity
+    optimizer: {{SGD: {{lr: {lr!r}}}}}
+    loop: {{max_steps: 10}}
+  fit:
+    train_dataloader: builtins:list
+"""
+
+
+def _number_tails(tmp_path, text: str) -> dict[str, str]:
+    import torch
+
+    import schedulers.cerebras as cstorch_like
+    from schedulers.optim import configure_optimizer
+    from schedulers.sambaflow import get_lr_scheduler
+
+    def params():
+        return [torch.zeros(1, requires_grad=True)]
+
+    tails = {}
+    with pytest.raises(ValueError) as python:
+        configure_optimizer("SGD", params(), lr=text)
+    tails["configure_optimizer"] = _after(str(python.value), "SGD")
+    path = tmp_path / "optimizer.yaml"
+    path.write_text(OPTIMIZER_CONFIG.format(lr=text))
+    with pytest.raises(ConfigError) as yaml:
+        trainer_from_command_line(path)
+    tails["YAML optimizer"] = _after(str(yaml.value), "trainer.init.optimizer.SGD.lr")
+    with pytest.raises(ValueError) as cerebras:
+        cstorch_like.configure_lr_scheduler(torch.optim.SGD(params(), lr=1.0), text)
+    tails["Cerebras learning_rate"] = str(cerebras.value).replace("learning_rate=", "lr=", 1)
+    with pytest.raises(ValueError) as sambaflow:
+        get_lr_scheduler(torch.optim.SGD(params(), lr=1.0), {"lr_schedule": "fixed_lr", "learning_rate": text})
+    tails["SambaFlow --learning_rate"] = str(sambaflow.value).replace("--learning_rate=", "lr=", 1)
+    stderr = io.StringIO()
+    with contextlib.redirect_stderr(stderr):
+        assert plot_main(["plot", "linear()", "--max-duration", "10ba", "--base-lr", text]) == 2
+    (line,) = [line for line in stderr.getvalue().splitlines() if "--base-lr=" in line]
+    tails["plot --base-lr"] = _after(line, "python -m schedulers: error: argument --base-lr")
+    tails["plot --base-lr"] = tails["plot --base-lr"].replace("--base-lr=", "lr=", 1).split(" (see ")[0]
+    return tails
+
+
+@pytest.mark.parametrize(("text", "problem"), NUMBER_MISTAKES)
+def test_a_number_written_as_text_is_read_and_refused_the_same_at_every_door(tmp_path, text, problem):
+    tails = _number_tails(tmp_path, text)
+    assert set(tails.values()) == {f"lr={text!r} {problem}"}, tails
+
+
+def test_a_number_written_as_text_is_read_at_every_door_that_reads_text():
+    import torch
+
+    import schedulers.cerebras as cstorch_like
+    from schedulers.optim import configure_optimizer
+    from schedulers.sambaflow import get_lr_scheduler
+
+    def optimizer():
+        return torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+
+    assert configure_optimizer("SGD", optimizer().param_groups[0]["params"], lr=" 1e-3").defaults["lr"] == 0.001
+    assert cstorch_like.configure_lr_scheduler(optimizer(), "1e-3").get_last_lr() == [0.001]
+    sambaflow = optimizer()
+    get_lr_scheduler(sambaflow, {"lr_schedule": "fixed_lr", "learning_rate": "1e-3"})
+    assert sambaflow.param_groups[0]["lr"] == 0.001

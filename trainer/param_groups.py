@@ -25,12 +25,13 @@ which schedulers' ``param_group_tags`` select on (:mod:`schedulers.core.tags`); 
 from __future__ import annotations
 
 import fnmatch
-import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import torch
 from torch import nn
+
+from schedulers.core.schedule_arguments import number_argument
 
 __all__ = [
     "ADJUSTED_MARKER",
@@ -107,7 +108,7 @@ def decay_groups(
     >>> [(g["tags"], len(g["params"])) for g in decay_groups(emb, 0.1, no_decay_embeddings=True)]
     [(['decay'], 1), (['no_decay'], 2)]
     """
-    weight_decay = _non_negative("weight_decay", weight_decay)
+    weight_decay = number_argument("weight_decay", weight_decay, low=0.0)
     if not isinstance(model, nn.Module):
         raise TypeError(f"decay_groups needs a torch.nn.Module, got {type(model).__name__}")
     exempt_types, patterns = _no_decay_rules(no_decay, no_decay_embeddings)
@@ -328,7 +329,7 @@ def apply_adjust_learning_rate(optimizer: torch.optim.Optimizer) -> torch.optim.
 
 def _adjust_group(index: int, group: dict[str, Any]) -> None:
     """Scale param group ``index``'s ``lr`` (and ``initial_lr``) by its ``adjust_learning_rate``, once."""
-    factor = _non_negative(f"param_groups[{index}]['adjust_learning_rate']", group["adjust_learning_rate"])
+    factor = number_argument(f"param_groups[{index}]['adjust_learning_rate']", group["adjust_learning_rate"], low=0.0)
     if ADJUSTED_MARKER in group:
         applied = group[ADJUSTED_MARKER]
         if applied != factor:
@@ -353,14 +354,4 @@ def _scaled(name: str, value: Any, factor: float) -> Any:
         with torch.no_grad():
             value.mul_(factor)
         return value
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{name}={value!r} is not a number")
-    return float(value) * factor
-
-
-def _non_negative(name: str, value: Any) -> float:
-    if isinstance(value, torch.Tensor) and value.dim() == 0:
-        value = value.item()
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise ValueError(f"{name}={value!r} must be a finite number >= 0")
-    return float(value)
+    return number_argument(name, value) * factor

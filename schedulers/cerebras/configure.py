@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import copy
 import inspect
-import math
 import warnings
 
 from torch.optim import Optimizer
@@ -41,8 +40,10 @@ from torch.optim import Optimizer
 from schedulers.cerebras.lr_scheduler import ChainedScheduler, ConstantLR, LRScheduler, ScalePerParamLR, SequentialLR
 from schedulers.core.names import did_you_mean
 from schedulers.core.registry import UnknownSchedulerError, registered_schedulers
+from schedulers.core.schedule_arguments import number_argument
 from schedulers.core.signatures import call_problem, signature_text
 from schedulers.core.state import ScheduleState
+from timeunits import is_number
 
 __all__ = ["configure_lr_scheduler"]
 
@@ -152,17 +153,12 @@ def _check_lengths(schedulers: list, where: list[str]) -> None:
 
 
 def _scalar(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+    """A constant ``learning_rate``: a finite number, or text that spells one (read as the optimizer reads it)."""
+    if not (isinstance(value, str) or is_number(value)):
         raise ValueError(
             f"learning_rate={value!r} must be a number, a dict with a 'scheduler' key, or a list of such dicts"
         )
-    try:
-        rate = float(value)
-    except ValueError:
-        raise ValueError(f"learning_rate={value!r} is not a number") from None
-    if not math.isfinite(rate):
-        raise ValueError(f"learning_rate={value!r} must be finite")
-    return rate
+    return number_argument("learning_rate", value, text=True)
 
 
 def _scaled(optimizer: Optimizer, scheduler: LRScheduler, adjust_learning_rate: dict[str, float] | None) -> LRScheduler:

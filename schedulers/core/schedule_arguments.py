@@ -46,6 +46,8 @@ __all__ = [
     "named_converter",
     "number_argument",
     "number_field",
+    "number_problem",
+    "number_text",
     "positive_count",
     "same_value",
     "time_argument",
@@ -163,7 +165,13 @@ def time_argument(name: str, value: object) -> Time:
 
 
 def number_argument(
-    name: str, value: object, *, low: float | None = None, low_open: bool = False, optional: bool = False
+    name: str,
+    value: object,
+    *,
+    low: float | None = None,
+    low_open: bool = False,
+    optional: bool = False,
+    text: bool = False,
 ) -> float | None:
     """The one check of a number argument: a finite real as a float, optionally bounded below.
 
@@ -178,6 +186,8 @@ def number_argument(
         low_open: Whether ``low`` itself is refused (``> low`` instead of ``>= low``). Such a bound is
             stated in every error, since "must be a number" would not tell that ``low`` is refused.
         optional: Whether None is accepted (and returned); the errors then say so.
+        text: Whether a string that spells a number is read as one (:func:`number_text`: a CLI flag, a
+            Cerebras ``learning_rate``); errors show the value as given.
 
     Returns:
         The value as a float (None for None when ``optional``).
@@ -194,10 +204,11 @@ def number_argument(
     ...
     ValueError: ssr=0 must be a finite number > 0
     """
-    problem = number_problem(value, low=low, low_open=low_open, optional=optional)
+    number = number_text(value) if text else value
+    problem = number_problem(number, low=low, low_open=low_open, optional=optional)
     if problem is not None:
         raise ValueError(f"{name}={value!r} {problem}")
-    return None if value is None else float(value)
+    return None if number is None else float(number)
 
 
 def number_problem(
@@ -229,8 +240,33 @@ def number_problem(
     if result is None:
         return f"must be {'a finite number' if is_number(value) else 'a number'}{or_none}"
     if low is not None and result < low:
-        return f"must be >= {low}{or_none}"
+        return f"must be >= {low:g}{or_none}"
     return None
+
+
+def number_text(value: object) -> object:
+    """``value`` read as a number when it is text that spells one; anything else as given.
+
+    The one reading of a number written as text: an optimizer argument, a Cerebras ``learning_rate`` or a
+    SambaFlow flag from a config (``"1e-3"``, which YAML 1.1 loaders leave a string), a CLI flag. What it gives
+    is then checked by :func:`number_problem` (``number_argument(..., text=True)`` does both), so ``"1e-2x"``
+    (left a string) must be a number and ``"inf"`` (read) a finite one.
+
+    Args:
+        value: The value given.
+
+    Returns:
+        ``float(value)`` for a string Python reads as a float (surrounding spaces allowed), else ``value``.
+
+    >>> number_text("1e-3"), number_text("1e-2x"), number_text(2)
+    (0.001, '1e-2x', 2)
+    """
+    if not isinstance(value, str):
+        return value
+    try:
+        return float(value)
+    except ValueError:
+        return value
 
 
 def _finite_float(value: object) -> float | None:

@@ -435,7 +435,7 @@ class ScheduleSpec:
             >>> read_schedule_config({"step": {"step_size": "5ba", "gamma": -1}}).build()
             Traceback (most recent call last):
             ...
-            schedulers.core.schedule_config.ScheduleConfigError: step.gamma: gamma=-1 must be >= 0.0
+            schedulers.core.schedule_config.ScheduleConfigError: step.gamma: gamma=-1 must be >= 0
         """
         kwargs = {key: _built(value, optimizer) for key, value in self.arguments.items()}
         try:

@@ -15,14 +15,13 @@ documents a default that differs from torch's for an optimizer both provide, Cer
 from __future__ import annotations
 
 import inspect
-import math
 from typing import Any
 
 import torch
 from torch.optim import Optimizer
 
 from schedulers.core.names import did_you_mean
-from schedulers.core.schedule_arguments import same_value
+from schedulers.core.schedule_arguments import number_problem, number_text, same_value
 from schedulers.optim.lamb import Lamb
 from schedulers.optim.lion import Lion
 
@@ -85,26 +84,31 @@ def optimizer_classes() -> dict[str, type[Optimizer]]:
 class OptimizerArgumentError(ValueError):
     """A value of one keyword argument that cannot be used (a ``ValueError``).
 
+    Its text after the optimizer's name is the one every number argument of Cadence gives
+    (:func:`schedulers.core.schedule_arguments.number_argument`): ``lr='fast' must be a number``.
+
     Args:
         optimizer: The optimizer's class name, first in the message.
         argument: The keyword argument (``"lr"``), kept as ``.argument``.
         value: The value given, kept as ``.value``.
-        problem: What is wrong with it (``"expected a number"``), kept as ``.problem``.
+        problem: What is wrong with it (``"must be a number"``), kept as ``.problem``.
 
     Returns:
-        The error, raised by :func:`configure_optimizer`; a config reader turns it into an error on a key path.
+        The error, raised by :func:`configure_optimizer`; a config reader turns it into an error on a key path,
+        with the same text after it (``.text``).
 
     Example:
         >>> try:
         ...     configure_optimizer("SGD", [torch.zeros(1, requires_grad=True)], lr="fast")
         ... except OptimizerArgumentError as error:
-        ...     print(error, "|", error.argument)
-        SGD: lr='fast': expected a number | lr
+        ...     print(error, "|", error.text)
+        SGD: lr='fast' must be a number | lr='fast' must be a number
     """
 
     def __init__(self, optimizer: str, argument: str, value: Any, problem: str) -> None:
         self.argument, self.value, self.problem = argument, value, problem
-        super().__init__(f"{optimizer}: {argument}={value!r}: {problem}")
+        self.text = f"{argument}={value!r} {problem}"
+        super().__init__(f"{optimizer}: {self.text}")
 
 
 def configure_optimizer(optimizer_type: str | type[Optimizer], params: Any, **kwargs: Any) -> Optimizer:
@@ -117,8 +121,8 @@ def configure_optimizer(optimizer_type: str | type[Optimizer], params: Any, **kw
       accepted name and listing them all (``momentun`` → ``momentum``); Cerebras's old spellings
       (``beta1``/``beta2``, ``weight_decay_rate``, ...) are a ``ValueError`` naming the argument to use.
     - An argument whose default is a number takes a finite number (a numeric string such as ``"1e-3"`` is read
-      as one); anything else is an :class:`OptimizerArgumentError` naming it (``lr='1e-2x': expected a number``,
-      ``lr=nan: expected a finite number``).
+      as one); anything else is an :class:`OptimizerArgumentError` naming it (``lr='1e-2x' must be a number``,
+      ``lr=nan must be a finite number``).
     - Cerebras's defaults (:data:`CEREBRAS_DEFAULTS`) fill arguments that were not given.
     - An unknown name is a ``ValueError`` listing close names and every known one.
 
@@ -198,32 +202,22 @@ def _check_names(cls: type, kwargs: dict[str, Any], parameters: dict[str, inspec
 
 
 def _check_numbers(cls: type, kwargs: dict[str, Any], parameters: dict[str, inspect.Parameter]) -> None:
-    """Arguments whose default is a number get numbers (numeric strings are read as floats)."""
+    """Arguments whose default is a number get finite numbers (numeric strings are read as floats)."""
     for name, value in list(kwargs.items()):
         parameter = parameters.get(name)
         default = None if parameter is None else parameter.default
         if isinstance(default, bool) or not isinstance(default, (int, float)) or isinstance(value, torch.Tensor):
             continue
-        if isinstance(value, str):
-            kwargs[name] = value = _number_text(value)
-        problem = _number_problem(value)
-        if problem is not None:
-            raise OptimizerArgumentError(cls.__name__, name, value, problem)
+        kwargs[name] = _number(cls, name, value)
 
 
-def _number_problem(value: Any) -> str | None:
-    """Why ``value`` cannot be a numeric optimizer argument, or None when it can (a finite int or float)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return "expected a number"
-    return None if math.isfinite(value) else "expected a finite number"
-
-
-def _number_text(text: str) -> Any:
-    try:
-        number = float(text)
-    except ValueError:
-        return text  # reported as "expected a number"
-    return number if math.isfinite(number) else text
+def _number(cls: type, name: str, value: Any) -> Any:
+    """``value`` (a numeric string read as a float) when it is a finite number, else the argument's error."""
+    number = number_text(value)
+    problem = number_problem(number)
+    if problem is not None:
+        raise OptimizerArgumentError(cls.__name__, name, value, problem)
+    return number
 
 
 def optimizer_class(optimizer_type: str | type[Optimizer]) -> type[Optimizer]:
@@ -266,11 +260,8 @@ def _take_learning_rate(cls: type, kwargs: dict[str, Any]) -> None:
     learning_rate = kwargs.pop("learning_rate")
     if learning_rate is None or isinstance(learning_rate, (dict, list)):
         return  # a Cerebras schedule configuration: the scheduler's business
-    if isinstance(learning_rate, str):
-        learning_rate = _number_text(learning_rate)  # read as the other numeric arguments are
-    problem = None if isinstance(learning_rate, torch.Tensor) else _number_problem(learning_rate)
-    if problem is not None:
-        raise OptimizerArgumentError(cls.__name__, "learning_rate", learning_rate, problem)
+    if not isinstance(learning_rate, torch.Tensor):
+        learning_rate = _number(cls, "learning_rate", learning_rate)  # read as the other numeric arguments are
     if "lr" in kwargs and not same_value(kwargs["lr"], learning_rate):
         raise ValueError(f"{cls.__name__} got both lr={kwargs['lr']!r} and learning_rate={learning_rate!r}; give one")
     kwargs["lr"] = learning_rate

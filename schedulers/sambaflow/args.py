@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import math
 import operator
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -37,10 +36,12 @@ from torch.optim import Optimizer
 
 from schedulers.core.names import did_you_mean
 from schedulers.core.registry import get_scheduler
+from schedulers.core.schedule_arguments import number_argument
 from schedulers.sambaflow.schedules import (
     LambdaLR,
     cosine_schedule_with_warmup,
     fixed_lr,
+    fraction_argument,
     polynomial_decay_schedule_with_warmup,
 )
 
@@ -173,8 +174,8 @@ def get_lr_scheduler(optimizer: Optimizer, args: Any) -> LambdaLR:
         ratio = _get(args, "end_lr_ratio")
         if ratio is None:
             ratio = end_ratio.default  # the schedule's own default: one place says what it is
-        elif isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0 <= ratio <= 1:
-            raise ValueError(f"--end_lr_ratio {ratio!r} must be a number in [0, 1]")
+        else:
+            ratio = fraction_argument("--end_lr_ratio", ratio)
         arguments = {"num_warmup_steps": warmup, "num_training_steps": max_steps, "end_ratio": ratio}
     if learning_rate is not None:
         _set_peak(optimizer, learning_rate)
@@ -238,11 +239,7 @@ def _count(args: Any, name: str, *, default: int | None) -> int | None:
 
 def _set_peak(optimizer: Optimizer, learning_rate: Any) -> None:
     """Make ``learning_rate`` the peak of every param group: ``lr`` and ``initial_lr`` (the schedule's base)."""
-    if isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float)):
-        raise ValueError(f"--learning_rate {learning_rate!r} must be a number")
-    learning_rate = float(learning_rate)
-    if not math.isfinite(learning_rate) or learning_rate < 0:
-        raise ValueError(f"--learning_rate {learning_rate!r} must be a finite number >= 0")
+    learning_rate = number_argument("--learning_rate", learning_rate, low=0.0, text=True)
     for group in optimizer.param_groups:
         if isinstance(group["lr"], torch.Tensor):
             group["lr"].fill_(learning_rate)  # a tensor lr stays the same tensor (compiled steps keep it)

@@ -35,7 +35,6 @@ nothing here re-implements a curve.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -48,10 +47,10 @@ from schedulers.core._ops import ops
 from schedulers.core.compile import base_value
 from schedulers.core.composition import warmup_ramp
 from schedulers.core.registry import register_scheduler
-from schedulers.core.schedule_arguments import integer_argument
+from schedulers.core.schedule_arguments import integer_argument, number_argument, number_problem
 from schedulers.core.state import ScheduleState
 from schedulers.core.step_counting import StepCountingScheduler
-from timeunits import is_number, whole_count
+from timeunits import whole_count
 
 __all__ = [
     "SambaFlowLambda",
@@ -117,8 +116,8 @@ class SambaFlowLambda:
             raise ValueError(
                 f"num_warmup_steps={self.num_warmup_steps} must not exceed num_training_steps={self.num_training_steps}"
             )
-        self.end_ratio = _ratio("end_ratio", end_ratio)
-        self.num_cycles = _finite("num_cycles", num_cycles, low=0.0)
+        self.end_ratio = fraction_argument("end_ratio", end_ratio)
+        self.num_cycles = number_argument("num_cycles", num_cycles, low=0.0)
         self._fn = self._curve()
 
     def __call__(self, step: float | torch.Tensor) -> float | torch.Tensor:
@@ -171,9 +170,7 @@ class SambaFlowLambda:
         >>> SambaFlowLambda("linear", 10, 100).scaled(0.25)
         SambaFlowLambda('linear', num_warmup_steps=2, num_training_steps=25, end_ratio=0.0, num_cycles=0.5)
         """
-        ssr = _finite("ssr", ssr, low=0.0)
-        if ssr == 0:
-            raise ValueError("ssr=0 must be > 0")
+        ssr = number_argument("ssr", ssr, low=0.0, low_open=True)
         training = whole_count(self.num_training_steps * ssr)
         if self.num_training_steps > 0 and training == 0:
             raise ValueError(
@@ -445,23 +442,24 @@ def _as_number(step: float | torch.Tensor) -> float | torch.Tensor:
     return float(step) if isinstance(step, int) else step
 
 
-def _finite(name: str, value: object, *, low: float) -> float:
-    if not is_number(value):  # timeunits' rule: a bool, a string, bytes or a Time is no number
-        raise ValueError(f"{name}={value!r} must be a number")
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}={value!r} must be a number") from None
-    if not math.isfinite(number) or number < low:
-        raise ValueError(f"{name}={value!r} must be a finite number >= {low}")
-    return number
+def fraction_argument(name: str, value: object) -> float:
+    """A fraction of the peak lr: a number in [0, 1] (``end_ratio``; ``--end_lr_ratio`` in :mod:`.args`).
 
+    Args:
+        name: The argument's name, which the error starts with.
+        value: The value given (what is a number is :func:`timeunits.is_number`'s rule).
 
-def _ratio(name: str, value: object) -> float:
-    try:
-        number = _finite(name, value, low=0.0)
-    except ValueError:
-        number = math.nan
-    if not 0.0 <= number <= 1.0:
+    Returns:
+        The value as a float.
+
+    Raises:
+        ValueError: Not a number in [0, 1], naming ``name``.
+
+    >>> fraction_argument("end_ratio", 1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: end_ratio=1.5 must be a number in [0, 1] (a fraction of the peak lr)
+    """
+    if number_problem(value, low=0.0) is not None or not float(value) <= 1.0:
         raise ValueError(f"{name}={value!r} must be a number in [0, 1] (a fraction of the peak lr)")
-    return number
+    return float(value)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import math
 import os
 import shutil
 import sys
@@ -412,16 +411,12 @@ def _positive_int(flag: str, low: int = 1) -> Callable[[str], int]:
 
 def _finite_float(flag: str) -> Callable[[str], float]:
     def parse(text: str) -> float:
-        from schedulers.core.schedule_arguments import number_problem
+        from schedulers.core.schedule_arguments import number_argument
 
         try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        problem = number_problem(value)
-        if problem is not None:
-            raise argparse.ArgumentTypeError(f"{flag}={text!r} {problem}")
-        return value
+            return number_argument(flag, text, text=True)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
 
     parse.__name__ = flag
     return parse

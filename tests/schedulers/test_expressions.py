@@ -214,7 +214,7 @@ def test_bad_argument_values_are_the_schedules_own_error_prefixed_with_the_expre
     with pytest.raises(ValueError) as error:
         parse_schedule("StepScheduler('10ba', gamma=-1)")
     assert not isinstance(error.value, ExpressionError)
-    assert str(error.value) == "\"StepScheduler('10ba', gamma=-1)\": gamma=-1 must be >= 0.0"
+    assert str(error.value) == "\"StepScheduler('10ba', gamma=-1)\": gamma=-1 must be >= 0"
     with pytest.raises(ValueError, match=r"in \"step\('x'\)\": step_size='x' is not a time"):
         parse_schedule("Sequence([linear(), step('x')], ['0.5dur'])")
 

@@ -1022,7 +1022,7 @@ def test_a_number_that_is_not_a_number_names_the_key_and_the_value():
     config["trainer"]["init"]["optimizer"] = {"SGD": {"lr": "1e-2x", "momentum": 0.9}}
     with pytest.raises(ConfigError) as raised:
         build(config)
-    assert str(raised.value) == "trainer.init.optimizer.SGD.lr: expected a number, got '1e-2x'"
+    assert str(raised.value) == "trainer.init.optimizer.SGD.lr: lr='1e-2x' must be a number"
 
 
 def test_a_misspelt_optimizer_argument_suggests_the_right_one():

@@ -467,7 +467,7 @@ def _configure(spec: Optimizer, parameters: Any, ctx: Context) -> torch.optim.Op
     try:
         return configure_optimizer(spec.cls, parameters, **spec.arguments)
     except OptimizerArgumentError as error:
-        raise ctx.error(f"{spec.path}.{error.argument}", f"{error.problem}, got {error.value!r}") from None
+        raise ctx.error(f"{spec.path}.{error.argument}", error.text) from None
     except (TypeError, ValueError) as error:
         raise ctx.error(spec.path, str(error)) from None
 

@@ -13,7 +13,6 @@ the schedules follows it). Each point is an ordinary run folder ``OUT/<name>`` n
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from fractions import Fraction
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 
 import attrs
 
+from schedulers.core.schedule_arguments import number_argument
 from timeunits import Time, TimeUnit
 from timeunits.errors import argument_error
 
@@ -129,12 +129,7 @@ def budgets_from_ssrs(values: Iterable[Any]) -> list[Budget]:
     >>> [budget.name for budget in budgets_from_ssrs([1.0, 0.25, 0.5])]
     ['ssr-0.25', 'ssr-0.5', 'ssr-1.0']
     """
-    ratios = []
-    for value in values:
-        ratio = _number(value)
-        if ratio is None or not math.isfinite(ratio) or ratio <= 0:
-            raise ValueError(f"ssr {value!r} is not a scale schedule ratio: expected a finite number > 0 (e.g. 0.5)")
-        ratios.append(ratio)
+    ratios = [number_argument("ssr", value, low=0.0, low_open=True) for value in values]
     return _sorted_unique([Budget(SSR, ratio) for ratio in ratios], key=lambda b: b.value)
 
 

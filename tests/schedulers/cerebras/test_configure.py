@@ -207,8 +207,9 @@ def test_time_strings_with_a_state():
         ),
         ([dict(LINEAR, main_scheduler="parallel"), COSINE], ValueError, "main_scheduler='parallel'"),
         (object(), ValueError, "must be a number"),
-        ("fast", ValueError, "not a number"),
-        (True, ValueError, "must be a number"),
+        ("fast", ValueError, r"^learning_rate='fast' must be a number$"),
+        ("inf", ValueError, r"^learning_rate='inf' must be a finite number$"),
+        (True, ValueError, r"^learning_rate=True must be a number, a dict with a 'scheduler' key"),
     ],
 )
 def test_errors(config, error, match):

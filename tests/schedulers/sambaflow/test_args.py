@@ -225,10 +225,16 @@ def test_works_on_an_argument_group():
         ("--lr_schedule cosine_schedule_with_warmup --max_steps -1", "--max_steps -1"),
         ("--lr_schedule cosine_schedule_with_warmup --max_steps 10 --warmup_steps -2", "--warmup_steps -2"),
         ("--lr_schedule fixed_lr --steps_this_run -5", "--steps_this_run -5"),
-        ("--lr_schedule cosine_schedule_with_warmup --max_steps 10 --end_lr_ratio 1.5", "--end_lr_ratio"),
-        ("--lr_schedule polynomial_decay_schedule_with_warmup --max_steps 10 --end_lr_ratio -0.1", "--end_lr_ratio"),
-        ("--lr_schedule fixed_lr --learning_rate -0.1", "--learning_rate"),
-        ("--lr_schedule fixed_lr --learning_rate nan", "--learning_rate"),
+        (
+            "--lr_schedule cosine_schedule_with_warmup --max_steps 10 --end_lr_ratio 1.5",
+            r"^--end_lr_ratio=1.5 must be a number in \[0, 1\]",
+        ),
+        (
+            "--lr_schedule polynomial_decay_schedule_with_warmup --max_steps 10 --end_lr_ratio -0.1",
+            r"^--end_lr_ratio=-0.1 must be a number in \[0, 1\]",
+        ),
+        ("--lr_schedule fixed_lr --learning_rate -0.1", r"^--learning_rate=-0.1 must be >= 0$"),
+        ("--lr_schedule fixed_lr --learning_rate nan", r"^--learning_rate=nan must be a finite number$"),
     ],
 )
 def test_clear_errors(flags, message):

@@ -270,7 +270,7 @@ def test_strings_and_bytes_are_no_numbers(bad):
     # float() reads each of them; timeunits.is_number, the rule of every number argument, does not
     with pytest.raises(ValueError, match=r"end_ratio=.* must be a number in \[0, 1\]"):
         polynomial_decay_schedule_with_warmup(optimizer(), 0, 10, end_ratio=bad)
-    with pytest.raises(ValueError, match=r"^ssr=.* must be a number$"):
+    with pytest.raises(ValueError, match=r"^ssr=.* must be a finite number > 0$"):
         SambaFlowLambda("linear", 1, 10).scaled(bad)
 
 
