@@ -42,7 +42,6 @@ names the schedulers write, e.g. ``["lr", "weight_decay"]``) and ``trainer.is_ra
 from __future__ import annotations
 
 import functools
-import math
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -50,6 +49,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from schedulers.core.listening import EvaluationListener
+from schedulers.core.schedule_arguments import number_argument
 from timeunits import Timestamp, TimeUnit
 from trainer.records import COUNT_COLUMNS, RowFile, write_table
 from trainer.writable_paths import check_writable
@@ -542,11 +542,7 @@ class ProgressBar(Callback):
         desc: str | None = None,
         **tqdm_kwargs: Any,
     ) -> None:
-        if not (isinstance(refresh_interval, (int, float)) and math.isfinite(refresh_interval)) or (
-            refresh_interval < 0
-        ):
-            raise ValueError(f"refresh_interval={refresh_interval!r} must be a finite number of seconds >= 0")
-        self.refresh_interval = float(refresh_interval)
+        self.refresh_interval = number_argument("refresh_interval", refresh_interval, low=0.0)  # seconds
         self.file = file
         self.desc = desc
         self.tqdm_kwargs = tqdm_kwargs

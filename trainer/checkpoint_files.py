@@ -32,6 +32,7 @@ from typing import Any
 
 import torch
 
+from schedulers.core.schedule_arguments import integer_argument
 from schedulers.tools.files import TEMP_SUFFIX, fsync_dir, temporary_name, write_atomically
 
 __all__ = [
@@ -104,14 +105,12 @@ def checkpoint_name(batch: int) -> str:
         ``ba`` and the batch in 8 digits at least, then ``.pt``.
 
     Raises:
-        ValueError: ``batch`` is not an int >= 0.
+        ValueError: ``batch`` is not an integer >= 0.
 
     >>> checkpoint_name(12)
     'ba00000012.pt'
     """
-    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 0:
-        raise ValueError(f"batch={batch!r} must be an int >= 0")
-    return f"ba{batch:08d}.pt"
+    return f"ba{integer_argument('batch', batch, low=0):08d}.pt"
 
 
 def checkpoint_batch(path: str | os.PathLike) -> int | None:

@@ -35,6 +35,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from schedulers.core.schedule_arguments import integer_argument
 from schedulers.tools.files import write_atomically
 from timeunits import Time, Timestamp, TimeUnit
 from trainer.callbacks import Callback
@@ -494,7 +495,7 @@ class LoggerCallback(Callback):
 
     Raises:
         TypeError: A logger lacking one of the three methods (naming its index).
-        ValueError: ``every`` not an int >= 1.
+        ValueError: ``every`` not an integer >= 1.
 
     >>> import torch
     >>> from timeunits import Timestamp
@@ -536,9 +537,7 @@ class LoggerCallback(Callback):
             ]
             if missing:
                 raise TypeError(f"loggers[{index}] ({type(logger).__name__}) lacks {', '.join(missing)}")
-        if isinstance(every, bool) or not isinstance(every, int) or every < 1:
-            raise ValueError(f"every={every!r} must be an int >= 1")
-        self.every = every
+        self.every = integer_argument("every", every, low=1)
         if isinstance(keys, str):
             keys = (keys,)
         self.keys = None if keys is None else tuple(keys)

@@ -7,6 +7,8 @@ from typing import Any
 
 import torch
 
+from schedulers.core.schedule_arguments import integer_argument
+
 __all__ = ["seed_everything"]
 
 
@@ -22,14 +24,13 @@ def seed_everything(seed: Any) -> int:
         ``seed``, so that a caller can log the seed it set.
 
     Raises:
-        ValueError: ``seed`` is not an int >= 0.
+        ValueError: ``seed`` is not an integer >= 0 (``2.0`` is one).
 
     >>> import random
     >>> seed_everything(7) == 7 and random.random() == (random.seed(7) or random.random())
     True
     """
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ValueError(f"seed={seed!r} must be an int >= 0")
+    seed = integer_argument("seed", seed, low=0)
     random.seed(seed)
     torch.manual_seed(seed)
     try:

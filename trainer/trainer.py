@@ -28,7 +28,7 @@ import torch
 from schedulers import Schedule
 from schedulers.core.listening import Evaluation, EvaluationListener
 from schedulers.core.run import Run
-from schedulers.core.schedule_arguments import number_argument
+from schedulers.core.schedule_arguments import integer_argument, number_argument
 from timeunits import Time, TimeUnit
 from trainer import checkpointing, distributed
 from trainer.callbacks import CallbackList, EvalHooks, ProgressBar
@@ -181,7 +181,7 @@ class Trainer:
     ) -> None:
         reject_unknown_keywords(unknown, _KEYWORDS)
         optimizer = one_optimizer(optimizer, optimizers)
-        _check_loop_arguments(model, grad_accum, step_schedulers_every_batch)
+        grad_accum = _check_loop_arguments(model, grad_accum, step_schedulers_every_batch)
         self.on_nonfinite_loss = nonfinite_loss_action(on_nonfinite_loss)
         self._setup_process(seed, device, precision, max_grad_norm, save_num_checkpoints_to_keep)
         self.print_schedule_report = bool(print_schedule_report)
@@ -608,13 +608,13 @@ class Trainer:
                     )
 
 
-def _check_loop_arguments(model: Any, grad_accum: Any, step_schedulers_every_batch: Any) -> None:
+def _check_loop_arguments(model: Any, grad_accum: Any, step_schedulers_every_batch: Any) -> int:
+    """Check the loop's arguments before anything is set up; gives ``grad_accum`` as an int."""
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
-    if isinstance(grad_accum, bool) or not isinstance(grad_accum, int) or grad_accum < 1:
-        raise ValueError(f"grad_accum={grad_accum!r} must be an int >= 1")
     if step_schedulers_every_batch not in (None, True, False):
         raise ValueError(f"step_schedulers_every_batch={step_schedulers_every_batch!r} must be None, True or False")
+    return integer_argument("grad_accum", grad_accum, low=1)
 
 
 def _is_scalar(value: Any) -> bool:

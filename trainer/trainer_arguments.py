@@ -14,6 +14,7 @@ from typing import Any
 import torch
 
 from schedulers.core.names import did_you_mean
+from schedulers.core.schedule_arguments import integer_problem
 from schedulers.core.state import as_max_duration
 from schedulers.optim import configure_optimizer
 from timeunits import Time, TimeUnit
@@ -127,16 +128,17 @@ def optional_count(name: str, value: Any) -> int | None:
         ``value`` unchanged once checked: None keeps every checkpoint, an int that many.
 
     Raises:
-        ValueError: Not an int >= 1 nor None, naming the argument.
+        ValueError: Not an integer >= 1 nor None, naming the argument.
 
     >>> optional_count("save_num_checkpoints_to_keep", 3), optional_count("save_num_checkpoints_to_keep", None)
     (3, None)
     """
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name}={value!r} must be an int >= 1, or None (keep every checkpoint)")
-    return value
+    problem = integer_problem(value, low=1)
+    if problem is not None:
+        raise ValueError(f"{name}={value!r} {problem}, or None (keep every checkpoint)")
+    return int(value)
 
 
 def run_time(value: Any, name: str = "max_duration") -> Time:

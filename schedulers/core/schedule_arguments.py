@@ -40,6 +40,7 @@ __all__ = [
     "choice_field",
     "flag_field",
     "integer_argument",
+    "integer_problem",
     "milestones_argument",
     "milestones_field",
     "multiplier_field",
@@ -281,7 +282,8 @@ def _finite_float(value: object) -> float | None:
 
 
 def integer_argument(name: str, value: object, *, low: int | None = None) -> int:
-    """An int (or an integral float such as ``2.0``), optionally bounded below.
+    """The one check of a whole-number argument: an int (or an integral float such as ``2.0``, which YAML's
+    ``1e3`` is), optionally bounded below.
 
     Args:
         name: The argument's name, which the error starts with.
@@ -292,23 +294,42 @@ def integer_argument(name: str, value: object, *, low: int | None = None) -> int
         The value as an int.
 
     Raises:
-        ValueError: Not an integer, or below ``low``, naming the argument.
+        ValueError: ``{name}={value!r} must be an integer`` (``>= {low}`` with a bound), naming the argument.
 
     >>> integer_argument("T_mult", 2.0), integer_argument("epoch", 3, low=0)
     (2, 3)
     """
+    problem = integer_problem(value, low=low)
+    if problem is not None:
+        raise ValueError(f"{name}={value!r} {problem}")
+    return int(value)
+
+
+def integer_problem(value: object, *, low: int | None = None) -> str | None:
+    """What is wrong with ``value`` as a whole number, for readers that name a value their own way (a config key
+    path); the check behind :func:`integer_argument`.
+
+    Args:
+        value: The value given: an int, a numpy or torch integer, or a float with no fraction (a bool is none).
+        low: The smallest accepted value, or None.
+
+    Returns:
+        ``"must be an integer"`` (with ``" >= {low}"`` when bounded, so the message says what is accepted), or
+        None when ``value`` is fine.
+
+    >>> integer_problem(1.5, low=1), integer_problem(1e3, low=1)
+    ('must be an integer >= 1', None)
+    """
+    wanted = "must be an integer" if low is None else f"must be an integer >= {low}"
     if isinstance(value, bool):
-        raise ValueError(f"{name}={value!r} must be an integer")
+        return wanted
     try:
-        result = operator.index(value)
+        whole = operator.index(value)
     except TypeError:
-        if isinstance(value, float) and value.is_integer():
-            result = int(value)
-        else:
-            raise ValueError(f"{name}={value!r} must be an integer") from None
-    if low is not None and result < low:
-        raise ValueError(f"{name}={value!r} must be an integer >= {low}")
-    return result
+        if not (isinstance(value, float) and value.is_integer()):
+            return wanted
+        whole = int(value)
+    return wanted if low is not None and whole < low else None
 
 
 def positive_count(name: str, count: Time, given: Time) -> int:

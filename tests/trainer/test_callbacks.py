@@ -420,8 +420,10 @@ def test_progress_bar_postfix_describes_the_batch_its_count_shows():
 
 
 def test_progress_bar_tqdm_options_and_validation():
-    with pytest.raises(ValueError, match="refresh_interval"):
+    with pytest.raises(ValueError, match=r"^refresh_interval=-1 must be >= 0$"):
         ProgressBar(refresh_interval=-1)
+    with pytest.raises(ValueError, match=r"^refresh_interval='0.1' must be a number$"):
+        ProgressBar(refresh_interval="0.1")
     stream = io.StringIO()
     bar = ProgressBar(file=stream, leave=False, ncols=60)
     bar.on_fit_start(make_trainer("3ba"))

@@ -82,10 +82,11 @@ def test_checkpoint_name_and_batch_round_trip():
         assert checkpoint_batch(name) is None
 
 
-@pytest.mark.parametrize("batch", [-1, 1.0, True, "12"])
+@pytest.mark.parametrize("batch", [-1, 1.5, True, "12"])
 def test_checkpoint_name_rejects_bad_batch(batch):
-    with pytest.raises(ValueError, match="batch="):
+    with pytest.raises(ValueError, match=rf"^batch={batch!r} must be an integer >= 0$"):
         checkpoint_name(batch)
+    assert checkpoint_name(12.0) == "ba00000012.pt"  # a whole number, as every count argument takes it
 
 
 def test_save_writes_named_file_and_relative_latest_link(tmp_path):

@@ -123,7 +123,10 @@ def test_a_target_and_a_grid_choose_with_the_forecasts(run, capsys):
             "budget",
         ),
         (["{run}", "--config", "{config}", "--budgets", "0dur"], "cadence: error: budget '0dur' must be > 0"),
-        (["{run}", "--config", "{config}", "--budgets", "1dur", "--target", "nan"], "cadence: error: --target nan:"),
+        (
+            ["{run}", "--config", "{config}", "--budgets", "1dur", "--target", "nan"],
+            "cadence: error: --target nan: must be a finite number > 0 (a loss)",
+        ),
         (["{run}/forecast-law.json", "--law", "multi-power"], "cadence: error: {run}/forecast-law.json is a saved "),
         (["{run}/forecast-law.json", "--decay", "0.9"], "cadence: error: {run}/forecast-law.json is a saved law"),
         (["{run}", "--save", "{run}/missing/law.json"], "cadence: error: --save {run}/missing/law.json: the folder"),

@@ -69,6 +69,28 @@ def test_a_max_duration_that_is_not_a_time_keeps_its_class_and_says_it_once(bad,
     assert message.count("is not a time") == 1 and message.count(repr(bad)) == 1, message
 
 
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"grad_accum": 0}, "grad_accum=0 must be an integer >= 1"),
+        ({"grad_accum": 1.5}, "grad_accum=1.5 must be an integer >= 1"),
+        ({"seed": -1}, "seed=-1 must be an integer >= 0"),
+        ({"seed": True}, "seed=True must be an integer >= 0"),
+        ({"save_num_checkpoints_to_keep": 0}, "save_num_checkpoints_to_keep=0 must be an integer >= 1, or None"),
+        ({"max_grad_norm": "1"}, "max_grad_norm='1' must be a finite number > 0, or None"),
+    ],
+)
+def test_counts_and_numbers_are_checked_by_the_one_rule_every_door_uses(arguments, message):
+    # schedulers.core.schedule_arguments: integer_problem / number_problem, as the config reader's counts do
+    with pytest.raises(ValueError, match="^" + re.escape(message)):
+        _trainer(**arguments)
+
+
+def test_a_whole_float_is_a_count_as_in_a_config():
+    trainer = _trainer(grad_accum=2.0, seed=3.0)
+    assert trainer.grad_accum == 2 and type(trainer.grad_accum) is int
+
+
 def test_optimizers_alias_errors():
     model = _model()
     optimizer = torch.optim.SGD(model.parameters(), lr=1.0)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import math
 import os
 import re
 import sys
@@ -24,7 +23,7 @@ import attrs
 import yaml
 
 from schedulers.core.names import did_you_mean, suggest
-from schedulers.core.schedule_arguments import number_problem
+from schedulers.core.schedule_arguments import integer_problem, number_problem
 from schedulers.core.schedule_config import ScheduleConfigError
 from schedulers.core.signatures import call_problem, nonfinite_argument
 from timeunits import Time, TimeUnit
@@ -635,13 +634,10 @@ def count(minimum: int = 1) -> Reader:
     """
 
     def read(value: Any, path: str, ctx: Context) -> int:
-        if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-            value = int(value)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ctx.error(path, f"must be an integer >= {minimum}, got {show(value)}")
-        if value < minimum:
-            raise ctx.error(path, f"must be an integer >= {minimum}, got {value}")
-        return value
+        problem = integer_problem(value, low=minimum)
+        if problem is not None:
+            raise ctx.error(path, f"{problem}, got {show(value)}")
+        return int(value)
 
     return read
 

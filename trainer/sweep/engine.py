@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from schedulers.core.schedule_arguments import integer_problem
 from schedulers.tools.files import write_atomically
 from trainer.sweep import folders
 from trainer.sweep.picture import save_picture
@@ -35,17 +36,18 @@ def check_jobs(jobs: Any) -> int:
         jobs: ``--jobs`` as given.
 
     Returns:
-        ``jobs`` itself, an int >= 1.
+        ``jobs`` as an int >= 1.
 
     Raises:
-        ValueError: ``jobs`` is not an int >= 1 (a bool is not), naming it.
+        ValueError: ``jobs`` is not an integer >= 1 (a bool is not), naming it.
 
     >>> check_jobs(2)
     2
     """
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs={jobs!r} must be an int >= 1 (the points run at once)")
-    return jobs
+    problem = integer_problem(jobs, low=1)
+    if problem is not None:
+        raise ValueError(f"jobs={jobs!r} {problem} (the points run at once)")
+    return int(jobs)
 
 
 def run_points(

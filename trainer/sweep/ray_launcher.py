@@ -19,6 +19,7 @@ from typing import Any
 
 import attrs
 
+from schedulers.core.schedule_arguments import number_argument
 from trainer.sweep import folders
 from trainer.sweep.plan import SweepPoint
 from trainer.sweep.remote import PointActor
@@ -62,7 +63,7 @@ class RayLauncher:
     (2.0, 0.0, False)
     >>> RayLauncher(PointLines("run.yaml", {}, points), gpus_per_point=-1)
     Traceback (most recent call last):
-    ValueError: gpus_per_point=-1 must be a number >= 0
+    ValueError: gpus_per_point=-1 must be >= 0
     """
 
     passes_claims = False
@@ -75,8 +76,8 @@ class RayLauncher:
         self.ray = ray
         self.lines = lines
         self.address = address
-        self.cpus = _amount("cpus_per_point", cpus_per_point)
-        self.gpus = _amount("gpus_per_point", gpus_per_point)
+        self.cpus = number_argument("cpus_per_point", cpus_per_point, low=0.0)
+        self.gpus = number_argument("gpus_per_point", gpus_per_point, low=0.0)
         self._actor = self.ray.remote(PointActor)
 
     def command(self, point: SweepPoint) -> str:
@@ -174,9 +175,3 @@ class RayLauncher:
         with contextlib.suppress(Exception):
             self.ray.wait([handle.ref], timeout=KILL_WAIT_S)
         self.ray.kill(handle.actor)
-
-
-def _amount(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise ValueError(f"{name}={value!r} must be a number >= 0")
-    return float(value)
