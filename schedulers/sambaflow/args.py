@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import operator
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -36,7 +35,7 @@ from torch.optim import Optimizer
 
 from schedulers.core.names import did_you_mean
 from schedulers.core.registry import get_scheduler
-from schedulers.core.schedule_arguments import number_argument
+from schedulers.core.schedule_arguments import integer_problem, number_argument
 from schedulers.sambaflow.schedules import (
     LambdaLR,
     cosine_schedule_with_warmup,
@@ -228,13 +227,10 @@ def _count(args: Any, name: str, *, default: int | None) -> int | None:
     value = _get(args, name)
     if value is None:
         return default
-    try:
-        count = None if isinstance(value, bool) else operator.index(value)
-    except TypeError:
-        count = None
-    if count is None or count < 0:
-        raise ValueError(f"--{name} {value!r} must be an integer >= 0")
-    return count
+    problem = integer_problem(value, low=0)
+    if problem is not None:
+        raise ValueError(f"--{name} {value!r} {problem}")
+    return int(value)
 
 
 def _set_peak(optimizer: Optimizer, learning_rate: Any) -> None:

@@ -45,7 +45,7 @@ from schedulers.core.base import Schedule
 from schedulers.core.clock import progress_measure
 from schedulers.core.evaluate import PerBatch, RunTimeline, evaluate_timeline
 from schedulers.core.run import Run, as_run
-from schedulers.core.schedule_arguments import number_argument
+from schedulers.core.schedule_arguments import integer_problem, number_argument
 from timeunits import Time, TimeUnit
 
 __all__ = ["RecordedValues", "ScheduleTable", "plot_schedules", "schedule_table", "terminal_plot", "text_plot"]
@@ -423,8 +423,11 @@ def plot_schedules(
 
 
 def _plot(runs: _Runs, *, x_unit, ax=None, title=None, max_points=4000, size=None):
-    if max_points is not None and (isinstance(max_points, bool) or not isinstance(max_points, int) or max_points < 16):
-        raise ValueError(f"max_points={max_points!r} must be an int >= 16, or None for every batch")
+    if max_points is not None:
+        problem = integer_problem(max_points, low=16)
+        if problem is not None:
+            raise ValueError(f"max_points={max_points!r} {problem}, or None for every batch")
+        max_points = int(max_points)
     unit = runs.check_x_unit(x_unit)
     Figure = require_matplotlib()
     own_figure = ax is None
@@ -745,6 +748,7 @@ def text_plot(
     'y'
     """
     style = _check_text_options(len(lines), width, height, style, color)
+    width, height = int(width), int(height)
     cols, rows = (width * 2, height * 4) if style == "braille" else (width, height)
     x_end = max(end for _, _, end, _ in lines) or 1.0
     span_low, span_high = _y_span([values for *_, values in lines])
@@ -772,8 +776,9 @@ def text_plot(
 def _check_text_options(curves: int, width, height, style, color) -> str:
     """Check the text plot's size and style; the style to draw with (braille for one curve or with colour)."""
     for name, value, low in (("width", width, 8), ("height", height, 2)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise ValueError(f"{name}={value!r} must be an int >= {low} (characters)")
+        problem = integer_problem(value, low=low)
+        if problem is not None:
+            raise ValueError(f"{name}={value!r} {problem} (characters)")
     if style not in (None, "braille", "ascii"):
         raise ValueError(f"style={style!r} must be 'braille', 'ascii' or None (automatic)")
     if style is None:

@@ -342,6 +342,10 @@ def test_slurm_times_and_a_missing_sbatch_are_one_line(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))  # no sbatch here
     with pytest.raises(ValueError, match="^--launcher slurm found no sbatch or srun on PATH: run the sweep on a Slurm"):
         SlurmLauncher(None, tmp_path)
+    message = r"^cpus_per_point=1.5 must be an integer >= 0 \(Slurm counts whole CPUs and GPUs\)$"
+    with pytest.raises(ValueError, match=message):
+        SlurmLauncher(None, tmp_path, cluster="local", cpus_per_point=1.5)
+    assert SlurmLauncher(None, tmp_path, cluster="local", cpus_per_point=2.0).parameters["cpus_per_task"] == 2
 
 
 def test_slurm_options_reach_the_job_arrays_sbatch_script(tmp_path, monkeypatch):

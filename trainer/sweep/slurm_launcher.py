@@ -27,6 +27,7 @@ from typing import Any
 
 import attrs
 
+from schedulers.core.schedule_arguments import integer_problem
 from trainer.sweep import folders
 from trainer.sweep.plan import SweepPoint
 from trainer.sweep.remote import run_job, send_signal
@@ -232,7 +233,7 @@ def slurm_minutes(value: str | int) -> int:
 
 
 def _count(name: str, value: Any) -> int:
-    whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-    if isinstance(value, bool) or not whole or value < 0:
-        raise ValueError(f"{name}={value!r} must be a whole number >= 0 (Slurm counts whole CPUs and GPUs)")
+    problem = integer_problem(value, low=0)
+    if problem is not None:
+        raise ValueError(f"{name}={value!r} {problem} (Slurm counts whole CPUs and GPUs)")
     return int(value)
