@@ -396,14 +396,13 @@ def _max_duration(text: str) -> Time:
 
 def _positive_int(flag: str, low: int = 1) -> Callable[[str], int]:
     def parse(text: str) -> int:
-        try:
-            value = int(text.replace("_", ""))
-        except ValueError:
-            value = 0
-        if value < low:
-            at_least = "a positive whole number" if low == 1 else f"a whole number >= {low}"
-            raise argparse.ArgumentTypeError(f"{flag}={text!r} must be {at_least}")
-        return value
+        from schedulers.core.schedule_arguments import integer_problem, number_text
+
+        value = number_text(text)  # "1_000" and "1e3" are counts too
+        problem = integer_problem(value, low=low)
+        if problem is not None:
+            raise argparse.ArgumentTypeError(f"{flag}={text!r} {problem}")
+        return int(value)
 
     parse.__name__ = flag
     return parse

@@ -651,3 +651,25 @@ def test_a_million_batch_plot_is_quick(tmp_path):
         f"'python -m schedulers plot ... -o' {command:.2f}s including interpreter start and imports; "
         f"terminal_plot {text_seconds:.2f}s; exact CSV {csv_seconds:.2f}s"
     )
+
+
+@pytest.mark.parametrize(
+    ("flag", "text", "problem"),
+    [
+        ("--width", "2.5", "must be an integer >= 1"),
+        ("--max-points", "3", "must be an integer >= 16"),
+        ("--dataloader-len", "0", "must be an integer >= 1"),
+        ("--base-lr", "nan", "must be a finite number"),
+    ],
+)
+def test_a_bad_flag_gets_the_words_of_the_one_check(flag, text, problem):
+    stderr = io.StringIO()
+    with contextlib.redirect_stderr(stderr):
+        assert main(["plot", COSINE, "--max-duration", "10ba", flag, text]) == 2
+    assert f"argument {flag}: {flag}={text!r} {problem} (see " in stderr.getvalue()
+
+
+def test_counts_on_the_command_line_may_be_written_as_python_reads_them():
+    with contextlib.redirect_stdout(io.StringIO()) as stdout:
+        assert main(["plot", COSINE, "--max-duration", "10ep", "--dataloader-len", "1_000", "--width", "2e1"]) == 0
+    assert "epochs (ep)" in stdout.getvalue()
