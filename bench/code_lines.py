@@ -6,8 +6,8 @@ this way). Prints one line per file and a total per argument.
 
 from __future__ import annotations
 
+import argparse
 import ast
-import sys
 from pathlib import Path
 
 
@@ -44,4 +44,6 @@ def main(arguments: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["schedulers/cerebras"])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("paths", nargs="*", default=["schedulers/cerebras"], help="packages or files to count")
+    main(parser.parse_args().paths)
