@@ -229,7 +229,7 @@ def _count(args: Any, name: str, *, default: int | None) -> int | None:
         return default
     problem = integer_problem(value, low=0)
     if problem is not None:
-        raise ValueError(f"--{name} {value!r} {problem}")
+        raise ValueError(f"--{name}={value!r} {problem}")
     return int(value)
 
 

@@ -222,9 +222,12 @@ def test_works_on_an_argument_group():
             "--lr_schedule cosine_schedule_with_warmup --warmup_steps 20 --max_steps 10",
             "--warmup_steps 20 must not exceed",
         ),
-        ("--lr_schedule cosine_schedule_with_warmup --max_steps -1", "--max_steps -1"),
-        ("--lr_schedule cosine_schedule_with_warmup --max_steps 10 --warmup_steps -2", "--warmup_steps -2"),
-        ("--lr_schedule fixed_lr --steps_this_run -5", "--steps_this_run -5"),
+        ("--lr_schedule cosine_schedule_with_warmup --max_steps -1", r"^--max_steps=-1 must be an integer >= 0$"),
+        (
+            "--lr_schedule cosine_schedule_with_warmup --max_steps 10 --warmup_steps -2",
+            r"^--warmup_steps=-2 must be an integer >= 0$",
+        ),
+        ("--lr_schedule fixed_lr --steps_this_run -5", r"^--steps_this_run=-5 must be an integer >= 0$"),
         (
             "--lr_schedule cosine_schedule_with_warmup --max_steps 10 --end_lr_ratio 1.5",
             r"^--end_lr_ratio=1.5 must be a number in \[0, 1\]",
