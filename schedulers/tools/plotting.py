@@ -46,6 +46,7 @@ from schedulers.core.clock import progress_measure
 from schedulers.core.evaluate import PerBatch, RunTimeline, evaluate_timeline
 from schedulers.core.run import Run, as_run
 from schedulers.core.schedule_arguments import integer_problem, number_argument
+from schedulers.tools.files import write_atomically
 from timeunits import Time, TimeUnit
 
 __all__ = ["RecordedValues", "ScheduleTable", "plot_schedules", "schedule_table", "terminal_plot", "text_plot"]
@@ -545,7 +546,8 @@ class ScheduleTable:
         """Write the header and every row as CSV (floats in their shortest exact form: they parse back equal).
 
         Args:
-            file: An open text file, or a path (the file is written, replacing one there).
+            file: An open text file, or a path: the file is written whole or not at all (atomically: an
+                interrupted write leaves a file already there unchanged).
 
         >>> import io
         >>> from schedulers import LinearScheduler
@@ -555,8 +557,7 @@ class ScheduleTable:
         ['batch,epoch,sample,token,dur,linear', '0,,,,0.0,1.0', '1,,,,0.5,0.5']
         """
         if isinstance(file, (str, os.PathLike)):
-            with open(file, "w", newline="", encoding="utf-8") as handle:
-                self.write_csv(handle)
+            write_atomically(file, self.write_csv, newline="")
             return
         csv.writer(file, lineterminator="\n").writerow(self.header)  # labels may need quoting; numbers never do
         n, chunk = self._rows, 65536

@@ -317,6 +317,23 @@ def test_write_csv_to_a_file_object():
     )
 
 
+def test_write_csv_to_a_path_is_whole_or_leaves_the_file_there(tmp_path, monkeypatch):
+    table = schedule_table([("step", StepScheduler("2ba", 0.5))], "4ba")
+    path = tmp_path / "lr.csv"
+    path.write_text("the user's earlier table\n")
+
+    def interrupted(self, j, begin, stop):
+        raise KeyboardInterrupt  # ctrl-c after the header is written
+
+    with monkeypatch.context() as patch:
+        patch.setattr(type(table), "_cells", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            table.write_csv(path)
+    assert path.read_text() == "the user's earlier table\n" and os.listdir(tmp_path) == ["lr.csv"]
+    table.write_csv(str(path))
+    assert path.read_text().splitlines()[-1] == "3,,,,0.75,0.5"
+
+
 # -- text ------------------------------------------------------------------------------------------------------
 
 
