@@ -543,7 +543,7 @@ ERRORS = [
     (["plot", COSINE, "--max-duration", "10sp"], "(give --samples-per-batch)"),
     (["plot", COSINE, "--max-duration", "10ba", "--x", "tok"], "(give --tokens-per-batch)"),
     (["plot", COSINE, "--max-duration", "10ba", "--x", "hours"], "--x='hours' must be one of"),
-    (["plot", COSINE, "--max-duration", "10ba", "--dataloader-len", "0"], "--dataloader-len='0' must be a positive"),
+    (["plot", COSINE, "--max-duration", "10ba", "--dataloader-len", "0"], "--dataloader-len='0' must be an integer"),
     (["plot", COSINE, "--max-duration", "10ba", "--ssr", "0"], "--ssr='0' must be a finite number > 0"),
     (["plot", COSINE, "--max-duration", "10ba", "--ssr", "nan"], "--ssr='nan'"),
     (["plot", COSINE, "--max-duration", "10ba", "--ssr", "0.01"], "use a larger ratio"),
