@@ -333,3 +333,22 @@ def test_code_and_docs_cite_only_the_repo() -> None:
         if _OUTSIDE.search(line)
     ]
     assert not hits, "\n".join(hits)
+
+
+def _documented_reader_path() -> list[str]:
+    """The files of the table in docs/architecture.md, "Following one schedule to the lr it writes", in order."""
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = page.split("## Following one schedule to the lr it writes", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^\| `([^`]+\.py)` \|", section, flags=re.MULTILINE)
+
+
+def test_the_documented_reading_path_is_the_path_the_code_takes() -> None:
+    # the trace of bench/reader_path.py: the project files entered from the schedule's construction to the first
+    # lr write, in first-entry order; a file added to (or dropped from) the path must be added to the guide too
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("reader_path", ROOT / "bench" / "reader_path.py")
+    reader_path = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reader_path)
+    trace = reader_path.follow(ROOT)
+    assert _documented_reader_path() == [trace.shown(filename) for filename in trace.files]
