@@ -17,6 +17,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 __all__ = ["build_parser", "main"]
 
@@ -87,10 +88,18 @@ def build_parser(prog: str = "cadence") -> argparse.ArgumentParser:
     return parser
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """argparse's parser, its usage mistakes on one line as every ``cadence`` error is (argparse would print the
+    whole usage first); each command's parser is one too."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def _command_parsers(prog: str) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     """The top-level parser and each command's parser, without the commands' arguments: all that ``cadence
     --version`` and ``cadence --help`` need, and no torch import (docs/trainer-config.md)."""
-    parser = argparse.ArgumentParser(
+    parser = _OneLineParser(
         prog=prog,
         description="Cadence: train a PyTorch model with time-aware schedules from a YAML config.",
     )
@@ -180,6 +189,9 @@ examples:
 
 def _add_plot_arguments(plot: argparse.ArgumentParser, add_lr_schedule_args) -> None:
     """``cadence plot``: its config-mode options; the help describes the expression mode too."""
+    from schedulers.core.schedule_arguments import count_flag, number_flag
+
+    ssr = number_flag("--ssr")  # its range is the config's or the plan's to check, naming the key
     plot.add_argument("config", metavar="CONFIG.yaml", help="the YAML configuration (or EXPR: see above)")
     plot.add_argument(
         "--set",
@@ -190,7 +202,7 @@ def _add_plot_arguments(plot: argparse.ArgumentParser, add_lr_schedule_args) -> 
         help="override one key of the config (repeatable; as in cadence fit)",
     )
     plot.add_argument(
-        "--ssr", type=float, action="append", help="a scale schedule ratio, overriding the config's (repeatable)"
+        "--ssr", type=ssr, action="append", help="a scale schedule ratio, overriding the config's (repeatable)"
     )
     plot.add_argument("--x", dest="x_unit", choices=["ba", "ep", "sp", "tok", "dur"], help="the x axis unit")
     plot.add_argument(
@@ -199,8 +211,8 @@ def _add_plot_arguments(plot: argparse.ArgumentParser, add_lr_schedule_args) -> 
     plot.add_argument("-o", "--output", metavar="FILE", help="write an image (.png, .svg, .pdf, ...; needs matplotlib)")
     plot.add_argument("--csv", metavar="FILE", help="write the value of every curve at every batch (- for stdout)")
     plot.add_argument("--title", help="the plot's title")
-    plot.add_argument("--width", type=int, help="characters (text plot) or pixels (-o)")
-    plot.add_argument("--height", type=int, help="lines (text plot) or pixels (-o)")
+    plot.add_argument("--width", type=count_flag("--width", low=1), help="characters (text plot) or pixels (-o)")
+    plot.add_argument("--height", type=count_flag("--height", low=1), help="lines (text plot) or pixels (-o)")
     samba = plot.add_argument_group("SambaFlow learning-rate flags", "override the YAML, as in cadence fit")
     add_lr_schedule_args(samba)
 
@@ -260,22 +272,29 @@ examples:
 
 
 def _add_sweep_arguments(sweep: argparse.ArgumentParser) -> None:
+    from schedulers.core.schedule_arguments import count_flag, number_flag
+
+    ssr = number_flag("--ssr")  # its range is the config's or the plan's to check, naming the key
     sweep.add_argument("config", metavar="CONFIG.yaml", help="the YAML configuration")
     budgets = sweep.add_mutually_exclusive_group(required=True)
-    budgets.add_argument("--ssr", nargs="+", type=float, metavar="R", help="scale schedule ratios")
+    budgets.add_argument("--ssr", nargs="+", type=ssr, metavar="R", help="scale schedule ratios")
     budgets.add_argument("--max-duration", "--budgets", dest="max_duration", nargs="+", metavar="T", help="run lengths")
     sweep.add_argument("--branch-from-stable", action="store_true", help="WSD: branch each decay from one main run")
     sweep.add_argument("--out", metavar="DIR", help="the sweep's folder (default: sweep-<config name>)")
     sweep.add_argument(
-        "--jobs", type=int, metavar="N", help="points run at once (default: 1 locally, every point on a cluster)"
+        "--jobs",
+        type=count_flag("--jobs", low=1),
+        metavar="N",
+        help="points run at once (default: 1 locally, every point on a cluster)",
     )
     sweep.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE")
     sweep.add_argument("--forecast", action="store_true", help="fit a loss law on the largest point, forecast the rest")
     sweep.add_argument("--dry-run", action="store_true", help="write OUT/points.txt and print its lines; run nothing")
     cluster = sweep.add_argument_group("launchers (docs/cluster.md)")
     cluster.add_argument("--launcher", choices=("local", "ray", "slurm"), default="local", help="what runs the points")
-    cluster.add_argument("--cpus-per-point", type=float, metavar="N", help="ray, slurm: CPUs each point reserves")
-    cluster.add_argument("--gpus-per-point", type=float, metavar="N", help="ray, slurm: GPUs each point reserves")
+    for flag, what in (("--cpus-per-point", "CPUs"), ("--gpus-per-point", "GPUs")):
+        reserve = f"ray, slurm: {what} each point reserves"
+        cluster.add_argument(flag, type=number_flag(flag, low=0.0), metavar="N", help=reserve)
     cluster.add_argument("--address", metavar="HOST:PORT", help="ray: the cluster (default: a Ray of the sweep's own)")
     cluster.add_argument("--partition", metavar="NAME", help="slurm: the partition")
     cluster.add_argument("--time", metavar="T", help="slurm: each job's time limit (minutes, H:MM:SS, D-H:MM:SS)")
@@ -307,24 +326,35 @@ examples:
 
 
 def _add_forecast_arguments(forecast: argparse.ArgumentParser) -> None:
+    from schedulers.core.schedule_arguments import count_flag, number_flag
+
+    ssr = number_flag("--ssr")  # its range is the config's or the plan's to check, naming the key
     forecast.add_argument("runs", nargs="+", metavar="RUN", help="run folders to fit (or one saved law, .json)")
     forecast.add_argument("--config", metavar="CONFIG.yaml", help="the config to forecast")
     forecast.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE")
     budgets = forecast.add_mutually_exclusive_group()
     budgets.add_argument("--budgets", "--max-duration", dest="budgets", nargs="+", metavar="T", help="run lengths")
-    budgets.add_argument("--ssr", nargs="+", type=float, metavar="R", help="scale schedule ratios")
-    forecast.add_argument("--target", type=float, metavar="LOSS", help="the smallest budget forecast to reach LOSS")
+    budgets.add_argument("--ssr", nargs="+", type=ssr, metavar="R", help="scale schedule ratios")
+    forecast.add_argument(
+        "--target",
+        type=number_flag("--target", low=0.0, low_open=True),
+        metavar="LOSS",
+        help="the smallest budget forecast to reach LOSS",
+    )
     forecast.add_argument("--grid", metavar="KEY.PATH=V1,V2,...", help="forecast each value of one key at one budget")
     forecast.add_argument("--optimize", action="store_true", help="recommend a monotone lr schedule at one budget")
     forecast.add_argument("--law", choices=["annealing", "multi-power"], help="the law to fit (default annealing)")
     forecast.add_argument(
-        "--decay", type=float, metavar="LAMBDA", help="annealing law: a fixed momentum (the paper's 0.999), not fitted"
+        "--decay",
+        type=number_flag("--decay"),
+        metavar="LAMBDA",
+        help="annealing law: a fixed momentum (the paper's 0.999), not fitted",
     )
     forecast.add_argument("--loss", default="auto", choices=["auto", "eval", "train"], help="the loss to fit")
     forecast.add_argument("--save", metavar="FILE.json", help="where to save the fitted law")
     forecast.add_argument("-o", "--output", metavar="FILE", help="draw an image (.png, .svg; needs matplotlib)")
-    forecast.add_argument("--width", type=int, help="characters of the text plot")
-    forecast.add_argument("--height", type=int, help="lines of the text plot")
+    forecast.add_argument("--width", type=count_flag("--width", low=1), help="characters of the text plot")
+    forecast.add_argument("--height", type=count_flag("--height", low=1), help="lines of the text plot")
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "cadence") -> int:

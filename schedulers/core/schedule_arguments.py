@@ -19,6 +19,7 @@ ValueError: alpha_f=-0.5 must be >= 0: a negative multiplier would write a negat
 
 from __future__ import annotations
 
+import argparse
 import math
 import operator
 import warnings
@@ -38,6 +39,7 @@ __all__ = [
     "evolve_hint",
     "choice_argument",
     "choice_field",
+    "count_flag",
     "flag_field",
     "integer_argument",
     "integer_problem",
@@ -47,6 +49,7 @@ __all__ = [
     "named_converter",
     "number_argument",
     "number_field",
+    "number_flag",
     "number_problem",
     "number_text",
     "positive_count",
@@ -281,7 +284,7 @@ def _finite_float(value: object) -> float | None:
     return result if math.isfinite(result) else None
 
 
-def integer_argument(name: str, value: object, *, low: int | None = None) -> int:
+def integer_argument(name: str, value: object, *, low: int | None = None, text: bool = False) -> int:
     """The one check of a whole-number argument: an int (or an integral float such as ``2.0``, which YAML's
     ``1e3`` is), optionally bounded below.
 
@@ -289,6 +292,8 @@ def integer_argument(name: str, value: object, *, low: int | None = None) -> int
         name: The argument's name, which the error starts with.
         value: The value given.
         low: The smallest accepted value, or None.
+        text: Whether a string that spells a number is read as one (:func:`number_text`: ``"1_000"``, ``"1e3"``);
+            errors show the value as given.
 
     Returns:
         The value as an int.
@@ -299,10 +304,62 @@ def integer_argument(name: str, value: object, *, low: int | None = None) -> int
     >>> integer_argument("T_mult", 2.0), integer_argument("epoch", 3, low=0)
     (2, 3)
     """
-    problem = integer_problem(value, low=low)
+    number = number_text(value) if text else value
+    problem = integer_problem(number, low=low)
     if problem is not None:
         raise ValueError(f"{name}={value!r} {problem}")
-    return int(value)
+    return int(number)
+
+
+def number_flag(flag: str, *, low: float | None = None, low_open: bool = False) -> Callable[[str], float]:
+    """An ``argparse`` ``type=`` for a number flag: the text read and checked as every number argument is
+    (:func:`number_argument` with ``text=True``), so a command line says what a config would.
+
+    Args:
+        flag: The flag (``"--base-lr"``), which the error starts with.
+        low: The lower bound, or None for none.
+        low_open: Whether ``low`` itself is refused.
+
+    Returns:
+        The parse function; it raises ``argparse.ArgumentTypeError`` with the check's words.
+
+    >>> number_flag("--ssr", low=0, low_open=True)("0.25")
+    0.25
+    """
+
+    def parse(text: str) -> float:
+        try:
+            return number_argument(flag, text, low=low, low_open=low_open, text=True)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    parse.__name__ = flag
+    return parse
+
+
+def count_flag(flag: str, *, low: int | None = None) -> Callable[[str], int]:
+    """An ``argparse`` ``type=`` for a whole-number flag, read and checked as :func:`integer_argument` does with
+    ``text=True`` (``1_000`` and ``1e3`` are counts; ``2.5`` says ``must be an integer``).
+
+    Args:
+        flag: The flag (``"--width"``), which the error starts with.
+        low: The smallest accepted value, or None.
+
+    Returns:
+        The parse function; it raises ``argparse.ArgumentTypeError`` with the check's words.
+
+    >>> count_flag("--jobs", low=1)("1e3")
+    1000
+    """
+
+    def parse(text: str) -> int:
+        try:
+            return integer_argument(flag, text, low=low, text=True)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    parse.__name__ = flag
+    return parse
 
 
 def integer_problem(value: object, *, low: int | None = None) -> str | None:

@@ -9,6 +9,8 @@
 | ``--steps_this_run`` | int | ``--max_steps`` |
 | ``--end_lr_ratio`` | float | 0.1 (cosine) / 0.0 (polynomial) |
 
+A float is a finite number and an int a whole one, read as every Cadence command line reads them
+(``1e3`` is a count); ``nan``, or ``2.5`` for a count, is a parser error naming the flag.
 Every flag defaults to ``None`` in the parser, so a caller can tell a flag that was given from one that
 was not (the trainer's CLI lets SambaFlow flags override a YAML config only when given); the table's
 last column is what :func:`get_lr_scheduler` and :func:`steps_this_run` use in place of ``None``.
@@ -35,7 +37,7 @@ from torch.optim import Optimizer
 
 from schedulers.core.names import did_you_mean
 from schedulers.core.registry import get_scheduler
-from schedulers.core.schedule_arguments import integer_problem, number_argument
+from schedulers.core.schedule_arguments import count_flag, integer_problem, number_argument, number_flag
 from schedulers.sambaflow.schedules import (
     LambdaLR,
     cosine_schedule_with_warmup,
@@ -51,31 +53,32 @@ LR_SCHEDULES = tuple(
     schedule.__name__ for schedule in (cosine_schedule_with_warmup, polynomial_decay_schedule_with_warmup, fixed_lr)
 )
 
-# flag -> (type, choices, help)
+# flag -> (type, choices, help); a number or count is read as every Cadence command line reads one (1e3 is a
+# count), its range checked by get_lr_scheduler, which also takes flags from a mapping
 _FLAGS: dict[str, tuple[Any, tuple[str, ...] | None, str]] = {
     "--learning_rate": (
-        float,
+        number_flag("--learning_rate"),
         None,
         "peak learning rate of a schedule with warmup, or the flat rate with fixed_lr (default: the optimizer's lr)",
     ),
     "--lr_schedule": (str, LR_SCHEDULES, "learning-rate schedule"),
     "--warmup_steps": (
-        int,
+        count_flag("--warmup_steps"),
         None,
         "steps of linear warmup from 0 to --learning_rate; 0 means no warmup (default: 0)",
     ),
     "--max_steps": (
-        int,
+        count_flag("--max_steps"),
         None,
         "steps over which the lr decays: the schedule's horizon, and the run length unless --steps_this_run is given",
     ),
     "--steps_this_run": (
-        int,
+        count_flag("--steps_this_run"),
         None,
         "training steps this run actually takes (default: --max_steps); the lr still decays over --max_steps",
     ),
     "--end_lr_ratio": (
-        float,
+        number_flag("--end_lr_ratio"),
         None,
         "fraction of the peak lr the decay ends at (default: 0.1 for cosine_schedule_with_warmup, "
         "0.0 for polynomial_decay_schedule_with_warmup)",

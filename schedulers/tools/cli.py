@@ -16,6 +16,7 @@ import textwrap
 import warnings
 from collections.abc import Callable, Iterator
 
+from schedulers.core.schedule_arguments import count_flag, number_flag
 from schedulers.tools.files import write_atomically
 from timeunits import Time, TimeUnit
 
@@ -110,19 +111,19 @@ def _add_run_arguments(plot: argparse.ArgumentParser) -> None:
     )
     run.add_argument(
         "--dataloader-len",
-        type=_positive_int("--dataloader-len"),
+        type=count_flag("--dataloader-len", low=1),
         metavar="N",
         help="batches per epoch (needed when the run or a schedule time is in epochs, or for --x ep)",
     )
     run.add_argument(
         "--samples-per-batch",
-        type=_positive_int("--samples-per-batch"),
+        type=count_flag("--samples-per-batch", low=1),
         metavar="N",
         help="samples in each batch (needed for times in sp and --x sp)",
     )
     run.add_argument(
         "--tokens-per-batch",
-        type=_positive_int("--tokens-per-batch"),
+        type=count_flag("--tokens-per-batch", low=1),
         metavar="N",
         help="tokens in each batch (needed for times in tok and --x tok)",
     )
@@ -149,20 +150,20 @@ def _add_view_arguments(plot: argparse.ArgumentParser) -> None:
     )
     view.add_argument(
         "--base-lr",
-        type=_finite_float("--base-lr"),
+        type=number_flag("--base-lr"),
         metavar="LR",
         help="plot the lr, LR × α, instead of the multiplier α",
     )
     view.add_argument("--title", help="title of the plot (default: a description of the run)")
     view.add_argument(
         "--width",
-        type=_positive_int("--width"),
+        type=count_flag("--width", low=1),
         metavar="N",
         help="width: characters for the text plot (default: fits the terminal), pixels for -o (default 800)",
     )
     view.add_argument(
         "--height",
-        type=_positive_int("--height"),
+        type=count_flag("--height", low=1),
         metavar="N",
         help="height: characters for the text plot (default 16), pixels for -o (default 450)",
     )
@@ -180,7 +181,7 @@ def _add_view_arguments(plot: argparse.ArgumentParser) -> None:
     )
     view.add_argument(
         "--max-points",
-        type=_positive_int("--max-points", 16),
+        type=count_flag("--max-points", low=16),
         default=4000,
         metavar="N",
         help="image: at most N points per line, keeping every jump (default 4000); CSV is always exact",
@@ -392,33 +393,6 @@ def _max_duration(text: str) -> Time:
         return as_max_duration(text, "--max-duration")
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _positive_int(flag: str, low: int = 1) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        from schedulers.core.schedule_arguments import integer_problem, number_text
-
-        value = number_text(text)  # "1_000" and "1e3" are counts too
-        problem = integer_problem(value, low=low)
-        if problem is not None:
-            raise argparse.ArgumentTypeError(f"{flag}={text!r} {problem}")
-        return int(value)
-
-    parse.__name__ = flag
-    return parse
-
-
-def _finite_float(flag: str) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        from schedulers.core.schedule_arguments import number_argument
-
-        try:
-            return number_argument(flag, text, text=True)
-        except ValueError as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
-
-    parse.__name__ = flag
-    return parse
 
 
 def _ssrs(text: str) -> list[float]:

@@ -123,10 +123,6 @@ def test_a_target_and_a_grid_choose_with_the_forecasts(run, capsys):
             "budget",
         ),
         (["{run}", "--config", "{config}", "--budgets", "0dur"], "cadence: error: budget '0dur' must be > 0"),
-        (
-            ["{run}", "--config", "{config}", "--budgets", "1dur", "--target", "nan"],
-            "cadence: error: --target nan: must be a finite number > 0 (a loss)",
-        ),
         (["{run}/forecast-law.json", "--law", "multi-power"], "cadence: error: {run}/forecast-law.json is a saved "),
         (["{run}/forecast-law.json", "--decay", "0.9"], "cadence: error: {run}/forecast-law.json is a saved law"),
         (["{run}", "--save", "{run}/missing/law.json"], "cadence: error: --save {run}/missing/law.json: the folder"),
@@ -145,6 +141,18 @@ def test_bad_input_is_one_line(run, capsys, args, message):
     message = message.format(run=run)
     assert line.startswith(message) if message.startswith("cadence") else line.startswith("cadence: error: ")
     assert "Time(" not in line and ".tmp" not in line
+
+
+@pytest.mark.parametrize("target", ["nan", "0", "low"])
+def test_a_target_that_is_no_loss_is_one_line_naming_the_flag(capsys, target):
+    # a flag's value is read and checked as every number is (schedulers.core.schedule_arguments.number_flag)
+    with pytest.raises(SystemExit) as exited:
+        main(["forecast", "nowhere", "--target", target])
+    assert exited.value.code == 2  # a bound refused at its value is stated for every mistake
+    assert capsys.readouterr().err == (
+        f"cadence forecast: error: argument --target: --target={target!r} must be a finite number > 0 "
+        "(see cadence forecast --help)\n"
+    )
 
 
 def test_an_empty_metrics_file_has_no_rows(tmp_path, capsys):

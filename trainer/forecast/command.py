@@ -13,7 +13,6 @@ import argparse
 import warnings
 from pathlib import Path
 
-from schedulers.core.schedule_arguments import number_problem
 from trainer.forecast.errors import ForecastError
 from trainer.forecast.fitted import LEVEL, FittedLaw, load_law
 from trainer.forecast.fitting import fit_law
@@ -125,9 +124,6 @@ def _forecasts(law: FittedLaw, args: argparse.Namespace) -> tuple[list[Forecast]
     common = dict(overrides=args.overrides, flags=None)
     if getattr(args, "optimize", False):
         return _optimize(law, args, common)
-    problem = None if args.target is None else number_problem(args.target, low=0.0, low_open=True)
-    if problem is not None:
-        raise ForecastError(f"--target {args.target}: {problem} (a loss)")
     if args.grid:
         key, values = _grid(args.grid)
         budget = _one(args.budgets, "--budgets")

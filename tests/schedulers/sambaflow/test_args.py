@@ -237,7 +237,6 @@ def test_works_on_an_argument_group():
             r"^--end_lr_ratio=-0.1 must be a number in \[0, 1\]",
         ),
         ("--lr_schedule fixed_lr --learning_rate -0.1", r"^--learning_rate=-0.1 must be >= 0$"),
-        ("--lr_schedule fixed_lr --learning_rate nan", r"^--learning_rate=nan must be a finite number$"),
     ],
 )
 def test_clear_errors(flags, message):
@@ -245,6 +244,27 @@ def test_clear_errors(flags, message):
     with pytest.raises(ValueError, match=message):
         get_lr_scheduler(opt, parse(flags))
     assert opt.param_groups[0]["lr"] == 0.1  # nothing was changed
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        ("--learning_rate nan", "argument --learning_rate: --learning_rate='nan' must be a finite number"),
+        ("--max_steps 2.5", "argument --max_steps: --max_steps='2.5' must be an integer"),
+        ("--end_lr_ratio x", "argument --end_lr_ratio: --end_lr_ratio='x' must be a number"),
+    ],
+)
+def test_a_flag_is_read_as_every_number_is(flags, message, capsys):
+    # schedulers.core.schedule_arguments.number_flag / count_flag: the words of the one check, at parse time
+    with pytest.raises(SystemExit):
+        parse(flags)
+    assert capsys.readouterr().err.splitlines()[-1].endswith(message)
+    assert parse("--max_steps 1e3 --warmup_steps 1_0").max_steps == 1000
+
+
+def test_flags_from_a_mapping_get_the_same_words():
+    with pytest.raises(ValueError, match=r"^--learning_rate=nan must be a finite number$"):
+        get_lr_scheduler(optimizer(), {"lr_schedule": "fixed_lr", "learning_rate": math.nan})
 
 
 def test_unknown_schedule_in_a_namespace():
