@@ -41,6 +41,7 @@ __all__ = [
     "choice_field",
     "count_flag",
     "flag_field",
+    "flag_type",
     "integer_argument",
     "integer_problem",
     "milestones_argument",
@@ -326,15 +327,7 @@ def number_flag(flag: str, *, low: float | None = None, low_open: bool = False) 
     >>> number_flag("--ssr", low=0, low_open=True)("0.25")
     0.25
     """
-
-    def parse(text: str) -> float:
-        try:
-            return number_argument(flag, text, low=low, low_open=low_open, text=True)
-        except ValueError as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
-
-    parse.__name__ = flag
-    return parse
+    return flag_type(flag, lambda text: number_argument(flag, text, low=low, low_open=low_open, text=True))
 
 
 def count_flag(flag: str, *, low: int | None = None) -> Callable[[str], int]:
@@ -351,10 +344,27 @@ def count_flag(flag: str, *, low: int | None = None) -> Callable[[str], int]:
     >>> count_flag("--jobs", low=1)("1e3")
     1000
     """
+    return flag_type(flag, lambda text: integer_argument(flag, text, low=low, text=True))
 
-    def parse(text: str) -> int:
+
+def flag_type(flag: str, read: Callable[[str], Any]) -> Callable[[str], Any]:
+    """``read`` as an ``argparse`` ``type=``: its ValueError becomes an ``ArgumentTypeError``, which argparse shows
+    as written (``argument --jobs: --jobs='0' must be an integer >= 1``) instead of ``invalid value``.
+
+    Args:
+        flag: The flag, the parse function's name.
+        read: The reading and check of the flag's text, raising a ValueError that names the flag.
+
+    Returns:
+        The parse function.
+
+    >>> flag_type("--x", float)("0.5")
+    0.5
+    """
+
+    def parse(text: str) -> Any:
         try:
-            return integer_argument(flag, text, low=low, text=True)
+            return read(text)
         except ValueError as error:
             raise argparse.ArgumentTypeError(str(error)) from None
 

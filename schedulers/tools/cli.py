@@ -16,9 +16,10 @@ import textwrap
 import warnings
 from collections.abc import Callable, Iterator
 
-from schedulers.core.schedule_arguments import count_flag, number_flag
+from schedulers.core.schedule_arguments import count_flag, flag_type, number_argument, number_flag
+from schedulers.core.state import as_max_duration
 from schedulers.tools.files import write_atomically
-from timeunits import Time, TimeUnit
+from timeunits import TimeUnit
 
 PROG = "python -m schedulers"
 
@@ -386,22 +387,14 @@ def _write_atomically(path: str, write: Callable, *, binary: bool) -> None:
 # -- argument types: each error names the flag and what it accepts ------------------------------------------
 
 
-def _max_duration(text: str) -> Time:
-    from schedulers.core.state import as_max_duration
-
-    try:
-        return as_max_duration(text, "--max-duration")
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
+_max_duration = flag_type("--max-duration", lambda text: as_max_duration(text, "--max-duration"))
 
 
 def _ssrs(text: str) -> list[float]:
-    from schedulers.core.schedule_arguments import number_argument
-
     values = []
     for part in text.split(","):
         try:
-            values.append(number_argument("--ssr", float(part), low=0.0, low_open=True))
+            values.append(number_argument("--ssr", part, low=0.0, low_open=True, text=True))
         except ValueError:
             raise argparse.ArgumentTypeError(
                 f"--ssr={text!r} must be a finite number > 0, or a comma list of them (0.5,1,2)"
