@@ -90,7 +90,8 @@ def build_parser(prog: str = "cadence") -> argparse.ArgumentParser:
 
 class _OneLineParser(argparse.ArgumentParser):
     """argparse's parser, its usage mistakes on one line as every ``cadence`` error is (argparse would print the
-    whole usage first); each command's parser is one too."""
+    whole usage first); each command's parser is one too. ``python -m schedulers`` words its mistakes the same way
+    with a parser of its own: importing that one would import torch, which ``cadence --help`` must not."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
