@@ -14,7 +14,7 @@ from typing import Any
 import torch
 
 from schedulers.core.names import did_you_mean
-from schedulers.core.schedule_arguments import integer_problem
+from schedulers.core.schedule_arguments import integer_argument
 from schedulers.core.state import as_max_duration
 from schedulers.optim import configure_optimizer
 from timeunits import Time, TimeUnit
@@ -125,7 +125,7 @@ def optional_count(name: str, value: Any) -> int | None:
         value: Its value.
 
     Returns:
-        ``value`` unchanged once checked: None keeps every checkpoint, an int that many.
+        ``value`` as an int once checked (None keeps every checkpoint), or None.
 
     Raises:
         ValueError: Not an integer >= 1 nor None, naming the argument.
@@ -133,12 +133,7 @@ def optional_count(name: str, value: Any) -> int | None:
     >>> optional_count("save_num_checkpoints_to_keep", 3), optional_count("save_num_checkpoints_to_keep", None)
     (3, None)
     """
-    if value is None:
-        return None
-    problem = integer_problem(value, low=1)
-    if problem is not None:
-        raise ValueError(f"{name}={value!r} {problem}, or None (keep every checkpoint)")
-    return int(value)
+    return integer_argument(name, value, low=1, optional=True, why="keep every checkpoint")
 
 
 def run_time(value: Any, name: str = "max_duration") -> Time:

@@ -285,7 +285,15 @@ def _finite_float(value: object) -> float | None:
     return result if math.isfinite(result) else None
 
 
-def integer_argument(name: str, value: object, *, low: int | None = None, text: bool = False) -> int:
+def integer_argument(
+    name: str,
+    value: object,
+    *,
+    low: int | None = None,
+    text: bool = False,
+    optional: bool = False,
+    why: str | None = None,
+) -> int | None:
     """The one check of a whole-number argument: an int (or an integral float such as ``2.0``, which YAML's
     ``1e3`` is), optionally bounded below.
 
@@ -295,20 +303,31 @@ def integer_argument(name: str, value: object, *, low: int | None = None, text: 
         low: The smallest accepted value, or None.
         text: Whether a string that spells a number is read as one (:func:`number_text`: ``"1_000"``, ``"1e3"``);
             errors show the value as given.
+        optional: Whether None is accepted (and returned); the error then says so.
+        why: What the count means, ending the error in parentheses (``"the points run at once"``).
 
     Returns:
-        The value as an int.
+        The value as an int (None for None when ``optional``).
 
     Raises:
-        ValueError: ``{name}={value!r} must be an integer`` (``>= {low}`` with a bound), naming the argument.
+        ValueError: ``{name}={value!r} must be an integer`` (``>= {low}`` with a bound, ``, or None`` when
+            ``optional``, `` ({why})`` with a reason), naming the argument.
 
     >>> integer_argument("T_mult", 2.0), integer_argument("epoch", 3, low=0)
     (2, 3)
+    >>> integer_argument("keep", 0, low=1, optional=True, why="None keeps every one")
+    Traceback (most recent call last):
+    ...
+    ValueError: keep=0 must be an integer >= 1, or None (None keeps every one)
     """
+    if optional and value is None:
+        return None
     number = number_text(value) if text else value
     problem = integer_problem(number, low=low)
     if problem is not None:
-        raise ValueError(f"{name}={value!r} {problem}")
+        or_none = ", or None" if optional else ""
+        because = f" ({why})" if why else ""
+        raise ValueError(f"{name}={value!r} {problem}{or_none}{because}")
     return int(number)
 
 

@@ -37,7 +37,7 @@ from torch.optim import Optimizer
 
 from schedulers.core.names import did_you_mean
 from schedulers.core.registry import get_scheduler
-from schedulers.core.schedule_arguments import count_flag, integer_problem, number_argument, number_flag
+from schedulers.core.schedule_arguments import count_flag, integer_argument, number_argument, number_flag
 from schedulers.sambaflow.schedules import (
     LambdaLR,
     cosine_schedule_with_warmup,
@@ -230,10 +230,7 @@ def _count(args: Any, name: str, *, default: int | None) -> int | None:
     value = _get(args, name)
     if value is None:
         return default
-    problem = integer_problem(value, low=0)
-    if problem is not None:
-        raise ValueError(f"--{name}={value!r} {problem}")
-    return int(value)
+    return integer_argument(f"--{name}", value, low=0)
 
 
 def _set_peak(optimizer: Optimizer, learning_rate: Any) -> None:

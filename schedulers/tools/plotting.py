@@ -45,7 +45,7 @@ from schedulers.core.base import Schedule
 from schedulers.core.clock import progress_measure
 from schedulers.core.evaluate import PerBatch, RunTimeline, evaluate_timeline
 from schedulers.core.run import Run, as_run
-from schedulers.core.schedule_arguments import integer_problem, number_argument
+from schedulers.core.schedule_arguments import integer_argument, integer_problem, number_argument
 from schedulers.tools.files import write_atomically
 from timeunits import Time, TimeUnit
 
@@ -777,9 +777,7 @@ def text_plot(
 def _check_text_options(curves: int, width, height, style, color) -> str:
     """Check the text plot's size and style; the style to draw with (braille for one curve or with colour)."""
     for name, value, low in (("width", width, 8), ("height", height, 2)):
-        problem = integer_problem(value, low=low)
-        if problem is not None:
-            raise ValueError(f"{name}={value!r} {problem} (characters)")
+        integer_argument(name, value, low=low, why="characters")
     if style not in (None, "braille", "ascii"):
         raise ValueError(f"style={style!r} must be 'braille', 'ascii' or None (automatic)")
     if style is None:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from schedulers.core.schedule_arguments import integer_problem
+from schedulers.core.schedule_arguments import integer_argument
 from schedulers.tools.files import write_atomically
 from trainer.sweep import folders
 from trainer.sweep.picture import save_picture
@@ -44,10 +44,7 @@ def check_jobs(jobs: Any) -> int:
     >>> check_jobs(2)
     2
     """
-    problem = integer_problem(jobs, low=1)
-    if problem is not None:
-        raise ValueError(f"jobs={jobs!r} {problem} (the points run at once)")
-    return int(jobs)
+    return integer_argument("jobs", jobs, low=1, why="the points run at once")
 
 
 def run_points(

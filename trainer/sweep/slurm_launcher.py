@@ -27,7 +27,7 @@ from typing import Any
 
 import attrs
 
-from schedulers.core.schedule_arguments import integer_problem
+from schedulers.core.schedule_arguments import integer_argument
 from trainer.sweep import folders
 from trainer.sweep.plan import SweepPoint
 from trainer.sweep.remote import run_job, send_signal
@@ -233,7 +233,4 @@ def slurm_minutes(value: str | int) -> int:
 
 
 def _count(name: str, value: Any) -> int:
-    problem = integer_problem(value, low=0)
-    if problem is not None:
-        raise ValueError(f"{name}={value!r} {problem} (Slurm counts whole CPUs and GPUs)")
-    return int(value)
+    return integer_argument(name, value, low=0, why="Slurm counts whole CPUs and GPUs")
