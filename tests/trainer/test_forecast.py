@@ -180,6 +180,21 @@ def test_a_later_decrease_to_lr_0_does_not_change_an_earlier_loss(gamma):
     )  # at the drop itself, the two differ
 
 
+@pytest.mark.parametrize(("gamma", "near"), [(0.5, 1e-12), (3.0, 1e-9), (6.0, 1e-9)])
+def test_a_forecast_of_a_decay_to_exactly_0_is_the_limit_of_decays_to_nearly_0(gamma, near):
+    """At every gamma (for gamma > 1 the last decrease, to 0, counts in full: its limit is 1, not 0), the forecast
+    of a linear decay that ends at exactly lr 0 is that of the same decay ending at ``near`` of the peak (small
+    enough that its term is within 1e-9 of the limit)."""
+    runs = [{"s1": 1e3, "s2": 1e3, "peak_lr": 0.01}]
+    parameters = {**MULTI_POWER, "gamma": gamma}
+    fitted = FittedLaw(MultiPowerLaw(), parameters, 0.01, 0.003, 0.003, 50, "eval/loss", "lr/group0", runs)
+    zero = to_zero(200, decay=0.3)
+    counts = torch.arange(1, 201, dtype=torch.float64)
+    nearly = torch.cat([zero[:-1], torch.tensor([near * 0.01], dtype=torch.float64)])  # only its last lr is 0
+    at_zero, at_near = (forecast_lrs(fitted, lrs, counts, "sample", label="to 0") for lrs in (zero, nearly))
+    assert at_zero.losses.tolist() == pytest.approx(at_near.losses.tolist(), rel=1e-8)
+
+
 def test_the_multi_power_law_at_lr_0_is_the_limit_of_its_terms():
     """At lr 0 the multi-power law takes its terms' limits: the loss of an lr that falls to 1e-9 and then to 0
     is the loss of an lr that stays at 1e-9 (to 1e-6), and nothing changes while the lr stays 0 (gamma < 1)."""

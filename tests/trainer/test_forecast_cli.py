@@ -127,6 +127,14 @@ def test_a_target_and_a_grid_choose_with_the_forecasts(run, capsys):
         (["{run}/forecast-law.json", "--decay", "0.9"], "cadence: error: {run}/forecast-law.json is a saved law"),
         (["{run}", "--save", "{run}/missing/law.json"], "cadence: error: --save {run}/missing/law.json: the folder"),
         (
+            ["{run}/forecast-law.json", "--config", "{config}", "--budgets", "0.5dur", "1dur", "--optimize"],
+            "cadence: error: --optimize forecasts at one budget: give one value to --budgets",
+        ),
+        (
+            ["{run}/forecast-law.json", "--config", "{config}", "--ssr", "0.5", "1", "--grid", f"{COSINE}.alpha_f=0.1"],
+            "cadence: error: --grid forecasts at one budget: give one value to --ssr",
+        ),
+        (
             ["{run}/forecast-law.json", "--config", "{config}", "--grid", f"{COSINE}.alpha_f=0.1,0.2"],
             f"cadence: error: --grid {COSINE}.alpha_f: the config's schedule 0 is WarmupStableDecayScheduler, not",
         ),
@@ -153,6 +161,54 @@ def test_a_target_that_is_no_loss_is_one_line_naming_the_flag(capsys, target):
         f"cadence forecast: error: argument --target: --target={target!r} must be a finite number > 0 "
         "(see cadence forecast --help)\n"
     )
+
+
+@pytest.mark.parametrize("flag", ["--width", "--height"])
+def test_a_count_flag_is_checked_under_its_own_name(capsys, flag):
+    with pytest.raises(SystemExit) as exited:
+        main(["forecast", "nowhere", flag, "0"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err == (
+        f"cadence forecast: error: argument {flag}: {flag}='0' must be an integer >= 1 (see cadence forecast --help)\n"
+    )
+
+
+def test_the_same_run_given_twice_is_counted_once(run, tmp_path, capsys):
+    """Given twice (or a copy of it under another name), a run is fitted once, with a one-line note: the same fit
+    as the run alone."""
+    alone = tmp_path / "alone.json"
+    assert forecast(capsys, str(run), "--save", str(alone))[0] == 0
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / "metrics.csv").write_bytes((run / "metrics.csv").read_bytes())
+    for again in (run, copy):
+        twice = tmp_path / "twice.json"
+        status, out, err = forecast(capsys, str(run), str(again), "--save", str(twice))
+        assert status == 0, err
+        assert (
+            err == f"cadence: warning: {again}: every point is also an earlier run's (the same run given twice?): "
+            "counted once\n"
+        )
+        assert "of 1 run(s)" in out
+        assert load_law(twice).parameters == pytest.approx(load_law(alone).parameters, rel=1e-9)
+        assert [r["folder"] for r in load_law(twice).runs] == [str(run)]
+
+
+def test_an_lr_that_is_zero_everywhere_is_one_line_and_writes_nothing(run, tmp_path, capsys):
+    lines = (run / "metrics.csv").read_text().splitlines()
+    column = lines[0].split(",").index("lr/group0")
+    rows = [line.split(",") for line in lines[1:]]
+    for row in rows:
+        if row[column] != "":
+            row[column] = "0.0"
+    (tmp_path / "metrics.csv").write_text("\n".join([lines[0], *(",".join(row) for row in rows)]) + "\n")
+    status, out, err = forecast(capsys, str(tmp_path))
+    assert status == 2 and out == ""
+    assert err == (
+        f"cadence: error: {tmp_path / 'metrics.csv'}: lr/group0 is 0 at every batch: not the lr of a training run "
+        "(nothing trained, no law applies)\n"
+    )
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["metrics.csv"]
 
 
 def test_an_empty_metrics_file_has_no_rows(tmp_path, capsys):

@@ -91,6 +91,19 @@ def test_the_simplest_curve_has_fewer_pieces_and_nearly_the_optimums_loss():
     assert loss_of(law, follow(simple, lrs, positions)) <= optimum * (1 + 1e-3) + 1e-9
 
 
+@pytest.mark.parametrize("name", ["multi-power"])
+def test_the_simplest_curves_values_are_refitted_not_the_free_curves_at_its_knots(name):
+    """The schedule written out keeps the simplified knots' positions, but their values are optimized again
+    under the law: it forecasts lower than the free curve's own values at those knots."""
+    law = LAWS[name]
+    lrs, positions = cosine_run()
+    free = best_curve(law, lrs, positions, knots=20)
+    simple = simplest_curve(law, lrs, positions, free, within=1e-3)
+    at_knots = Knots(simple.positions, tuple(free.at(torch.tensor(simple.positions, dtype=torch.float64)).tolist()))
+    assert len(simple.values) < len(free.values)
+    assert loss_of(law, follow(simple, lrs, positions)) < loss_of(law, follow(at_knots, lrs, positions)) - 1e-7
+
+
 def test_simplify_keeps_the_knots_a_curve_bends_at_and_stays_within_its_tolerance():
     positions = tuple(i / 10 for i in range(11))
     values = (1.0,) * 6 + (0.8, 0.6, 0.4, 0.3, 0.29)

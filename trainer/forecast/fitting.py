@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Sequence
 
 import attrs
@@ -113,6 +114,19 @@ def _unshared(curves: Sequence[RunCurve]) -> list[RunCurve]:
     return kept
 
 
+def _counted_once(curves: Sequence[RunCurve]) -> list[RunCurve]:
+    """:func:`_unshared`, leaving out (with a one-line warning) a run whose every point is an earlier run's: the
+    same run given twice (or a copy of it) is counted once."""
+    kept = []
+    for curve, unshared in zip(curves, _unshared(curves), strict=True):
+        if len(curve.losses) and not len(unshared.losses):
+            message = f"{curve.name}: every point is also an earlier run's (the same run given twice?): counted once"
+            warnings.warn(message, stacklevel=3)
+            continue
+        kept.append(unshared)
+    return kept
+
+
 def _same_prefix(a: torch.Tensor, b: torch.Tensor) -> int:
     """How many first lrs two runs share."""
     n = min(len(a), len(b))
@@ -159,7 +173,10 @@ def fit_curves(curves: Sequence[RunCurve], *, law: AnnealingLaw | MultiPowerLaw,
     if not curves:
         raise ForecastError("no run to fit: give at least one run folder")
     _check_columns(curves)
-    curves = [_after_warmup(curve) for curve in _unshared(curves)]
+    lr_scale = max(float(curve.lrs.max()) for curve in curves)
+    if not lr_scale > 0:
+        raise ForecastError(f"the lr of {', '.join(c.name for c in curves)} is 0 throughout: no law applies")
+    curves = [_after_warmup(curve) for curve in _counted_once(curves)]
     points = sum(len(curve.losses) for curve in curves)
     needed = 2 * len(law.parameters)
     if points < needed:
@@ -169,9 +186,10 @@ def fit_curves(curves: Sequence[RunCurve], *, law: AnnealingLaw | MultiPowerLaw,
             f"{points} {curves[0].loss_column} point(s) in {names}: fitting the {law.name} law "
             f"({len(law.parameters)} parameters) needs at least {needed}{hint}"
         )
-    lr_scale = max(float(curve.lrs.max()) for curve in curves)
-    if not lr_scale > 0:
-        raise ForecastError(f"the lr of {', '.join(c.name for c in curves)} is 0 throughout: no law applies")
+    for curve in curves:
+        if not len(curve.losses):
+            warnings.warn(f"{curve.name}: no loss point after its warmup: left out of the fit", stacklevel=2)
+    curves = [curve for curve in curves if len(curve.losses)]
     areas = [law.areas(curve.lrs / lr_scale) for curve in curves]
     data = [(law.at(a, curve.updates), curve.losses) for a, curve in zip(areas, curves, strict=True)]
     threads = torch.get_num_threads()

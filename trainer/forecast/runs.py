@@ -292,4 +292,8 @@ def _lrs(path: Path, trained: dict[int, dict[str, str]], column: str) -> torch.T
         if not math.isfinite(value) or value < 0:
             raise ForecastError(f"{path}: {column} of batch {batch} is {cell!r}: expected a finite lr >= 0")
         values.append(value)
+    if not any(values):
+        raise ForecastError(
+            f"{path}: {column} is 0 at every batch: not the lr of a training run (nothing trained, no law applies)"
+        )
     return torch.tensor(values, dtype=torch.float64)
