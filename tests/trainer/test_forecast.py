@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import warnings
 from pathlib import Path
 from statistics import NormalDist
 
@@ -454,3 +455,22 @@ def test_a_gap_in_the_batches_is_refused(tmp_path):
         ForecastError, match=r"2 of batches 1\.\.40 have no row \(the first: 7\): the lr curve has a gap"
     ):
         read_run(folder)
+
+
+def test_a_run_without_an_eval_loss_says_the_training_loss_is_fitted_and_advises_nothing_it_cannot_give(tmp_path):
+    """Without an eval loss the training loss is fitted, and said once; a degenerate fit then advises longer or
+    more runs, not the eval loss the run does not have (a run that has one is advised to fit it)."""
+    plain = write_metrics(tmp_path / "plain", [row for row in logged_rows() if "eval/loss" not in row], HEADER)
+    with pytest.warns(UserWarning) as said, pytest.raises(FitError) as failed:  # a pure power law: L0 -> 0
+        fit_law([plain])
+    assert [str(w.message) for w in said] == ["fitting the training loss (train/loss): no run logged eval/loss"]
+    assert str(failed.value).endswith("(longer runs, or several runs) on " + str(plain))
+    rows = [row for row in logged_rows() if row["batch"] <= 20 or "eval/loss" not in row]  # 5 evaluations
+    few = write_metrics(tmp_path / "few", rows, HEADER)
+    with pytest.warns(UserWarning, match=r"few logged 5 eval/loss value\(s\), too few to fit \(--loss eval to try\)"):
+        with pytest.raises(FitError, match=r"\(fit the eval loss, longer runs, or several runs\)"):
+            fit_law([few])
+    evaluated = write_metrics(tmp_path / "evaluated", logged_rows(), HEADER)
+    with warnings.catch_warnings(), pytest.raises(FitError, match=r"\(fit the eval loss, longer runs, or several"):
+        warnings.simplefilter("error")  # the training loss chosen: no note
+        fit_law([evaluated], loss="train")

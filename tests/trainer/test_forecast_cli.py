@@ -211,6 +211,40 @@ def test_an_lr_that_is_zero_everywhere_is_one_line_and_writes_nothing(run, tmp_p
     assert sorted(path.name for path in tmp_path.iterdir()) == ["metrics.csv"]
 
 
+def test_a_budget_that_ends_in_its_warmup_is_one_line_and_no_forecast(run, capsys):
+    """The law is fitted after the warmup: a run whose lr still rises at its end is outside what it can say."""
+    if not (run / "forecast-law.json").exists():
+        assert forecast(capsys, str(run))[0] == 0
+    warmup = "trainer.init.schedulers=[{CosineAnnealingWithWarmupScheduler: {t_warmup: 30ba}}]"
+    status, out, err = forecast(
+        capsys, str(run / "forecast-law.json"), "--config", str(CONFIG), *sets(warmup), "--budgets", "20ba", "0.5dur"
+    )
+    assert status == 2 and out == ""
+    assert err.splitlines()[-1] == (
+        "cadence: error: max_duration-20ba: the run ends in its warmup (its lr still rises at its last batch, 20): "
+        "outside what the fit can say (the law is fitted after the warmup); give a budget past the warmup"
+    )
+    status, out, err = forecast(
+        capsys, str(run / "forecast-law.json"), "--config", str(CONFIG), *sets(warmup), "--budgets", "31ba"
+    )
+    assert status == 0 and "max_duration-31ba" in out  # one update past the warmup: forecast
+
+
+def test_another_batch_size_than_the_fitted_runs_is_one_line(run, capsys):
+    """The law counts updates: a config whose batches hold other samples than the fitted runs' (their sample
+    column: 64 a batch) is refused, naming both."""
+    if not (run / "forecast-law.json").exists():
+        assert forecast(capsys, str(run))[0] == 0
+    assert load_law(run / "forecast-law.json").runs[0]["samples_per_batch"] == 64
+    halved = "trainer.fit.train_dataloader.kwargs.batch_size=32"
+    status, out, err = forecast(capsys, str(run / "forecast-law.json"), "--config", str(CONFIG), *sets(halved))
+    assert status == 2 and out == ""
+    assert err == (
+        f"cadence: error: {CONFIG}: its batches hold 32 samples, the fitted runs' 64: the law counts updates, and "
+        "another batch size changes what an update is (fit on runs of this batch size)\n"
+    )
+
+
 def test_an_empty_metrics_file_has_no_rows(tmp_path, capsys):
     (tmp_path / "metrics.csv").write_text("")
     status, out, err = forecast(capsys, str(tmp_path))

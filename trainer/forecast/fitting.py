@@ -26,7 +26,7 @@ import torch
 from trainer.forecast.errors import FitError, ForecastError
 from trainer.forecast.fitted import FittedLaw, decay_start, extent
 from trainer.forecast.laws import AnnealingLaw, MultiPowerLaw, law_named, warmup_updates
-from trainer.forecast.runs import TRAIN_LOSS, RunCurve, read_run, run_folders
+from trainer.forecast.runs import EVAL_LOSS, TRAIN_LOSS, RunCurve, read_run, run_folders
 
 __all__ = ["HUBER_DELTA", "fit_law", "fit_curves"]
 
@@ -84,6 +84,14 @@ def _curves(runs, loss: str, lr_column: str | None) -> list[RunCurve]:
     curves = given + [read_run(run, loss=loss, lr_column=lr_column) for run in folders]
     if len({curve.loss_column for curve in curves}) > 1:  # "auto" chose differently: fit every run on one curve
         curves = _one_loss(curves)
+    if loss == "auto" and curves and curves[0].loss_column == TRAIN_LOSS:  # say once which loss, and why
+        fewest = min(curves, key=lambda curve: curve.evaluations)
+        why = (
+            f"no run logged {EVAL_LOSS}"
+            if not any(curve.evaluations for curve in curves)
+            else f"{fewest.name} logged {fewest.evaluations} {EVAL_LOSS} value(s), too few to fit (--loss eval to try)"
+        )
+        warnings.warn(f"fitting the training loss ({TRAIN_LOSS}): {why}", stacklevel=3)
     return curves
 
 
@@ -298,9 +306,16 @@ def _degenerate(fitted: FittedLaw, floor: float) -> str:
     if l0 < DEGENERATE_L0 * floor:
         return (
             f"L0 = {l0:.3g}, under {DEGENERATE_L0:.0%} of the smallest loss fitted ({floor:.4g}): the runs do not pin "
-            "the loss the law tends to (fit the eval loss, longer runs, or several runs)"
+            f"the loss the law tends to ({_remedies(fitted)})"
         )
     return ""
+
+
+def _remedies(fitted: FittedLaw) -> str:
+    """What would pin a degenerate law: longer runs, several runs, and the eval loss only when the training loss
+    was fitted on runs that logged one."""
+    evaluated = fitted.loss_column == TRAIN_LOSS and any(run.get("evaluations") for run in fitted.runs)
+    return ("fit the eval loss, " if evaluated else "") + "longer runs, or several runs"
 
 
 def _problem(fitted: FittedLaw, objective: float, settling: float, max_error: float, floor: float = 0.0) -> str:
@@ -357,4 +372,6 @@ def _run_record(law, parameters: dict[str, float], curve: RunCurve, lr_scale: fl
         "s2": s2,
         "decay_s1": decay_start(curve.lrs / lr_scale),
         "final_loss": float(curve.losses[-1]),
+        "evaluations": curve.evaluations,
+        **({} if curve.samples_per_batch is None else {"samples_per_batch": curve.samples_per_batch}),
     }
