@@ -289,6 +289,7 @@ def test_optimize_recommends_a_monotone_schedule_that_trains_as_forecast(run, ca
     lrs = found.best.lrs
     peak = int(torch.argmax(lrs))
     assert bool((lrs[peak + 1 :] <= lrs[peak:-1]).all())  # monotone after the warmup
+    assert int((lrs[peak:-1] <= 1e-6 * lrs.max()).sum()) == 0  # no update waits at lr 0 (the last may reach it)
     (again,) = forecast_config(law, CONFIG, overrides=[*SETS, found.setting], budgets=["1dur"])
     assert again.final_loss == pytest.approx(found.best.final_loss, rel=1e-12)
     assert found.apart in (True, False)
