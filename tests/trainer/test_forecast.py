@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import warnings
 from pathlib import Path
 from statistics import NormalDist
 
@@ -178,6 +179,21 @@ def test_a_later_decrease_to_lr_0_does_not_change_an_earlier_loss(gamma):
         truth(law, parameters, to_zero_lr, [4], reference=1.0).tolist()
         != truth(law, parameters, to_quarter, [4], reference=1.0).tolist()
     )  # at the drop itself, the two differ
+
+
+@pytest.mark.parametrize(("gamma", "near"), [(0.5, 1e-12), (3.0, 1e-9), (6.0, 1e-9)])
+def test_a_forecast_of_a_decay_to_exactly_0_is_the_limit_of_decays_to_nearly_0(gamma, near):
+    """At every gamma (for gamma > 1 the last decrease, to 0, counts in full: its limit is 1, not 0), the forecast
+    of a linear decay that ends at exactly lr 0 is that of the same decay ending at ``near`` of the peak (small
+    enough that its term is within 1e-9 of the limit)."""
+    runs = [{"s1": 1e3, "s2": 1e3, "peak_lr": 0.01}]
+    parameters = {**MULTI_POWER, "gamma": gamma}
+    fitted = FittedLaw(MultiPowerLaw(), parameters, 0.01, 0.003, 0.003, 50, "eval/loss", "lr/group0", runs)
+    zero = to_zero(200, decay=0.3)
+    counts = torch.arange(1, 201, dtype=torch.float64)
+    nearly = torch.cat([zero[:-1], torch.tensor([near * 0.01], dtype=torch.float64)])  # only its last lr is 0
+    at_zero, at_near = (forecast_lrs(fitted, lrs, counts, "sample", label="to 0") for lrs in (zero, nearly))
+    assert at_zero.losses.tolist() == pytest.approx(at_near.losses.tolist(), rel=1e-8)
 
 
 def test_the_multi_power_law_at_lr_0_is_the_limit_of_its_terms():
@@ -439,3 +455,22 @@ def test_a_gap_in_the_batches_is_refused(tmp_path):
         ForecastError, match=r"2 of batches 1\.\.40 have no row \(the first: 7\): the lr curve has a gap"
     ):
         read_run(folder)
+
+
+def test_a_run_without_an_eval_loss_says_the_training_loss_is_fitted_and_advises_nothing_it_cannot_give(tmp_path):
+    """Without an eval loss the training loss is fitted, and said once; a degenerate fit then advises longer or
+    more runs, not the eval loss the run does not have (a run that has one is advised to fit it)."""
+    plain = write_metrics(tmp_path / "plain", [row for row in logged_rows() if "eval/loss" not in row], HEADER)
+    with pytest.warns(UserWarning) as said, pytest.raises(FitError) as failed:  # a pure power law: L0 -> 0
+        fit_law([plain])
+    assert [str(w.message) for w in said] == ["fitting the training loss (train/loss): no run logged eval/loss"]
+    assert str(failed.value).endswith("(longer runs, or several runs) on " + str(plain))
+    rows = [row for row in logged_rows() if row["batch"] <= 20 or "eval/loss" not in row]  # 5 evaluations
+    few = write_metrics(tmp_path / "few", rows, HEADER)
+    with pytest.warns(UserWarning, match=r"few logged 5 eval/loss value\(s\), too few to fit \(--loss eval to try\)"):
+        with pytest.raises(FitError, match=r"\(fit the eval loss, longer runs, or several runs\)"):
+            fit_law([few])
+    evaluated = write_metrics(tmp_path / "evaluated", logged_rows(), HEADER)
+    with warnings.catch_warnings(), pytest.raises(FitError, match=r"\(fit the eval loss, longer runs, or several"):
+        warnings.simplefilter("error")  # the training loss chosen: no note
+        fit_law([evaluated], loss="train")

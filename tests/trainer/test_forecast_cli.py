@@ -127,6 +127,14 @@ def test_a_target_and_a_grid_choose_with_the_forecasts(run, capsys):
         (["{run}/forecast-law.json", "--decay", "0.9"], "cadence: error: {run}/forecast-law.json is a saved law"),
         (["{run}", "--save", "{run}/missing/law.json"], "cadence: error: --save {run}/missing/law.json: the folder"),
         (
+            ["{run}/forecast-law.json", "--config", "{config}", "--budgets", "0.5dur", "1dur", "--optimize"],
+            "cadence: error: --optimize forecasts at one budget: give one value to --budgets",
+        ),
+        (
+            ["{run}/forecast-law.json", "--config", "{config}", "--ssr", "0.5", "1", "--grid", f"{COSINE}.alpha_f=0.1"],
+            "cadence: error: --grid forecasts at one budget: give one value to --ssr",
+        ),
+        (
             ["{run}/forecast-law.json", "--config", "{config}", "--grid", f"{COSINE}.alpha_f=0.1,0.2"],
             f"cadence: error: --grid {COSINE}.alpha_f: the config's schedule 0 is WarmupStableDecayScheduler, not",
         ),
@@ -152,6 +160,88 @@ def test_a_target_that_is_no_loss_is_one_line_naming_the_flag(capsys, target):
     assert capsys.readouterr().err == (
         f"cadence forecast: error: argument --target: --target={target!r} must be a finite number > 0 "
         "(see cadence forecast --help)\n"
+    )
+
+
+@pytest.mark.parametrize("flag", ["--width", "--height"])
+def test_a_count_flag_is_checked_under_its_own_name(capsys, flag):
+    with pytest.raises(SystemExit) as exited:
+        main(["forecast", "nowhere", flag, "0"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err == (
+        f"cadence forecast: error: argument {flag}: {flag}='0' must be an integer >= 1 (see cadence forecast --help)\n"
+    )
+
+
+def test_the_same_run_given_twice_is_counted_once(run, tmp_path, capsys):
+    """Given twice (or a copy of it under another name), a run is fitted once, with a one-line note: the same fit
+    as the run alone."""
+    alone = tmp_path / "alone.json"
+    assert forecast(capsys, str(run), "--save", str(alone))[0] == 0
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / "metrics.csv").write_bytes((run / "metrics.csv").read_bytes())
+    for again in (run, copy):
+        twice = tmp_path / "twice.json"
+        status, out, err = forecast(capsys, str(run), str(again), "--save", str(twice))
+        assert status == 0, err
+        assert (
+            err == f"cadence: warning: {again}: every point is also an earlier run's (the same run given twice?): "
+            "counted once\n"
+        )
+        assert "of 1 run(s)" in out
+        assert load_law(twice).parameters == pytest.approx(load_law(alone).parameters, rel=1e-9)
+        assert [r["folder"] for r in load_law(twice).runs] == [str(run)]
+
+
+def test_an_lr_that_is_zero_everywhere_is_one_line_and_writes_nothing(run, tmp_path, capsys):
+    lines = (run / "metrics.csv").read_text().splitlines()
+    column = lines[0].split(",").index("lr/group0")
+    rows = [line.split(",") for line in lines[1:]]
+    for row in rows:
+        if row[column] != "":
+            row[column] = "0.0"
+    (tmp_path / "metrics.csv").write_text("\n".join([lines[0], *(",".join(row) for row in rows)]) + "\n")
+    status, out, err = forecast(capsys, str(tmp_path))
+    assert status == 2 and out == ""
+    assert err == (
+        f"cadence: error: {tmp_path / 'metrics.csv'}: lr/group0 is 0 at every batch: not the lr of a training run "
+        "(nothing trained, no law applies)\n"
+    )
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["metrics.csv"]
+
+
+def test_a_budget_that_ends_in_its_warmup_is_one_line_and_no_forecast(run, capsys):
+    """The law is fitted after the warmup: a run whose lr still rises at its end is outside what it can say."""
+    if not (run / "forecast-law.json").exists():
+        assert forecast(capsys, str(run))[0] == 0
+    warmup = "trainer.init.schedulers=[{CosineAnnealingWithWarmupScheduler: {t_warmup: 30ba}}]"
+    status, out, err = forecast(
+        capsys, str(run / "forecast-law.json"), "--config", str(CONFIG), *sets(warmup), "--budgets", "20ba", "0.5dur"
+    )
+    assert status == 2 and out == ""
+    assert err.splitlines()[-1] == (
+        "cadence: error: max_duration-20ba: the run ends in its warmup (its lr still rises at its last batch, 20): "
+        "outside what the fit can say (the law is fitted after the warmup); give a budget past the warmup"
+    )
+    status, out, err = forecast(
+        capsys, str(run / "forecast-law.json"), "--config", str(CONFIG), *sets(warmup), "--budgets", "31ba"
+    )
+    assert status == 0 and "max_duration-31ba" in out  # one update past the warmup: forecast
+
+
+def test_another_batch_size_than_the_fitted_runs_is_one_line(run, capsys):
+    """The law counts updates: a config whose batches hold other samples than the fitted runs' (their sample
+    column: 64 a batch) is refused, naming both."""
+    if not (run / "forecast-law.json").exists():
+        assert forecast(capsys, str(run))[0] == 0
+    assert load_law(run / "forecast-law.json").runs[0]["samples_per_batch"] == 64
+    halved = "trainer.fit.train_dataloader.kwargs.batch_size=32"
+    status, out, err = forecast(capsys, str(run / "forecast-law.json"), "--config", str(CONFIG), *sets(halved))
+    assert status == 2 and out == ""
+    assert err == (
+        f"cadence: error: {CONFIG}: its batches hold 32 samples, the fitted runs' 64: the law counts updates, and "
+        "another batch size changes what an update is (fit on runs of this batch size)\n"
     )
 
 
@@ -199,6 +289,7 @@ def test_optimize_recommends_a_monotone_schedule_that_trains_as_forecast(run, ca
     lrs = found.best.lrs
     peak = int(torch.argmax(lrs))
     assert bool((lrs[peak + 1 :] <= lrs[peak:-1]).all())  # monotone after the warmup
+    assert int((lrs[peak:-1] <= 1e-6 * lrs.max()).sum()) == 0  # no update waits at lr 0 (the last may reach it)
     (again,) = forecast_config(law, CONFIG, overrides=[*SETS, found.setting], budgets=["1dur"])
     assert again.final_loss == pytest.approx(found.best.final_loss, rel=1e-12)
     assert found.apart in (True, False)

@@ -13,7 +13,7 @@ import torch
 
 from schedulers import Schedule
 from trainer.forecast import AnnealingLaw, FittedLaw, MultiPowerLaw
-from trainer.forecast.monotone import Knots, best_curve, final_loss, simplest_curve, simplify
+from trainer.forecast.monotone import Knots, best_curve, final_loss, simplest_curve, simplify, trained_loss
 from trainer.forecast.optimize import piecewise_schedule
 
 MULTI_POWER = dict(L0=1.4, A=3.0, alpha=0.45, B=0.4, C=0.5, beta=0.6, gamma=0.4)
@@ -89,6 +89,46 @@ def test_the_simplest_curve_has_fewer_pieces_and_nearly_the_optimums_loss():
     assert all(b <= a for a, b in zip(simple.values[:-1], simple.values[1:], strict=True))
     optimum = loss_of(law, follow(free, lrs, positions))
     assert loss_of(law, follow(simple, lrs, positions)) <= optimum * (1 + 1e-3) + 1e-9
+
+
+@pytest.mark.parametrize("name", list(LAWS))
+def test_the_simplest_curves_values_are_refitted_not_the_free_curves_at_its_knots(name):
+    """The schedule written out keeps the simplified knots' positions, but their values are optimized again
+    under the law: it forecasts lower than the free curve's own values at those knots."""
+    law = LAWS[name]
+    lrs, positions = cosine_run()
+    free = best_curve(law, lrs, positions, knots=20)
+    simple = simplest_curve(law, lrs, positions, free, within=1e-3)
+    at_knots = Knots(simple.positions, tuple(free.at(torch.tensor(simple.positions, dtype=torch.float64)).tolist()))
+    assert len(simple.values) < len(free.values)
+    objective = trained_loss(law)  # what the knots are optimized for
+    with torch.no_grad():
+        refitted, copied = (float(objective(follow(c, lrs, positions) / PEAK)) for c in (simple, at_knots))
+    assert refitted < copied - 1e-7
+
+
+@pytest.mark.parametrize("name", list(LAWS))
+def test_the_recommended_curve_trains_every_update_it_holds(name):
+    """An update at lr 0 trains nothing: the curve written out never holds lr 0 (at most its last update reaches
+    it), though the annealing law, reading its decreases by updates, would credit waiting there."""
+    law = LAWS[name]
+    lrs, positions = cosine_run()
+    free = best_curve(law, lrs, positions, knots=20)
+    for curve in (free, simplest_curve(law, lrs, positions, free)):
+        after = follow(curve, lrs, positions)[20:]
+        assert int((after <= 1e-6 * PEAK).sum()) <= 1, curve
+
+
+def test_the_annealing_objective_realizes_a_decrease_over_the_area_trained_after_it():
+    """At the peak lr the objective is the law's own loss; a drop to 0 followed by waiting realizes nothing more
+    there, while the law's own loss (by updates) keeps falling."""
+    law = LAWS["annealing, fitted momentum"]
+    objective, own = trained_loss(law), final_loss(law)
+    stable = torch.ones(50, dtype=torch.float64)
+    assert float(objective(stable)) == pytest.approx(float(own(stable)), rel=1e-12)
+    dropped = [torch.cat([torch.ones(40), torch.zeros(n)]).to(torch.float64) for n in (1, 10)]
+    assert float(objective(dropped[1])) == pytest.approx(float(objective(dropped[0])), rel=1e-12)
+    assert float(own(dropped[1])) < float(own(dropped[0])) - 1e-4
 
 
 def test_simplify_keeps_the_knots_a_curve_bends_at_and_stays_within_its_tolerance():

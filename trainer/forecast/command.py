@@ -126,8 +126,8 @@ def _forecasts(law: FittedLaw, args: argparse.Namespace) -> tuple[list[Forecast]
         return _optimize(law, args, common)
     if args.grid:
         key, values = _grid(args.grid)
-        budget = _one(args.budgets, "--budgets")
-        ssr = _one(args.ssr, "--ssr")
+        budget = _one(args.budgets, "--budgets", "--grid")
+        ssr = _one(args.ssr, "--ssr", "--grid")
         found, best = best_of_grid(law, args.config, key, values, budget=budget, ssr=ssr, **common)
         return found, [
             f"best of the grid: {found[best].label} (forecast {found[best].final_loss:.4f})",
@@ -146,7 +146,8 @@ def _optimize(law: FittedLaw, args: argparse.Namespace, common: dict) -> tuple[l
 
     if args.grid or args.target is not None:
         raise ForecastError("--optimize chooses a schedule at one budget: give it without --grid and --target")
-    found = recommend(law, args.config, budget=_one(args.budgets, "--budgets"), ssr=_one(args.ssr, "--ssr"), **common)
+    one = dict(budget=_one(args.budgets, "--budgets", "--optimize"), ssr=_one(args.ssr, "--ssr", "--optimize"))
+    found = recommend(law, args.config, **one, **common)
     ranked = sorted(found.tried, key=lambda f: f.final_loss)[:5]
     shown = f"{found.best.final_loss:.4f} ({_band(found.best)})"
     lines = [
@@ -259,11 +260,12 @@ def _grid(text: str) -> tuple[str, list[str]]:
     return key.strip(), items
 
 
-def _one(values, option: str):
+def _one(values, option: str, asking: str):
+    """The one value of ``option`` that ``asking`` (``--grid``, ``--optimize``) works at, or None."""
     if not values:
         return None
     if len(values) > 1:
-        raise ForecastError(f"--grid forecasts at one budget: give one value to {option}")
+        raise ForecastError(f"{asking} forecasts at one budget: give one value to {option}")
     return values[0]
 
 

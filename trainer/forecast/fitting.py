@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Sequence
 
 import attrs
@@ -25,7 +26,7 @@ import torch
 from trainer.forecast.errors import FitError, ForecastError
 from trainer.forecast.fitted import FittedLaw, decay_start, extent
 from trainer.forecast.laws import AnnealingLaw, MultiPowerLaw, law_named, warmup_updates
-from trainer.forecast.runs import TRAIN_LOSS, RunCurve, read_run, run_folders
+from trainer.forecast.runs import EVAL_LOSS, TRAIN_LOSS, RunCurve, read_run, run_folders
 
 __all__ = ["HUBER_DELTA", "fit_law", "fit_curves"]
 
@@ -83,6 +84,14 @@ def _curves(runs, loss: str, lr_column: str | None) -> list[RunCurve]:
     curves = given + [read_run(run, loss=loss, lr_column=lr_column) for run in folders]
     if len({curve.loss_column for curve in curves}) > 1:  # "auto" chose differently: fit every run on one curve
         curves = _one_loss(curves)
+    if loss == "auto" and curves and curves[0].loss_column == TRAIN_LOSS:  # say once which loss, and why
+        fewest = min(curves, key=lambda curve: curve.evaluations)
+        why = (
+            f"no run logged {EVAL_LOSS}"
+            if not any(curve.evaluations for curve in curves)
+            else f"{fewest.name} logged {fewest.evaluations} {EVAL_LOSS} value(s), too few to fit (--loss eval to try)"
+        )
+        warnings.warn(f"fitting the training loss ({TRAIN_LOSS}): {why}", stacklevel=3)
     return curves
 
 
@@ -110,6 +119,19 @@ def _unshared(curves: Sequence[RunCurve]) -> list[RunCurve]:
             for i, (u, value) in enumerate(zip(curve.updates.tolist(), curve.losses.tolist(), strict=True)):
                 keep[i] &= not (u <= same and known.get(u) == value)
         kept.append(attrs.evolve(curve, updates=curve.updates[keep], losses=curve.losses[keep]))
+    return kept
+
+
+def _counted_once(curves: Sequence[RunCurve]) -> list[RunCurve]:
+    """:func:`_unshared`, leaving out (with a one-line warning) a run whose every point is an earlier run's: the
+    same run given twice (or a copy of it) is counted once."""
+    kept = []
+    for curve, unshared in zip(curves, _unshared(curves), strict=True):
+        if len(curve.losses) and not len(unshared.losses):
+            message = f"{curve.name}: every point is also an earlier run's (the same run given twice?): counted once"
+            warnings.warn(message, stacklevel=3)
+            continue
+        kept.append(unshared)
     return kept
 
 
@@ -159,7 +181,10 @@ def fit_curves(curves: Sequence[RunCurve], *, law: AnnealingLaw | MultiPowerLaw,
     if not curves:
         raise ForecastError("no run to fit: give at least one run folder")
     _check_columns(curves)
-    curves = [_after_warmup(curve) for curve in _unshared(curves)]
+    lr_scale = max(float(curve.lrs.max()) for curve in curves)
+    if not lr_scale > 0:
+        raise ForecastError(f"the lr of {', '.join(c.name for c in curves)} is 0 throughout: no law applies")
+    curves = [_after_warmup(curve) for curve in _counted_once(curves)]
     points = sum(len(curve.losses) for curve in curves)
     needed = 2 * len(law.parameters)
     if points < needed:
@@ -169,9 +194,10 @@ def fit_curves(curves: Sequence[RunCurve], *, law: AnnealingLaw | MultiPowerLaw,
             f"{points} {curves[0].loss_column} point(s) in {names}: fitting the {law.name} law "
             f"({len(law.parameters)} parameters) needs at least {needed}{hint}"
         )
-    lr_scale = max(float(curve.lrs.max()) for curve in curves)
-    if not lr_scale > 0:
-        raise ForecastError(f"the lr of {', '.join(c.name for c in curves)} is 0 throughout: no law applies")
+    for curve in curves:
+        if not len(curve.losses):
+            warnings.warn(f"{curve.name}: no loss point after its warmup: left out of the fit", stacklevel=2)
+    curves = [curve for curve in curves if len(curve.losses)]
     areas = [law.areas(curve.lrs / lr_scale) for curve in curves]
     data = [(law.at(a, curve.updates), curve.losses) for a, curve in zip(areas, curves, strict=True)]
     threads = torch.get_num_threads()
@@ -280,9 +306,16 @@ def _degenerate(fitted: FittedLaw, floor: float) -> str:
     if l0 < DEGENERATE_L0 * floor:
         return (
             f"L0 = {l0:.3g}, under {DEGENERATE_L0:.0%} of the smallest loss fitted ({floor:.4g}): the runs do not pin "
-            "the loss the law tends to (fit the eval loss, longer runs, or several runs)"
+            f"the loss the law tends to ({_remedies(fitted)})"
         )
     return ""
+
+
+def _remedies(fitted: FittedLaw) -> str:
+    """What would pin a degenerate law: longer runs, several runs, and the eval loss only when the training loss
+    was fitted on runs that logged one."""
+    evaluated = fitted.loss_column == TRAIN_LOSS and any(run.get("evaluations") for run in fitted.runs)
+    return ("fit the eval loss, " if evaluated else "") + "longer runs, or several runs"
 
 
 def _problem(fitted: FittedLaw, objective: float, settling: float, max_error: float, floor: float = 0.0) -> str:
@@ -339,4 +372,6 @@ def _run_record(law, parameters: dict[str, float], curve: RunCurve, lr_scale: fl
         "s2": s2,
         "decay_s1": decay_start(curve.lrs / lr_scale),
         "final_loss": float(curve.losses[-1]),
+        "evaluations": curve.evaluations,
+        **({} if curve.samples_per_batch is None else {"samples_per_batch": curve.samples_per_batch}),
     }

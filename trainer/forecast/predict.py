@@ -13,6 +13,7 @@ config's horizon, ``600ba``, ``2e6tok``) or a scale schedule ratio.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -23,7 +24,7 @@ import torch
 
 from timeunits import Time
 from trainer.forecast.errors import ForecastError
-from trainer.forecast.fitted import FittedLaw
+from trainer.forecast.fitted import PEAK_MARGIN, FittedLaw
 from trainer.forecast.laws import warmup_updates
 from trainer.sweep.plan import MAX_DURATION, SSR, Budget, config_budgets
 
@@ -166,8 +167,9 @@ def forecast_lrs(
         covariance) and the law's range warnings for these lrs.
 
     Raises:
-        ForecastError: When the lr is 0 throughout (no law applies) or the law's loss is not finite on this
-            curve; from :meth:`FittedLaw.predict`, when the fit failed.
+        ForecastError: When the lr is 0 throughout (no law applies), the run ends in its warmup (the lr still rises
+            at its last update: the law is fitted after the warmup) or the law's loss is not finite on this curve;
+            from :meth:`FittedLaw.predict`, when the fit failed.
 
     >>> from trainer.forecast.laws import AnnealingLaw
     >>> law = FittedLaw(AnnealingLaw(0.9), {"L0": 2.0, "A": 1.0, "alpha": 0.5, "C": 0.1}, 0.1, 0.01, 0.01, 3,
@@ -180,6 +182,11 @@ def forecast_lrs(
     updates = law_updates(lrs)
     if len(updates) == 0:
         raise ForecastError(f"{label}: the run's lr is 0 throughout: no law applies")
+    if _ends_in_warmup(law, lrs):
+        raise ForecastError(
+            f"{label}: the run ends in its warmup (its lr still rises at its last batch, {len(lrs)}): outside what "
+            "the fit can say (the law is fitted after the warmup); give a budget past the warmup"
+        )
     losses = law.predict(lrs, updates)
     if not torch.isfinite(losses).all():
         raise ForecastError(f"{label}: the law's loss is not finite on this run's lr curve")
@@ -188,8 +195,18 @@ def forecast_lrs(
     return Forecast(label, lrs, counts, unit, updates, losses, tuple(law.range_warnings(lrs)), budget, low, high)
 
 
+def _ends_in_warmup(law: FittedLaw, lrs: torch.Tensor) -> bool:
+    """Whether a run's lr still rises at its last update, below the fitted runs' peak (more than the 5% a peak
+    may differ by unflagged): its warmup has not ended, and the law, fitted after the warmup, says nothing there."""
+    if len(lrs) < 2 or warmup_updates(lrs) < len(lrs) - 1 or not float(lrs[-1]) > float(lrs[-2]):
+        return False
+    peaks = [run["peak_lr"] for run in law.runs if run.get("peak_lr")]
+    return not peaks or float(lrs[-1]) < min(peaks) * (1 - PEAK_MARGIN)
+
+
 def _previewed(config: str | os.PathLike, overrides: Sequence[str], flags: Any, lr_column: str):
-    """The lr of every update of the config's run, and the samples or tokens after each (the trainer's preview)."""
+    """The lr of every update of the config's run, the samples or tokens after each (the trainer's preview), their
+    unit, and the samples of a batch (the median)."""
     from trainer.config import trainer_from_command_line
     from trainer.plot_config import simulate_config_run
 
@@ -206,7 +223,20 @@ def _previewed(config: str | os.PathLike, overrides: Sequence[str], flags: Any, 
         lrs = torch.full((batches,), float(groups[group]["lr"]), dtype=torch.float64)
     counted = run.tokens if run.tokens is not None and int(run.tokens.sum()) > 0 else run.samples
     unit = "token" if counted is run.tokens else "sample"
-    return lrs, torch.cumsum(counted, 0), unit
+    return lrs, torch.cumsum(counted, 0), unit, float(run.samples.to(torch.float64).median())
+
+
+def _check_batch_size(law: FittedLaw, config: str | os.PathLike, samples_per_batch: float) -> None:
+    """A config whose batches hold another number of samples than the fitted runs' is one line: the law counts
+    updates, and another batch size changes what an update is (docs/forecast.md, "When not to trust a forecast").
+    Runs logged without a ``sample`` column (and laws saved before it was recorded) are not checked."""
+    fitted = sorted({run["samples_per_batch"] for run in law.runs if run.get("samples_per_batch") is not None})
+    if fitted and not any(math.isclose(samples_per_batch, value, rel_tol=1e-9) for value in fitted):
+        theirs = " or ".join(f"{value:g}" for value in fitted)
+        raise ForecastError(
+            f"{config}: its batches hold {samples_per_batch:g} samples, the fitted runs' {theirs}: the law counts "
+            "updates, and another batch size changes what an update is (fit on runs of this batch size)"
+        )
 
 
 def forecaster(
@@ -241,7 +271,8 @@ def forecaster(
 
     def forecast(budget: Budget | None, label: str, extra: Sequence[str] = ()) -> Forecast:
         sets = [*overrides, *extra] + ([] if budget is None else [budget.override])
-        lrs, counts, unit = _previewed(config, sets, flags, law.lr_column)
+        lrs, counts, unit, samples_per_batch = _previewed(config, sets, flags, law.lr_column)
+        _check_batch_size(law, config, samples_per_batch)
         return forecast_lrs(law, lrs, counts, unit, label=label, budget=budget)
 
     return forecast

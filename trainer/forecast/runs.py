@@ -60,6 +60,9 @@ class RunCurve:
         lr_column: The CSV column the lrs come from (``lr/group<i>``).
         counts: The tokens (else samples) trained after each batch, for the pictures' x axis; None when unknown.
         unit: What ``counts`` counts: ``"token"`` or ``"sample"``.
+        samples_per_batch: The samples of a batch (the median over the run's batches, from the ``sample``
+            column: what an update is); None when the log does not count samples.
+        evaluations: How many ``eval/loss`` values the run logged (whichever loss is read).
 
     Returns:
         The curves a law is fitted to (:func:`read_run` builds it): frozen, its tensors on the CPU.
@@ -78,6 +81,8 @@ class RunCurve:
     lr_column: str
     counts: torch.Tensor | None = None  # the tokens (else samples) trained after each batch, for pictures
     unit: str = "sample"
+    samples_per_batch: float | None = None  # what an update is: another batch size is another law
+    evaluations: int = 0  # eval/loss values logged: whether the eval loss is there to fit
 
     @property
     def name(self) -> str:
@@ -206,6 +211,8 @@ def read_run(run: str | os.PathLike, *, loss: str = "auto", lr_column: str | Non
         loss_column,
         column,
         *_counts(trained),
+        _samples_per_batch(trained),
+        sum(1 for row in rows if row.get(EVAL_LOSS, "") != ""),
     )
 
 
@@ -258,6 +265,14 @@ def _counts(trained: dict[int, dict[str, str]]) -> tuple[torch.Tensor, str]:
     return torch.tensor([float(row.get(unit) or 0) for row in rows], dtype=torch.float64), unit
 
 
+def _samples_per_batch(trained: dict[int, dict[str, str]]) -> float | None:
+    """The median of the samples each batch added (the ``sample`` column counts them after each), or None."""
+    samples = [float(trained[batch].get("sample") or "nan") for batch in sorted(trained)]
+    if not samples or not all(math.isfinite(value) for value in samples) or samples[-1] <= 0:
+        return None
+    return float(torch.tensor(samples, dtype=torch.float64).diff(prepend=torch.zeros(1)).median())
+
+
 def _lr_column(path: Path, header: list[str], wanted: str | None) -> str:
     columns = lr_columns(header)
     if wanted is None:
@@ -292,4 +307,8 @@ def _lrs(path: Path, trained: dict[int, dict[str, str]], column: str) -> torch.T
         if not math.isfinite(value) or value < 0:
             raise ForecastError(f"{path}: {column} of batch {batch} is {cell!r}: expected a finite lr >= 0")
         values.append(value)
+    if not any(values):
+        raise ForecastError(
+            f"{path}: {column} is 0 at every batch: not the lr of a training run (nothing trained, no law applies)"
+        )
     return torch.tensor(values, dtype=torch.float64)
