@@ -15,19 +15,16 @@ plot, serialization, expressions) and the front ends in ``schedulers.cerebras`` 
 # known to the registry, which itself imports no front end.
 from schedulers import cerebras as _cerebras  # noqa: F401  (registers the Cerebras names)
 from schedulers import sambaflow as _sambaflow  # noqa: F401  (registers the SambaFlow names)
-from schedulers.core.base import FunctionSchedule, Schedule, as_schedule
-from schedulers.core.clock import Clock
-from schedulers.core.compile import compile_scheduler
+from schedulers.core.clock import Clock, SchedulerState
 from schedulers.core.composition import Product, Sequence, Warmup
 from schedulers.core.evaluate import evaluate_run, run_timeline
+from schedulers.core.names import UnknownSchedulerError, get_scheduler, register_scheduler, registered_schedulers
 from schedulers.core.plateau import PlateauScheduler
-from schedulers.core.registry import UnknownSchedulerError, get_scheduler, register_scheduler, registered_schedulers
-from schedulers.core.resolution import MissingDataloaderLenError
-from schedulers.core.run import Run
+from schedulers.core.run import MissingDataloaderLenError, Run, ScheduleState
+from schedulers.core.schedule import FunctionSchedule, Schedule, as_schedule
 from schedulers.core.schedule_arguments import FrozenScheduleError
 from schedulers.core.schedule_config import ScheduleConfigError
-from schedulers.core.state import SchedulerState, ScheduleState
-from schedulers.core.torch_scaling import scale_pytorch_scheduler
+from schedulers.core.torch_scheduler import compile_scheduler, scale_pytorch_scheduler
 from schedulers.families.composer import (
     ConstantScheduler,
     ConstantWithWarmupScheduler,

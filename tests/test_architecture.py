@@ -119,9 +119,9 @@ if TYPE_CHECKING:
 else:
     from trainer import loop
 def later():
-    from trainer.state import TrainerState
+    from trainer.preview import Preview
 """
-    assert _imports_in(source, "trainer.example") == {"timeunits", "trainer.trainer", "trainer.loop", "trainer.state"}
+    assert _imports_in(source, "trainer.example") == {"timeunits", "trainer.trainer", "trainer.loop", "trainer.preview"}
 
 
 def test_imports_count_the_packages_they_run() -> None:
@@ -175,17 +175,6 @@ def test_forecast_and_sweep_import_one_way() -> None:
         if module.startswith("trainer.sweep")
     }
     assert not {module: found for module, found in sweep_to_forecast.items() if found}
-
-
-# Imports a layer allows that a rule of docs/architecture.md forbids.
-FORBIDDEN = {
-    ("schedulers.core.compile", "schedulers.core.plateau"): "the core knows listeners by protocol, not the plateau",
-}
-
-
-@pytest.mark.parametrize("importer, imported", list(FORBIDDEN))
-def test_forbidden_imports(importer: str, imported: str) -> None:
-    assert imported not in GRAPH[importer], f"{importer} imports {imported}: {FORBIDDEN[importer, imported]}"
 
 
 def test_the_config_reading_sits_below_the_trainer() -> None:

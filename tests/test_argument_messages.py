@@ -1,6 +1,6 @@
 """One mistake, one message: every door that reads a schedule from text (``Schedule.from_config``, the trainer's
 YAML, ``cadence fit --set``, a ``python -m schedulers plot`` expression) checks its arguments with
-``schedulers.core.signatures.call_problem`` and its name with the registry, so the text after each door's location
+``schedulers.core.schedule_config.call_problem`` and its name with the registry, so the text after each door's location
 prefix is the same (docs/architecture.md, "A config is read once")."""
 
 from __future__ import annotations

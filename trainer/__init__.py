@@ -37,11 +37,11 @@ __all__ = [
 def __getattr__(name: str) -> object:
     if name not in __all__:
         raise AttributeError(f"module 'trainer' has no attribute {name!r}")
+    from schedulers.core.clock import TrainerState
     from trainer.callbacks import Callback, LRMonitor, ProgressBar
     from trainer.early_stopping import EarlyStopping
     from trainer.loggers import CSVLogger, LoggerCallback, TensorBoardLogger
     from trainer.param_groups import apply_adjust_learning_rate, decay_groups, tagged_groups
-    from trainer.state import TrainerState
     from trainer.sweep import budget_sweep
     from trainer.trainer import Trainer
     from trainer.training import NonFiniteLossError

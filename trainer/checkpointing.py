@@ -16,6 +16,7 @@ from typing import Any, Protocol
 import attrs
 import torch
 
+from schedulers.core.clock import TrainerState
 from schedulers.core.run import Run
 from timeunits import Timestamp
 from trainer import checkpoint_files as checkpoints
@@ -25,7 +26,6 @@ from trainer.data import reshard
 from trainer.distributed import World
 from trainer.loop import Loop
 from trainer.precision import Precision
-from trainer.state import TrainerState
 
 __all__ = [
     "Checkpointed",

@@ -54,11 +54,11 @@ from pathlib import Path
 from typing import Any
 
 from timeunits import TimeUnit
-from trainer.config_reading._build import ConfiguredRun, LossHistory, register_configured, trainer_arguments
+from trainer.config_reading._build import LossHistory, trainer_arguments
 from trainer.config_reading._command_line import apply_overrides, apply_sambaflow_flags, parse_override
 from trainer.config_reading._reading import ConfigError, ConfigWarning, load_config
 from trainer.report import reductions_summary
-from trainer.trainer import Trainer
+from trainer.trainer import ConfiguredTrainer
 
 __all__ = [
     "ConfigError",
@@ -73,41 +73,6 @@ __all__ = [
     "trainer_from_command_line",
     "trainer_from_config",
 ]
-
-
-class ConfiguredTrainer(ConfiguredRun, Trainer):
-    """The :class:`~trainer.Trainer` a config builds: the same trainer, plus ``num_steps`` and a loss history.
-
-    ``num_steps`` (``loop.num_steps``, ``--steps_this_run``) is how many optimizer steps one ``fit()`` takes at
-    most, counted from the timestamp it starts at (after a resume); ``max_duration`` stays the horizon every
-    schedule sees. ``config`` is the configuration it was built from, ``loss_history`` a
-    :class:`~trainer.config.LossHistory`.
-
-    Args:
-        *args: :class:`~trainer.Trainer`'s arguments.
-        num_steps: the optimizer steps one ``fit()`` takes at most (None: up to the horizon).
-        config: the configuration the trainer was built from.
-        **kwargs: :class:`~trainer.Trainer`'s keyword arguments.
-
-    Returns:
-        The trainer; ``fit()`` trains at most ``num_steps`` optimizer steps.
-
-    Raises:
-        TypeError, ValueError: as :class:`~trainer.Trainer` does; :func:`trainer_from_config` reports them as
-            :class:`ConfigError` on key paths.
-
-    Example:
-        >>> config = {"trainer": {"init": {"model": {"factory": "torch.nn:Linear", "kwargs": {"in_features": 2,
-        ...           "out_features": 1}}, "optimizer": {"SGD": {"lr": 0.1}}, "loss_fn": "mse_loss",
-        ...           "progress_bar": False, "loop": {"max_steps": 6, "num_steps": 2}},
-        ...           "fit": {"train_dataloader": "itertools:count"}}}
-        >>> trainer = ConfiguredTrainer.from_config(config)
-        >>> trainer.num_steps, str(trainer.state.max_duration)
-        (2, '6ba')
-    """
-
-
-register_configured(Trainer, ConfiguredTrainer)  # Trainer.from_config builds this class
 
 
 def trainer_from_config(

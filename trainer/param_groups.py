@@ -2,7 +2,7 @@
 
 Every helper returns plain torch param-group dicts (``{"params": [...], "tags": [...], ...}``) to pass to any
 ``torch.optim`` optimizer (or :func:`trainer.optim.configure_optimizer`). The ``"tags"`` entry is a list of str,
-which schedulers' ``param_group_tags`` select on (:mod:`schedulers.core.tags`); a list (not a set) keeps
+which schedulers' ``param_group_tags`` select on (:mod:`schedulers.core.torch_scheduler`); a list (not a set) keeps
 ``optimizer.state_dict()`` loadable with ``torch.load(weights_only=True)``.
 
 - :func:`decay_groups`: weight decay for weight matrices only; biases, other 1-D (and 0-D) parameters and

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from schedulers import Schedule
+from schedulers.core.clock import TrainerState
 from schedulers.core.plateau import preview_note
 from schedulers.core.run import Run
 from schedulers.tools.report import (
@@ -25,7 +26,6 @@ from schedulers.tools.stepped import run_steps, stepped_report_rows
 from trainer.callbacks import CallbackList, ProgressBar
 from trainer.distributed import World
 from trainer.scheduled_run import ScheduledRun
-from trainer.state import TrainerState
 
 __all__ = ["Reported", "announce", "close_progress_bars", "reductions_summary", "say", "schedule_report_and_warnings"]
 

@@ -10,8 +10,9 @@ Entries (docs/stepping.md, docs/trainer.md):
   tagged param groups.
 
 Everything Cadence builds, Cerebras's and SambaFlow's schedulers included, is one kind: a
-:class:`~schedulers.core.group_writer.GroupWriter` (a :class:`~schedulers.core.compile.CompiledScheduler`, or for
-the front ends that count optimizer steps a :class:`~schedulers.core.step_counting.StepCountingScheduler`),
+:class:`~schedulers.core.torch_scheduler.GroupWriter` (a
+:class:`~schedulers.core.torch_scheduler.CompiledScheduler`, or for the front ends that count optimizer steps a
+:class:`~schedulers.core.torch_scheduler.StepCountingScheduler`),
 attached to the trainer's clock and ratio with ``attach_state``. By default it steps once per batch, and a torch
 scheduler the user built steps per epoch unless ``step_schedulers_every_batch=True`` (Composer's default). With
 ``step_schedulers_every_batch=False``, a Cadence schedule is evaluated at each epoch boundary and held for the
@@ -29,15 +30,18 @@ import torch
 from torch.optim.lr_scheduler import LRScheduler, ReduceLROnPlateau
 
 from schedulers import Product, compile_scheduler, scale_pytorch_scheduler
-from schedulers.core.callables import CallableKind, callable_kind
 from schedulers.core.clock import EpochStartView
-from schedulers.core.compile import CompiledScheduler
-from schedulers.core.group_writer import GroupWriter
 from schedulers.core.listening import EvaluationListener, ReduceLROnPlateauListener
 from schedulers.core.plateau import listening
 from schedulers.core.run import Run
-from schedulers.core.step_counting import StepCountingScheduler
-from schedulers.core.tags import matches, normalize_tags
+from schedulers.core.schedule import CallableKind, callable_kind
+from schedulers.core.torch_scheduler import (
+    CompiledScheduler,
+    GroupWriter,
+    StepCountingScheduler,
+    matches,
+    normalize_tags,
+)
 
 __all__ = ["ScheduledRun", "build_schedulers"]
 
@@ -211,7 +215,7 @@ def _classify(entries: Any, optimizer: torch.optim.Optimizer) -> tuple[list[_Ent
     cadence: list[_Entry] = []
     built: list[tuple[str, LRScheduler]] = []
     for label, entry in _entries(entries):
-        kind = callable_kind(entry.schedule)  # the one rule of what a callable is (schedulers.core.callables)
+        kind = callable_kind(entry.schedule)  # the one rule of what a callable is (schedulers.core.schedule)
         if isinstance(entry.schedule, LRScheduler):
             built.append((label, entry.schedule))
         elif kind is CallableKind.SCHEDULE:

@@ -26,12 +26,14 @@ from typing import Any
 import torch
 
 from schedulers import Schedule
+from schedulers.core.clock import TrainerState
 from schedulers.core.listening import Evaluation, EvaluationListener
 from schedulers.core.run import Run
 from schedulers.core.schedule_arguments import integer_argument, number_argument
 from timeunits import Time, TimeUnit
 from trainer import checkpointing, distributed
 from trainer.callbacks import CallbackList, EvalHooks, ProgressBar
+from trainer.config_reading._build import ConfiguredRun, trainer_arguments
 from trainer.data import count_samples, prepare_loader
 from trainer.evaluation import EVAL_METRICS, check_listener, deliver, mean_loss
 from trainer.loggers import LoggerCallback
@@ -43,7 +45,6 @@ from trainer.report import announce, close_progress_bars, say, schedule_report_a
 from trainer.scheduled_run import ScheduledRun, build_schedulers
 from trainer.seeding import seed_everything
 from trainer.signals import exit_status, signal_name, stop_requests
-from trainer.state import TrainerState
 from trainer.trainer_arguments import (
     build_optimizer,
     constant_batch_size,
@@ -57,7 +58,7 @@ from trainer.trainer_arguments import (
 from trainer.training import Training, epoch_batches
 from trainer.writable_paths import check_writable
 
-__all__ = ["Trainer"]
+__all__ = ["ConfiguredTrainer", "Trainer"]
 
 
 class Trainer:
@@ -575,7 +576,8 @@ class Trainer:
     @classmethod
     def from_config(cls, config: dict | str | Path, base_dir: str | Path | None = None, **kwargs: Any) -> Trainer:
         """A ``cls`` built from a Cerebras-style config (a dict, or a YAML file), honouring ``loop.num_steps``;
-        see :mod:`trainer.config` (which builds the arguments without importing this module).
+        see :mod:`trainer.config`. ``Trainer.from_config`` builds a :class:`ConfiguredTrainer`, whatever was imported
+        first; a subclass builds a ``Configured<Name>`` subclass of itself.
 
         Args:
             config: The config: a dict, or the path of a YAML file.
@@ -586,9 +588,8 @@ class Trainer:
         Returns:
             The trainer the config describes.
         """
-        from trainer.config_reading._build import trainer_arguments
-
-        return trainer_arguments(config, base_dir, **kwargs).construct(cls)
+        built = ConfiguredTrainer if cls is Trainer else cls  # the one class a config builds for a Trainer
+        return trainer_arguments(config, base_dir, **kwargs).construct(built)
 
     def _check_schedule_units(self, entries: Any) -> None:
         if self.get_num_tokens is not None:
@@ -606,6 +607,38 @@ class Trainer:
                         f"schedulers[{index}] ({type(schedule).__name__}) counts tokens, but get_num_tokens is None "
                         "(tokens would stay 0)"
                     )
+
+
+class ConfiguredTrainer(ConfiguredRun, Trainer):
+    """The :class:`~trainer.Trainer` a config builds: the same trainer, plus ``num_steps`` and a loss history.
+
+    ``num_steps`` (``loop.num_steps``, ``--steps_this_run``) is how many optimizer steps one ``fit()`` takes at
+    most, counted from the timestamp it starts at (after a resume); ``max_duration`` stays the horizon every
+    schedule sees. ``config`` is the configuration it was built from, ``loss_history`` a
+    :class:`~trainer.config.LossHistory`.
+
+    Args:
+        *args: :class:`~trainer.Trainer`'s arguments.
+        num_steps: the optimizer steps one ``fit()`` takes at most (None: up to the horizon).
+        config: the configuration the trainer was built from.
+        **kwargs: :class:`~trainer.Trainer`'s keyword arguments.
+
+    Returns:
+        The trainer; ``fit()`` trains at most ``num_steps`` optimizer steps.
+
+    Raises:
+        TypeError, ValueError: as :class:`~trainer.Trainer` does; :func:`trainer_from_config` reports them as
+            :class:`ConfigError` on key paths.
+
+    Example:
+        >>> config = {"trainer": {"init": {"model": {"factory": "torch.nn:Linear", "kwargs": {"in_features": 2,
+        ...           "out_features": 1}}, "optimizer": {"SGD": {"lr": 0.1}}, "loss_fn": "mse_loss",
+        ...           "progress_bar": False, "loop": {"max_steps": 6, "num_steps": 2}},
+        ...           "fit": {"train_dataloader": "itertools:count"}}}
+        >>> trainer = ConfiguredTrainer.from_config(config)
+        >>> trainer.num_steps, str(trainer.state.max_duration)
+        (2, '6ba')
+    """
 
 
 def _check_loop_arguments(model: Any, grad_accum: Any, step_schedulers_every_batch: Any) -> int:

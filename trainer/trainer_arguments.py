@@ -14,8 +14,8 @@ from typing import Any
 import torch
 
 from schedulers.core.names import did_you_mean
+from schedulers.core.run import as_max_duration
 from schedulers.core.schedule_arguments import integer_argument
-from schedulers.core.state import as_max_duration
 from schedulers.optim import configure_optimizer
 from timeunits import Time, TimeUnit
 from trainer.data import count_samples

@@ -16,8 +16,8 @@ from torch.optim import Optimizer
 
 from schedulers.cerebras import forms
 from schedulers.cerebras.scheduler import HyperparameterScheduler, StepCount, Tags, UserClosedForm
+from schedulers.core.run import ScheduleState
 from schedulers.core.schedule_arguments import number_argument
-from schedulers.core.state import ScheduleState
 
 __all__ = ["ChainedBase", "ScalePerParamBase", "SequentialBase"]
 

@@ -38,11 +38,10 @@ import warnings
 from torch.optim import Optimizer
 
 from schedulers.cerebras.lr_scheduler import ChainedScheduler, ConstantLR, LRScheduler, ScalePerParamLR, SequentialLR
-from schedulers.core.names import did_you_mean
-from schedulers.core.registry import UnknownSchedulerError, registered_schedulers
+from schedulers.core.names import UnknownSchedulerError, did_you_mean, registered_schedulers
+from schedulers.core.run import ScheduleState
 from schedulers.core.schedule_arguments import number_argument
-from schedulers.core.signatures import call_problem, signature_text
-from schedulers.core.state import ScheduleState
+from schedulers.core.schedule_config import call_problem, signature_text
 from timeunits import is_number
 
 __all__ = ["configure_lr_scheduler"]
@@ -224,7 +223,7 @@ def _construct(
     cls: type[LRScheduler], optimizer: Optimizer, params: dict, where: str, state: ScheduleState | None
 ) -> LRScheduler:
     """``cls(optimizer, **params)``, the arguments checked first by the one checker of every door
-    (:func:`~schedulers.core.signatures.call_problem`), after Cerebras's old names (``decay_steps``, ...)."""
+    (:func:`~schedulers.core.schedule_config.call_problem`), after Cerebras's old names (``decay_steps``, ...)."""
     parameters = list(inspect.signature(cls).parameters)
     if not parameters or parameters[0] != "optimizer":
         raise ValueError(

@@ -30,9 +30,9 @@ import torch
 
 from schedulers.cerebras.steps import StepCount, is_step_count, needs_run, resolve_steps
 from schedulers.core import kernels
-from schedulers.core._ops import ops
+from schedulers.core.kernels import ops
+from schedulers.core.run import ScheduleState
 from schedulers.core.schedule_arguments import choice_argument, integer_argument, number_argument
-from schedulers.core.state import ScheduleState
 from timeunits import Time
 
 _F64 = torch.float64

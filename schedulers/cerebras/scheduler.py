@@ -3,7 +3,7 @@ r"""The one Cerebras scheduler: a form (:mod:`schedulers.cerebras.forms`) writte
 :class:`HyperparameterScheduler` is Cerebras 2.x's ``Scheduler``, for learning rates and weight decays alike
 (``param_group_key``: ``"lr"`` for :class:`~schedulers.cerebras.LRScheduler`, ``"weight_decay"`` for
 :class:`~schedulers.cerebras.WeightDecayScheduler`). It is Cadence's scheduler that counts its own steps
-(:class:`~schedulers.core.step_counting.StepCountingScheduler`); what it adds is what Cerebras documents:
+(:class:`~schedulers.core.torch_scheduler.StepCountingScheduler`); what it adds is what Cerebras documents:
 
 * ``self.last_epoch`` is a 0-d int64 tensor holding the number of ``step()`` calls; construction counts as the
   first call, so it reads 0 after construction (with ``last_epoch=-1``);
@@ -35,10 +35,9 @@ import torch
 from schedulers.cerebras import forms
 from schedulers.cerebras.forms import Form, FormArgumentError
 from schedulers.cerebras.steps import StepCount, needs_run, resolve_steps
+from schedulers.core.run import ScheduleState
 from schedulers.core.schedule_arguments import integer_argument, same_value
-from schedulers.core.state import ScheduleState
-from schedulers.core.step_counting import StepCountingScheduler
-from schedulers.core.tags import matches, normalize_tags, targeted_groups
+from schedulers.core.torch_scheduler import StepCountingScheduler, matches, normalize_tags, targeted_groups
 from timeunits import Time
 
 __all__ = ["HyperparameterScheduler", "StepCount", "Tags", "UserClosedForm"]
@@ -137,7 +136,8 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         total_iters: The number of steps the schedule lasts (None when it has no end); a number or a time string
             (see :mod:`schedulers.cerebras.steps`).
         last_epoch: The step to start after (-1: a fresh run); construction takes one step.
-        param_group_tags: Write only to param groups with one of these tags (see :mod:`schedulers.core.tags`).
+        param_group_tags: Write only to param groups with one of these tags (see
+            :mod:`schedulers.core.torch_scheduler`).
         state: The run's state (``.max_duration``, ``.dataloader_len``, ``.timestamp``), needed only to resolve
             ``"ep"``/``"dur"`` time strings; it may also be given later with :meth:`attach_state`.
 

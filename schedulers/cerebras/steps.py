@@ -9,7 +9,7 @@ A Cerebras scheduler counts optimizer steps. Each of its step-count arguments (`
 * ``"sp"`` and ``"tok"`` are errors: a step-indexed scheduler cannot follow samples or tokens, the
   time-aware schedulers (``schedulers.CosineAnnealingWithWarmupScheduler``, ...) do.
 
-Resolution follows :func:`schedulers.core.resolution.resolve_time` (Composer's rules), so with a scale
+Resolution follows :func:`schedulers.core.run.resolve_time` (Composer's rules), so with a scale
 schedule ratio ``ssr`` a count in ``ba``/``ep`` (and a plain integer) is multiplied by ``ssr`` and made a whole
 count by deviation 2's rule (:func:`~timeunits.whole_count`: ``100 × 0.29`` is 29), while a ``dur`` is not
 scaled (the run's length is already scaled).
@@ -26,9 +26,7 @@ from __future__ import annotations
 import math
 import operator
 
-from schedulers.core.resolution import whole_count
-from schedulers.core.run import Run
-from schedulers.core.state import ScheduleState
+from schedulers.core.run import Run, ScheduleState, whole_count
 from timeunits import Time, TimeUnit
 from timeunits.errors import argument_error
 

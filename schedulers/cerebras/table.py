@@ -22,7 +22,7 @@ import attrs
 
 from schedulers.cerebras import forms
 from schedulers.cerebras.scheduler import HyperparameterScheduler
-from schedulers.core.registry import get_scheduler, register_scheduler
+from schedulers.core.names import get_scheduler, register_scheduler
 
 __all__ = ["ROWS", "TABLE", "Row", "register_family"]
 

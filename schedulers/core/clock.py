@@ -1,4 +1,6 @@
-"""The one clock of Cadence: how a run's time moves, for the trainer, whole-run evaluation, Lightning and you.
+"""The one clock, which is also the trainer's state: ``SchedulerState``, ``Clock`` and ``TrainerState``.
+
+The one clock of Cadence: how a run's time moves, for the trainer, whole-run evaluation, Lightning and you.
 
 The rule, written here once: **a batch (one optimizer step) advances time; the batch that completes an
 epoch (``dataloader_len`` batches) closes it; the run is done once its count in max_duration's unit reaches
@@ -12,6 +14,11 @@ A :class:`Clock` is a :class:`~schedulers.SchedulerState` that your loop advance
 :meth:`Clock.epoch` per pass over the data. Give it to :func:`~schedulers.compile_scheduler` and
 call ``scheduler.step()`` after each ``clock.batch()``: batch ``k`` then trains with the schedule at
 ``k`` batches, as in Cadence's trainer and :func:`~schedulers.evaluate_run`.
+
+What a schedule reads (the :class:`ScheduleState` protocol) and ``SchedulerState``, a record of it for use
+outside the trainer.
+
+``TrainerState``: the trainer's clock, readable by every schedule (the scheduler protocol).
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from typing import Any
 import attrs
 import torch
 
-from schedulers.core.state import SchedulerState, ScheduleState, as_dataloader_len, as_max_duration
+from schedulers.core.run import Run, ScheduleState, as_dataloader_len, as_max_duration
 from timeunits import Time, Timestamp, TimeUnit
 
 __all__ = [
@@ -36,9 +43,78 @@ __all__ = [
     "epoch_start",
     "epochs_before",
     "progress_measure",
+    "SchedulerState",
+    "TrainerState",
 ]
 
+
+class SchedulerState:
+    """A small mutable record with what every schedule reads: the protocol the trainer's state also meets.
+
+    ``max_duration`` is the length of the run (a Time or time string in ``ep``, ``ba``, ``sp`` or ``tok``,
+    never ``dur``), ``timestamp`` where the run is now, and ``dataloader_len`` the batches per epoch
+    (an int or a Time in ``ba``; needed only to turn epochs into batches).
+
+    Args:
+        max_duration: The length the run trains.
+        timestamp: Where the run is (its start by default).
+        dataloader_len: Batches per epoch, or None.
+
+    Returns:
+        The state; assign ``state.timestamp`` (or ``max_duration``, ``dataloader_len``) to move it.
+
+    Raises:
+        ValueError: A bad ``max_duration`` or ``dataloader_len``, naming it (also on assignment).
+
+    >>> from schedulers import SchedulerState, CosineAnnealingScheduler
+    >>> state = SchedulerState("100ba")
+    >>> state.timestamp = state.timestamp.to_next_batch(samples=32)
+    >>> round(CosineAnnealingScheduler()(state), 6)
+    0.999753
+    """
+
+    # Hand-written __slots__, not attrs: a mutable state whose timestamp is set every batch, with checked
+    # setters (docs/architecture.md, "One way to write a small value class").
+    __slots__ = ("_max_duration", "timestamp", "_dataloader_len")
+
+    def __init__(
+        self,
+        max_duration: Time | str,
+        timestamp: Timestamp | None = None,
+        dataloader_len: int | Time | None = None,
+    ) -> None:
+        self.max_duration = max_duration
+        self.timestamp = Timestamp() if timestamp is None else timestamp
+        self.dataloader_len = dataloader_len
+
+    @property
+    def max_duration(self) -> Time:
+        """The length the run trains, a Time (ep, ba, sp or tok); set it as a Time or a string, checked."""
+        return self._max_duration
+
+    @max_duration.setter
+    def max_duration(self, value: Time | str) -> None:
+        self._max_duration = as_max_duration(value)
+
+    @property
+    def dataloader_len(self) -> int | None:
+        """Batches per epoch, an int or None; set it as an int, a Time in ba, or None, checked."""
+        return self._dataloader_len
+
+    @dataloader_len.setter
+    def dataloader_len(self, value: int | Time | None) -> None:
+        self._dataloader_len = as_dataloader_len(value)
+
+    def __repr__(self) -> str:
+        return (
+            f"SchedulerState(max_duration={self._max_duration}, timestamp={self.timestamp!r}, "
+            f"dataloader_len={self._dataloader_len})"
+        )
+
+
 PerBatch = int | torch.Tensor | None
+
+
 _BATCH_IN_EPOCH = Timestamp.counter(TimeUnit.BATCH, in_epoch=True)
 
 
@@ -447,3 +523,43 @@ class Clock(SchedulerState):
             f"Clock(max_duration={self._max_duration}, dataloader_len={self._dataloader_len}, "
             f"timestamp={self.timestamp!r})"
         )
+
+
+class TrainerState(Clock):
+    """The trainer's :class:`~schedulers.core.clock.Clock` of its :class:`~schedulers.core.run.Run`.
+
+    Time moves by the clock's one rule (a batch advances it, the batch that completes an epoch closes it,
+    the run is done at ``max_duration``). ``max_duration`` is the length the run trains (``run.length``:
+    ``scale_schedule_ratio`` applied, epochs becoming exact batches), as every schedule reads it in the
+    schedule-call protocol; ``run`` holds the rest, once: ``run.max_duration`` (what the user asked for),
+    ``run.ssr``, ``run.dataloader_len`` (optimizer-step batches per epoch, after ``grad_accum``).
+
+    Args:
+        run: The run the trainer was given.
+        grad_accum: Loader items per optimizer step.
+
+    Returns:
+        A clock at the run's start (batch 0), its ``max_duration`` the length the run trains.
+
+    >>> state = TrainerState(Run("10ep", 50, scale_schedule_ratio=0.5), grad_accum=1)
+    >>> state.max_duration, state.unscaled_max_duration, state.ssr
+    (Time(250, TimeUnit.BATCH), Time(10, TimeUnit.EPOCH), 0.5)
+    """
+
+    # Hand-written __slots__ like SchedulerState's: read and moved every batch (docs/architecture.md).
+    __slots__ = ("run", "grad_accum")
+
+    def __init__(self, run: Run, *, grad_accum: int) -> None:
+        super().__init__(run.length, run.dataloader_len)
+        self.run = run
+        self.grad_accum = grad_accum
+
+    @property
+    def unscaled_max_duration(self) -> Time:
+        """The run's length as the user wrote it (``run.max_duration``)."""
+        return self.run.max_duration
+
+    @property
+    def ssr(self) -> float:
+        """The scale schedule ratio (``run.ssr``)."""
+        return self.run.ssr

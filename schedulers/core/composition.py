@@ -1,6 +1,6 @@
 """Composition in time units: a warmup in front of any schedule, a sequence of schedules, a product.
 
-All three are :class:`~schedulers.core.base.Schedule` objects themselves, so they nest, compile to torch and
+All three are :class:`~schedulers.core.schedule.Schedule` objects themselves, so they nest, compile to torch and
 evaluate over a whole run like any other schedule.
 """
 
@@ -14,11 +14,10 @@ from typing import Any
 import attrs
 
 from schedulers.core import kernels
-from schedulers.core._ops import ops
-from schedulers.core.base import Curve, FunctionSchedule, Schedule
-from schedulers.core.callables import CallableKind, callable_kind
-from schedulers.core.registry import register_scheduler
-from schedulers.core.run import Run
+from schedulers.core.kernels import ops
+from schedulers.core.names import register_scheduler
+from schedulers.core.run import Run, ScheduleState
+from schedulers.core.schedule import CallableKind, Curve, FunctionSchedule, Schedule, callable_kind
 from schedulers.core.schedule_arguments import (
     FrozenList,
     argument_repr,
@@ -27,7 +26,6 @@ from schedulers.core.schedule_arguments import (
     named_converter,
     time_field,
 )
-from schedulers.core.state import ScheduleState
 from timeunits import Time
 
 __all__ = ["Product", "Sequence", "Warmup", "piecewise", "warmup_ramp"]
@@ -88,7 +86,7 @@ def piecewise(
 
     On a Python number only the piece that holds is called, picked by comparing with the boundaries directly
     (the per-step path: no op namespace, no wrapper per piece); on a tensor every piece is evaluated
-    (:meth:`TensorOps.piecewise <schedulers.core._ops.TensorOps.piecewise>`).
+    (:meth:`TensorOps.piecewise <schedulers.core.kernels.TensorOps.piecewise>`).
 
     Args:
         boundaries: Where each piece after the first begins, a sorted tuple of counts.
@@ -260,7 +258,7 @@ def _shifted(fn, start: int):
 
 def _factors(name: str, value: object) -> FrozenList:
     """A product's factors: a non-empty list of schedules, each a Cadence schedule or a ``(state, ssr)``
-    callable (:mod:`schedulers.core.callables`' rule), as a tuple; else a ValueError naming the bad item."""
+    callable (:mod:`schedulers.core.schedule`' rule), as a tuple; else a ValueError naming the bad item."""
     items = list(value) if isinstance(value, Iterable) and not isinstance(value, (str, Schedule)) else None
     if not items:
         raise ValueError(f"{name} must be a non-empty list of schedules, got {value!r}")

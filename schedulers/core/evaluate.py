@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import torch
 
-from schedulers.core.base import FunctionSchedule, Schedule
-from schedulers.core.clock import Clock, PerBatch, batches_in_run, epochs_before, progress_measure
-from schedulers.core.run import Run, as_run
+from schedulers.core.clock import Clock, batches_in_run, epochs_before, progress_measure
+from schedulers.core.run import PerBatch, Run, as_run
+from schedulers.core.schedule import FunctionSchedule, Schedule
 from timeunits import Time, TimeUnit
 
 __all__ = ["RunTimeline", "evaluate_run", "evaluate_timeline", "run_timeline"]

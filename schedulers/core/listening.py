@@ -8,14 +8,13 @@ evaluations would leave it deaf), and :meth:`~EvaluationListener.hear` gets each
 decided in one line, or None. A door (Cadence's trainer, the Hugging Face and Lightning integrations, a plain
 loop) delivers evaluations through this protocol only; it knows no listener's class (docs/plateau.md).
 
-The core knows schedules that listen the same way: a module defining one registers a factory with
-:func:`register_listening`, and the compiled scheduler asks :func:`listening_of` for the listening part of its
-schedule, never importing the plateau by name.
+A schedule that listens (the plateau) is fed by its compiled scheduler, which finds the plateaus of its schedule
+with :meth:`schedulers.core.plateau.Listening.of`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import attrs
@@ -27,9 +26,6 @@ __all__ = [
     "Evaluation",
     "EvaluationListener",
     "ReduceLROnPlateauListener",
-    "ScheduleListening",
-    "listening_of",
-    "register_listening",
 ]
 
 
@@ -118,120 +114,6 @@ class EvaluationListener(Protocol):
             A :class:`Decision` (the line to log, and whether the run stops) when it acted, else None.
         """
         ...
-
-
-class ScheduleListening(Protocol):
-    """The listening part of one compiled schedule: what its scheduler feeds at each evaluation, and saves.
-
-    A module that defines a schedule that listens returns one from the factory it registers with
-    :func:`register_listening` (``schedulers.core.plateau.Listening`` is the plateaus').
-
-    Attributes:
-        monitors: The metric names it reads at each evaluation.
-
-    >>> from schedulers import PlateauScheduler, SchedulerState
-    >>> part = listening_of(PlateauScheduler(patience=0), SchedulerState("10ba"), 1.0, None)
-    >>> part.observe(SchedulerState("10ba"), {"eval/loss": 1.0}), type(part.schedule()).__name__
-    ([], 'PlateauScheduler')
-    """
-
-    monitors: list[str]
-
-    def refresh(self, state: Any, ssr: float, run: Any) -> None:
-        """Resolve again for another run (its length, ``ssr`` or batches per epoch changed).
-
-        Args:
-            state: The state the schedule reads.
-            ssr: The scale schedule ratio.
-            run: The :class:`~schedulers.core.run.Run`, or None to read it from ``state`` and ``ssr``.
-        """
-        ...
-
-    def observe(self, state: Any, metrics: Mapping[str, float]) -> list[str]:
-        """Feed one evaluation's metrics at ``state.timestamp``.
-
-        Args:
-            state: The state at the evaluation.
-            metrics: The evaluation's metrics, by name.
-
-        Returns:
-            One phrase per change it made to the schedule (for the log); empty when it changed nothing.
-        """
-        ...
-
-    def schedule(self) -> Any:
-        """The schedule as it now runs.
-
-        Returns:
-            The given schedule with what was heard so far written into it (a plateau's reductions), for the
-            scheduler to evaluate.
-        """
-        ...
-
-    def state_dict(self) -> Any:
-        """What a checkpoint saves of what was heard.
-
-        Returns:
-            Plain values (``torch.load(weights_only=True)`` reads them) that :meth:`load_state_dict` restores.
-        """
-        ...
-
-    def load_state_dict(self, saved: Any) -> Any:
-        """Restore what :meth:`state_dict` saved.
-
-        Args:
-            saved: A :meth:`state_dict` result.
-
-        Returns:
-            The schedule as it ran when saved (as :meth:`schedule` then gave it).
-        """
-        ...
-
-
-_FACTORIES: list[Callable[..., ScheduleListening | None]] = []
-
-
-def register_listening(factory: Callable[..., ScheduleListening | None]) -> Callable[..., ScheduleListening | None]:
-    """Register ``factory(schedule, state, ssr, run)``: the listening part of ``schedule``, or None.
-
-    Args:
-        factory: Called by :func:`listening_of` for every schedule compiled.
-
-    Returns:
-        ``factory`` itself (usable as a decorator).
-
-    >>> register_listening(lambda schedule, state, ssr, run: None) in _FACTORIES
-    True
-    >>> _ = _FACTORIES.pop()
-    """
-    if factory not in _FACTORIES:
-        _FACTORIES.append(factory)
-    return factory
-
-
-def listening_of(schedule: Any, state: Any, ssr: float, run: Any) -> ScheduleListening | None:
-    """The listening part of ``schedule`` for the run, from the first registered factory that finds one.
-
-    Args:
-        schedule: A schedule or any callable.
-        state: The state it reads.
-        ssr: The scale schedule ratio.
-        run: The :class:`~schedulers.core.run.Run`, or None.
-
-    Returns:
-        Its :class:`ScheduleListening`, or None for a schedule that only follows time.
-
-    >>> from schedulers import LinearScheduler, PlateauScheduler, SchedulerState
-    >>> listening_of(LinearScheduler(), SchedulerState("10ba"), 1.0, None) is None
-    True
-    >>> listening_of(PlateauScheduler(), SchedulerState("10ba"), 1.0, None).monitors
-    ['eval/loss']
-    """
-    for factory in _FACTORIES:
-        found = factory(schedule, state, ssr, run)
-        if found is not None:
-            return found
-    return None
 
 
 class ReduceLROnPlateauListener:

@@ -8,10 +8,9 @@ The schedule itself is a frozen value and a pure function of time, like every sc
 
 so with none (as written in a config) it is the constant 1: the curve a preview shows. The decisions are
 torch's ``ReduceLROnPlateau``'s, made by a :class:`PlateauState` that the compiled scheduler owns and feeds at
-each evaluation (:meth:`~schedulers.core.compile.CompiledScheduler.observe`); each reduction gives the
+each evaluation (:meth:`~schedulers.core.torch_scheduler.CompiledScheduler.observe`); each reduction gives the
 scheduler the same schedule with one more time in ``reductions``, and the state goes into the trainer's
-checkpoint (docs/plateau.md). The compiled scheduler finds a schedule's plateaus through the factory this
-module registers with :func:`schedulers.core.listening.register_listening`, not by this module's name.
+checkpoint (docs/plateau.md). The compiled scheduler finds a schedule's plateaus with :meth:`Listening.of`.
 """
 
 from __future__ import annotations
@@ -23,10 +22,9 @@ from typing import Any
 import attrs
 
 from schedulers.core import kernels
-from schedulers.core.base import Curve, Schedule
-from schedulers.core.listening import register_listening
-from schedulers.core.registry import register_scheduler
-from schedulers.core.run import Run
+from schedulers.core.names import register_scheduler
+from schedulers.core.run import Run, ScheduleState
+from schedulers.core.schedule import Curve, Schedule
 from schedulers.core.schedule_arguments import (
     argument_repr,
     choice_field,
@@ -36,7 +34,6 @@ from schedulers.core.schedule_arguments import (
     number_field,
     time_argument,
 )
-from schedulers.core.state import ScheduleState
 from timeunits import Time, Timestamp
 
 __all__ = [
@@ -233,7 +230,7 @@ class Listener:
         cooldown: Resolved cooldown.
 
     Returns:
-        The listener (:attr:`Curve.listeners <schedulers.core.base.Curve>` holds them).
+        The listener (:attr:`Curve.listeners <schedulers.core.schedule.Curve>` holds them).
 
     >>> listener = PlateauScheduler(patience="5ba").resolve("100ba").listeners[0]
     >>> listener.patience, listener.local(7.0)
@@ -476,7 +473,7 @@ class Listening:
 
     @classmethod
     def of(cls, schedule: Any, state: ScheduleState, ssr: float, run: Run | None) -> Listening | None:
-        """The plateaus of ``schedule`` for the run (the factory registered with :func:`register_listening`).
+        """The plateaus of ``schedule`` for the run, as its compiled scheduler feeds them.
 
         Args:
             schedule: A schedule, or any callable (none has plateaus).
@@ -585,9 +582,6 @@ class Listening:
         for plateau_state, item in zip(self.states, saved, strict=True):
             plateau_state.load_state_dict(item)
         return self.schedule()
-
-
-register_listening(Listening.of)  # how the compiled scheduler finds plateaus (schedulers.core.listening)
 
 
 def _curve_with_plateaus(schedule: Schedule, state: ScheduleState, ssr: float, run: Run | None) -> Curve:

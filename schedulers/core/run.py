@@ -1,34 +1,334 @@
-"""A run as one value: what a user gives the trainer, and the length it really trains.
+"""The run and how its times resolve: ``Run``, what a schedule reads (the ``ScheduleState`` protocol), and
+times made whole counts for one run.
+
+A run as one value: what a user gives the trainer, and the length it really trains.
 
 ``Run(max_duration, dataloader_len, samples_per_batch=..., tokens_per_batch=..., ssr=...)`` means exactly what
 ``Trainer(max_duration=..., scale_schedule_ratio=ssr)`` means (docs/schedules.md, "Scale schedule ratio"):
 
 * the run trains ``run.length``, ``max_duration`` scaled by ``ssr`` once, by the one rounding rule
-  (:func:`~schedulers.core.resolution.scaled_length`: epochs become the exact number of batches);
+  (:func:`~schedulers.core.run.scaled_length`: epochs become the exact number of batches);
 * a schedule's ``dur`` is a fraction of ``run.length``, and its ``ep``/``ba``/``sp``/``tok`` times resolve
-  ``× ssr`` (:func:`~schedulers.core.resolution.resolve_time`).
+  ``× ssr`` (:func:`~schedulers.core.run.resolve_time`).
 
 Every entry point that takes ``(max_duration, ssr)`` builds one Run and means that: ``Schedule.resolve``,
 ``run_timeline``, ``evaluate_run``, the plots and the report; the trainer builds one (``trainer.run``) and
 hands it to its clock, its compiled schedules and its report. A schedule resolves its curve once per run
-(:meth:`~schedulers.core.base.Schedule.curve`).
+(:meth:`~schedulers.core.schedule.Schedule.curve`).
 
 The schedule-call protocol ``schedule(state, ssr)`` is Composer's: the state's ``max_duration`` is the length
 the run trains, already scaled. :meth:`Run.of_state` is that run (``scaled=True``).
+
+What a schedule reads (the :class:`ScheduleState` protocol) and ``SchedulerState``, a record of it for use
+outside the trainer.
+
+Resolving a schedule's ``Time`` arguments into whole counts for one run (Composer's ``_convert_time``).
+
+For a run that trains ``length`` (``max_duration`` scaled by the ratio: :func:`scale_max_duration`) with
+``dataloader_len`` batches per epoch and scale schedule ratio ``ssr`` (:class:`~schedulers.core.run.Run`
+holds the three):
+
+* ``x dur``  → ``x · length`` in the length's unit (``x · length · dataloader_len`` batches when the length
+  is in epochs); not multiplied by ``ssr``: the length is already scaled;
+* ``n ep``   → ``n · dataloader_len`` batches, then ``· ssr``;
+* ``n ba``, ``n sp``, ``n tok`` → ``n · ssr`` in the same unit.
+
+Every result is a whole count: a product within ``1e-9 · max(1, |x|)`` of an integer becomes that integer,
+anything else is truncated toward zero (Composer truncates always, so float error turns ``0.29dur`` of
+``100ba`` into 28 batches; Cadence gives 29 — deviation 2 in docs/composer-deviations.md).
 """
 
 from __future__ import annotations
 
+import operator
+from typing import Protocol
+
 import attrs
 import torch
 
-from schedulers.core.clock import PerBatch
-from schedulers.core.resolution import resolve_time, scaled_length
 from schedulers.core.schedule_arguments import number_argument
-from schedulers.core.state import ScheduleState, as_dataloader_len, as_max_duration
-from timeunits import Time
+from timeunits import Time, Timestamp, TimeUnit
+from timeunits.counting import whole_count
+from timeunits.errors import argument_error
 
-__all__ = ["Run", "as_run"]
+__all__ = [
+    "Run",
+    "as_run",
+    "ScheduleState",
+    "as_max_duration",
+    "as_dataloader_len",
+    "MissingDataloaderLenError",
+    "resolve_time",
+    "same_unit",
+    "scale_max_duration",
+    "scaled_length",
+    "whole_count",
+]
+
+
+class ScheduleState(Protocol):
+    """What every schedule reads from the state it is called with: any object with these three attributes.
+
+    :class:`SchedulerState` and the trainer's state are two; a schedule never writes to it.
+
+    Args:
+        (none): a protocol; any object with the three attributes below meets it.
+
+    Returns:
+        Read by ``schedule(state, ssr)``.
+
+    >>> from schedulers import StepScheduler
+    >>> class Mine:
+    ...     timestamp, max_duration, dataloader_len = Timestamp(batch=10), Time(100, "ba"), None
+    >>> StepScheduler("10ba", gamma=0.5)(Mine())
+    0.5
+    """
+
+    @property
+    def timestamp(self) -> Timestamp:
+        """Where the run is now."""
+
+    @property
+    def max_duration(self) -> Time | str:
+        """The length of the run (ep, ba, sp or tok; never dur)."""
+
+    @property
+    def dataloader_len(self) -> int | Time | None:
+        """Batches per epoch (an int or a Time in ba), or None when the run never needs to turn epochs into batches."""
+
+
+def as_max_duration(value: object, name: str = "max_duration") -> Time:
+    """``value`` as the Time of a run's length, or a ValueError naming ``name``.
+
+    Args:
+        value: A Time or time string in ``ep``, ``ba``, ``sp`` or ``tok``.
+        name: The argument's name, for the error.
+
+    Returns:
+        ``value`` as a Time of a positive count in ``ep``, ``ba``, ``sp`` or ``tok`` (a Time given is kept).
+
+    Raises:
+        ValueError: No unit, ``dur``, not positive, or not a time (timeunits' error class kept).
+
+    >>> as_max_duration("10ep")
+    Time(10, TimeUnit.EPOCH)
+    """
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        raise ValueError(f"{name}={value!r} has no unit: give a Time or a string such as '10ep' or '1000ba'")
+    try:
+        time = Time.from_input(value)
+    except ValueError as error:
+        raise argument_error(
+            name, value, error, hint=" (a run's length is a whole count in ep, ba, sp or tok)"
+        ) from None
+    if time.unit is TimeUnit.DURATION:
+        raise ValueError(f"{name}={time} is a fraction of itself: give it in ep, ba, sp or tok")
+    if time.value <= 0:
+        raise ValueError(f"{name}={time} must be positive")
+    return time
+
+
+def as_dataloader_len(value: object) -> int | None:
+    """Batches per epoch as an int (None stays None); a Time must be in ``ba``.
+
+    Args:
+        value: An int, a Time in ``ba``, or None.
+
+    Returns:
+        The number of batches per epoch (a positive int), or None when ``value`` is None (epochs then cannot
+        be converted to batches).
+
+    Raises:
+        ValueError: Not a positive count of batches.
+
+    >>> as_dataloader_len(Time(50, "ba")), as_dataloader_len(None)
+    (50, None)
+    """
+    if value is None:
+        return None
+    if not isinstance(value, (Time, int)) and hasattr(value, "unit"):  # another library's Time (Composer's)
+        value = Time.from_input(value)
+    if isinstance(value, Time):
+        if value.unit is not TimeUnit.BATCH:
+            raise ValueError(f"dataloader_len={value} must be a count of batches (ba)")
+        value = value.value
+    try:
+        count = None if isinstance(value, bool) else operator.index(value)
+    except TypeError:
+        count = None
+    if count is None or count <= 0:
+        raise ValueError(f"dataloader_len={value!r} must be a positive int (batches per epoch) or None")
+    return count
+
+
+PerBatch = int | torch.Tensor | None
+
+
+class MissingDataloaderLenError(ValueError, RuntimeError):
+    """A time in epochs (or a ``dur`` of a run measured in epochs) needs ``dataloader_len``, which is None.
+
+    Composer raises RuntimeError here; Cadence's error is also a ValueError, so either ``except`` catches it.
+
+    Args:
+        message: What needed ``dataloader_len``, naming the argument.
+
+    Returns:
+        The error, raised when a schedule is resolved (or a time converted) for a run whose epochs cannot be
+        counted in batches.
+
+    >>> from schedulers import StepScheduler
+    >>> try:
+    ...     StepScheduler("1ep").resolve("10ba")
+    ... except RuntimeError as error:  # Composer's class; a ValueError too
+    ...     print(type(error).__name__, isinstance(error, ValueError))
+    MissingDataloaderLenError True
+    """
+
+
+def resolve_time(
+    argument: str, time: Time | str, length: Time, dataloader_len: int | None, ssr: float, *, scale: bool = True
+) -> Time:
+    """The time argument ``argument`` of a schedule as a whole count in ``ba``, ``sp`` or ``tok``, for a run that
+    trains ``length`` (already scaled) with ``dataloader_len`` batches per epoch and ratio ``ssr``.
+
+    .. math:: x\\,\\mathrm{dur} \\mapsto x \\cdot \\mathrm{length}, \\qquad
+              n\\,\\mathrm{ep} \\mapsto n L \\cdot \\mathrm{ssr}\\;\\mathrm{ba}, \\qquad
+              n\\,u \\mapsto n \\cdot \\mathrm{ssr}\\;u \\;(u \\in \\{ba, sp, tok\\})
+
+    each product made a whole count by :func:`whole_count`.
+
+    Args:
+        argument: The argument's name, for the error when ``dataloader_len`` is needed and None.
+        time: The time as written (a Time or time string).
+        length: The length the run trains (never ``dur``).
+        dataloader_len: Batches per epoch, or None.
+        ssr: The scale schedule ratio (checked by the caller: a finite number > 0).
+        scale: False resolves as if ``ssr`` were 1 (a warmup that keeps its length).
+
+    Returns:
+        The count, a Time in ``ba``, ``sp`` or ``tok`` (in the length's unit for a ``dur`` of a run in ``sp``
+        or ``tok``; epochs become batches).
+
+    Raises:
+        MissingDataloaderLenError: An epoch (or a ``dur`` of a run in epochs) with ``dataloader_len`` None.
+        ValueError: ``time`` is not a time (timeunits' error).
+
+    >>> resolve_time("t_warmup", "2ep", Time(500, "ba"), 50, 0.5)
+    Time(50, TimeUnit.BATCH)
+    >>> resolve_time("t_max", "1dur", Time(10, "ep"), 50, 1.0)
+    Time(500, TimeUnit.BATCH)
+    """
+    time = Time.from_input(time)
+    if time.unit is TimeUnit.DURATION:
+        if length.unit is TimeUnit.EPOCH:
+            batches = length.value * _batches_per_epoch(argument, time, length, dataloader_len)
+            return Time(whole_count(time.value * batches), TimeUnit.BATCH)
+        return Time(whole_count(time.value * length.value), length.unit)
+    if time.unit is TimeUnit.EPOCH:
+        time = Time(time.value * _batches_per_epoch(argument, time, length, dataloader_len), TimeUnit.BATCH)
+    if not scale or ssr == 1.0:
+        return time  # exact, even beyond 2**53
+    return Time(whole_count(time.value * ssr), time.unit)
+
+
+def _batches_per_epoch(argument: str, time: Time, length: Time, dataloader_len: int | None) -> int:
+    if dataloader_len is None:
+        via = f" (max_duration is {length})" if time.unit is TimeUnit.DURATION else ""
+        raise MissingDataloaderLenError(
+            f"{argument}={time} needs dataloader_len (batches per epoch) to become batches{via}, "
+            "but dataloader_len is None: set it on the state, or give the time in ba, sp or tok"
+        )
+    return dataloader_len
+
+
+def same_unit(resolved: dict[str, tuple[Time, Time]]) -> TimeUnit:
+    """The unit shared by the resolved times of one schedule.
+
+    Args:
+        resolved: ``{argument: (given, resolved)}``, at least one entry.
+
+    Returns:
+        The unit every resolved time is in.
+
+    Raises:
+        ValueError: Two resolved times differ in unit; the message names both arguments.
+
+    >>> same_unit({"t_warmup": (Time(1, "ep"), Time(50, "ba")), "t_max": (Time(1.0, "dur"), Time(500, "ba"))})
+    <TimeUnit.BATCH: 'ba'>
+    """
+    (first_name, (first_given, first)), *rest = resolved.items()
+    for name, (given, time) in rest:
+        if time.unit is not first.unit:
+            raise ValueError(
+                f"{first_name}={first_given} resolves to {first} but {name}={given} resolves to {time}: all times "
+                "of one schedule must resolve to one unit (dur follows max_duration's unit; ep becomes ba)"
+            )
+    return first.unit
+
+
+def scale_max_duration(max_duration: Time | str, ssr: float, dataloader_len: int | None = None) -> Time:
+    """The run's length after ``scale_schedule_ratio``: ``ssr · max_duration`` as a whole count.
+
+    A length in epochs becomes the exact number of batches, ``ssr · epochs · dataloader_len`` (Composer
+    truncates to whole epochs, ``3ep × 0.75 → 2ep``; deviation 4). At ``ssr = 1`` the length is unchanged.
+    :class:`~schedulers.core.run.Run` applies it once per run (``run.length``).
+
+    Args:
+        max_duration: The run's length as written (ep, ba, sp or tok).
+        ssr: The scale schedule ratio, a finite number > 0.
+        dataloader_len: Batches per epoch; needed when ``max_duration`` is in epochs and ``ssr != 1``.
+
+    Returns:
+        The scaled length (in batches for a run in epochs scaled by ``ssr != 1``).
+
+    Raises:
+        ValueError: A bad ``max_duration`` or ratio, or a ratio that scales the run to nothing.
+        MissingDataloaderLenError: A run in epochs scaled by ``ssr != 1`` without ``dataloader_len``.
+
+    >>> scale_max_duration("3ep", 0.75, dataloader_len=100), scale_max_duration("1000sp", 0.5)
+    (Time(225, TimeUnit.BATCH), Time(500, TimeUnit.SAMPLE))
+    """
+    length = as_max_duration(max_duration)
+    ssr = number_argument("scale_schedule_ratio", ssr, low=0.0, low_open=True)
+    return scaled_length(length, ssr, as_dataloader_len(dataloader_len))
+
+
+def scaled_length(length: Time, ssr: float, dataloader_len: int | None) -> Time:
+    r""":func:`scale_max_duration` of arguments already checked: a run's length (a Time in ep, ba, sp or tok),
+    a ratio (a float > 0) and batches per epoch (an int or None).
+
+    .. math:: \mathrm{length} = \mathrm{whole}(\mathrm{ssr} \cdot D) \;(D \text{ in ba, sp, tok}), \qquad
+              \mathrm{whole}(\mathrm{ssr} \cdot E L)\;\mathrm{ba} \;(E \text{ epochs of } L \text{ batches})
+
+    Args:
+        length: The run's length as written.
+        ssr: The scale schedule ratio.
+        dataloader_len: Batches per epoch, or None.
+
+    Returns:
+        The scaled length; ``length`` itself when ``ssr == 1``.
+
+    Raises:
+        MissingDataloaderLenError: A length in epochs, ``ssr != 1`` and no ``dataloader_len``.
+        ValueError: The ratio scales the run to nothing.
+
+    >>> scaled_length(Time(10, "ep"), 0.29, 7)
+    Time(20, TimeUnit.BATCH)
+    """
+    if ssr == 1.0:
+        return length
+    count, unit = length.value, length.unit
+    if unit is TimeUnit.EPOCH:
+        if dataloader_len is None:
+            raise MissingDataloaderLenError(
+                f"max_duration={length} scaled by scale_schedule_ratio={ssr} becomes batches, which needs "
+                "dataloader_len (batches per epoch), but dataloader_len is None"
+            )
+        count, unit = count * dataloader_len, TimeUnit.BATCH
+    scaled = Time(whole_count(count * ssr), unit)
+    if scaled.value <= 0:
+        raise ValueError(f"scale_schedule_ratio={ssr} reduces max_duration={length} to {scaled}: use a larger ratio")
+    return scaled
 
 
 def _per_batch_key(value: PerBatch) -> object:
@@ -158,7 +458,7 @@ class Run:
 
         Two runs with the same key resolve every schedule alike (the per-batch counts and ``max_duration`` as
         written do not enter a curve), so a schedule caches its curve under it
-        (:meth:`~schedulers.core.base.Schedule.curve`).
+        (:meth:`~schedulers.core.schedule.Schedule.curve`).
 
         Returns:
             A hashable tuple.
@@ -169,7 +469,7 @@ class Run:
         return (self.length.value, self.length.unit, self.dataloader_len, self.ssr)
 
     def count(self, argument: str, time: Time | str, *, scale: bool = True) -> Time:
-        """Resolve a schedule's time argument for this run (:func:`~schedulers.core.resolution.resolve_time`).
+        """Resolve a schedule's time argument for this run (:func:`~schedulers.core.run.resolve_time`).
 
         Args:
             argument: The argument's name (for errors).

@@ -1,7 +1,7 @@
 """MosaicML Composer's 13 schedulers: same names, arguments, defaults, formulas and boundary values.
 
-Each class is a :class:`~schedulers.core.base.Schedule`: ``scheduler(state, ssr=1.0)`` returns the multiplier α
-of the base learning rate. Times are resolved as in :mod:`schedulers.core.resolution`; ``x`` below is the
+Each class is a :class:`~schedulers.core.schedule.Schedule`: ``scheduler(state, ssr=1.0)`` returns the multiplier α
+of the base learning rate. Times are resolved as in :mod:`schedulers.core.run`; ``x`` below is the
 run's count in the resolved unit (batches, samples or tokens) and ``τ`` a fraction of a resolved time.
 Where Cadence deliberately departs from Composer it says so (docs/composer-deviations.md).
 """
@@ -13,11 +13,11 @@ import warnings
 import attrs
 
 from schedulers.core import kernels
-from schedulers.core._ops import ops
-from schedulers.core.base import Curve, Schedule, fraction_curve
 from schedulers.core.composition import Sequence
-from schedulers.core.registry import register_scheduler
+from schedulers.core.kernels import ops
+from schedulers.core.names import register_scheduler
 from schedulers.core.run import Run
+from schedulers.core.schedule import Curve, Schedule, fraction_curve
 from schedulers.core.schedule_arguments import (
     flag_field,
     milestones_field,

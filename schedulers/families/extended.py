@@ -1,7 +1,7 @@
 """Schedules Composer lacks, in time units: warmup-stable-decay, inverse square root, one-cycle, cyclic.
 
 Every time argument takes any unit (``"0.1dur"``, ``"2ep"``, ``"500ba"``, ``"1_000_000tok"``) and resolves like
-Composer's (:mod:`schedulers.core.resolution`). Each returns a multiplier of the base lr, which is the peak.
+Composer's (:mod:`schedulers.core.run`). Each returns a multiplier of the base lr, which is the peak.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import math
 import attrs
 
 from schedulers.core import kernels
-from schedulers.core.base import Curve, Schedule
 from schedulers.core.composition import piecewise
-from schedulers.core.registry import register_scheduler
+from schedulers.core.names import register_scheduler
 from schedulers.core.run import Run
+from schedulers.core.schedule import Curve, Schedule
 from schedulers.core.schedule_arguments import (
     choice_field,
     flag_field,

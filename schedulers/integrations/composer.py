@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from schedulers.core.state import as_dataloader_len, as_max_duration
+from schedulers.core.run import as_dataloader_len, as_max_duration
 from timeunits import Time, Timestamp
 
 __all__ = ["ComposerState", "composer_schedule", "composer_time", "composer_timestamp"]

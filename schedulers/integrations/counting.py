@@ -14,8 +14,8 @@ from typing import Any
 
 import torch
 
-from schedulers.core.base import FunctionSchedule, Schedule
 from schedulers.core.run import Run
+from schedulers.core.schedule import FunctionSchedule, Schedule
 from timeunits import TimeUnit
 
 __all__ = ["enable_counting", "first_dim", "samples_in", "steps_per_epoch", "tokens_in"]

@@ -50,8 +50,8 @@ import attrs
 import torch
 
 from schedulers.core.clock import Clock, after_batches
-from schedulers.core.compile import CompiledScheduler
-from schedulers.core.state import as_dataloader_len, as_max_duration
+from schedulers.core.run import as_dataloader_len, as_max_duration
+from schedulers.core.torch_scheduler import CompiledScheduler
 
 # The Lightning integration's counting helpers: one rule for which runs count samples, one batch-size probe.
 from schedulers.integrations.counting import enable_counting, samples_in, steps_per_epoch, tokens_in

@@ -43,8 +43,8 @@ from typing import Any
 import torch
 
 from schedulers.core.clock import Clock
-from schedulers.core.compile import CompiledScheduler
-from schedulers.core.state import as_dataloader_len, as_max_duration
+from schedulers.core.run import as_dataloader_len, as_max_duration
+from schedulers.core.torch_scheduler import CompiledScheduler
 from schedulers.integrations.counting import enable_counting, samples_in, steps_per_epoch, tokens_in
 from schedulers.integrations.framework import (
     FrameworkClock,

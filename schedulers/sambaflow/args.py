@@ -35,8 +35,7 @@ from typing import Any
 import torch
 from torch.optim import Optimizer
 
-from schedulers.core.names import did_you_mean
-from schedulers.core.registry import get_scheduler
+from schedulers.core.names import did_you_mean, get_scheduler
 from schedulers.core.schedule_arguments import count_flag, integer_argument, number_argument, number_flag
 from schedulers.sambaflow.schedules import (
     LambdaLR,

@@ -2,7 +2,7 @@ r"""SambaFlow's three learning-rate schedules, on Cadence's scheduler that count
 
 Each constructor returns a :class:`LambdaLR`: a subclass of torch's
 :class:`~torch.optim.lr_scheduler.LambdaLR` that is Cadence's scheduler counting its own steps
-(:class:`~schedulers.core.step_counting.StepCountingScheduler`). Its peak is the optimizer's
+(:class:`~schedulers.core.torch_scheduler.StepCountingScheduler`). Its peak is the optimizer's
 ``lr`` (each param group's ``initial_lr``); the lr after ``k`` calls to ``step()`` is ``peak × α(k)``. A
 schedule translates into its multiplier α, a :class:`SambaFlowLambda` of the step (``scheduler.lr_lambdas[0]``),
 the curve the scheduler evaluates.
@@ -43,13 +43,12 @@ from torch.optim import Optimizer
 from torch.optim import lr_scheduler as torch_schedulers
 
 from schedulers.core import kernels
-from schedulers.core._ops import ops
-from schedulers.core.compile import base_value
 from schedulers.core.composition import warmup_ramp
-from schedulers.core.registry import register_scheduler
+from schedulers.core.kernels import ops
+from schedulers.core.names import register_scheduler
+from schedulers.core.run import ScheduleState
 from schedulers.core.schedule_arguments import integer_argument, number_argument, number_problem
-from schedulers.core.state import ScheduleState
-from schedulers.core.step_counting import StepCountingScheduler
+from schedulers.core.torch_scheduler import StepCountingScheduler, base_value
 from timeunits import whole_count
 
 __all__ = [

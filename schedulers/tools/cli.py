@@ -16,8 +16,8 @@ import textwrap
 import warnings
 from collections.abc import Callable, Iterator
 
+from schedulers.core.run import as_max_duration
 from schedulers.core.schedule_arguments import count_flag, flag_type, number_argument, number_flag
-from schedulers.core.state import as_max_duration
 from schedulers.tools.files import write_atomically
 from timeunits import TimeUnit
 

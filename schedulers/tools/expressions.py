@@ -1,7 +1,7 @@
 """Schedules written as Python call expressions, parsed safely (``ast``, never ``eval``).
 
 An expression is a call of a registered Cadence schedule (Composer's schedulers, Cadence's own, the
-composites ``Sequence``/``Product``/``Warmup`` and user-registered :class:`~schedulers.core.base.Schedule`
+composites ``Sequence``/``Product``/``Warmup`` and user-registered :class:`~schedulers.core.schedule.Schedule`
 subclasses), with literal arguments only::
 
     CosineAnnealingWithWarmupScheduler(t_warmup='0.05dur', alpha_f=0.1)
@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import ast
 
-from schedulers.core.base import Schedule
-from schedulers.core.registry import UnknownSchedulerError, get_scheduler, registered_schedulers
-from schedulers.core.signatures import call_problem, unknown_name_message
+from schedulers.core.names import UnknownSchedulerError, get_scheduler, registered_schedulers
+from schedulers.core.schedule import Schedule
+from schedulers.core.schedule_config import call_problem, unknown_name_message
 
 __all__ = ["ExpressionError", "UnknownScheduleNameError", "parse_schedule", "schedule_names"]
 
@@ -42,7 +42,7 @@ _MAX_DEPTH = 32  # nesting of calls and lists
 
 class ExpressionError(ValueError):
     """An expression that is not a schedule call with literal arguments, or a call whose arguments do not fit the
-    schedule (:func:`schedulers.core.signatures.call_problem`'s message, as every config door gives it).
+    schedule (:func:`schedulers.core.schedule_config.call_problem`'s message, as every config door gives it).
 
     Args:
         message: the expression, then what is wrong with it (the offending part named).
@@ -60,14 +60,14 @@ class ExpressionError(ValueError):
 
 class UnknownScheduleNameError(ExpressionError, UnknownSchedulerError):
     """A call of a name that is not a registered Cadence schedule (also the registry's error type); its message
-    after the expression is the one every door gives (:func:`schedulers.core.signatures.unknown_name_message`).
+    after the expression is the one every door gives (:func:`schedulers.core.schedule_config.unknown_name_message`).
 
     Args:
         message: the expression, then the registry's reason, the close names and the schedule names.
         reason: The message without the list of schedule names, kept as ``.reason`` (None: the message).
 
     Returns:
-        The error (an :class:`ExpressionError` and an :class:`~schedulers.core.registry.UnknownSchedulerError`).
+        The error (an :class:`ExpressionError` and an :class:`~schedulers.core.names.UnknownSchedulerError`).
 
     >>> try:
     ...     parse_schedule("cosinne()")
@@ -97,7 +97,7 @@ def parse_schedule(text: str) -> Schedule:
 
     Names are matched as the registry matches them (case-insensitive, aliases, full names). Errors:
     :class:`ExpressionError` for anything but a schedule call with literal arguments;
-    :class:`UnknownScheduleNameError` (a :class:`~schedulers.core.registry.UnknownSchedulerError`) for a name
+    :class:`UnknownScheduleNameError` (a :class:`~schedulers.core.names.UnknownSchedulerError`) for a name
     that is not a registered schedule, with close names; a schedule's own ``ValueError`` for bad argument
     values, its message prefixed with the expression.
 

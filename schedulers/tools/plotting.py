@@ -41,10 +41,10 @@ from typing import IO, Any
 import attrs
 import torch
 
-from schedulers.core.base import Schedule
 from schedulers.core.clock import progress_measure
 from schedulers.core.evaluate import PerBatch, RunTimeline, evaluate_timeline
 from schedulers.core.run import Run, as_run
+from schedulers.core.schedule import Schedule
 from schedulers.core.schedule_arguments import integer_argument, integer_problem, number_argument
 from schedulers.tools.files import write_atomically
 from timeunits import Time, TimeUnit

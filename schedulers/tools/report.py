@@ -69,12 +69,11 @@ from typing import Any
 
 import torch
 
-from schedulers.core.base import FunctionSchedule, Schedule
-from schedulers.core.clock import after_batches
+from schedulers.core.clock import SchedulerState, after_batches
 from schedulers.core.composition import Sequence
 from schedulers.core.evaluate import PerBatch, RunTimeline, evaluate_timeline, run_timeline
 from schedulers.core.run import Run, as_run
-from schedulers.core.state import SchedulerState
+from schedulers.core.schedule import FunctionSchedule, Schedule
 from schedulers.tools.stepped import run_steps, stepped_report_rows
 from timeunits import Time, TimeUnit
 

@@ -4,7 +4,7 @@
 constructor arguments: times as time strings (``"0.05dur"``, ``"10ep"``), numbers, bools, strings and
 ``None`` as themselves, lists as lists, and nested schedules (``Warmup.schedule``, ``Sequence.schedules``,
 ``Product.schedules``) as nested configs. :func:`schedule_from_config` is the inverse; it looks names up in
-the registry (:func:`schedulers.core.registry.get_scheduler`), so aliases and any case work there too. The layout
+the registry (:func:`schedulers.core.names.get_scheduler`), so aliases and any case work there too. The layout
 is the one the trainer's YAML uses for an entry of ``trainer.init.schedulers``.
 
 >>> from schedulers import CosineAnnealingWithWarmupScheduler

@@ -1,4 +1,4 @@
-"""The one rule of what a callable is (schedulers.core.callables), as compile_scheduler and the trainer apply it."""
+"""The one rule of what a callable is (schedulers.core.schedule), as compile_scheduler and the trainer apply it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import torch
 from torch.optim.lr_scheduler import ConstantLR, LinearLR, LRScheduler
 
 from schedulers import LinearScheduler, SchedulerState, as_schedule, compile_scheduler
-from schedulers.core.callables import CallableKind, callable_kind
+from schedulers.core.schedule import CallableKind, callable_kind
 from trainer import Trainer
 
 

@@ -16,7 +16,7 @@ from schedulers import (
     as_schedule,
     compile_scheduler,
 )
-from schedulers.core.compile import CompiledScheduler
+from schedulers.core.torch_scheduler import CompiledScheduler
 
 
 def _model_and_groups(optimizer_cls=torch.optim.SGD, **kwargs):

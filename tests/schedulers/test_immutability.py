@@ -35,7 +35,7 @@ from schedulers import (
     register_scheduler,
     registered_schedulers,
 )
-from schedulers.core.registry import scheduler_family
+from schedulers.core.names import scheduler_family
 from schedulers.core.schedule_arguments import FrozenScheduleError
 from timeunits import Time, Timestamp
 

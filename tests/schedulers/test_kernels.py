@@ -10,10 +10,10 @@ import torch
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-import schedulers.core._ops
 import schedulers.core.kernels
-from schedulers.core._ops import FloatOps, TensorOps, ops
 from schedulers.core.kernels import (
+    FloatOps,
+    TensorOps,
     constant,
     cosine,
     cyclic,
@@ -22,6 +22,7 @@ from schedulers.core.kernels import (
     linear,
     multistep,
     one_cycle,
+    ops,
     polynomial,
     restart_boundaries,
     step,
@@ -513,8 +514,7 @@ def test_integer_tensors_are_rejected():
 
 
 def test_docstring_examples_run():
-    for module in (schedulers.core.kernels, schedulers.core._ops):
-        assert doctest.testmod(module).failed == 0
+    assert doctest.testmod(schedulers.core.kernels).failed == 0
 
 
 # ------------------------------------------------------------------------- bounds and monotony

@@ -15,9 +15,7 @@ import schedulers.cerebras as cs
 from schedulers import LinearScheduler, Product, SchedulerState, StepScheduler, as_schedule, compile_scheduler
 from schedulers.cerebras import lr_scheduler, weight_decay_scheduler
 from schedulers.cerebras.table import TABLE
-from schedulers.core.compile import CompiledScheduler
-from schedulers.core.group_writer import GroupWriter
-from schedulers.core.step_counting import StepCountingScheduler
+from schedulers.core.torch_scheduler import CompiledScheduler, GroupWriter, StepCountingScheduler
 from schedulers.sambaflow import cosine_schedule_with_warmup, get_lr_scheduler
 
 

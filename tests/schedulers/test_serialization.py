@@ -48,8 +48,8 @@ from schedulers import (
     register_scheduler,
     registered_schedulers,
 )
-from schedulers.core.base import Curve
-from schedulers.core.registry import scheduler_family
+from schedulers.core.names import scheduler_family
+from schedulers.core.schedule import Curve
 from schedulers.tools.serialization import (
     ScheduleConfigError,
     ScheduleNotSerializableError,
@@ -662,4 +662,4 @@ def test_the_engine_imports_nothing_from_tools():
     assert {m: sorted(n for n in names if n.startswith("schedulers.tools")) for m, names in imported.items()} == {
         m: [] for m in imported
     }
-    assert "schedulers.core.base" not in imported["schedule_config"]
+    assert "schedulers.core.schedule" not in imported["schedule_config"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import copy
 import math
+import os
 import re
 import warnings
 from pathlib import Path
@@ -960,6 +961,38 @@ def test_trainer_from_config_builds_the_configured_class():
     assert type(ConfiguredTrainer.from_config(config, HERE)) is ConfiguredTrainer
     with pytest.raises(ConfigError, match=r"^trainer.init.loop.max_steps: must be an integer >= 1"):
         Trainer.from_config(base_config(max_steps=0), HERE)
+
+
+_IMPORT_ORDER_PROBE = """
+import sys
+{first}
+from trainer import Trainer
+config = {{"trainer": {{"init": {{"model": {{"factory": "torch.nn:Linear", "kwargs": {{"in_features": 2,
+          "out_features": 1}}}}, "optimizer": {{"SGD": {{"lr": 0.1}}}}, "loss_fn": "mse_loss", "progress_bar": False,
+          "loop": {{"max_steps": 4, "num_steps": 2}}}}, "fit": {{"train_dataloader": "itertools:count"}}}}}}
+built = type(Trainer.from_config(config))
+import trainer.config
+print(built.__module__, built.__qualname__, built is trainer.config.ConfiguredTrainer)
+"""
+
+
+@pytest.mark.parametrize("first", ["import trainer.config", "pass"], ids=["config-first", "trainer-first"])
+def test_trainer_from_config_builds_one_class_whatever_was_imported_first(first):
+    # once, the class depended on whether trainer.config had been imported (and so registered itself) first
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, "-c", _IMPORT_ORDER_PROBE.format(first=first)],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["trainer.trainer", "ConfiguredTrainer", "True"]
 
 
 def test_every_key_of_the_tables_is_documented():

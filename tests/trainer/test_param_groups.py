@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 from schedulers import LinearScheduler
-from schedulers.core.tags import normalize_tags, targeted_groups
+from schedulers.core.torch_scheduler import normalize_tags, targeted_groups
 from trainer.param_groups import (
     ADJUSTED_MARKER,
     NORM_LAYERS,

@@ -26,7 +26,7 @@ from schedulers import (
     StepScheduler,
     compile_scheduler,
 )
-from schedulers.core.resolution import scale_max_duration
+from schedulers.core.run import scale_max_duration
 from schedulers.sambaflow import cosine_schedule_with_warmup
 from timeunits import Time, Timestamp
 from trainer import Callback, LRMonitor, Trainer

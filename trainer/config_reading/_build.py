@@ -638,23 +638,7 @@ class ConfiguredRun:
         super().fit(duration)  # type: ignore[misc]
 
 
-_CONFIGURED: dict[type, type] = {}
-
-
-def register_configured(base: type, configured: type) -> None:
-    """``configured`` is the class :func:`configured_class` gives for ``base``.
-
-    Args:
-        base: A trainer class (``Trainer``).
-        configured: Its configured class (``ConfiguredTrainer``, which :mod:`trainer.config` registers).
-
-    >>> from trainer import Trainer
-    >>> from trainer.config import ConfiguredTrainer
-    >>> register_configured(Trainer, ConfiguredTrainer)
-    >>> configured_class(Trainer) is ConfiguredTrainer
-    True
-    """
-    _CONFIGURED[base] = configured
+_CONFIGURED: dict[type, type] = {}  # the Configured<Name> class made for each trainer subclass, once
 
 
 def configured_class(cls: type) -> type:
@@ -664,8 +648,8 @@ def configured_class(cls: type) -> type:
         cls: A trainer class.
 
     Returns:
-        ``cls`` itself when it has :class:`ConfiguredRun`, the registered class for it, or a new
-        ``Configured<Name>`` class (made once per class).
+        ``cls`` itself when it has :class:`ConfiguredRun` (``trainer.ConfiguredTrainer`` is the ``Trainer``'s), or a
+        new ``Configured<Name>`` class (made once per class).
 
     >>> import torch
     >>> class MyTrainer(torch.nn.Module):

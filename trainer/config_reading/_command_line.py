@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import schedulers.sambaflow
-from schedulers.core.registry import UnknownSchedulerError, get_scheduler, scheduler_family
+from schedulers.core.names import UnknownSchedulerError, get_scheduler, scheduler_family
 from schedulers.core.schedule_config import name_and_arguments
 from trainer.config_reading._reading import ConfigError, ConfigWarning, yaml_value
 from trainer.config_reading._schedulers_section import ITEM_OPTIONS

@@ -24,8 +24,7 @@ import yaml
 
 from schedulers.core.names import did_you_mean, suggest
 from schedulers.core.schedule_arguments import integer_problem, number_problem
-from schedulers.core.schedule_config import ScheduleConfigError
-from schedulers.core.signatures import call_problem, nonfinite_argument
+from schedulers.core.schedule_config import ScheduleConfigError, call_problem, nonfinite_argument
 from timeunits import Time, TimeUnit
 from trainer.writable_paths import unwritable_reason
 
@@ -325,7 +324,7 @@ class Context:
     def check_call(
         self, target: Any, arguments: Mapping, name: str, path: str, *, arguments_path: str, leading: int = 0
     ) -> None:
-        """``target(<leading>, **arguments)`` binds, by the one check of :func:`schedulers.core.signatures.
+        """``target(<leading>, **arguments)`` binds, by the one check of :func:`schedulers.core.schedule_config.
         call_problem`; else a ConfigError at the argument's key path (under ``arguments_path``) or at ``path``.
 
         Args:

@@ -262,7 +262,7 @@ def config_budgets(
     Traceback (most recent call last):
     ValueError: scale_schedule_ratio=0.001 reduces max_duration=400ba to 0ba: use a larger ratio
     """
-    from schedulers.core.resolution import scale_max_duration
+    from schedulers.core.run import scale_max_duration
 
     if (ssr is None) == (max_duration is None):
         raise ValueError("give the budgets as scale schedule ratios (--ssr) or run lengths (--max-duration/--budgets)")

@@ -29,7 +29,7 @@ def test_importing_the_cerebras_front_end_does_not_import_the_trainer():
         "import sys\n"
         "import schedulers, schedulers.cerebras as cstorch\n"
         "cstorch.optim.lr_scheduler.LinearLR, cstorch.optim.configure_lr_scheduler\n"
-        "from schedulers.core.registry import get_scheduler\n"
+        "from schedulers.core.names import get_scheduler\n"
         "get_scheduler('CosineDecayLR')\n"
         "print(sorted(m for m in sys.modules if m == 'trainer' or m.startswith('trainer.')))\n"
         "cstorch.optim.AdamW\n"

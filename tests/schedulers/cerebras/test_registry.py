@@ -6,7 +6,7 @@ import pytest
 
 import schedulers.cerebras as cs
 from schedulers.cerebras.configure import configure_lr_scheduler  # noqa: F401  (imported for the package)
-from schedulers.core.registry import UnknownSchedulerError, get_scheduler, registered_schedulers
+from schedulers.core.names import UnknownSchedulerError, get_scheduler, registered_schedulers
 
 LR_NAMES = [
     "ConstantLR",

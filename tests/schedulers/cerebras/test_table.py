@@ -15,7 +15,7 @@ import schedulers.cerebras as cs
 from schedulers.cerebras import lr_scheduler, weight_decay_scheduler
 from schedulers.cerebras.scheduler import HyperparameterScheduler
 from schedulers.cerebras.table import ROWS, TABLE
-from schedulers.core.registry import get_scheduler, scheduler_family
+from schedulers.core.names import get_scheduler, scheduler_family
 
 COMPOSITE_FORMS = (cs.forms.Sequential, cs.forms.Chained, cs.forms.ScalePerParam)
 LR_CLASSES = {row.stem: getattr(cs, row.lr_class or row.stem + "LR") for row in TABLE}

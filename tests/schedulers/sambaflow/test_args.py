@@ -291,7 +291,7 @@ def test_a_misspelt_schedule_suggests_the_close_name():
 
 
 def test_the_schedules_are_the_registered_ones():
-    from schedulers.core.registry import get_scheduler
+    from schedulers.core.names import get_scheduler
 
     for name in LR_SCHEDULES:
         assert get_scheduler(name, family="sambaflow").__name__ == name

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import schedulers.sambaflow
 import schedulers.sambaflow.args
 import schedulers.sambaflow.schedules
-from schedulers.core.registry import get_scheduler
+from schedulers.core.names import get_scheduler
 from schedulers.sambaflow import (
     SambaFlowLambda,
     cosine_schedule_with_warmup,
