@@ -38,10 +38,22 @@ import attrs
 import torch
 
 from schedulers.tools.files import write_atomically
+from trainer.forecast.advice import fit_advice
 from trainer.forecast.errors import ForecastError
 from trainer.forecast.laws import AnnealingLaw, LrAreas, MultiPowerLaw, decreases, law_named, lr_areas
 
-__all__ = ["EXTRAPOLATION_SCALE", "FORMAT", "LEVEL", "FittedLaw", "decay_start", "extent", "load_law", "run_areas"]
+__all__ = [
+    "DECAY_TERMS",
+    "EXTRAPOLATION_SCALE",
+    "FORMAT",
+    "LEVEL",
+    "FittedLaw",
+    "after_decay",
+    "decay_start",
+    "extent",
+    "load_law",
+    "run_areas",
+]
 
 FORMAT = "cadence-forecast-law"
 #: how far beyond the fitted runs a forecast may reach before it is flagged (docs/forecast.md)
@@ -56,6 +68,8 @@ EXTRAPOLATION_SCALE = 1.5
 LEVEL = 0.8
 #: the step in a log-parameter of the central differences of a forecast
 _STEP = 1e-5
+#: each law's parameters that only a decay of the lr determines
+DECAY_TERMS = {"annealing": ("C", "delay"), "multi-power": ("B", "C", "beta", "gamma")}
 
 
 @attrs.frozen
@@ -146,9 +160,52 @@ class FittedLaw:
         if updates is None:
             updates = torch.arange(1, len(lrs) + 1)
         updates = torch.as_tensor(updates, dtype=torch.int64)
+        self._check_decay(lrs, updates)
+        losses = self._losses(areas, updates)
+        bad = (~torch.isfinite(losses)) | (losses <= 0)
+        if bool(bad.any()):  # a loss the law cannot mean: the fit does not support this run (docs/forecast.md)
+            u, value = int(updates[bad][0]), float(losses[bad][0])
+            raise ForecastError(
+                f"the {self.law.name} law forecasts a loss of {value:.4g} after update {u} of this run, which no "
+                "run can measure: the fit does not support a forecast this far from the fitted runs"
+            )
+        return losses
+
+    def _losses(self, areas: LrAreas, updates: torch.Tensor) -> torch.Tensor:
+        """The law's loss after each of ``updates``, unchecked."""
         p = self.tensors()
         with torch.no_grad():  # in blocks: the multi-power law needs (points × decreases) numbers
             return torch.cat([self.law.loss(p, self.law.at(areas, block)) for block in updates.split(512)])
+
+    @property
+    def decay_seen(self) -> bool:
+        """Whether some fitted loss point comes after a decrease of its run's lr: without one, the law's decay terms
+        (:data:`DECAY_TERMS`) are not determined, and a run that decays cannot be forecast.
+
+        Returns:
+            True when a fitted run's record says ``decayed`` (a law saved before it was recorded: True).
+        """
+        return not self.runs or any(run.get("decayed", True) for run in self.runs)
+
+    @property
+    def decay_terms(self) -> tuple[str, ...]:
+        """The parameters of this law that only a decay of the lr determines (:data:`DECAY_TERMS`).
+
+        Returns:
+            Their names, in the order of ``law.parameters`` (``C`` and ``delay`` for the annealing law, ``C`` alone
+            with a fixed decay; ``B``, ``C``, ``beta``, ``gamma`` for the multi-power law).
+        """
+        return tuple(name for name in self.law.parameters if name in DECAY_TERMS[self.law.name])
+
+    def _check_decay(self, lrs: torch.Tensor, updates: torch.Tensor) -> None:
+        """Refuse, in one line, the loss after a decrease of the lr from a law whose fitted runs never decayed."""
+        if not self.decay_seen and after_decay(lrs, updates):
+            first = int(_first_fall(torch.as_tensor(lrs, dtype=torch.float64)))
+            raise ForecastError(
+                f"the fitted runs have not decayed (no fitted loss comes after a fall of their lr), so the "
+                f"{self.law.name} law's decay term ({', '.join(self.decay_terms)}) is not determined and "
+                f"this run, whose lr falls from update {first + 1} on, cannot be forecast: {fit_advice('decay')}"
+            )
 
     def interval(
         self, lrs: torch.Tensor, updates: torch.Tensor, level: float = LEVEL
@@ -175,22 +232,54 @@ class FittedLaw:
         if self.covariance is None:
             return None
         central = self.predict(lrs, updates)
+        sigma = torch.stack(list(self.variance_terms(lrs, updates).values())).sum(dim=0).sqrt()
+        z = NormalDist().inv_cdf(0.5 + level / 2)
+        low, high = central * torch.exp(-z * sigma), central * torch.exp(z * sigma)
+        if not bool(torch.isfinite(low).all() and torch.isfinite(high).all()):  # never a nan bound
+            raise ForecastError(
+                f"the {self.law.name} law's interval of this run is not finite: the fit does not support it"
+            )
+        return low, high
+
+    def variance_terms(self, lrs: torch.Tensor, updates: torch.Tensor) -> dict[str, torch.Tensor]:
+        r"""The terms of :math:`\sigma^2`, the variance of the log of the loss after each of ``updates`` (see the
+        module docstring), each >= 0: their sum is what :meth:`interval` spreads.
+
+        Args:
+            lrs: The lr of each update of the run.
+            updates: The update counts (>= 1).
+
+        Returns:
+            ``{"parameters": g^T Σ g, "noise": noise², "systematic": systematic², "unseen": [u >= u_out]
+            extrapolation_error²}``, tensors like ``updates``.
+
+        Raises:
+            ForecastError: The fit failed, or has no covariance (a law saved without one).
+        """
+        if self.covariance is None:
+            raise ForecastError("this law was saved without its covariance: it has no interval")
+        updates = torch.as_tensor(updates, dtype=torch.int64)
+        areas = self.law.areas(torch.as_tensor(lrs, dtype=torch.float64) / self.lr_scale)
         theta = torch.tensor([math.log(self.parameters[name]) for name in self.law.parameters], dtype=torch.float64)
         steps = []
         for i in range(len(theta)):  # d log L / d theta_i by central differences: p pairs of forecasts
             shift = torch.zeros_like(theta)
             shift[i] = _STEP
-            up, down = (self._with(theta + sign * shift).predict(lrs, updates) for sign in (1, -1))
+            up, down = (self._with(theta + sign * shift)._losses(areas, updates) for sign in (1, -1))
             steps.append((up.log() - down.log()) / (2 * _STEP))
         g = torch.stack(steps, dim=1)
         spread = ((g @ torch.tensor(self.covariance, dtype=torch.float64)) * g).sum(dim=1).clamp(min=0)
         unseen = torch.zeros_like(spread)
         departure = self.departure(lrs)
         if departure is not None:  # the misfit of a shape the fitted runs never showed, from where the run leaves them
-            unseen[torch.as_tensor(updates) >= departure] = self.extrapolation_error**2
-        sigma = (spread + self.noise**2 + self.systematic_error**2 + unseen).sqrt()
-        z = NormalDist().inv_cdf(0.5 + level / 2)
-        return central * torch.exp(-z * sigma), central * torch.exp(z * sigma)
+            unseen[updates >= departure] = self.extrapolation_error**2
+        constant = torch.ones_like(spread)
+        return {
+            "parameters": spread,
+            "noise": constant * self.noise**2,
+            "systematic": constant * self.systematic_error**2,
+            "unseen": unseen,
+        }
 
     def _with(self, theta: torch.Tensor) -> FittedLaw:
         parameters = dict(zip(self.law.parameters, theta.exp().tolist(), strict=True))
@@ -272,7 +361,7 @@ class FittedLaw:
             (
                 _first_fall(normalized) + 1,  # the update it falls at (a start implies one)
                 f"its lr falls from S1 = {start:.4g} on, earlier than any fitted run's (from S1 = {min(starts):.4g}): "
-                "how an earlier decay is realized is extrapolated (fit a run that decays like it, at full length)",
+                f"how an earlier decay is realized is extrapolated ({fit_advice('earlier decay')})",
             )
         ]
 
@@ -333,12 +422,15 @@ class FittedLaw:
 
         Returns:
             ``<law> law on <loss column> of <n> run(s), <points> points: <name>=<value>, ...;`` followed by
-            ``fit error <e>% (noise <n>%, systematic <s>%)``, the parameters to 4 significant digits.
+            ``fit error <e>% (noise <n>%, systematic <s>%)``, the parameters to 4 significant digits (the decay
+            terms marked "not determined" when no fitted point comes after a decay).
         """
         values = ", ".join(f"{name}={value:.4g}" for name, value in self.parameters.items())
+        undetermined = "" if self.decay_seen else f" ({', '.join(self.decay_terms)}: not determined, no decay seen)"
+        errors = f"fit error {self.error:.2%} (noise {self.noise:.2%}, systematic {self.systematic_error:.2%})"
         return (
-            f"{self.law.name} law on {self.loss_column} of {len(self.runs)} run(s), {self.points} points: {values}; "
-            f"fit error {self.error:.2%} (noise {self.noise:.2%}, systematic {self.systematic_error:.2%})"
+            f"{self.law.name} law on {self.loss_column} of {len(self.runs)} run(s), {self.points} points: {values}"
+            f"{undetermined}; {errors}"
         )
 
 
@@ -443,6 +535,24 @@ def decay_start(normalized: torch.Tensor) -> float | None:
     normalized = torch.as_tensor(normalized, dtype=torch.float64)
     first = _first_fall(normalized)
     return None if first is None else float(normalized[:first].sum())
+
+
+def after_decay(lrs: torch.Tensor, updates: torch.Tensor) -> bool:
+    """Whether the loss after some of ``updates`` comes after a fall of the lr (what determines a law's decay terms).
+
+    Args:
+        lrs: The lr of each update of the run.
+        updates: Update counts (>= 1).
+
+    Returns:
+        True when the largest of ``updates`` is past the first update whose lr is below the one before it.
+
+    >>> after_decay(torch.tensor([0.5, 1.0, 1.0, 0.5]), torch.tensor([2, 3])), after_decay(torch.tensor([1.0, 0.5]), [2])
+    (False, True)
+    """
+    first = _first_fall(torch.as_tensor(lrs, dtype=torch.float64))
+    updates = torch.as_tensor(updates, dtype=torch.int64)
+    return first is not None and len(updates) > 0 and int(updates.max()) > first
 
 
 def _first_fall(normalized: torch.Tensor) -> int | None:

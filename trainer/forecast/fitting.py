@@ -22,8 +22,9 @@ from collections.abc import Sequence
 import attrs
 import torch
 
+from trainer.forecast.advice import fit_advice
 from trainer.forecast.errors import FitError, ForecastError
-from trainer.forecast.fitted import FittedLaw, decay_start, extent
+from trainer.forecast.fitted import FittedLaw, after_decay, decay_start, extent
 from trainer.forecast.laws import AnnealingLaw, MultiPowerLaw, law_named, warmup_updates
 from trainer.forecast.runs import TRAIN_LOSS, RunCurve, read_run, run_folders
 
@@ -280,7 +281,7 @@ def _degenerate(fitted: FittedLaw, floor: float) -> str:
     if l0 < DEGENERATE_L0 * floor:
         return (
             f"L0 = {l0:.3g}, under {DEGENERATE_L0:.0%} of the smallest loss fitted ({floor:.4g}): the runs do not pin "
-            "the loss the law tends to (fit the eval loss, longer runs, or several runs)"
+            f"the loss the law tends to ({fit_advice('floor')})"
         )
     return ""
 
@@ -338,5 +339,6 @@ def _run_record(law, parameters: dict[str, float], curve: RunCurve, lr_scale: fl
         "s1": s1,
         "s2": s2,
         "decay_s1": decay_start(curve.lrs / lr_scale),
+        "decayed": after_decay(curve.lrs, curve.updates),  # a fitted point after its decay: its decay terms are seen
         "final_loss": float(curve.losses[-1]),
     }
