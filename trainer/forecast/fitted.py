@@ -547,7 +547,8 @@ def after_decay(lrs: torch.Tensor, updates: torch.Tensor) -> bool:
     Returns:
         True when the largest of ``updates`` is past the first update whose lr is below the one before it.
 
-    >>> after_decay(torch.tensor([0.5, 1.0, 1.0, 0.5]), torch.tensor([2, 3])), after_decay(torch.tensor([1.0, 0.5]), [2])
+    >>> lrs = torch.tensor([0.5, 1.0, 1.0, 0.5])
+    >>> after_decay(lrs, torch.tensor([2, 3])), after_decay(lrs, [4])
     (False, True)
     """
     first = _first_fall(torch.as_tensor(lrs, dtype=torch.float64))
