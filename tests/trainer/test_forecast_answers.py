@@ -128,13 +128,13 @@ def test_cadence_forecast_of_a_run_in_progress_refuses_the_decay_in_one_line(tmp
     run = write_run(tmp_path / "in-progress", curve(AnnealingLaw(), TRUE, wsd(240, cut=180)))
     status, out, err = forecast(capsys, str(run))
     assert status == 0, err
-    assert "(C, delay: not determined, no decay seen)" in out
+    assert "(B, C, beta, gamma: not determined, no decay seen)" in out and "\nlaw: multi-power, the default" in out
     status, out, err = forecast(capsys, str(run), "--config", str(CLASSIFIER), *CLASSIFIER_SETS, "--budgets", "1dur")
     assert status == 2 and out == ""
     assert err.splitlines() == [
         "cadence: error: max_duration-240ba: the fitted runs have not decayed (no fitted loss comes after a fall "
-        "of their lr), so the annealing law's decay term (C, delay) is not determined and this run, whose lr "
-        f"falls from update 194 on, cannot be forecast: {fit_advice('decay')}"  # the trainer's WSD: 1 batch later
+        "of their lr), so the multi-power law's decay term (B, C, beta, gamma) is not determined and this run, whose "
+        f"lr falls from update 194 on, cannot be forecast: {fit_advice('decay')}"  # the trainer's WSD: 1 batch later
     ]
 
 

@@ -54,7 +54,8 @@ def test_forecast_fits_saves_and_forecasts_each_budget(run, capsys):
     assert status == 0, err
     law = load_law(run / "forecast-law.json")  # saved beside the run's metrics
     assert law.loss_column == "eval/loss" and law.runs[0]["folder"] == str(run) and law.converged
-    assert f"annealing law on eval/loss of 1 run(s), {law.points} points" in out and "saved to" in out
+    assert f"multi-power law on eval/loss of 1 run(s), {law.points} points" in out and "saved to" in out
+    assert "\nlaw: multi-power, the default: on held-out runs of the forecast bench it missed by" in out
     rows = table_rows(out)
     assert list(rows) == ["max_duration-120ba", "max_duration-480ba"]
     assert rows["max_duration-120ba"][0] == "120" and rows["max_duration-480ba"][0] == "480"
@@ -123,7 +124,7 @@ def test_a_target_and_a_grid_choose_with_the_forecasts(run, capsys):
             "budget",
         ),
         (["{run}", "--config", "{config}", "--budgets", "0dur"], "cadence: error: budget '0dur' must be > 0"),
-        (["{run}/forecast-law.json", "--law", "multi-power"], "cadence: error: {run}/forecast-law.json is a saved "),
+        (["{run}/forecast-law.json", "--law", "annealing"], "cadence: error: {run}/forecast-law.json is a saved "),
         (["{run}/forecast-law.json", "--decay", "0.9"], "cadence: error: {run}/forecast-law.json is a saved law"),
         (["{run}", "--save", "{run}/missing/law.json"], "cadence: error: --save {run}/missing/law.json: the folder"),
         (

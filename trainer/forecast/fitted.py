@@ -68,6 +68,12 @@ EXTRAPOLATION_SCALE = 1.5
 LEVEL = 0.8
 #: the step in a log-parameter of the central differences of a forecast
 _STEP = 1e-5
+#: a decay parameter further than this factor from 1 has reached a limit of its term: the fit is degenerate
+DEGENERATE_RANGE = 1e3
+#: the largest standard deviation of a log-parameter in a fit's covariance (e^3: a factor of 20)
+MAX_LOG_SD = 3.0
+#: a decay parameter whose log has this standard deviation (at the covariance's cap) is not determined
+UNDETERMINED_SD = 0.99 * MAX_LOG_SD
 #: each law's parameters that only a decay of the lr determines
 DECAY_TERMS = {"annealing": ("C", "delay"), "multi-power": ("B", "C", "beta", "gamma")}
 
@@ -94,6 +100,7 @@ class FittedLaw:
         converged: Whether the fit converged; a failed fit predicts nothing.
         message: What the optimizer said (why a fit failed).
         covariance: The covariance of the log-parameters, in the order of ``law.parameters``; None: no intervals.
+        choice: Why this law was fitted when none was named (the default, or the default's fit failed); "": named.
 
     Returns:
         The fit, which forecasts the loss of any lr curve (:meth:`predict`, :meth:`interval`), says when that
@@ -119,6 +126,7 @@ class FittedLaw:
     converged: bool = True
     message: str = ""
     covariance: list[list[float]] | None = None  # of the log-parameters, in the order of ``law.parameters``
+    choice: str = ""  # why this law was fitted, when it was not named (trainer.forecast.fitting.DEFAULT_LAW)
 
     @property
     def systematic_error(self) -> float:
@@ -186,6 +194,45 @@ class FittedLaw:
             True when a fitted run's record says ``decayed`` (a law saved before it was recorded: True).
         """
         return not self.runs or any(run.get("decayed", True) for run in self.runs)
+
+    @property
+    def degenerate(self) -> str:
+        r"""Why the fitted runs do not identify the law's decay term, in one line, or "": a decay parameter at the edge
+        of its range (beyond :data:`DEGENERATE_RANGE` of 1: the term has reached a limit, such as the multi-power
+        law's :math:`\beta \to 0, \gamma \to \infty`, where a decrease is realized at once by how low the lr goes)
+        or not determined (its log-parameter's standard deviation at the covariance's cap).
+
+        Returns:
+            The sentence naming those parameters and the run that would pin them (:func:`fit_advice`); "" for a fit
+            whose decay terms are identified, or that saw no decay (:attr:`decay_seen` says so instead).
+        """
+        if not self.decay_seen or self.covariance is None:
+            return ""
+        found = []
+        for i, name in enumerate(self.law.parameters):
+            value, sd = self.parameters[name], math.sqrt(max(self.covariance[i][i], 0.0))
+            if name in self.decay_terms and (
+                abs(math.log(value)) > math.log(DEGENERATE_RANGE) or sd >= UNDETERMINED_SD
+            ):
+                found.append(f"{name}={value:.3g}" + (" (not determined)" if sd >= UNDETERMINED_SD else ""))
+        if not found:
+            return ""
+        return (
+            f"the {self.law.name} law's fit is degenerate: {', '.join(found)}: the runs pin how much a decay lowers "
+            f"the loss, not how it is realized, so a forecast of another decay shape rests on the limit the fit chose "
+            f"({fit_advice('another decay')})"
+        )
+
+    def notes(self) -> list[str]:
+        """What ``cadence forecast`` and ``cadence sweep --forecast`` say of the fit beside its summary, one line each.
+
+        Returns:
+            ``law: <name>, <why>`` when the law was not named (:attr:`choice`), and ``note: <why the fit is
+            degenerate>`` (:attr:`degenerate`); each only when there is something to say.
+        """
+        return [f"law: {self.law.name}, {self.choice}"] * bool(self.choice) + [f"note: {self.degenerate}"] * bool(
+            self.degenerate
+        )
 
     @property
     def decay_terms(self) -> tuple[str, ...]:
@@ -403,6 +450,7 @@ class FittedLaw:
                 "covariance": self.covariance,
             },
             "runs": self.runs,
+            "choice": self.choice,
         }
 
     def save(self, path: str | os.PathLike) -> Path:
@@ -475,6 +523,7 @@ def load_law(path: str | os.PathLike) -> FittedLaw:
             converged=bool(fit["converged"]),
             message=str(fit.get("message", "")),
             covariance=_matrix(fit.get("covariance"), len(data["parameters"])),
+            choice=str(data.get("choice", "")),  # laws saved before the default was chosen: ""
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise ForecastError(f"{path}: a saved law with a missing or malformed entry ({error})") from None
