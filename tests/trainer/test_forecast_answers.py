@@ -8,17 +8,19 @@ is the docs' table's.
 from __future__ import annotations
 
 import csv
+import json
 import re
 from pathlib import Path
 from statistics import NormalDist
 
+import attrs
 import pytest
 import torch
 
 from trainer.cli import main
-from trainer.forecast import AnnealingLaw, ForecastError, MultiPowerLaw, RunCurve
+from trainer.forecast import AnnealingLaw, FittedLaw, ForecastError, MultiPowerLaw, RunCurve, fit_law, load_law
 from trainer.forecast.advice import WHICH_RUN, fit_advice
-from trainer.forecast.fitting import fit_curves
+from trainer.forecast.fitting import DEFAULT_LAW, fit_curves
 from trainer.forecast.laws import law_named
 from trainer.forecast.predict import forecast_lrs
 from trainer.forecast.sweeps import scored_forecast
@@ -174,10 +176,10 @@ def test_the_interval_holds_the_noise_and_the_systematic_misfit_on_top_of_the_pa
     for lrs in (wsd(240, decay=0.25), wsd(480)):
         updates = torch.tensor([100, len(lrs)])
         terms = fitted.variance_terms(lrs, updates)
-        assert set(terms) == {"parameters", "noise", "systematic", "unseen"}
+        assert set(terms) == {"parameters", "noise", "systematic", "unseen", "longer"}
         assert all(bool((term >= 0).all() and torch.isfinite(term).all()) for term in terms.values())
         assert terms["systematic"].tolist() == pytest.approx([fitted.systematic_error**2] * 2)
-        floor = fitted.noise**2 + fitted.systematic_error**2 + terms["parameters"] + terms["unseen"]
+        floor = fitted.noise**2 + fitted.systematic_error**2 + terms["parameters"] + terms["unseen"] + terms["longer"]
         assert variance_of(fitted, lrs, updates).tolist() == pytest.approx(floor.tolist(), rel=1e-6)
         assert bool((variance_of(fitted, lrs, updates) >= fitted.noise**2 + fitted.systematic_error**2).all())
 
@@ -190,3 +192,67 @@ def test_every_advice_on_which_run_to_fit_is_in_the_docs_table():
     table = text.split("**Which runs to fit on.**")[1].split("\n\n")[1]
     for lack, run in WHICH_RUN.items():
         assert run in re.sub(r"\s+", " ", table), (lack, run)
+
+
+# -- which law, and a fit that cannot identify its decay term ------------------------------------------------
+
+
+def test_the_default_law_is_the_multi_power_law_and_a_fit_says_why(tmp_path):
+    runs = [curve(MultiPowerLaw(), MULTI, lrs, seed=i) for i, lrs in enumerate((wsd(240), wsd(240, decay=0.5)))]
+    fitted = fit_law(runs)
+    assert fitted.law.name == DEFAULT_LAW == "multi-power" and fitted.choice.startswith("the default: on held-out")
+    assert fitted.notes()[0] == f"law: multi-power, {fitted.choice}"
+    assert fit_law(runs, law="annealing").choice == ""  # a law named is not chosen
+    saved = fitted.to_json()
+    assert load_law(fitted.save(tmp_path / "law.json")).choice == fitted.choice
+    del saved["choice"]  # a law saved before the default was chosen still loads
+    (tmp_path / "old.json").write_text(json.dumps(saved))
+    assert load_law(tmp_path / "old.json").choice == "" and load_law(tmp_path / "old.json").notes() == []
+
+
+def test_when_the_default_law_fails_the_annealing_law_is_fitted_and_says_why():
+    """A curve too short for the multi-power law's 14 points but enough for the annealing law's 10."""
+    run = curve(AnnealingLaw(), TRUE, wsd(240), every=20)
+    assert len(run.updates) == 12
+    fitted = fit_law([run])
+    assert fitted.law.name == "annealing" and fitted.choice == (
+        "the multi-power law, the default, failed: 11 eval/loss point(s) in run: fitting the multi-power law (7 "
+        "parameters) needs at least 14 (evaluate more often, or fit the training loss)"
+    )
+
+
+def degenerate_law() -> FittedLaw:
+    """The one-run multi-power fit of the issue: beta ~ 2e-9, gamma ~ 7e8, the decay realized at once."""
+    parameters = {"L0": 1.4, "A": 3.5, "alpha": 0.3, "B": 0.09, "C": 0.05, "beta": 2e-9, "gamma": 7e8}
+    covariance = [[0.01 * (i == j) for j in range(7)] for i in range(7)]
+    run = {"folder": "wsd", "points": 28, "batches": 240, "peak_lr": PEAK, "final_lr": PEAK / 10, "s1": 200.0}
+    run |= {"s2": 10.0, "decay_s1": 160.0, "decayed": True}
+    return FittedLaw(
+        MultiPowerLaw(), parameters, PEAK, 0.004, 0.004, 28, "eval/loss", "lr/group0", [run], True, "", covariance
+    )
+
+
+def test_a_degenerate_decay_term_is_said_in_one_line_naming_the_run_that_would_pin_it(tmp_path, capsys):
+    law = degenerate_law()
+    assert law.degenerate == (
+        "the multi-power law's fit is degenerate: beta=2e-09, gamma=7e+08: the runs pin how much a decay lowers the "
+        "loss, not how it is realized, so a forecast of another decay shape rests on the limit the fit chose "
+        f"({fit_advice('another decay')})"
+    )
+    identified = attrs.evolve(law, parameters={**law.parameters, "beta": 0.5, "gamma": 0.6})
+    assert identified.degenerate == "" and identified.notes() == []
+    undetermined = attrs.evolve(identified, covariance=[[1.0 * (i == j) for j in range(7)] for i in range(7)])
+    assert "B=0.09 (not determined), C=0.05 (not determined)" in undetermined.degenerate
+    status, out, err = forecast(capsys, str(law.save(tmp_path / "law.json")))
+    assert status == 0 and out.splitlines()[1] == f"note: {law.degenerate}"
+
+
+def test_forecast_help_says_an_80_percent_interval_is_printed_and_what_it_means(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["forecast", "--help"])
+    assert done.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert (
+        "Every forecast is printed with its 80% interval: the range in which the loss that run would measure " in text
+    )
+    assert "lies with probability 0.8" in text and "default: the multi-power law" in text

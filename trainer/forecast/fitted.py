@@ -5,7 +5,8 @@ small JSON file (written atomically) and read back.
 :math:`\hat L\,e^{\pm z\,\sigma}` with :math:`z` the normal quantile and, on the relative scale,
 
 .. math:: \sigma^2 = g^\top \Sigma\, g + \text{noise}^2 + \text{systematic}^2
-          + [u \ge u_{out}]\,(c\,\text{error})^2, \qquad \Sigma = s^2 (J^\top J)^{-1}
+          + [u \ge u_{out}]\,(c\,\text{error})^2 + \Bigl(k\,\text{error}\,\log_2^+ \frac{S_1(u)}{S_{1,fit}}\Bigr)^2,
+          \qquad \Sigma = s^2 (J^\top J)^{-1}
 
 :math:`\Sigma` is the covariance of the log-parameters :math:`\theta` that the fitted points leave (Gauss-Newton:
 :math:`J` the derivatives of the log residuals by :math:`\theta`, :math:`s^2` their sum of squares over
@@ -15,8 +16,11 @@ is what one measured point scatters by, and the systematic error the misfit of t
 interval of a measured loss: the noise of the run forecast is in it. The last term is the misfit of a shape the
 fitted runs never showed: from the first update :math:`u_{out}` at which the run leaves their range (the reasons
 :meth:`FittedLaw.range_warnings` gives), the law's error there is unknown to the fit, and is taken as
-:math:`c = 1.5` times its error on the runs it saw (``EXTRAPOLATION_SCALE``: measured on the forecast bench,
-docs/forecast.md, "How sure a forecast is").
+:math:`c = 2` times its error on the runs it saw (``EXTRAPOLATION_SCALE``); and a run longer than every fitted
+one (its forward area :math:`S_1(u)` beyond their largest, :math:`S_{1,fit}`) extrapolates the power law in time, by
+:math:`k = 6` times the error per doubling (``TIME_SCALE``). Both are measured on the forecast bench, as is the cap
+on an undetermined direction's standard deviation (``MAX_LOG_SD``: the linearized law saturates long before a
+factor of 20 in a parameter; docs/forecast.md, "How sure a forecast is").
 
 The fit error is the root mean square of the relative residuals :math:`r_i = \hat L_i / L_i - 1` over the
 fitted points; the noise is what consecutive points of one run scatter by,
@@ -63,15 +67,17 @@ PEAK_MARGIN = 0.05
 #: a decay starting before this fraction of the earliest fitted decay's start (in S1) is flagged
 DECAY_MARGIN = 0.95
 #: an extrapolated forecast's unseen misfit, as a multiple of the fit error (docs/forecast.md)
-EXTRAPOLATION_SCALE = 1.5
+EXTRAPOLATION_SCALE = 2.0
+#: a forecast longer than the fitted runs: its misfit per doubling of their largest S1, a multiple of the fit error
+TIME_SCALE = 6.0
 #: the probability a forecast's interval holds, by default
 LEVEL = 0.8
 #: the step in a log-parameter of the central differences of a forecast
 _STEP = 1e-5
 #: a decay parameter further than this factor from 1 has reached a limit of its term: the fit is degenerate
 DEGENERATE_RANGE = 1e3
-#: the largest standard deviation of a log-parameter in a fit's covariance (e^3: a factor of 20)
-MAX_LOG_SD = 3.0
+#: the largest standard deviation of a log-parameter in a fit's covariance (e: a factor of 2.7; docs/forecast.md)
+MAX_LOG_SD = 1.0
 #: a decay parameter whose log has this standard deviation (at the covariance's cap) is not determined
 UNDETERMINED_SD = 0.99 * MAX_LOG_SD
 #: each law's parameters that only a decay of the lr determines
@@ -298,7 +304,8 @@ class FittedLaw:
 
         Returns:
             ``{"parameters": g^T Σ g, "noise": noise², "systematic": systematic², "unseen": [u >= u_out]
-            extrapolation_error²}``, tensors like ``updates``.
+            extrapolation_error², "longer": (TIME_SCALE × error × doublings of S1 beyond the fitted runs')²}``,
+            tensors like ``updates``.
 
         Raises:
             ForecastError: The fit failed, or has no covariance (a law saved without one).
@@ -320,12 +327,15 @@ class FittedLaw:
         departure = self.departure(lrs)
         if departure is not None:  # the misfit of a shape the fitted runs never showed, from where the run leaves them
             unseen[updates >= departure] = self.extrapolation_error**2
+        fitted_s1 = max((run["s1"] for run in self.runs), default=math.inf)
+        longer = (areas.s1[updates] / fitted_s1).log2().clamp(min=0)  # doublings beyond the fitted runs' S1
         constant = torch.ones_like(spread)
         return {
             "parameters": spread,
             "noise": constant * self.noise**2,
             "systematic": constant * self.systematic_error**2,
             "unseen": unseen,
+            "longer": (TIME_SCALE * self.error * longer) ** 2,
         }
 
     def _with(self, theta: torch.Tensor) -> FittedLaw:

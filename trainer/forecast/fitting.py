@@ -89,11 +89,12 @@ def fit_law(
 
 
 def _fit_default(curves: list[RunCurve], max_error: float) -> FittedLaw:
-    """:data:`DEFAULT_LAW`, or the annealing law when its fit fails (said in the fit's ``choice``)."""
+    """:data:`DEFAULT_LAW`, or the annealing law when its fit fails or the runs have too few points for it (said in
+    the fit's ``choice``; an error of the annealing law's own fit is raised)."""
     try:
         fitted = fit_curves(curves, law=law_named(DEFAULT_LAW), max_error=max_error)
         return attrs.evolve(fitted, choice=DEFAULT_WHY)
-    except FitError as error:  # the other law, which may describe what this one could not
+    except ForecastError as error:  # the other law: it may describe what this one could not, with fewer points
         fitted = fit_curves(curves, law=law_named("annealing"), max_error=max_error)
         return attrs.evolve(
             fitted, choice=f"the {DEFAULT_LAW} law, the default, failed: {' '.join(str(error).split())}"
