@@ -353,7 +353,11 @@ def _add_forecast_arguments(forecast: argparse.ArgumentParser) -> None:
     )
     forecast.add_argument("--grid", metavar="KEY.PATH=V1,V2,...", help="forecast each value of one key at one budget")
     forecast.add_argument("--optimize", action="store_true", help="recommend a monotone lr schedule at one budget")
-    forecast.add_argument("--law", choices=["annealing", "multi-power"], help="the law to fit (default: multi-power, or annealing when its fit fails)")
+    forecast.add_argument(
+        "--law",
+        choices=["annealing", "multi-power"],
+        help="the law to fit (default: multi-power, or annealing when its fit fails)",
+    )
     forecast.add_argument(
         "--decay",
         type=number_flag("--decay"),

@@ -20,7 +20,7 @@ import torch
 from trainer.cli import main
 from trainer.forecast import AnnealingLaw, FittedLaw, ForecastError, MultiPowerLaw, RunCurve, fit_law, load_law
 from trainer.forecast.advice import WHICH_RUN, fit_advice
-from trainer.forecast.fitting import DEFAULT_LAW, fit_curves
+from trainer.forecast.fitting import BENCH, DEFAULT_LAW, fit_curves
 from trainer.forecast.laws import law_named
 from trainer.forecast.predict import forecast_lrs
 from trainer.forecast.sweeps import scored_forecast
@@ -200,7 +200,7 @@ def test_every_advice_on_which_run_to_fit_is_in_the_docs_table():
 def test_the_default_law_is_the_multi_power_law_and_a_fit_says_why(tmp_path):
     runs = [curve(MultiPowerLaw(), MULTI, lrs, seed=i) for i, lrs in enumerate((wsd(240), wsd(240, decay=0.5)))]
     fitted = fit_law(runs)
-    assert fitted.law.name == DEFAULT_LAW == "multi-power" and fitted.choice.startswith("the default: on held-out")
+    assert fitted.law.name == DEFAULT_LAW == "multi-power" and fitted.choice == f"the default: {BENCH}"
     assert fitted.notes()[0] == f"law: multi-power, {fitted.choice}"
     assert fit_law(runs, law="annealing").choice == ""  # a law named is not chosen
     saved = fitted.to_json()
@@ -256,3 +256,13 @@ def test_forecast_help_says_an_80_percent_interval_is_printed_and_what_it_means(
         "Every forecast is printed with its 80% interval: the range in which the loss that run would measure " in text
     )
     assert "lies with probability 0.8" in text and "default: the multi-power law" in text
+
+
+def test_where_the_default_laws_fit_is_degenerate_and_the_annealing_laws_is_not_the_annealing_law_is_fitted():
+    """A WSD run whose decay is realized at once (the annealing law with a delay of 0.01): the multi-power law reaches
+    a limit of its decay term; the annealing law identifies it, and is chosen, saying why."""
+    run = curve(AnnealingLaw(), {**TRUE, "delay": 0.01}, wsd(240), seed=0)
+    assert fit_law([run], law="multi-power").degenerate.startswith("the multi-power law's fit is degenerate: ")
+    fitted = fit_law([run])
+    assert fitted.law.name == "annealing" and not fitted.degenerate
+    assert fitted.choice == f"the multi-power law's fit is degenerate and this one's is not: {BENCH}"
