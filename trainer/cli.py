@@ -315,10 +315,10 @@ def _add_sweep_arguments(sweep: argparse.ArgumentParser) -> None:
 
 _FORECAST_EPILOG = """\
 RUN is a run folder (its metrics.csv: the lr of every batch and the loss), or a law saved before (.json).
-The law (default: the multi-power law, the better on the forecast bench; the annealing law when its fit
-fails; one line says which and why) is fitted on the eval loss when every run has 8 evaluations or more,
-else on the training loss, and saved (default RUN/forecast-law.json). A forecast's lr curve is the config's
-own, previewed as cadence plot previews it.
+The law (default: the multi-power law, the better on the forecast bench; the annealing law where its fit
+fails or is degenerate and the annealing law's is not; one line says which and why) is fitted on the eval
+loss when every run has 8 evaluations or more, else on the training loss, and saved (default
+RUN/forecast-law.json). A forecast's lr curve is the config's own, previewed as cadence plot previews it.
 
 Every forecast is printed with its 80% interval: the range in which the loss that run would measure lies
 with probability 0.8, from the parameters' uncertainty, the noise of one measured point, the law's misfit
@@ -356,7 +356,7 @@ def _add_forecast_arguments(forecast: argparse.ArgumentParser) -> None:
     forecast.add_argument(
         "--law",
         choices=["annealing", "multi-power"],
-        help="the law to fit (default: multi-power, or annealing when its fit fails)",
+        help="the law to fit (default: multi-power; annealing where its fit fails or is degenerate)",
     )
     forecast.add_argument(
         "--decay",

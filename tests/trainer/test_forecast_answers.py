@@ -125,6 +125,19 @@ def test_a_run_whose_decay_was_seen_is_forecast():
     assert forecast_lrs(fitted, wsd(240, decay=0.3), torch.arange(1, 241), "sample", label="x").final_loss > 0
 
 
+def test_a_run_cut_after_its_decay_started_but_before_an_evaluation_saw_it_is_drawn_to_its_last_point(tmp_path):
+    """Its lr column holds the first updates of the decay, no evaluation after them: the law's curve over it stops at
+    its last measured point (the law says nothing after a fall it never saw) instead of refusing the picture."""
+    from trainer.forecast.picture import forecast_lines
+
+    run = curve(AnnealingLaw(), TRUE, wsd(240, cut=200))  # evaluated every 10 to 200: the decay starts at 193
+    run = attrs.evolve(run, updates=run.updates[:-1], losses=run.losses[:-1], counts=torch.arange(1.0, 201.0))
+    fitted = fit_curves([run], law=AnnealingLaw())
+    assert not fitted.decay_seen
+    (measured, drawn) = forecast_lines(fitted, [run], [])
+    assert drawn[1][-1] == 190 and len(drawn[2]) == len(drawn[1])
+
+
 def test_cadence_forecast_of_a_run_in_progress_refuses_the_decay_in_one_line(tmp_path, capsys):
     """The run folder of a WSD run stopped before its decay, forecast at the config's budgets (each decays)."""
     run = write_run(tmp_path / "in-progress", curve(AnnealingLaw(), TRUE, wsd(240, cut=180)))
