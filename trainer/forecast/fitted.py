@@ -233,8 +233,8 @@ class FittedLaw:
         """What ``cadence forecast`` and ``cadence sweep --forecast`` say of the fit beside its summary, one line each.
 
         Returns:
-            ``law: <name>, <why>`` when the law was not named (:attr:`choice`), and ``note: <why the fit is
-            degenerate>`` (:attr:`degenerate`); each only when there is something to say.
+            ``law: <name>, <why>`` when the law was not named (:attr:`choice`), and ``note: <why>`` when the fit is
+            degenerate (:attr:`degenerate`); each only when there is something to say.
         """
         return [f"law: {self.law.name}, {self.choice}"] * bool(self.choice) + [f"note: {self.degenerate}"] * bool(
             self.degenerate
@@ -303,9 +303,9 @@ class FittedLaw:
             updates: The update counts (>= 1).
 
         Returns:
-            ``{"parameters": g^T Σ g, "noise": noise², "systematic": systematic², "unseen": [u >= u_out]
-            extrapolation_error², "longer": (TIME_SCALE × error × doublings of S1 beyond the fitted runs')²}``,
-            tensors like ``updates``.
+            A tensor like ``updates`` for each term: ``parameters`` (:math:`g^\top \Sigma g`), ``noise`` and
+            ``systematic`` (their squares), ``unseen`` (:attr:`extrapolation_error` squared from the departure) and
+            ``longer`` (``TIME_SCALE`` × error × the doublings of :math:`S_1` beyond the fitted runs', squared).
 
         Raises:
             ForecastError: The fit failed, or has no covariance (a law saved without one).
