@@ -1,6 +1,6 @@
 """How well a law fitted on a branched WSD sweep forecasts other runs, on a real model (docs/forecast.md).
 
-Run: ``python bench/forecast.py [--seeds 0 1 2] [--out bench-forecast] [--law annealing] [--fit sweep|main]
+Run: ``python bench/forecast.py [--seeds 0 1 2] [--out bench-forecast] [--law auto] [--fit sweep|main]
 [--horizon 300_000tok] [--config FILE.yaml] [--set KEY=VALUE ...] [--picture FILE]``.
 
 On ``examples/charlm.yaml`` (a character-level GRU language model; ``--config`` another recipe, ``--set`` a
@@ -192,6 +192,8 @@ def scored(forecast, label: str, truth: float, folder: str) -> dict:
 
 def report(outcome: dict) -> None:
     print(f"seed {outcome['seed']}: fitted on {', '.join(outcome['fitted_runs'])}: {summary_line(outcome['law'])}")
+    if outcome["law"].get("choice"):
+        print(f"  law: {outcome['law']['law']}, {outcome['law']['choice']}")
     for row in outcome["results"]:
         flag = "  (extrapolates)" if row["extrapolates"] else ""
         inside = "inside" if row["inside"] else "OUTSIDE"
@@ -242,7 +244,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--out", default="bench-forecast", help="the runs' folder (kept: a rerun trains nothing new)")
-    parser.add_argument("--law", default="annealing", choices=["annealing", "multi-power"])
+    parser.add_argument(
+        "--law", default="auto", choices=["auto", "annealing", "multi-power"], help="auto: as cadence forecast chooses"
+    )
     parser.add_argument("--fit", default="sweep", choices=["sweep", "main"], help="the WSD sweep, or its main run")
     parser.add_argument("--horizon", default="300_000tok", help="1dur (the config's: 300_000tok)")
     parser.add_argument("--config", default=CONFIG, help="the recipe (examples/charlm.yaml); one --out per recipe")

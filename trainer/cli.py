@@ -120,7 +120,8 @@ def _command_parsers(prog: str) -> tuple[argparse.ArgumentParser, dict[str, argp
         ),
         "forecast": (
             "fit a loss-curve law to logged runs and forecast a config at other budgets",
-            "cadence forecast RUN...: fit a loss-curve law to runs; with --config, forecast other runs.",
+            "cadence forecast RUN...: fit a loss-curve law to runs; with --config, forecast other runs, each with its "
+            "80% interval.",
             _FORECAST_EPILOG,
         ),
     }
@@ -314,9 +315,17 @@ def _add_sweep_arguments(sweep: argparse.ArgumentParser) -> None:
 
 _FORECAST_EPILOG = """\
 RUN is a run folder (its metrics.csv: the lr of every batch and the loss), or a law saved before (.json).
-The law is fitted on the eval loss when every run has 8 evaluations or more, else on the training loss,
-and saved (default RUN/forecast-law.json). A forecast's lr curve is the config's own, previewed as
-cadence plot previews it. docs/forecast.md: the law, the fit error, and when not to trust a forecast.
+The law (default: the multi-power law, the better on the forecast bench; the annealing law where its fit
+fails or is degenerate and the annealing law's is not; one line says which and why) is fitted on the eval
+loss when every run has 8 evaluations or more, else on the training loss, and saved (default
+RUN/forecast-law.json). A forecast's lr curve is the config's own, previewed as cadence plot previews it.
+
+Every forecast is printed with its 80% interval: the range in which the loss that run would measure lies
+with probability 0.8, from the parameters' uncertainty, the noise of one measured point, the law's misfit
+of the fitted runs and, for a run beyond them (flagged "extrapolates"), a measured allowance for the
+unseen shape and length. A run that has not decayed forecasts no decay, and a fit whose decay term the
+runs cannot identify says so, each in one line naming the run to fit. docs/forecast.md: the laws, the
+fit error, the interval, and when not to trust a forecast.
 
 examples:
   cadence forecast runs/wsd --config run.yaml --budgets 0.25dur 0.5dur 2dur
@@ -344,7 +353,11 @@ def _add_forecast_arguments(forecast: argparse.ArgumentParser) -> None:
     )
     forecast.add_argument("--grid", metavar="KEY.PATH=V1,V2,...", help="forecast each value of one key at one budget")
     forecast.add_argument("--optimize", action="store_true", help="recommend a monotone lr schedule at one budget")
-    forecast.add_argument("--law", choices=["annealing", "multi-power"], help="the law to fit (default annealing)")
+    forecast.add_argument(
+        "--law",
+        choices=["annealing", "multi-power"],
+        help="the law to fit (default: multi-power; annealing where its fit fails or is degenerate)",
+    )
     forecast.add_argument(
         "--decay",
         type=number_flag("--decay"),

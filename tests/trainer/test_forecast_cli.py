@@ -14,6 +14,7 @@ import pytest
 
 from trainer.cli import main
 from trainer.forecast import load_law, read_run
+from trainer.forecast.fitting import BENCH
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "examples" / "classifier_wsd.yaml"
@@ -54,7 +55,10 @@ def test_forecast_fits_saves_and_forecasts_each_budget(run, capsys):
     assert status == 0, err
     law = load_law(run / "forecast-law.json")  # saved beside the run's metrics
     assert law.loss_column == "eval/loss" and law.runs[0]["folder"] == str(run) and law.converged
-    assert f"annealing law on eval/loss of 1 run(s), {law.points} points" in out and "saved to" in out
+    assert f"multi-power law on eval/loss of 1 run(s), {law.points} points" in out and "saved to" in out
+    assert (
+        "\nlaw: " in out and BENCH in out
+    )  # which law (the default, or the annealing law where its fit is not degenerate)
     rows = table_rows(out)
     assert list(rows) == ["max_duration-120ba", "max_duration-480ba"]
     assert rows["max_duration-120ba"][0] == "120" and rows["max_duration-480ba"][0] == "480"
@@ -123,7 +127,7 @@ def test_a_target_and_a_grid_choose_with_the_forecasts(run, capsys):
             "budget",
         ),
         (["{run}", "--config", "{config}", "--budgets", "0dur"], "cadence: error: budget '0dur' must be > 0"),
-        (["{run}/forecast-law.json", "--law", "multi-power"], "cadence: error: {run}/forecast-law.json is a saved "),
+        (["{run}/forecast-law.json", "--law", "annealing"], "cadence: error: {run}/forecast-law.json is a saved "),
         (["{run}/forecast-law.json", "--decay", "0.9"], "cadence: error: {run}/forecast-law.json is a saved law"),
         (["{run}", "--save", "{run}/missing/law.json"], "cadence: error: --save {run}/missing/law.json: the folder"),
         (

@@ -16,12 +16,22 @@ import torch
 from timeunits import Time
 from trainer.cli import build_parser
 from trainer.forecast import AnnealingLaw, fit_law
-from trainer.forecast.sweeps import FORECAST_COLUMNS, add_forecasts
+from trainer.forecast.fitting import BENCH
+from trainer.forecast.sweeps import FORECAST_COLUMNS
+from trainer.forecast.sweeps import add_forecasts as add_any_forecasts
 from trainer.sweep import folders
 from trainer.sweep.engine import run_points
 from trainer.sweep.plan import MAX_DURATION, Budget, SweepPoint
 
 LAW = AnnealingLaw()
+
+
+def add_forecasts(points, rows, log=print):
+    """``cadence sweep --forecast``'s forecasts with the annealing law, which generated these points (so the forecast
+    of each is known exactly); the default law's choice is test_the_sweep_fits_the_default_law_and_says_why."""
+    add_any_forecasts(points, rows, log, law="annealing")
+
+
 TRUE = {"L0": 1.5, "A": 3.0, "alpha": 0.5, "C": 0.02, "delay": 6.0}
 
 
@@ -194,3 +204,14 @@ def test_forecast_uses_the_sweep_and_the_sweep_imports_nothing_of_forecast():
             names += [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
             found += [f"{path.name}: {name}" for name in names if name.startswith("trainer.forecast")]
     assert found == []
+
+
+def test_the_sweep_fits_the_default_law_and_says_why(tmp_path):
+    points = [finished_point(tmp_path / "small", 120, skew=1.01), finished_point(tmp_path / "large", 300)]
+    printed = []
+    rows = run_points(points, Finished(), tmp_path, 1, log=printed.append, forecast=add_any_forecasts)
+    assert any(
+        line.startswith("sweep: forecast from max_duration-300ba: multi-power law on eval/loss") for line in printed
+    )
+    assert any(line.startswith("sweep: law: ") and line.endswith(BENCH) for line in printed)
+    assert rows[0]["forecast_error"] == pytest.approx(1 / 1.01 - 1, abs=0.01)

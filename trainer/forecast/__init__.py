@@ -12,7 +12,8 @@ its file), :mod:`~trainer.forecast.predict`, :mod:`~trainer.forecast.picture` (p
 :mod:`~trainer.forecast.optimize` (a recommended schedule; :mod:`~trainer.forecast.monotone`: the free lr curve it
 optimizes), :mod:`~trainer.forecast.sweeps` (``cadence sweep
 --forecast``, handed to the sweep engine: this package uses :mod:`trainer.sweep`, never the reverse),
-:mod:`~trainer.forecast.command` (``cadence forecast``).
+:mod:`~trainer.forecast.command` (``cadence forecast``), :mod:`~trainer.forecast.advice` (which run to fit when the
+fitted runs cannot pin the law).
 """
 
 from trainer.forecast.errors import FitError, ForecastError

@@ -52,7 +52,7 @@ def run_forecast(args: argparse.Namespace) -> str:
     """
     law, note = _law(args)
     runs = _run_curves(law, _run_folders(args))
-    lines = [f"{law.summary()}{note}"]
+    lines = [f"{law.summary()}{note}", *law.notes()]
     if args.config is None:
         if args.target is not None or args.grid or args.budgets or args.ssr:
             raise ForecastError("--budgets, --ssr, --target and --grid forecast a config: give --config CONFIG.yaml")
@@ -81,7 +81,7 @@ def _law(args: argparse.Namespace) -> tuple[FittedLaw, str]:
         if len(args.runs) > 1:
             raise ForecastError(f"{saved[0]} is a saved law: give it alone, or run folders to fit")
         return _saved_law(saved[0], args), f" (read from {saved[0]})"
-    name = args.law or "annealing"
+    name = args.law or ("annealing" if args.decay is not None else "auto")  # --decay is the annealing law's
     if args.decay is not None and name != "annealing":
         raise ForecastError(f"--decay is the annealing law's momentum; the {name} law has none")
     settings = {} if args.decay is None else {"decay": args.decay}
@@ -89,7 +89,7 @@ def _law(args: argparse.Namespace) -> tuple[FittedLaw, str]:
     target = args.save or str(first / LAW_FILE if first.is_dir() else metrics_path(first).parent / LAW_FILE)
     if not Path(target).parent.is_dir():  # checked before the fit: a failed save would name a temporary file
         raise ForecastError(f"--save {target}: the folder {Path(target).parent} does not exist")
-    law = fit_law(args.runs, law=law_named(name, settings), loss=args.loss)
+    law = fit_law(args.runs, law=name if name == "auto" else law_named(name, settings), loss=args.loss)
     law.save(target)
     return law, f"; saved to {target}"
 

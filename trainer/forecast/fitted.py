@@ -5,7 +5,8 @@ small JSON file (written atomically) and read back.
 :math:`\hat L\,e^{\pm z\,\sigma}` with :math:`z` the normal quantile and, on the relative scale,
 
 .. math:: \sigma^2 = g^\top \Sigma\, g + \text{noise}^2 + \text{systematic}^2
-          + [u \ge u_{out}]\,(c\,\text{error})^2, \qquad \Sigma = s^2 (J^\top J)^{-1}
+          + [u \ge u_{out}]\,(c\,\text{error})^2 + \Bigl(k\,\text{error}\,\log_2^+ \frac{S_1(u)}{S_{1,fit}}\Bigr)^2,
+          \qquad \Sigma = s^2 (J^\top J)^{-1}
 
 :math:`\Sigma` is the covariance of the log-parameters :math:`\theta` that the fitted points leave (Gauss-Newton:
 :math:`J` the derivatives of the log residuals by :math:`\theta`, :math:`s^2` their sum of squares over
@@ -15,8 +16,11 @@ is what one measured point scatters by, and the systematic error the misfit of t
 interval of a measured loss: the noise of the run forecast is in it. The last term is the misfit of a shape the
 fitted runs never showed: from the first update :math:`u_{out}` at which the run leaves their range (the reasons
 :meth:`FittedLaw.range_warnings` gives), the law's error there is unknown to the fit, and is taken as
-:math:`c = 1.5` times its error on the runs it saw (``EXTRAPOLATION_SCALE``: measured on the forecast bench,
-docs/forecast.md, "How sure a forecast is").
+:math:`c = 2` times its error on the runs it saw (``EXTRAPOLATION_SCALE``); and a run longer than every fitted
+one (its forward area :math:`S_1(u)` beyond their largest, :math:`S_{1,fit}`) extrapolates the power law in time, by
+:math:`k = 6` times the error per doubling (``TIME_SCALE``). Both are measured on the forecast bench, as is the cap
+on an undetermined direction's standard deviation (``MAX_LOG_SD``: the linearized law saturates long before a
+factor of 20 in a parameter; docs/forecast.md, "How sure a forecast is").
 
 The fit error is the root mean square of the relative residuals :math:`r_i = \hat L_i / L_i - 1` over the
 fitted points; the noise is what consecutive points of one run scatter by,
@@ -38,10 +42,22 @@ import attrs
 import torch
 
 from schedulers.tools.files import write_atomically
+from trainer.forecast.advice import fit_advice
 from trainer.forecast.errors import ForecastError
 from trainer.forecast.laws import AnnealingLaw, LrAreas, MultiPowerLaw, decreases, law_named, lr_areas
 
-__all__ = ["EXTRAPOLATION_SCALE", "FORMAT", "LEVEL", "FittedLaw", "decay_start", "extent", "load_law", "run_areas"]
+__all__ = [
+    "DECAY_TERMS",
+    "EXTRAPOLATION_SCALE",
+    "FORMAT",
+    "LEVEL",
+    "FittedLaw",
+    "after_decay",
+    "decay_start",
+    "extent",
+    "load_law",
+    "run_areas",
+]
 
 FORMAT = "cadence-forecast-law"
 #: how far beyond the fitted runs a forecast may reach before it is flagged (docs/forecast.md)
@@ -51,11 +67,21 @@ PEAK_MARGIN = 0.05
 #: a decay starting before this fraction of the earliest fitted decay's start (in S1) is flagged
 DECAY_MARGIN = 0.95
 #: an extrapolated forecast's unseen misfit, as a multiple of the fit error (docs/forecast.md)
-EXTRAPOLATION_SCALE = 1.5
+EXTRAPOLATION_SCALE = 2.0
+#: a forecast longer than the fitted runs: its misfit per doubling of their largest S1, a multiple of the fit error
+TIME_SCALE = 6.0
 #: the probability a forecast's interval holds, by default
 LEVEL = 0.8
 #: the step in a log-parameter of the central differences of a forecast
 _STEP = 1e-5
+#: a decay parameter further than this factor from 1 has reached a limit of its term: the fit is degenerate
+DEGENERATE_RANGE = 1e3
+#: the largest standard deviation of a log-parameter in a fit's covariance (e: a factor of 2.7; docs/forecast.md)
+MAX_LOG_SD = 1.0
+#: a decay parameter whose log has this standard deviation (at the covariance's cap) is not determined
+UNDETERMINED_SD = 0.99 * MAX_LOG_SD
+#: each law's parameters that only a decay of the lr determines
+DECAY_TERMS = {"annealing": ("C", "delay"), "multi-power": ("B", "C", "beta", "gamma")}
 
 
 @attrs.frozen
@@ -80,6 +106,7 @@ class FittedLaw:
         converged: Whether the fit converged; a failed fit predicts nothing.
         message: What the optimizer said (why a fit failed).
         covariance: The covariance of the log-parameters, in the order of ``law.parameters``; None: no intervals.
+        choice: Why this law was fitted when none was named (the default, or the default's fit failed); "": named.
 
     Returns:
         The fit, which forecasts the loss of any lr curve (:meth:`predict`, :meth:`interval`), says when that
@@ -105,6 +132,7 @@ class FittedLaw:
     converged: bool = True
     message: str = ""
     covariance: list[list[float]] | None = None  # of the log-parameters, in the order of ``law.parameters``
+    choice: str = ""  # why this law was fitted, when it was not named (trainer.forecast.fitting.DEFAULT_LAW)
 
     @property
     def systematic_error(self) -> float:
@@ -146,9 +174,91 @@ class FittedLaw:
         if updates is None:
             updates = torch.arange(1, len(lrs) + 1)
         updates = torch.as_tensor(updates, dtype=torch.int64)
+        self._check_decay(lrs, updates)
+        losses = self._losses(areas, updates)
+        bad = (~torch.isfinite(losses)) | (losses <= 0)
+        if bool(bad.any()):  # a loss the law cannot mean: the fit does not support this run (docs/forecast.md)
+            u, value = int(updates[bad][0]), float(losses[bad][0])
+            raise ForecastError(
+                f"the {self.law.name} law forecasts a loss of {value:.4g} after update {u} of this run, which no "
+                "run can measure: the fit does not support a forecast this far from the fitted runs"
+            )
+        return losses
+
+    def _losses(self, areas: LrAreas, updates: torch.Tensor) -> torch.Tensor:
+        """The law's loss after each of ``updates``, unchecked."""
         p = self.tensors()
         with torch.no_grad():  # in blocks: the multi-power law needs (points × decreases) numbers
             return torch.cat([self.law.loss(p, self.law.at(areas, block)) for block in updates.split(512)])
+
+    @property
+    def decay_seen(self) -> bool:
+        """Whether some fitted loss point comes after a decrease of its run's lr: without one, the law's decay terms
+        (:data:`DECAY_TERMS`) are not determined, and a run that decays cannot be forecast.
+
+        Returns:
+            True when a fitted run's record says ``decayed`` (a law saved before it was recorded: True).
+        """
+        return not self.runs or any(run.get("decayed", True) for run in self.runs)
+
+    @property
+    def degenerate(self) -> str:
+        r"""Why the fitted runs do not identify the law's decay term, in one line, or "": a decay parameter at the edge
+        of its range (beyond :data:`DEGENERATE_RANGE` of 1: the term has reached a limit, such as the multi-power
+        law's :math:`\beta \to 0, \gamma \to \infty`, where a decrease is realized at once by how low the lr goes)
+        or not determined (its log-parameter's standard deviation at the covariance's cap).
+
+        Returns:
+            The sentence naming those parameters and the run that would pin them (:func:`fit_advice`); "" for a fit
+            whose decay terms are identified, or that saw no decay (:attr:`decay_seen` says so instead).
+        """
+        if not self.decay_seen or self.covariance is None:
+            return ""
+        found = []
+        for i, name in enumerate(self.law.parameters):
+            value, sd = self.parameters[name], math.sqrt(max(self.covariance[i][i], 0.0))
+            if name in self.decay_terms and (
+                abs(math.log(value)) > math.log(DEGENERATE_RANGE) or sd >= UNDETERMINED_SD
+            ):
+                found.append(f"{name}={value:.3g}" + (" (not determined)" if sd >= UNDETERMINED_SD else ""))
+        if not found:
+            return ""
+        return (
+            f"the {self.law.name} law's fit is degenerate: {', '.join(found)}: the runs pin how much a decay lowers "
+            f"the loss, not how it is realized, so a forecast of another decay shape rests on the limit the fit chose "
+            f"({fit_advice('another decay')})"
+        )
+
+    def notes(self) -> list[str]:
+        """What ``cadence forecast`` and ``cadence sweep --forecast`` say of the fit beside its summary, one line each.
+
+        Returns:
+            ``law: <name>, <why>`` when the law was not named (:attr:`choice`), and ``note: <why>`` when the fit is
+            degenerate (:attr:`degenerate`); each only when there is something to say.
+        """
+        return [f"law: {self.law.name}, {self.choice}"] * bool(self.choice) + [f"note: {self.degenerate}"] * bool(
+            self.degenerate
+        )
+
+    @property
+    def decay_terms(self) -> tuple[str, ...]:
+        """The parameters of this law that only a decay of the lr determines (:data:`DECAY_TERMS`).
+
+        Returns:
+            Their names, in the order of ``law.parameters`` (``C`` and ``delay`` for the annealing law, ``C`` alone
+            with a fixed decay; ``B``, ``C``, ``beta``, ``gamma`` for the multi-power law).
+        """
+        return tuple(name for name in self.law.parameters if name in DECAY_TERMS[self.law.name])
+
+    def _check_decay(self, lrs: torch.Tensor, updates: torch.Tensor) -> None:
+        """Refuse, in one line, the loss after a decrease of the lr from a law whose fitted runs never decayed."""
+        if not self.decay_seen and after_decay(lrs, updates):
+            first = int(_first_fall(torch.as_tensor(lrs, dtype=torch.float64)))
+            raise ForecastError(
+                f"the fitted runs have not decayed (no fitted loss comes after a fall of their lr), so the "
+                f"{self.law.name} law's decay term ({', '.join(self.decay_terms)}) is not determined and "
+                f"this run, whose lr falls from update {first + 1} on, cannot be forecast: {fit_advice('decay')}"
+            )
 
     def interval(
         self, lrs: torch.Tensor, updates: torch.Tensor, level: float = LEVEL
@@ -175,22 +285,58 @@ class FittedLaw:
         if self.covariance is None:
             return None
         central = self.predict(lrs, updates)
+        sigma = torch.stack(list(self.variance_terms(lrs, updates).values())).sum(dim=0).sqrt()
+        z = NormalDist().inv_cdf(0.5 + level / 2)
+        low, high = central * torch.exp(-z * sigma), central * torch.exp(z * sigma)
+        if not bool(torch.isfinite(low).all() and torch.isfinite(high).all()):  # never a nan bound
+            raise ForecastError(
+                f"the {self.law.name} law's interval of this run is not finite: the fit does not support it"
+            )
+        return low, high
+
+    def variance_terms(self, lrs: torch.Tensor, updates: torch.Tensor) -> dict[str, torch.Tensor]:
+        r"""The terms of :math:`\sigma^2`, the variance of the log of the loss after each of ``updates`` (see the
+        module docstring), each >= 0: their sum is what :meth:`interval` spreads.
+
+        Args:
+            lrs: The lr of each update of the run.
+            updates: The update counts (>= 1).
+
+        Returns:
+            A tensor like ``updates`` for each term: ``parameters`` (:math:`g^\top \Sigma g`), ``noise`` and
+            ``systematic`` (their squares), ``unseen`` (:attr:`extrapolation_error` squared from the departure) and
+            ``longer`` (``TIME_SCALE`` × error × the doublings of :math:`S_1` beyond the fitted runs', squared).
+
+        Raises:
+            ForecastError: The fit failed, or has no covariance (a law saved without one).
+        """
+        if self.covariance is None:
+            raise ForecastError("this law was saved without its covariance: it has no interval")
+        updates = torch.as_tensor(updates, dtype=torch.int64)
+        areas = self.law.areas(torch.as_tensor(lrs, dtype=torch.float64) / self.lr_scale)
         theta = torch.tensor([math.log(self.parameters[name]) for name in self.law.parameters], dtype=torch.float64)
         steps = []
         for i in range(len(theta)):  # d log L / d theta_i by central differences: p pairs of forecasts
             shift = torch.zeros_like(theta)
             shift[i] = _STEP
-            up, down = (self._with(theta + sign * shift).predict(lrs, updates) for sign in (1, -1))
+            up, down = (self._with(theta + sign * shift)._losses(areas, updates) for sign in (1, -1))
             steps.append((up.log() - down.log()) / (2 * _STEP))
         g = torch.stack(steps, dim=1)
         spread = ((g @ torch.tensor(self.covariance, dtype=torch.float64)) * g).sum(dim=1).clamp(min=0)
         unseen = torch.zeros_like(spread)
         departure = self.departure(lrs)
         if departure is not None:  # the misfit of a shape the fitted runs never showed, from where the run leaves them
-            unseen[torch.as_tensor(updates) >= departure] = self.extrapolation_error**2
-        sigma = (spread + self.noise**2 + self.systematic_error**2 + unseen).sqrt()
-        z = NormalDist().inv_cdf(0.5 + level / 2)
-        return central * torch.exp(-z * sigma), central * torch.exp(z * sigma)
+            unseen[updates >= departure] = self.extrapolation_error**2
+        fitted_s1 = max((run["s1"] for run in self.runs), default=math.inf)
+        longer = (areas.s1[updates] / fitted_s1).log2().clamp(min=0)  # doublings beyond the fitted runs' S1
+        constant = torch.ones_like(spread)
+        return {
+            "parameters": spread,
+            "noise": constant * self.noise**2,
+            "systematic": constant * self.systematic_error**2,
+            "unseen": unseen,
+            "longer": (TIME_SCALE * self.error * longer) ** 2,
+        }
 
     def _with(self, theta: torch.Tensor) -> FittedLaw:
         parameters = dict(zip(self.law.parameters, theta.exp().tolist(), strict=True))
@@ -272,7 +418,7 @@ class FittedLaw:
             (
                 _first_fall(normalized) + 1,  # the update it falls at (a start implies one)
                 f"its lr falls from S1 = {start:.4g} on, earlier than any fitted run's (from S1 = {min(starts):.4g}): "
-                "how an earlier decay is realized is extrapolated (fit a run that decays like it, at full length)",
+                f"how an earlier decay is realized is extrapolated ({fit_advice('earlier decay')})",
             )
         ]
 
@@ -314,6 +460,7 @@ class FittedLaw:
                 "covariance": self.covariance,
             },
             "runs": self.runs,
+            "choice": self.choice,
         }
 
     def save(self, path: str | os.PathLike) -> Path:
@@ -333,12 +480,15 @@ class FittedLaw:
 
         Returns:
             ``<law> law on <loss column> of <n> run(s), <points> points: <name>=<value>, ...;`` followed by
-            ``fit error <e>% (noise <n>%, systematic <s>%)``, the parameters to 4 significant digits.
+            ``fit error <e>% (noise <n>%, systematic <s>%)``, the parameters to 4 significant digits (the decay
+            terms marked "not determined" when no fitted point comes after a decay).
         """
         values = ", ".join(f"{name}={value:.4g}" for name, value in self.parameters.items())
+        undetermined = "" if self.decay_seen else f" ({', '.join(self.decay_terms)}: not determined, no decay seen)"
+        errors = f"fit error {self.error:.2%} (noise {self.noise:.2%}, systematic {self.systematic_error:.2%})"
         return (
-            f"{self.law.name} law on {self.loss_column} of {len(self.runs)} run(s), {self.points} points: {values}; "
-            f"fit error {self.error:.2%} (noise {self.noise:.2%}, systematic {self.systematic_error:.2%})"
+            f"{self.law.name} law on {self.loss_column} of {len(self.runs)} run(s), {self.points} points: {values}"
+            f"{undetermined}; {errors}"
         )
 
 
@@ -383,6 +533,7 @@ def load_law(path: str | os.PathLike) -> FittedLaw:
             converged=bool(fit["converged"]),
             message=str(fit.get("message", "")),
             covariance=_matrix(fit.get("covariance"), len(data["parameters"])),
+            choice=str(data.get("choice", "")),  # laws saved before the default was chosen: ""
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise ForecastError(f"{path}: a saved law with a missing or malformed entry ({error})") from None
@@ -443,6 +594,25 @@ def decay_start(normalized: torch.Tensor) -> float | None:
     normalized = torch.as_tensor(normalized, dtype=torch.float64)
     first = _first_fall(normalized)
     return None if first is None else float(normalized[:first].sum())
+
+
+def after_decay(lrs: torch.Tensor, updates: torch.Tensor) -> bool:
+    """Whether the loss after some of ``updates`` comes after a fall of the lr (what determines a law's decay terms).
+
+    Args:
+        lrs: The lr of each update of the run.
+        updates: Update counts (>= 1).
+
+    Returns:
+        True when the largest of ``updates`` is past the first update whose lr is below the one before it.
+
+    >>> lrs = torch.tensor([0.5, 1.0, 1.0, 0.5])
+    >>> after_decay(lrs, torch.tensor([2, 3])), after_decay(lrs, [4])
+    (False, True)
+    """
+    first = _first_fall(torch.as_tensor(lrs, dtype=torch.float64))
+    updates = torch.as_tensor(updates, dtype=torch.int64)
+    return first is not None and len(updates) > 0 and int(updates.max()) > first
 
 
 def _first_fall(normalized: torch.Tensor) -> int | None:

@@ -167,9 +167,10 @@ def forecast_lrs(
         covariance) and the law's range warnings for these lrs.
 
     Raises:
-        ForecastError: When the lr is 0 throughout (no law applies), the run ends in its warmup (the lr still rises
-            at its last update: the law is fitted after the warmup) or the law's loss is not finite on this curve;
-            from :meth:`FittedLaw.predict`, when the fit failed.
+        ForecastError: When the lr is 0 throughout (no law applies) or the run ends in its warmup (the lr still rises
+            at its last update: the law is fitted after the warmup); from :meth:`FittedLaw.predict` and
+            :meth:`FittedLaw.interval`, named by ``label``: the fit failed, the run decays and the fitted runs did
+            not, or a loss or bound is not finite or not above 0.
 
     >>> from trainer.forecast.laws import AnnealingLaw
     >>> law = FittedLaw(AnnealingLaw(0.9), {"L0": 2.0, "A": 1.0, "alpha": 0.5, "C": 0.1}, 0.1, 0.01, 0.01, 3,
@@ -187,10 +188,11 @@ def forecast_lrs(
             f"{label}: the run ends in its warmup (its lr still rises at its last batch, {len(lrs)}): outside what "
             "the fit can say (the law is fitted after the warmup); give a budget past the warmup"
         )
-    losses = law.predict(lrs, updates)
-    if not torch.isfinite(losses).all():
-        raise ForecastError(f"{label}: the law's loss is not finite on this run's lr curve")
-    band = law.interval(lrs, updates)
+    try:  # a loss or a bound the fit cannot support is refused by the law, in one line: named here
+        losses = law.predict(lrs, updates)
+        band = law.interval(lrs, updates)
+    except ForecastError as error:
+        raise ForecastError(f"{label}: {error}") from None
     low, high = (None, None) if band is None else band
     return Forecast(label, lrs, counts, unit, updates, losses, tuple(law.range_warnings(lrs)), budget, low, high)
 

@@ -1,7 +1,8 @@
 """``cadence sweep --forecast``: how far a law fitted on the largest point of a sweep forecasts the others
 (docs/forecast.md, "Inside sweeps").
 
-The annealing law is fitted on the largest point (the main run of a WSD sweep that branches), and each point
+The default law (:data:`~trainer.forecast.fitting.DEFAULT_LAW`, as ``cadence forecast`` chooses it) is fitted on the
+largest point (the main run of a WSD sweep that branches), and each point
 is forecast from the lr its own run logged (a branch read with its main run's rows up to its decay start,
 :mod:`trainer.forecast.runs`). It is scored against what the law was fitted on:
 
@@ -40,8 +41,10 @@ FORECAST_COLUMNS = (
 TRAIN_WINDOW = 10
 
 
-def add_forecasts(points: list[Any], rows: list[dict[str, Any]], log: Callable[[str], None] = print) -> None:
-    """Fit the annealing law on the largest point of a sweep and add the :data:`FORECAST_COLUMNS` to each of its
+def add_forecasts(
+    points: list[Any], rows: list[dict[str, Any]], log: Callable[[str], None] = print, law: str = "auto"
+) -> None:
+    """Fit the default law (``law``) on the largest point of a sweep and add the :data:`FORECAST_COLUMNS` to each of its
     summary ``rows`` (empty when the fit fails or is degenerate: the sweep goes on, and the reason is logged in
     one line).
 
@@ -49,6 +52,8 @@ def add_forecasts(points: list[Any], rows: list[dict[str, Any]], log: Callable[[
         points: The sweep's points (``folder``, ``name``, ``is_main``), one per row.
         rows: Their summary rows (``batches``), updated in place.
         log: Where the lines go.
+        law: The law to fit, as :func:`~trainer.forecast.fit_law` takes it (``"auto"``: the default law, said in a
+            line, as ``cadence forecast`` chooses it).
 
     >>> rows = [{"batches": 10}]
     >>> add_forecasts([], [], log=print)
@@ -63,13 +68,13 @@ def add_forecasts(points: list[Any], rows: list[dict[str, Any]], log: Callable[[
     for row in rows:
         row.update(dict.fromkeys(FORECAST_COLUMNS))
     try:
-        law = fit_law([largest.folder])
+        fitted = fit_law([largest.folder], law=law)
     except ForecastError as error:
         log(f"sweep: no forecast: {' '.join(str(error).split())}")
         return
     for point, row in zip(points, rows, strict=True):
         try:
-            of, forecast, band, measured, reasons = scored_forecast(law, point.folder)
+            of, forecast, band, measured, reasons = scored_forecast(fitted, point.folder)
         except ForecastError as error:
             log(f"sweep: no forecast of {point.name}: {' '.join(str(error).split())}")
             continue
@@ -77,7 +82,9 @@ def add_forecasts(points: list[Any], rows: list[dict[str, Any]], log: Callable[[
             log(f"sweep: the forecast of {point.name} extrapolates: {reason}")
         row.update(forecast_of=of, forecast_final_loss=forecast, forecast_measured=measured)
         row.update(forecast_low=band[0], forecast_high=band[1], forecast_error=forecast / measured - 1)
-    log(f"sweep: forecast from {largest.name}: {law.summary()}")
+    log(f"sweep: forecast from {largest.name}: {fitted.summary()}")
+    for line in fitted.notes():  # which law and why, and a degenerate fit: as cadence forecast says them
+        log(f"sweep: {line}")
 
 
 def scored_forecast(law: FittedLaw, folder: Any) -> tuple[str, float, tuple[float, float], float, list[str]]:
