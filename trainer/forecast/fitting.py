@@ -94,6 +94,7 @@ def _fit_default(curves: list[RunCurve], max_error: float) -> FittedLaw:
     """:data:`DEFAULT_LAW`; the annealing law where its fit is degenerate and the annealing law's is not, or where it
     fails or the runs have too few points for it (the fit's ``choice`` says which and why; an error of the annealing
     law's own fit is raised)."""
+    curves = _counted_once(curves)  # here, so that a run given twice is said once, not once per law fitted
     try:
         fitted = fit_curves(curves, law=law_named(DEFAULT_LAW), max_error=max_error)
     except ForecastError as error:  # the other law: it may describe what this one could not, with fewer points
