@@ -16,18 +16,17 @@ also take time strings (``"1000ba"``, ``"2ep"``, ``"0.1dur"``); see docs/cerebra
 0.01
 """
 
-from schedulers.cerebras import forms, lr_scheduler, optim, weight_decay_scheduler
+from schedulers.cerebras import lr_scheduler, optim, weight_decay_scheduler
 from schedulers.cerebras.configure import configure_lr_scheduler
 from schedulers.cerebras.lr_scheduler import *  # noqa: F403  (the learning-rate classes, as in cerebras.pytorch)
 from schedulers.cerebras.scheduler import HyperparameterScheduler
-from schedulers.cerebras.steps import StepArgumentError
 from schedulers.cerebras.weight_decay_scheduler import *  # noqa: F403  (the weight-decay classes)
+from schedulers.families.cerebras import StepArgumentError
 
 __all__ = [
     "HyperparameterScheduler",
     "StepArgumentError",
     "configure_lr_scheduler",
-    "forms",
     "lr_scheduler",
     "optim",
     "weight_decay_scheduler",

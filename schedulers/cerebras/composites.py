@@ -14,10 +14,10 @@ from typing import Any
 import torch
 from torch.optim import Optimizer
 
-from schedulers.cerebras import forms
 from schedulers.cerebras.scheduler import HyperparameterScheduler, StepCount, Tags, UserClosedForm
 from schedulers.core.run import ScheduleState
 from schedulers.core.schedule_arguments import number_argument
+from schedulers.families import cerebras as forms
 
 __all__ = ["ChainedBase", "ScalePerParamBase", "SequentialBase"]
 
@@ -77,7 +77,7 @@ class _Composite(HyperparameterScheduler):
         composed = self._form.inner if isinstance(self._form, UserClosedForm) else self._form
         for child, part in zip(self._schedulers, composed.schedules, strict=True):
             child._form, child.state, child.ssr = part, state, ssr
-            child._curve = part
+            child._curve = part.value
         return curve
 
     def _labels(self) -> tuple[str, ...]:
@@ -139,7 +139,7 @@ class SequentialBase(_Composite):
         self._schedulers = _children(type(self).__name__, schedulers)
         try:
             schedule = forms.Sequential(tuple(c.schedule for c in self._schedulers), milestones, labels=self._labels())
-        except forms.FormArgumentError as error:
+        except forms.ArgumentError as error:
             raise self._named(error) from None
         self._setup(optimizer, schedule, last_epoch, param_group_tags, state)
         self._adopt()

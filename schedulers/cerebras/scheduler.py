@@ -32,12 +32,11 @@ from typing import Any, ClassVar
 import attrs
 import torch
 
-from schedulers.cerebras import forms
-from schedulers.cerebras.forms import Form, FormArgumentError
-from schedulers.cerebras.steps import StepCount, needs_run, resolve_steps
-from schedulers.core.run import ScheduleState
+from schedulers.core.run import Run, ScheduleState
 from schedulers.core.schedule_arguments import integer_argument, same_value
 from schedulers.core.torch_scheduler import StepCountingScheduler, matches, normalize_tags, targeted_groups
+from schedulers.families import cerebras as forms
+from schedulers.families.cerebras import ArgumentError, StepCount, StepSchedule, needs_run, resolve_steps, step_run
 from timeunits import Time
 
 __all__ = ["HyperparameterScheduler", "StepCount", "Tags", "UserClosedForm"]
@@ -65,7 +64,7 @@ class _ConstructedThenStarted(type):
 
 
 @attrs.frozen
-class UserClosedForm(Form):
+class UserClosedForm(StepSchedule):
     """The closed form a user subclass writes: its ``_get_closed_form_lr()`` (or ``_get_closed_form()``) with
     ``self.last_epoch`` the step (an int64 tensor).
 
@@ -81,12 +80,12 @@ class UserClosedForm(Form):
     >>> class Halving(cs.LRScheduler):
     ...     def _get_closed_form_lr(self):
     ...         return 0.1 * 0.5 ** self.last_epoch.double()
-    >>> Halving(torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1), None).schedule(2.0)
+    >>> Halving(torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1), None).schedule.value(2.0)
     0.025
     """
 
     owner: HyperparameterScheduler = attrs.field(eq=False)
-    inner: Form | None = None
+    inner: StepSchedule | None = None
 
     @property
     def total_iters(self) -> Any:
@@ -105,13 +104,13 @@ class UserClosedForm(Form):
         inner = self.inner is not None and self.inner.needs_run()
         return inner or needs_run(list(self.owner._given_steps.values()))
 
-    def resolved(self, state: ScheduleState | None, ssr: float) -> Form:
+    def resolved(self, run: Run) -> StepSchedule:
         owner = self.owner
         for name, given in owner._given_steps.items():  # the user's object holds its arguments: set them
-            setattr(owner, name, resolve_steps(name, given, state, ssr))
-        return attrs.evolve(self, inner=None if self.inner is None else self.inner.resolved(state, ssr))
+            setattr(owner, name, resolve_steps(name, given, run))
+        return attrs.evolve(self, inner=None if self.inner is None else self.inner.resolved(run))
 
-    def __call__(self, t: Any) -> Any:
+    def value(self, t: Any) -> Any:
         owner = self.owner
         step = t.to(_I64) if isinstance(t, torch.Tensor) else torch.tensor(int(t), dtype=_I64)
         saved = owner.__dict__.get("_epoch_view"), owner.__dict__.get("_inner_view")
@@ -157,9 +156,9 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
     #: the param-group key written (set by the family bases)
     param_group_key: ClassVar[str | None] = None
     #: the form of a built-in schedule (None: a user closed form, or a composite)
-    form: ClassVar[type[Form] | None] = None
+    form: ClassVar[type[StepSchedule] | None] = None
     #: the form a composite makes of its children's
-    composes: ClassVar[type[Form] | None] = None
+    composes: ClassVar[type[StepSchedule] | None] = None
     #: the family's names for the forms' generic argument names (the learning-rate ones; none for weight decays)
     _family_names: ClassVar[dict[str, str]] = {}
     #: the form's generic argument name -> this class's name for it (each also readable as an attribute): the
@@ -195,7 +194,12 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         self._setup(optimizer, UserClosedForm(self), last_epoch, param_group_tags, state)
 
     def _setup(
-        self, optimizer: Any, schedule: Form, last_epoch: object, param_group_tags: Tags, state: ScheduleState | None
+        self,
+        optimizer: Any,
+        schedule: StepSchedule,
+        last_epoch: object,
+        param_group_tags: Tags,
+        state: ScheduleState | None,
     ) -> None:
         """Check and keep what every constructor takes; nothing is written before :meth:`_begin`."""
         if not isinstance(optimizer, torch.optim.Optimizer):
@@ -225,7 +229,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         self._curve = self.curve_for(self.state, 1.0)
         self._apply()
 
-    def _with_user_parts(self, schedule: Form) -> Form:
+    def _with_user_parts(self, schedule: StepSchedule) -> StepSchedule:
         """The schedule with what the user's subclass adds: its closed-form hook, or its functions of the step."""
         if self._hook_name() is not None and not isinstance(schedule, UserClosedForm):
             return UserClosedForm(self, inner=schedule)
@@ -279,23 +283,23 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         if ssr != 1.0:
             self._check_scalable()
         try:
-            form = self.schedule.resolved(state, ssr)
-        except FormArgumentError as error:
+            form = self.schedule.resolved(step_run(state, ssr))
+        except ArgumentError as error:
             raise self._named(error) from None
         self._form = form
-        return form
+        return form.value
 
     def _unattached(self, t: float) -> float:
         """The curve before a run is attached: the error of resolving without one (it names the argument)."""
         self._curve = self.curve_for(self.state, 1.0)
         return self._curve(t)
 
-    def _ready_form(self) -> Form:
+    def _ready_form(self) -> StepSchedule:
         if self._curve == self._unattached:
             self._curve = self.curve_for(self.state, 1.0)
         return self._form
 
-    def _named(self, error: FormArgumentError) -> ValueError:
+    def _named(self, error: ArgumentError) -> ValueError:
         """A form's error in this class's words: its name, and the argument's name here."""
         owner = type(self).__name__
         if not error.name:
@@ -353,7 +357,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
             form = form.inner
         if form is None:
             raise NotImplementedError(f"{type(self).__name__} has no built-in closed form to call")
-        return form(self.last_epoch.to(_F64))
+        return form.value(self.last_epoch.to(_F64))
 
     _get_closed_form = _get_closed_form_lr  # Cerebras 2.x's name (the base's, whichever name a subclass overrides)
 
@@ -380,7 +384,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         counts = torch.as_tensor(list(steps) if isinstance(steps, range) else steps, dtype=_I64)
         if counts.numel() and int(counts.min()) < 0:
             raise ValueError(f"{type(self).__name__}.values_at: steps must be >= 0, got {int(counts.min())}")
-        return torch.as_tensor(form(counts.to(_F64))).to(_F64).expand(counts.shape).clone()
+        return torch.as_tensor(form.value(counts.to(_F64))).to(_F64).expand(counts.shape).clone()
 
     def get_last_value(self) -> list[Any]:
         """Cerebras 2.x's name for :meth:`get_last_lr`.
@@ -396,7 +400,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         Returns:
             One value per param group of the optimizer.
         """
-        value = float(self._ready_form()(float(self._count)))
+        value = float(self._ready_form().value(float(self._count)))
         current = self.get_last_lr()
         return [
             value * self._group_scale(i) if matches(self.param_group_tags, g) else current[i]
@@ -540,7 +544,7 @@ def _form_init(cls: type[HyperparameterScheduler]) -> Callable[..., None]:
         _, optimizer, *values, tags, state = bound.arguments.values()
         try:
             schedule = cls.form(*values)  # the form's fields in its order
-        except FormArgumentError as error:
+        except ArgumentError as error:
             raise self._named(error) from None
         self._setup(optimizer, schedule, -1, tags, state)
 

@@ -20,9 +20,9 @@ import sys
 
 import attrs
 
-from schedulers.cerebras import forms
 from schedulers.cerebras.scheduler import HyperparameterScheduler
 from schedulers.core.names import get_scheduler, register_scheduler
+from schedulers.families import cerebras as forms
 
 __all__ = ["ROWS", "TABLE", "Row", "register_family"]
 

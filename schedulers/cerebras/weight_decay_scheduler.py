@@ -25,10 +25,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from schedulers.cerebras import forms
 from schedulers.cerebras.composites import ChainedBase, ScalePerParamBase, SequentialBase
 from schedulers.cerebras.scheduler import HyperparameterScheduler
 from schedulers.cerebras.table import register_family
+from schedulers.families import cerebras as forms
 
 
 class WeightDecayScheduler(HyperparameterScheduler):

@@ -16,8 +16,9 @@ from schedulers.cerebras import lr_scheduler, weight_decay_scheduler
 from schedulers.cerebras.scheduler import HyperparameterScheduler
 from schedulers.cerebras.table import ROWS, TABLE
 from schedulers.core.names import get_scheduler, scheduler_family
+from schedulers.families import cerebras as forms
 
-COMPOSITE_FORMS = (cs.forms.Sequential, cs.forms.Chained, cs.forms.ScalePerParam)
+COMPOSITE_FORMS = (forms.Sequential, forms.Chained, forms.ScalePerParam)
 LR_CLASSES = {row.stem: getattr(cs, row.lr_class or row.stem + "LR") for row in TABLE}
 WD_CLASSES = {row.stem: getattr(cs, row.stem + "WD") for row in TABLE}
 
