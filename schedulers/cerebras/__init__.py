@@ -31,4 +31,5 @@ __all__ = [
     "optim",
     "weight_decay_scheduler",
 ]
-__all__ += lr_scheduler.__all__ + weight_decay_scheduler.__all__
+__all__ += lr_scheduler.__all__
+__all__ += weight_decay_scheduler.__all__

@@ -86,7 +86,8 @@ globals().update(_OPTIMIZERS)
 
 # The optimizers are attributes, not listed: they are torch's classes (or subclasses of them), documented there.
 __all__ = ["configure_lr_scheduler", "configure_optimizer", "lr_scheduler", "weight_decay_scheduler"]
-__all__ += lr_scheduler.__all__ + weight_decay_scheduler.__all__
+__all__ += lr_scheduler.__all__
+__all__ += weight_decay_scheduler.__all__
 
 
 def __getattr__(name: str) -> object:

@@ -58,9 +58,25 @@ class _ConstructedThenStarted(type):
     once the outermost constructor has returned."""
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        if cls.form is not None:  # a call that does not fit: the signature shown, a generic name pointed out
+            _check_call(cls, args, kwargs)
         scheduler = super().__call__(*args, **kwargs)
         scheduler._begin()
         return scheduler
+
+
+def _check_call(cls: Any, args: tuple, kwargs: dict[str, Any]) -> None:
+    """A TypeError showing ``cls``'s signature for a call that does not fit it (the weight-decay spelling of an
+    argument, given to a learning-rate class, named)."""
+    shown = cls.__signature__
+    generic = [key for key in kwargs if cls._family_names.get(key, key) != key]
+    if generic:
+        renamed = "; ".join(f"{key!r} is called {cls._family_names[key]!r} here" for key in generic)
+        raise TypeError(f"{cls.__name__}{shown}: {renamed}")
+    try:
+        shown.bind(*args, **kwargs)
+    except TypeError as error:
+        raise TypeError(f"{cls.__name__}{shown}: {error}") from None
 
 
 @attrs.frozen
@@ -161,9 +177,6 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
     composes: ClassVar[type[StepSchedule] | None] = None
     #: the family's names for the forms' generic argument names (the learning-rate ones; none for weight decays)
     _family_names: ClassVar[dict[str, str]] = {}
-    #: the form's generic argument name -> this class's name for it (each also readable as an attribute): the
-    #: family's names of the form's fields
-    _argument_names: ClassVar[dict[str, str]] = {}
     #: a user subclass's step-count attributes besides ``total_iters`` (they accept time strings)
     _step_arguments: ClassVar[tuple[str, ...]] = ()
     #: the names of the hook returning the user's functions of the step (``LambdaLR``, ``MultiplicativeLR``)
@@ -175,10 +188,6 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if cls.__dict__.get("form") is not None:
-            fields = attrs.fields_dict(cls.form)
-            cls._argument_names = {name: renamed for name, renamed in cls._family_names.items() if name in fields}
-            cls.__init__ = _form_init(cls)  # type: ignore[method-assign]
         cls.__signature__ = _shown_signature(cls)  # not the metaclass's __call__(*args, **kwargs)
 
     def __init__(
@@ -192,6 +201,15 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
     ) -> None:
         self.total_iters = total_iters
         self._setup(optimizer, UserClosedForm(self), last_epoch, param_group_tags, state)
+
+    def _build(self, optimizer: Any, values: tuple, param_group_tags: Tags, state: ScheduleState | None) -> None:
+        """Build the class's schedule of ``values`` (its arguments in order; errors in this class's names) and
+        :meth:`_setup` with it."""
+        try:
+            schedule = self.form(*values)
+        except ArgumentError as error:
+            raise self._named(error) from None
+        self._setup(optimizer, schedule, -1, param_group_tags, state)
 
     def _setup(
         self,
@@ -305,7 +323,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         if not error.name:
             return ValueError(f"{owner}{error.text}")
         base, _, index = error.name.partition("[")
-        shown = self._argument_names.get(base, base) + (f"[{index}" if index else "")
+        shown = self._family_names.get(base, base) + (f"[{index}" if index else "")
         why = f" (the {self.param_group_key} it schedules is never negative)" if error.negative else ""
         return ValueError(f"{owner}: {shown}{error.text}{why}")
 
@@ -327,7 +345,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
     def __getattr__(self, name: str) -> Any:
         """A form's argument, by this class's name or the generic one (``initial_learning_rate``, ``total_iters``)."""
         form = self.__dict__.get("_form", self.__dict__.get("schedule"))
-        generic = {public: g for g, public in type(self)._argument_names.items()}.get(name, name)
+        generic = {public: g for g, public in type(self)._family_names.items()}.get(name, name)
         if form is not None and not isinstance(form, UserClosedForm) and not name.startswith("_"):
             if generic in attrs.fields_dict(type(form)):
                 return getattr(form, generic)
@@ -474,7 +492,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
             self._apply()
 
     def _warn_changed_arguments(self, saved: dict[str, Any]) -> None:
-        current, names = self._arguments(), type(self)._argument_names
+        current, names = self._arguments(), type(self)._family_names
         changed = [
             f"{names.get(key, key)}: {saved[key]!r} -> {current[key]!r}"
             for key in saved
@@ -516,41 +534,6 @@ def _shown_signature(cls: type) -> inspect.Signature:
     parameters = [p.replace(annotation=p.empty) for p in signature.parameters.values()]
     parameters = parameters[1:] if parameters[0].name == "self" else parameters
     return signature.replace(parameters=parameters, return_annotation=signature.empty)
-
-
-def _form_init(cls: type[HyperparameterScheduler]) -> Callable[..., None]:
-    """The constructor of a class with a form, ``cls(optimizer, <the form's fields, renamed>, param_group_tags=None,
-    *, state=None)``, typed: the call checked against that signature, then the form built."""
-    names, fields = cls._argument_names, attrs.fields_dict(cls.form)
-    form = [
-        p.replace(name=names.get(p.name, p.name), annotation=fields[p.name].type)
-        for p in inspect.signature(cls.form).parameters.values()
-        if p.kind is not p.KEYWORD_ONLY  # what the user's hooks give (functions, factor), not arguments
-    ]
-    base = list(inspect.signature(HyperparameterScheduler.__init__).parameters.values())
-    signature = inspect.Signature([*base[:2], *form, *base[-2:]], return_annotation="None")
-
-    def __init__(self: HyperparameterScheduler, *args: Any, **kwargs: Any) -> None:
-        shown = cls.__signature__  # the signature as users read it (_shown_signature)
-        generic = [key for key in kwargs if key in names]
-        if generic:  # the weight-decay spelling of an argument, given to the learning-rate class
-            renamed = "; ".join(f"{key!r} is called {names[key]!r} here" for key in generic)
-            raise TypeError(f"{cls.__name__}{shown}: {renamed}")
-        try:
-            bound = signature.bind(self, *args, **kwargs)
-        except TypeError as error:
-            raise TypeError(f"{cls.__name__}{shown}: {error}") from None
-        bound.apply_defaults()
-        _, optimizer, *values, tags, state = bound.arguments.values()
-        try:
-            schedule = cls.form(*values)  # the form's fields in its order
-        except ArgumentError as error:
-            raise self._named(error) from None
-        self._setup(optimizer, schedule, -1, tags, state)
-
-    __init__.__signature__ = signature  # type: ignore[attr-defined]
-    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
-    return __init__
 
 
 def _plain(value: object) -> object:

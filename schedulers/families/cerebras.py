@@ -201,9 +201,9 @@ def resolve_steps(name: str, value: object, run: Run) -> int | float | list | No
     if value < 0:
         return value  # the schedule's check says what is accepted
     try:
-        count = integer_argument(name, value)
+        count = integer_argument(name, value, why="a number of steps")
     except ValueError as error:
-        raise StepArgumentError(f"{error} (a number of steps)") from None
+        raise StepArgumentError(str(error)) from None
     return run.count(name, Time(count, TimeUnit.BATCH)).value
 
 
