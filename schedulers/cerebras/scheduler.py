@@ -169,6 +169,8 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
     (True, True)
     """
 
+    #: how many steps the schedule lasts, resolved to whole steps (as given, a time string, until resolved)
+    total_iters: Any
     #: the param-group key written (set by the family bases)
     param_group_key: ClassVar[str | None] = None
     #: the form of a built-in schedule (None: a user closed form, or a composite)
