@@ -1,6 +1,6 @@
 """Cerebras-style schedulers on Cadence: ``cerebras.pytorch.optim.lr_scheduler`` and the weight-decay schedulers.
 
-Each schedule is a frozen value, a closed form of the optimizer step (:mod:`schedulers.cerebras.forms`, written
+Each schedule is a frozen value, a closed form of the optimizer step (:mod:`schedulers.families.cerebras`, written
 once through :mod:`schedulers.core.kernels`), which one scheduler writes into the learning rate or the weight
 decay (:class:`HyperparameterScheduler`, a ``torch.optim.lr_scheduler.LRScheduler``); the classes have
 Cerebras's names and signatures. Step-count arguments

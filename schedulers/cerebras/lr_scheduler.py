@@ -4,10 +4,10 @@ Each class writes an absolute learning rate into every targeted param group: the
 to ``step()`` (one per optimizer step; construction is the first) is the closed form :math:`f(k)` of its
 docstring. A class is its documented signature (Cerebras's argument names: ``initial_learning_rate``,
 ``end_learning_rate``, ``learning_rates``, ``base_lr``, ``max_lr``) over its form, a frozen value of
-:mod:`schedulers.cerebras.forms` (the generic arguments, their checks and the closed form, through
+:mod:`schedulers.families.cerebras` (the generic arguments, their checks and the closed form, through
 :mod:`schedulers.core.kernels`); the weight-decay class of the same form is in
 :mod:`schedulers.cerebras.weight_decay_scheduler`. Every class also takes ``param_group_tags`` (Cerebras 2.x)
-and a keyword-only ``state`` for time-string step counts (:mod:`schedulers.cerebras.steps`).
+and a keyword-only ``state`` for time-string step counts (:func:`schedulers.families.cerebras.resolve_steps`).
 
 >>> import torch
 >>> from schedulers.cerebras import LinearLR

@@ -1,4 +1,4 @@
-r"""The one Cerebras scheduler: a form (:mod:`schedulers.cerebras.forms`) written into one param-group key.
+r"""The one Cerebras scheduler: a schedule in steps (:mod:`schedulers.families.cerebras`) written into a param key.
 
 :class:`HyperparameterScheduler` is Cerebras 2.x's ``Scheduler``, for learning rates and weight decays alike
 (``param_group_key``: ``"lr"`` for :class:`~schedulers.cerebras.LRScheduler`, ``"weight_decay"`` for
@@ -16,8 +16,9 @@ r"""The one Cerebras scheduler: a form (:mod:`schedulers.cerebras.forms`) writte
 * ``state_dict()`` holds the step and, for information, the arguments, as tensors, numbers, strings and lists
   only (``torch.load(weights_only=True)`` loads it).
 
-A class with a form declares it (``form = forms.CosineDecay``); its signature is the form's fields, renamed to
-the learning-rate names by ``_argument_names``, between ``optimizer`` and ``param_group_tags``. The form's step
+A class with a form declares it (``form = forms.CosineDecay``) and its own ``__init__``, typed: the form's fields,
+under the learning-rate names for the learning-rate classes (``_family_names``), between ``optimizer`` and
+``param_group_tags``; ``_build`` makes the form, its errors in the class's names. The form's step
 counts are resolved for the run when a run's state is known (``state=``, or :meth:`attach_state`); before, a
 form that needs one cannot be evaluated, and says which argument needs what (docs/cerebras.md).
 """
@@ -149,7 +150,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
     Args:
         optimizer: The optimizer whose param groups are written.
         total_iters: The number of steps the schedule lasts (None when it has no end); a number or a time string
-            (see :mod:`schedulers.cerebras.steps`).
+            (see :func:`schedulers.families.cerebras.resolve_steps`).
         last_epoch: The step to start after (-1: a fresh run); construction takes one step.
         param_group_tags: Write only to param groups with one of these tags (see
             :mod:`schedulers.core.torch_scheduler`).

@@ -1,6 +1,6 @@
 """The table of the Cerebras schedules: which learning-rate and weight-decay classes share a form, and their names.
 
-Each row is a schedule's form (a frozen value class of :mod:`schedulers.cerebras.forms`:
+Each row is a schedule's form (a frozen Cadence schedule of :mod:`schedulers.families.cerebras`:
 the generic signature, its checks and the closed form, evaluated through :mod:`schedulers.core.kernels`). Both
 families declare their classes in source on that form (``class CosineDecayLR(LRScheduler)`` with
 ``form = forms.CosineDecay`` in :mod:`schedulers.cerebras.lr_scheduler`, and ``CosineDecayWD`` in

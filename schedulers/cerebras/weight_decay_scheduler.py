@@ -2,7 +2,7 @@ r"""Cerebras 2.x's weight-decay schedulers (``cerebras.pytorch.optim.weight_deca
 
 The same closed forms as the learning-rate classes (:mod:`schedulers.cerebras.lr_scheduler`, whose docstrings
 give the formulas), with Cerebras 2.x's generic argument names (``val``, ``initial_val``, ``end_val``, ``vals``,
-``base_val``, ``max_val``): each class writes its form (a frozen value of :mod:`schedulers.cerebras.forms`) into
+``base_val``, ``max_val``): each class writes its form (a frozen value of :mod:`schedulers.families.cerebras`) into
 ``"weight_decay"`` of every targeted param group. With ``param_group_tags`` they touch only the tagged groups
 (typically: decay the weights, not the biases and norms).
 

@@ -6,25 +6,9 @@ Each constructor returns a :class:`LambdaLR`: a subclass of torch's
 ``lr`` (each param group's ``initial_lr``); the lr after ``k`` calls to ``step()`` is ``peak × α(k)``. A
 schedule translates into its multiplier α, a :class:`~schedulers.families.sambaflow.SambaFlowLambda` of the step
 (``scheduler.lr_lambdas[0]``): a Cadence schedule, whose curve of the step the scheduler evaluates.
-With :math:`W` = ``num_warmup_steps``, :math:`T` = ``num_training_steps`` and :math:`r` = ``end_ratio``:
-
-.. math::
-    \alpha(k) = \begin{cases}
-        k / W & k \le W \quad\text{(linear warmup from 0; skipped when } W = 0\text{)} \\
-        r + (1 - r)\,d(p), \quad p = \min\!\left(\frac{k - W}{\max(1, T - W)}, 1\right) & k > W
-    \end{cases}
-
-- cosine: :math:`d(p) = \tfrac12\bigl(1 + \cos(2\pi c\,p)\bigr)` with :math:`c` = ``num_cycles``
-  (Hugging Face's ``get_cosine_schedule_with_warmup``; :math:`c = 1/2` is one half-wave, 1 → r);
-- polynomial (SambaFlow's name; the decay is linear): :math:`d(p) = 1 - p`;
-- fixed: :math:`\alpha = 1`.
-
-So α is 0 at step 0, exactly 1 at step :math:`W`, exactly :math:`r` at step :math:`T`, and the value
-reached at :math:`T` is held afterwards (that is :math:`r` for the default ``num_cycles=0.5``).
-
-The curves are :func:`schedulers.core.kernels.warmup`, :func:`~schedulers.core.kernels.cosine_wave` (the
-cosine, going on past a half-wave for ``num_cycles > 1/2``) and :func:`~schedulers.core.kernels.linear`;
-nothing here re-implements a curve.
+Its formula, :math:`\alpha(k)` of the warmup :math:`W`, the end :math:`T` and the end ratio :math:`r`, is in
+:mod:`schedulers.families.sambaflow`: α is 0 at step 0, exactly 1 at step :math:`W`, exactly :math:`r` at step
+:math:`T`, and the value reached at :math:`T` is held afterwards.
 
 >>> import torch
 >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)

@@ -1,5 +1,5 @@
 """The learning-rate and weight-decay classes are built from one table (schedulers.cerebras.table): for each
-row, both classes write its form (a frozen value of schedulers.cerebras.forms), with Cerebras's argument names,
+row, both classes write its form (a Cadence schedule of schedulers.families.cerebras), with Cerebras's argument names,
 signature, docstring, module and registry entry."""
 
 from __future__ import annotations
