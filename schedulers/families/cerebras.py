@@ -45,7 +45,7 @@ from schedulers.core import kernels
 from schedulers.core.kernels import ops
 from schedulers.core.run import Run, ScheduleState
 from schedulers.core.schedule import Curve, Schedule
-from schedulers.core.schedule_arguments import choice_argument, integer_argument, number_argument
+from schedulers.core.schedule_arguments import choice_argument, integer_argument, number_argument, number_problem
 from timeunits import Time, TimeUnit
 from timeunits.errors import argument_error
 
@@ -194,11 +194,11 @@ def resolve_steps(name: str, value: object, run: Run) -> int | float | list | No
         return [resolve_steps(f"{name}[{i}]", v, run) for i, v in enumerate(value)]
     if isinstance(value, (str, Time)):
         return _resolve_time(name, value, run)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if number_problem(value) is not None:  # the one rule of what a number is (a bool is none)
         raise StepArgumentError(
             f"{name}={value!r} must be a number of steps or a time string such as '1000ba', '2ep' or '0.1dur'"
         )
-    if value < 0:
+    if value < 0:  # type: ignore[operator]  (a number)
         return value  # the schedule's check says what is accepted
     try:
         count = integer_argument(name, value, why="a number of steps")
