@@ -16,6 +16,7 @@ import torch
 from torch.optim import Optimizer
 
 from schedulers.cerebras.scheduler import HyperparameterScheduler, StepCount, Tags
+from schedulers.core.run import ScheduleState
 from schedulers.core.schedule_arguments import number_argument
 from schedulers.families import cerebras as forms
 
