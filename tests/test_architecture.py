@@ -221,8 +221,8 @@ LAYERS = {
     "schedulers.core": {"timeunits"},
     "schedulers.families": {"timeunits", "schedulers.core"},
     "schedulers.optim": {"timeunits", "schedulers.core"},
-    "schedulers.cerebras": {"timeunits", "schedulers.core", "schedulers.optim"},
-    "schedulers.sambaflow": {"timeunits", "schedulers.core"},
+    "schedulers.cerebras": {"timeunits", "schedulers.core", "schedulers.families", "schedulers.optim"},
+    "schedulers.sambaflow": {"timeunits", "schedulers.core", "schedulers.families"},
     "schedulers.integrations": {"timeunits", "schedulers.core"},
     "schedulers.tools": {
         "timeunits",

@@ -1,9 +1,10 @@
 r"""Schedulers made of schedulers: a sequence switching at milestones, a product, a per-group scaling.
 
-Each composes its children's forms into one form (:class:`~schedulers.cerebras.forms.Sequential`,
-:class:`~schedulers.cerebras.forms.Chained`, :class:`~schedulers.cerebras.forms.ScalePerParam`): the composite
-alone steps and writes, and resolves the whole form for the run at once. The children are kept for Cerebras's
-checkpoint format (``_schedulers``: each child's state at the step it sees).
+Each composes its children's schedules into one (:class:`~schedulers.families.cerebras.Sequential`,
+:class:`~schedulers.families.cerebras.Chained`, :class:`~schedulers.families.cerebras.ScalePerParam`): the
+composite alone steps and writes, and resolves the whole schedule for the run at once; its children follow the
+run through their ``attach_state``. The children are kept for Cerebras's checkpoint format (``_schedulers``: each
+child's state at the step it sees).
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from typing import Any
 import torch
 from torch.optim import Optimizer
 
-from schedulers.cerebras import forms
-from schedulers.cerebras.scheduler import HyperparameterScheduler, StepCount, Tags, UserClosedForm
+from schedulers.cerebras.scheduler import HyperparameterScheduler, StepCount, Tags
 from schedulers.core.run import ScheduleState
 from schedulers.core.schedule_arguments import number_argument
+from schedulers.families import cerebras as forms
 
 __all__ = ["ChainedBase", "ScalePerParamBase", "SequentialBase"]
 
@@ -63,21 +64,19 @@ class _Composite(HyperparameterScheduler):
                 )
 
     def curve_for(self, state: ScheduleState | None, ssr: float) -> Callable[[float], float]:
-        """The composed form for the run (see the base class); each child is told the form it has in that run.
+        """The composed schedule for the run (see the base class); each child then follows the same run, through its
+        own ``attach_state`` (so its step counts read as resolved for that run).
 
         Args:
             state: The run's state (None: no run).
             ssr: The scale schedule ratio.
 
         Returns:
-            The resolved composed form, a function of the step count.
+            The resolved composed schedule's value, a function of the step count.
         """
-        curve = super().curve_for(state, ssr)
-        # a user subclass's own closed form wraps the composed one (what its super() call evaluates)
-        composed = self._form.inner if isinstance(self._form, UserClosedForm) else self._form
-        for child, part in zip(self._schedulers, composed.schedules, strict=True):
-            child._form, child.state, child.ssr = part, state, ssr
-            child._curve = part
+        curve = super().curve_for(state, ssr)  # first: a run the composite refuses changes no child
+        for child in self._schedulers:
+            child.attach_state(state, ssr)
         return curve
 
     def _labels(self) -> tuple[str, ...]:
@@ -139,7 +138,7 @@ class SequentialBase(_Composite):
         self._schedulers = _children(type(self).__name__, schedulers)
         try:
             schedule = forms.Sequential(tuple(c.schedule for c in self._schedulers), milestones, labels=self._labels())
-        except forms.FormArgumentError as error:
+        except forms.ArgumentError as error:
             raise self._named(error) from None
         self._setup(optimizer, schedule, last_epoch, param_group_tags, state)
         self._adopt()

@@ -4,10 +4,10 @@ Each class writes an absolute learning rate into every targeted param group: the
 to ``step()`` (one per optimizer step; construction is the first) is the closed form :math:`f(k)` of its
 docstring. A class is its documented signature (Cerebras's argument names: ``initial_learning_rate``,
 ``end_learning_rate``, ``learning_rates``, ``base_lr``, ``max_lr``) over its form, a frozen value of
-:mod:`schedulers.cerebras.forms` (the generic arguments, their checks and the closed form, through
+:mod:`schedulers.families.cerebras` (the generic arguments, their checks and the closed form, through
 :mod:`schedulers.core.kernels`); the weight-decay class of the same form is in
 :mod:`schedulers.cerebras.weight_decay_scheduler`. Every class also takes ``param_group_tags`` (Cerebras 2.x)
-and a keyword-only ``state`` for time-string step counts (:mod:`schedulers.cerebras.steps`).
+and a keyword-only ``state`` for time-string step counts (:func:`schedulers.families.cerebras.resolve_steps`).
 
 >>> import torch
 >>> from schedulers.cerebras import LinearLR
@@ -24,13 +24,17 @@ and a keyword-only ``state`` for time-string step counts (:mod:`schedulers.cereb
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from schedulers.cerebras import forms
+from torch.optim import Optimizer
+
 from schedulers.cerebras.composites import ChainedBase, ScalePerParamBase, SequentialBase
-from schedulers.cerebras.scheduler import HyperparameterScheduler
+from schedulers.cerebras.scheduler import HyperparameterScheduler, Tags
 from schedulers.cerebras.table import register_family
+from schedulers.core.run import ScheduleState
+from schedulers.families import cerebras as forms
+from schedulers.families.cerebras import StepCount
 
 
 class LRScheduler(HyperparameterScheduler):
@@ -110,6 +114,17 @@ class ConstantLR(LRScheduler):
 
     form = forms.Constant
 
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        learning_rate: float,
+        total_iters: StepCount | None = None,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (learning_rate, total_iters), param_group_tags, state)
+
 
 class PolynomialLR(LRScheduler):
     r"""Polynomial decay from ``initial_learning_rate`` to ``end_learning_rate`` over ``total_iters`` steps, then held;
@@ -153,6 +168,22 @@ class PolynomialLR(LRScheduler):
 
     form = forms.Polynomial
 
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        end_learning_rate: float,
+        total_iters: StepCount,
+        power: float = 1.0,
+        cycle: bool = False,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(
+            optimizer, (initial_learning_rate, end_learning_rate, total_iters, power, cycle), param_group_tags, state
+        )
+
 
 class LinearLR(LRScheduler):
     r"""Linear decay from ``initial_learning_rate`` to ``end_learning_rate`` over ``total_iters`` steps (polynomial with
@@ -189,6 +220,19 @@ class LinearLR(LRScheduler):
     """
 
     form = forms.Linear
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        end_learning_rate: float,
+        total_iters: StepCount,
+        cycle: bool = False,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (initial_learning_rate, end_learning_rate, total_iters, cycle), param_group_tags, state)
 
 
 class ExponentialLR(LRScheduler):
@@ -227,6 +271,19 @@ class ExponentialLR(LRScheduler):
     """
 
     form = forms.Exponential
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        total_iters: StepCount,
+        decay_rate: float,
+        staircase: bool = False,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (initial_learning_rate, total_iters, decay_rate, staircase), param_group_tags, state)
 
 
 class InverseExponentialTimeDecayLR(LRScheduler):
@@ -268,6 +325,25 @@ class InverseExponentialTimeDecayLR(LRScheduler):
 
     form = forms.InverseExponentialTimeDecay
 
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        step_exponent: float,
+        total_iters: StepCount,
+        decay_rate: float,
+        staircase: bool = False,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(
+            optimizer,
+            (initial_learning_rate, step_exponent, total_iters, decay_rate, staircase),
+            param_group_tags,
+            state,
+        )
+
 
 class InverseSquareRootDecayLR(LRScheduler):
     r"""``initial_learning_rate · scale / sqrt(max(t, warmup_steps))``.
@@ -303,6 +379,18 @@ class InverseSquareRootDecayLR(LRScheduler):
     """
 
     form = forms.InverseSquareRootDecay
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float = 1.0,
+        scale: float = 1.0,
+        warmup_steps: StepCount = 1.0,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (initial_learning_rate, scale, warmup_steps), param_group_tags, state)
 
 
 class CosineDecayLR(LRScheduler):
@@ -340,6 +428,18 @@ class CosineDecayLR(LRScheduler):
     """
 
     form = forms.CosineDecay
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        end_learning_rate: float,
+        total_iters: StepCount,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (initial_learning_rate, end_learning_rate, total_iters), param_group_tags, state)
 
 
 class SequentialLR(LRScheduler, SequentialBase):
@@ -416,6 +516,17 @@ class PiecewiseConstantLR(LRScheduler):
 
     form = forms.PiecewiseConstant
 
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        learning_rates: Sequence[float],
+        milestones: Sequence[StepCount],
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (learning_rates, milestones), param_group_tags, state)
+
 
 class MultiStepLR(LRScheduler):
     r"""``initial_learning_rate · gamma ** (milestones reached)`` (torch's ``MultiStepLR``).
@@ -451,6 +562,18 @@ class MultiStepLR(LRScheduler):
 
     form = forms.MultiStep
 
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        gamma: float,
+        milestones: Sequence[StepCount],
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (initial_learning_rate, gamma, milestones), param_group_tags, state)
+
 
 class StepLR(LRScheduler):
     r"""``initial_learning_rate · gamma ** floor(t / step_size)`` (torch's ``StepLR``).
@@ -483,6 +606,18 @@ class StepLR(LRScheduler):
     """
 
     form = forms.Step
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        step_size: StepCount,
+        gamma: float,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (initial_learning_rate, step_size, gamma), param_group_tags, state)
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -523,6 +658,18 @@ class CosineAnnealingLR(LRScheduler):
 
     form = forms.CosineAnnealing
 
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        T_max: StepCount,
+        eta_min: float = 0.0,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (initial_learning_rate, T_max, eta_min), param_group_tags, state)
+
 
 class LambdaLR(LRScheduler):
     r"""``initial_learning_rate`` times the product of the functions of the step ``set_lr_lambda()`` returns. A base
@@ -562,6 +709,16 @@ class LambdaLR(LRScheduler):
     """
 
     form = forms.Lambda
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (initial_learning_rate,), param_group_tags, state)
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
@@ -604,6 +761,19 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
     form = forms.CosineAnnealingWarmRestarts
 
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        T_0: StepCount,
+        T_mult: int = 1,
+        eta_min: float = 0.0,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (initial_learning_rate, T_0, T_mult, eta_min), param_group_tags, state)
+
 
 class MultiplicativeLR(LRScheduler):
     r"""``initial_learning_rate · coefficient ** t``: the learning rate multiplied by ``coefficient`` every step.
@@ -637,6 +807,17 @@ class MultiplicativeLR(LRScheduler):
     """
 
     form = forms.Multiplicative
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        coefficient: float,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (initial_learning_rate, coefficient), param_group_tags, state)
 
     def set_lr_lambda(self) -> Callable[[Any], Any]:
         """The factor per step as a function of the step: ``coefficient``; override it in a subclass to set your own.
@@ -716,6 +897,24 @@ class CyclicLR(LRScheduler):
 
     form = forms.Cyclic
 
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        base_lr: float,
+        max_lr: float,
+        step_size_up: StepCount = 2000,
+        step_size_down: StepCount | None = None,
+        mode: str = "triangular",
+        gamma: float = 1.0,
+        scale_mode: str = "cycle",
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(
+            optimizer, (base_lr, max_lr, step_size_up, step_size_down, mode, gamma, scale_mode), param_group_tags, state
+        )
+
 
 class OneCycleLR(LRScheduler):
     r"""The 1cycle policy from ``initial_learning_rate`` up to ``max_lr`` and down to ``initial_learning_rate /
@@ -756,6 +955,27 @@ class OneCycleLR(LRScheduler):
     """
 
     form = forms.OneCycle
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_learning_rate: float,
+        max_lr: float,
+        total_steps: StepCount = 1000,
+        pct_start: float = 0.3,
+        final_div_factor: float = 10000.0,
+        three_phase: bool = False,
+        anneal_strategy: str = "cos",
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(
+            optimizer,
+            (initial_learning_rate, max_lr, total_steps, pct_start, final_div_factor, three_phase, anneal_strategy),
+            param_group_tags,
+            state,
+        )
 
 
 class ScalePerParamLR(LRScheduler, ScalePerParamBase):
@@ -813,4 +1033,28 @@ class ChainedScheduler(ChainedLR):
     """
 
 
-__all__ = register_family(__name__, learning_rate=True)  # every scheduler class defined here
+register_family(vars(), learning_rate=True)
+
+__all__ = [
+    "ChainedLR",
+    "ChainedScheduler",
+    "ConstantLR",
+    "CosineAnnealingLR",
+    "CosineAnnealingWarmRestarts",
+    "CosineDecayLR",
+    "CyclicLR",
+    "ExponentialLR",
+    "InverseExponentialTimeDecayLR",
+    "InverseSquareRootDecayLR",
+    "LRScheduler",
+    "LambdaLR",
+    "LinearLR",
+    "MultiStepLR",
+    "MultiplicativeLR",
+    "OneCycleLR",
+    "PiecewiseConstantLR",
+    "PolynomialLR",
+    "ScalePerParamLR",
+    "SequentialLR",
+    "StepLR",
+]

@@ -86,10 +86,11 @@ globals().update(_OPTIMIZERS)
 
 # The optimizers are attributes, not listed: they are torch's classes (or subclasses of them), documented there.
 __all__ = ["configure_lr_scheduler", "configure_optimizer", "lr_scheduler", "weight_decay_scheduler"]
-__all__ += lr_scheduler.__all__ + weight_decay_scheduler.__all__
+__all__ += lr_scheduler.__all__
+__all__ += weight_decay_scheduler.__all__
 
 
-def __getattr__(name: str) -> object:
+def __getattr__(name: str) -> Any:  # Any: an optimizer class a type checker cannot see (made above)
     """A name this namespace does not have: an AttributeError suggesting the closest one it has."""
     hint = did_you_mean(name, [*__all__, *_OPTIMIZERS]) if not name.startswith("__") else ""
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}{hint}")

@@ -1,4 +1,4 @@
-r"""The one Cerebras scheduler: a form (:mod:`schedulers.cerebras.forms`) written into one param-group key.
+r"""The one Cerebras scheduler: a schedule in steps (:mod:`schedulers.families.cerebras`) written into a param key.
 
 :class:`HyperparameterScheduler` is Cerebras 2.x's ``Scheduler``, for learning rates and weight decays alike
 (``param_group_key``: ``"lr"`` for :class:`~schedulers.cerebras.LRScheduler`, ``"weight_decay"`` for
@@ -16,8 +16,9 @@ r"""The one Cerebras scheduler: a form (:mod:`schedulers.cerebras.forms`) writte
 * ``state_dict()`` holds the step and, for information, the arguments, as tensors, numbers, strings and lists
   only (``torch.load(weights_only=True)`` loads it).
 
-A class with a form declares it (``form = forms.CosineDecay``); its signature is the form's fields, renamed to
-the learning-rate names by ``_argument_names``, between ``optimizer`` and ``param_group_tags``. The form's step
+A class with a form declares it (``form = forms.CosineDecay``) and its own ``__init__``, typed: the form's fields,
+under the learning-rate names for the learning-rate classes (``_family_names``), between ``optimizer`` and
+``param_group_tags``; ``_build`` makes the form, its errors in the class's names. The form's step
 counts are resolved for the run when a run's state is known (``state=``, or :meth:`attach_state`); before, a
 form that needs one cannot be evaluated, and says which argument needs what (docs/cerebras.md).
 """
@@ -32,12 +33,11 @@ from typing import Any, ClassVar
 import attrs
 import torch
 
-from schedulers.cerebras import forms
-from schedulers.cerebras.forms import Form, FormArgumentError
-from schedulers.cerebras.steps import StepCount, needs_run, resolve_steps
-from schedulers.core.run import ScheduleState
+from schedulers.core.run import Run, ScheduleState
 from schedulers.core.schedule_arguments import integer_argument, same_value
 from schedulers.core.torch_scheduler import StepCountingScheduler, matches, normalize_tags, targeted_groups
+from schedulers.families import cerebras as forms
+from schedulers.families.cerebras import ArgumentError, StepCount, StepSchedule, needs_run, resolve_steps, step_run
 from timeunits import Time
 
 __all__ = ["HyperparameterScheduler", "StepCount", "Tags", "UserClosedForm"]
@@ -59,13 +59,29 @@ class _ConstructedThenStarted(type):
     once the outermost constructor has returned."""
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        if cls.form is not None:  # a call that does not fit: the signature shown, a generic name pointed out
+            _check_call(cls, args, kwargs)
         scheduler = super().__call__(*args, **kwargs)
         scheduler._begin()
         return scheduler
 
 
+def _check_call(cls: Any, args: tuple, kwargs: dict[str, Any]) -> None:
+    """A TypeError showing ``cls``'s signature for a call that does not fit it (the weight-decay spelling of an
+    argument, given to a learning-rate class, named)."""
+    shown = cls.__signature__
+    generic = [key for key in kwargs if cls._family_names.get(key, key) != key]
+    if generic:
+        renamed = "; ".join(f"{key!r} is called {cls._family_names[key]!r} here" for key in generic)
+        raise TypeError(f"{cls.__name__}{shown}: {renamed}")
+    try:
+        shown.bind(*args, **kwargs)
+    except TypeError as error:
+        raise TypeError(f"{cls.__name__}{shown}: {error}") from None
+
+
 @attrs.frozen
-class UserClosedForm(Form):
+class UserClosedForm(StepSchedule):
     """The closed form a user subclass writes: its ``_get_closed_form_lr()`` (or ``_get_closed_form()``) with
     ``self.last_epoch`` the step (an int64 tensor).
 
@@ -81,12 +97,12 @@ class UserClosedForm(Form):
     >>> class Halving(cs.LRScheduler):
     ...     def _get_closed_form_lr(self):
     ...         return 0.1 * 0.5 ** self.last_epoch.double()
-    >>> Halving(torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1), None).schedule(2.0)
+    >>> Halving(torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1), None).schedule.value(2.0)
     0.025
     """
 
     owner: HyperparameterScheduler = attrs.field(eq=False)
-    inner: Form | None = None
+    inner: StepSchedule | None = None
 
     @property
     def total_iters(self) -> Any:
@@ -105,13 +121,13 @@ class UserClosedForm(Form):
         inner = self.inner is not None and self.inner.needs_run()
         return inner or needs_run(list(self.owner._given_steps.values()))
 
-    def resolved(self, state: ScheduleState | None, ssr: float) -> Form:
+    def resolved(self, run: Run) -> StepSchedule:
         owner = self.owner
         for name, given in owner._given_steps.items():  # the user's object holds its arguments: set them
-            setattr(owner, name, resolve_steps(name, given, state, ssr))
-        return attrs.evolve(self, inner=None if self.inner is None else self.inner.resolved(state, ssr))
+            setattr(owner, name, resolve_steps(name, given, run))
+        return attrs.evolve(self, inner=None if self.inner is None else self.inner.resolved(run))
 
-    def __call__(self, t: Any) -> Any:
+    def value(self, t: Any) -> Any:
         owner = self.owner
         step = t.to(_I64) if isinstance(t, torch.Tensor) else torch.tensor(int(t), dtype=_I64)
         saved = owner.__dict__.get("_epoch_view"), owner.__dict__.get("_inner_view")
@@ -134,7 +150,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
     Args:
         optimizer: The optimizer whose param groups are written.
         total_iters: The number of steps the schedule lasts (None when it has no end); a number or a time string
-            (see :mod:`schedulers.cerebras.steps`).
+            (see :func:`schedulers.families.cerebras.resolve_steps`).
         last_epoch: The step to start after (-1: a fresh run); construction takes one step.
         param_group_tags: Write only to param groups with one of these tags (see
             :mod:`schedulers.core.torch_scheduler`).
@@ -154,17 +170,16 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
     (True, True)
     """
 
+    #: how many steps the schedule lasts, resolved to whole steps (as given, a time string, until resolved)
+    total_iters: Any
     #: the param-group key written (set by the family bases)
     param_group_key: ClassVar[str | None] = None
     #: the form of a built-in schedule (None: a user closed form, or a composite)
-    form: ClassVar[type[Form] | None] = None
+    form: ClassVar[type[StepSchedule] | None] = None
     #: the form a composite makes of its children's
-    composes: ClassVar[type[Form] | None] = None
+    composes: ClassVar[type[StepSchedule] | None] = None
     #: the family's names for the forms' generic argument names (the learning-rate ones; none for weight decays)
     _family_names: ClassVar[dict[str, str]] = {}
-    #: the form's generic argument name -> this class's name for it (each also readable as an attribute): the
-    #: family's names of the form's fields
-    _argument_names: ClassVar[dict[str, str]] = {}
     #: a user subclass's step-count attributes besides ``total_iters`` (they accept time strings)
     _step_arguments: ClassVar[tuple[str, ...]] = ()
     #: the names of the hook returning the user's functions of the step (``LambdaLR``, ``MultiplicativeLR``)
@@ -176,10 +191,6 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if cls.__dict__.get("form") is not None:
-            fields = attrs.fields_dict(cls.form)
-            cls._argument_names = {name: renamed for name, renamed in cls._family_names.items() if name in fields}
-            cls.__init__ = _form_init(cls)  # type: ignore[method-assign]
         cls.__signature__ = _shown_signature(cls)  # not the metaclass's __call__(*args, **kwargs)
 
     def __init__(
@@ -194,8 +205,22 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         self.total_iters = total_iters
         self._setup(optimizer, UserClosedForm(self), last_epoch, param_group_tags, state)
 
+    def _build(self, optimizer: Any, values: tuple, param_group_tags: Tags, state: ScheduleState | None) -> None:
+        """Build the class's schedule of ``values`` (its arguments in order; errors in this class's names) and
+        :meth:`_setup` with it."""
+        try:
+            schedule = self.form(*values)
+        except ArgumentError as error:
+            raise self._named(error) from None
+        self._setup(optimizer, schedule, -1, param_group_tags, state)
+
     def _setup(
-        self, optimizer: Any, schedule: Form, last_epoch: object, param_group_tags: Tags, state: ScheduleState | None
+        self,
+        optimizer: Any,
+        schedule: StepSchedule,
+        last_epoch: object,
+        param_group_tags: Tags,
+        state: ScheduleState | None,
     ) -> None:
         """Check and keep what every constructor takes; nothing is written before :meth:`_begin`."""
         if not isinstance(optimizer, torch.optim.Optimizer):
@@ -225,7 +250,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         self._curve = self.curve_for(self.state, 1.0)
         self._apply()
 
-    def _with_user_parts(self, schedule: Form) -> Form:
+    def _with_user_parts(self, schedule: StepSchedule) -> StepSchedule:
         """The schedule with what the user's subclass adds: its closed-form hook, or its functions of the step."""
         if self._hook_name() is not None and not isinstance(schedule, UserClosedForm):
             return UserClosedForm(self, inner=schedule)
@@ -279,29 +304,29 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         if ssr != 1.0:
             self._check_scalable()
         try:
-            form = self.schedule.resolved(state, ssr)
-        except FormArgumentError as error:
+            form = self.schedule.resolved(step_run(state, ssr))
+        except ArgumentError as error:
             raise self._named(error) from None
         self._form = form
-        return form
+        return form.value
 
     def _unattached(self, t: float) -> float:
         """The curve before a run is attached: the error of resolving without one (it names the argument)."""
         self._curve = self.curve_for(self.state, 1.0)
         return self._curve(t)
 
-    def _ready_form(self) -> Form:
+    def _ready_form(self) -> StepSchedule:
         if self._curve == self._unattached:
             self._curve = self.curve_for(self.state, 1.0)
         return self._form
 
-    def _named(self, error: FormArgumentError) -> ValueError:
+    def _named(self, error: ArgumentError) -> ValueError:
         """A form's error in this class's words: its name, and the argument's name here."""
         owner = type(self).__name__
         if not error.name:
             return ValueError(f"{owner}{error.text}")
         base, _, index = error.name.partition("[")
-        shown = self._argument_names.get(base, base) + (f"[{index}" if index else "")
+        shown = self._family_names.get(base, base) + (f"[{index}" if index else "")
         why = f" (the {self.param_group_key} it schedules is never negative)" if error.negative else ""
         return ValueError(f"{owner}: {shown}{error.text}{why}")
 
@@ -323,7 +348,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
     def __getattr__(self, name: str) -> Any:
         """A form's argument, by this class's name or the generic one (``initial_learning_rate``, ``total_iters``)."""
         form = self.__dict__.get("_form", self.__dict__.get("schedule"))
-        generic = {public: g for g, public in type(self)._argument_names.items()}.get(name, name)
+        generic = {public: g for g, public in type(self)._family_names.items()}.get(name, name)
         if form is not None and not isinstance(form, UserClosedForm) and not name.startswith("_"):
             if generic in attrs.fields_dict(type(form)):
                 return getattr(form, generic)
@@ -353,7 +378,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
             form = form.inner
         if form is None:
             raise NotImplementedError(f"{type(self).__name__} has no built-in closed form to call")
-        return form(self.last_epoch.to(_F64))
+        return form.value(self.last_epoch.to(_F64))
 
     _get_closed_form = _get_closed_form_lr  # Cerebras 2.x's name (the base's, whichever name a subclass overrides)
 
@@ -380,7 +405,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         counts = torch.as_tensor(list(steps) if isinstance(steps, range) else steps, dtype=_I64)
         if counts.numel() and int(counts.min()) < 0:
             raise ValueError(f"{type(self).__name__}.values_at: steps must be >= 0, got {int(counts.min())}")
-        return torch.as_tensor(form(counts.to(_F64))).to(_F64).expand(counts.shape).clone()
+        return torch.as_tensor(form.value(counts.to(_F64))).to(_F64).expand(counts.shape).clone()
 
     def get_last_value(self) -> list[Any]:
         """Cerebras 2.x's name for :meth:`get_last_lr`.
@@ -396,7 +421,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         Returns:
             One value per param group of the optimizer.
         """
-        value = float(self._ready_form()(float(self._count)))
+        value = float(self._ready_form().value(float(self._count)))
         current = self.get_last_lr()
         return [
             value * self._group_scale(i) if matches(self.param_group_tags, g) else current[i]
@@ -470,7 +495,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
             self._apply()
 
     def _warn_changed_arguments(self, saved: dict[str, Any]) -> None:
-        current, names = self._arguments(), type(self)._argument_names
+        current, names = self._arguments(), type(self)._family_names
         changed = [
             f"{names.get(key, key)}: {saved[key]!r} -> {current[key]!r}"
             for key in saved
@@ -512,41 +537,6 @@ def _shown_signature(cls: type) -> inspect.Signature:
     parameters = [p.replace(annotation=p.empty) for p in signature.parameters.values()]
     parameters = parameters[1:] if parameters[0].name == "self" else parameters
     return signature.replace(parameters=parameters, return_annotation=signature.empty)
-
-
-def _form_init(cls: type[HyperparameterScheduler]) -> Callable[..., None]:
-    """The constructor of a class with a form, ``cls(optimizer, <the form's fields, renamed>, param_group_tags=None,
-    *, state=None)``, typed: the call checked against that signature, then the form built."""
-    names, fields = cls._argument_names, attrs.fields_dict(cls.form)
-    form = [
-        p.replace(name=names.get(p.name, p.name), annotation=fields[p.name].type)
-        for p in inspect.signature(cls.form).parameters.values()
-        if p.kind is not p.KEYWORD_ONLY  # what the user's hooks give (functions, factor), not arguments
-    ]
-    base = list(inspect.signature(HyperparameterScheduler.__init__).parameters.values())
-    signature = inspect.Signature([*base[:2], *form, *base[-2:]], return_annotation="None")
-
-    def __init__(self: HyperparameterScheduler, *args: Any, **kwargs: Any) -> None:
-        shown = cls.__signature__  # the signature as users read it (_shown_signature)
-        generic = [key for key in kwargs if key in names]
-        if generic:  # the weight-decay spelling of an argument, given to the learning-rate class
-            renamed = "; ".join(f"{key!r} is called {names[key]!r} here" for key in generic)
-            raise TypeError(f"{cls.__name__}{shown}: {renamed}")
-        try:
-            bound = signature.bind(self, *args, **kwargs)
-        except TypeError as error:
-            raise TypeError(f"{cls.__name__}{shown}: {error}") from None
-        bound.apply_defaults()
-        _, optimizer, *values, tags, state = bound.arguments.values()
-        try:
-            schedule = cls.form(*values)  # the form's fields in its order
-        except FormArgumentError as error:
-            raise self._named(error) from None
-        self._setup(optimizer, schedule, -1, tags, state)
-
-    __init__.__signature__ = signature  # type: ignore[attr-defined]
-    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
-    return __init__
 
 
 def _plain(value: object) -> object:

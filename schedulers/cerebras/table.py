@@ -1,6 +1,6 @@
 """The table of the Cerebras schedules: which learning-rate and weight-decay classes share a form, and their names.
 
-Each row is a schedule's form (a frozen value class of :mod:`schedulers.cerebras.forms`:
+Each row is a schedule's form (a frozen Cadence schedule of :mod:`schedulers.families.cerebras`:
 the generic signature, its checks and the closed form, evaluated through :mod:`schedulers.core.kernels`). Both
 families declare their classes in source on that form (``class CosineDecayLR(LRScheduler)`` with
 ``form = forms.CosineDecay`` in :mod:`schedulers.cerebras.lr_scheduler`, and ``CosineDecayWD`` in
@@ -16,13 +16,10 @@ ones with their aliases.
 
 from __future__ import annotations
 
-import sys
-
 import attrs
 
-from schedulers.cerebras import forms
-from schedulers.cerebras.scheduler import HyperparameterScheduler
 from schedulers.core.names import get_scheduler, register_scheduler
+from schedulers.families import cerebras as forms
 
 __all__ = ["ROWS", "TABLE", "Row", "register_family"]
 
@@ -72,8 +69,9 @@ class Row:
     @property
     def lr_names(self) -> dict[str, str]:
         """The form's argument names the learning-rate class renames, to their names there (the class's
-        ``_argument_names``, from ``LRScheduler._family_names``)."""
-        return dict(get_scheduler(self.class_name(learning_rate=True), family="cerebras")._argument_names)
+        ``LRScheduler._family_names`` of the form's fields)."""
+        names = get_scheduler(self.class_name(learning_rate=True), family="cerebras")._family_names
+        return {name: renamed for name, renamed in names.items() if name in attrs.fields_dict(self.form)}
 
 
 TABLE: tuple[Row, ...] = (
@@ -105,33 +103,23 @@ TABLE: tuple[Row, ...] = (
 ROWS: dict[str, Row] = {row.stem: row for row in TABLE}
 
 
-def register_family(module: str, *, learning_rate: bool) -> list[str]:
-    """Register the class of every row declared in ``module`` (a module name), in table order (family
-    "cerebras"); each must subclass its row's form.
+def register_family(namespace: dict[str, object], *, learning_rate: bool) -> None:
+    """Register the class of every row in ``namespace`` (a module's ``vars()``), in table order (family
+    "cerebras"); each must write its row's schedule.
 
     Args:
-        module: The module declaring the classes (``"schedulers.cerebras.lr_scheduler"``).
+        namespace: The module's names (``vars()`` of :mod:`schedulers.cerebras.lr_scheduler`).
         learning_rate: True for the learning-rate classes (``...LR``), False for the weight-decay ones (``...WD``).
 
-    Returns:
-        The names of every scheduler class ``module`` defines (its rows' classes, the family's base, aliases), sorted:
-        the module's ``__all__``.
-
     Raises:
-        TypeError: A class that does not write its row's form.
+        TypeError: A class that does not write its row's schedule.
 
     >>> from schedulers import get_scheduler
     >>> get_scheduler("CosineDecayWD", family="cerebras").__name__
     'CosineDecayWD'
     """
-    namespace = vars(sys.modules[module])
     for row in TABLE:
         cls = namespace[row.class_name(learning_rate)]
         if (cls.form or cls.composes) is not row.form:
-            raise TypeError(f"{cls.__qualname__} must write {row.form.__qualname__}, its row's form")
+            raise TypeError(f"{cls.__qualname__} must write {row.form.__qualname__}, its row's schedule")
         register_scheduler(cls, aliases=row.lr_aliases if learning_rate else (), family="cerebras")
-    return sorted(
-        name
-        for name, value in namespace.items()
-        if isinstance(value, type) and issubclass(value, HyperparameterScheduler) and value.__module__ == module
-    )

@@ -2,7 +2,7 @@ r"""Cerebras 2.x's weight-decay schedulers (``cerebras.pytorch.optim.weight_deca
 
 The same closed forms as the learning-rate classes (:mod:`schedulers.cerebras.lr_scheduler`, whose docstrings
 give the formulas), with Cerebras 2.x's generic argument names (``val``, ``initial_val``, ``end_val``, ``vals``,
-``base_val``, ``max_val``): each class writes its form (a frozen value of :mod:`schedulers.cerebras.forms`) into
+``base_val``, ``max_val``): each class writes its form (a frozen value of :mod:`schedulers.families.cerebras`) into
 ``"weight_decay"`` of every targeted param group. With ``param_group_tags`` they touch only the tagged groups
 (typically: decay the weights, not the biases and norms).
 
@@ -22,13 +22,17 @@ give the formulas), with Cerebras 2.x's generic argument names (``val``, ``initi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from schedulers.cerebras import forms
+from torch.optim import Optimizer
+
 from schedulers.cerebras.composites import ChainedBase, ScalePerParamBase, SequentialBase
-from schedulers.cerebras.scheduler import HyperparameterScheduler
+from schedulers.cerebras.scheduler import HyperparameterScheduler, Tags
 from schedulers.cerebras.table import register_family
+from schedulers.core.run import ScheduleState
+from schedulers.families import cerebras as forms
+from schedulers.families.cerebras import StepCount
 
 
 class WeightDecayScheduler(HyperparameterScheduler):
@@ -94,6 +98,17 @@ class ConstantWD(WeightDecayScheduler):
 
     form = forms.Constant
 
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        val: float,
+        total_iters: StepCount | None = None,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (val, total_iters), param_group_tags, state)
+
 
 class PolynomialWD(WeightDecayScheduler):
     r"""Polynomial decay from ``initial_val`` to ``end_val`` over ``total_iters`` steps, then held; ``cycle=True``
@@ -131,6 +146,20 @@ class PolynomialWD(WeightDecayScheduler):
 
     form = forms.Polynomial
 
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        end_val: float,
+        total_iters: StepCount,
+        power: float = 1.0,
+        cycle: bool = False,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (initial_val, end_val, total_iters, power, cycle), param_group_tags, state)
+
 
 class LinearWD(WeightDecayScheduler):
     r"""Linear decay from ``initial_val`` to ``end_val`` over ``total_iters`` steps (polynomial with power 1).
@@ -166,6 +195,19 @@ class LinearWD(WeightDecayScheduler):
 
     form = forms.Linear
 
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        end_val: float,
+        total_iters: StepCount,
+        cycle: bool = False,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (initial_val, end_val, total_iters, cycle), param_group_tags, state)
+
 
 class ExponentialWD(WeightDecayScheduler):
     r"""``initial_val · decay_rate ** (t / total_iters)`` (``staircase``: a whole exponent).
@@ -199,6 +241,19 @@ class ExponentialWD(WeightDecayScheduler):
     """
 
     form = forms.Exponential
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        total_iters: StepCount,
+        decay_rate: float,
+        staircase: bool = False,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (initial_val, total_iters, decay_rate, staircase), param_group_tags, state)
 
 
 class InverseExponentialTimeDecayWD(WeightDecayScheduler):
@@ -237,6 +292,22 @@ class InverseExponentialTimeDecayWD(WeightDecayScheduler):
 
     form = forms.InverseExponentialTimeDecay
 
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        step_exponent: float,
+        total_iters: StepCount,
+        decay_rate: float,
+        staircase: bool = False,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(
+            optimizer, (initial_val, step_exponent, total_iters, decay_rate, staircase), param_group_tags, state
+        )
+
 
 class InverseSquareRootDecayWD(WeightDecayScheduler):
     r"""``initial_val · scale / sqrt(max(t, warmup_steps))``.
@@ -269,6 +340,18 @@ class InverseSquareRootDecayWD(WeightDecayScheduler):
     """
 
     form = forms.InverseSquareRootDecay
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float = 1.0,
+        scale: float = 1.0,
+        warmup_steps: StepCount = 1.0,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (initial_val, scale, warmup_steps), param_group_tags, state)
 
 
 class CosineDecayWD(WeightDecayScheduler):
@@ -303,6 +386,18 @@ class CosineDecayWD(WeightDecayScheduler):
     """
 
     form = forms.CosineDecay
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        end_val: float,
+        total_iters: StepCount,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (initial_val, end_val, total_iters), param_group_tags, state)
 
 
 class SequentialWD(WeightDecayScheduler, SequentialBase):
@@ -365,6 +460,17 @@ class PiecewiseConstantWD(WeightDecayScheduler):
 
     form = forms.PiecewiseConstant
 
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        vals: Sequence[float],
+        milestones: Sequence[StepCount],
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (vals, milestones), param_group_tags, state)
+
 
 class MultiStepWD(WeightDecayScheduler):
     r"""``initial_val · gamma ** (milestones reached)`` (torch's ``MultiStepLR``).
@@ -396,6 +502,18 @@ class MultiStepWD(WeightDecayScheduler):
     """
 
     form = forms.MultiStep
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        gamma: float,
+        milestones: Sequence[StepCount],
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (initial_val, gamma, milestones), param_group_tags, state)
 
 
 class StepWD(WeightDecayScheduler):
@@ -429,6 +547,18 @@ class StepWD(WeightDecayScheduler):
 
     form = forms.Step
 
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        step_size: StepCount,
+        gamma: float,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (initial_val, step_size, gamma), param_group_tags, state)
+
 
 class CosineAnnealingWD(WeightDecayScheduler):
     r"""Cosine annealing from ``initial_val`` to ``eta_min`` over ``T_max`` steps and back (torch's
@@ -461,6 +591,18 @@ class CosineAnnealingWD(WeightDecayScheduler):
     """
 
     form = forms.CosineAnnealing
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        T_max: StepCount,
+        eta_min: float = 0.0,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (initial_val, T_max, eta_min), param_group_tags, state)
 
 
 class LambdaWD(WeightDecayScheduler):
@@ -497,6 +639,16 @@ class LambdaWD(WeightDecayScheduler):
 
     form = forms.Lambda
 
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (initial_val,), param_group_tags, state)
+
 
 class CosineAnnealingWarmRestartsWD(WeightDecayScheduler):
     r"""SGDR: cosine annealing from ``initial_val`` to ``eta_min`` restarting after ``T_0`` steps, then every ``T_mult``
@@ -532,6 +684,19 @@ class CosineAnnealingWarmRestartsWD(WeightDecayScheduler):
 
     form = forms.CosineAnnealingWarmRestarts
 
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        T_0: StepCount,
+        T_mult: int = 1,
+        eta_min: float = 0.0,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (initial_val, T_0, T_mult, eta_min), param_group_tags, state)
+
 
 class MultiplicativeWD(WeightDecayScheduler):
     r"""``initial_val · coefficient ** t``: the weight decay multiplied by ``coefficient`` every step.
@@ -562,6 +727,17 @@ class MultiplicativeWD(WeightDecayScheduler):
     """
 
     form = forms.Multiplicative
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        coefficient: float,
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(optimizer, (initial_val, coefficient), param_group_tags, state)
 
     def set_value_lambda(self) -> Callable[[Any], Any]:
         """The factor per step as a function of the step: ``coefficient``; override it in a subclass to set your own.
@@ -633,6 +809,27 @@ class CyclicWD(WeightDecayScheduler):
 
     form = forms.Cyclic
 
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        base_val: float,
+        max_val: float,
+        step_size_up: StepCount = 2000,
+        step_size_down: StepCount | None = None,
+        mode: str = "triangular",
+        gamma: float = 1.0,
+        scale_mode: str = "cycle",
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(
+            optimizer,
+            (base_val, max_val, step_size_up, step_size_down, mode, gamma, scale_mode),
+            param_group_tags,
+            state,
+        )
+
 
 class OneCycleWD(WeightDecayScheduler):
     r"""The 1cycle policy from ``initial_val`` up to ``max_val`` and down to ``initial_val / final_div_factor`` over
@@ -670,6 +867,27 @@ class OneCycleWD(WeightDecayScheduler):
 
     form = forms.OneCycle
 
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        initial_val: float,
+        max_val: float,
+        total_steps: StepCount = 1000,
+        pct_start: float = 0.3,
+        final_div_factor: float = 10000.0,
+        three_phase: bool = False,
+        anneal_strategy: str = "cos",
+        param_group_tags: Tags = None,
+        *,
+        state: ScheduleState | None = None,
+    ) -> None:
+        self._build(
+            optimizer,
+            (initial_val, max_val, total_steps, pct_start, final_div_factor, three_phase, anneal_strategy),
+            param_group_tags,
+            state,
+        )
+
 
 class ScalePerParamWD(WeightDecayScheduler, ScalePerParamBase):
     r"""``scheduler``'s weight decay times each param group's ``adjust_learning_rate`` entry (µP-style per-layer
@@ -696,4 +914,28 @@ class ScalePerParamWD(WeightDecayScheduler, ScalePerParamBase):
     """
 
 
-__all__ = register_family(__name__, learning_rate=False)  # every scheduler class defined here
+register_family(vars(), learning_rate=False)
+
+__all__ = [
+    "ChainedWD",
+    "ConstantWD",
+    "CosineAnnealingWD",
+    "CosineAnnealingWarmRestartsWD",
+    "CosineDecayWD",
+    "CyclicWD",
+    "ExponentialWD",
+    "InverseExponentialTimeDecayWD",
+    "InverseSquareRootDecayWD",
+    "LambdaWD",
+    "LinearWD",
+    "MultiStepWD",
+    "MultiplicativeWD",
+    "OneCycleWD",
+    "PiecewiseConstantWD",
+    "PolynomialWD",
+    "ScalePerParamWD",
+    "SequentialWD",
+    "StepWD",
+    "WDScheduler",
+    "WeightDecayScheduler",
+]

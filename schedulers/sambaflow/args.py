@@ -37,11 +37,11 @@ from torch.optim import Optimizer
 
 from schedulers.core.names import did_you_mean, get_scheduler
 from schedulers.core.schedule_arguments import count_flag, integer_argument, number_argument, number_flag
+from schedulers.families.sambaflow import fraction_argument
 from schedulers.sambaflow.schedules import (
     LambdaLR,
     cosine_schedule_with_warmup,
     fixed_lr,
-    fraction_argument,
     polynomial_decay_schedule_with_warmup,
 )
 

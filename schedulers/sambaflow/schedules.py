@@ -4,27 +4,11 @@ Each constructor returns a :class:`LambdaLR`: a subclass of torch's
 :class:`~torch.optim.lr_scheduler.LambdaLR` that is Cadence's scheduler counting its own steps
 (:class:`~schedulers.core.torch_scheduler.StepCountingScheduler`). Its peak is the optimizer's
 ``lr`` (each param group's ``initial_lr``); the lr after ``k`` calls to ``step()`` is ``peak × α(k)``. A
-schedule translates into its multiplier α, a :class:`SambaFlowLambda` of the step (``scheduler.lr_lambdas[0]``),
-the curve the scheduler evaluates.
-With :math:`W` = ``num_warmup_steps``, :math:`T` = ``num_training_steps`` and :math:`r` = ``end_ratio``:
-
-.. math::
-    \alpha(k) = \begin{cases}
-        k / W & k \le W \quad\text{(linear warmup from 0; skipped when } W = 0\text{)} \\
-        r + (1 - r)\,d(p), \quad p = \min\!\left(\frac{k - W}{\max(1, T - W)}, 1\right) & k > W
-    \end{cases}
-
-- cosine: :math:`d(p) = \tfrac12\bigl(1 + \cos(2\pi c\,p)\bigr)` with :math:`c` = ``num_cycles``
-  (Hugging Face's ``get_cosine_schedule_with_warmup``; :math:`c = 1/2` is one half-wave, 1 → r);
-- polynomial (SambaFlow's name; the decay is linear): :math:`d(p) = 1 - p`;
-- fixed: :math:`\alpha = 1`.
-
-So α is 0 at step 0, exactly 1 at step :math:`W`, exactly :math:`r` at step :math:`T`, and the value
-reached at :math:`T` is held afterwards (that is :math:`r` for the default ``num_cycles=0.5``).
-
-The curves are :func:`schedulers.core.kernels.warmup`, :func:`~schedulers.core.kernels.cosine_wave` (the
-cosine, going on past a half-wave for ``num_cycles > 1/2``) and :func:`~schedulers.core.kernels.linear`;
-nothing here re-implements a curve.
+schedule translates into its multiplier α, a :class:`~schedulers.families.sambaflow.SambaFlowLambda` of the step
+(``scheduler.lr_lambdas[0]``): a Cadence schedule, whose curve of the step the scheduler evaluates.
+Its formula, :math:`\alpha(k)` of the warmup :math:`W`, the end :math:`T` and the end ratio :math:`r`, is in
+:mod:`schedulers.families.sambaflow`: α is 0 at step 0, exactly 1 at step :math:`W`, exactly :math:`r` at step
+:math:`T`, and the value reached at :math:`T` is held afterwards.
 
 >>> import torch
 >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
@@ -36,20 +20,16 @@ nothing here re-implements a curve.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
-import torch
 from torch.optim import Optimizer
 from torch.optim import lr_scheduler as torch_schedulers
 
-from schedulers.core import kernels
-from schedulers.core.composition import warmup_ramp
-from schedulers.core.kernels import ops
 from schedulers.core.names import register_scheduler
-from schedulers.core.run import ScheduleState
-from schedulers.core.schedule_arguments import integer_argument, number_argument, number_problem
+from schedulers.core.run import Run, ScheduleState
 from schedulers.core.torch_scheduler import StepCountingScheduler, base_value
-from timeunits import whole_count
+from schedulers.families.sambaflow import SambaFlowLambda
+from timeunits import Time, TimeUnit
 
 __all__ = [
     "SambaFlowLambda",
@@ -61,145 +41,6 @@ __all__ = [
     "get_polynomial_decay_schedule_with_warmup",
     "polynomial_decay_schedule_with_warmup",
 ]
-
-_KINDS = ("cosine", "linear", "fixed")
-
-
-class SambaFlowLambda:
-    """The multiplier α(step) of one SambaFlow schedule: a picklable callable holding plain numbers.
-
-    Its arguments live in slots, and its instance ``__dict__`` stays empty, so
-    ``LambdaLR.state_dict()`` stores ``{}`` for it (no callables, loadable with
-    ``torch.load(weights_only=True)``) and ``load_state_dict`` never overwrites the schedule's
-    arguments with a checkpoint's: the arguments of the run that loads win.
-
-    ``step`` may be an int, a float or a floating tensor (a whole run at once, elementwise).
-
-    Args:
-        kind: ``"cosine"``, ``"linear"`` (SambaFlow's "polynomial") or ``"fixed"`` (α = 1).
-        num_warmup_steps: The steps of the linear warmup from 0 (a whole number >= 0).
-        num_training_steps: The step the decay ends at (a whole number >= ``num_warmup_steps``).
-        end_ratio: The multiplier the decay ends at, in [0, 1].
-        num_cycles: The cosine periods over the decay (0.5: one half period).
-
-    Returns:
-        The multiplier: calling it with a step gives α at that step (a float, or a tensor for a tensor).
-
-    Raises:
-        ValueError: An unknown ``kind``, or a step count or ratio out of its range.
-
-    >>> alpha = SambaFlowLambda("linear", num_warmup_steps=2, num_training_steps=6, end_ratio=0.5)
-    >>> [alpha(k) for k in range(8)]
-    [0.0, 0.5, 1.0, 0.875, 0.75, 0.625, 0.5, 0.5]
-    """
-
-    _ARGUMENTS = ("kind", "num_warmup_steps", "num_training_steps", "end_ratio", "num_cycles")
-    #: the family the tools name a ``LambdaLR`` of these multipliers with (``schedulers.tools.stepped``)
-    report_family: ClassVar[str] = "SambaFlow"
-    __slots__ = (*_ARGUMENTS, "_fn", "__dict__")
-
-    def __init__(
-        self,
-        kind: str,
-        num_warmup_steps: int = 0,
-        num_training_steps: int = 0,
-        end_ratio: float = 0.0,
-        num_cycles: float = 0.5,
-    ) -> None:
-        if kind not in _KINDS:
-            raise ValueError(f"kind must be one of {', '.join(map(repr, _KINDS))}, got {kind!r}")
-        self.kind = kind
-        self.num_warmup_steps = integer_argument("num_warmup_steps", num_warmup_steps, low=0)
-        self.num_training_steps = integer_argument("num_training_steps", num_training_steps, low=0)
-        if self.num_warmup_steps > self.num_training_steps:
-            raise ValueError(
-                f"num_warmup_steps={self.num_warmup_steps} must not exceed num_training_steps={self.num_training_steps}"
-            )
-        self.end_ratio = fraction_argument("end_ratio", end_ratio)
-        self.num_cycles = number_argument("num_cycles", num_cycles, low=0.0)
-        self._fn = self._curve()
-
-    def __call__(self, step: float | torch.Tensor) -> float | torch.Tensor:
-        """The multiplier after ``step`` optimizer steps (the lambda ``LambdaLR`` calls).
-
-        Args:
-            step: The step count: an int or float, or a tensor of them (a whole run at once).
-
-        Returns:
-            α at ``step``, a float for a number and a tensor of the same shape for a tensor.
-
-        >>> SambaFlowLambda("linear", 10, 100)(5), SambaFlowLambda("linear", 10, 100)(55)
-        (0.5, 0.5)
-        """
-        return self._fn(_as_number(step))
-
-    def _curve(self) -> Callable[[Any], Any]:
-        r"""α as one function of the step, composed of the kernels once: Cadence's warmup ramp
-        (:func:`~schedulers.core.composition.warmup_ramp`, none when :math:`W = 0`) in front of the decay
-        :math:`r + (1 - r)\,d(p)`. At :math:`k = W` the decay gives :math:`r + (1 - r) \cdot 1`, which is exactly 1.0
-        in floating point for any :math:`r \in [0, 1]`, the ramp's end."""
-        if self.kind == "fixed":
-            return lambda x: kernels.constant(x, 1.0)
-        warmup, ratio, rate = self.num_warmup_steps, self.end_ratio, 2.0 * self.num_cycles
-        linear = self.kind == "linear"
-        span = max(1, self.num_training_steps - warmup)
-        kernel = kernels.cosine if rate <= 1.0 else kernels.cosine_wave  # equal within one half-wave; cosine is cheaper
-
-        def decay(x: Any) -> Any:
-            p = ops(x).clamp((x - warmup) / span, 0.0, 1.0)
-            return ratio + (1.0 - ratio) * (kernels.linear(p, 1.0, 0.0) if linear else kernel(rate * p))
-
-        return warmup_ramp(warmup, 1.0, decay)
-
-    def scaled(self, ssr: float) -> SambaFlowLambda:
-        """The same schedule with its step counts multiplied by ``ssr`` as whole counts (deviation 2's rule,
-        :func:`~timeunits.whole_count`: ``100 × 0.29`` is 29; docs/composer-deviations.md).
-
-        A warmup may truncate to 0 (no warmup); a positive ``num_training_steps`` may not.
-
-        Args:
-            ssr: The scale schedule ratio, a finite number > 0.
-
-        Returns:
-            A new :class:`SambaFlowLambda` with both step counts scaled; this one is unchanged.
-
-        Raises:
-            ValueError: ``ssr`` is not a finite number > 0, or it scales a positive ``num_training_steps`` to 0.
-
-        >>> SambaFlowLambda("linear", 10, 100).scaled(0.25)
-        SambaFlowLambda('linear', num_warmup_steps=2, num_training_steps=25, end_ratio=0.0, num_cycles=0.5)
-        """
-        ssr = number_argument("ssr", ssr, low=0.0, low_open=True)
-        training = whole_count(self.num_training_steps * ssr)
-        if self.num_training_steps > 0 and training == 0:
-            raise ValueError(
-                f"num_training_steps={self.num_training_steps} scaled by ssr={ssr} truncates to 0; "
-                "it must stay at least 1"
-            )
-        warmup = whole_count(self.num_warmup_steps * ssr)
-        return SambaFlowLambda(self.kind, warmup, training, self.end_ratio, self.num_cycles)
-
-    def __repr__(self) -> str:
-        return (
-            f"SambaFlowLambda({self.kind!r}, num_warmup_steps={self.num_warmup_steps}, "
-            f"num_training_steps={self.num_training_steps}, end_ratio={self.end_ratio}, "
-            f"num_cycles={self.num_cycles})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SambaFlowLambda):
-            return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in self._ARGUMENTS)
-
-    __hash__ = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self._ARGUMENTS}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        for name, value in state.items():
-            setattr(self, name, value)
-        self._fn = self._curve()
 
 
 class LambdaLR(StepCountingScheduler, torch_schedulers.LambdaLR):
@@ -248,13 +89,13 @@ class LambdaLR(StepCountingScheduler, torch_schedulers.LambdaLR):
         self._apply()
 
     def _use(self, multiplier: SambaFlowLambda) -> Callable[[Any], Any]:
-        """Make ``multiplier`` α (the engine evaluates its composed curve directly: floats in, floats out)."""
+        """Make ``multiplier`` α (the engine evaluates its curve of the step directly: floats in, floats out)."""
         self._multiplier = multiplier
-        self._curve = multiplier._fn
+        self._curve = multiplier.curve(Run(Time(1, TimeUnit.BATCH), scaled=True)).fn
         return self._curve
 
     def curve_for(self, state: ScheduleState | None, ssr: float) -> Callable[[Any], Any]:
-        """α for a run scaled by ``ssr``: the multiplier as given, its step counts scaled
+        """α for a run scaled by ``ssr``: the multiplier as given, its step counts scaled by the run's rule
         (:meth:`SambaFlowLambda.scaled`); ``state`` is not read (SambaFlow's counts are steps).
 
         Args:
@@ -434,31 +275,3 @@ register_scheduler(
     polynomial_decay_schedule_with_warmup, aliases=("get_polynomial_decay_schedule_with_warmup",), family="sambaflow"
 )
 register_scheduler(fixed_lr, aliases=("get_fixed_lr",), family="sambaflow")
-
-
-def _as_number(step: float | torch.Tensor) -> float | torch.Tensor:
-    # LambdaLR passes an int; floats and floating tensors pass through (whole-run evaluation)
-    return float(step) if isinstance(step, int) else step
-
-
-def fraction_argument(name: str, value: object) -> float:
-    """A fraction of the peak lr: a number in [0, 1] (``end_ratio``; ``--end_lr_ratio`` in :mod:`.args`).
-
-    Args:
-        name: The argument's name, which the error starts with.
-        value: The value given (what is a number is :func:`timeunits.is_number`'s rule).
-
-    Returns:
-        The value as a float.
-
-    Raises:
-        ValueError: Not a number in [0, 1], naming ``name``.
-
-    >>> fraction_argument("end_ratio", 1.5)
-    Traceback (most recent call last):
-    ...
-    ValueError: end_ratio=1.5 must be a number in [0, 1] (a fraction of the peak lr)
-    """
-    if number_problem(value, low=0.0) is not None or not float(value) <= 1.0:
-        raise ValueError(f"{name}={value!r} must be a number in [0, 1] (a fraction of the peak lr)")
-    return float(value)

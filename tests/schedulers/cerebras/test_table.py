@@ -1,5 +1,5 @@
 """The learning-rate and weight-decay classes are built from one table (schedulers.cerebras.table): for each
-row, both classes write its form (a frozen value of schedulers.cerebras.forms), with Cerebras's argument names,
+row, both classes write its form (a Cadence schedule of schedulers.families.cerebras), with Cerebras's argument names,
 signature, docstring, module and registry entry."""
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from schedulers.cerebras import lr_scheduler, weight_decay_scheduler
 from schedulers.cerebras.scheduler import HyperparameterScheduler
 from schedulers.cerebras.table import ROWS, TABLE
 from schedulers.core.names import get_scheduler, scheduler_family
+from schedulers.families import cerebras as forms
 
-COMPOSITE_FORMS = (cs.forms.Sequential, cs.forms.Chained, cs.forms.ScalePerParam)
+COMPOSITE_FORMS = (forms.Sequential, forms.Chained, forms.ScalePerParam)
 LR_CLASSES = {row.stem: getattr(cs, row.lr_class or row.stem + "LR") for row in TABLE}
 WD_CLASSES = {row.stem: getattr(cs, row.stem + "WD") for row in TABLE}
 

@@ -274,7 +274,7 @@ def test_invalid_arguments_are_value_errors_naming_them(factory, match, optimize
 
 
 def test_one_rule_says_what_a_resolved_step_count_is():
-    from schedulers.cerebras.steps import is_step_count
+    from schedulers.families.cerebras import is_step_count
 
     for value in (True, False, -1, -0.5, math.inf, math.nan, "3", None):
         assert not is_step_count(value) and not is_step_count(value, positive=True), value

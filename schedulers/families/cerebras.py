@@ -1,20 +1,33 @@
-r"""The Cerebras schedules as values: each a frozen closed form :math:`f(t)` of the optimizer step :math:`t`.
+r"""Cerebras's schedules as Cadence schedules: each a frozen closed form :math:`f(t)` of the optimizer step :math:`t`.
 
-A form holds its arguments under Cerebras 2.x's generic names (``val``, ``initial_val``, ``end_val``, ``vals``,
-``base_val``, ``max_val``; the learning-rate classes rename them, :mod:`schedulers.cerebras.lr_scheduler`) and
-is evaluated through :mod:`schedulers.core.kernels` on a float (the per-step path) or a float64 tensor of steps
-(a whole run, or a step traced by ``torch.compile``). Its step-count arguments may be time strings
-(``"1000ba"``, ``"2ep"``, ``"0.1dur"``); :meth:`Form.resolved` gives the form of one run, with those made whole
-step counts (:mod:`schedulers.cerebras.steps`) and checked. Forms are values: resolving makes a new one, so
-nothing cached goes stale. The scheduler that writes a form into param groups is
-:class:`~schedulers.cerebras.scheduler.HyperparameterScheduler`; the formulas are in the docstrings of the
-learning-rate classes (docs/cerebras.md).
+A Cerebras step is a batch of the step-counting clock (:mod:`schedulers.core.torch_scheduler`), so each schedule
+here is a :class:`~schedulers.core.schedule.Schedule` whose curve counts batches: it resolves against a
+:class:`~schedulers.core.run.Run` (:meth:`StepSchedule.resolved`), its step counts scaled by the one ratio rule
+(:meth:`Run.count <schedulers.core.run.Run.count>`), and its value is the absolute value Cerebras writes (a
+learning rate or a weight decay), not a multiplier. A schedule holds its arguments under Cerebras 2.x's generic
+names (``val``, ``initial_val``, ``end_val``, ``vals``, ``base_val``, ``max_val``; the learning-rate classes of
+:mod:`schedulers.cerebras` rename them) and is evaluated through :mod:`schedulers.core.kernels` on a float (the
+per-step path) or a float64 tensor of steps (a whole run, or a step traced by ``torch.compile``).
 
->>> form = CosineDecay(initial_val=0.1, end_val=0.0, total_iters="0.5dur")
+A step-count argument is a whole number of steps, as in Cerebras, or a time string:
+
+* ``"Nba"`` is N steps, with or without a run's length;
+* ``"Nep"`` is N × ``dataloader_len`` steps and ``"xdur"`` is x × ``max_duration`` steps: both need the run
+  (:func:`step_run` of the scheduler's state);
+* ``"sp"`` and ``"tok"`` are errors: a step-indexed schedule cannot follow samples or tokens, the time-aware
+  schedules (``schedulers.CosineAnnealingWithWarmupScheduler``, ...) do.
+
+With a scale schedule ratio a count in ``ba``/``ep`` (and a plain number) is multiplied by it and made a whole
+count by deviation 2's rule (``100 × 0.29`` is 29), while a ``dur`` is not scaled (the run's length already is).
+The formulas are in the docstrings of the learning-rate classes (docs/cerebras.md).
+
 >>> from schedulers import SchedulerState
->>> run = form.resolved(SchedulerState("8ba"), 1.0)
->>> run.total_iters, [round(run(t), 6) for t in (0.0, 2.0, 4.0)]
+>>> form = CosineDecay(initial_val=0.1, end_val=0.0, total_iters="0.5dur")
+>>> run = form.resolved(step_run(SchedulerState("8ba")))
+>>> run.total_iters, [round(run.value(t), 6) for t in (0.0, 2.0, 4.0)]
 (4, [0.1, 0.05, 0.0])
+>>> CosineDecay(0.1, 0.0, "0.5dur").curve(Run("8ba"))(2.0)
+0.05
 """
 
 from __future__ import annotations
@@ -28,20 +41,51 @@ from typing import Any, ClassVar
 import attrs
 import torch
 
-from schedulers.cerebras.steps import StepCount, is_step_count, needs_run, resolve_steps
 from schedulers.core import kernels
 from schedulers.core.kernels import ops
-from schedulers.core.run import ScheduleState
-from schedulers.core.schedule_arguments import choice_argument, integer_argument, number_argument
-from timeunits import Time
+from schedulers.core.run import Run, ScheduleState
+from schedulers.core.schedule import Curve, Schedule
+from schedulers.core.schedule_arguments import choice_argument, integer_argument, number_argument, number_problem
+from timeunits import Time, TimeUnit
+from timeunits.errors import argument_error
 
 _F64 = torch.float64
 # warm restarts with T_mult > 1: interval ends up to this step (the lengths grow geometrically, so a few dozen)
 _RESTART_HORIZON = 2**50
+# the length of a run whose length is not known (no state, or a state without max_duration): a ``dur`` is
+# then an error, an epoch needs dataloader_len
+_UNKNOWN_STEPS = 2**62
+
+#: a step-count argument: a number of steps, or a time string / Time (``"1000ba"``, ``"2ep"``, ``"0.1dur"``)
+StepCount = int | float | str | Time
+
+_TIME_AWARE_HINT = (
+    "Cerebras schedulers count optimizer steps; for a schedule in samples or tokens use one of Cadence's "
+    "time-aware schedulers, e.g. schedulers.CosineAnnealingWithWarmupScheduler(t_warmup='0.05dur')"
+)
 
 
-class FormArgumentError(ValueError):
-    """An argument a form does not accept; ``name`` is its generic name, so a class that renames it can say
+class StepArgumentError(ValueError):
+    """A step-count argument that is not a step count, or cannot be resolved to one.
+
+    A string that is not a time keeps timeunits' error (``NonIntegralTimeError``, ``TimeParseError``, ...,
+    each a ``ValueError``), with the argument's name in front.
+
+    Args:
+        *args: The message, as for ``ValueError``.
+
+    Returns:
+        The error :func:`resolve_steps` raises (a ``ValueError``).
+
+    >>> resolve_steps("total_iters", True, Run("10ba"))
+    Traceback (most recent call last):
+    ...
+    schedulers.families.cerebras.StepArgumentError: total_iters=True must be a number of steps ...
+    """
+
+
+class ArgumentError(ValueError):
+    """An argument a schedule does not accept; ``name`` is its generic name, so a class that renames it can say
     its own (``initial_val`` is ``initial_learning_rate`` in ``CosineDecayLR``).
 
     Args:
@@ -50,9 +94,9 @@ class FormArgumentError(ValueError):
         negative: Whether the value was refused for being below 0 (the scheduler says which key it writes).
 
     Returns:
-        The error (a ``ValueError``) forms raise.
+        The error (a ``ValueError``) the schedules raise.
 
-    >>> str(FormArgumentError("end_val", "=-1.0 must be >= 0"))
+    >>> str(ArgumentError("end_val", "=-1.0 must be >= 0"))
     'end_val=-1.0 must be >= 0'
     """
 
@@ -61,26 +105,153 @@ class FormArgumentError(ValueError):
         self.name, self.text, self.negative = name, text, negative
 
 
+def step_run(state: ScheduleState | None, ssr: float = 1.0) -> Run:
+    """The run a Cerebras schedule resolves against: the state's (its length already scaled), or one of unknown
+    length when there is no state or it has no ``max_duration`` (a ``dur`` is then an error).
+
+    Args:
+        state: The run's state (``.max_duration``, ``.dataloader_len``), or None.
+        ssr: The scale schedule ratio.
+
+    Returns:
+        The :class:`~schedulers.core.run.Run` whose counts the step-count arguments become.
+
+    >>> from schedulers import SchedulerState
+    >>> step_run(SchedulerState("2ep", dataloader_len=50), 0.5).count("milestone", "1ep")
+    Time(25, TimeUnit.BATCH)
+    """
+    length = getattr(state, "max_duration", None)
+    known = Time(_UNKNOWN_STEPS, TimeUnit.BATCH) if length is None else length
+    return Run(known, getattr(state, "dataloader_len", None), ssr=ssr, scaled=True)
+
+
+def is_step_count(value: object, *, positive: bool = False) -> bool:
+    """Whether a resolved step-count argument is a number of steps: an int or a float (not a bool), finite, and
+    ``>= 0`` (``> 0`` when ``positive``).
+
+    Args:
+        value: The resolved argument.
+        positive: Whether 0 is refused.
+
+    Returns:
+        Whether ``value`` is a number of steps.
+
+    >>> is_step_count(10), is_step_count(0, positive=True), is_step_count(True)
+    (True, False, False)
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return (0 < value if positive else 0 <= value) and value < math.inf
+
+
+def needs_run(value: object) -> bool:
+    """Whether a step-count argument (or a list of them) holds a time that only a run's state resolves: epochs or
+    a fraction of the run (a string that is no time is not: resolving it says what is wrong).
+
+    Args:
+        value: A step-count argument as given.
+
+    Returns:
+        True for a time in ``ep`` or ``dur`` (or a list holding one).
+
+    >>> needs_run("0.5dur"), needs_run([10, "2ep"]), needs_run("100ba"), needs_run(100)
+    (True, True, False, False)
+    """
+    if isinstance(value, (list, tuple)):
+        return any(needs_run(item) for item in value)
+    try:
+        return isinstance(value, (str, Time)) and Time.from_input(value).unit in (TimeUnit.EPOCH, TimeUnit.DURATION)
+    except ValueError:
+        return False
+
+
+def resolve_steps(name: str, value: object, run: Run) -> int | float | list | None:
+    """``value`` (a number, a time string or Time, a list of these, or None) as whole steps of ``run``.
+
+    A number is a count of batches, resolved by :meth:`Run.count <schedulers.core.run.Run.count>` like a time in
+    ``ba`` (so scaled by the run's ratio by the one rule); a number below 0 is left for the schedule's check to
+    refuse in its words.
+
+    Args:
+        name: The argument's name, for the error.
+        value: A number of steps, a time string or ``Time`` (``"1000ba"``, ``"2ep"``, ``"0.1dur"``), a list of
+            these, or None.
+        run: The run (:func:`step_run`).
+
+    Returns:
+        The whole step count (a list for a list; None for None).
+
+    Raises:
+        StepArgumentError: A value that is not a whole step count or a time in steps, or a time that needs the
+            run's length or batches per epoch, unknown.
+
+    >>> resolve_steps("total_iters", "100ba", step_run(None, 0.29)), resolve_steps("at", [10, "2ba"], Run("1ba"))
+    (29, [10, 2])
+    """
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        return [resolve_steps(f"{name}[{i}]", v, run) for i, v in enumerate(value)]
+    if isinstance(value, (str, Time)):
+        return _resolve_time(name, value, run)
+    if number_problem(value) is not None:  # the one rule of what a number is (a bool is none)
+        raise StepArgumentError(
+            f"{name}={value!r} must be a number of steps or a time string such as '1000ba', '2ep' or '0.1dur'"
+        )
+    if value < 0:  # type: ignore[operator]  (a number)
+        return value  # the schedule's check says what is accepted
+    try:
+        count = integer_argument(name, value, why="a number of steps")
+    except ValueError as error:
+        raise StepArgumentError(str(error)) from None
+    return run.count(name, Time(count, TimeUnit.BATCH)).value
+
+
+def _resolve_time(name: str, value: object, run: Run) -> int:
+    try:
+        time = Time.from_input(value)
+    except ValueError as error:  # timeunits' error, kept (a non-integral count stays a NonIntegralTimeError)
+        raise argument_error(name, value, error) from None
+    if time.unit in (TimeUnit.SAMPLE, TimeUnit.TOKEN):
+        raise StepArgumentError(f"{name}={time} is in {time.unit.name.lower()}s. {_TIME_AWARE_HINT}")
+    unknown = run.length.value == _UNKNOWN_STEPS
+    needs = "max_duration" if time.unit is TimeUnit.DURATION else "dataloader_len"
+    if unknown and (needs == "max_duration" or (time.unit is TimeUnit.EPOCH and run.dataloader_len is None)):
+        what = "a fraction of the run" if needs == "max_duration" else "in epochs"
+        raise StepArgumentError(
+            f"{name}={time} is {what} and needs the run's {needs}: pass state= (anything with max_duration, "
+            "dataloader_len and timestamp, e.g. schedulers.SchedulerState('10ep', dataloader_len=100)) to the "
+            "scheduler or call scheduler.attach_state(state), or give a step count such as 1000 or '1000ba'"
+        )
+    resolved = run.count(name, time)
+    if resolved.unit is not TimeUnit.BATCH:
+        raise StepArgumentError(
+            f"{name}={time} resolves to {resolved} because max_duration is {run.max_duration}. {_TIME_AWARE_HINT}"
+        )
+    return resolved.value
+
+
 def _checked(check: Callable[..., Any], name: str, value: object, **options: Any) -> Any:
-    """``check(name, value, **options)`` with its error as a :class:`FormArgumentError` (its text starts with the
+    """``check(name, value, **options)`` with its error as an :class:`ArgumentError` (its text starts with the
     name)."""
     try:
         return check(name, value, **options)
-    except FormArgumentError:
+    except ArgumentError:
         raise
     except ValueError as error:
-        raise FormArgumentError(name, str(error)[len(name) :]) from None
+        raise ArgumentError(name, str(error)[len(name) :]) from None
 
 
 def _argument(check: Callable[..., Any], default: object = attrs.NOTHING, **options: Any) -> Any:
-    """A form's argument, checked (and converted) by ``check(its name, value, **options)`` when the form is built."""
+    """A schedule's argument, checked (and converted) by ``check(its name, value, **options)`` when it is built."""
     converter = attrs.Converter(lambda value, field: _checked(check, field.name, value, **options), takes_field=True)
     return attrs.field(default=default, converter=converter)
 
 
 def _step_count(default: object = attrs.NOTHING, *, period: bool = True, converter: Any = None) -> Any:
-    """A step-count argument: steps or a time string, made whole steps for a run by :meth:`Form.resolved`; a period
-    must then be a number of steps > 0 (or None, when that is its default); the form checks the others."""
+    """A step-count argument: steps or a time string, made whole steps for a run by :meth:`StepSchedule.resolved`;
+    a period must then be a number of steps > 0 (or None, when that is its default); the schedule checks the
+    others."""
     return attrs.field(default=default, converter=converter, metadata={"steps": "period" if period else "count"})
 
 
@@ -89,22 +260,22 @@ def _value(name: str, value: object) -> float:
     reverse the update)."""
     number = _checked(number_argument, name, value)
     if number < 0:
-        raise FormArgumentError(name, f"={number!r} must be >= 0", negative=True)
+        raise ArgumentError(name, f"={number!r} must be >= 0", negative=True)
     return number
 
 
 def _values(name: str, values: object) -> tuple[float, ...]:
     values = _listed(values)
     if not isinstance(values, list):
-        raise FormArgumentError(name, f"={values!r} must be a list of numbers")
+        raise ArgumentError(name, f"={values!r} must be a list of numbers")
     if not values:
-        raise FormArgumentError(name, " must not be empty")
+        raise ArgumentError(name, " must not be empty")
     return tuple(_value(f"{name}[{i}]", v) for i, v in enumerate(values))
 
 
 def _boolean(name: str, value: object) -> bool:
     if not isinstance(value, bool):
-        raise FormArgumentError(name, f"={value!r} must be True or False")
+        raise ArgumentError(name, f"={value!r} must be True or False")
     return value
 
 
@@ -123,23 +294,24 @@ def _is_count(value: object) -> bool:
 
 
 @attrs.frozen
-class Form:
-    """A Cerebras schedule as a value: the closed form of the step, with its arguments as given.
+class StepSchedule(Schedule):
+    """A Cerebras schedule as a Cadence schedule: the closed form of the step, with its arguments as given.
 
     Args:
-        *args: Each form declares its own fields.
+        *args: Each schedule declares its own fields.
 
     Returns:
-        The base class of the forms; calling a resolved form with a step gives the value there.
+        The base class of the Cerebras schedules; :meth:`value` of a resolved one at a step gives the value there,
+        and its curve for a run (:meth:`~schedulers.core.schedule.Schedule.curve`) counts batches.
 
-    >>> issubclass(CosineDecay, Form)
-    True
+    >>> issubclass(CosineDecay, StepSchedule), CosineDecay(0.1, 0.0, 4).value(2.0)
+    (True, 0.05)
     """
 
     #: False for a closed form whose shape in steps a scale schedule ratio cannot scale (a factor per step)
     scalable: ClassVar[bool] = True
 
-    def __call__(self, t: Any) -> Any:
+    def value(self, t: Any) -> Any:
         """The value at step ``t`` (a float, or a float64 tensor of steps, elementwise).
 
         Args:
@@ -164,38 +336,48 @@ class Form:
         """
         return any(needs_run(getattr(self, name)) for name in self._step_counts())
 
-    def resolved(self, state: ScheduleState | None, ssr: float) -> Form:
-        """This form for the run of ``state`` scaled by ``ssr``: each step-count argument made whole steps
-        (:func:`~schedulers.cerebras.steps.resolve_steps`), then checked.
+    def resolved(self, run: Run) -> StepSchedule:
+        """This schedule for ``run``: each step-count argument made whole steps (:func:`resolve_steps`), then
+        checked.
 
         Args:
-            state: The run's state (``.max_duration``, ``.dataloader_len``), or None (``ep``/``dur`` are then errors).
-            ssr: The scale schedule ratio.
+            run: The run (:func:`step_run` of a state and a ratio).
 
         Returns:
-            A new form of the same class, its step counts numbers; this one is unchanged.
+            A new schedule of the same class, its step counts numbers; this one is unchanged.
 
         Raises:
-            FormArgumentError: A resolved step count out of its range.
+            ArgumentError: A resolved step count out of its range.
             ValueError: A step count the run cannot resolve.
 
-        >>> Linear(1.0, 0.0, "100ba").resolved(None, 0.29).total_iters
+        >>> Linear(1.0, 0.0, "100ba").resolved(step_run(None, 0.29)).total_iters
         29
         """
         given = {name: getattr(self, name) for name in self._step_counts()}
-        steps = {name: resolve_steps(name, value, state, ssr) for name, value in given.items()}
+        steps = {name: resolve_steps(name, value, run) for name, value in given.items()}
         try:
             return attrs.evolve(self, **steps)
-        except FormArgumentError as error:  # show what the user wrote beside what it resolved to
+        except ArgumentError as error:  # show what the user wrote beside what it resolved to
             shown = f"={steps.get(error.name)!r}"
             if error.name not in given or given[error.name] == steps[error.name] or not error.text.startswith(shown):
                 raise
             resolved = f"={given[error.name]!r} (resolved to {steps[error.name]!r} steps)"
-            raise FormArgumentError(error.name, resolved + error.text[len(shown) :]) from None
+            raise ArgumentError(error.name, resolved + error.text[len(shown) :]) from None
+
+    def _resolve(self, run: Run) -> Curve:
+        resolved = self.resolved(run)
+        times = {}
+        for name in self._step_counts():
+            counts = getattr(resolved, name)
+            items = enumerate(counts) if isinstance(counts, list) else [(None, counts)]
+            for i, count in items:
+                if count is not None:
+                    times[name if i is None else f"{name}[{i}]"] = Time(count, TimeUnit.BATCH)
+        return Curve(TimeUnit.BATCH, resolved.value, times)
 
     def __attrs_post_init__(self) -> None:
-        """A form whose step counts are numbers is checked (and what depends on them computed) at once: one made by
-        :meth:`resolved`, or given numbers; a form with time strings waits for :meth:`resolved`."""
+        """A schedule whose step counts are numbers is checked (and what depends on them computed) at once: one made
+        by :meth:`resolved`, or given numbers; one with time strings waits for :meth:`resolved`."""
         if all(_is_count(getattr(self, name)) for name in self._step_counts()):
             self._check_steps()
 
@@ -210,21 +392,21 @@ class Form:
             if field.metadata.get("steps") != "period" or (value is None and field.default is None):
                 continue
             if not is_step_count(value, positive=True):
-                raise FormArgumentError(field.name, f"={value!r} must be a number of steps > 0")
+                raise ArgumentError(field.name, f"={value!r} must be a number of steps > 0")
 
-    def _unscalable(self, name: str) -> tuple[str, Form] | None:
-        """The first form inside this one that a scale schedule ratio cannot scale, with ``name``: its scheduler's
-        class name (a form of forms names each of its forms by its label)."""
+    def _unscalable(self, name: str) -> tuple[str, StepSchedule] | None:
+        """The first schedule inside this one that a scale schedule ratio cannot scale, with ``name``: its
+        scheduler's class name (a schedule of schedules names each of its parts by its label)."""
         return None if self.scalable else (name, self)
 
     def _derive(self, **values: Any) -> None:
-        """Set fields derived from resolved step counts, on a form just resolved (not yet shared)."""
+        """Set fields derived from resolved step counts, on a schedule just resolved (not yet shared)."""
         for name, value in values.items():
             object.__setattr__(self, name, value)
 
 
 @attrs.frozen
-class Constant(Form):
+class Constant(StepSchedule):
     """A constant value (``ConstantLR``/``ConstantWD``).
 
     Args:
@@ -232,21 +414,21 @@ class Constant(Form):
         total_iters: How many steps it lasts (None: no end; it only says how long, e.g. in a sequence).
 
     Returns:
-        The form; calling it with a step gives ``val``.
+        The schedule; its value at a step gives ``val``.
 
-    >>> Constant(0.1, total_iters=5)(7.0)
+    >>> Constant(0.1, total_iters=5).value(7.0)
     0.1
     """
 
     val: float = _argument(_value)
     total_iters: StepCount | None = _step_count(None)
 
-    def __call__(self, t: Any) -> Any:
+    def value(self, t: Any) -> Any:
         return kernels.constant(t, self.val)
 
 
 @attrs.frozen
-class Polynomial(Form):
+class Polynomial(StepSchedule):
     """Polynomial decay from ``initial_val`` to ``end_val`` over ``total_iters`` steps (``PolynomialLR``).
 
     Args:
@@ -257,9 +439,9 @@ class Polynomial(Form):
         cycle: Restart the decay with a horizon a multiple of ``total_iters`` (TensorFlow's ``cycle``).
 
     Returns:
-        The form; calling it with a step gives the decayed value.
+        The schedule; its value at a step gives the decayed value.
 
-    >>> Polynomial(0.1, 0.01, 4, power=2.0)(2.0)
+    >>> Polynomial(0.1, 0.01, 4, power=2.0).value(2.0)
     0.0325
     """
 
@@ -269,7 +451,7 @@ class Polynomial(Form):
     power: float = _argument(number_argument, 1.0, low=0.0)
     cycle: bool = _argument(_boolean, False)
 
-    def __call__(self, t: Any) -> Any:
+    def value(self, t: Any) -> Any:
         horizon = self.total_iters
         if self.cycle:
             o = ops(t)
@@ -289,9 +471,9 @@ class Linear(Polynomial):
         cycle: Restart the decay with a horizon a multiple of ``total_iters`` (TensorFlow's ``cycle``).
 
     Returns:
-        The form; calling it with a step gives the decayed value.
+        The schedule; its value at a step gives the decayed value.
 
-    >>> round(Linear(0.1, 0.0, 4)(1.0), 12)
+    >>> round(Linear(0.1, 0.0, 4).value(1.0), 12)
     0.075
     """
 
@@ -300,7 +482,7 @@ class Linear(Polynomial):
 
 
 @attrs.frozen
-class Exponential(Form):
+class Exponential(StepSchedule):
     """``initial_val`` times ``decay_rate`` per ``total_iters`` steps (``ExponentialLR``).
 
     Args:
@@ -310,9 +492,9 @@ class Exponential(Form):
         staircase: Decay in whole periods (a staircase) rather than continuously.
 
     Returns:
-        The form; calling it with a step gives the decayed value.
+        The schedule; its value at a step gives the decayed value.
 
-    >>> round(Exponential(0.1, 2, 0.5)(1.0), 6)
+    >>> round(Exponential(0.1, 2, 0.5).value(1.0), 6)
     0.070711
     """
 
@@ -321,14 +503,14 @@ class Exponential(Form):
     decay_rate: float = _argument(number_argument, low=0.0)
     staircase: bool = _argument(_boolean, False)
 
-    def __call__(self, t: Any) -> Any:
+    def value(self, t: Any) -> Any:
         if self.staircase:
             return self.initial_val * kernels.step(t, self.total_iters, self.decay_rate)
         return self.initial_val * kernels.exponential(t, self.decay_rate, self.total_iters)
 
 
 @attrs.frozen
-class InverseExponentialTimeDecay(Form):
+class InverseExponentialTimeDecay(StepSchedule):
     """``initial_val`` over ``1 + decay_rate · (t / total_iters)^step_exponent`` (``InverseExponentialTimeDecayLR``).
 
     Args:
@@ -339,9 +521,9 @@ class InverseExponentialTimeDecay(Form):
         staircase: Decay in whole periods (a staircase) rather than continuously.
 
     Returns:
-        The form; calling it with a step gives the decayed value.
+        The schedule; its value at a step gives the decayed value.
 
-    >>> InverseExponentialTimeDecay(0.1, 1, 2, 0.5)(4.0)
+    >>> InverseExponentialTimeDecay(0.1, 1, 2, 0.5).value(4.0)
     0.05
     """
 
@@ -351,13 +533,13 @@ class InverseExponentialTimeDecay(Form):
     decay_rate: float = _argument(number_argument, low=0.0)
     staircase: bool = _argument(_boolean, False)
 
-    def __call__(self, t: Any) -> Any:
+    def value(self, t: Any) -> Any:
         rate = kernels.inverse_time(t, self.step_exponent, self.total_iters, self.decay_rate, self.staircase)
         return self.initial_val * rate
 
 
 @attrs.frozen
-class InverseSquareRootDecay(Form):
+class InverseSquareRootDecay(StepSchedule):
     """``initial_val · scale / sqrt(max(t, warmup_steps))`` (``InverseSquareRootDecayLR``).
 
     Args:
@@ -366,9 +548,9 @@ class InverseSquareRootDecay(Form):
         warmup_steps: The step count the inverse square root starts from.
 
     Returns:
-        The form; calling it with a step gives the value.
+        The schedule; its value at a step gives the value.
 
-    >>> InverseSquareRootDecay(0.1, 1.0, 4)(16.0)
+    >>> InverseSquareRootDecay(0.1, 1.0, 4).value(16.0)
     0.025
     """
 
@@ -376,12 +558,12 @@ class InverseSquareRootDecay(Form):
     scale: float = _argument(_value, 1.0)
     warmup_steps: StepCount = _step_count(1.0)
 
-    def __call__(self, t: Any) -> Any:
+    def value(self, t: Any) -> Any:
         return self.initial_val * kernels.inverse_sqrt(t, self.scale, self.warmup_steps)
 
 
 @attrs.frozen
-class CosineDecay(Form):
+class CosineDecay(StepSchedule):
     """Half a cosine from ``initial_val`` to ``end_val`` over ``total_iters`` steps, then held (``CosineDecayLR``).
 
     Args:
@@ -390,9 +572,9 @@ class CosineDecay(Form):
         total_iters: The steps of the decay.
 
     Returns:
-        The form; calling it with a step gives the value.
+        The schedule; its value at a step gives the value.
 
-    >>> CosineDecay(0.1, 0.0, 4)(2.0)
+    >>> CosineDecay(0.1, 0.0, 4).value(2.0)
     0.05
     """
 
@@ -400,7 +582,7 @@ class CosineDecay(Form):
     end_val: float = _argument(_value)
     total_iters: StepCount = _step_count()
 
-    def __call__(self, t: Any) -> Any:
+    def value(self, t: Any) -> Any:
         return kernels.cosine(t / self.total_iters, self.initial_val, self.end_val)
 
 
@@ -408,18 +590,18 @@ def _milestones(name: str, values: object, *, order: str | None = None) -> tuple
     """Resolved milestones as a sorted tuple of step counts, in ``order`` (``"increasing"`` or ``"strictly
     increasing"``; None: any)."""
     if not isinstance(values, (list, tuple)):
-        raise FormArgumentError(name, f"={values!r} must be a list of step counts")
+        raise ArgumentError(name, f"={values!r} must be a list of step counts")
     for i, value in enumerate(values):
         if not is_step_count(value):
-            raise FormArgumentError(f"{name}[{i}]", f"={value!r} must be a number of steps >= 0")
+            raise ArgumentError(f"{name}[{i}]", f"={value!r} must be a number of steps >= 0")
     out_of_order = {"increasing": operator.gt, "strictly increasing": operator.ge}.get(order)
     if out_of_order is not None and any(out_of_order(a, b) for a, b in zip(values, values[1:], strict=False)):
-        raise FormArgumentError(name, f"={list(values)!r} must be {order}")
+        raise ArgumentError(name, f"={list(values)!r} must be {order}")
     return tuple(sorted(values))
 
 
 @attrs.frozen
-class PiecewiseConstant(Form):
+class PiecewiseConstant(StepSchedule):
     """``vals[i]`` from ``milestones[i - 1]`` up to ``milestones[i]`` (``PiecewiseConstantLR``).
 
     Args:
@@ -427,9 +609,9 @@ class PiecewiseConstant(Form):
         milestones: The steps where the next segment starts, strictly increasing.
 
     Returns:
-        The form; calling it with a step gives its segment's value.
+        The schedule; its value at a step gives its segment's value.
 
-    >>> PiecewiseConstant([0.1, 0.05, 0.01], [1, 3])(2.0)
+    >>> PiecewiseConstant([0.1, 0.05, 0.01], [1, 3]).value(2.0)
     0.05
     """
 
@@ -440,19 +622,19 @@ class PiecewiseConstant(Form):
     def _check_steps(self) -> None:
         points = _milestones("milestones", self.milestones, order="strictly increasing")
         if len(self.vals) != len(points) + 1:
-            raise FormArgumentError(
+            raise ArgumentError(
                 "vals",
                 " needs one more value than milestones (a value before the first milestone and one after each), "
                 f"got {len(self.vals)} values and {len(points)} milestones",
             )
         self._derive(_points=points)
 
-    def __call__(self, t: Any) -> Any:
+    def value(self, t: Any) -> Any:
         return kernels.piecewise_constant(t, self._points, self.vals)
 
 
 @attrs.frozen
-class MultiStep(Form):
+class MultiStep(StepSchedule):
     """``initial_val`` times ``gamma`` at each milestone passed (``MultiStepLR``).
 
     Args:
@@ -461,9 +643,9 @@ class MultiStep(Form):
         milestones: The steps of the factors, in increasing order.
 
     Returns:
-        The form; calling it with a step gives the value.
+        The schedule; its value at a step gives the value.
 
-    >>> MultiStep(0.1, 0.5, [1, 3])(3.0)
+    >>> MultiStep(0.1, 0.5, [1, 3]).value(3.0)
     0.025
     """
 
@@ -475,12 +657,12 @@ class MultiStep(Form):
     def _check_steps(self) -> None:
         self._derive(_points=_milestones("milestones", self.milestones))
 
-    def __call__(self, t: Any) -> Any:
+    def value(self, t: Any) -> Any:
         return self.initial_val * kernels.multistep(t, self._points, self.gamma)
 
 
 @attrs.frozen
-class Step(Form):
+class Step(StepSchedule):
     """``initial_val`` times ``gamma`` every ``step_size`` steps (``StepLR``).
 
     Args:
@@ -489,9 +671,9 @@ class Step(Form):
         gamma: The factor every ``step_size`` steps.
 
     Returns:
-        The form; calling it with a step gives the value.
+        The schedule; its value at a step gives the value.
 
-    >>> Step(0.1, 2, 0.5)(4.0)
+    >>> Step(0.1, 2, 0.5).value(4.0)
     0.025
     """
 
@@ -499,12 +681,12 @@ class Step(Form):
     step_size: StepCount = _step_count()
     gamma: float = _argument(number_argument, low=0.0)
 
-    def __call__(self, t: Any) -> Any:
+    def value(self, t: Any) -> Any:
         return self.initial_val * kernels.step(t, self.step_size, self.gamma)
 
 
 @attrs.frozen
-class CosineAnnealing(Form):
+class CosineAnnealing(StepSchedule):
     """A cosine from ``initial_val`` to ``eta_min`` over ``T_max`` steps, going on as a wave (``CosineAnnealingLR``).
 
     Args:
@@ -513,9 +695,9 @@ class CosineAnnealing(Form):
         eta_min: The lowest value.
 
     Returns:
-        The form; calling it with a step gives the value.
+        The schedule; its value at a step gives the value.
 
-    >>> CosineAnnealing(0.1, 4)(2.0)
+    >>> CosineAnnealing(0.1, 4).value(2.0)
     0.05
     """
 
@@ -523,12 +705,12 @@ class CosineAnnealing(Form):
     T_max: StepCount = _step_count()  # noqa: N815  (torch's and Cerebras's name)
     eta_min: float = _argument(_value, 0.0)
 
-    def __call__(self, t: Any) -> Any:
+    def value(self, t: Any) -> Any:
         return kernels.cosine_wave(t / self.T_max, self.initial_val, self.eta_min)
 
 
 @attrs.frozen
-class CosineAnnealingWarmRestarts(Form):
+class CosineAnnealingWarmRestarts(StepSchedule):
     """Cosines from ``initial_val`` to ``eta_min`` restarting after ``T_0``, then ``T_0 · T_mult``, ... steps.
 
     Args:
@@ -538,9 +720,9 @@ class CosineAnnealingWarmRestarts(Form):
         eta_min: The lowest value.
 
     Returns:
-        The form; calling it with a step gives the value.
+        The schedule; its value at a step gives the value.
 
-    >>> CosineAnnealingWarmRestarts(0.1, 2).resolved(None, 1.0)(3.0)
+    >>> CosineAnnealingWarmRestarts(0.1, 2).resolved(step_run(None)).value(3.0)
     0.05
     """
 
@@ -555,12 +737,12 @@ class CosineAnnealingWarmRestarts(Form):
         first = _checked(integer_argument, "T_0", self.T_0, low=1)
         self._derive(T_0=first, _ends=kernels.restart_boundaries(first, self.T_mult, _RESTART_HORIZON))
 
-    def __call__(self, t: Any) -> Any:
+    def value(self, t: Any) -> Any:
         return self.eta_min + (self.initial_val - self.eta_min) * kernels.warm_restarts(t, self._ends, 0.0)
 
 
 @attrs.frozen
-class Lambda(Form):
+class Lambda(StepSchedule):
     """``initial_val`` times the product of the user's functions of the step (``LambdaLR``; torch ops only).
 
     Args:
@@ -569,9 +751,9 @@ class Lambda(Form):
             ``set_value_lambda()``.
 
     Returns:
-        The form; calling it with a step gives the value (a float for a float, a tensor for a tensor).
+        The schedule; its value at a step gives the value (a float for a float, a tensor for a tensor).
 
-    >>> Lambda(0.8, functions=(lambda step: 0.5**step,))(2.0)
+    >>> Lambda(0.8, functions=(lambda step: 0.5**step,)).value(2.0)
     0.2
     """
 
@@ -579,7 +761,7 @@ class Lambda(Form):
     functions: tuple = attrs.field(default=(), kw_only=True)
     scalable = False  # the user's functions of the step cannot be rescaled
 
-    def __call__(self, t: Any) -> Any:
+    def value(self, t: Any) -> Any:
         step = t if isinstance(t, torch.Tensor) else torch.tensor(float(t), dtype=_F64)  # torch ops only
         value = torch.full_like(step, self.initial_val)
         for function in self.functions:
@@ -588,7 +770,7 @@ class Lambda(Form):
 
 
 @attrs.frozen
-class Multiplicative(Form):
+class Multiplicative(StepSchedule):
     """``initial_val`` times ``factor(t)`` per step: :math:`v_0 \\cdot c^t` (``MultiplicativeLR``).
 
     Args:
@@ -597,9 +779,9 @@ class Multiplicative(Form):
         factor: The factor per step as a function of the step (from ``set_lr_lambda()``; None: ``coefficient``).
 
     Returns:
-        The form; calling it with a step gives the value.
+        The schedule; its value at a step gives the value.
 
-    >>> Multiplicative(0.1, 0.5)(2.0)
+    >>> Multiplicative(0.1, 0.5).value(2.0)
     0.025
     """
 
@@ -608,7 +790,7 @@ class Multiplicative(Form):
     factor: Callable[[Any], Any] | None = attrs.field(default=None, kw_only=True)
     scalable = False  # a factor per step: no step-count argument to scale
 
-    def __call__(self, t: Any) -> Any:
+    def value(self, t: Any) -> Any:
         factor = self.coefficient if self.factor is None else self.factor(t)
         if isinstance(factor, torch.Tensor):
             return self.initial_val * torch.pow(factor, t)
@@ -616,7 +798,7 @@ class Multiplicative(Form):
 
 
 @attrs.frozen
-class Cyclic(Form):
+class Cyclic(StepSchedule):
     """Triangular cycles between ``base_val`` and ``max_val`` (``CyclicLR``, torch's ``CyclicLR`` exactly).
 
     Args:
@@ -629,9 +811,9 @@ class Cyclic(Form):
         scale_mode: ``"cycle"`` or ``"iterations"``.
 
     Returns:
-        The form; calling it with a step gives the value.
+        The schedule; its value at a step gives the value.
 
-    >>> round(Cyclic(0.01, 0.1, 2)(1.0), 12)
+    >>> round(Cyclic(0.01, 0.1, 2).value(1.0), 12)
     0.055
     """
 
@@ -651,16 +833,16 @@ class Cyclic(Form):
         super()._check_steps()
         down = self.step_size_down
         if down is not None and not is_step_count(down):
-            raise FormArgumentError("step_size_down", f"={down!r} must be None or a number of steps >= 0")
+            raise ArgumentError("step_size_down", f"={down!r} must be None or a number of steps >= 0")
 
-    def __call__(self, t: Any) -> Any:
+    def value(self, t: Any) -> Any:
         return kernels.cyclic(
             t, self.base_val, self.max_val, self.step_size_up, self.step_size_down, self.mode, self.gamma
         )
 
 
 @attrs.frozen
-class OneCycle(Form):
+class OneCycle(StepSchedule):
     """The 1cycle policy: up from ``initial_val`` to ``max_val``, down to ``initial_val / final_div_factor``
     (``OneCycleLR``, torch's ``OneCycleLR`` exactly).
 
@@ -674,9 +856,9 @@ class OneCycle(Form):
         anneal_strategy: ``"cos"`` or ``"linear"``.
 
     Returns:
-        The form; calling it with a step gives the value.
+        The schedule; its value at a step gives the value.
 
-    >>> round(OneCycle(0.004, 0.1, 4).resolved(None, 1.0)(1.0), 6)
+    >>> round(OneCycle(0.004, 0.1, 4).resolved(step_run(None)).value(1.0), 6)
     0.081175
     """
 
@@ -690,9 +872,9 @@ class OneCycle(Form):
 
     def _check_steps(self) -> None:
         self._derive(total_steps=_checked(integer_argument, "total_steps", self.total_steps, low=1))
-        self(0.0)  # the kernel checks pct_start and total_steps together
+        self.value(0.0)  # the kernel checks pct_start and total_steps together
 
-    def __call__(self, t: Any) -> Any:
+    def value(self, t: Any) -> Any:
         return kernels.one_cycle(
             t,
             self.total_steps,
@@ -709,11 +891,11 @@ class OneCycle(Form):
 
 
 @attrs.frozen
-class _OfForms(Form):
+class _OfForms(StepSchedule):
     """A form of forms: resolved with its forms and checked then (their step counts and values are known only
     then); ``labels`` name the forms in messages (their schedulers' class names)."""
 
-    schedules: tuple[Form, ...]
+    schedules: tuple[StepSchedule, ...]
     labels: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False, kw_only=True)
 
     def _label(self, index: int) -> str:
@@ -722,16 +904,16 @@ class _OfForms(Form):
     def needs_run(self) -> bool:
         return super().needs_run() or any(form.needs_run() for form in self.schedules)
 
-    def resolved(self, state: ScheduleState | None, ssr: float) -> Form:
-        children = tuple(form.resolved(state, ssr) for form in self.schedules)
-        form = attrs.evolve(self, schedules=children, **self._resolved_steps(children, state, ssr))
+    def resolved(self, run: Run) -> StepSchedule:
+        children = tuple(form.resolved(run) for form in self.schedules)
+        form = attrs.evolve(self, schedules=children, **self._resolved_steps(children, run))
         form._check_steps()
         return form
 
-    def _resolved_steps(self, children: tuple[Form, ...], state: ScheduleState | None, ssr: float) -> dict[str, Any]:
+    def _resolved_steps(self, children: tuple[StepSchedule, ...], run: Run) -> dict[str, Any]:
         return {}
 
-    def _unscalable(self, name: str) -> tuple[str, Form] | None:
+    def _unscalable(self, name: str) -> tuple[str, StepSchedule] | None:
         found = (form._unscalable(self._label(i)) for i, form in enumerate(self.schedules))
         return next((item for item in found if item is not None), None)
 
@@ -751,13 +933,13 @@ class Sequential(_OfForms):
         labels: How the forms are named in messages (their schedulers' class names).
 
     Returns:
-        The form; calling it with a step gives the value of the segment's form.
+        The schedule; its value at a step gives the value of the segment's form.
 
     Raises:
-        FormArgumentError: ``milestones`` not a list of one fewer step counts than ``schedules``.
+        ArgumentError: ``milestones`` not a list of one fewer step counts than ``schedules``.
 
     >>> sequence = Sequential((Linear(0.0, 0.1, 2), CosineDecay(0.1, 0.0, 2)), [2])
-    >>> [sequence.resolved(None, 1.0)(t) for t in (1.0, 2.0, 3.0)]
+    >>> [sequence.resolved(step_run(None)).value(t) for t in (1.0, 2.0, 3.0)]
     [0.05, 0.1, 0.05]
     """
 
@@ -767,27 +949,27 @@ class Sequential(_OfForms):
         """How many milestones is checked at once (a list, one fewer than the forms); their values once resolved."""
         given = self.milestones
         if given is not None and not isinstance(given, list):
-            raise FormArgumentError("milestones", f"={given!r} must be a list of step counts")
+            raise ArgumentError("milestones", f"={given!r} must be a list of step counts")
         if given is not None and len(given) != len(self.schedules) - 1:
-            raise FormArgumentError(
+            raise ArgumentError(
                 "",
                 f" needs one milestone fewer than schedulers, got {len(self.schedules)} schedulers and "
                 f"{len(given)} milestones",
             )
 
-    def _resolved_steps(self, children: tuple[Form, ...], state: ScheduleState | None, ssr: float) -> dict[str, Any]:
+    def _resolved_steps(self, children: tuple[StepSchedule, ...], run: Run) -> dict[str, Any]:
         given = self.milestones
-        milestones = self._running_total(children) if given is None else resolve_steps("milestones", given, state, ssr)
+        milestones = self._running_total(children) if given is None else resolve_steps("milestones", given, run)
         return {"milestones": milestones}
 
     def _check_steps(self) -> None:
         _milestones("milestones", self.milestones, order="increasing")
 
-    def _running_total(self, forms: tuple[Form, ...]) -> list:
+    def _running_total(self, forms: tuple[StepSchedule, ...]) -> list:
         """The milestones when none are given: the running sum of each form's ``total_iters`` but the last's."""
         for i, form in enumerate(forms[:-1]):
             if getattr(form, "total_iters", None) is None:
-                raise FormArgumentError(
+                raise ArgumentError(
                     "",
                     f" was given no milestones and schedulers[{i}] ({self._label(i)}) has no total_iters: give "
                     "milestones, or total_iters to every scheduler but the last",
@@ -808,11 +990,11 @@ class Sequential(_OfForms):
         """
         return [t] + [(t - m).clamp(min=0).to(t.dtype) for m in self.milestones]
 
-    def __call__(self, t: Any) -> Any:
+    def value(self, t: Any) -> Any:
         o = ops(t)
-        value = self.schedules[0](t)
+        value = self.schedules[0].value(t)
         for milestone, form in zip(self.milestones, self.schedules[1:], strict=True):
-            value = o.where(t < milestone, value, form(o.maximum(t - milestone, 0.0)))
+            value = o.where(t < milestone, value, form.value(o.maximum(t - milestone, 0.0)))
         return value
 
 
@@ -825,10 +1007,10 @@ class Chained(_OfForms):
         labels: How the forms are named in messages (their schedulers' class names).
 
     Returns:
-        The form; calling it with a step gives the product.
+        The schedule; its value at a step gives the product.
 
-    >>> chained = Chained((Linear(0.1, 0.0, 4), Step(1.0, 2, 0.5))).resolved(None, 1.0)
-    >>> chained(2.0)
+    >>> chained = Chained((Linear(0.1, 0.0, 4), Step(1.0, 2, 0.5))).resolved(step_run(None))
+    >>> chained.value(2.0)
     0.025
     """
 
@@ -837,9 +1019,9 @@ class Chained(_OfForms):
     def _check_steps(self) -> None:
         initials = []
         for i, form in enumerate(self.schedules[1:], start=1):
-            initial = float(form(0.0))
+            initial = float(form.value(0.0))
             if initial == 0 or not math.isfinite(initial):
-                raise FormArgumentError(
+                raise ArgumentError(
                     f"schedulers[{i}]",
                     f" ({self._label(i)}) starts at {initial!r}, so its value relative to its start is undefined; "
                     "a chained scheduler after the first must start non-zero",
@@ -847,10 +1029,10 @@ class Chained(_OfForms):
             initials.append(initial)
         self._derive(_initials=tuple(initials))
 
-    def __call__(self, t: Any) -> Any:
-        value = self.schedules[0](t)
+    def value(self, t: Any) -> Any:
+        value = self.schedules[0].value(t)
         for form, initial in zip(self.schedules[1:], self._initials, strict=True):
-            value = value * (form(t) / initial)
+            value = value * (form.value(t) / initial)
         return value
 
 
@@ -863,11 +1045,11 @@ class ScalePerParam(_OfForms):
         labels: How the form is named in messages (the scaling scheduler's class name).
 
     Returns:
-        The form; calling it with a step gives the form's value.
+        The schedule; its value at a step gives the form's value.
 
-    >>> ScalePerParam((Constant(0.1),))(3.0)
+    >>> ScalePerParam((Constant(0.1),)).value(3.0)
     0.1
     """
 
-    def __call__(self, t: Any) -> Any:
-        return self.schedules[0](t)
+    def value(self, t: Any) -> Any:
+        return self.schedules[0].value(t)
