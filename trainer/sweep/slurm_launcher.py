@@ -74,7 +74,7 @@ class SlurmLauncher:
     {'name': 'cadence-sweep', 'gpus_per_node': 0, 'timeout_min': 90, 'slurm_additional_parameters': {'account': 'abc'}}
     >>> SlurmLauncher(lines, Path("out"), cluster="cloud")
     Traceback (most recent call last):
-    ValueError: cluster='cloud' must be 'slurm' or 'local' (submitit's local executor)
+    ValueError: cluster='cloud' must be one of 'slurm', 'local'
     """
 
     passes_claims = False
