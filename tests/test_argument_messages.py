@@ -200,3 +200,51 @@ def test_a_number_written_as_text_is_read_at_every_door_that_reads_text():
     sambaflow = optimizer()
     get_lr_scheduler(sambaflow, {"lr_schedule": "fixed_lr", "learning_rate": "1e-3"})
     assert sambaflow.param_groups[0]["lr"] == 0.001
+
+
+# A count at each door that takes one: (door, the count's name, the error's words after "<name>=<value> ").
+COUNT_DOORS = {
+    "SchedulerState(dataloader_len=)": ("dataloader_len", "must be an integer >= 1, or None (batches per epoch)"),
+    "ResumableSampler(num_items=)": ("num_items", "must be an integer >= 0"),
+    "ResumableSampler.skip(n)": ("n", "must be an integer >= 0"),
+}
+
+
+def _count_door(door: str, value: object) -> int:
+    from schedulers import SchedulerState
+    from trainer.data import ResumableSampler
+
+    if door == "SchedulerState(dataloader_len=)":
+        return SchedulerState("10ep", dataloader_len=value).dataloader_len
+    if door == "ResumableSampler(num_items=)":
+        return ResumableSampler(value, shuffle=False, seed=0).num_items
+    sampler = ResumableSampler(6, shuffle=False, seed=0)
+    sampler.skip(value)
+    return len(list(sampler))  # 6 - n indices left
+
+
+@pytest.mark.parametrize("door", list(COUNT_DOORS))
+def test_a_count_is_checked_the_same_at_every_door(door):
+    name, words = COUNT_DOORS[door]
+    expected = 4 if door == "ResumableSampler.skip(n)" else 2
+    assert _count_door(door, 2.0) == _count_door(door, 2) == expected  # a whole float is its int (YAML's 1e3)
+    for bad in (2.5, "2", True):
+        with pytest.raises(ValueError) as error:
+            _count_door(door, bad)
+        assert str(error.value) == f"{name}={bad!r} {words}"
+
+
+def test_a_choice_is_checked_the_same_at_every_door(tmp_path):
+    import torch
+
+    from trainer.precision import Precision
+
+    with pytest.raises(ValueError) as error:
+        Precision("fp8", torch.device("cpu"))
+    assert str(error.value) == "precision='fp8' must be one of 'fp32', 'bf16', 'fp16'"
+    pytest.importorskip("submitit")
+    from trainer.sweep.slurm_launcher import SlurmLauncher
+
+    with pytest.raises(ValueError) as error:
+        SlurmLauncher([], tmp_path, cluster="cloud")
+    assert str(error.value) == "cluster='cloud' must be one of 'slurm', 'local'"

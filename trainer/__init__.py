@@ -16,6 +16,18 @@ command lives in this package, and ``cadence --version`` and ``cadence --help`` 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ below imports each name at first use
+    from schedulers.core.clock import TrainerState
+    from trainer.callbacks import Callback, LRMonitor, ProgressBar
+    from trainer.early_stopping import EarlyStopping
+    from trainer.loggers import CSVLogger, LoggerCallback, TensorBoardLogger
+    from trainer.param_groups import apply_adjust_learning_rate, decay_groups, tagged_groups
+    from trainer.sweep import budget_sweep
+    from trainer.trainer import Trainer
+    from trainer.training import NonFiniteLossError
+
 __all__ = [
     "CSVLogger",
     "Callback",

@@ -31,6 +31,7 @@ from torch.utils.data import (
     SequentialSampler,
 )
 
+from schedulers.core.schedule_arguments import integer_argument
 from timeunits import Timestamp
 
 __all__ = [
@@ -45,14 +46,6 @@ __all__ = [
     "skip_batches",
     "to_device",
 ]
-
-
-def _check_int(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name}={value!r} must be an int")
-    if value < minimum:
-        raise ValueError(f"{name}={value!r} must be >= {minimum}")
-    return value
 
 
 # --------------------------------------------------------------------------------------------
@@ -86,8 +79,8 @@ class ResumableSampler(Sampler[int]):
         A sampler for a ``DataLoader`` (what :func:`prepare_loader` puts in a loader it rebuilds).
 
     Raises:
-        TypeError: An argument that must be an int is not one.
-        ValueError: A negative count, ``world_size < 1``, or ``rank >= world_size``.
+        ValueError: A count that is not a whole number (``10.0`` is taken as 10), a negative count,
+            ``world_size < 1``, or ``rank >= world_size``; each names the argument.
 
     >>> sampler = ResumableSampler(5, shuffle=False, seed=0, rank=1, world_size=2)
     >>> list(sampler), len(sampler)
@@ -106,11 +99,11 @@ class ResumableSampler(Sampler[int]):
         world_size: int = 1,
         drop_last: bool = False,
     ) -> None:
-        self.num_items = _check_int("num_items", num_items, 0)
-        self.seed = _check_int("seed", seed, -(2**63))
-        self.world_size = _check_int("world_size", world_size, 1)
-        self.rank = _check_int("rank", rank, 0)
-        if rank >= world_size:
+        self.num_items = integer_argument("num_items", num_items, low=0)
+        self.seed = integer_argument("seed", seed, low=-(2**63))
+        self.world_size = integer_argument("world_size", world_size, low=1)
+        self.rank = integer_argument("rank", rank, low=0)
+        if self.rank >= self.world_size:
             raise ValueError(f"rank={rank} must be < world_size={world_size}")
         self.shuffle = bool(shuffle)
         self.drop_last = bool(drop_last)
@@ -118,10 +111,10 @@ class ResumableSampler(Sampler[int]):
         self._skip = 0
         self._start: int | None = None
         if self.drop_last:
-            self.num_samples = num_items // world_size
+            self.num_samples = self.num_items // self.world_size
         else:
-            self.num_samples = math.ceil(num_items / world_size)
-        self.total_size = self.num_samples * world_size
+            self.num_samples = math.ceil(self.num_items / self.world_size)
+        self.total_size = self.num_samples * self.world_size
 
     def set_epoch(self, epoch: int) -> None:
         """Use the permutation of ``epoch`` from the next iteration on.
@@ -130,15 +123,14 @@ class ResumableSampler(Sampler[int]):
             epoch: The epoch (an int >= 0).
 
         Raises:
-            TypeError: ``epoch`` is not an int.
-            ValueError: ``epoch`` is negative.
+            ValueError: ``epoch`` is not a whole number >= 0 (``2.0`` is taken as 2).
 
         >>> sampler = ResumableSampler(4, shuffle=True, seed=0)
         >>> first = list(sampler)
         >>> sampler.set_epoch(1); sorted(sampler) == sorted(first), list(sampler) == first
         (True, False)
         """
-        self.epoch = _check_int("epoch", epoch, 0)
+        self.epoch = integer_argument("epoch", epoch, low=0)
 
     def skip(self, n: int) -> None:
         """Make the next iteration skip this rank's first ``n`` indices (resume mid-epoch).
@@ -150,10 +142,9 @@ class ResumableSampler(Sampler[int]):
             n: This rank's indices to skip (an int >= 0).
 
         Raises:
-            TypeError: ``n`` is not an int.
-            ValueError: ``n`` is negative.
+            ValueError: ``n`` is not a whole number >= 0 (``2.0`` is taken as 2).
         """
-        self._skip = _check_int("n", n, 0)
+        self._skip = integer_argument("n", n, low=0)
 
     def start_at(self, position: int) -> None:
         """Make the next iteration (only) continue the epoch's order after its first ``position`` items
@@ -163,14 +154,13 @@ class ResumableSampler(Sampler[int]):
             position: Items of the epoch's order already done, on any number of ranks (an int >= 0).
 
         Raises:
-            TypeError: ``position`` is not an int.
-            ValueError: ``position`` is negative.
+            ValueError: ``position`` is not a whole number >= 0 (``2.0`` is taken as 2).
 
         >>> sampler = ResumableSampler(6, shuffle=False, seed=0)
         >>> sampler.start_at(4); list(sampler), list(sampler)
         ([4, 5], [0, 1, 2, 3, 4, 5])
         """
-        self._start = _check_int("position", position, 0)
+        self._start = integer_argument("position", position, low=0)
 
     def __len__(self) -> int:
         return self.num_samples
@@ -199,15 +189,14 @@ class ResumableSampler(Sampler[int]):
             This rank's indices for the rest of the epoch, as above.
 
         Raises:
-            TypeError: ``position`` is not an int.
-            ValueError: ``position`` is negative.
+            ValueError: ``position`` is not a whole number >= 0 (``2.0`` is taken as 2).
 
         >>> sampler = ResumableSampler(10, shuffle=False, seed=0, rank=1, world_size=4)
         >>> sampler.indices_from(3), sampler.epoch_indices()
         ([4, 8], [1, 5, 9])
         """
         order = self._ordered_indices()
-        rest = order[_check_int("position", position, 0) :]
+        rest = order[integer_argument("position", position, low=0) :]
         per_rank = len(rest) // self.world_size if self.drop_last else math.ceil(len(rest) / self.world_size)
         rest = _pad_by_wrapping(rest, per_rank * self.world_size, source=order)[: per_rank * self.world_size]
         return rest[self.rank :: self.world_size]
@@ -283,14 +272,14 @@ def prepare_loader(loader: DataLoader, *, seed: int, rank: int = 0, world_size: 
         its sampler cannot be replaced.
 
     Raises:
-        TypeError: ``seed`` is not an int.
+        ValueError: ``seed`` is not a whole number.
 
     >>> loader = DataLoader(list(range(10)), batch_size=4, shuffle=True)
     >>> new = prepare_loader(loader, seed=0, rank=0, world_size=2)
     >>> type(new.sampler).__name__, len(new), new.batch_size
     ('ResumableSampler', 2, 4)
     """
-    _check_int("seed", seed, -(2**63))
+    integer_argument("seed", seed, low=-(2**63))
     plan = _sampler_plan(loader)
     if plan is None:
         return loader
@@ -432,14 +421,13 @@ def skip_batches(loader_iter: Iterable, n: int) -> Iterator:
         An iterator positioned after the first ``n`` items.
 
     Raises:
-        TypeError: ``n`` is not an int.
-        ValueError: ``n`` is negative, or the loader ran out before ``n`` items.
+        ValueError: ``n`` is not a whole number >= 0, or the loader ran out before ``n`` items.
 
     >>> it = skip_batches(iter([10, 11, 12, 13]), 2)
     >>> list(it)
     [12, 13]
     """
-    _check_int("n", n, 0)
+    integer_argument("n", n, low=0)
     iterator = iter(loader_iter)
     for skipped in range(n):
         try:

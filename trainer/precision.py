@@ -13,6 +13,8 @@ from typing import Any
 
 import torch
 
+from schedulers.core.schedule_arguments import choice_argument
+
 __all__ = ["PRECISIONS", "Precision"]
 
 PRECISIONS = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
@@ -40,9 +42,7 @@ class Precision:
     """
 
     def __init__(self, precision: str, device: torch.device) -> None:
-        if precision not in PRECISIONS:
-            raise ValueError(f"precision={precision!r} must be one of {', '.join(map(repr, PRECISIONS))}")
-        self.name = precision
+        self.name = choice_argument("precision", precision, tuple(PRECISIONS))
         self.device_type = device.type
         self.dtype = PRECISIONS[precision]
         self.scaler = torch.amp.GradScaler(device.type) if precision == "fp16" else None

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -22,9 +22,9 @@ from schedulers.core.schedule_arguments import (
     FrozenList,
     argument_repr,
     flag_field,
-    milestones_field,
     named_converter,
-    time_field,
+    to_time,
+    to_times,
 )
 from timeunits import Time
 
@@ -48,8 +48,14 @@ def _schedule(value: object) -> Schedule:
     return value
 
 
-def _schedules_field() -> Any:
-    return attrs.field(converter=named_converter(_schedules), repr=argument_repr)
+# Typed for attrs' mypy plugin as schedule_arguments.to_time is: a list of schedules is accepted.
+if TYPE_CHECKING:
+
+    def _to_schedules(value: Iterable[Schedule], /) -> FrozenList:
+        """A non-empty list of schedules, kept as a :class:`FrozenList`."""
+
+else:
+    _to_schedules = named_converter(_schedules)
 
 
 def warmup_ramp(t_warmup: int, peak: float, main: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -163,7 +169,7 @@ class Warmup(Schedule):
     """
 
     schedule: Schedule = attrs.field(converter=_schedule)
-    t_warmup: Time = time_field()
+    t_warmup: Time = attrs.field(converter=to_time, repr=argument_repr)
     scale_warmup: bool = flag_field()
 
     def _resolve(self, run: Run) -> Curve:
@@ -211,8 +217,8 @@ class Sequence(Schedule):
     (0.5, 1.0, 0.5, 0.0)
     """
 
-    schedules: tuple[Schedule, ...] = _schedules_field()
-    milestones: tuple[Time, ...] = milestones_field()
+    schedules: tuple[Schedule, ...] = attrs.field(converter=_to_schedules, repr=argument_repr)
+    milestones: tuple[Time, ...] = attrs.field(converter=to_times, repr=argument_repr)
 
     def __attrs_post_init__(self) -> None:
         if len(self.milestones) != len(self.schedules) - 1:

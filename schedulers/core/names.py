@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 __all__ = [
     "UnknownSchedulerError",
@@ -90,6 +90,16 @@ class UnknownSchedulerError(ValueError, KeyError):
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return str(self.args[0]) if self.args else ""
+
+
+@overload
+def register_scheduler(cls: T, *, aliases: tuple[str, ...] = (), family: str = "user") -> T: ...
+
+
+@overload
+def register_scheduler(
+    cls: None = None, *, aliases: tuple[str, ...] = (), family: str = "user"
+) -> Callable[[T], T]: ...
 
 
 def register_scheduler(

@@ -28,11 +28,11 @@ from schedulers.core.schedule import Curve, Schedule
 from schedulers.core.schedule_arguments import (
     argument_repr,
     choice_field,
-    milestones_field,
     named_converter,
     number_argument,
     number_field,
     time_argument,
+    to_times,
 )
 from timeunits import Time, Timestamp
 
@@ -186,7 +186,7 @@ class PlateauScheduler(Schedule):
     cooldown: int | Time = attrs.field(default=0, converter=named_converter(evaluations_or_time), repr=argument_repr)
     min_factor: float = number_field(0.0, low=0.0)
     eps: float = number_field(1e-8, low=0.0)
-    reductions: tuple[Time, ...] = attrs.field(default=(), converter=milestones_field().converter, repr=argument_repr)
+    reductions: tuple[Time, ...] = attrs.field(default=(), converter=to_times, repr=argument_repr)
 
     @monitor.validator
     def _check_monitor(self, attribute: attrs.Attribute, value: object) -> None:

@@ -40,13 +40,12 @@ anything else is truncated toward zero (Composer truncates always, so float erro
 
 from __future__ import annotations
 
-import operator
 from typing import Protocol
 
 import attrs
 import torch
 
-from schedulers.core.schedule_arguments import number_argument
+from schedulers.core.schedule_arguments import integer_argument, number_argument
 from timeunits import Time, Timestamp, TimeUnit
 from timeunits.counting import whole_count
 from timeunits.errors import argument_error
@@ -132,17 +131,17 @@ def as_dataloader_len(value: object) -> int | None:
     """Batches per epoch as an int (None stays None); a Time must be in ``ba``.
 
     Args:
-        value: An int, a Time in ``ba``, or None.
+        value: An int (or a whole float: ``2.0``, as every count), a Time in ``ba``, or None.
 
     Returns:
         The number of batches per epoch (a positive int), or None when ``value`` is None (epochs then cannot
         be converted to batches).
 
     Raises:
-        ValueError: Not a positive count of batches.
+        ValueError: Not a positive count of batches (:func:`~schedulers.core.schedule_arguments.integer_argument`).
 
-    >>> as_dataloader_len(Time(50, "ba")), as_dataloader_len(None)
-    (50, None)
+    >>> as_dataloader_len(Time(50, "ba")), as_dataloader_len(2.0), as_dataloader_len(None)
+    (50, 2, None)
     """
     if value is None:
         return None
@@ -152,13 +151,7 @@ def as_dataloader_len(value: object) -> int | None:
         if value.unit is not TimeUnit.BATCH:
             raise ValueError(f"dataloader_len={value} must be a count of batches (ba)")
         value = value.value
-    try:
-        count = None if isinstance(value, bool) else operator.index(value)
-    except TypeError:
-        count = None
-    if count is None or count <= 0:
-        raise ValueError(f"dataloader_len={value!r} must be a positive int (batches per epoch) or None")
-    return count
+    return integer_argument("dataloader_len", value, low=1, optional=True, why="batches per epoch")
 
 
 PerBatch = int | torch.Tensor | None

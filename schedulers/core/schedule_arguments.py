@@ -1,13 +1,15 @@
 """Checking schedule arguments: each bad value is a ValueError naming the argument and what is accepted.
 
 The ``*_argument`` functions check one value; the ``*_field`` functions declare an argument of a frozen attrs
-schedule class with that check as its converter (the argument's name comes from the field), so a schedule
-class lists its arguments once, in constructor order, with their defaults:
+schedule class with that check as its converter (the argument's name comes from the field), and ``to_time``,
+``to_optional_time``, ``to_times`` are the converters of time arguments, given to ``attrs.field`` directly so
+that a type checker sees that they accept time strings. A schedule class lists its arguments once, in
+constructor order, with their defaults:
 
 >>> import attrs
 >>> @attrs.frozen
 ... class Example:
-...     t_max: Time = time_field("1dur")
+...     t_max: Time = attrs.field(default="1dur", converter=to_time, repr=argument_repr)
 ...     alpha_f: float = multiplier_field(0.0, final=True)
 >>> Example("10ba")
 Example(t_max='10ba', alpha_f=0.0)
@@ -25,7 +27,7 @@ import operator
 import warnings
 from collections.abc import Callable, Iterable
 from collections.abc import Sequence as Seq
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -45,7 +47,6 @@ __all__ = [
     "integer_argument",
     "integer_problem",
     "milestones_argument",
-    "milestones_field",
     "multiplier_field",
     "named_converter",
     "number_argument",
@@ -56,7 +57,9 @@ __all__ = [
     "positive_count",
     "same_value",
     "time_argument",
-    "time_field",
+    "to_optional_time",
+    "to_time",
+    "to_times",
 ]
 
 
@@ -595,42 +598,28 @@ def named_converter(check: Callable[..., Any], **options: Any) -> attrs.Converte
     return attrs.Converter(lambda value, field: check(field.name, value, **options), takes_field=True)
 
 
-def time_field(default: object = attrs.NOTHING, *, optional: bool = False) -> Any:
-    """Declare a time argument of a schedule class (a Time or time string; kept as a Time).
-
-    Args:
-        default: The default, or none (the argument is required).
-        optional: Whether None is accepted too.
-
-    Returns:
-        The attrs field.
-
-    >>> @attrs.frozen
-    ... class Example:
-    ...     t_max: Time = time_field("1dur")
-    >>> Example("10ba").t_max
-    Time(10, TimeUnit.BATCH)
-    """
-
-    def check(name: str, value: object) -> Time | None:
-        return None if optional and value is None else time_argument(name, value)
-
-    return attrs.field(default=default, converter=named_converter(check), repr=argument_repr)
+def _optional_time_argument(name: str, value: object) -> Time | None:
+    return None if value is None else time_argument(name, value)
 
 
-def milestones_field() -> Any:
-    """Declare a list-of-times argument of a schedule class, kept as a tuple of Times (required).
+# attrs' mypy plugin types a field's ``__init__`` parameter by its converter's first parameter, and sees only a
+# named function given to ``attrs.field`` itself: so a type checker sees these three as the functions below,
+# while at run time each is the named converter (its errors name the field).
+if TYPE_CHECKING:
 
-    Returns:
-        The attrs field.
+    def to_time(value: Time | str, /) -> Time:
+        """A time argument: a Time or time string, kept as a Time."""
 
-    >>> @attrs.frozen
-    ... class Example:
-    ...     milestones: tuple = milestones_field()
-    >>> Example(["10ba", "20ba"])
-    Example(milestones=['10ba', '20ba'])
-    """
-    return attrs.field(converter=named_converter(milestones_argument), repr=argument_repr)
+    def to_optional_time(value: Time | str | None, /) -> Time | None:
+        """A time argument that may be None."""
+
+    def to_times(value: Iterable[Time | str], /) -> FrozenList:
+        """A list of times, kept as a :class:`FrozenList` of Times."""
+
+else:
+    to_time = named_converter(time_argument)
+    to_optional_time = named_converter(_optional_time_argument)
+    to_times = named_converter(milestones_argument)
 
 
 def number_field(default: object = attrs.NOTHING, *, low: float | None = None, low_open: bool = False) -> Any:

@@ -392,6 +392,9 @@ class CompiledScheduler(GroupWriter):
     0.25
     """
 
+    #: the schedule driven, as given (a plateau's reduction replaces it with the reduced copy): read its own
+    #: attributes through it (``scheduler.scheduler.schedule.reductions``), so a type checker takes any
+    scheduler: Any
     #: the listening part of the schedule, its plateaus and their states (None: it only follows time);
     #: found through schedulers.core.listening, so this module knows no plateau by name
     _listeners: Listening | None = None

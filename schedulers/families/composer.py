@@ -19,12 +19,13 @@ from schedulers.core.names import register_scheduler
 from schedulers.core.run import Run
 from schedulers.core.schedule import Curve, Schedule, fraction_curve
 from schedulers.core.schedule_arguments import (
+    argument_repr,
     flag_field,
-    milestones_field,
     multiplier_field,
     number_field,
     positive_count,
-    time_field,
+    to_time,
+    to_times,
 )
 from timeunits import Time, Timestamp, TimeUnit  # noqa: F401  (Timestamp: doctests)
 
@@ -86,7 +87,7 @@ class StepScheduler(Schedule):
     0.25
     """
 
-    step_size: Time = time_field()
+    step_size: Time = attrs.field(converter=to_time, repr=argument_repr)
     gamma: float = number_field(0.1, low=0.0)
 
     def _resolve(self, run: Run) -> Curve:
@@ -119,7 +120,7 @@ class MultiStepScheduler(Schedule):
     0.25
     """
 
-    milestones: tuple[Time, ...] = milestones_field()
+    milestones: tuple[Time, ...] = attrs.field(converter=to_times, repr=argument_repr)
     gamma: float = number_field(0.1, low=0.0)
 
     def _resolve(self, run: Run) -> Curve:
@@ -161,7 +162,7 @@ class ConstantScheduler(Schedule):
     """
 
     alpha: float = multiplier_field(1.0)
-    t_max: Time = time_field("1dur")
+    t_max: Time = attrs.field(default="1dur", converter=to_time, repr=argument_repr)
 
     def _resolve(self, run: Run) -> Curve:
         times = self._resolve_times(run, self._arguments("t_max"))
@@ -196,7 +197,7 @@ class LinearScheduler(Schedule):
 
     alpha_i: float = multiplier_field(1.0)
     alpha_f: float = multiplier_field(0.0, final=True)
-    t_max: Time = time_field("1dur")
+    t_max: Time = attrs.field(default="1dur", converter=to_time, repr=argument_repr)
 
     def _resolve(self, run: Run) -> Curve:
         times = self._resolve_times(run, self._arguments("t_max"))
@@ -230,7 +231,7 @@ class ExponentialScheduler(Schedule):
     """
 
     gamma: float = number_field(low=0.0)
-    decay_period: Time = time_field("1ep")
+    decay_period: Time = attrs.field(default="1ep", converter=to_time, repr=argument_repr)
 
     def _resolve(self, run: Run) -> Curve:
         times = self._resolve_times(run, self._arguments("decay_period"))
@@ -262,7 +263,7 @@ class CosineAnnealingScheduler(Schedule):
     0.5
     """
 
-    t_max: Time = time_field("1dur")
+    t_max: Time = attrs.field(default="1dur", converter=to_time, repr=argument_repr)
     alpha_f: float = multiplier_field(0.0, final=True)
 
     def _resolve(self, run: Run) -> Curve:
@@ -298,7 +299,7 @@ class CosineAnnealingWarmRestartsScheduler(Schedule):
     0.5
     """
 
-    t_0: Time = time_field()
+    t_0: Time = attrs.field(converter=to_time, repr=argument_repr)
     t_mult: float = number_field(1.0, low=0.0)
     alpha_f: float = multiplier_field(0.0, final=True)
 
@@ -350,7 +351,7 @@ class PolynomialScheduler(Schedule):
     """
 
     power: float = number_field(low=0.0)
-    t_max: Time = time_field("1dur")
+    t_max: Time = attrs.field(default="1dur", converter=to_time, repr=argument_repr)
     alpha_f: float = multiplier_field(0.0, final=True)
 
     def _resolve(self, run: Run) -> Curve:
@@ -502,8 +503,8 @@ class MultiStepWithWarmupScheduler(_WarmupSchedule):
 
     _checks_t_max = False
 
-    t_warmup: Time = time_field()
-    milestones: tuple[Time, ...] = milestones_field()
+    t_warmup: Time = attrs.field(converter=to_time, repr=argument_repr)
+    milestones: tuple[Time, ...] = attrs.field(converter=to_times, repr=argument_repr)
     gamma: float = number_field(0.1, low=0.0)
     scale_warmup: bool = flag_field()
 
@@ -548,10 +549,10 @@ class LinearWithWarmupScheduler(_WarmupSchedule):
     0.5
     """
 
-    t_warmup: Time = time_field()
+    t_warmup: Time = attrs.field(converter=to_time, repr=argument_repr)
     alpha_i: float = multiplier_field(1.0)
     alpha_f: float = multiplier_field(0.0, final=True)
-    t_max: Time = time_field("1dur")
+    t_max: Time = attrs.field(default="1dur", converter=to_time, repr=argument_repr)
     scale_warmup: bool = flag_field()
 
     def _peak(self) -> float:
@@ -591,9 +592,9 @@ class ConstantWithWarmupScheduler(_WarmupSchedule):
     0.25
     """
 
-    t_warmup: Time = time_field()
+    t_warmup: Time = attrs.field(converter=to_time, repr=argument_repr)
     alpha: float = multiplier_field(1.0)
-    t_max: Time = time_field("1dur")
+    t_max: Time = attrs.field(default="1dur", converter=to_time, repr=argument_repr)
     scale_warmup: bool = flag_field()
 
     def _peak(self) -> float:
@@ -635,8 +636,8 @@ class CosineAnnealingWithWarmupScheduler(_WarmupSchedule):
     0.5
     """
 
-    t_warmup: Time = time_field()
-    t_max: Time = time_field("1dur")
+    t_warmup: Time = attrs.field(converter=to_time, repr=argument_repr)
+    t_max: Time = attrs.field(default="1dur", converter=to_time, repr=argument_repr)
     alpha_f: float = multiplier_field(0.0, final=True)
     scale_warmup: bool = flag_field()
 
@@ -677,9 +678,9 @@ class PolynomialWithWarmupScheduler(_WarmupSchedule):
     0.25
     """
 
-    t_warmup: Time = time_field()
+    t_warmup: Time = attrs.field(converter=to_time, repr=argument_repr)
     power: float = number_field(2.0, low=0.0)
-    t_max: Time = time_field("1dur")
+    t_max: Time = attrs.field(default="1dur", converter=to_time, repr=argument_repr)
     alpha_f: float = multiplier_field(0.0, final=True)
     scale_warmup: bool = flag_field()
 

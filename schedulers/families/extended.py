@@ -16,12 +16,14 @@ from schedulers.core.names import register_scheduler
 from schedulers.core.run import Run
 from schedulers.core.schedule import Curve, Schedule
 from schedulers.core.schedule_arguments import (
+    argument_repr,
     choice_field,
     flag_field,
     multiplier_field,
     number_field,
     positive_count,
-    time_field,
+    to_optional_time,
+    to_time,
 )
 from timeunits import Time
 
@@ -60,11 +62,11 @@ class WarmupStableDecayScheduler(Schedule):
     (0.5, 1.0, 0.55, 0.1)
     """
 
-    t_warmup: Time = time_field()
-    t_decay: Time = time_field("0.2dur")
+    t_warmup: Time = attrs.field(converter=to_time, repr=argument_repr)
+    t_decay: Time = attrs.field(default="0.2dur", converter=to_time, repr=argument_repr)
     alpha_f: float = multiplier_field(0.0, final=True)
     decay_shape: str = choice_field("linear", kernels.DECAY_SHAPES)
-    t_max: Time = time_field("1dur")
+    t_max: Time = attrs.field(default="1dur", converter=to_time, repr=argument_repr)
     scale_warmup: bool = flag_field()
 
     def _resolve(self, run: Run) -> Curve:
@@ -110,7 +112,7 @@ class InverseSquareRootScheduler(Schedule):
     (0.5, 1.0, 0.5)
     """
 
-    t_warmup: Time = time_field()
+    t_warmup: Time = attrs.field(converter=to_time, repr=argument_repr)
     scale_warmup: bool = flag_field()
 
     def _resolve(self, run: Run) -> Curve:
@@ -153,7 +155,7 @@ class OneCycleScheduler(Schedule):
     (0.25, 1.0)
     """
 
-    t_max: Time = time_field("1dur")
+    t_max: Time = attrs.field(default="1dur", converter=to_time, repr=argument_repr)
     pct_start: float = number_field(0.3, low=0.0, low_open=True)
     div_factor: float = number_field(25.0, low=0.0, low_open=True)
     final_div_factor: float = number_field(1e4, low=0.0, low_open=True)
@@ -203,8 +205,8 @@ class CyclicScheduler(Schedule):
     (0.1, 1.0, 0.1)
     """
 
-    t_up: Time = time_field()
-    t_down: Time | None = time_field(None, optional=True)
+    t_up: Time = attrs.field(converter=to_time, repr=argument_repr)
+    t_down: Time | None = attrs.field(default=None, converter=to_optional_time, repr=argument_repr)
     base_ratio: float = multiplier_field(0.1)
     mode: str = choice_field("triangular", kernels.CYCLIC_MODES)
     gamma: float = number_field(1.0, low=0.0, low_open=True)

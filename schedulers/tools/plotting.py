@@ -45,7 +45,7 @@ from schedulers.core.clock import progress_measure
 from schedulers.core.evaluate import PerBatch, RunTimeline, evaluate_timeline
 from schedulers.core.run import Run, as_run
 from schedulers.core.schedule import Schedule
-from schedulers.core.schedule_arguments import integer_argument, integer_problem, number_argument
+from schedulers.core.schedule_arguments import choice_argument, integer_argument, integer_problem, number_argument
 from schedulers.tools.files import write_atomically
 from timeunits import Time, TimeUnit
 
@@ -778,11 +778,9 @@ def _check_text_options(curves: int, width, height, style, color) -> str:
     """Check the text plot's size and style; the style to draw with (braille for one curve or with colour)."""
     for name, value, low in (("width", width, 8), ("height", height, 2)):
         integer_argument(name, value, low=low, why="characters")
-    if style not in (None, "braille", "ascii"):
-        raise ValueError(f"style={style!r} must be 'braille', 'ascii' or None (automatic)")
-    if style is None:
-        style = "braille" if curves == 1 or color else "ascii"
-    return style
+    if style is None:  # automatic
+        return "braille" if curves == 1 or color else "ascii"
+    return choice_argument("style", style, ("braille", "ascii"))
 
 
 def _y_span(curves: list[torch.Tensor]) -> tuple[float, float]:

@@ -13,6 +13,16 @@ _BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 _LINK = re.compile(r"\[[^\]]*\]\(([^)#\s]+)(?:#[^)]*)?\)")
 
 
+def python_blocks(page: Path) -> list[tuple[int, str]]:
+    """The page's ``python`` blocks in the order a reader (and :func:`test_python_blocks_run`) runs them.
+
+    Each is (the page's line number of the block's first code line, the code); tests/docs/test_typing.py
+    type-checks the same blocks.
+    """
+    text = page.read_text()
+    return [(text.count("\n", 0, match.start(1)) + 1, match.group(1)) for match in _BLOCK.finditer(text)]
+
+
 def _ids(pages):
     return [str(page.relative_to(ROOT)) for page in pages]
 
@@ -22,7 +32,7 @@ def test_python_blocks_run(page: Path, tmp_path, monkeypatch) -> None:
     # Blocks of one page share a namespace, like a reader pasting them in order.
     monkeypatch.chdir(tmp_path)
     namespace: dict = {"__name__": "__docs__"}
-    for number, block in enumerate(_BLOCK.findall(page.read_text()), start=1):
+    for number, (_, block) in enumerate(python_blocks(page), start=1):
         # dont_inherit: a block must not pick up this file's `from __future__ import annotations`
         code = compile(block, f"{page.name}[block {number}]", "exec", dont_inherit=True)
         exec(code, namespace)
@@ -60,5 +70,5 @@ def test_trainer_md_lists_every_trainer_argument_with_its_default() -> None:
 
 @pytest.mark.parametrize("page", PAGES, ids=_ids(PAGES))
 def test_user_facing_snippets_do_not_import_pytest(page: Path) -> None:
-    for block in _BLOCK.findall(page.read_text()):
+    for _, block in python_blocks(page):
         assert not re.search(r"^\s*(import pytest|from pytest\b)", block, re.M), f"{page.name} imports pytest"

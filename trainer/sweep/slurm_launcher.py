@@ -27,7 +27,7 @@ from typing import Any
 
 import attrs
 
-from schedulers.core.schedule_arguments import integer_argument
+from schedulers.core.schedule_arguments import choice_argument, integer_argument
 from trainer.sweep import folders
 from trainer.sweep.plan import SweepPoint
 from trainer.sweep.remote import run_job, send_signal
@@ -74,7 +74,7 @@ class SlurmLauncher:
     {'name': 'cadence-sweep', 'gpus_per_node': 0, 'timeout_min': 90, 'slurm_additional_parameters': {'account': 'abc'}}
     >>> SlurmLauncher(lines, Path("out"), cluster="cloud")
     Traceback (most recent call last):
-    ValueError: cluster='cloud' must be 'slurm' or 'local' (submitit's local executor)
+    ValueError: cluster='cloud' must be one of 'slurm', 'local'
     """
 
     passes_claims = False
@@ -94,8 +94,7 @@ class SlurmLauncher:
         import submitit  # the slurm extra (make_launcher says so when it is missing)
 
         self.submitit = submitit
-        if cluster not in ("slurm", "local"):
-            raise ValueError(f"cluster={cluster!r} must be 'slurm' or 'local' (submitit's local executor)")
+        choice_argument("cluster", cluster, ("slurm", "local"))  # local: submitit's local executor
         missing = [tool for tool in ("sbatch", "srun") if shutil.which(tool) is None]
         if cluster == "slurm" and missing:
             raise ValueError(
