@@ -106,7 +106,7 @@ def _add_run_arguments(plot: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--max-duration",
         required=True,
-        type=_max_duration,
+        type=max_duration_flag,
         metavar="TIME",
         help="length of the run: <number><unit> with unit ep, ba, sp or tok (e.g. 10ep, 100000ba, 2e9tok)",
     )
@@ -387,7 +387,8 @@ def _write_atomically(path: str, write: Callable, *, binary: bool) -> None:
 # -- argument types: each error names the flag and what it accepts ------------------------------------------
 
 
-_max_duration = flag_type("--max-duration", lambda text: as_max_duration(text, "--max-duration"))
+#: the reading of ``--max-duration`` (a run's length in ep, ba, sp or tok); ``cadence forecast --schedule`` reads it too
+max_duration_flag = flag_type("--max-duration", lambda text: as_max_duration(text, "--max-duration"))
 
 
 def _ssrs(text: str) -> list[float]:

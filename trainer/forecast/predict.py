@@ -9,6 +9,10 @@ config's horizon, ``600ba``, ``2e6tok``) or a scale schedule ratio.
 - :func:`forecast_config`: the loss curve and the final loss of the config at each budget.
 - :func:`smallest_budget`: the smallest budget predicted to reach a target loss (bisection between budgets).
 - :func:`best_of_grid`: at one budget, the best value of one config key (a schedule argument) of a grid.
+
+In place of a config, :func:`forecast_config` and :func:`smallest_budget` take a
+:class:`~trainer.forecast.recipes.ScheduleRecipe`: a schedule expression over a run, its lr curve the one
+``python -m schedulers plot`` draws (``cadence forecast --schedule``).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from timeunits import Time
 from trainer.forecast.errors import ForecastError
 from trainer.forecast.fitted import FittedLaw
 from trainer.forecast.laws import warmup_updates
+from trainer.forecast.recipes import ScheduleRecipe
 from trainer.sweep.plan import MAX_DURATION, SSR, Budget, config_budgets
 
 __all__ = [
@@ -37,6 +42,7 @@ __all__ = [
     "smallest_budget",
 ]
 
+_LR_GROUP = re.compile(r"lr/group\d+$")
 #: the most points of a forecast curve (evenly spaced updates, the last one included)
 CURVE_POINTS = 400
 
@@ -196,6 +202,8 @@ def _previewed(config: str | os.PathLike, overrides: Sequence[str], flags: Any, 
     trainer = trainer_from_command_line(config, [*overrides, "trainer.init.progress_bar=false"], flags)
     run = simulate_config_run(trainer)
     batches = len(run.samples)
+    if not _LR_GROUP.match(lr_column):  # a law fitted on another trainer's log: its lr column is the first group's
+        lr_column = "lr/group0"
     if lr_column in run.series:
         lrs = run.series[lr_column]
     else:  # the lr is not scheduled: every batch trains with the group's lr
@@ -210,14 +218,15 @@ def _previewed(config: str | os.PathLike, overrides: Sequence[str], flags: Any, 
 
 
 def forecaster(
-    law: FittedLaw, config: str | os.PathLike, overrides: Sequence[str], flags: Any
+    law: FittedLaw, config: str | os.PathLike | ScheduleRecipe, overrides: Sequence[str], flags: Any
 ) -> Callable[..., Forecast]:
     """``forecast(budget, label, extra=())``: the forecast of the config (with ``overrides`` and ``extra``
     ``--set`` values) at a budget (None: its own run).
 
     Args:
         law: The fitted law that forecasts; its lr column is the lr previewed.
-        config: The YAML config file (as ``cadence fit`` reads it).
+        config: The YAML config file (as ``cadence fit`` reads it), or a schedule expression's
+            :class:`~trainer.forecast.recipes.ScheduleRecipe` (its lr curve the plot's; no overrides).
         overrides: ``KEY.PATH=VALUE`` texts applied to it, as ``--set``.
         flags: The SambaFlow flags' namespace (or a mapping), as ``cadence fit`` takes them; None: none.
 
@@ -239,10 +248,26 @@ def forecaster(
     (8, 2.1948, 32)
     """
 
+    if isinstance(config, ScheduleRecipe):
+        return _recipe_forecaster(law, config)
+
     def forecast(budget: Budget | None, label: str, extra: Sequence[str] = ()) -> Forecast:
         sets = [*overrides, *extra] + ([] if budget is None else [budget.override])
         lrs, counts, unit = _previewed(config, sets, flags, law.lr_column)
         return forecast_lrs(law, lrs, counts, unit, label=label, budget=budget)
+
+    return forecast
+
+
+def _recipe_forecaster(law: FittedLaw, recipe: ScheduleRecipe) -> Callable[..., Forecast]:
+    """``forecast(budget, label, extra=())`` of a schedule expression's run (``extra``: none, a recipe has no keys)."""
+
+    def forecast(budget: Budget | None, label: str, extra: Sequence[str] = ()) -> Forecast:
+        if extra:
+            raise ForecastError(f"--schedule {recipe.expression!r} has no config keys to set ({', '.join(extra)})")
+        lrs = recipe.lrs(budget)
+        steps = torch.arange(1, len(lrs) + 1, dtype=torch.float64)
+        return forecast_lrs(law, lrs, steps, "step", label=label, budget=budget)
 
     return forecast
 
@@ -276,7 +301,7 @@ def config_trainer(config: str | os.PathLike, overrides: Sequence[str], flags: A
 
 
 def config_plan(
-    config: str | os.PathLike,
+    config: str | os.PathLike | ScheduleRecipe,
     overrides: Sequence[str],
     flags: Any,
     budgets: Sequence[Any] | None,
@@ -309,6 +334,8 @@ def config_plan(
     >>> [budget.name for budget in config_plan(config, [], None, ["0.5dur", "1dur"], None)]
     ['max_duration-4ba', 'max_duration-8ba']
     """
+    if isinstance(config, ScheduleRecipe):
+        return config.plan(budgets, ssr)
     probe = probe or config_trainer(config, overrides, flags)
     return config_budgets(probe.state, ssr=ssr, max_duration=budgets)
 
@@ -336,7 +363,7 @@ def _check_grid_key(probe: Any, key: str) -> None:
 
 def forecast_config(
     law: FittedLaw,
-    config: str | os.PathLike,
+    config: str | os.PathLike | ScheduleRecipe,
     *,
     overrides: Sequence[str] = (),
     budgets: Sequence[Any] | None = None,
@@ -376,7 +403,7 @@ def forecast_config(
     """
     forecast = forecaster(law, config, overrides, flags)
     if budgets is None and ssr is None:
-        return [forecast(None, "config")]
+        return [forecast(None, "schedule" if isinstance(config, ScheduleRecipe) else "config")]
     return [forecast(budget, budget.name) for budget in config_plan(config, overrides, flags, budgets, ssr)]
 
 
@@ -442,7 +469,7 @@ def best_of_grid(
 
 def smallest_budget(
     law: FittedLaw,
-    config: str | os.PathLike,
+    config: str | os.PathLike | ScheduleRecipe,
     target: float,
     *,
     overrides: Sequence[str] = (),
