@@ -59,10 +59,10 @@ def fitted_part(run: RunCurve, step: int) -> RunCurve:
     (30, 30)
     """
     n, window = len(run.lrs), end_window(len(run.lrs))
-    if step > n - window:
+    if step >= n - window:
         raise ForecastError(
             f"--fit-until {step}: {run.name} has {n} steps; the measured end is the mean of its last {window}, so fit "
-            f"until step {n - window} at most"
+            f"until step {n - window - 1} at most"
         )
     keep = run.updates <= step
     if not bool(keep.any()):
@@ -138,11 +138,11 @@ def held_out(law: FittedLaw, run: RunCurve, step: int) -> HeldOut:
     ...                torch.full((40,), 2.2, dtype=torch.float64), "loss", "lr", torch.arange(1.0, 41), "step")
     >>> result = held_out(law, run, 30)
     >>> result.window, round(result.measured, 4), round(result.predicted, 4)
-    (2, 2.2, 2.1591)
+    (2, 2.2, 2.1602)
     """
     n = len(run.lrs)
     window = end_window(n)
-    last = run.updates > n - window
+    last = run.updates >= n - window  # the losses logged at steps n - W .. n - 1
     if not bool(last.any()):
         raise ForecastError(f"{run.name}: no {run.loss_column} logged in its last {window} steps: nothing to compare")
     label = f"{run.name} after step {step}"
