@@ -11,7 +11,6 @@ same steps, so the two see the same stretch of the curve.
 from __future__ import annotations
 
 import attrs
-import torch
 
 from trainer.forecast.errors import ForecastError
 from trainer.forecast.fitted import FittedLaw
@@ -52,6 +51,7 @@ def fitted_part(run: RunCurve, step: int) -> RunCurve:
     Raises:
         ForecastError: ``step`` leaves fewer steps than the end window to hold out, or no loss point before it.
 
+    >>> import torch
     >>> run = RunCurve("log.csv", torch.ones(40, dtype=torch.float64), torch.arange(1, 41),
     ...                torch.linspace(3, 2, 40, dtype=torch.float64), "loss", "lr", torch.arange(1.0, 41), "step")
     >>> part = fitted_part(run, 30)
@@ -131,6 +131,7 @@ def held_out(law: FittedLaw, run: RunCurve, step: int) -> HeldOut:
     Raises:
         ForecastError: The log measures no loss in its end window, or the law has no finite forecast on it.
 
+    >>> import torch
     >>> from trainer.forecast.laws import AnnealingLaw
     >>> law = FittedLaw(AnnealingLaw(0.9), {"L0": 2.0, "A": 1.0, "alpha": 0.5, "C": 0.1}, 1.0, 0.01, 0.01, 3,
     ...                 "loss", "lr", runs=[{"s1": 30.0, "s2": 0.0, "peak_lr": 1.0}])
