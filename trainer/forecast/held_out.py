@@ -85,6 +85,10 @@ class HeldOut:
 
     Returns:
         The comparison; :attr:`error` is relative, :meth:`lines` say it.
+
+    >>> from types import SimpleNamespace
+    >>> round(HeldOut(480, 30, 2.5, SimpleNamespace(final_interval=None), 2.51).error, 6)
+    0.004
     """
 
     step: int

@@ -97,7 +97,8 @@ class LogSeries:
 
 def is_log(path: str | os.PathLike) -> bool:
     """Whether ``path`` is another trainer's log: a file that is not a Cadence ``metrics.csv`` nor a saved law
-    (``.json``), or a folder with TensorBoard event files and no ``metrics.csv``.
+    (``.json``), or a folder with TensorBoard event files that is not a Cadence run or sweep (no ``metrics.csv``
+    in it or in a folder inside).
 
     Args:
         path: A path given to ``cadence forecast``.
@@ -113,7 +114,8 @@ def is_log(path: str | os.PathLike) -> bool:
     """
     path = Path(path)
     if path.is_dir():
-        return not (path / "metrics.csv").is_file() and next(path.rglob(_EVENTS), None) is not None
+        cadence = (path / "metrics.csv").is_file() or next(path.glob("*/metrics.csv"), None) is not None  # a sweep
+        return not cadence and next(path.rglob(_EVENTS), None) is not None
     return path.is_file() and path.suffix != ".json" and not is_cadence_csv(path)
 
 
@@ -190,7 +192,8 @@ def read_log_series(
         loss_column: The loss column or tag; None: found by name.
 
     Returns:
-        The :class:`LogSeries`.
+        The lr and the loss where each is logged, their steps checked to increase, the lrs to be finite, >= 0 and
+        not all 0, the losses to be finite and > 0.
 
     Raises:
         ForecastError: As :func:`read_log`.
