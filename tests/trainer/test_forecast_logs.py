@@ -368,8 +368,12 @@ def test_schedule_with_a_target_and_with_ssr(fitted_log, capsys):
         (["--max-duration", "600ba"], "--max-duration belongs to --schedule"),
         (["--lr", "0.1"], "--lr belongs to --schedule"),
         (["--schedule", SCHEDULE, "--max-duration", "600ba", "--config", "run.yaml"], "give one of them"),
-        (["--schedule", SCHEDULE, "--max-duration", "600ba", "--grid", "a.b=1,2"], "--grid varies the lr schedule"),
-        (["--schedule", SCHEDULE, "--max-duration", "600ba", "--optimize"], "--optimize varies the lr schedule"),
+        (["--schedule", SCHEDULE, "--max-duration", "600ba", "--grid", "t_decy=0.1dur"], "did you mean 't_decay'"),
+        (
+            ["--schedule", SCHEDULE, "--max-duration", "600ba", "--grid", "alpha_f=0.5,x"],
+            "--grid alpha_f=x: alpha_f='x' must be a number",
+        ),
+        (["--schedule", SCHEDULE, "--max-duration", "600ba", "--optimize"], "--optimize replaces the lr schedule"),
         (["--schedule", SCHEDULE, "--max-duration", "600ba", "--set", "a.b=1"], "--set changes a config"),
         (["--schedule", "wsd(t_decya='0.2dur')", "--max-duration", "600ba"], "t_decya"),
         (["--schedule", "cosine('1ep')", "--max-duration", "600ba"], "give --dataloader-len"),
@@ -379,6 +383,22 @@ def test_schedule_with_a_target_and_with_ssr(fitted_log, capsys):
 def test_schedule_mistakes_are_one_line(fitted_log, capsys, flags, message):
     status, out, err = forecast(capsys, fitted_log.parent / "forecast-law.json", *flags)
     assert status == 2 and out == "" and err.count("\n") == 1 and message in err, err
+
+
+def test_schedule_with_a_grid_of_one_of_its_arguments(fitted_log, capsys):
+    law_file = fitted_log.parent / "forecast-law.json"
+    grid = ["--grid", "t_decay=0.1dur,0.3dur,0.6dur", "--budgets", "1dur"]
+    status, out, err = forecast(capsys, law_file, "--schedule", SCHEDULE, "--max-duration", "600ba", *grid)
+    assert status == 0, err
+    rows = {line.split()[0]: float(line.split()[3]) for line in out.splitlines() if line.startswith("t_decay=")}
+    assert list(rows) == ["t_decay=0.1dur", "t_decay=0.3dur", "t_decay=0.6dur"]
+    law = load_law(law_file)
+    for value, loss in zip(("0.1dur", "0.3dur", "0.6dur"), rows.values(), strict=True):
+        expression = f"wsd('0ba', t_decay='{value}', alpha_f=0.1)"
+        (expected,) = forecast_config(law, ScheduleRecipe(expression, Time(600, "ba"), PEAK))
+        assert loss == pytest.approx(expected.final_loss, abs=1e-4)
+    best = min(rows, key=rows.get)
+    assert f"best of the grid: {best} (forecast {rows[best]:.4f})" in out
 
 
 # -- --fit-until ------------------------------------------------------------------------------------------------

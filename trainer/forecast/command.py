@@ -390,11 +390,10 @@ def _check_log_flags(args: argparse.Namespace) -> None:
             raise ForecastError(f"{flag} belongs to --schedule (its run's length, peak lr and epochs){where}")
     if schedule and args.overrides:
         raise ForecastError("--set changes a config: with --schedule, write the change into the expression")
-    if schedule and (args.grid or args.optimize):
-        flag = "--grid" if args.grid else "--optimize"
+    if schedule and args.optimize:
         raise ForecastError(
-            f"{flag} varies the lr schedule of a config (--config CONFIG.yaml); with --schedule, forecast each "
-            "expression in its own command"
+            "--optimize replaces the lr schedule of a config (--config CONFIG.yaml); with --schedule, forecast "
+            "each candidate expression, or a --grid of one of its arguments"
         )
     if args.fit_until is not None:
         _check_fit_until(args)

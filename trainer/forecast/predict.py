@@ -260,12 +260,14 @@ def forecaster(
 
 
 def _recipe_forecaster(law: FittedLaw, recipe: ScheduleRecipe) -> Callable[..., Forecast]:
-    """``forecast(budget, label, extra=())`` of a schedule expression's run (``extra``: none, a recipe has no keys)."""
+    """``forecast(budget, label, extra=())`` of a schedule expression's run (``extra``: ``KEY=VALUE`` arguments of
+    its schedule, :meth:`~trainer.forecast.recipes.ScheduleRecipe.setting`)."""
 
     def forecast(budget: Budget | None, label: str, extra: Sequence[str] = ()) -> Forecast:
-        if extra:
-            raise ForecastError(f"--schedule {recipe.expression!r} has no config keys to set ({', '.join(extra)})")
-        lrs = recipe.lrs(budget)
+        changed = recipe
+        for setting in extra:  # KEY=VALUE: an argument of the schedule (a grid's value)
+            changed = changed.setting(setting)
+        lrs = changed.lrs(budget)
         steps = torch.arange(1, len(lrs) + 1, dtype=torch.float64)
         return forecast_lrs(law, lrs, steps, "step", label=label, budget=budget)
 
@@ -409,7 +411,7 @@ def forecast_config(
 
 def best_of_grid(
     law: FittedLaw,
-    config: str | os.PathLike,
+    config: str | os.PathLike | ScheduleRecipe,
     key: str,
     values: Sequence[Any],
     *,
@@ -425,7 +427,8 @@ def best_of_grid(
     Args:
         law: The fitted law that forecasts.
         config: The YAML config file (as ``cadence fit`` reads it).
-        key: The ``--set`` key path the grid varies (e.g. ``trainer.init.schedulers.0.<Class>.<argument>``).
+        key: The ``--set`` key path the grid varies (e.g. ``trainer.init.schedulers.0.<Class>.<argument>``); for a
+            :class:`~trainer.forecast.recipes.ScheduleRecipe`, an argument of its schedule (``t_decay``).
         values: The values of ``key`` to forecast, in order.
         overrides: ``KEY.PATH=VALUE`` texts applied to the config first, as ``--set``.
         budget: The one run length to forecast at; None: see ``ssr``.
@@ -455,8 +458,10 @@ def best_of_grid(
     """
     if not values:
         raise ForecastError(f"the grid of {key} has no value")
-    probe = config_trainer(config, overrides, flags)
-    _check_grid_key(probe, key)
+    probe = None
+    if not isinstance(config, ScheduleRecipe):  # a recipe's grid key is an argument of its schedule
+        probe = config_trainer(config, overrides, flags)
+        _check_grid_key(probe, key)
     plan = [None]
     if budget is not None or ssr is not None:
         once = (None if budget is None else [budget], None if ssr is None else [ssr])

@@ -11,6 +11,7 @@ scale with each run length, its absolute times stay.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any
@@ -57,6 +58,45 @@ class ScheduleRecipe:
         from schedulers.tools.expressions import parse_schedule
 
         object.__setattr__(self, "schedule", parse_schedule(self.expression))
+
+    def setting(self, text: str) -> ScheduleRecipe:
+        """The recipe with one argument of its schedule set (a ``--grid`` value): ``KEY=VALUE``, the value a
+        Python literal (``alpha_f=0.05``) or else a string (``t_decay=0.1dur``); the schedule checks it.
+
+        Args:
+            text: ``KEY=VALUE``.
+
+        Returns:
+            A recipe whose expression is the changed schedule's call (its ``repr``), the rest unchanged.
+
+        Raises:
+            ForecastError: ``KEY`` is not an argument of the schedule, or the schedule refuses the value.
+
+        >>> recipe = ScheduleRecipe("wsd('0ba', t_decay='0.2dur')", Time(10, "ba"), 0.1).setting("t_decay=0.5dur")
+        >>> recipe.expression.split(", ")[:2]
+        ["WarmupStableDecayScheduler(t_warmup='0ba'", "t_decay='0.5dur'"]
+        >>> [round(lr, 6) for lr in recipe.lrs().tolist()]
+        [0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.08, 0.06, 0.04, 0.02]
+        """
+        from schedulers.core.names import did_you_mean
+
+        key, _, value = (part.strip() for part in text.partition("="))
+        name = type(self.schedule).__name__
+        arguments = [field.name for field in attrs.fields(type(self.schedule)) if field.init]
+        if key not in arguments:
+            raise ForecastError(
+                f"--grid {key}: {name} has no argument {key!r}{did_you_mean(key, arguments, quote=True)} "
+                f"(its arguments: {', '.join(arguments)})"
+            )
+        try:
+            literal = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            literal = value  # a time string such as 0.1dur
+        try:
+            changed = attrs.evolve(self.schedule, **{key: literal})
+        except (ValueError, TypeError) as error:
+            raise ForecastError(f"--grid {key}={value}: {' '.join(str(error).split())}") from None
+        return attrs.evolve(self, expression=repr(changed))
 
     def run(self, budget: Budget | None = None) -> Any:
         """The run a budget trains: the recipe's own (None), at a scale schedule ratio, or of another length.
