@@ -370,7 +370,7 @@ def _add_forecast_arguments(forecast: argparse.ArgumentParser) -> None:
 def _add_log_arguments(forecast: argparse.ArgumentParser) -> None:
     """Another trainer's log (its columns, a held-out end) and a schedule expression to forecast."""
     from schedulers.core.schedule_arguments import count_flag, number_flag
-    from schedulers.tools.cli import max_duration_flag
+    from schedulers.tools.cli import add_length_arguments
 
     log = forecast.add_argument_group("another trainer's log, and a schedule without a config (docs/forecast.md)")
     log.add_argument("--step-column", metavar="NAME", help="the log's step column (default: found by name)")
@@ -385,14 +385,11 @@ def _add_log_arguments(forecast: argparse.ArgumentParser) -> None:
     log.add_argument(
         "--schedule", metavar="EXPR", help="a schedule expression to forecast (as python -m schedulers plot takes)"
     )
-    log.add_argument(
-        "--max-duration",
-        type=max_duration_flag,
-        metavar="T",
-        help="--schedule's run length (its 1dur; --budgets: other lengths, its dur times scaled with each)",
-    )
-    log.add_argument(
-        "--dataloader-len", type=count_flag("--dataloader-len", low=1), metavar="N", help="batches per epoch"
+    add_length_arguments(
+        log,
+        required=False,
+        length_help="--schedule's run length (its 1dur; --budgets: other lengths, its dur times scaled with each)",
+        epoch_help="--schedule's batches per epoch (for times in epochs)",
     )
     log.add_argument(
         "--lr",
