@@ -350,7 +350,11 @@ def _add_forecast_arguments(forecast: argparse.ArgumentParser) -> None:
         metavar="LOSS",
         help="the smallest budget forecast to reach LOSS",
     )
-    forecast.add_argument("--grid", metavar="KEY.PATH=V1,V2,...", help="forecast each value of one key at one budget")
+    forecast.add_argument(
+        "--grid",
+        metavar="KEY.PATH=V1,V2,...",
+        help="forecast each value of one config key (with --schedule: one argument of its schedule) at one budget",
+    )
     forecast.add_argument("--optimize", action="store_true", help="recommend a monotone lr schedule at one budget")
     forecast.add_argument("--law", choices=["annealing", "multi-power"], help="the law to fit (default annealing)")
     forecast.add_argument(

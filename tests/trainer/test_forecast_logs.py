@@ -373,7 +373,7 @@ def test_schedule_with_a_target_and_with_ssr(fitted_log, capsys):
             ["--schedule", SCHEDULE, "--max-duration", "600ba", "--grid", "alpha_f=0.5,x"],
             "--grid alpha_f=x: alpha_f='x' must be a number",
         ),
-        (["--schedule", SCHEDULE, "--max-duration", "600ba", "--optimize"], "--optimize replaces the lr schedule"),
+        (["--schedule", "cosine()", "--max-duration", "600ba", "--optimize"], "does not start at the peak"),
         (["--schedule", SCHEDULE, "--max-duration", "600ba", "--set", "a.b=1"], "--set changes a config"),
         (["--schedule", "wsd(t_decya='0.2dur')", "--max-duration", "600ba"], "t_decya"),
         (["--schedule", "cosine('1ep')", "--max-duration", "600ba"], "give --dataloader-len"),
@@ -401,15 +401,32 @@ def test_schedule_with_a_grid_of_one_of_its_arguments(fitted_log, capsys):
     assert f"best of the grid: {best} (forecast {rows[best]:.4f})" in out
 
 
+def test_schedule_with_optimize_recommends_an_expression(fitted_log, capsys):
+    from schedulers.tools.expressions import parse_schedule
+
+    law_file = fitted_log.parent / "forecast-law.json"
+    status, out, err = forecast(capsys, law_file, "--schedule", SCHEDULE, "--max-duration", "600ba", "--optimize")
+    assert status == 0, err
+    line = next(line for line in out.splitlines() if line.startswith("recommended ("))
+    expression = line.split('--schedule "')[1].rstrip('"')
+    parse_schedule(expression)  # a schedule python -m schedulers plot and --schedule take
+    shown = float(line.split("forecast ")[1].split()[0])
+    (again,) = forecast_config(load_law(law_file), ScheduleRecipe(expression, Time(600, "ba"), PEAK))
+    assert again.final_loss == pytest.approx(shown, abs=1e-4)  # the expression printed is the one forecast
+    assert "the --schedule given: forecast" in out
+
+
 # -- --fit-until ------------------------------------------------------------------------------------------------
 
 
 def test_fit_until_forecasts_the_held_out_end_from_the_logs_own_lr(tmp_path, capsys):
     path = write_log(tmp_path / "log.csv")
+    picture = tmp_path / "fit.png"
     status, out, err = forecast(
-        capsys, path, "--fit-until", "480", "--decay", str(DECAY), "--save", tmp_path / "law.json"
+        capsys, path, "--fit-until", "480", "--decay", str(DECAY), "--save", tmp_path / "law.json", "-o", picture
     )
     assert status == 0, err
+    assert f"wrote {picture}" in out and picture.stat().st_size > 0  # the log, the law and its forecast drawn
     measured = float(law_losses(wsd_lrs())[-30:].mean())  # the last 600 // 20 = 30 steps
     assert f"fitted on {path} up to step 480, forecast from its own lr curve to its end (step 599)" in out
     line = next(line for line in out.splitlines() if line.startswith("final loss: measured"))

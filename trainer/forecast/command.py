@@ -147,7 +147,7 @@ def _forecasts(law: FittedLaw, args: argparse.Namespace, source) -> tuple[list[F
     """The forecasts of ``source`` (the config, or ``--schedule``'s recipe) and the lines choosing among them."""
     common = dict(overrides=args.overrides, flags=None)
     if getattr(args, "optimize", False):
-        return _optimize(law, args, common)
+        return _optimize(law, args, source, common)
     if args.grid:
         key, values = _grid(args.grid)
         budget = _one(args.budgets, "--budgets")
@@ -164,18 +164,31 @@ def _forecasts(law: FittedLaw, args: argparse.Namespace, source) -> tuple[list[F
     return forecast_config(law, source, budgets=args.budgets, ssr=args.ssr, **common), []
 
 
-def _optimize(law: FittedLaw, args: argparse.Namespace, common: dict) -> tuple[list[Forecast], list[str]]:
+def _recommended(source, setting: str) -> str:
+    """How to train the recommendation: the config's ``--set`` line, or the ``--schedule`` expression."""
+    if isinstance(source, ScheduleRecipe):
+        from trainer.forecast.optimize import schedule_of_setting
+
+        return f'--schedule "{source.with_schedule(schedule_of_setting(setting)).expression}"'
+    return f"--set '{setting}'"
+
+
+def _own(source) -> str:
+    return "the --schedule given" if isinstance(source, ScheduleRecipe) else "the config's own schedule"
+
+
+def _optimize(law: FittedLaw, args: argparse.Namespace, source, common: dict) -> tuple[list[Forecast], list[str]]:
     """The recommended schedule of the family (trainer.forecast.optimize) beside the config's own."""
     from trainer.forecast.optimize import recommend
 
     if args.grid or args.target is not None:
         raise ForecastError("--optimize chooses a schedule at one budget: give it without --grid and --target")
-    found = recommend(law, args.config, budget=_one(args.budgets, "--budgets"), ssr=_one(args.ssr, "--ssr"), **common)
+    found = recommend(law, source, budget=_one(args.budgets, "--budgets"), ssr=_one(args.ssr, "--ssr"), **common)
     ranked = sorted(found.tried, key=lambda f: f.final_loss)[:5]
     shown = f"{found.best.final_loss:.4f} ({_band(found.best)})"
     lines = [
-        f"recommended ({found.best.label}, forecast {shown}): --set '{found.setting}'",
-        f"the config's own schedule: forecast {found.baseline.final_loss:.4f} ({_band(found.baseline)})",
+        f"recommended ({found.best.label}, forecast {shown}): {_recommended(source, found.setting)}",
+        f"{_own(source)}: forecast {found.baseline.final_loss:.4f} ({_band(found.baseline)})",
     ]
     if found.apart is False:
         lines.append(f"their {LEVEL:.0%} intervals overlap: the forecasts cannot tell the two apart")
@@ -390,11 +403,6 @@ def _check_log_flags(args: argparse.Namespace) -> None:
             raise ForecastError(f"{flag} belongs to --schedule (its run's length, peak lr and epochs){where}")
     if schedule and args.overrides:
         raise ForecastError("--set changes a config: with --schedule, write the change into the expression")
-    if schedule and args.optimize:
-        raise ForecastError(
-            "--optimize replaces the lr schedule of a config (--config CONFIG.yaml); with --schedule, forecast "
-            "each candidate expression, or a --grid of one of its arguments"
-        )
     if args.fit_until is not None:
         _check_fit_until(args)
 

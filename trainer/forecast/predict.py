@@ -25,6 +25,7 @@ from typing import Any
 import attrs
 import torch
 
+from schedulers.core.base import Schedule
 from timeunits import Time
 from trainer.forecast.errors import ForecastError
 from trainer.forecast.fitted import FittedLaw
@@ -261,12 +262,12 @@ def forecaster(
 
 def _recipe_forecaster(law: FittedLaw, recipe: ScheduleRecipe) -> Callable[..., Forecast]:
     """``forecast(budget, label, extra=())`` of a schedule expression's run (``extra``: ``KEY=VALUE`` arguments of
-    its schedule, :meth:`~trainer.forecast.recipes.ScheduleRecipe.setting`)."""
+    its schedule, :meth:`~trainer.forecast.recipes.ScheduleRecipe.setting`, or a schedule in its place)."""
 
     def forecast(budget: Budget | None, label: str, extra: Sequence[str] = ()) -> Forecast:
         changed = recipe
-        for setting in extra:  # KEY=VALUE: an argument of the schedule (a grid's value)
-            changed = changed.setting(setting)
+        for setting in extra:  # KEY=VALUE: an argument of the schedule (a grid's value); a schedule: a candidate
+            changed = changed.with_schedule(setting) if isinstance(setting, Schedule) else changed.setting(setting)
         lrs = changed.lrs(budget)
         steps = torch.arange(1, len(lrs) + 1, dtype=torch.float64)
         return forecast_lrs(law, lrs, steps, "step", label=label, budget=budget)

@@ -59,6 +59,21 @@ class ScheduleRecipe:
 
         object.__setattr__(self, "schedule", parse_schedule(self.expression))
 
+    def with_schedule(self, schedule: Schedule) -> ScheduleRecipe:
+        """The recipe with another schedule (an ``--optimize`` candidate), the run and peak unchanged.
+
+        Args:
+            schedule: The schedule to forecast in place of the expression's.
+
+        Returns:
+            A recipe whose expression is ``schedule``'s call (its ``repr``).
+
+        >>> from schedulers import CosineAnnealingScheduler
+        >>> ScheduleRecipe("wsd('0ba')", Time(4, "ba"), 0.1).with_schedule(CosineAnnealingScheduler()).expression
+        "CosineAnnealingScheduler(t_max='1.0dur', alpha_f=0.0)"
+        """
+        return attrs.evolve(self, expression=repr(schedule))
+
     def setting(self, text: str) -> ScheduleRecipe:
         """The recipe with one argument of its schedule set (a ``--grid`` value): ``KEY=VALUE``, the value a
         Python literal (``alpha_f=0.05``) or else a string (``t_decay=0.1dur``); the schedule checks it.
@@ -96,7 +111,7 @@ class ScheduleRecipe:
             changed = attrs.evolve(self.schedule, **{key: literal})
         except (ValueError, TypeError) as error:
             raise ForecastError(f"--grid {key}={value}: {' '.join(str(error).split())}") from None
-        return attrs.evolve(self, expression=repr(changed))
+        return self.with_schedule(changed)
 
     def run(self, budget: Budget | None = None) -> Any:
         """The run a budget trains: the recipe's own (None), at a scale schedule ratio, or of another length.
