@@ -373,7 +373,10 @@ def test_schedule_with_a_target_and_with_ssr(fitted_log, capsys):
             ["--schedule", SCHEDULE, "--max-duration", "600ba", "--grid", "alpha_f=0.5,x"],
             "--grid alpha_f=x: alpha_f='x' must be a number",
         ),
-        (["--schedule", "cosine()", "--max-duration", "600ba", "--optimize"], "does not start at the peak"),
+        (
+            ["--schedule", "LinearScheduler(0.5, 1.0)", "--max-duration", "600ba", "--optimize"],
+            "does not start at the peak",
+        ),
         (["--schedule", SCHEDULE, "--max-duration", "600ba", "--set", "a.b=1"], "--set changes a config"),
         (["--schedule", "wsd(t_decya='0.2dur')", "--max-duration", "600ba"], "t_decya"),
         (["--schedule", "cosine('1ep')", "--max-duration", "600ba"], "give --dataloader-len"),
