@@ -459,18 +459,24 @@ def best_of_grid(
     """
     if not values:
         raise ForecastError(f"the grid of {key} has no value")
-    probe = None
-    if not isinstance(config, ScheduleRecipe):  # a recipe's grid key is an argument of its schedule
-        probe = config_trainer(config, overrides, flags)
-        _check_grid_key(probe, key)
-    plan = [None]
-    if budget is not None or ssr is not None:
-        once = (None if budget is None else [budget], None if ssr is None else [ssr])
-        plan = config_plan(config, overrides, flags, *once, probe=probe)
+    plan = _grid_plan(config, key, overrides, flags, budget, ssr)
     forecast = forecaster(law, config, overrides, flags)
-    found = [forecast(plan[0], f"{key}={value}", [f"{key}={value}"]) for value in values]
+    found = [forecast(plan, f"{key}={value}", [f"{key}={value}"]) for value in values]
     best = min(range(len(found)), key=lambda i: found[i].final_loss)
     return found, best
+
+
+def _grid_plan(config, key: str, overrides: Sequence[str], flags: Any, budget: Any, ssr: Any) -> Budget | None:
+    """The one budget of a grid (None: the config's own run), its key checked against the config's schedules
+    (a recipe's grid key is an argument of its schedule, checked as each value is set)."""
+    probe = None
+    if not isinstance(config, ScheduleRecipe):
+        probe = config_trainer(config, overrides, flags)
+        _check_grid_key(probe, key)
+    if budget is None and ssr is None:
+        return None
+    once = (None if budget is None else [budget], None if ssr is None else [ssr])
+    return config_plan(config, overrides, flags, *once, probe=probe)[0]
 
 
 def smallest_budget(
