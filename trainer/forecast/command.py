@@ -383,7 +383,14 @@ def _recipe(args: argparse.Namespace, peak_lr: float) -> ScheduleRecipe | None:
 
 def _schedule(args: argparse.Namespace, law: FittedLaw) -> ScheduleRecipe | None:
     """``--schedule``'s recipe at ``--lr``, else at the largest lr of the runs the law was fitted on."""
-    return _recipe(args, args.lr or max(run["peak_lr"] for run in law.runs))
+    if args.schedule is None:
+        return None
+    if args.lr is not None:
+        return _recipe(args, args.lr)
+    peaks = [run["peak_lr"] for run in law.runs if run.get("peak_lr")]
+    if not peaks:
+        raise ForecastError("--schedule: the law names no fitted run's peak lr: give the peak with --lr")
+    return _recipe(args, max(peaks))
 
 
 def _check_log_flags(args: argparse.Namespace) -> None:
