@@ -71,7 +71,10 @@ def run_forecast(args: argparse.Namespace) -> str:
         forecasts = [result.forecast]
     if source is None:
         if args.target is not None or args.grid or args.budgets or args.ssr:
-            raise ForecastError("--budgets, --ssr, --target and --grid forecast a config: give --config CONFIG.yaml")
+            raise ForecastError(
+                "--budgets, --ssr, --target and --grid forecast a config: give --config CONFIG.yaml "
+                "(or a schedule: --schedule EXPR --max-duration T)"
+            )
         if not forecasts:
             return "\n".join(lines)
     else:
