@@ -314,11 +314,15 @@ def _add_sweep_arguments(sweep: argparse.ArgumentParser) -> None:
 
 
 _FORECAST_EPILOG = """\
-RUN is a run folder (its metrics.csv: the lr of every batch and the loss), or a law saved before (.json).
+RUN is a run folder (its metrics.csv: the lr of every batch and the loss), a law saved before (.json), or
+another trainer's log: a CSV, a .csv.gz or a TensorBoard folder with a step, an lr and a loss column, found by
+their common names (step, global_step, _step, trainer/global_step; lr, learning_rate, lr-AdamW; loss,
+train/loss, lm loss, Metrics/loss) or named with --step-column, --lr-column and --loss-column.
 The law (default: the multi-power law, the better on the forecast bench; the annealing law where its fit
 fails or is degenerate and the annealing law's is not; one line says which and why) is fitted on the eval
 loss when every run has 8 evaluations or more, else on the training loss, and saved (default
-RUN/forecast-law.json). A forecast's lr curve is the config's own, previewed as cadence plot previews it.
+RUN/forecast-law.json, or beside the log). A forecast's lr curve is the config's own, previewed as cadence plot
+previews it, or --schedule's, as python -m schedulers plot draws it.
 
 Every forecast is printed with its 80% interval: the range in which the loss that run would measure lies
 with probability 0.8, from the parameters' uncertainty, the noise of one measured point, the law's misfit
@@ -332,6 +336,8 @@ examples:
   cadence forecast runs/wsd --config run.yaml --budgets 0.5dur 1dur 2dur --target 1.9
   cadence forecast runs/wsd/forecast-law.json --config run.yaml --budgets 1dur \\
       --grid trainer.init.schedulers.0.WarmupStableDecayScheduler.t_decay=0.1dur,0.2dur,0.3dur
+  cadence forecast log.csv.gz --fit-until 30517 -o fit.png
+  cadence forecast log.csv.gz --schedule "wsd('0ba', t_decay='0.2dur', alpha_f=0.1)" --max-duration 33908ba
 """
 
 
@@ -339,11 +345,13 @@ def _add_forecast_arguments(forecast: argparse.ArgumentParser) -> None:
     from schedulers.core.schedule_arguments import count_flag, number_flag
 
     ssr = number_flag("--ssr")  # its range is the config's or the plan's to check, naming the key
-    forecast.add_argument("runs", nargs="+", metavar="RUN", help="run folders to fit (or one saved law, .json)")
+    forecast.add_argument(
+        "runs", nargs="+", metavar="RUN", help="run folders or logs (CSV, .csv.gz, TensorBoard) to fit, or a law"
+    )
     forecast.add_argument("--config", metavar="CONFIG.yaml", help="the config to forecast")
     forecast.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE")
     budgets = forecast.add_mutually_exclusive_group()
-    budgets.add_argument("--budgets", "--max-duration", dest="budgets", nargs="+", metavar="T", help="run lengths")
+    budgets.add_argument("--budgets", dest="budgets", nargs="+", metavar="T", help="run lengths")
     budgets.add_argument("--ssr", nargs="+", type=ssr, metavar="R", help="scale schedule ratios")
     forecast.add_argument(
         "--target",
@@ -351,7 +359,11 @@ def _add_forecast_arguments(forecast: argparse.ArgumentParser) -> None:
         metavar="LOSS",
         help="the smallest budget forecast to reach LOSS",
     )
-    forecast.add_argument("--grid", metavar="KEY.PATH=V1,V2,...", help="forecast each value of one key at one budget")
+    forecast.add_argument(
+        "--grid",
+        metavar="KEY.PATH=V1,V2,...",
+        help="forecast each value of one config key (with --schedule: one argument of its schedule) at one budget",
+    )
     forecast.add_argument("--optimize", action="store_true", help="recommend a monotone lr schedule at one budget")
     forecast.add_argument(
         "--law",
@@ -369,6 +381,39 @@ def _add_forecast_arguments(forecast: argparse.ArgumentParser) -> None:
     forecast.add_argument("-o", "--output", metavar="FILE", help="draw an image (.png, .svg; needs matplotlib)")
     forecast.add_argument("--width", type=count_flag("--width", low=1), help="characters of the text plot")
     forecast.add_argument("--height", type=count_flag("--height", low=1), help="lines of the text plot")
+    _add_log_arguments(forecast)
+
+
+def _add_log_arguments(forecast: argparse.ArgumentParser) -> None:
+    """Another trainer's log (its columns, a held-out end) and a schedule expression to forecast."""
+    from schedulers.core.schedule_arguments import count_flag, number_flag
+    from schedulers.tools.cli import add_length_arguments
+
+    log = forecast.add_argument_group("another trainer's log, and a schedule without a config (docs/forecast.md)")
+    log.add_argument("--step-column", metavar="NAME", help="the log's step column (default: found by name)")
+    log.add_argument("--lr-column", metavar="NAME", help="the log's lr column or tag (default: found by name)")
+    log.add_argument("--loss-column", metavar="NAME", help="the log's loss column or tag (default: found by name)")
+    log.add_argument(
+        "--fit-until",
+        type=count_flag("--fit-until", low=1),
+        metavar="STEP",
+        help="fit the log up to STEP, forecast the rest from its own lr curve, print measured vs forecast",
+    )
+    log.add_argument(
+        "--schedule", metavar="EXPR", help="a schedule expression to forecast (as python -m schedulers plot takes)"
+    )
+    add_length_arguments(
+        log,
+        required=False,
+        length_help="--schedule's run length (its 1dur; --budgets: other lengths, its dur times scaled with each)",
+        epoch_help="--schedule's batches per epoch (for times in epochs)",
+    )
+    log.add_argument(
+        "--lr",
+        type=number_flag("--lr", low=0.0, low_open=True),
+        metavar="LR",
+        help="--schedule's peak lr (default: the largest lr of the fitted runs)",
+    )
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "cadence") -> int:

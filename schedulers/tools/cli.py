@@ -15,6 +15,7 @@ import sys
 import textwrap
 import warnings
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from schedulers.core.run import as_max_duration
 from schedulers.core.schedule_arguments import count_flag, flag_type, number_argument, number_flag
@@ -103,18 +104,11 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
 def _add_run_arguments(plot: argparse.ArgumentParser) -> None:
     """The run: its length, batches per epoch, samples and tokens per batch, scale schedule ratios."""
     run = plot.add_argument_group("the run")
-    run.add_argument(
-        "--max-duration",
+    add_length_arguments(
+        run,
         required=True,
-        type=_max_duration,
-        metavar="TIME",
-        help="length of the run: <number><unit> with unit ep, ba, sp or tok (e.g. 10ep, 100000ba, 2e9tok)",
-    )
-    run.add_argument(
-        "--dataloader-len",
-        type=count_flag("--dataloader-len", low=1),
-        metavar="N",
-        help="batches per epoch (needed when the run or a schedule time is in epochs, or for --x ep)",
+        length_help="length of the run: <number><unit> with unit ep, ba, sp or tok (e.g. 10ep, 100000ba, 2e9tok)",
+        epoch_help="batches per epoch (needed when the run or a schedule time is in epochs, or for --x ep)",
     )
     run.add_argument(
         "--samples-per-batch",
@@ -136,6 +130,26 @@ def _add_run_arguments(plot: argparse.ArgumentParser) -> None:
         help="scale schedule ratio of a run; repeat it (or give a comma list: 0.5,1,2) to overlay a budget "
         "sweep (default: 1)",
     )
+
+
+def add_length_arguments(group: Any, *, required: bool, length_help: str, epoch_help: str) -> None:
+    """``--max-duration TIME`` and ``--dataloader-len N``, read as this command reads them (``cadence forecast
+    --schedule`` adds them too).
+
+    Args:
+        group: The parser (or argument group) to add them to.
+        required: Whether ``--max-duration`` must be given.
+        length_help: The help of ``--max-duration``.
+        epoch_help: The help of ``--dataloader-len``.
+
+    >>> parser = argparse.ArgumentParser()
+    >>> add_length_arguments(parser, required=False, length_help="", epoch_help="")
+    >>> args = parser.parse_args(["--max-duration", "10ep", "--dataloader-len", "5"])
+    >>> str(args.max_duration), args.dataloader_len
+    ('10ep', 5)
+    """
+    group.add_argument("--max-duration", required=required, type=max_duration_flag, metavar="TIME", help=length_help)
+    group.add_argument("--dataloader-len", type=count_flag("--dataloader-len", low=1), metavar="N", help=epoch_help)
 
 
 def _add_view_arguments(plot: argparse.ArgumentParser) -> None:
@@ -387,7 +401,8 @@ def _write_atomically(path: str, write: Callable, *, binary: bool) -> None:
 # -- argument types: each error names the flag and what it accepts ------------------------------------------
 
 
-_max_duration = flag_type("--max-duration", lambda text: as_max_duration(text, "--max-duration"))
+#: the reading of ``--max-duration`` (a run's length in ep, ba, sp or tok); ``cadence forecast --schedule`` reads it too
+max_duration_flag = flag_type("--max-duration", lambda text: as_max_duration(text, "--max-duration"))
 
 
 def _ssrs(text: str) -> list[float]:

@@ -5,6 +5,11 @@ Fits the law to the runs (or reads a law saved before: a RUN that is a ``.json``
 image) of the forecast curves beside the measured ones. ``--target LOSS`` adds the smallest budget
 predicted to reach it; ``--grid KEY.PATH=V1,V2,...`` forecasts each value of one key and marks the best.
 A forecast that extrapolates beyond the fitted runs is flagged in the table and explained in a warning.
+
+A RUN may be another trainer's log (:mod:`trainer.forecast.logs`: ``--step-column``, ``--lr-column``,
+``--loss-column``); ``--schedule EXPR --max-duration T`` forecasts a schedule expression in place of a config
+(:mod:`trainer.forecast.recipes`; ``--lr`` its peak, else the fitted runs' largest lr); ``--fit-until STEP``
+fits a run up to STEP and forecasts the rest from its own lr curve (:mod:`trainer.forecast.held_out`).
 """
 
 from __future__ import annotations
@@ -16,8 +21,11 @@ from pathlib import Path
 from trainer.forecast.errors import ForecastError
 from trainer.forecast.fitted import LEVEL, FittedLaw, load_law
 from trainer.forecast.fitting import fit_law
+from trainer.forecast.held_out import fitted_part, held_out
 from trainer.forecast.laws import law_named, warmup_updates
+from trainer.forecast.logs import is_log, log_curve, read_log, read_log_series
 from trainer.forecast.predict import Forecast, best_of_grid, forecast_config, smallest_budget
+from trainer.forecast.recipes import ScheduleRecipe
 from trainer.forecast.runs import RunCurve, metrics_path, read_run, run_folders
 
 __all__ = ["LAW_FILE", "run_forecast"]
@@ -50,14 +58,28 @@ def run_forecast(args: argparse.Namespace) -> str:
     ...
     trainer.forecast.errors.ForecastError: no/such/run: no metrics.csv (give a run folder ...)
     """
-    law, note = _law(args)
-    runs = _run_curves(law, _run_folders(args))
+    _check_log_flags(args)
+    logs = _read_logs(args)  # before the fit: a log that is not a training log writes nothing
+    law, note = _law(args, logs)
+    runs = _run_curves(law, _run_folders(args), logs, args)
     lines = [f"{law.summary()}{note}", *law.notes()]
-    if args.config is None:
+    source = _schedule(args, law) or args.config
+    forecasts, chosen = [], []
+    if args.fit_until is not None:
+        result = held_out(law, logs[_key(args.runs[0])], args.fit_until)
+        lines += result.lines(logs[_key(args.runs[0])])
+        forecasts = [result.forecast]
+    if source is None:
         if args.target is not None or args.grid or args.budgets or args.ssr:
-            raise ForecastError("--budgets, --ssr, --target and --grid forecast a config: give --config CONFIG.yaml")
-        return "\n".join(lines)
-    forecasts, chosen = _forecasts(law, args)
+            raise ForecastError(
+                "--budgets, --ssr, --target and --grid forecast a config: give --config CONFIG.yaml "
+                "(or a schedule: --schedule EXPR --max-duration T)"
+            )
+        if not forecasts:
+            return "\n".join(lines)
+    else:
+        more, chosen = _forecasts(law, args, source)
+        forecasts += more
     lines.append(_table(law, forecasts))
     lines += chosen
     for forecast in forecasts:
@@ -74,8 +96,9 @@ def run_forecast(args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
-def _law(args: argparse.Namespace) -> tuple[FittedLaw, str]:
-    """The law: loaded (a RUN ending in .json), else fitted and saved; and a note saying where it is."""
+def _law(args: argparse.Namespace, logs: dict[str, RunCurve]) -> tuple[FittedLaw, str]:
+    """The law: loaded (a RUN ending in .json), else fitted (``logs``: the runs already read, by their RUN) and
+    saved; and a note saying where it is."""
     saved = [run for run in args.runs if str(run).endswith(".json")]
     if saved:
         if len(args.runs) > 1:
@@ -89,7 +112,12 @@ def _law(args: argparse.Namespace) -> tuple[FittedLaw, str]:
     target = args.save or str(first / LAW_FILE if first.is_dir() else metrics_path(first).parent / LAW_FILE)
     if not Path(target).parent.is_dir():  # checked before the fit: a failed save would name a temporary file
         raise ForecastError(f"--save {target}: the folder {Path(target).parent} does not exist")
-    law = fit_law(args.runs, law=name if name == "auto" else law_named(name, settings), loss=args.loss)
+    fitted = [logs.get(_key(run), run) for run in args.runs]
+    if args.fit_until is not None:
+        fitted = [fitted_part(logs[_key(args.runs[0])], args.fit_until)]
+    law = fit_law(
+        fitted, law=name if name == "auto" else law_named(name, settings), loss=args.loss, lr_column=args.lr_column
+    )
     law.save(target)
     return law, f"; saved to {target}"
 
@@ -120,15 +148,16 @@ def _run_folders(args: argparse.Namespace) -> list[str]:
     return [r["folder"] for r in load_law(saved[0]).runs if Path(r["folder"]).exists()]
 
 
-def _forecasts(law: FittedLaw, args: argparse.Namespace) -> tuple[list[Forecast], list[str]]:
+def _forecasts(law: FittedLaw, args: argparse.Namespace, source) -> tuple[list[Forecast], list[str]]:
+    """The forecasts of ``source`` (the config, or ``--schedule``'s recipe) and the lines choosing among them."""
     common = dict(overrides=args.overrides, flags=None)
     if getattr(args, "optimize", False):
-        return _optimize(law, args, common)
+        return _optimize(law, args, source, common)
     if args.grid:
         key, values = _grid(args.grid)
         budget = _one(args.budgets, "--budgets", "--grid")
         ssr = _one(args.ssr, "--ssr", "--grid")
-        found, best = best_of_grid(law, args.config, key, values, budget=budget, ssr=ssr, **common)
+        found, best = best_of_grid(law, source, key, values, budget=budget, ssr=ssr, **common)
         return found, [
             f"best of the grid: {found[best].label} (forecast {found[best].final_loss:.4f})",
             *_apart(found, best),
@@ -136,23 +165,36 @@ def _forecasts(law: FittedLaw, args: argparse.Namespace) -> tuple[list[Forecast]
     if args.target is not None:
         if not (args.budgets or args.ssr):
             raise ForecastError("--target searches between budgets: give --budgets (or --ssr) up to the largest")
-        return _target(law, args, common)
-    return forecast_config(law, args.config, budgets=args.budgets, ssr=args.ssr, **common), []
+        return _target(law, args, source, common)
+    return forecast_config(law, source, budgets=args.budgets, ssr=args.ssr, **common), []
 
 
-def _optimize(law: FittedLaw, args: argparse.Namespace, common: dict) -> tuple[list[Forecast], list[str]]:
+def _recommended(source, setting: str) -> str:
+    """How to train the recommendation: the config's ``--set`` line, or the ``--schedule`` expression."""
+    if isinstance(source, ScheduleRecipe):
+        from trainer.forecast.optimize import schedule_of_setting
+
+        return f'--schedule "{source.with_schedule(schedule_of_setting(setting)).expression}"'
+    return f"--set '{setting}'"
+
+
+def _own(source) -> str:
+    return "the --schedule given" if isinstance(source, ScheduleRecipe) else "the config's own schedule"
+
+
+def _optimize(law: FittedLaw, args: argparse.Namespace, source, common: dict) -> tuple[list[Forecast], list[str]]:
     """The recommended schedule of the family (trainer.forecast.optimize) beside the config's own."""
     from trainer.forecast.optimize import recommend
 
     if args.grid or args.target is not None:
         raise ForecastError("--optimize chooses a schedule at one budget: give it without --grid and --target")
     one = dict(budget=_one(args.budgets, "--budgets", "--optimize"), ssr=_one(args.ssr, "--ssr", "--optimize"))
-    found = recommend(law, args.config, **one, **common)
+    found = recommend(law, source, **one, **common)
     ranked = sorted(found.tried, key=lambda f: f.final_loss)[:5]
     shown = f"{found.best.final_loss:.4f} ({_band(found.best)})"
     lines = [
-        f"recommended ({found.best.label}, forecast {shown}): --set '{found.setting}'",
-        f"the config's own schedule: forecast {found.baseline.final_loss:.4f} ({_band(found.baseline)})",
+        f"recommended ({found.best.label}, forecast {shown}): {_recommended(source, found.setting)}",
+        f"{_own(source)}: forecast {found.baseline.final_loss:.4f} ({_band(found.baseline)})",
     ]
     if found.apart is False:
         lines.append(f"their {LEVEL:.0%} intervals overlap: the forecasts cannot tell the two apart")
@@ -211,12 +253,12 @@ def _runner_up(law: FittedLaw, found) -> list[str]:
     ]
 
 
-def _target(law: FittedLaw, args: argparse.Namespace, common: dict) -> tuple[list[Forecast], list[str]]:
+def _target(law: FittedLaw, args: argparse.Namespace, source, common: dict) -> tuple[list[Forecast], list[str]]:
     """The smallest budget likely to reach the target (its forecast does) and the one that surely does (its
     interval's upper end does)."""
     options = dict(budgets=args.budgets, ssr=args.ssr, **common)
-    likely, tried = smallest_budget(law, args.config, args.target, **options)
-    surely, more = smallest_budget(law, args.config, args.target, surely=True, **options)
+    likely, tried = smallest_budget(law, source, args.target, **options)
+    surely, more = smallest_budget(law, source, args.target, surely=True, **options)
     shown = {f.label: f for f in [*tried, *more]}
     found = sorted(shown.values(), key=lambda f: f.final_count)
     largest = found[-1].label
@@ -298,6 +340,103 @@ def _align(row: list[str], widths: list[int]) -> list[str]:
     return [cell.ljust(width) if i == 0 else cell.rjust(width) for i, (cell, width) in enumerate(cells)]
 
 
-def _run_curves(law: FittedLaw, runs: list[str]) -> list[RunCurve]:
-    """The fitted runs, read as the law read them (its loss column)."""
-    return [read_run(run, loss="eval" if law.loss_column == "eval/loss" else "train") for run in runs]
+def _run_curves(law: FittedLaw, runs: list[str], logs: dict[str, RunCurve], args: argparse.Namespace) -> list[RunCurve]:
+    """The fitted runs, read as the law read them (its loss column; a log as read before the fit)."""
+    curves = []
+    for run in runs:
+        if run in logs:
+            curves.append(logs[run])
+        elif is_log(run):  # a log named by a saved law
+            curves.append(read_log(run, **_columns(args)))
+        else:
+            curves.append(read_run(run, loss="eval" if law.loss_column == "eval/loss" else "train"))
+    return curves
+
+
+def _key(run) -> str:
+    """A RUN as a key of the runs read (as :func:`run_folders` spells it)."""
+    return str(Path(run))
+
+
+def _columns(args: argparse.Namespace) -> dict:
+    return {"step_column": args.step_column, "lr_column": args.lr_column, "loss_column": args.loss_column}
+
+
+def _read_logs(args: argparse.Namespace) -> dict[str, RunCurve]:
+    """The RUNs that are other trainers' logs, read (their gaps filled by ``--schedule`` where it gives the
+    logged lrs); with ``--fit-until``, its one run whatever it is. Keyed by the RUN as given."""
+    found = {}
+    for run in args.runs:
+        if is_log(run):
+            series = read_log_series(run, **_columns(args))
+            recipe = _recipe(args, args.lr or series.peak_lr)
+            found[_key(run)] = log_curve(series, None if recipe is None else recipe.lrs())
+        elif args.fit_until is not None:
+            found[_key(run)] = read_run(run, loss=args.loss, lr_column=args.lr_column)
+    if not found and (args.step_column or args.loss_column):
+        flag = "--step-column" if args.step_column else "--loss-column"
+        raise ForecastError(
+            f"{flag} names a column of another trainer's log (a CSV or TensorBoard folder); {args.runs[0]} is a "
+            "Cadence run or a saved law (--loss chooses its eval or training loss)"
+        )
+    return found
+
+
+def _recipe(args: argparse.Namespace, peak_lr: float) -> ScheduleRecipe | None:
+    if args.schedule is None:
+        return None
+    return ScheduleRecipe(args.schedule, args.max_duration, peak_lr, args.dataloader_len)
+
+
+def _schedule(args: argparse.Namespace, law: FittedLaw) -> ScheduleRecipe | None:
+    """``--schedule``'s recipe at ``--lr``, else at the largest lr of the runs the law was fitted on."""
+    if args.schedule is None:
+        return None
+    if args.lr is not None:
+        return _recipe(args, args.lr)
+    peaks = [run["peak_lr"] for run in law.runs if run.get("peak_lr")]
+    if not peaks:
+        raise ForecastError("--schedule: the law names no fitted run's peak lr: give the peak with --lr")
+    return _recipe(args, max(peaks))
+
+
+def _check_log_flags(args: argparse.Namespace) -> None:
+    """The flags of logs and schedules that cannot apply together, each refused in one line before anything runs."""
+    schedule = args.schedule is not None
+    if schedule and args.config is not None:
+        raise ForecastError("--schedule and --config each give the run to forecast: give one of them")
+    if schedule and args.max_duration is None:
+        raise ForecastError("--schedule needs --max-duration: its run's length (what 1dur means), e.g. 33908ba")
+    for given, flag in (
+        (args.max_duration, "--max-duration"),
+        (args.lr, "--lr"),
+        (args.dataloader_len, "--dataloader-len"),
+    ):
+        if given is not None and not schedule:
+            where = "; a config's run lengths are --budgets" if flag == "--max-duration" else ""
+            raise ForecastError(f"{flag} belongs to --schedule (its run's length, peak lr and epochs){where}")
+    if schedule and args.overrides:
+        raise ForecastError("--set changes a config: with --schedule, write the change into the expression")
+    if args.fit_until is not None:
+        _check_fit_until(args)
+
+
+def _check_fit_until(args: argparse.Namespace) -> None:
+    if len(args.runs) != 1 or str(args.runs[0]).endswith(".json"):
+        raise ForecastError("--fit-until fits one run's first part: give one log or run folder")
+    others = [
+        flag
+        for flag, given in (
+            ("--config", args.config),
+            ("--budgets", args.budgets),
+            ("--ssr", args.ssr),
+            ("--target", args.target),
+            ("--grid", args.grid),
+            ("--optimize", args.optimize),
+        )
+        if given
+    ]
+    if others:
+        raise ForecastError(
+            f"--fit-until forecasts the rest of the run from its own lr curve: give it without {others[0]}"
+        )

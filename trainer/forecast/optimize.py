@@ -26,13 +26,15 @@ from typing import Any
 import attrs
 import torch
 
+from schedulers.core.base import Schedule
 from timeunits import Time
 from trainer.forecast.errors import ForecastError
 from trainer.forecast.fitted import FittedLaw
 from trainer.forecast.monotone import Knots, best_curve, simplest_curve
 from trainer.forecast.predict import Forecast, config_plan, config_trainer, forecaster
+from trainer.forecast.recipes import ScheduleRecipe
 
-__all__ = ["DECAYS", "ENDS", "SHAPES", "Recommendation", "piecewise_schedule", "recommend"]
+__all__ = ["DECAYS", "ENDS", "SHAPES", "Recommendation", "piecewise_schedule", "recommend", "schedule_of_setting"]
 
 DECAYS = ("0.1dur", "0.2dur", "0.3dur", "0.5dur", "0.7dur", "0.9dur")
 SHAPES = ("linear", "cosine", "1-sqrt")
@@ -81,6 +83,46 @@ def _warmup(probe: Any) -> str:
     if warmup is None:
         raise ForecastError(f"--optimize keeps the config's warmup: {label} ({type(schedule).__name__}) has none")
     return str(warmup)
+
+
+def _recipe_warmup(recipe: ScheduleRecipe) -> str:
+    """A schedule expression's warmup (its ``t_warmup``; none when its lr starts at the peak)."""
+    warmup = getattr(recipe.schedule, "t_warmup", None)
+    if warmup is not None:
+        return str(warmup)
+    if float(recipe.lrs()[0]) >= recipe.peak_lr:
+        return "0ba"
+    name = type(recipe.schedule).__name__
+    raise ForecastError(
+        f"--optimize keeps the schedule's warmup: {name} has no t_warmup and does not start at the peak"
+    )
+
+
+def schedule_of_setting(setting: str) -> Schedule:
+    """The one schedule a candidate's ``trainer.init.schedulers=[...]`` line sets.
+
+    Args:
+        setting: A ``--set`` line of :func:`piecewise_schedule` or the WSD family.
+
+    Returns:
+        The schedule (read by the one reading of a schedule's config).
+
+    >>> schedule = schedule_of_setting("trainer.init.schedulers=[{wsd: {t_warmup: 0ba, t_decay: 0.2dur}}]")
+    >>> type(schedule).__name__, str(schedule.t_decay)
+    ('WarmupStableDecayScheduler', '0.2dur')
+    """
+    from schedulers.core.schedule_config import schedule_from_config
+    from trainer.config_reading._reading import yaml_value
+
+    (config,) = yaml_value(setting.partition("=")[2], "--optimize")
+    return schedule_from_config(config)
+
+
+def _with_schedules(forecast: Any) -> Any:
+    def candidate(plan: Any, label: str, extra: Sequence[str] = ()) -> Forecast:
+        return forecast(plan, label, [schedule_of_setting(setting) for setting in extra])
+
+    return candidate
 
 
 def piecewise_schedule(warmup: str, knots: Knots) -> str:
@@ -139,7 +181,7 @@ def _family(forecast: Any, plan: Any, warmup: str, decays, shapes, ends) -> tupl
 
 def recommend(
     law: FittedLaw,
-    config: str | os.PathLike,
+    config: str | os.PathLike | ScheduleRecipe,
     *,
     overrides: Sequence[str] = (),
     budget: Any = None,
@@ -154,7 +196,8 @@ def recommend(
 
     Args:
         law: A fitted law.
-        config: The config whose recipe is forecast.
+        config: The config whose recipe is forecast, or a schedule expression's
+            :class:`~trainer.forecast.recipes.ScheduleRecipe` (its warmup kept; each candidate in its place).
         overrides: ``--set`` values for it.
         budget: A run length (``"1dur"``), or None.
         ssr: A scale schedule ratio, or None (neither: the config's own run).
@@ -174,14 +217,17 @@ def recommend(
     >>> (len(DECAYS) * len(SHAPES) * len(ENDS), ENDS)
     (36, (0.0, 0.1))
     """
-    probe = config_trainer(config, overrides, flags)
-    warmup = _warmup(probe)
+    recipe = isinstance(config, ScheduleRecipe)
+    probe = None if recipe else config_trainer(config, overrides, flags)
+    warmup = _recipe_warmup(config) if recipe else _warmup(probe)
     plan = None
     if budget is not None or ssr is not None:
         once = (None if budget is None else [budget], None if ssr is None else [ssr])
         (plan,) = config_plan(config, overrides, flags, *once, probe=probe)
     forecast = forecaster(law, config, overrides, flags)
-    baseline = forecast(plan, "the config's schedule")
+    if recipe:  # each candidate's --set line read as the schedule it sets, forecast in the expression's place
+        forecast = _with_schedules(forecast)
+    baseline = forecast(plan, "the --schedule given" if recipe else "the config's schedule")
     tried, settings = _family(forecast, plan, warmup, decays, shapes, ends)
     if free:
         found, setting = _free(law, forecast, plan, warmup, baseline)

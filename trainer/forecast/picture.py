@@ -242,4 +242,4 @@ def save_forecast_picture(
 
 def _unit(runs: list[RunCurve], forecasts: list[Forecast]) -> str:
     units = {run.unit for run in runs} | {forecast.unit for forecast in forecasts}
-    return "token" if units == {"token"} else "sample" if units == {"sample"} else "token or sample"
+    return next(iter(units)) if len(units) == 1 else " or ".join(sorted(units, reverse=True))  # token or sample

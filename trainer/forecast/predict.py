@@ -9,6 +9,10 @@ config's horizon, ``600ba``, ``2e6tok``) or a scale schedule ratio.
 - :func:`forecast_config`: the loss curve and the final loss of the config at each budget.
 - :func:`smallest_budget`: the smallest budget predicted to reach a target loss (bisection between budgets).
 - :func:`best_of_grid`: at one budget, the best value of one config key (a schedule argument) of a grid.
+
+In place of a config, :func:`forecast_config` and :func:`smallest_budget` take a
+:class:`~trainer.forecast.recipes.ScheduleRecipe`: a schedule expression over a run, its lr curve the one
+``python -m schedulers plot`` draws (``cadence forecast --schedule``).
 """
 
 from __future__ import annotations
@@ -22,10 +26,12 @@ from typing import Any
 import attrs
 import torch
 
+from schedulers.core.base import Schedule
 from timeunits import Time
 from trainer.forecast.errors import ForecastError
 from trainer.forecast.fitted import PEAK_MARGIN, FittedLaw
 from trainer.forecast.laws import warmup_updates
+from trainer.forecast.recipes import ScheduleRecipe
 from trainer.sweep.plan import MAX_DURATION, SSR, Budget, config_budgets
 
 __all__ = [
@@ -38,6 +44,7 @@ __all__ = [
     "smallest_budget",
 ]
 
+_LR_GROUP = re.compile(r"lr/group\d+$")
 #: the most points of a forecast curve (evenly spaced updates, the last one included)
 CURVE_POINTS = 400
 
@@ -215,6 +222,8 @@ def _previewed(config: str | os.PathLike, overrides: Sequence[str], flags: Any, 
     trainer = trainer_from_command_line(config, [*overrides, "trainer.init.progress_bar=false"], flags)
     run = simulate_config_run(trainer)
     batches = len(run.samples)
+    if not _LR_GROUP.match(lr_column):  # a law fitted on another trainer's log: its lr column is the first group's
+        lr_column = "lr/group0"
     if lr_column in run.series:
         lrs = run.series[lr_column]
     else:  # the lr is not scheduled: every batch trains with the group's lr
@@ -242,14 +251,15 @@ def _check_batch_size(law: FittedLaw, config: str | os.PathLike, samples_per_bat
 
 
 def forecaster(
-    law: FittedLaw, config: str | os.PathLike, overrides: Sequence[str], flags: Any
+    law: FittedLaw, config: str | os.PathLike | ScheduleRecipe, overrides: Sequence[str], flags: Any
 ) -> Callable[..., Forecast]:
     """``forecast(budget, label, extra=())``: the forecast of the config (with ``overrides`` and ``extra``
     ``--set`` values) at a budget (None: its own run).
 
     Args:
         law: The fitted law that forecasts; its lr column is the lr previewed.
-        config: The YAML config file (as ``cadence fit`` reads it).
+        config: The YAML config file (as ``cadence fit`` reads it), or a schedule expression's
+            :class:`~trainer.forecast.recipes.ScheduleRecipe` (its lr curve the plot's; no overrides).
         overrides: ``KEY.PATH=VALUE`` texts applied to it, as ``--set``.
         flags: The SambaFlow flags' namespace (or a mapping), as ``cadence fit`` takes them; None: none.
 
@@ -271,11 +281,29 @@ def forecaster(
     (8, 2.1948, 32)
     """
 
+    if isinstance(config, ScheduleRecipe):
+        return _recipe_forecaster(law, config)
+
     def forecast(budget: Budget | None, label: str, extra: Sequence[str] = ()) -> Forecast:
         sets = [*overrides, *extra] + ([] if budget is None else [budget.override])
         lrs, counts, unit, samples_per_batch = _previewed(config, sets, flags, law.lr_column)
         _check_batch_size(law, config, samples_per_batch)
         return forecast_lrs(law, lrs, counts, unit, label=label, budget=budget)
+
+    return forecast
+
+
+def _recipe_forecaster(law: FittedLaw, recipe: ScheduleRecipe) -> Callable[..., Forecast]:
+    """``forecast(budget, label, extra=())`` of a schedule expression's run (``extra``: ``KEY=VALUE`` arguments of
+    its schedule, :meth:`~trainer.forecast.recipes.ScheduleRecipe.setting`, or a schedule in its place)."""
+
+    def forecast(budget: Budget | None, label: str, extra: Sequence[str] = ()) -> Forecast:
+        changed = recipe
+        for setting in extra:  # KEY=VALUE: an argument of the schedule (a grid's value); a schedule: a candidate
+            changed = changed.with_schedule(setting) if isinstance(setting, Schedule) else changed.setting(setting)
+        lrs = changed.lrs(budget)
+        steps = torch.arange(1, len(lrs) + 1, dtype=torch.float64)
+        return forecast_lrs(law, lrs, steps, "step", label=label, budget=budget)
 
     return forecast
 
@@ -309,7 +337,7 @@ def config_trainer(config: str | os.PathLike, overrides: Sequence[str], flags: A
 
 
 def config_plan(
-    config: str | os.PathLike,
+    config: str | os.PathLike | ScheduleRecipe,
     overrides: Sequence[str],
     flags: Any,
     budgets: Sequence[Any] | None,
@@ -342,6 +370,8 @@ def config_plan(
     >>> [budget.name for budget in config_plan(config, [], None, ["0.5dur", "1dur"], None)]
     ['max_duration-4ba', 'max_duration-8ba']
     """
+    if isinstance(config, ScheduleRecipe):
+        return config.plan(budgets, ssr)
     probe = probe or config_trainer(config, overrides, flags)
     return config_budgets(probe.state, ssr=ssr, max_duration=budgets)
 
@@ -369,7 +399,7 @@ def _check_grid_key(probe: Any, key: str) -> None:
 
 def forecast_config(
     law: FittedLaw,
-    config: str | os.PathLike,
+    config: str | os.PathLike | ScheduleRecipe,
     *,
     overrides: Sequence[str] = (),
     budgets: Sequence[Any] | None = None,
@@ -409,13 +439,13 @@ def forecast_config(
     """
     forecast = forecaster(law, config, overrides, flags)
     if budgets is None and ssr is None:
-        return [forecast(None, "config")]
+        return [forecast(None, "schedule" if isinstance(config, ScheduleRecipe) else "config")]
     return [forecast(budget, budget.name) for budget in config_plan(config, overrides, flags, budgets, ssr)]
 
 
 def best_of_grid(
     law: FittedLaw,
-    config: str | os.PathLike,
+    config: str | os.PathLike | ScheduleRecipe,
     key: str,
     values: Sequence[Any],
     *,
@@ -431,7 +461,8 @@ def best_of_grid(
     Args:
         law: The fitted law that forecasts.
         config: The YAML config file (as ``cadence fit`` reads it).
-        key: The ``--set`` key path the grid varies (e.g. ``trainer.init.schedulers.0.<Class>.<argument>``).
+        key: The ``--set`` key path the grid varies (e.g. ``trainer.init.schedulers.0.<Class>.<argument>``); for a
+            :class:`~trainer.forecast.recipes.ScheduleRecipe`, an argument of its schedule (``t_decay``).
         values: The values of ``key`` to forecast, in order.
         overrides: ``KEY.PATH=VALUE`` texts applied to the config first, as ``--set``.
         budget: The one run length to forecast at; None: see ``ssr``.
@@ -461,21 +492,29 @@ def best_of_grid(
     """
     if not values:
         raise ForecastError(f"the grid of {key} has no value")
-    probe = config_trainer(config, overrides, flags)
-    _check_grid_key(probe, key)
-    plan = [None]
-    if budget is not None or ssr is not None:
-        once = (None if budget is None else [budget], None if ssr is None else [ssr])
-        plan = config_plan(config, overrides, flags, *once, probe=probe)
+    plan = _grid_plan(config, key, overrides, flags, budget, ssr)
     forecast = forecaster(law, config, overrides, flags)
-    found = [forecast(plan[0], f"{key}={value}", [f"{key}={value}"]) for value in values]
+    found = [forecast(plan, f"{key}={value}", [f"{key}={value}"]) for value in values]
     best = min(range(len(found)), key=lambda i: found[i].final_loss)
     return found, best
 
 
+def _grid_plan(config, key: str, overrides: Sequence[str], flags: Any, budget: Any, ssr: Any) -> Budget | None:
+    """The one budget of a grid (None: the config's own run), its key checked against the config's schedules
+    (a recipe's grid key is an argument of its schedule, checked as each value is set)."""
+    probe = None
+    if not isinstance(config, ScheduleRecipe):
+        probe = config_trainer(config, overrides, flags)
+        _check_grid_key(probe, key)
+    if budget is None and ssr is None:
+        return None
+    once = (None if budget is None else [budget], None if ssr is None else [ssr])
+    return config_plan(config, overrides, flags, *once, probe=probe)[0]
+
+
 def smallest_budget(
     law: FittedLaw,
-    config: str | os.PathLike,
+    config: str | os.PathLike | ScheduleRecipe,
     target: float,
     *,
     overrides: Sequence[str] = (),
