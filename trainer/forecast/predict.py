@@ -26,7 +26,7 @@ from typing import Any
 import attrs
 import torch
 
-from schedulers.core.base import Schedule
+from schedulers.core.schedule import Schedule
 from timeunits import Time
 from trainer.forecast.errors import ForecastError
 from trainer.forecast.fitted import PEAK_MARGIN, FittedLaw
