@@ -524,7 +524,7 @@ class Trainer:
             ``{"model", "optimizer", "schedulers", "timestamp", "rng", "precision", "run", "callbacks"}``, which
             a checkpoint holds and ``load_path=`` restores; ``rng`` holds every rank's RNG states.
         """
-        return checkpointing.run_state(self, self._loop.skipped_in_epoch)
+        return checkpointing.run_state(self, self._loop.skipped_in_epoch, self._loop.epoch_start)
 
     def save_checkpoint(self) -> Path | None:
         """Save a checkpoint named by the batch count into ``save_folder`` (rank 0 writes; all ranks gather).
