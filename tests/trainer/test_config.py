@@ -413,6 +413,22 @@ def test_num_steps_stops_early_and_evaluates_at_the_stop():
     assert "of 20ba" in run_summary(trainer)
 
 
+def test_a_bare_number_means_epochs_in_yaml_as_in_python():
+    """One meaning at every door (docs/trainer-config.md): ``max_duration: 3`` is ``Trainer(..., 3)``, 3 epochs."""
+    from trainer import Trainer
+    from trainer.trainer_arguments import run_time
+
+    config = base_config(max_steps=5)
+    config["trainer"]["init"]["loop"] = {"max_duration": 3, "eval_interval": 2}
+    config["trainer"]["fit"]["val_dataloader"] = "config_fixtures:eval_loader"
+    trainer = build(config)
+    assert str(trainer.state.max_duration) == "3ep" == str(run_time(3)) and str(trainer.eval_interval) == "2ep"
+    model = torch.nn.Linear(4, 1)
+    python = Trainer(model, trainer.train_dataloader, 3, torch.optim.SGD(model.parameters(), lr=0.1),
+                     loss_fn=torch.nn.functional.mse_loss, progress_bar=False, print_schedule_report=False)
+    assert python.state.max_duration == trainer.state.max_duration
+
+
 def test_ckpt_path_in_fit_loads_a_checkpoint(tmp_path):
     first = base_config(max_steps=4)
     first["trainer"]["init"]["checkpoint"] = {"save_folder": str(tmp_path / "ckpt")}
@@ -630,7 +646,7 @@ ERRORS = [
     ),
     (
         "horizon without a unit",
-        _edit("init.loop", {"max_duration": 10}),
+        _edit("init.loop", {"max_duration": 10.5}),
         "trainer.init.loop.max_duration",
         "has no unit",
     ),
@@ -638,7 +654,7 @@ ERRORS = [
         "horizon in dur",
         _edit("init.loop", {"max_duration": "1dur"}),
         "trainer.init.loop.max_duration",
-        "fraction of the run",
+        "is a fraction of itself: give it in ep, ba, sp or tok",
     ),
     (
         "tokens without a counter",
