@@ -35,6 +35,7 @@ from schedulers.core.compile import CompiledScheduler
 from schedulers.core.group_writer import GroupWriter
 from schedulers.core.listening import EvaluationListener, ReduceLROnPlateauListener
 from schedulers.core.plateau import listening
+from schedulers.core.resolution import MissingDataloaderLenError
 from schedulers.core.run import Run
 from schedulers.core.step_counting import StepCountingScheduler
 from schedulers.core.tags import matches, normalize_tags
@@ -325,6 +326,8 @@ def _compile_key(key: str, entries: list[_Entry], optimizer, state, run: Run) ->
         labels = ", ".join(entries[i].label for i in driving)
         try:
             compiled.append(compile_scheduler(combined, optimizer, state, run, hyperparameter=key, param_groups=groups))
+        except MissingDataloaderLenError as error:  # kept apart: the trainer says why there is no length
+            raise MissingDataloaderLenError(f"{labels}: {error}") from None
         except ValueError as error:
             raise ValueError(f"{labels}: {error}") from None
         compiled[-1].listener_name = f"{labels} ({type(combined).__name__})"

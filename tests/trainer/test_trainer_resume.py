@@ -482,10 +482,22 @@ def indexed_trainer(folder, batch_size, *, drop_last=False, load_path=None, save
     loader = torch.utils.data.DataLoader(data, batch_size=batch_size, shuffle=True, drop_last=drop_last)
     model = torch.nn.Linear(1, 1)
     seen = SeenItems()
-    trainer = Trainer(model, loader, "3ep", torch.optim.SGD(model.parameters(), lr=0.01), loss_fn=F.mse_loss,
-                      save_folder=folder, save_interval=save_interval, load_path=load_path, callbacks=[seen],
-                      get_num_samples=seen.count, progress_bar=False, print_schedule_report=False, seed=5,
-                      loggers=list(loggers))
+    trainer = Trainer(
+        model,
+        loader,
+        "3ep",
+        torch.optim.SGD(model.parameters(), lr=0.01),
+        loss_fn=F.mse_loss,
+        save_folder=folder,
+        save_interval=save_interval,
+        load_path=load_path,
+        callbacks=[seen],
+        get_num_samples=seen.count,
+        progress_bar=False,
+        print_schedule_report=False,
+        seed=5,
+        loggers=list(loggers),
+    )
     return trainer, seen
 
 
@@ -512,8 +524,9 @@ def test_a_resume_on_another_batch_size_goes_on_at_the_item_the_run_reached(tmp_
     assert trained_before == epoch_order(1)[:position]
 
     with pytest.warns(UserWarning) as caught:
-        resumed, seen = indexed_trainer(tmp_path / "resumed", batch_size, drop_last=drop_last,
-                                        load_path=tmp_path / "saved" / "ba00000015.pt")
+        resumed, seen = indexed_trainer(
+            tmp_path / "resumed", batch_size, drop_last=drop_last, load_path=tmp_path / "saved" / "ba00000015.pt"
+        )
     (message,) = [str(w.message) for w in caught if "changed settings" in str(w.message)]
     assert f"batch_size 8 -> {batch_size}" in message and f"after item {position} of its order" in message
     assert f"a step now trains {batch_size} dataset items (was 8)" in message
@@ -547,8 +560,9 @@ def test_a_checkpoint_after_a_batch_size_change_resumes_at_its_item(tmp_path):
     """In the epoch a run resumed on another batch size, its own checkpoints say where the epoch's order is."""
     indexed_trainer(tmp_path / "saved", 8)[0].fit()
     with pytest.warns(UserWarning, match="batch_size 8 -> 16"):
-        changed, _ = indexed_trainer(tmp_path / "changed", 16, load_path=tmp_path / "saved" / "ba00000015.pt",
-                                     save_interval="1ba")
+        changed, _ = indexed_trainer(
+            tmp_path / "changed", 16, load_path=tmp_path / "saved" / "ba00000015.pt", save_interval="1ba"
+        )
     changed.fit(1)  # 32 items done after the 15 batches of 8, then one batch of 16: 48
     assert torch.load(tmp_path / "changed" / "ba00000016.pt", weights_only=True)["epoch_position"] == 48
     with warnings.catch_warnings():
@@ -576,8 +590,9 @@ def test_stop_and_resume_on_another_batch_size_keeps_every_row(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         logged(8, CtrlCAt()).fit()  # the last checkpoint is ba00000015.pt
     with pytest.warns(UserWarning, match="batch_size 8 -> 16"):
-        resumed = indexed_trainer(tmp_path / "ckpt", 16, load_path=tmp_path / "ckpt",
-                                  loggers=[CSVLogger(tmp_path / "metrics.csv")])[0]
+        resumed = indexed_trainer(
+            tmp_path / "ckpt", 16, load_path=tmp_path / "ckpt", loggers=[CSVLogger(tmp_path / "metrics.csv")]
+        )[0]
     resumed.callbacks.append(LRMonitor(csv_path=tmp_path / "lr.csv"))
     resumed.fit()
     end = resumed.state.timestamp.batch.value  # 15 + 4 (the rest of epoch 1) + 6 (epoch 2)
