@@ -704,8 +704,9 @@ class LRMonitor(Callback):
     In ``on_batch_start`` (after the schedulers set the batch's values, before its forward pass) one row is
     recorded: ``batch``, ``epoch``, ``sample``, ``token`` (the timestamp's totals, i.e. the counts *before* this
     batch: the first batch is ``batch=0``) and ``"<key>/group<i>"`` = ``float(param_groups[i][key])`` for every
-    key in ``trainer.scheduled_keys`` (or ``keys``, when given) and every param group ``i`` that has the key.
-    0-d tensor values are stored as floats. Only rank 0 records (others keep no rows and write no file).
+    key in ``trainer.scheduled_keys`` (or ``keys``, when given; ``lr`` when nothing is scheduled, so a run with a
+    constant lr records it) and every param group ``i`` that has the key. 0-d tensor values are stored as
+    floats. Only rank 0 records (others keep no rows and write no file).
 
     ``write_csv(path)`` writes the rows atomically (a temp file in the same folder, fsync, ``os.replace``):
     columns ``batch, epoch, sample, token``, then the value columns sorted by key name and then group number
@@ -718,7 +719,8 @@ class LRMonitor(Callback):
     killed and resumed run writes the rows of an uninterrupted one (:mod:`trainer.records`, docs/resume.md).
 
     Args:
-        keys: The param-group keys recorded (a str or several); None: the trainer's ``scheduled_keys``.
+        keys: The param-group keys recorded (a str or several); None: the trainer's ``scheduled_keys``, or ``lr``
+            when no scheduler is given (the optimizer's constant lr).
         csv_path: A CSV file the rows are written to as the run goes; None: none (call :meth:`write_csv`).
 
     Returns:
@@ -776,7 +778,7 @@ class LRMonitor(Callback):
             "sample": timestamp.count(TimeUnit.SAMPLE),
             "token": timestamp.count(TimeUnit.TOKEN),
         }
-        keys = self.keys if self.keys is not None else getattr(trainer, "scheduled_keys", ())
+        keys = self.keys if self.keys is not None else (getattr(trainer, "scheduled_keys", ()) or ("lr",))
         groups = trainer.optimizer.param_groups
         for key in keys:
             for index, group in enumerate(groups):

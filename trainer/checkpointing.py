@@ -22,7 +22,7 @@ from timeunits import Timestamp
 from trainer import checkpoint_files as checkpoints
 from trainer import distributed
 from trainer.callbacks import CallbackList
-from trainer.data import reshard
+from trainer.data import epoch_position, reshard, step_items
 from trainer.distributed import World
 from trainer.loop import Loop
 from trainer.precision import Precision
@@ -112,17 +112,20 @@ class LastCheckpoint:
         return f"no checkpoint saved yet in {save_folder}"
 
 
-def run_state(trainer: Checkpointed, skipped_in_epoch: int) -> dict[str, Any]:
+def run_state(trainer: Checkpointed, skipped_in_epoch: int, epoch_start: tuple[int, int] = (0, 0)) -> dict[str, Any]:
     """Everything needed to continue the run exactly (weights_only-safe): ``Trainer.state_dict()``.
 
     Args:
         trainer: The trainer.
         skipped_in_epoch: The optimizer steps the fp16 scaler skipped in the current epoch (the loop counts them).
+        epoch_start: Where this run's steps of the epoch began: (items of its order, steps of the epoch); not
+            ``(0, 0)`` in the epoch a run resumed with steps of another size.
 
     Returns:
-        ``{"model", "optimizer", "schedulers", "timestamp", "rng", "precision", "run", "callbacks"}``; ``rng``
-        holds every rank's RNG states (all ranks take part in gathering them); ``callbacks`` the states of the
-        callbacks that keep one (:func:`callback_states`).
+        ``{"model", "optimizer", "schedulers", "timestamp", "rng", "precision", "run", "callbacks",
+        "epoch_position"}``; ``rng`` holds every rank's RNG states (all ranks take part in gathering them);
+        ``callbacks`` the states of the callbacks that keep one (:func:`callback_states`); ``epoch_position`` the
+        items of the epoch's order done (:func:`trainer.data.epoch_position`; None: loader batches of unknown size).
 
     A ``state_dict()`` of the model, optimizer or a scheduler that raises propagates its error.
 
@@ -135,7 +138,7 @@ def run_state(trainer: Checkpointed, skipped_in_epoch: int) -> dict[str, Any]:
         ...                   save_folder=(folder := tempfile.TemporaryDirectory()).name, progress_bar=False,
         ...                   print_schedule_report=False)
         >>> sorted(run_state(trainer, 0))
-        ['callbacks', 'model', 'optimizer', 'precision', 'rng', 'run', 'schedulers', 'timestamp']
+        ['callbacks', 'epoch_position', 'model', 'optimizer', 'precision', 'rng', 'run', 'schedulers', 'timestamp']
         >>> folder.cleanup()
     """
     return {
@@ -147,7 +150,15 @@ def run_state(trainer: Checkpointed, skipped_in_epoch: int) -> dict[str, Any]:
         "precision": {**trainer.precision.state_dict(), "skipped_in_epoch": skipped_in_epoch},
         "run": _run_settings(trainer),
         "callbacks": callback_states(trainer.callbacks),
+        "epoch_position": epoch_position(
+            epoch_start, trainer.state.timestamp.batch_in_epoch.value + skipped_in_epoch, _step_items(trainer)
+        ),
     }
+
+
+def _step_items(trainer: Checkpointed) -> int | None:
+    """Items of the epoch's order one optimizer step of this run takes (:func:`trainer.data.step_items`)."""
+    return step_items(getattr(trainer.train_dataloader, "batch_size", None), trainer.grad_accum, trainer.world.size)
 
 
 def callback_states(callbacks: CallbackList) -> dict[str, Any]:
@@ -293,7 +304,7 @@ def resume(trainer: Checkpointed, loop: Loop, last: LastCheckpoint, load_path: s
     _load_callbacks(trainer.callbacks, payload.get("callbacks", {}))
     trainer.precision.load_state_dict(payload.get("precision", {}))
     loop.skipped_in_epoch = int(payload.get("precision", {}).get("skipped_in_epoch", 0))
-    notes = _reshard(trainer, loop, payload["run"], payload["rng"])
+    notes = _reshard(trainer, loop, payload)
     rng = distributed.pick_rng(trainer.world, payload["rng"])
     if rng is not None:
         checkpoints.set_rng_state(rng)
@@ -368,23 +379,31 @@ def autoresume_path(save_folder: Path | None, load_path: Any, load_weights_only:
     return load_path, load_weights_only
 
 
-def _reshard(trainer: Checkpointed, loop: Loop, saved: dict, rng: Any) -> list[str]:
-    """A checkpoint of another number of ranks: where this epoch goes on (:func:`trainer.data.reshard`, the
-    rule of docs/resume.md), and what the warning says of it."""
+def _reshard(trainer: Checkpointed, loop: Loop, payload: dict) -> list[str]:
+    """A checkpoint whose steps took another number of items (ranks, batch size, grad_accum): where this epoch
+    goes on (:func:`trainer.data.reshard`, the rule of docs/resume.md), and what the warning says of it."""
     change = reshard(
-        saved,
+        payload["run"],
         trainer.state.timestamp,
         loop.skipped_in_epoch,
         world_size=trainer.world.size,
         loader=trainer.train_dataloader,
         grad_accum=trainer.grad_accum,
         steps=trainer.state.dataloader_len,
+        position=payload.get("epoch_position"),
     )
     if change is None:
         return []
     trainer.state.timestamp, loop.resume_position, loop.skipped_in_epoch = change.timestamp, change.position, 0
+    if change.position is not None:
+        loop.epoch_start = (change.position, change.timestamp.batch_in_epoch.value)
+    rng = payload["rng"]
     note = distributed.rng_note(len(rng) if isinstance(rng, list) else 1, trainer.world.size)
     return change.notes + ([note] if note else [])
+
+
+# what a checkpoint older than a setting ran with; another setting it lacks (a batch size) is not said to change
+_UNSAVED: dict[str, Any] = {"world_size": 1}
 
 
 def _warn_on_changed_settings(
@@ -393,8 +412,8 @@ def _warn_on_changed_settings(
     now = _run_settings(trainer)
     changed = [
         f"{key} {saved.get(key)} -> {now[key]}"
-        for key in ("max_duration", "scale_schedule_ratio", "dataloader_len", "grad_accum", "world_size")
-        if saved.get(key, 1 if key == "world_size" else None) != now[key]
+        for key in ("max_duration", "scale_schedule_ratio", "dataloader_len", "batch_size", "grad_accum", "world_size")
+        if saved.get(key, _UNSAVED.get(key, now[key])) != now[key]
     ]
     if changed and trainer.is_rank_zero:
         lrs = [float(group["lr"]) for group in trainer.optimizer.param_groups]
@@ -403,5 +422,5 @@ def _warn_on_changed_settings(
             f"win; {''.join(f'{note}; ' for note in notes)}"
             f"lr just before the change {[float(x) for x in saved_lrs if x is not None]}, just after {lrs}",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,
         )

@@ -40,10 +40,12 @@ __all__ = [
     "count_samples",
     "groups_of",
     "prepare_loader",
+    "epoch_position",
     "reshard",
     "resume_iterator",
     "rng_neutral_iter",
     "skip_batches",
+    "step_items",
     "to_device",
 ]
 
@@ -540,15 +542,15 @@ def rng_neutral_iter(loader: Iterable) -> Iterator:
 
 
 # --------------------------------------------------------------------------------------------
-# Resuming on another number of ranks
+# Resuming with steps of another size (another number of ranks, batch size or grad_accum)
 # --------------------------------------------------------------------------------------------
 
 
 @attrs.frozen
 class Reshard:
-    """Where a run resumed on another number of ranks goes on: its timestamp (the in-epoch batch count in
-    this run's steps), the position in the epoch's order its sampler starts at (None: the loader is not one
-    the trainer shards), and what it could not keep as it was (for the resume warning).
+    """Where a run resumed with steps of another size goes on: its timestamp (the in-epoch batch count in this
+    run's steps), the position in the epoch's order its sampler starts at (None: the loader is not one the
+    trainer rebuilds), and what it could not keep as it was (for the resume warning).
 
     Args:
         timestamp: The resumed run's timestamp.
@@ -567,63 +569,131 @@ class Reshard:
     notes: list[str]
 
 
+def step_items(batch_size: int | None, grad_accum: int, world_size: int) -> int | None:
+    r"""Items of the epoch's order one optimizer step takes: :math:`g\,b\,W` (None: loader batches of unknown size).
+
+    Args:
+        batch_size: :math:`b`, the loader's batch size (None: not a loader that batches a dataset).
+        grad_accum: :math:`g`, loader batches per optimizer step.
+        world_size: :math:`W`, the number of ranks.
+
+    Returns:
+        :math:`g\,b\,W`, or None.
+
+    >>> step_items(8, 2, 4), step_items(None, 1, 1)
+    (64, None)
+    """
+    return None if not batch_size else batch_size * grad_accum * world_size
+
+
+def epoch_position(start: tuple[int, int], done: int, items: int | None) -> int | None:
+    r"""Items of the epoch's order done after ``done`` steps of the epoch: :math:`P_0 + (d - d_0)\,g\,b\,W`.
+
+    A run takes :math:`g\,b\,W` items a step from where its steps of the epoch began: item 0 after batch 0
+    (``start = (0, 0)``), or, in the epoch a run resumed with steps of another size, item :math:`P_0` after
+    batch :math:`d_0` (:func:`reshard`). A checkpoint keeps the result, so a resume reads where the epoch is
+    whatever step sizes it went through.
+
+    Args:
+        start: :math:`(P_0, d_0)`, where this run's steps of the epoch began.
+        done: :math:`d`, steps of the epoch done (those the fp16 scaler skipped included).
+        items: :math:`g\,b\,W` (:func:`step_items`); None: unknown.
+
+    Returns:
+        The position, or None when ``items`` is unknown.
+
+    >>> epoch_position((0, 0), 5, 8), epoch_position((40, 2), 3, 16)
+    (40, 56)
+    """
+    return None if items is None else start[0] + (done - start[1]) * items
+
+
 def reshard(
-    saved: dict, timestamp: Timestamp, skipped: int, *, world_size: int, loader: Any, grad_accum: int, steps: int | None
+    saved: dict,
+    timestamp: Timestamp,
+    skipped: int,
+    *,
+    world_size: int,
+    loader: Any,
+    grad_accum: int,
+    steps: int | None,
+    position: int | None = None,
 ) -> Reshard | None:
-    r"""The rule for resuming a checkpoint of ``saved["world_size"]`` ranks on ``world_size`` (docs/resume.md).
+    r"""The rule for resuming a checkpoint whose steps took another number of items: another number of ranks,
+    loader batch size or ``grad_accum`` (docs/resume.md).
 
     A step of :math:`W` ranks with ``grad_accum`` :math:`g` and loader batches of :math:`b` items takes the next
     :math:`gbW` items of the epoch's order (rank :math:`r` every :math:`W`-th from :math:`r`), so after
     :math:`d` steps of an epoch (those the fp16 scaler skipped included) the first :math:`P = d\,g\,b\,W`
-    items are done, on any number of ranks. The resumed run deals out the rest of the order from :math:`P`
-    over its own ranks (:meth:`ResumableSampler.indices_from`): each sample of the epoch is seen once. The
-    epoch closes when that rest is used up: the in-epoch batch count becomes :math:`L' - R'` (:math:`L'` this
-    run's steps per epoch, :math:`R'` the steps the rest fills). Samples, tokens, batches and epochs go on as
-    saved, so a schedule in ``sp`` or ``tok`` is at the same value; a step now trains :math:`g b W'` items (noted).
+    items are done (the checkpoint's ``epoch_position`` when it has one: :func:`epoch_position`). The resumed
+    run deals out the rest of the order from :math:`P` over its own ranks in its own batches
+    (:meth:`ResumableSampler.indices_from`): each sample of the epoch is seen once. The epoch closes when that
+    rest is used up: the in-epoch batch count becomes :math:`L' - R'` (:math:`L'` this run's steps per epoch,
+    :math:`R'` the steps the rest fills). Samples, tokens, batches and epochs go on as saved, so a schedule in
+    ``sp`` or ``tok`` is at the same value; a step now trains :math:`g' b' W'` items (noted).
 
     Args:
         saved: The checkpoint's ``world_size``, ``batch_size`` and ``grad_accum``.
         timestamp: The saved timestamp.
         skipped: Optimizer steps the fp16 scaler skipped in the saved epoch.
         world_size: :math:`W'`, this run's number of ranks.
-        loader: This run's train loader (its ``batch_size`` and sampler).
+        loader: This run's train loader (its ``batch_size``, ``drop_last`` and sampler).
         grad_accum: This run's ``grad_accum``.
         steps: :math:`L'`, this run's optimizer steps per epoch (None: unknown).
+        position: The checkpoint's ``epoch_position`` (None: an older checkpoint, :math:`d\,g\,b\,W`).
 
     Returns:
-        A :class:`Reshard` (``position`` None: a loader the trainer does not shard); None: the same ranks.
+        A :class:`Reshard` (``position`` None: a loader the trainer does not rebuild); None: a plain resume (the
+        same step, the saved position a multiple of it).
 
     >>> loader, saved = prepare_loader(DataLoader(list(range(16)), batch_size=2), seed=0), {"world_size": 2}
     >>> resumed = reshard(saved, Timestamp(batch_in_epoch=2), 0, world_size=1, loader=loader, grad_accum=1, steps=8)
     >>> resumed.position, str(resumed.timestamp.batch_in_epoch)  # 8 items done: 4 of the 8 batches left
     (8, '4ba')
     """
-    saved_world = int(saved.get("world_size") or 1)
-    if saved_world == world_size:
-        return None
     batch_size = getattr(loader, "batch_size", None)
-    saved_batch = int(saved.get("batch_size") or batch_size or 1)
+    was_shape = (saved.get("batch_size", batch_size), int(saved.get("grad_accum") or grad_accum))
+    was_world = int(saved.get("world_size") or 1)
+    was = step_items(was_shape[0], was_shape[1], was_world)
+    now = step_items(batch_size, grad_accum, world_size)
     done = timestamp.batch_in_epoch.value + skipped
-    position = done * int(saved.get("grad_accum") or grad_accum) * saved_batch * saved_world
-    was, now = saved_batch * int(saved.get("grad_accum") or grad_accum) * saved_world, (batch_size or 0) * grad_accum
-    notes = [
-        f"a step now trains {now * world_size} loader items on {world_size} ranks (was {was} on {saved_world}): "
-        f"samples and tokens go on from {timestamp.sample.value} and {timestamp.token.value}, so schedules in sp "
-        "and tok keep their values, and times in ba and ep count steps of the new size"
-    ]
+    if position is None:
+        position = epoch_position((0, 0), done, was)
+    same_step = (was_shape, was_world) == ((batch_size, grad_accum), world_size)
+    if same_step and position in (None, epoch_position((0, 0), done, now)):
+        return None
+    notes = [_step_note(timestamp, was, was_world, now, world_size)]
     sampler = getattr(loader, "sampler", None)
-    if not isinstance(sampler, ResumableSampler) or not batch_size or steps is None:
+    if not isinstance(sampler, ResumableSampler) or position is None or not batch_size or steps is None:
         notes.append(
-            f"the train loader is not one the trainer shards (docs/resume.md): each rank skips its first "
+            f"the train loader is not one the trainer rebuilds (docs/resume.md): each rank skips its first "
             f"{done * grad_accum} loader items of the epoch, which are not the ones the saved run trained"
         )
         return Reshard(timestamp, None, notes)
     items = len(sampler.indices_from(min(position, sampler.num_items)))
-    batches = items // batch_size if loader.drop_last else math.ceil(items / batch_size)
+    batches, short = divmod(items, batch_size)
+    if short and loader.drop_last:
+        notes.append(f"the last {short} items of this epoch's rest fill no batch of {batch_size} (drop_last)")
+    batches += bool(short and not loader.drop_last)
     in_epoch = max(steps - batches // grad_accum, 0)
     if position:
         notes.append(
             f"this epoch goes on after item {position} of its order, each sample once "
-            f"(batch {in_epoch} of the epoch's {steps} on {world_size} ranks)"
+            f"(batch {in_epoch} of the epoch's {steps}{_on_ranks(world_size)})"
         )
     return Reshard(Timestamp.from_state_dict({**timestamp.state_dict(), "batch_in_epoch": in_epoch}), position, notes)
+
+
+def _on_ranks(ranks: int) -> str:
+    return f" on {ranks} ranks" if ranks > 1 else ""
+
+
+def _step_note(timestamp: Timestamp, was: int | None, was_world: int, now: int | None, world_size: int) -> str:
+    """What a step of another size means for the clock (one sentence of the resume warning)."""
+    size = "loader items of unknown size" if now is None else f"{now} dataset items{_on_ranks(world_size)}"
+    before = "" if was is None else f" (was {was}{f' on {was_world}' if was_world != world_size else ''})"
+    return (
+        f"a step now trains {size}{before}: samples and tokens go on from {timestamp.sample.value} and "
+        f"{timestamp.token.value}, so schedules in sp and tok keep their values, and times in ba and ep count "
+        "steps of the new size"
+    )

@@ -107,7 +107,8 @@ class Loop:
     Besides the clock, the loop keeps what a run's position needs and the clock does not count: where this
     call stops (:meth:`stop_after`), a stop signal received while running (:meth:`request_stop`), and the
     optimizer steps the fp16 scaler skipped in the current epoch (their data is used, so a resumed epoch skips
-    them too; checkpoints keep this count).
+    them too; checkpoints keep this count), and where this run's steps of the epoch began in its order (a run
+    resumed with steps of another size begins mid-epoch).
 
     Args:
         state: The run's clock; :meth:`run` advances it.
@@ -141,6 +142,7 @@ class Loop:
         "per_epoch",
         "skipped_in_epoch",
         "resume_position",
+        "epoch_start",
         "stop_signal",
         "end_reason",
         "_stop",
@@ -151,7 +153,10 @@ class Loop:
         self.per_batch = per_batch
         self.per_epoch = per_epoch
         self.skipped_in_epoch = 0  # optimizer steps the fp16 scaler skipped in this epoch (their data is used)
-        self.resume_position: int | None = None  # where a resumed epoch goes on after a change of world size
+        self.resume_position: int | None = None  # where a resumed epoch goes on after a change of step size
+        # (items of the epoch's order, steps of the epoch) where this run's steps of the epoch began: a checkpoint
+        # counts its position in the order from there (trainer.data.epoch_position, docs/resume.md)
+        self.epoch_start = (0, 0)
         self.stop_signal: signal.Signals | None = None  # a stop signal received while running
         self.end_reason: str | None = None  # why a callback ended the run early (early stopping)
         self._stop: tuple | None = None
@@ -264,6 +269,6 @@ class Loop:
 
     def close_epoch(self) -> None:
         """What follows the clock closing an epoch: the per-epoch schedulers step."""
-        self.skipped_in_epoch = 0
+        self.skipped_in_epoch, self.epoch_start = 0, (0, 0)
         for scheduler in self.per_epoch:
             scheduler.step()

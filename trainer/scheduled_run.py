@@ -33,6 +33,7 @@ from schedulers import Product, compile_scheduler, scale_pytorch_scheduler
 from schedulers.core.clock import EpochStartView
 from schedulers.core.listening import EvaluationListener, ReduceLROnPlateauListener
 from schedulers.core.plateau import listening
+from schedulers.core.run import MissingDataloaderLenError
 from schedulers.core.run import Run
 from schedulers.core.schedule import CallableKind, callable_kind
 from schedulers.core.torch_scheduler import (
@@ -329,6 +330,8 @@ def _compile_key(key: str, entries: list[_Entry], optimizer, state, run: Run) ->
         labels = ", ".join(entries[i].label for i in driving)
         try:
             compiled.append(compile_scheduler(combined, optimizer, state, run, hyperparameter=key, param_groups=groups))
+        except MissingDataloaderLenError as error:  # kept apart: the trainer says why there is no length
+            raise MissingDataloaderLenError(f"{labels}: {error}") from None
         except ValueError as error:
             raise ValueError(f"{labels}: {error}") from None
         compiled[-1].listener_name = f"{labels} ({type(combined).__name__})"

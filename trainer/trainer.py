@@ -28,6 +28,7 @@ import torch
 from schedulers import Schedule
 from schedulers.core.clock import TrainerState
 from schedulers.core.listening import Evaluation, EvaluationListener
+from schedulers.core.run import MissingDataloaderLenError
 from schedulers.core.run import Run
 from schedulers.core.schedule_arguments import integer_argument, number_argument
 from timeunits import Time, TimeUnit
@@ -49,6 +50,7 @@ from trainer.trainer_arguments import (
     build_optimizer,
     constant_batch_size,
     dataloader_len,
+    no_length_message,
     nonfinite_loss_action,
     one_optimizer,
     optional_count,
@@ -109,7 +111,8 @@ class Trainer:
         load_strict_model_weights: With ``load_weights_only``, every weight must match the model's.
         loggers: One logger or a list (:class:`~trainer.CSVLogger`, :class:`~trainer.TensorBoardLogger`, or
             any object with ``log_metrics``, ``log_hyperparameters`` and ``close``).
-        print_schedule_report: Print the schedule report (docs/report.md) at the start of :meth:`fit`.
+        print_schedule_report: Print the schedule report (docs/report.md) on stderr at the start of :meth:`fit`;
+            None (the default) prints it when ``progress_bar`` is on, so ``progress_bar=False`` is a quiet console.
         on_nonfinite_loss: ``"raise"`` stops at a nan or inf loss with :class:`~trainer.NonFiniteLossError`;
             ``"warn"`` warns and trains on.
         optimizers: Composer's spelling of ``optimizer``: one optimizer, or a list or tuple holding one.
@@ -175,7 +178,7 @@ class Trainer:
         load_weights_only: bool = False,
         load_strict_model_weights: bool = True,
         loggers: Any = (),
-        print_schedule_report: bool = True,
+        print_schedule_report: bool | None = None,
         on_nonfinite_loss: str = "raise",
         optimizers: Any = None,
         **unknown: Any,
@@ -185,7 +188,8 @@ class Trainer:
         grad_accum = _check_loop_arguments(model, grad_accum, step_schedulers_every_batch)
         self.on_nonfinite_loss = nonfinite_loss_action(on_nonfinite_loss)
         self._setup_process(seed, device, precision, max_grad_norm, save_num_checkpoints_to_keep)
-        self.print_schedule_report = bool(print_schedule_report)
+        # the console shows the run (the bar, the report) or stays quiet, unless the report is asked for on its own
+        self.print_schedule_report = bool(progress_bar if print_schedule_report is None else print_schedule_report)
         self.loss_fn = loss_fn
         self._setup_data(model, train_dataloader, grad_accum, get_num_samples, get_num_tokens)
         self._setup_clock(max_duration, scale_schedule_ratio)
@@ -249,7 +253,12 @@ class Trainer:
             {key: float(value) for key, value in group.items() if _is_scalar(value)}
             for group in self.optimizer.param_groups
         ]
-        self.scheduled: ScheduledRun = build_schedulers(schedulers, self.optimizer, self.state, self.run, every_batch)
+        try:
+            self.scheduled: ScheduledRun = build_schedulers(
+                schedulers, self.optimizer, self.state, self.run, every_batch
+            )
+        except MissingDataloaderLenError as error:  # the clock's wording; a Trainer or YAML user sets no state
+            raise MissingDataloaderLenError(no_length_message(error, self.train_dataloader)) from None
         self._check_schedule_units(schedulers)
         self._loop = Loop(self.state, self.scheduled.per_batch, self.scheduled.per_epoch)
 
@@ -525,7 +534,7 @@ class Trainer:
             ``{"model", "optimizer", "schedulers", "timestamp", "rng", "precision", "run", "callbacks"}``, which
             a checkpoint holds and ``load_path=`` restores; ``rng`` holds every rank's RNG states.
         """
-        return checkpointing.run_state(self, self._loop.skipped_in_epoch)
+        return checkpointing.run_state(self, self._loop.skipped_in_epoch, self._loop.epoch_start)
 
     def save_checkpoint(self) -> Path | None:
         """Save a checkpoint named by the batch count into ``save_folder`` (rank 0 writes; all ranks gather).

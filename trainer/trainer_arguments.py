@@ -25,6 +25,7 @@ __all__ = [
     "build_optimizer",
     "constant_batch_size",
     "dataloader_len",
+    "no_length_message",
     "nonfinite_loss_action",
     "one_optimizer",
     "optional_count",
@@ -188,6 +189,31 @@ def dataloader_len(loader: Iterable, grad_accum: int) -> int | None:
             stacklevel=4,
         )
     return batches
+
+
+def no_length_message(error: Exception, loader: Iterable) -> str:
+    """The clock's "needs dataloader_len" error said to a Trainer or YAML user, whose epochs have no length
+    because the train loader has none (:func:`dataloader_len` is None).
+
+    Args:
+        error: The error naming the time that needed batches per epoch (``"schedulers[0]: t_warmup=1ep needs
+            dataloader_len ..."``).
+        loader: The train loader.
+
+    Returns:
+        One line: the time, the loader without a length, and what to do.
+
+    >>> no_length_message(ValueError("t_warmup=1ep needs dataloader_len (batches per epoch)"), iter([]))
+    "t_warmup=1ep needs the batches of an epoch, but the train dataloader (list_iterator) has no len(): give \
+max_duration and the schedules' times in ba, sp or tok, or a train dataloader with a length"
+    """
+    what = str(error).split(" needs dataloader_len", 1)[0]
+    dataset = getattr(loader, "dataset", None)
+    name = type(loader).__name__ + ("" if dataset is None else f" over {type(dataset).__name__}")
+    return (
+        f"{what} needs the batches of an epoch, but the train dataloader ({name}) has no len(): give max_duration "
+        "and the schedules' times in ba, sp or tok, or a train dataloader with a length"
+    )
 
 
 def constant_batch_size(

@@ -288,14 +288,22 @@ def test_lr_monitor_records_nothing_off_rank_zero(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_lr_monitor_with_no_scheduled_keys_records_counts():
+def test_lr_monitor_with_no_scheduled_keys_records_the_constant_lr():
     monitor = LRMonitor()
-    fake_fit(make_trainer(keys=()), [monitor], batches=2)
-    assert monitor.rows == [
-        {"batch": 0, "epoch": 0, "sample": 0, "token": 0},
-        {"batch": 1, "epoch": 0, "sample": 4, "token": 40},
+    fake_fit(make_trainer(keys=()), [monitor], batches=2)  # fake_fit writes the lr as a scheduler would
+    assert monitor.columns() == ["batch", "epoch", "sample", "token", "lr/group0", "lr/group1"]
+    assert monitor.values("lr", 0) == pytest.approx([0.1, 0.09], rel=1e-12)
+    assert monitor.values("lr", 1) == pytest.approx([0.01, 0.009], rel=1e-12)
+    weight_decay_only = LRMonitor(keys="weight_decay")  # keys given: those alone
+    fake_fit(make_trainer(keys=()), [weight_decay_only], batches=1)
+    assert weight_decay_only.columns() == [
+        "batch",
+        "epoch",
+        "sample",
+        "token",
+        "weight_decay/group0",
+        "weight_decay/group1",
     ]
-    assert monitor.columns() == ["batch", "epoch", "sample", "token"]
 
 
 # -- ProgressBar ----------------------------------------------------------------------------------------------
@@ -487,3 +495,17 @@ def test_a_bare_evaluation_listener_is_a_callback_and_on_eval_hears_through_the_
     assert hooked.seen == [("trainer", {"eval/loss": 2.0})]
     with pytest.raises(TypeError, match=r"nor hear\(evaluation\), the listener protocol"):
         CallbackList([object()])
+
+
+def test_lr_monitor_records_a_constant_lr_when_nothing_is_scheduled():
+    """No scheduler: the optimizer's lr is what every batch trains with, and LRMonitor records it."""
+    from trainer import Trainer
+
+    model = torch.nn.Linear(2, 1)
+    optimizer = torch.optim.SGD([{"params": [model.weight], "lr": 0.03}, {"params": [model.bias], "lr": 0.007}])
+    monitor = LRMonitor()
+    trainer = Trainer(model, [(torch.ones(4, 2), torch.zeros(4, 1))] * 3, "1ep", optimizer,
+                      loss_fn=torch.nn.functional.mse_loss, callbacks=[monitor], progress_bar=False)  # fmt: skip
+    trainer.fit()
+    assert monitor.columns() == ["batch", "epoch", "sample", "token", "lr/group0", "lr/group1"]
+    assert monitor.values("lr", 0) == [0.03] * 3 and monitor.values("lr", 1) == [0.007] * 3

@@ -549,3 +549,27 @@ def test_version_and_help_answer_without_importing_torch(argument):
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.stdout.splitlines()[-1] == "status 0 False False", result.stdout + result.stderr
     assert ("cadence 0" if argument == "--version" else "COMMAND") in result.stdout
+
+
+def test_fit_resumed_with_another_batch_size_goes_on_at_the_item_the_run_reached(config, tmp_path, capsys, monkeypatch):
+    """docs/resume.md, "With another batch size": 13 steps of 8 (64 items, 8 steps an epoch: 40 items of epoch 1),
+    then batches of 16: the 24 left in 2 steps, one epoch of 4, and 192 samples as the uninterrupted run."""
+    import torch
+
+    monkeypatch.chdir(HERE)
+    config.write_text(
+        CONFIG.replace("      max_steps: 20\n", "      max_duration: 3ep\n").replace(
+            'train_dataloader: "config_fixtures:train_loader"',
+            'train_dataloader: {factory: "config_fixtures:train_loader", kwargs: {batch_size: 8}}',
+        )
+    )
+    folder = tmp_path / "ckpt"
+    common = ["--set", f"trainer.init.checkpoint.save_folder={folder}", "--set", "trainer.init.progress_bar=false"]
+    assert main(["fit", str(config), *common, "--steps_this_run", "13"]) == 0
+    capsys.readouterr()
+    resumed = ["--set", "trainer.fit.train_dataloader.kwargs.batch_size=16", "--set", f"trainer.fit.ckpt_path={folder}"]
+    assert main(["fit", str(config), *common, *resumed]) == 0
+    err = capsys.readouterr().err
+    assert "batch_size 8 -> 16" in err and "this epoch goes on after item 40 of its order" in err, err
+    end = torch.load(folder / "ba00000019.pt", weights_only=True)["timestamp"]
+    assert (end["epoch"], end["batch"], end["sample"]) == (3, 19, 192)

@@ -414,6 +414,29 @@ def test_num_steps_stops_early_and_evaluates_at_the_stop():
     assert "of 20ba" in run_summary(trainer)
 
 
+def test_a_bare_number_means_epochs_in_yaml_as_in_python():
+    """One meaning at every door (docs/trainer-config.md): ``max_duration: 3`` is ``Trainer(..., 3)``, 3 epochs."""
+    from trainer import Trainer
+    from trainer.trainer_arguments import run_time
+
+    config = base_config(max_steps=5)
+    config["trainer"]["init"]["loop"] = {"max_duration": 3, "eval_interval": 2}
+    config["trainer"]["fit"]["val_dataloader"] = "config_fixtures:eval_loader"
+    trainer = build(config)
+    assert str(trainer.state.max_duration) == "3ep" == str(run_time(3)) and str(trainer.eval_interval) == "2ep"
+    model = torch.nn.Linear(4, 1)
+    python = Trainer(
+        model,
+        trainer.train_dataloader,
+        3,
+        torch.optim.SGD(model.parameters(), lr=0.1),
+        loss_fn=torch.nn.functional.mse_loss,
+        progress_bar=False,
+        print_schedule_report=False,
+    )
+    assert python.state.max_duration == trainer.state.max_duration
+
+
 def test_ckpt_path_in_fit_loads_a_checkpoint(tmp_path):
     first = base_config(max_steps=4)
     first["trainer"]["init"]["checkpoint"] = {"save_folder": str(tmp_path / "ckpt")}
@@ -631,7 +654,7 @@ ERRORS = [
     ),
     (
         "horizon without a unit",
-        _edit("init.loop", {"max_duration": 10}),
+        _edit("init.loop", {"max_duration": 10.5}),
         "trainer.init.loop.max_duration",
         "has no unit",
     ),
@@ -639,7 +662,7 @@ ERRORS = [
         "horizon in dur",
         _edit("init.loop", {"max_duration": "1dur"}),
         "trainer.init.loop.max_duration",
-        "fraction of the run",
+        "is a fraction of itself: give it in ep, ba, sp or tok",
     ),
     (
         "tokens without a counter",
@@ -1195,3 +1218,19 @@ def test_every_key_of_the_tables_has_its_reader_and_model_dir_is_known_once():
         for key in section.keys:
             assert callable(key.read), f"{section.path}.{key.name} has no reader"
     assert "model_dir" in INIT.by_name and "model_dir" not in INIT.ignored
+
+
+def test_an_epoch_time_with_a_loader_without_length_says_so_in_one_line():
+    """A YAML user sets no state: the error names the loader without len() and what to give instead."""
+    config = base_config(max_duration="2ep")
+    config["trainer"]["init"]["schedulers"] = [{"cosine_with_warmup": {"t_warmup": "1ep"}}]
+    config["trainer"]["fit"]["train_dataloader"] = "config_fixtures:unsized_loader"
+    with pytest.raises(ConfigError) as raised:
+        build(config)
+    message = str(raised.value)
+    assert message.startswith("trainer.init.schedulers[0]"), message
+    assert "t_warmup=1ep needs the batches of an epoch, but the train dataloader (UnsizedBatches) has no len()" in (
+        message
+    )
+    assert "give max_duration and the schedules' times in ba, sp or tok, or a train dataloader with a length" in message
+    assert "on the state" not in message and "\n" not in message

@@ -57,7 +57,7 @@ def test_a_torch_total_iters_beyond_the_run_warns_and_the_live_scheduler_is_not_
         made.append(torch.optim.lr_scheduler.LinearLR(optimizer, start_factor=0.1, total_iters=40))
         return made[0]
 
-    trainer = _trainer(linear)
+    trainer = _trainer(linear, print_schedule_report=True)  # the report without a bar
     report = trainer.schedule_report()
     assert made[0].last_epoch == 0 and trainer.optimizer.param_groups[0]["lr"] == pytest.approx(0.01)
     assert "LinearLR (torch; steps once per epoch; values from stepping a copy)" in report  # torch: per epoch
@@ -98,3 +98,19 @@ trainer:
     captured = capsys.readouterr()
     assert "t_warmup  80ba" in captured.out
     assert "cadence: warning: " in captured.err and "t_warmup=80ba is after the end of the run at 50ba" in captured.err
+
+
+@pytest.mark.parametrize(
+    "progress_bar, asked, printed",
+    [(False, None, False), (False, True, True), (True, False, False), (True, None, True)],
+    ids=["quiet", "report-without-bar", "bar-without-report", "bar-and-report"],
+)
+def test_the_report_follows_the_progress_bar_unless_asked_for(capsys, progress_bar, asked, printed):
+    """docs/trainer.md, "The schedule report": the console shows the run (bar and report) or stays quiet."""
+    model = torch.nn.Linear(3, 1)
+    trainer = Trainer(model, _data(), "2ep", torch.optim.SGD(model.parameters(), lr=0.1), loss_fn=F.mse_loss,
+                      schedulers=CosineAnnealingWithWarmupScheduler(t_warmup="1ep"), progress_bar=progress_bar,
+                      print_schedule_report=asked)  # fmt: skip
+    trainer.fit()
+    err = capsys.readouterr().err
+    assert ("t_warmup" in err) == printed and (trainer.schedule_report() in err) == printed, err

@@ -210,6 +210,7 @@ def test_fit_prints_the_resolved_schedule_report_first(capsys):
         model,
         max_duration="2ep",
         schedulers=CosineAnnealingWithWarmupScheduler(t_warmup="0.25dur", alpha_f=0.1),
+        print_schedule_report=True,  # without a progress bar, the report is printed when asked for
     )
     trainer.fit()
     report = capsys.readouterr().err

@@ -119,7 +119,8 @@ def test_a_change_of_world_size_is_one_warning_that_names_what_changed(runs, sav
     saved_ranks = len(records[saved])
     (message,) = records[resumed][0]["warnings"]
     assert f"world_size {saved_ranks} -> {ranks}" in message
-    assert f"a step now trains {fx.DDP_BATCH * ranks} loader items on {ranks} ranks" in message
+    on_ranks = f" on {ranks} ranks" if ranks > 1 else ""
+    assert f"a step now trains {fx.DDP_BATCH * ranks} dataset items{on_ranks}" in message
     position = done * fx.DDP_BATCH * saved_ranks
     assert f"this epoch goes on after item {position} of its order, each sample once" in message
     if ranks > saved_ranks:

@@ -450,3 +450,157 @@ def test_resume_with_random_augmentation_is_bit_identical(num_workers, tmp_path)
         reference.model.state_dict().items(), resumed.model.state_dict().values(), strict=True
     ):
         assert torch.equal(want, got), f"num_workers={num_workers}: {name} differs after resume"
+
+
+# --------------------------------------------------------------------------------------------------
+# another batch size (docs/resume.md, "With another batch size")
+# --------------------------------------------------------------------------------------------------
+
+INDEXED = 84  # items: 10 batches of 8 with drop_last, 11 without (the last one of 4)
+
+
+class SeenItems:
+    """The dataset items each batch trained (recovered from the inputs) and the counters before each batch."""
+
+    def __init__(self) -> None:
+        self.items: list[list[int]] = []
+        self.steps: list[tuple[int, int, int, int]] = []
+
+    def count(self, item) -> int:
+        self.items.append([round(x * INDEXED) for x in item[0][:, 0].tolist()])
+        return len(self.items[-1])
+
+    def on_batch_start(self, trainer) -> None:
+        ts = trainer.state.timestamp
+        self.steps.append((ts.epoch.value, ts.batch.value, ts.batch_in_epoch.value, ts.sample.value))
+
+
+def indexed_trainer(folder, batch_size, *, drop_last=False, load_path=None, save_interval="15ba", loggers=()):
+    torch.manual_seed(0)
+    inputs = (torch.arange(INDEXED, dtype=torch.float32) / INDEXED).unsqueeze(1)
+    data = torch.utils.data.TensorDataset(inputs, torch.zeros(INDEXED, 1))
+    loader = torch.utils.data.DataLoader(data, batch_size=batch_size, shuffle=True, drop_last=drop_last)
+    model = torch.nn.Linear(1, 1)
+    seen = SeenItems()
+    trainer = Trainer(
+        model,
+        loader,
+        "3ep",
+        torch.optim.SGD(model.parameters(), lr=0.01),
+        loss_fn=F.mse_loss,
+        save_folder=folder,
+        save_interval=save_interval,
+        load_path=load_path,
+        callbacks=[seen],
+        get_num_samples=seen.count,
+        progress_bar=False,
+        print_schedule_report=False,
+        seed=5,
+        loggers=list(loggers),
+    )
+    return trainer, seen
+
+
+def epoch_order(epoch: int) -> list[int]:
+    return torch.randperm(INDEXED, generator=torch.Generator().manual_seed(5 + epoch)).tolist()
+
+
+def kept(items: list[int], batch_size: int, drop_last: bool) -> list[int]:
+    """The items an epoch's rest trains in batches of ``batch_size`` (drop_last: whole batches only)."""
+    return items[: len(items) // batch_size * batch_size] if drop_last else items
+
+
+@pytest.mark.parametrize("drop_last", [False, True], ids=["keep-last", "drop-last"])
+@pytest.mark.parametrize("batch_size", [16, 5], ids=["larger", "smaller"])
+def test_a_resume_on_another_batch_size_goes_on_at_the_item_the_run_reached(tmp_path, batch_size, drop_last):
+    saved_run, saved_seen = indexed_trainer(tmp_path / "saved", 8, drop_last=drop_last)
+    saved_run.fit()
+    per_epoch = saved_run.state.dataloader_len  # 10 (drop_last) or 11
+    checkpoint = torch.load(tmp_path / "saved" / "ba00000015.pt", weights_only=True)
+    done_in_epoch = 15 - per_epoch
+    position = done_in_epoch * 8  # 40 or 32 items of epoch 1's order done
+    assert checkpoint["epoch_position"] == position
+    trained_before = [i for batch in saved_seen.items[per_epoch:15] for i in batch]
+    assert trained_before == epoch_order(1)[:position]
+
+    with pytest.warns(UserWarning) as caught:
+        resumed, seen = indexed_trainer(
+            tmp_path / "resumed", batch_size, drop_last=drop_last, load_path=tmp_path / "saved" / "ba00000015.pt"
+        )
+    (message,) = [str(w.message) for w in caught if "changed settings" in str(w.message)]
+    assert f"batch_size 8 -> {batch_size}" in message and f"after item {position} of its order" in message
+    assert f"a step now trains {batch_size} dataset items (was 8)" in message
+    assert Path(caught[0].filename).name == "test_trainer_resume.py"  # said at the user's Trainer(...) line
+    resumed.fit()
+
+    rest = kept(epoch_order(1)[position:], batch_size, drop_last)
+    steps_left = -(-len(rest) // batch_size)
+    new_per_epoch = resumed.state.dataloader_len
+    first = [i for batch in seen.items[:steps_left] for i in batch]
+    assert first == rest and not set(first) & set(trained_before)  # each sample of the epoch once
+    if not drop_last:
+        assert sorted(first + trained_before) == list(range(INDEXED))  # ... and none skipped
+    short = (INDEXED - position) % batch_size
+    assert (f"the last {short} items of this epoch's rest fill no batch" in message) == (drop_last and short > 0)
+    # the epoch closes with its rest: batch_in_epoch goes on at L' - R', the next epoch is whole in new batches
+    assert [step[2] for step in seen.steps[: steps_left + 1]] == [*range(new_per_epoch - steps_left, new_per_epoch), 0]
+    assert [step[0] for step in seen.steps[: steps_left + 1]] == [1] * steps_left + [2]
+    last_epoch = [i for batch in seen.items[steps_left:] for i in batch]
+    assert last_epoch == kept(epoch_order(2), batch_size, drop_last)
+    # the clock: samples exact, batches count the steps taken
+    samples = checkpoint["timestamp"]["sample"] + len(first) + len(last_epoch)
+    assert seen.steps[0][1:] == (15, new_per_epoch - steps_left, checkpoint["timestamp"]["sample"])
+    end = resumed.state.timestamp
+    assert (end.epoch.value, end.batch.value, end.sample.value) == (3, 15 + len(seen.items), samples)
+    if not drop_last:
+        assert samples == 3 * INDEXED  # the uninterrupted run's 252
+
+
+def test_a_checkpoint_after_a_batch_size_change_resumes_at_its_item(tmp_path):
+    """In the epoch a run resumed on another batch size, its own checkpoints say where the epoch's order is."""
+    indexed_trainer(tmp_path / "saved", 8)[0].fit()
+    with pytest.warns(UserWarning, match="batch_size 8 -> 16"):
+        changed, _ = indexed_trainer(
+            tmp_path / "changed", 16, load_path=tmp_path / "saved" / "ba00000015.pt", save_interval="1ba"
+        )
+    changed.fit(1)  # 32 items done after the 15 batches of 8, then one batch of 16: 48
+    assert torch.load(tmp_path / "changed" / "ba00000016.pt", weights_only=True)["epoch_position"] == 48
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the settings are the checkpoint's: nothing to say
+        again, seen = indexed_trainer(tmp_path / "again", 16, load_path=tmp_path / "changed" / "ba00000016.pt")
+    again.fit(1)
+    assert seen.items[0] == epoch_order(1)[48:64]  # not [32:48], where a plain skip of 2 batches of 16 would go
+    assert seen.steps[0][2] == 3  # batch 3 of the epoch's 6: the rest (36 items) fills 3
+
+
+def test_stop_and_resume_on_another_batch_size_keeps_every_row(tmp_path):
+    from trainer import Callback, CSVLogger
+
+    class CtrlCAt(Callback):
+        def on_batch_end(self, trainer, loss):
+            if trainer.state.timestamp.batch.value == 22:
+                raise KeyboardInterrupt
+
+    def logged(batch_size, *callbacks):
+        trainer, _ = indexed_trainer(tmp_path / "ckpt", batch_size, loggers=[CSVLogger(tmp_path / "metrics.csv")])
+        monitor = LRMonitor(csv_path=tmp_path / "lr.csv")
+        trainer.callbacks.extend([monitor, *callbacks])
+        return trainer
+
+    with pytest.raises(KeyboardInterrupt):
+        logged(8, CtrlCAt()).fit()  # the last checkpoint is ba00000015.pt
+    with pytest.warns(UserWarning, match="batch_size 8 -> 16"):
+        resumed = indexed_trainer(
+            tmp_path / "ckpt", 16, load_path=tmp_path / "ckpt", loggers=[CSVLogger(tmp_path / "metrics.csv")]
+        )[0]
+    resumed.callbacks.append(LRMonitor(csv_path=tmp_path / "lr.csv"))
+    resumed.fit()
+    end = resumed.state.timestamp.batch.value  # 15 + 4 (the rest of epoch 1) + 6 (epoch 2)
+    assert end == 25
+
+    def batches(file):
+        with open(tmp_path / file, newline="") as stream:
+            return [int(row["batch"]) for row in csv.DictReader(stream)]
+
+    assert batches("metrics.csv") == list(range(1, end + 1))  # rows 16-22 of the cut attempt gone, none twice
+    assert batches("lr.csv") == list(range(end))

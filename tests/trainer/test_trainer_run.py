@@ -63,7 +63,7 @@ def test_a_one_batch_fit_resolves_each_curve_once_and_checks_the_ratio_once(monk
         CosineAnnealingWithWarmupScheduler("1ba"),
         {"schedule": LinearScheduler(), "hyperparameter": "weight_decay"},
     ]
-    trainer = _trainer(entries)
+    trainer = _trainer(entries, print_schedule_report=True)  # the report without a bar
     trainer.fit()
     assert trainer.state.timestamp.batch.value == 1  # 2ba at ratio 0.5
     assert "lr: schedulers[0]" in capsys.readouterr().err  # the report ran, from the same curves
@@ -112,3 +112,27 @@ def test_a_resumed_run_keeps_the_constructors_ratio(tmp_path):
     assert resumed.optimizer.param_groups[0]["lr"] == pytest.approx(0.1, rel=1e-12)  # step_size 2ba x 2: not yet
     resumed.fit("2ba")
     assert resumed.optimizer.param_groups[0]["lr"] == pytest.approx(0.05, rel=1e-12)  # halved at batch 4
+
+
+def test_an_epoch_time_with_a_loader_without_length_names_the_loader():
+    from schedulers.core.run import MissingDataloaderLenError
+
+    class Stream(torch.utils.data.IterableDataset):
+        def __iter__(self):
+            return iter([(torch.ones(3), torch.ones(1))] * 8)
+
+    model = torch.nn.Linear(3, 1)
+    loader = torch.utils.data.DataLoader(Stream(), batch_size=4)
+    with pytest.raises(MissingDataloaderLenError) as raised:
+        Trainer(model, loader, "3ep", torch.optim.SGD(model.parameters(), lr=0.1),
+                schedulers=CosineAnnealingWithWarmupScheduler(t_warmup="1ep"), loss_fn=F.mse_loss)  # fmt: skip
+    assert str(raised.value) == (
+        "schedulers[0]: t_warmup=1ep needs the batches of an epoch, but the train dataloader (DataLoader over "
+        "Stream) has no len(): give max_duration and the schedules' times in ba, sp or tok, or a train dataloader "
+        "with a length"
+    )
+    trainer = Trainer(model, loader, "24sp", torch.optim.SGD(model.parameters(), lr=0.1),
+                      schedulers=CosineAnnealingWithWarmupScheduler(t_warmup="8sp"), loss_fn=F.mse_loss,
+                      progress_bar=False)  # fmt: skip
+    trainer.fit()  # times in sp need no length; epochs end when the stream runs out
+    assert (trainer.state.timestamp.batch.value, trainer.state.timestamp.sample.value) == (6, 24)

@@ -25,7 +25,8 @@ import yaml
 from schedulers.core.names import did_you_mean, suggest
 from schedulers.core.schedule_arguments import integer_problem, number_problem
 from schedulers.core.schedule_config import ScheduleConfigError, call_problem, nonfinite_argument
-from timeunits import Time, TimeUnit
+from timeunits import Time
+from trainer.trainer_arguments import run_time
 from trainer.writable_paths import unwritable_reason
 
 _LONGEST_VALUE_SHOWN = 40
@@ -730,34 +731,31 @@ def choice(names: tuple[str, ...]) -> Reader:
 
 
 def duration(hint: str) -> Reader:
-    """A positive time string in ep, ba, sp or tok (``hint`` says what else the key's section takes).
+    """A positive time in ep, ba, sp or tok, read as the trainer reads one (:func:`trainer.trainer_arguments.run_time`:
+    a bare integer means epochs, as ``Trainer(..., 30)`` and Composer; ``hint`` says what else the key's section
+    takes).
 
     Args:
         hint: What else the section accepts, added to the error for a number without a unit
             (``"or max_steps: an integer"``).
 
     Returns:
-        A reader giving a :class:`~timeunits.Time`; it raises a ConfigError for a number without a unit, a text
+        A reader giving a :class:`~timeunits.Time`; it raises a ConfigError for a float without a unit, a text
         that is no time, a fraction of the run (``dur``), or a time that is not positive.
 
     >>> duration("or max_steps")("2e6tok", "trainer.init.loop.max_duration", Context(None, {}))
     Time(2000000, TimeUnit.TOKEN)
+    >>> duration("or max_steps")(10, "trainer.init.loop.max_duration", Context(None, {}))
+    Time(10, TimeUnit.EPOCH)
     """
 
     def read(value: Any, path: str, ctx: Context) -> Time:
-        if isinstance(value, (bool, int, float)):
-            raise ctx.error(
-                path, f"{value!r} has no unit: give a time string such as '10ep', '1000ba' or '2e6tok' ({hint})"
-            )
+        key = path.rsplit(".", 1)[-1]
         try:
-            time = Time.from_input(value)
-        except ValueError as error:  # timeunits' message names the value and says what a time is
-            raise ctx.error(path, str(error)) from None
-        if time.unit is TimeUnit.DURATION:
-            raise ctx.error(path, f"{time} is a fraction of the run: give it in ep, ba, sp or tok")
-        if time.value <= 0:
-            raise ctx.error(path, f"{time} must be positive")
-        return time
+            return run_time(value, key)
+        except ValueError as error:  # the trainer's message says what a time is; the key path names the key
+            message = str(error).removeprefix(f"{key}=")
+            raise ctx.error(path, f"{message} ({hint})" if isinstance(value, float) else message) from None
 
     return read
 
