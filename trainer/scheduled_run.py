@@ -33,8 +33,7 @@ from schedulers import Product, compile_scheduler, scale_pytorch_scheduler
 from schedulers.core.clock import EpochStartView
 from schedulers.core.listening import EvaluationListener, ReduceLROnPlateauListener
 from schedulers.core.plateau import listening
-from schedulers.core.run import MissingDataloaderLenError
-from schedulers.core.run import Run
+from schedulers.core.run import MissingDataloaderLenError, Run
 from schedulers.core.schedule import CallableKind, callable_kind
 from schedulers.core.torch_scheduler import (
     CompiledScheduler,

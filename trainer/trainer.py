@@ -28,8 +28,7 @@ import torch
 from schedulers import Schedule
 from schedulers.core.clock import TrainerState
 from schedulers.core.listening import Evaluation, EvaluationListener
-from schedulers.core.run import MissingDataloaderLenError
-from schedulers.core.run import Run
+from schedulers.core.run import MissingDataloaderLenError, Run
 from schedulers.core.schedule_arguments import integer_argument, number_argument
 from timeunits import Time, TimeUnit
 from trainer import checkpointing, distributed
