@@ -622,15 +622,11 @@ def reshard(
     r"""The rule for resuming a checkpoint whose steps took another number of items: another number of ranks,
     loader batch size or ``grad_accum`` (docs/resume.md).
 
-    A step of :math:`W` ranks with ``grad_accum`` :math:`g` and loader batches of :math:`b` items takes the next
-    :math:`gbW` items of the epoch's order (rank :math:`r` every :math:`W`-th from :math:`r`), so after
-    :math:`d` steps of an epoch (those the fp16 scaler skipped included) the first :math:`P = d\,g\,b\,W`
-    items are done (the checkpoint's ``epoch_position`` when it has one: :func:`epoch_position`). The resumed
-    run deals out the rest of the order from :math:`P` over its own ranks in its own batches
-    (:meth:`ResumableSampler.indices_from`): each sample of the epoch is seen once. The epoch closes when that
-    rest is used up: the in-epoch batch count becomes :math:`L' - R'` (:math:`L'` this run's steps per epoch,
-    :math:`R'` the steps the rest fills). Samples, tokens, batches and epochs go on as saved, so a schedule in
-    ``sp`` or ``tok`` is at the same value; a step now trains :math:`g' b' W'` items (noted).
+    After :math:`d` steps of an epoch (fp16-skipped ones included) of :math:`W` ranks, ``grad_accum`` :math:`g` and
+    loader batches of :math:`b`, the first :math:`P = d\,g\,b\,W` items of its order are done (or the checkpoint's
+    ``epoch_position``). The resumed run deals out the rest from :math:`P` in its own batches
+    (:meth:`ResumableSampler.indices_from`), each sample once, and the in-epoch batch count becomes :math:`L' - R'`
+    (:math:`L'` its steps per epoch, :math:`R'` those the rest fills); samples and tokens go on as saved.
 
     Args:
         saved: The checkpoint's ``world_size``, ``batch_size`` and ``grad_accum``.
@@ -643,8 +639,7 @@ def reshard(
         position: The checkpoint's ``epoch_position`` (None: an older checkpoint, :math:`d\,g\,b\,W`).
 
     Returns:
-        A :class:`Reshard` (``position`` None: a loader the trainer does not rebuild); None: a plain resume (the
-        same step, the saved position a multiple of it).
+        A :class:`Reshard` (``position`` None: a loader not rebuilt); None: a plain resume (the same step).
 
     >>> loader, saved = prepare_loader(DataLoader(list(range(16)), batch_size=2), seed=0), {"world_size": 2}
     >>> resumed = reshard(saved, Timestamp(batch_in_epoch=2), 0, world_size=1, loader=loader, grad_accum=1, steps=8)
@@ -665,23 +660,35 @@ def reshard(
     notes = [_step_note(timestamp, was, was_world, now, world_size)]
     sampler = getattr(loader, "sampler", None)
     if not isinstance(sampler, ResumableSampler) or position is None or not batch_size or steps is None:
-        notes.append(
-            f"the train loader is not one the trainer rebuilds (docs/resume.md): each rank skips its first "
-            f"{done * grad_accum} loader items of the epoch, which are not the ones the saved run trained"
-        )
-        return Reshard(timestamp, None, notes)
-    items = len(sampler.indices_from(min(position, sampler.num_items)))
-    batches, short = divmod(items, batch_size)
-    if short and loader.drop_last:
-        notes.append(f"the last {short} items of this epoch's rest fill no batch of {batch_size} (drop_last)")
-    batches += bool(short and not loader.drop_last)
-    in_epoch = max(steps - batches // grad_accum, 0)
+        return Reshard(timestamp, None, [*notes, _not_rebuilt(done * grad_accum)])
+    in_epoch = _batch_in_epoch(sampler, loader, position, grad_accum, steps, notes)
     if position:
         notes.append(
             f"this epoch goes on after item {position} of its order, each sample once "
             f"(batch {in_epoch} of the epoch's {steps}{_on_ranks(world_size)})"
         )
     return Reshard(Timestamp.from_state_dict({**timestamp.state_dict(), "batch_in_epoch": in_epoch}), position, notes)
+
+
+def _batch_in_epoch(
+    sampler: ResumableSampler, loader: Any, position: int, grad_accum: int, steps: int, notes: list[str]
+) -> int:
+    """:math:`L' - R'`: this run's steps per epoch less the steps the rest of the order from ``position`` fills
+    (a short last batch dropped under ``drop_last``, said in ``notes``)."""
+    batch_size = loader.batch_size
+    batches, short = divmod(len(sampler.indices_from(min(position, sampler.num_items))), batch_size)
+    if short and loader.drop_last:
+        notes.append(f"the last {short} items of this epoch's rest fill no batch of {batch_size} (drop_last)")
+    batches += bool(short and not loader.drop_last)
+    return max(steps - batches // grad_accum, 0)
+
+
+def _not_rebuilt(skipped_items: int) -> str:
+    """The note of a resume whose loader the trainer does not rebuild: it skips items, not the ones trained."""
+    return (
+        f"the train loader is not one the trainer rebuilds (docs/resume.md): each rank skips its first "
+        f"{skipped_items} loader items of the epoch, which are not the ones the saved run trained"
+    )
 
 
 def _on_ranks(ranks: int) -> str:
