@@ -40,6 +40,7 @@ import torch
 from schedulers.tools.files import write_atomically
 from trainer.forecast.errors import ForecastError
 from trainer.forecast.laws import AnnealingLaw, LrAreas, MultiPowerLaw, decreases, law_named, lr_areas
+from trainer.forecast.sums import one_thread
 
 __all__ = ["EXTRAPOLATION_SCALE", "FORMAT", "LEVEL", "FittedLaw", "decay_start", "extent", "load_law", "run_areas"]
 
@@ -56,6 +57,8 @@ EXTRAPOLATION_SCALE = 1.5
 LEVEL = 0.8
 #: the step in a log-parameter of the central differences of a forecast
 _STEP = 1e-5
+#: the points of a forecast whose law terms are built at once (bounds its memory)
+_PREDICTED_BLOCK = 1024
 
 
 @attrs.frozen
@@ -137,6 +140,13 @@ class FittedLaw:
         Raises:
             ForecastError: When the fit failed (not converged), or ``lrs`` is empty.
         """
+        points = self._points(lrs, updates)
+        with one_thread(), torch.no_grad():
+            return self._losses(self.tensors(), points)
+
+    def _points(self, lrs: torch.Tensor, updates: torch.Tensor | None) -> list[tuple[torch.Tensor, ...]]:
+        """What the law's loss at ``updates`` of a run with ``lrs`` depends on (:meth:`predict`), in blocks of
+        points (the multi-power law's terms are about 600 numbers a point): computed once for any parameters."""
         if not self.converged:
             raise ForecastError(f"this fit failed, so it predicts nothing: {self.message}")
         lrs = torch.as_tensor(lrs, dtype=torch.float64)
@@ -146,9 +156,12 @@ class FittedLaw:
         if updates is None:
             updates = torch.arange(1, len(lrs) + 1)
         updates = torch.as_tensor(updates, dtype=torch.int64)
-        p = self.tensors()
-        with torch.no_grad():  # in blocks: the multi-power law needs (points × decreases) numbers
-            return torch.cat([self.law.loss(p, self.law.at(areas, block)) for block in updates.split(512)])
+        with one_thread():
+            return [self.law.at(areas, block) for block in updates.split(_PREDICTED_BLOCK)]
+
+    def _losses(self, p: dict[str, torch.Tensor], points: list[tuple[torch.Tensor, ...]]) -> torch.Tensor:
+        """The law's loss with the parameters ``p`` at the points of :meth:`_points`."""
+        return torch.cat([self.law.loss(p, at) for at in points])
 
     def interval(
         self, lrs: torch.Tensor, updates: torch.Tensor, level: float = LEVEL
@@ -174,14 +187,16 @@ class FittedLaw:
             raise ForecastError(f"level={level!r} must be a probability in (0, 1), such as 0.8")
         if self.covariance is None:
             return None
-        central = self.predict(lrs, updates)
+        points = self._points(lrs, updates)  # once: the law's areas and terms do not depend on its parameters
         theta = torch.tensor([math.log(self.parameters[name]) for name in self.law.parameters], dtype=torch.float64)
         steps = []
-        for i in range(len(theta)):  # d log L / d theta_i by central differences: p pairs of forecasts
-            shift = torch.zeros_like(theta)
-            shift[i] = _STEP
-            up, down = (self._with(theta + sign * shift).predict(lrs, updates) for sign in (1, -1))
-            steps.append((up.log() - down.log()) / (2 * _STEP))
+        with one_thread(), torch.no_grad():
+            central = self._losses(self.tensors(), points)
+            for i in range(len(theta)):  # d log L / d theta_i by central differences: p pairs of forecasts
+                shift = torch.zeros_like(theta)
+                shift[i] = _STEP
+                up, down = (self._losses(self._with(theta + sign * shift).tensors(), points) for sign in (1, -1))
+                steps.append((up.log() - down.log()) / (2 * _STEP))
         g = torch.stack(steps, dim=1)
         spread = ((g @ torch.tensor(self.covariance, dtype=torch.float64)) * g).sum(dim=1).clamp(min=0)
         unseen = torch.zeros_like(spread)

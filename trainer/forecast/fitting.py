@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Sequence
 
 import attrs
@@ -26,6 +27,8 @@ from trainer.forecast.errors import FitError, ForecastError
 from trainer.forecast.fitted import FittedLaw, decay_start, extent
 from trainer.forecast.laws import AnnealingLaw, MultiPowerLaw, law_named, warmup_updates
 from trainer.forecast.runs import TRAIN_LOSS, RunCurve, read_run, run_folders
+from trainer.forecast.sums import one_thread
+from trainer.forecast.windows import Windows, window_means
 
 __all__ = ["HUBER_DELTA", "fit_law", "fit_curves"]
 
@@ -172,15 +175,13 @@ def fit_curves(curves: Sequence[RunCurve], *, law: AnnealingLaw | MultiPowerLaw,
     lr_scale = max(float(curve.lrs.max()) for curve in curves)
     if not lr_scale > 0:
         raise ForecastError(f"the lr of {', '.join(c.name for c in curves)} is 0 throughout: no law applies")
+    windows = [window_means(curve.updates, curve.losses) for curve in curves]  # a long log: window means
+    reduced = [attrs.evolve(c, updates=w.updates, losses=w.losses) for c, w in zip(curves, windows, strict=True)]
     areas = [law.areas(curve.lrs / lr_scale) for curve in curves]
-    data = [(law.at(a, curve.updates), curve.losses) for a, curve in zip(areas, curves, strict=True)]
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # tensors of a few thousand numbers: more threads only add synchronisation (5x slower)
-    try:
-        theta, objective, settling = _best_fit(law, data, areas, curves)
-    finally:
-        torch.set_num_threads(threads)
-    return _fitted(law, curves, data, theta, objective, settling, lr_scale, max_error)
+    with one_thread():
+        data = [(law.at(a, curve.updates), curve.losses) for a, curve in zip(areas, reduced, strict=True)]
+        theta, objective, settling = _best_fit(law, data, areas, reduced)
+        return _fitted(law, curves, windows, data, theta, objective, settling, lr_scale, max_error)
 
 
 def _objective(law, data, theta: torch.Tensor) -> torch.Tensor:
@@ -241,7 +242,7 @@ def _minimize(law, data, theta: torch.Tensor, iterations: int = 150) -> tuple[to
     return theta.detach(), value
 
 
-def _fitted(law, curves, data, theta, objective, settling, lr_scale, max_error) -> FittedLaw:
+def _fitted(law, curves, windows, data, theta, objective, settling, lr_scale, max_error) -> FittedLaw:
     names = ", ".join(curve.name for curve in curves)
     if theta is None:
         raise FitError(f"the {law.name} law did not converge on {names}: no start reached finite parameters")
@@ -249,8 +250,10 @@ def _fitted(law, curves, data, theta, objective, settling, lr_scale, max_error) 
     p = {name: torch.tensor(value, dtype=torch.float64) for name, value in parameters.items()}
     with torch.no_grad():
         relative = [torch.expm1(_log_residuals(law, p, *item)) for item in data]
-    error = float(torch.cat(relative).pow(2).mean().sqrt())
-    noise = _noise(relative)
+    if any(w.reduced for w in windows):
+        error, noise = _windowed_error(relative, windows)
+    else:
+        error, noise = float(torch.cat(relative).pow(2).mean().sqrt()), _noise(relative)
     fitted = FittedLaw(
         law=law,
         parameters=parameters,
@@ -314,11 +317,25 @@ def _covariance(law, data, theta: torch.Tensor) -> list[list[float]] | None:
     r = residuals(theta)
     if len(r) <= len(theta):
         return None
-    jacobian = torch.autograd.functional.jacobian(residuals, theta)
+    with warnings.catch_warnings():  # torch's forward mode scripts its decompositions once, with a deprecation warning
+        warnings.filterwarnings("ignore", r"`torch\.jit\.script` is deprecated", DeprecationWarning)
+        jacobian = torch.func.jacfwd(residuals)(theta)  # one forward pass per parameter, not one backward per point
     s2 = float(r.pow(2).sum()) / (len(r) - len(theta))
     values, vectors = torch.linalg.eigh(jacobian.T @ jacobian)
     values = values.clamp(min=max(s2, 1e-300) / MAX_LOG_SD**2)
     return (s2 * (vectors / values) @ vectors.T).tolist()
+
+
+def _windowed_error(relative: list[torch.Tensor], windows: list[Windows]) -> tuple[float, float]:
+    r"""The fit error and the noise of one logged point, from the residuals of window means (``relative``):
+    the noise measured inside the windows (:mod:`trainer.forecast.windows`), and the systematic error what the
+    window means miss beyond their own noise, :math:`\overline{r_w^2} - \overline{\text{noise}^2 / n_w}`;
+    the error is :math:`\sqrt{\text{systematic}^2 + \text{noise}^2}`, what one logged point is off by."""
+    pairs = [float((w.sizes - 1).sum()) for w in windows]
+    noise2 = sum(n * w.noise**2 for n, w in zip(pairs, windows, strict=True)) / max(sum(pairs), 1.0)
+    own = torch.cat([w.noise**2 / w.sizes.to(torch.float64) for w in windows])  # each window mean's noise
+    systematic2 = max(float(torch.cat(relative).pow(2).mean() - own.mean()), 0.0)
+    return math.sqrt(systematic2 + noise2), math.sqrt(noise2)
 
 
 def _noise(relative: list[torch.Tensor]) -> float:

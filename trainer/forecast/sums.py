@@ -1,0 +1,201 @@
+r"""The sums over the lr's decreases that the laws read, at a cost linear in the logged updates
+(docs/forecast.md, "A long log: what a fit costs").
+
+A law's loss after :math:`u` updates sums over every decrease :math:`\Delta_k` of the lr up to :math:`u`;
+written out for every fitted point that is a (points × decreases) matrix, n × n for a cosine logged at every
+update. Here each sum is taken only at the points asked for, in memory that grows linearly:
+
+- **the annealing law's momentum** with a fitted decay, :math:`M(u) = \sum_{j \le u} \Delta_j \lambda^{u-j}`,
+  exactly: the decreases between two consecutive points are summed into the later one
+  (:func:`momentum_points`), then carried from point to point by the first-order recurrence
+  :math:`M(u_i) = \lambda^{u_i - u_{i-1}} M(u_{i-1}) + \text{new}_i` (:func:`decayed_sums`, in blocks);
+- **the multi-power law's sum** :math:`\sum_{k \le u} \Delta_k\, G(\eta_k^{-\gamma} (S_1(u) - S_1(k-1)))`
+  over at most :data:`EXACT_DECREASES` decreases term by term (exact); over more (a cosine logged at every
+  update), the decreases are merged (:func:`multi_power_terms`): those between the same two points, of the
+  same sign and in the same share of the lr's total decrease (:data:`MERGED_PARTS` shares) form one term with
+  their summed :math:`\Delta`, and their :math:`|\Delta|`-weighted mean start :math:`S_1(k-1)` and
+  :math:`\log \eta_k`. A decrease larger than one share (a step decay) or to lr 0 stays its own term, exactly.
+  A merged term's argument :math:`x` is the weighted mean of its decreases' (first-order exact); as
+  :math:`0 \le G \le 1` is increasing, a merged term is within :math:`|\sum \Delta|\,(G(x_{max}) - G(x_{min}))
+  \le \text{total decrease} / 256` of the exact sum of its decreases.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import torch
+
+__all__ = [
+    "EXACT_DECREASES",
+    "MERGED_PARTS",
+    "decayed_sums",
+    "momentum",
+    "momentum_points",
+    "multi_power_terms",
+    "one_thread",
+]
+
+#: up to this many decreases of the lr, the multi-power law sums them term by term (exactly)
+EXACT_DECREASES = 1024
+#: beyond, decreases are merged within shares of 1/MERGED_PARTS of the lr's total decrease
+MERGED_PARTS = 256
+#: the block of the recurrence's scan (memory: points × BLOCK numbers)
+BLOCK = 32
+#: the points whose multi-power terms are built together
+POINT_BLOCK = 64
+
+
+def decayed_sums(log_ratios: torch.Tensor, inputs: torch.Tensor, block: int = BLOCK) -> torch.Tensor:
+    r""":math:`y_i = e^{l_i}\, y_{i-1} + x_i` (:math:`y_{-1} = 0`) for every :math:`i`, differentiable, in
+    :math:`O(n \cdot \text{block})` time and memory: within blocks of ``block`` values the weights
+    :math:`e^{c_i - c_j}` (:math:`c` the cumulative :math:`l` of the block, :math:`j \le i`), across blocks the
+    same recurrence on the blocks' last values (recursively).
+
+    Args:
+        log_ratios: :math:`l_i \le 0`, float64 (a ratio at most 1: no weight overflows).
+        inputs: :math:`x_i`, like ``log_ratios``.
+        block: The block size.
+
+    Returns:
+        :math:`y`, like ``inputs``.
+
+    >>> decayed_sums(torch.log(torch.tensor([0.5, 0.5, 0.5])), torch.tensor([1.0, 1.0, 0.0]), block=2).tolist()
+    [1.0, 1.5, 0.75]
+    """
+    n = len(inputs)
+    pad = (-n) % block
+    ratios = torch.cat([log_ratios, log_ratios.new_zeros(pad)]).view(-1, block)
+    values = torch.cat([inputs, inputs.new_zeros(pad)]).view(-1, block)
+    cumulative = torch.cumsum(ratios, dim=1)
+    lower = torch.ones(block, block, dtype=torch.bool).tril()
+    exponents = (cumulative.unsqueeze(2) - cumulative.unsqueeze(1)).masked_fill(~lower, -math.inf)
+    local = (torch.exp(exponents) @ values.unsqueeze(2)).squeeze(2)
+    if len(local) > 1:  # carry each block's end into the next: the same recurrence, block-fold shorter
+        ends = decayed_sums(cumulative[:, -1], local[:, -1], block)
+        carried = torch.cat([ends.new_zeros(1), ends[:-1]])
+        local = local + torch.exp(cumulative) * carried.unsqueeze(1)
+    return local.flatten()[:n]
+
+
+def momentum_points(drops: torch.Tensor, updates: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    r"""What the momentum :math:`M(u) = \sum_{j \le u} \Delta_j \lambda^{u-j}` at each of ``updates`` depends on,
+    for any :math:`\lambda` (:func:`momentum`): each decrease goes to the first point at or after it.
+
+    Args:
+        drops: :math:`\Delta_1, \dots, \Delta_n` (:func:`~trainer.forecast.laws.decreases`).
+        updates: The update counts (>= 1, any order), int64.
+
+    Returns:
+        ``(total, terms, ages, slots, gaps, inverse)``: :math:`\sum_{j \le u} \Delta_j` at each point; the
+        decreases :math:`\Delta_j \ne 0` up to the last point, the updates from each to its point
+        (:math:`u - j`), its point (an index into the sorted points); the updates between consecutive sorted
+        points; and where each point is among the sorted ones. O(n + points) numbers.
+    """
+    order = torch.argsort(updates, stable=True)
+    ordered = updates[order]
+    js = drops.nonzero().flatten() + 1  # the update each decrease happens at
+    slots = torch.searchsorted(ordered, js)  # the first point u >= j
+    within = slots < len(ordered)
+    js, slots = js[within], slots[within]
+    ages = (ordered[slots] - js).to(torch.float64)
+    gaps = torch.diff(ordered, prepend=ordered.new_zeros(1)).to(torch.float64)
+    total = torch.cat([drops.new_zeros(1), torch.cumsum(drops, 0)])[updates]
+    return total, drops[js - 1], ages, slots, gaps, torch.argsort(order)
+
+
+def momentum(parts: tuple[torch.Tensor, ...], log_decay: torch.Tensor) -> torch.Tensor:
+    r""":math:`M(u)` at each point of :func:`momentum_points` for :math:`\log \lambda` = ``log_decay``.
+
+    Args:
+        parts: What :func:`momentum_points` gave (its first item is not used).
+        log_decay: :math:`\log \lambda < 0`, a float64 scalar (differentiable).
+
+    Returns:
+        :math:`M(u)` at each point, in the order the points were given.
+    """
+    _, terms, ages, slots, gaps, inverse = parts
+    new = torch.zeros(len(gaps), dtype=torch.float64).index_add(0, slots, terms * torch.exp(ages * log_decay))
+    return decayed_sums(gaps * log_decay, new)[inverse]
+
+
+def _merge_keys(drops: torch.Tensor, lrs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each decrease's merge key (equal keys between the same two points merge) and whether it stays alone."""
+    count = len(drops)
+    alone = torch.ones(count, dtype=torch.bool)
+    if count <= EXACT_DECREASES:
+        return torch.arange(count), alone
+    sizes = drops.detach().abs()
+    share = float(sizes.sum()) / MERGED_PARTS
+    alone = (sizes > share) | (lrs.detach() <= 0)  # a step decay, or a decrease to lr 0: exact
+    part = ((torch.cumsum(sizes, 0) - sizes) / share).floor().to(torch.int64).clamp(max=MERGED_PARTS - 1)
+    keys = torch.where(alone, 2 * MERGED_PARTS + torch.arange(count), 2 * part + (drops < 0).to(torch.int64))
+    return keys, alone
+
+
+def multi_power_terms(
+    s1: torch.Tensor, lrs: torch.Tensor, drops: torch.Tensor, updates: torch.Tensor
+) -> tuple[torch.Tensor, ...]:
+    r"""The terms of the multi-power law's sum at each of ``updates``: for each point, the decreases (merged as
+    the module docstring says) up to it.
+
+    Args:
+        s1: :math:`S_1(0), \dots, S_1(n)`.
+        lrs: :math:`\eta_1, \dots, \eta_n`.
+        drops: :math:`\Delta_1, \dots, \Delta_n`.
+        updates: The update counts (>= 1, any order), int64.
+
+    Returns:
+        ``(point, drop, lr, since)``, one entry per term: the index of its point in ``updates``, its
+        :math:`\Delta`, :math:`\eta` and area since, :math:`S_1(u) - S_1(k - 1)` (> 0 unless the lr is 0 from
+        :math:`k` to :math:`u`). At most about points × (2 × :data:`MERGED_PARTS` + :data:`POINT_BLOCK`) terms
+        beyond :data:`EXACT_DECREASES` decreases.
+    """
+    ks = drops.nonzero().flatten()  # update k is index k - 1
+    keys, alone = _merge_keys(drops[ks], lrs[ks])
+    order = torch.argsort(updates, stable=True)
+    pieces = [_block_terms(s1, lrs, drops, ks, keys, alone, updates[block], block) for block in order.split(POINT_BLOCK)]
+    return tuple(torch.cat(column) for column in zip(*pieces, strict=True)) if pieces else (updates,) + (s1[:0],) * 3
+
+
+def _block_terms(s1, lrs, drops, ks, keys, alone, points: torch.Tensor, positions: torch.Tensor):
+    """The terms of a block of sorted points (at ``positions`` of the updates): decreases before the block's
+    first point apply to all of it; each later one from the first point at or after it."""
+    reach = int(torch.searchsorted(ks + 1, points[-1:], right=True))
+    ks, keys, alone = ks[:reach], keys[:reach], alone[:reach]
+    gaps = torch.searchsorted(points, ks + 1)  # the first point of the block at or after each decrease
+    width = int(keys.max()) + 1 if len(keys) else 1
+    groups, member = torch.unique(gaps * width + keys, return_inverse=True)
+    count = len(groups)
+    size = drops[ks].abs()
+    zero = drops.new_zeros(count)
+    total = zero.index_add(0, member, drops[ks])
+    weight = zero.index_add(0, member, size)
+    start = zero.index_add(0, member, size * s1[ks]) / weight
+    safe = torch.where(lrs[ks] > 0, lrs[ks], torch.ones_like(lrs[ks]))
+    lr = torch.exp(zero.index_add(0, member, size * torch.log(safe)) / weight)
+    single = torch.zeros(count, dtype=torch.bool).index_fill(0, member[alone], True)
+    first = torch.full((count,), len(ks), dtype=torch.int64).scatter_reduce(0, member, torch.arange(len(ks)), "amin")
+    lr = torch.where(single, lrs[ks][first.clamp(max=max(len(ks) - 1, 0))], lr)  # alone: exactly its own
+    start = torch.where(single, s1[ks][first.clamp(max=max(len(ks) - 1, 0))], start)
+    group_gap = groups // width
+    point, group = (torch.arange(len(points)).unsqueeze(1) >= group_gap.unsqueeze(0)).nonzero(as_tuple=True)
+    return positions[point], total[group], lr[group], s1[points][point] - start[group]
+
+
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """Run the block with torch on one thread (restored after): the laws' tensors are a few thousand to a few
+    hundred thousand numbers, where more threads only add synchronisation (5x to 60x slower on a busy machine).
+
+    Returns:
+        A context manager.
+    """
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
