@@ -26,6 +26,7 @@ import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import attrs
 import torch
 
 __all__ = [
@@ -121,25 +122,90 @@ def momentum(parts: tuple[torch.Tensor, ...], log_decay: torch.Tensor) -> torch.
     return decayed_sums(gaps * log_decay, new)[inverse]
 
 
-def _merge_keys(drops: torch.Tensor, lrs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Each decrease's merge key (equal keys between the same two points merge) and whether it stays alone."""
-    count = len(drops)
-    alone = torch.ones(count, dtype=torch.bool)
-    if count <= EXACT_DECREASES:
-        return torch.arange(count), alone
-    sizes = drops.detach().abs()
+@attrs.frozen
+class _Decreases:
+    r"""The decreases :math:`\Delta_k \ne 0` of an lr curve (in update order) and what merging them needs."""
+
+    updates: torch.Tensor  # k, 1-based
+    drops: torch.Tensor
+    lrs: torch.Tensor  # eta_k
+    starts: torch.Tensor  # S_1(k - 1)
+    keys: torch.Tensor  # equal keys between the same two points merge
+    alone: torch.Tensor  # kept exact: a step decay, a decrease to lr 0, or every one up to EXACT_DECREASES
+    part: torch.Tensor  # the share of the total decrease each is in (nondecreasing)
+    prefix: torch.Tensor  # (D + 1, 2, 4): cumulative (sum, weight, weight*start, weight*log lr) of the merged, by sign
+    parts: torch.Tensor  # (MERGED_PARTS, 2, 4): the same sums over each share
+
+
+def _decreases(s1: torch.Tensor, lrs: torch.Tensor, drops: torch.Tensor) -> _Decreases:
+    ks = drops.nonzero().flatten()  # update k is index k - 1
+    drop, lr, start = drops[ks], lrs[ks], s1[ks]
+    count = len(ks)
+    sizes = drop.detach().abs()
     share = float(sizes.sum()) / MERGED_PARTS
-    alone = (sizes > share) | (lrs.detach() <= 0)  # a step decay, or a decrease to lr 0: exact
-    part = ((torch.cumsum(sizes, 0) - sizes) / share).floor().to(torch.int64).clamp(max=MERGED_PARTS - 1)
-    keys = torch.where(alone, 2 * MERGED_PARTS + torch.arange(count), 2 * part + (drops < 0).to(torch.int64))
-    return keys, alone
+    if count <= EXACT_DECREASES:
+        alone = torch.ones(count, dtype=torch.bool)
+    else:
+        alone = (sizes > share) | (lr.detach() <= 0)  # a step decay, or a decrease to lr 0: exact
+    part = ((torch.cumsum(sizes, 0) - sizes) / max(share, 1e-300)).floor().to(torch.int64).clamp(max=MERGED_PARTS - 1)
+    keys = torch.where(alone, 2 * MERGED_PARTS + torch.arange(count), 2 * part + (drop < 0).to(torch.int64))
+    weight = drop.abs() * ~alone
+    safe = torch.where(lr > 0, lr, torch.ones_like(lr))
+    sums = torch.stack([drop * ~alone, weight, weight * start, weight * torch.log(safe)], dim=1)
+    signed = torch.stack([sums * (drop > 0).unsqueeze(1), sums * (drop < 0).unsqueeze(1)], dim=1)
+    prefix = torch.cat([signed.new_zeros(1, 2, 4), torch.cumsum(signed, 0)])
+    bounds = torch.searchsorted(part, torch.arange(MERGED_PARTS + 1))
+    return _Decreases(ks + 1, drop, lr, start, keys, alone, part, prefix, prefix[bounds[1:]] - prefix[bounds[:-1]])
+
+
+def _merged(sums: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``(drop, lr, start)`` of merged groups from their (sum, weight, weight*start, weight*log lr) rows (each
+    weight > 0): the summed decrease, the weighted geometric mean lr and the weighted mean start."""
+    return sums[:, 0], torch.exp(sums[:, 3] / sums[:, 1]), sums[:, 2] / sums[:, 1]
+
+
+def _far_groups(d: _Decreases, far: int) -> tuple[torch.Tensor, ...]:
+    """The groups of the first ``far`` decreases (before a block's first point), from the prefix sums: the shares
+    wholly before, the share cut at ``far``, and each decrease kept alone; O(shares + alone) numbers."""
+    if far == 0:
+        return (d.drops[:0],) * 3
+    share = int(d.part[far - 1])
+    cut = d.prefix[far] - d.prefix[int(torch.searchsorted(d.part, share))]
+    sums = torch.cat([d.parts[:share].reshape(-1, 4), cut]) if bool((~d.alone).any()) else d.prefix[:0, 0]
+    sums = sums[sums[:, 1] > 0]
+    single = d.alone[:far].nonzero().flatten()
+    merged = _merged(sums)
+    return tuple(torch.cat([a, b[single]]) for a, b in zip(merged, (d.drops, d.lrs, d.starts), strict=True))
+
+
+def _near_groups(d: _Decreases, far: int, reach: int, points: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """The groups of decreases ``far .. reach - 1`` (within a block): merged by key between the same two points;
+    with the first point (index in ``points``) each applies from."""
+    chosen = slice(far, reach)
+    keys, alone, drop = d.keys[chosen], d.alone[chosen], d.drops[chosen]
+    gaps = torch.searchsorted(points, d.updates[chosen])  # the first point at or after each decrease
+    width = int(keys.max()) + 1 if len(keys) else 1
+    groups, member = torch.unique(gaps * width + keys, return_inverse=True)
+    weight = drop.abs()
+    safe = torch.where(d.lrs[chosen] > 0, d.lrs[chosen], torch.ones_like(weight))
+    rows = torch.stack([drop, weight, weight * d.starts[chosen], weight * torch.log(safe)], dim=1)
+    total, lr, start = _merged(rows.new_zeros(len(groups), 4).index_add(0, member, rows))
+    first = torch.full((len(groups),), len(keys), dtype=torch.int64).scatter_reduce(
+        0, member, torch.arange(len(keys)), "amin"
+    )
+    single = torch.zeros(len(groups), dtype=torch.bool).index_fill(0, member[alone], True)
+    if len(keys):  # a decrease kept alone: exactly its own lr and start
+        lr = torch.where(single, d.lrs[chosen][first], lr)
+        start = torch.where(single, d.starts[chosen][first], start)
+    return total, lr, start, groups // width
 
 
 def multi_power_terms(
     s1: torch.Tensor, lrs: torch.Tensor, drops: torch.Tensor, updates: torch.Tensor
 ) -> tuple[torch.Tensor, ...]:
     r"""The terms of the multi-power law's sum at each of ``updates``: for each point, the decreases (merged as
-    the module docstring says) up to it.
+    the module docstring says) up to it; O(n) once, then O(:data:`MERGED_PARTS` + decreases) a block of
+    :data:`POINT_BLOCK` points.
 
     Args:
         s1: :math:`S_1(0), \dots, S_1(n)`.
@@ -153,35 +219,22 @@ def multi_power_terms(
         :math:`k` to :math:`u`). At most about points × (2 × :data:`MERGED_PARTS` + :data:`POINT_BLOCK`) terms
         beyond :data:`EXACT_DECREASES` decreases.
     """
-    ks = drops.nonzero().flatten()  # update k is index k - 1
-    keys, alone = _merge_keys(drops[ks], lrs[ks])
+    d = _decreases(s1, lrs, drops)
     order = torch.argsort(updates, stable=True)
-    pieces = [_block_terms(s1, lrs, drops, ks, keys, alone, updates[block], block) for block in order.split(POINT_BLOCK)]
+    pieces = [_block_terms(s1, d, updates[block], block) for block in order.split(POINT_BLOCK)]
     return tuple(torch.cat(column) for column in zip(*pieces, strict=True)) if pieces else (updates,) + (s1[:0],) * 3
 
 
-def _block_terms(s1, lrs, drops, ks, keys, alone, points: torch.Tensor, positions: torch.Tensor):
-    """The terms of a block of sorted points (at ``positions`` of the updates): decreases before the block's
+def _block_terms(s1: torch.Tensor, d: _Decreases, points: torch.Tensor, positions: torch.Tensor):
+    """The terms of a block of sorted points (at ``positions`` of the updates): decreases up to the block's
     first point apply to all of it; each later one from the first point at or after it."""
-    reach = int(torch.searchsorted(ks + 1, points[-1:], right=True))
-    ks, keys, alone = ks[:reach], keys[:reach], alone[:reach]
-    gaps = torch.searchsorted(points, ks + 1)  # the first point of the block at or after each decrease
-    width = int(keys.max()) + 1 if len(keys) else 1
-    groups, member = torch.unique(gaps * width + keys, return_inverse=True)
-    count = len(groups)
-    size = drops[ks].abs()
-    zero = drops.new_zeros(count)
-    total = zero.index_add(0, member, drops[ks])
-    weight = zero.index_add(0, member, size)
-    start = zero.index_add(0, member, size * s1[ks]) / weight
-    safe = torch.where(lrs[ks] > 0, lrs[ks], torch.ones_like(lrs[ks]))
-    lr = torch.exp(zero.index_add(0, member, size * torch.log(safe)) / weight)
-    single = torch.zeros(count, dtype=torch.bool).index_fill(0, member[alone], True)
-    first = torch.full((count,), len(ks), dtype=torch.int64).scatter_reduce(0, member, torch.arange(len(ks)), "amin")
-    lr = torch.where(single, lrs[ks][first.clamp(max=max(len(ks) - 1, 0))], lr)  # alone: exactly its own
-    start = torch.where(single, s1[ks][first.clamp(max=max(len(ks) - 1, 0))], start)
-    group_gap = groups // width
-    point, group = (torch.arange(len(points)).unsqueeze(1) >= group_gap.unsqueeze(0)).nonzero(as_tuple=True)
+    far = int(torch.searchsorted(d.updates, points[:1], right=True))
+    reach = int(torch.searchsorted(d.updates, points[-1:], right=True))
+    before = _far_groups(d, far)
+    *near, gaps = _near_groups(d, far, reach, points)
+    total, lr, start = (torch.cat([a, b]) for a, b in zip(before, near, strict=True))
+    gaps = torch.cat([gaps.new_zeros(len(before[0])), gaps])
+    point, group = (torch.arange(len(points)).unsqueeze(1) >= gaps.unsqueeze(0)).nonzero(as_tuple=True)
     return positions[point], total[group], lr[group], s1[points][point] - start[group]
 
 
