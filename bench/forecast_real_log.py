@@ -1,11 +1,14 @@
 """A real language model's log: fit its first 90%, forecast its end (docs/forecast.md, "A long log").
 
-Run: ``python bench/forecast_real_log.py [--log examples/logs/gpt100m-811.csv.gz] [--fit-until 30517]
-[--laws annealing multi-power] [--last 500]``.
+Run: ``python bench/forecast_real_log.py [--log examples/logs/gpt100m-811.csv.gz] [--fit-from 1000]
+[--fit-until 30517] [--laws annealing multi-power] [--last 500]``.
 
 The log (examples/logs/README.md) is a 100M-parameter GPT's 33,908 steps (Luo et al. 2025): the lr and the
 training loss of every step, an 8-1-1 step decay (lr 1e-3, divided by sqrt(10) at step 27,126 and at 30,517).
-For each law, in this process:
+The first ``--fit-from`` steps are left out of every fit: the log has no warmup, and over its first steps the
+loss falls from 10.4 to about 4 faster than any power of the lr area (fitted from step 1, both laws miss the
+log by 4.3%, of which 4.0% systematic, and the fit is refused; the forecast below is then +0.08% with the
+multi-power law, +0.46% with the annealing law). For each law, in this process:
 
 1. the whole log fitted (its time: the aim is 10 s);
 2. the log up to ``--fit-until`` fitted (the constant lr and the first decay; the losses measured after at most
@@ -41,6 +44,7 @@ from trainer.forecast.laws import law_named  # noqa: E402
 
 LOG = os.path.join(ROOT, "examples", "logs", "gpt100m-811.csv.gz")
 FIT_UNTIL = 30_517  # the second decay's step
+FIT_FROM = 1_000  # the first steps' fall is no power law (see the docstring)
 LAST = 500
 AIM_ERROR, AIM_SECONDS = 0.003, 10.0
 
@@ -55,22 +59,23 @@ def read_log(path: str) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.tensor(lrs, dtype=torch.float64), torch.tensor(losses, dtype=torch.float64)
 
 
-def curve(path: str, lrs: torch.Tensor, losses: torch.Tensor, until: int | None = None) -> RunCurve:
-    """The run up to ``until`` updates (None: all): the losses of steps ``1..until``, each after that many updates."""
+def curve(path: str, lrs: torch.Tensor, losses: torch.Tensor, start: int = 1, until: int | None = None) -> RunCurve:
+    """The run up to ``until`` updates (None: all): the losses of steps ``start..until``, each after that many
+    updates."""
     end = len(lrs) - 1 if until is None else until
-    updates = torch.arange(1, end + 1)
-    return RunCurve(Path(path), lrs[: max(end, 1)], updates, losses[1 : end + 1], "train/loss", "lr")
+    updates = torch.arange(start, end + 1)
+    return RunCurve(Path(path), lrs[: max(end, 1)], updates, losses[start : end + 1], "train/loss", "lr")
 
 
-def held_out(path: str, name: str, until: int, last: int) -> dict:
-    """Fit ``name`` up to ``until``, forecast the mean loss of the last ``last`` steps: the figures."""
+def held_out(path: str, name: str, start: int, until: int, last: int) -> dict:
+    """Fit ``name`` on steps ``start..until``, forecast the mean loss of the last ``last`` steps: the figures."""
     lrs, losses = read_log(path)
-    start = time.perf_counter()
-    whole = fit_curves([curve(path, lrs, losses)], law=law_named(name))
-    whole_s = time.perf_counter() - start
-    start = time.perf_counter()
-    fitted = fit_curves([curve(path, lrs, losses, until)], law=law_named(name))
-    part_s = time.perf_counter() - start
+    clock = time.perf_counter()
+    whole = fit_curves([curve(path, lrs, losses, start)], law=law_named(name))
+    whole_s = time.perf_counter() - clock
+    clock = time.perf_counter()
+    fitted = fit_curves([curve(path, lrs, losses, start, until)], law=law_named(name))
+    part_s = time.perf_counter() - clock
     updates = torch.arange(len(lrs) - last, len(lrs))  # the last steps' losses, after that many updates
     forecast = float(fitted.predict(lrs, updates).mean())
     band = fitted.interval(lrs, updates)
@@ -105,12 +110,15 @@ def report(row: dict, last: int, until: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--log", default=LOG, help="the CSV (or .csv.gz) log: step, lr, Metrics/loss")
-    parser.add_argument("--fit-until", type=int, default=FIT_UNTIL, help="fit the losses after at most this many updates")
+    parser.add_argument("--fit-from", type=int, default=FIT_FROM, help="leave out the losses of earlier steps")
+    parser.add_argument(
+        "--fit-until", type=int, default=FIT_UNTIL, help="fit the losses after at most this many updates"
+    )
     parser.add_argument("--laws", nargs="+", default=["annealing", "multi-power"], choices=["annealing", "multi-power"])
     parser.add_argument("--last", type=int, default=LAST, help="forecast the mean loss of this many last steps")
     args = parser.parse_args()
     for name in args.laws:
-        report(held_out(args.log, name, args.fit_until, args.last), args.last, args.fit_until)
+        report(held_out(args.log, name, args.fit_from, args.fit_until, args.last), args.last, args.fit_until)
     print(f"peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     return 0
 

@@ -63,8 +63,6 @@ def schedule(steps: int, kind: str):
 def true_law(name: str, lrs):
     """The law that draws the log, with :data:`TRUE` (the annealing law's ``C`` scaled so that its annealing term
     is 0.4 at the end of the cosine), as a :class:`~trainer.forecast.FittedLaw`."""
-    import torch
-
     from trainer.forecast.fitted import FittedLaw
     from trainer.forecast.laws import law_named, lr_areas
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import os
-import warnings
 from collections.abc import Sequence
 
 import attrs
@@ -317,13 +316,27 @@ def _covariance(law, data, theta: torch.Tensor) -> list[list[float]] | None:
     r = residuals(theta)
     if len(r) <= len(theta):
         return None
-    with warnings.catch_warnings():  # torch's forward mode scripts its decompositions once, with a deprecation warning
-        warnings.filterwarnings("ignore", r"`torch\.jit\.script` is deprecated", DeprecationWarning)
-        jacobian = torch.func.jacfwd(residuals)(theta)  # one forward pass per parameter, not one backward per point
+    jacobian = _jacobian(residuals, theta)
     s2 = float(r.pow(2).sum()) / (len(r) - len(theta))
     values, vectors = torch.linalg.eigh(jacobian.T @ jacobian)
     values = values.clamp(min=max(s2, 1e-300) / MAX_LOG_SD**2)
     return (s2 * (vectors / values) @ vectors.T).tolist()
+
+
+def _jacobian(residuals, theta: torch.Tensor) -> torch.Tensor:
+    r""":math:`J = \partial r / \partial \theta` (points × parameters) in one pass per parameter, not one per
+    point: the vector-Jacobian product :math:`g(v) = J^\top v` is linear in :math:`v`, so
+    :math:`\partial g_i / \partial v = J_{:, i}` (torch's forward mode would do the same, but importing it costs
+    seconds)."""
+    t = theta.detach().requires_grad_(True)
+    r = residuals(t)
+    v = torch.zeros_like(r, requires_grad=True)
+    (g,) = torch.autograd.grad(r, t, v, create_graph=True)
+    columns = []
+    for i in range(len(t)):
+        (column,) = torch.autograd.grad(g[i], v, retain_graph=True, allow_unused=True)
+        columns.append(torch.zeros_like(r) if column is None else column)
+    return torch.stack(columns, dim=1).detach()
 
 
 def _windowed_error(relative: list[torch.Tensor], windows: list[Windows]) -> tuple[float, float]:

@@ -1,9 +1,11 @@
 r"""A long log's loss points reduced to windows before a fit (docs/forecast.md, "A long log: what a fit costs").
 
 A run logged at every update gives 10^4 to 10^6 loss points; the law is smooth over a few updates and each
-point is noisy, so a fit reads :data:`FITTED_POINTS` window means per run instead: consecutive points in
-windows of :math:`w = \lceil N / 500 \rceil`, each window's mean loss :math:`\bar L` fitted at its mean update
-(the law's curvature over a window is far below the noise of its mean). A run with at most 500 points is
+point is noisy, so a fit reads window means instead: windows of consecutive updates, each at most
+:math:`(u_{last} - u_{first} + 1) / 500` updates wide and at most 2% of the update it starts at (early, where
+the loss curves most, they are short: :func:`window_bounds`), each window's mean loss :math:`\bar L` fitted at
+its mean update (the law's curvature over a window biases its mean by under 1e-5, far below its noise); about
+500 windows plus a few hundred early ones, whatever the length of the log. A run with at most 500 points is
 fitted point by point, as before.
 
 The noise of one logged point is measured inside the windows, from the differences of consecutive points
@@ -21,10 +23,13 @@ import math
 import attrs
 import torch
 
-__all__ = ["FITTED_POINTS", "Windows", "window_means"]
+__all__ = ["FITTED_POINTS", "WINDOW_SHARE", "Windows", "window_bounds", "window_means"]
 
-#: the most loss points of one run a fit reads (more are averaged in windows)
+#: a run with more loss points than this is fitted on window means (about this many, and more early on)
 FITTED_POINTS = 500
+#: the most a window spans, as a fraction of the update it starts at (its mean's bias from the curvature of a
+#: power law is about alpha (alpha + 1) / 24 times its square: under 1e-5)
+WINDOW_SHARE = 0.02
 
 
 @attrs.frozen
@@ -56,24 +61,52 @@ class Windows:
         return bool((self.sizes > 1).any())
 
 
+def window_bounds(first: int, last: int, most: int = FITTED_POINTS) -> torch.Tensor:
+    r"""Where the windows over updates ``first..last`` start (and the last one ends): each spans at most
+    :math:`(\text{last} - \text{first} + 1) / \text{most}` updates and at most :data:`WINDOW_SHARE` of the
+    update it starts at, so that early, where the loss curves most, windows are short.
+
+    Args:
+        first: The first update with a point.
+        last: The last update with a point.
+        most: How many windows of equal width the run would be cut into.
+
+    Returns:
+        Increasing update counts, ``first`` first and ``last + 1`` last (int64); about ``most`` plus
+        :math:`\log(\text{width} / (\text{share} \cdot \text{first})) / \text{share}` windows.
+
+    >>> window_bounds(1, 1000, 10).tolist()[:6], window_bounds(1, 1000, 10).tolist()[-3:]
+    ([1, 2, 3, 4, 5, 6], [979, 998, 1001])
+    """
+    width = max(math.ceil((last - first + 1) / most), 1)
+    bounds = [first]
+    while bounds[-1] <= last:
+        bounds.append(min(bounds[-1] + max(1, min(width, int(WINDOW_SHARE * bounds[-1]))), last + 1))
+    return torch.tensor(bounds, dtype=torch.int64)
+
+
 def window_means(updates: torch.Tensor, losses: torch.Tensor, most: int = FITTED_POINTS) -> Windows:
-    """The loss points ``(updates, losses)`` (in update order) in at most ``most`` windows of consecutive points,
-    all of :math:`\\lceil N / \\text{most} \\rceil` points but the last; O(N).
+    """The loss points ``(updates, losses)`` (in update order) averaged in the windows of :func:`window_bounds`
+    when there are more than ``most``; O(N).
 
     Args:
         updates: The update count of each point (increasing), int64.
         losses: The loss of each point, float64.
-        most: The most windows.
+        most: The most points fitted one by one (and the windows of equal width beyond).
 
     Returns:
         The :class:`Windows`: each point its own when there are at most ``most``.
 
-    >>> w = window_means(torch.arange(1, 7), torch.tensor([4.0, 2.0, 3.0, 3.0, 2.0, 2.0], dtype=torch.float64), 3)
+    >>> losses = torch.tensor([4.0, 2.0, 3.0, 3.0, 2.0, 2.0], dtype=torch.float64)
+    >>> w = window_means(torch.arange(101, 107), losses, 3)  # 2 updates a window: 2% of 101
     >>> w.updates.tolist(), w.losses.tolist(), w.sizes.tolist(), round(w.noise, 4)
-    ([2, 4, 6], [3.0, 3.0, 2.0], [2, 2, 2], 0.2722)
+    ([102, 104, 106], [3.0, 3.0, 2.0], [2, 2, 2], 0.2722)
     """
-    width = max(math.ceil(len(losses) / most), 1)
-    window = torch.arange(len(losses)) // width
+    if len(losses) <= most:
+        window = torch.arange(len(losses))
+    else:
+        bounds = window_bounds(int(updates[0]), int(updates[-1]), most)
+        _, window = torch.unique(torch.searchsorted(bounds, updates, right=True), return_inverse=True)
     count = int(window[-1]) + 1 if len(losses) else 0
     sizes = torch.bincount(window, minlength=count)
     means = torch.zeros(count, dtype=torch.float64).index_add(0, window, losses) / sizes
