@@ -2,10 +2,10 @@ r"""A long log's loss points reduced to windows before a fit (docs/forecast.md, 
 
 A run logged at every update gives 10^4 to 10^6 loss points; the law is smooth over a few updates and each
 point is noisy, so a fit reads window means instead: windows of consecutive updates, each at most
-:math:`(u_{last} - u_{first} + 1) / 500` updates wide and at most 2% of the update it starts at (early, where
+:math:`(u_{last} - u_{first} + 1) / 300` updates wide and at most 2% of the update it starts at (early, where
 the loss curves most, they are short: :func:`window_bounds`), each window's mean loss :math:`\bar L` fitted at
 its mean update (the law's curvature over a window biases its mean by under 1e-5, far below its noise); about
-500 windows plus a few hundred early ones, whatever the length of the log. A run with at most 500 points is
+300 windows plus a few hundred early ones, whatever the length of the log. A run with at most 300 points is
 fitted point by point, as before.
 
 The noise of one logged point is measured inside the windows, from the differences of consecutive points
@@ -26,7 +26,7 @@ import torch
 __all__ = ["FITTED_POINTS", "WINDOW_SHARE", "Windows", "window_bounds", "window_means"]
 
 #: a run with more loss points than this is fitted on window means (about this many, and more early on)
-FITTED_POINTS = 500
+FITTED_POINTS = 300
 #: the most a window spans, as a fraction of the update it starts at (its mean's bias from the curvature of a
 #: power law is about alpha (alpha + 1) / 24 times its square: under 1e-5)
 WINDOW_SHARE = 0.02
@@ -106,7 +106,8 @@ def window_means(updates: torch.Tensor, losses: torch.Tensor, most: int = FITTED
         window = torch.arange(len(losses))
     else:
         bounds = window_bounds(int(updates[0]), int(updates[-1]), most)
-        _, window = torch.unique(torch.searchsorted(bounds, updates, right=True), return_inverse=True)
+        found = torch.searchsorted(bounds, updates, right=True)  # nondecreasing: number the windows with points
+        window = torch.cumsum(torch.cat([found.new_zeros(1), (found[1:] != found[:-1]).to(torch.int64)]), 0)
     count = int(window[-1]) + 1 if len(losses) else 0
     sizes = torch.bincount(window, minlength=count)
     means = torch.zeros(count, dtype=torch.float64).index_add(0, window, losses) / sizes
