@@ -6,12 +6,12 @@ Run: ``python bench/forecast_scale.py [--steps 10000 100000 1000000] [--laws ann
 For each number of steps and law, in a fresh subprocess (so that its peak memory is its own): a synthetic log
 logged at every step (a cosine from a 1% warmup to 0.1 of the peak; the loss the law's own with known
 parameters, drawn at 8,192 steps and interpolated in between, times 1 + ``noise`` × a normal draw at every
-step), fitted (``fit_curves``), and one forecast made (``forecast_lrs`` of a WSD run as long, decaying over its
-last 20%: its curve at 400 points with its 80% interval and range warnings). Prints the time of the fit and of
-the forecast (wall clock; their CPU time apart: on a busy machine the wall clock counts others' turns), the peak resident memory of the subprocess (``ru_maxrss``) and that of the same
-subprocess before the log was made (Python and torch imported), and the fitted law's error on its final loss
-against the law that drew the log. Aims on 2 cores: fit + forecast within 10 s, 30 s and 120 s at 10^4, 10^5
-and 10^6 steps; peak memory within 1 GB at 10^6.
+step), fitted (``fit_curves``), and one forecast made (``forecast_lrs`` of a WSD run as long, decaying over its last
+20%: its curve at 400 points with its 80% interval and range warnings). Prints the time of the fit and of the
+forecast (wall clock; their CPU time apart: a busy machine's wall clock counts others' turns), the peak resident
+memory of the subprocess (``ru_maxrss``) and that of the same subprocess before the log was made (Python and torch
+imported), and the fitted law's error on its final loss against the law that drew the log. Aims on 2 cores: fit +
+forecast within 10 s, 30 s and 120 s at 10^4, 10^5 and 10^6 steps; peak memory within 1 GB at 10^6.
 """
 
 from __future__ import annotations
@@ -139,9 +139,8 @@ def run_case(name: str, steps: int, noise: float) -> dict:
 
 def report(rows: list[dict]) -> None:
     """The table: one row per case, with each aim met or not."""
-    print(
-        "law          steps      fit     forecast  total   aim    (cpu)    peak MB (imports)  final-loss error  fit error"
-    )
+    head = "law          steps      fit     forecast  total   aim    (cpu)    peak MB (imports)  final-loss error"
+    print(head + "  fit error")
     for row in rows:
         total = row["fit_s"] + row["forecast_s"]
         aim = AIMS.get(row["steps"])
@@ -149,7 +148,8 @@ def report(rows: list[dict]) -> None:
         memory = "" if row["steps"] < 1_000_000 else (" ok" if row["peak_mb"] <= MEMORY_AIM_MB else " MISSED")
         print(
             f"{row['law']:<12} {row['steps']:>9,}  {row['fit_s']:6.2f}s  {row['forecast_s']:6.2f}s  {total:6.2f}s "
-            f"{met:<6} ({row['cpu_s']:5.2f}s) {row['peak_mb']:7.0f} ({row['imported_mb']:.0f}){memory:<4}  {row['error']:+.4%}"
+            f"{met:<6} ({row['cpu_s']:5.2f}s) {row['peak_mb']:7.0f} ({row['imported_mb']:.0f}){memory:<4}  "
+            f"{row['error']:+.4%}"
             f"         {row['fit_error']:.2%} (noise {row['noise']:.2%})"
         )
 
