@@ -94,6 +94,10 @@ def momentum_points(drops: torch.Tensor, updates: torch.Tensor) -> tuple[torch.T
         decreases :math:`\Delta_j \ne 0` up to the last point, the updates from each to its point
         (:math:`u - j`), its point (an index into the sorted points); the updates between consecutive sorted
         points; and where each point is among the sorted ones. O(n + points) numbers.
+
+    >>> parts = momentum_points(torch.tensor([0.0, 0.0, 0.5, 0.0, 0.25], dtype=torch.float64), torch.tensor([5, 3]))
+    >>> parts[0].tolist(), parts[3].tolist()  # the decreases up to 5 and 3; each decrease's (sorted) point
+    ([0.75, 0.5], [0, 1])
     """
     order = torch.argsort(updates, stable=True)
     ordered = updates[order]
@@ -116,6 +120,10 @@ def momentum(parts: tuple[torch.Tensor, ...], log_decay: torch.Tensor) -> torch.
 
     Returns:
         :math:`M(u)` at each point, in the order the points were given.
+
+    >>> parts = momentum_points(torch.tensor([0.0, 0.0, 0.5, 0.0, 0.25], dtype=torch.float64), torch.tensor([5, 3]))
+    >>> momentum(parts, torch.tensor(math.log(0.5), dtype=torch.float64)).tolist()  # 0.5 / 4 + 0.25, 0.5
+    [0.375, 0.5]
     """
     _, terms, ages, slots, gaps, inverse = parts
     new = torch.zeros(len(gaps), dtype=torch.float64).index_add(0, slots, terms * torch.exp(ages * log_decay))
@@ -218,6 +226,12 @@ def multi_power_terms(
         :math:`\Delta`, :math:`\eta` and area since, :math:`S_1(u) - S_1(k - 1)` (> 0 unless the lr is 0 from
         :math:`k` to :math:`u`). At most about points × (2 × :data:`MERGED_PARTS` + :data:`POINT_BLOCK`) terms
         beyond :data:`EXACT_DECREASES` decreases.
+
+    >>> lrs = torch.tensor([1.0, 1.0, 0.5, 0.5], dtype=torch.float64)
+    >>> s1 = torch.cat([lrs.new_zeros(1), torch.cumsum(lrs, 0)])
+    >>> drops = torch.tensor([0.0, 0.0, 0.5, 0.0], dtype=torch.float64)
+    >>> [t.tolist() for t in multi_power_terms(s1, lrs, drops, torch.tensor([4, 2]))]  # after 4: since 0.5 + 0.5
+    [[0], [0.5], [0.5], [1.0]]
     """
     d = _decreases(s1, lrs, drops)
     order = torch.argsort(updates, stable=True)
@@ -245,6 +259,10 @@ def one_thread() -> Iterator[None]:
 
     Returns:
         A context manager.
+
+    >>> with one_thread():
+    ...     torch.get_num_threads()
+    1
     """
     threads = torch.get_num_threads()
     torch.set_num_threads(1)

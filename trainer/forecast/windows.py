@@ -44,6 +44,9 @@ class Windows:
 
     Returns:
         What :func:`window_means` gives; the fit reads ``updates`` and ``losses``.
+
+    >>> Windows(torch.tensor([2]), torch.tensor([3.0]), torch.tensor([4]), 0.01).reduced
+    True
     """
 
     updates: torch.Tensor
