@@ -7,7 +7,8 @@
   preview gives; :func:`smallest_budget` and :func:`best_of_grid` choose with the forecasts.
 
 The modules: :mod:`~trainer.forecast.laws` (the laws, pure functions), :mod:`~trainer.forecast.runs`
-(reading run folders), :mod:`~trainer.forecast.fitting`, :mod:`~trainer.forecast.fitted` (a fitted law and
+(reading run folders), :mod:`~trainer.forecast.sums` (the laws' sums over decreases, linear in the log),
+:mod:`~trainer.forecast.windows` (a long log's points as window means), :mod:`~trainer.forecast.fitting`, :mod:`~trainer.forecast.fitted` (a fitted law and
 its file), :mod:`~trainer.forecast.predict`, :mod:`~trainer.forecast.picture` (pictures and the text plot),
 :mod:`~trainer.forecast.optimize` (a recommended schedule; :mod:`~trainer.forecast.monotone`: the free lr curve it
 optimizes), :mod:`~trainer.forecast.sweeps` (``cadence sweep
