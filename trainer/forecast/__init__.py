@@ -6,14 +6,14 @@
 - :func:`forecast_config` predicts the loss curve of a config at each budget, from the lr curve the trainer's
   preview gives; :func:`smallest_budget` and :func:`best_of_grid` choose with the forecasts.
 
-The modules: :mod:`~trainer.forecast.laws` (the laws, pure functions), :mod:`~trainer.forecast.runs`
-(reading run folders), :mod:`~trainer.forecast.sums` (the laws' sums over decreases, linear in the log),
-:mod:`~trainer.forecast.windows` (a long log's points as window means), :mod:`~trainer.forecast.fitting`, :mod:`~trainer.forecast.fitted` (a fitted law and
-its file), :mod:`~trainer.forecast.predict`, :mod:`~trainer.forecast.picture` (pictures and the text plot),
-:mod:`~trainer.forecast.optimize` (a recommended schedule; :mod:`~trainer.forecast.monotone`: the free lr curve it
-optimizes), :mod:`~trainer.forecast.sweeps` (``cadence sweep
---forecast``, handed to the sweep engine: this package uses :mod:`trainer.sweep`, never the reverse),
-:mod:`~trainer.forecast.command` (``cadence forecast``).
+The modules: :mod:`~trainer.forecast.laws` (the laws, pure functions), :mod:`~trainer.forecast.runs` (reading run
+folders), :mod:`~trainer.forecast.sums` (the laws' sums over decreases, linear in the log),
+:mod:`~trainer.forecast.windows` (a long log's points as window means), :mod:`~trainer.forecast.fitting`,
+:mod:`~trainer.forecast.fitted` (a fitted law and its file), :mod:`~trainer.forecast.predict`,
+:mod:`~trainer.forecast.picture` (pictures and the text plot), :mod:`~trainer.forecast.optimize` (a recommended
+schedule; :mod:`~trainer.forecast.monotone`: the free lr curve it optimizes), :mod:`~trainer.forecast.sweeps`
+(``cadence sweep --forecast``, handed to the sweep engine: this package uses :mod:`trainer.sweep`, never the
+reverse), :mod:`~trainer.forecast.command` (``cadence forecast``).
 """
 
 from trainer.forecast.errors import FitError, ForecastError
