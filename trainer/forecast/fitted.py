@@ -140,13 +140,18 @@ class FittedLaw:
         Raises:
             ForecastError: When the fit failed (not converged), or ``lrs`` is empty.
         """
-        points = self._points(lrs, updates)
-        with one_thread(), torch.no_grad():
-            return self._losses(self.tensors(), points)
+        return self._losses(lrs, updates, [self.tensors()])[0]
 
-    def _points(self, lrs: torch.Tensor, updates: torch.Tensor | None) -> list[tuple[torch.Tensor, ...]]:
-        """What the law's loss at ``updates`` of a run with ``lrs`` depends on (:meth:`predict`), in blocks of
-        points (the multi-power law's terms are about 600 numbers a point): computed once for any parameters."""
+    def _losses(
+        self, lrs: torch.Tensor, updates: torch.Tensor | None, sets: list[dict[str, torch.Tensor]]
+    ) -> torch.Tensor:
+        """The law's loss at ``updates`` of a run with ``lrs`` (:meth:`predict`) for each set of parameters: what
+        the loss depends on is built once a block of points (it does not depend on the parameters), and only one
+        block's at a time (the multi-power law's terms are about 600 numbers a point).
+
+        Returns:
+            A (sets × points) tensor.
+        """
         if not self.converged:
             raise ForecastError(f"this fit failed, so it predicts nothing: {self.message}")
         lrs = torch.as_tensor(lrs, dtype=torch.float64)
@@ -156,12 +161,12 @@ class FittedLaw:
         if updates is None:
             updates = torch.arange(1, len(lrs) + 1)
         updates = torch.as_tensor(updates, dtype=torch.int64)
-        with one_thread():
-            return [self.law.at(areas, block) for block in updates.split(_PREDICTED_BLOCK)]
-
-    def _losses(self, p: dict[str, torch.Tensor], points: list[tuple[torch.Tensor, ...]]) -> torch.Tensor:
-        """The law's loss with the parameters ``p`` at the points of :meth:`_points`."""
-        return torch.cat([self.law.loss(p, at) for at in points])
+        blocks = []
+        with one_thread(), torch.no_grad():
+            for block in updates.split(_PREDICTED_BLOCK):
+                at = self.law.at(areas, block)
+                blocks.append(torch.stack([self.law.loss(p, at) for p in sets]))
+        return torch.cat(blocks, dim=1) if blocks else torch.zeros(len(sets), 0, dtype=torch.float64)
 
     def interval(
         self, lrs: torch.Tensor, updates: torch.Tensor, level: float = LEVEL
@@ -187,17 +192,12 @@ class FittedLaw:
             raise ForecastError(f"level={level!r} must be a probability in (0, 1), such as 0.8")
         if self.covariance is None:
             return None
-        points = self._points(lrs, updates)  # once: the law's areas and terms do not depend on its parameters
         theta = torch.tensor([math.log(self.parameters[name]) for name in self.law.parameters], dtype=torch.float64)
-        steps = []
-        with one_thread(), torch.no_grad():
-            central = self._losses(self.tensors(), points)
-            for i in range(len(theta)):  # d log L / d theta_i by central differences: p pairs of forecasts
-                shift = torch.zeros_like(theta)
-                shift[i] = _STEP
-                up, down = (self._losses(self._with(theta + sign * shift).tensors(), points) for sign in (1, -1))
-                steps.append((up.log() - down.log()) / (2 * _STEP))
-        g = torch.stack(steps, dim=1)
+        shifts = _STEP * torch.eye(len(theta), dtype=torch.float64)
+        sets = [self.tensors()] + [self._with(theta + sign * shift).tensors() for shift in shifts for sign in (1, -1)]
+        losses = self._losses(lrs, updates, sets)  # d log L / d theta_i by central differences: p pairs of forecasts
+        central, up, down = losses[0], losses[1::2], losses[2::2]
+        g = ((up.log() - down.log()) / (2 * _STEP)).T
         spread = ((g @ torch.tensor(self.covariance, dtype=torch.float64)) * g).sum(dim=1).clamp(min=0)
         unseen = torch.zeros_like(spread)
         departure = self.departure(lrs)

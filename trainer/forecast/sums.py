@@ -143,6 +143,7 @@ class _Decreases:
     part: torch.Tensor  # the share of the total decrease each is in (nondecreasing)
     prefix: torch.Tensor  # (D + 1, 2, 4): cumulative (sum, weight, weight*start, weight*log lr) of the merged, by sign
     parts: torch.Tensor  # (MERGED_PARTS, 2, 4): the same sums over each share
+    alone_at: torch.Tensor  # the indices of the decreases kept alone
 
 
 def _decreases(s1: torch.Tensor, lrs: torch.Tensor, drops: torch.Tensor) -> _Decreases:
@@ -163,7 +164,8 @@ def _decreases(s1: torch.Tensor, lrs: torch.Tensor, drops: torch.Tensor) -> _Dec
     signed = torch.stack([sums * (drop > 0).unsqueeze(1), sums * (drop < 0).unsqueeze(1)], dim=1)
     prefix = torch.cat([signed.new_zeros(1, 2, 4), torch.cumsum(signed, 0)])
     bounds = torch.searchsorted(part, torch.arange(MERGED_PARTS + 1))
-    return _Decreases(ks + 1, drop, lr, start, keys, alone, part, prefix, prefix[bounds[1:]] - prefix[bounds[:-1]])
+    parts = prefix[bounds[1:]] - prefix[bounds[:-1]]
+    return _Decreases(ks + 1, drop, lr, start, keys, alone, part, prefix, parts, alone.nonzero().flatten())
 
 
 def _merged(sums: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -181,7 +183,7 @@ def _far_groups(d: _Decreases, far: int) -> tuple[torch.Tensor, ...]:
     cut = d.prefix[far] - d.prefix[int(torch.searchsorted(d.part, share))]
     sums = torch.cat([d.parts[:share].reshape(-1, 4), cut]) if bool((~d.alone).any()) else d.prefix[:0, 0]
     sums = sums[sums[:, 1] > 0]
-    single = d.alone[:far].nonzero().flatten()
+    single = d.alone_at[: int(torch.searchsorted(d.alone_at, far))]  # O(log n), not O(far), a block
     merged = _merged(sums)
     return tuple(torch.cat([a, b[single]]) for a, b in zip(merged, (d.drops, d.lrs, d.starts), strict=True))
 
