@@ -7,8 +7,7 @@ The log (examples/logs/README.md) is a 100M-parameter GPT's 33,908 steps (Luo et
 training loss of every step, an 8-1-1 step decay (lr 1e-3, divided by sqrt(10) at step 27,126 and at 30,517).
 The first ``--fit-from`` steps are left out of every fit: the log has no warmup, and over its first steps the
 loss falls from 10.4 to about 4 faster than any power of the lr area (fitted from step 1, both laws miss the
-log by 4.3%, of which 4.0% systematic, and the fit is refused; the forecast below is then +0.08% with the
-multi-power law, +0.46% with the annealing law). For each law, in this process:
+log by 20%, systematic, and the fit is refused). For each law, in this process:
 
 1. the whole log fitted (its time: the aim is 10 s);
 2. the log up to ``--fit-until`` fitted (the constant lr and the first decay; the losses measured after at most

@@ -7,7 +7,10 @@ Huber loss of the log residuals,
           H_\delta(r) = \begin{cases} r^2 / 2\delta & |r| \le \delta \\ |r| - \delta/2 & |r| > \delta \end{cases}
 
 (:math:`\delta = 10^{-3}`, as both papers; divided by :math:`\delta` so that it is in units of the relative
-residual), with L-BFGS from every starting point of the law, keeping the best. A fit fails (a
+residual), with L-BFGS from every starting point of the law, keeping the best. A run with more than 300 loss
+points (a training loss logged at every step) is fitted on window means (:mod:`trainer.forecast.windows`; its
+noise measured inside the windows), and the laws' sums cost time and memory linear in the log
+(:mod:`trainer.forecast.sums`). A fit fails (a
 :class:`~trainer.forecast.FitError` giving its error) when no start reaches finite parameters, when the best
 is not a stationary point, or when its systematic error (:mod:`trainer.forecast.fitted`) exceeds
 ``max_error``.
