@@ -8,17 +8,17 @@
 - :func:`read_log` reads another trainer's log (a CSV, a ``.csv.gz`` or a TensorBoard folder) as the run a law
   is fitted to; a :class:`ScheduleRecipe` (a schedule expression over a run) is forecast in place of a config.
 
-The modules: :mod:`~trainer.forecast.laws` (the laws, pure functions), :mod:`~trainer.forecast.runs`
-(reading run folders), :mod:`~trainer.forecast.logs` (reading other trainers' logs),
-:mod:`~trainer.forecast.recipes` (a schedule expression as the run to forecast),
-:mod:`~trainer.forecast.held_out` (a log's held-out end, ``--fit-until``), :mod:`~trainer.forecast.fitting`,
+The modules: :mod:`~trainer.forecast.laws` (the laws, pure functions), :mod:`~trainer.forecast.runs` (reading run
+folders), :mod:`~trainer.forecast.logs` (reading other trainers' logs), :mod:`~trainer.forecast.recipes` (a
+schedule expression as the run to forecast), :mod:`~trainer.forecast.held_out` (a log's held-out end,
+``--fit-until``), :mod:`~trainer.forecast.sums` (the laws' sums over decreases, linear in the log),
+:mod:`~trainer.forecast.windows` (a long log's points as window means), :mod:`~trainer.forecast.fitting`,
 :mod:`~trainer.forecast.fitted` (a fitted law and its file), :mod:`~trainer.forecast.predict`,
-:mod:`~trainer.forecast.picture` (pictures and the text plot),
-:mod:`~trainer.forecast.optimize` (a recommended schedule; :mod:`~trainer.forecast.monotone`: the free lr curve it
-optimizes), :mod:`~trainer.forecast.sweeps` (``cadence sweep
---forecast``, handed to the sweep engine: this package uses :mod:`trainer.sweep`, never the reverse),
-:mod:`~trainer.forecast.command` (``cadence forecast``), :mod:`~trainer.forecast.advice` (which run to fit when the
-fitted runs cannot pin the law).
+:mod:`~trainer.forecast.picture` (pictures and the text plot), :mod:`~trainer.forecast.optimize` (a recommended
+schedule; :mod:`~trainer.forecast.monotone`: the free lr curve it optimizes), :mod:`~trainer.forecast.sweeps`
+(``cadence sweep --forecast``, handed to the sweep engine: this package uses :mod:`trainer.sweep`, never the
+reverse), :mod:`~trainer.forecast.command` (``cadence forecast``), :mod:`~trainer.forecast.advice` (which run to
+fit when the fitted runs cannot pin the law).
 """
 
 from trainer.forecast.errors import FitError, ForecastError

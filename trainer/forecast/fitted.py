@@ -45,6 +45,7 @@ from schedulers.tools.files import write_atomically
 from trainer.forecast.advice import fit_advice
 from trainer.forecast.errors import ForecastError
 from trainer.forecast.laws import AnnealingLaw, LrAreas, MultiPowerLaw, decreases, law_named, lr_areas
+from trainer.forecast.sums import one_thread
 
 __all__ = [
     "DECAY_TERMS",
@@ -82,6 +83,8 @@ MAX_LOG_SD = 1.0
 UNDETERMINED_SD = 0.99 * MAX_LOG_SD
 #: each law's parameters that only a decay of the lr determines
 DECAY_TERMS = {"annealing": ("C", "delay"), "multi-power": ("B", "C", "beta", "gamma")}
+#: the points of a forecast whose law terms are built at once (bounds its memory)
+_PREDICTED_BLOCK = 1024
 
 
 @attrs.frozen
@@ -165,6 +168,18 @@ class FittedLaw:
         Raises:
             ForecastError: When the fit failed (not converged), or ``lrs`` is empty.
         """
+        return self._losses(lrs, updates, [self.tensors()])[0]
+
+    def _losses(
+        self, lrs: torch.Tensor, updates: torch.Tensor | None, sets: list[dict[str, torch.Tensor]]
+    ) -> torch.Tensor:
+        """The law's loss at ``updates`` of a run with ``lrs`` (:meth:`predict`) for each set of parameters: what
+        the loss depends on is built once a block of points (it does not depend on the parameters), and only one
+        block's at a time (the multi-power law's terms are about 600 numbers a point).
+
+        Returns:
+            A (sets × points) tensor.
+        """
         if not self.converged:
             raise ForecastError(f"this fit failed, so it predicts nothing: {self.message}")
         lrs = torch.as_tensor(lrs, dtype=torch.float64)
@@ -175,7 +190,7 @@ class FittedLaw:
             updates = torch.arange(1, len(lrs) + 1)
         updates = torch.as_tensor(updates, dtype=torch.int64)
         self._check_decay(lrs, updates)
-        losses = self._losses(areas, updates)
+        losses = self._losses(areas, updates)[0]
         bad = (~torch.isfinite(losses)) | (losses <= 0)
         if bool(bad.any()):  # a loss the law cannot mean: the fit does not support this run (docs/forecast.md)
             u, value = int(updates[bad][0]), float(losses[bad][0])
@@ -185,11 +200,23 @@ class FittedLaw:
             )
         return losses
 
-    def _losses(self, areas: LrAreas, updates: torch.Tensor) -> torch.Tensor:
-        """The law's loss after each of ``updates``, unchecked."""
-        p = self.tensors()
-        with torch.no_grad():  # in blocks: the multi-power law needs (points × decreases) numbers
-            return torch.cat([self.law.loss(p, self.law.at(areas, block)) for block in updates.split(512)])
+    def _losses(
+        self, areas: LrAreas, updates: torch.Tensor, sets: list[dict[str, torch.Tensor]] | None = None
+    ) -> torch.Tensor:
+        """The law's loss at ``updates``, unchecked, for each set of parameters (None: the fitted ones): what the
+        loss depends on is built once a block of points (it does not depend on the parameters), and only one
+        block's at a time (the multi-power law's terms are about 600 numbers a point).
+
+        Returns:
+            A (sets × points) tensor.
+        """
+        sets = [self.tensors()] if sets is None else sets
+        blocks = []
+        with one_thread(), torch.no_grad():
+            for block in updates.split(_PREDICTED_BLOCK):
+                at = self.law.at(areas, block)
+                blocks.append(torch.stack([self.law.loss(p, at) for p in sets]))
+        return torch.cat(blocks, dim=1) if blocks else torch.zeros(len(sets), 0, dtype=torch.float64)
 
     @property
     def decay_seen(self) -> bool:
@@ -315,13 +342,10 @@ class FittedLaw:
         updates = torch.as_tensor(updates, dtype=torch.int64)
         areas = self.law.areas(torch.as_tensor(lrs, dtype=torch.float64) / self.lr_scale)
         theta = torch.tensor([math.log(self.parameters[name]) for name in self.law.parameters], dtype=torch.float64)
-        steps = []
-        for i in range(len(theta)):  # d log L / d theta_i by central differences: p pairs of forecasts
-            shift = torch.zeros_like(theta)
-            shift[i] = _STEP
-            up, down = (self._with(theta + sign * shift)._losses(areas, updates) for sign in (1, -1))
-            steps.append((up.log() - down.log()) / (2 * _STEP))
-        g = torch.stack(steps, dim=1)
+        shifts = _STEP * torch.eye(len(theta), dtype=torch.float64)
+        sets = [self._with(theta + sign * shift).tensors() for shift in shifts for sign in (1, -1)]
+        losses = self._losses(areas, updates, sets)  # d log L / d theta_i by central differences: p pairs of forecasts
+        g = ((losses[0::2].log() - losses[1::2].log()) / (2 * _STEP)).T
         spread = ((g @ torch.tensor(self.covariance, dtype=torch.float64)) * g).sum(dim=1).clamp(min=0)
         unseen = torch.zeros_like(spread)
         departure = self.departure(lrs)

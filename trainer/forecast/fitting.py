@@ -7,7 +7,10 @@ Huber loss of the log residuals,
           H_\delta(r) = \begin{cases} r^2 / 2\delta & |r| \le \delta \\ |r| - \delta/2 & |r| > \delta \end{cases}
 
 (:math:`\delta = 10^{-3}`, as both papers; divided by :math:`\delta` so that it is in units of the relative
-residual), with L-BFGS from every starting point of the law, keeping the best. A fit fails (a
+residual), with L-BFGS from every starting point of the law, keeping the best. A run with more than 300 loss
+points (a training loss logged at every step) is fitted on window means (:mod:`trainer.forecast.windows`; its
+noise measured inside the windows), and the laws' sums cost time and memory linear in the log
+(:mod:`trainer.forecast.sums`). A fit fails (a
 :class:`~trainer.forecast.FitError` giving its error) when no start reaches finite parameters, when the best
 is not a stationary point, or when its systematic error (:mod:`trainer.forecast.fitted`) exceeds
 ``max_error``.
@@ -28,6 +31,8 @@ from trainer.forecast.errors import FitError, ForecastError
 from trainer.forecast.fitted import MAX_LOG_SD, FittedLaw, after_decay, decay_start, extent
 from trainer.forecast.laws import AnnealingLaw, MultiPowerLaw, law_named, warmup_updates
 from trainer.forecast.runs import EVAL_LOSS, TRAIN_LOSS, RunCurve, read_run, run_folders
+from trainer.forecast.sums import one_thread
+from trainer.forecast.windows import Windows, window_means
 
 __all__ = ["DEFAULT_LAW", "HUBER_DELTA", "fit_law", "fit_curves"]
 
@@ -233,15 +238,13 @@ def fit_curves(curves: Sequence[RunCurve], *, law: AnnealingLaw | MultiPowerLaw,
         if not len(curve.losses):
             warnings.warn(f"{curve.name}: no loss point after its warmup: left out of the fit", stacklevel=2)
     curves = [curve for curve in curves if len(curve.losses)]
+    windows = [window_means(curve.updates, curve.losses) for curve in curves]  # a long log: window means
+    reduced = [attrs.evolve(c, updates=w.updates, losses=w.losses) for c, w in zip(curves, windows, strict=True)]
     areas = [law.areas(curve.lrs / lr_scale) for curve in curves]
-    data = [(law.at(a, curve.updates), curve.losses) for a, curve in zip(areas, curves, strict=True)]
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # tensors of a few thousand numbers: more threads only add synchronisation (5x slower)
-    try:
-        theta, objective, settling = _best_fit(law, data, areas, curves)
-    finally:
-        torch.set_num_threads(threads)
-    return _fitted(law, curves, data, theta, objective, settling, lr_scale, max_error)
+    with one_thread():
+        data = [(law.at(a, curve.updates), curve.losses) for a, curve in zip(areas, reduced, strict=True)]
+        theta, objective, settling = _best_fit(law, data, areas, reduced)
+        return _fitted(law, curves, windows, data, theta, objective, settling, lr_scale, max_error)
 
 
 def _objective(law, data, theta: torch.Tensor) -> torch.Tensor:
@@ -302,7 +305,7 @@ def _minimize(law, data, theta: torch.Tensor, iterations: int = 150) -> tuple[to
     return theta.detach(), value
 
 
-def _fitted(law, curves, data, theta, objective, settling, lr_scale, max_error) -> FittedLaw:
+def _fitted(law, curves, windows, data, theta, objective, settling, lr_scale, max_error) -> FittedLaw:
     names = ", ".join(curve.name for curve in curves)
     if theta is None:
         raise FitError(f"the {law.name} law did not converge on {names}: no start reached finite parameters")
@@ -310,8 +313,10 @@ def _fitted(law, curves, data, theta, objective, settling, lr_scale, max_error) 
     p = {name: torch.tensor(value, dtype=torch.float64) for name, value in parameters.items()}
     with torch.no_grad():
         relative = [torch.expm1(_log_residuals(law, p, *item)) for item in data]
-    error = float(torch.cat(relative).pow(2).mean().sqrt())
-    noise = _noise(relative)
+    if any(w.reduced for w in windows):
+        error, noise = _windowed_error(relative, windows)
+    else:
+        error, noise = float(torch.cat(relative).pow(2).mean().sqrt()), _noise(relative)
     fitted = FittedLaw(
         law=law,
         parameters=parameters,
@@ -382,11 +387,39 @@ def _covariance(law, data, theta: torch.Tensor) -> list[list[float]] | None:
     r = residuals(theta)
     if len(r) <= len(theta):
         return None
-    jacobian = torch.autograd.functional.jacobian(residuals, theta)
+    jacobian = _jacobian(residuals, theta)
     s2 = float(r.pow(2).sum()) / (len(r) - len(theta))
     values, vectors = torch.linalg.eigh(jacobian.T @ jacobian)
     values = values.clamp(min=max(s2, 1e-300) / MAX_LOG_SD**2)
     return (s2 * (vectors / values) @ vectors.T).tolist()
+
+
+def _jacobian(residuals, theta: torch.Tensor) -> torch.Tensor:
+    r""":math:`J = \partial r / \partial \theta` (points × parameters) in one pass per parameter, not one per
+    point: the vector-Jacobian product :math:`g(v) = J^\top v` is linear in :math:`v`, so
+    :math:`\partial g_i / \partial v = J_{:, i}` (torch's forward mode would do the same, but importing it costs
+    seconds)."""
+    t = theta.detach().requires_grad_(True)
+    r = residuals(t)
+    v = torch.zeros_like(r, requires_grad=True)
+    (g,) = torch.autograd.grad(r, t, v, create_graph=True)
+    columns = []
+    for i in range(len(t)):
+        (column,) = torch.autograd.grad(g[i], v, retain_graph=True, allow_unused=True)
+        columns.append(torch.zeros_like(r) if column is None else column)
+    return torch.stack(columns, dim=1).detach()
+
+
+def _windowed_error(relative: list[torch.Tensor], windows: list[Windows]) -> tuple[float, float]:
+    r"""The fit error and the noise of one logged point, from the residuals of window means (``relative``):
+    the noise measured inside the windows (:mod:`trainer.forecast.windows`), and the systematic error what the
+    window means miss beyond their own noise, :math:`\overline{r_w^2} - \overline{\text{noise}^2 / n_w}`;
+    the error is :math:`\sqrt{\text{systematic}^2 + \text{noise}^2}`, what one logged point is off by."""
+    pairs = [float((w.sizes - 1).sum()) for w in windows]
+    noise2 = sum(n * w.noise**2 for n, w in zip(pairs, windows, strict=True)) / max(sum(pairs), 1.0)
+    own = torch.cat([w.noise**2 / w.sizes.to(torch.float64) for w in windows])  # each window mean's noise
+    systematic2 = max(float(torch.cat(relative).pow(2).mean() - own.mean()), 0.0)
+    return math.sqrt(systematic2 + noise2), math.sqrt(noise2)
 
 
 def _noise(relative: list[torch.Tensor]) -> float:

@@ -31,6 +31,8 @@ from __future__ import annotations
 import attrs
 import torch
 
+from trainer.forecast.sums import momentum, momentum_points, multi_power_terms
+
 __all__ = ["LAWS", "AnnealingLaw", "LrAreas", "MultiPowerLaw", "decreases", "law_named", "lr_areas", "warmup_updates"]
 
 
@@ -205,21 +207,20 @@ class AnnealingLaw:
 
     def at(self, areas: LrAreas, updates: torch.Tensor) -> tuple[torch.Tensor, ...]:
         r"""What the loss after each of ``updates`` (update counts >= 1) depends on: :math:`S_1, S_2` there (with a
-        fitted decay: the decreases :math:`\Delta_j` and their ages :math:`u - j + 1`, 0 for :math:`j > u`).
+        fitted decay: :math:`S_1`, and what the momentum at the points is built from, O(n) numbers).
 
         Args:
             areas: The curve's areas (:meth:`areas`).
             updates: The update counts, an int64 tensor.
 
         Returns:
-            ``(S1, S2)``, each a tensor like ``updates``; with a fitted decay ``(S1, drops, ages)``: the
-            :math:`\Delta_j \ne 0` and a (points × decreases) matrix of ages.
+            ``(S1, S2)``, each a tensor like ``updates``; with a fitted decay ``(S1, *parts)``, ``parts`` from
+            :func:`~trainer.forecast.sums.momentum_points` (the decreases up to the last point, each with the
+            point it first counts at: never a points × decreases matrix).
         """
         if self.decay is not None:
             return areas.s1[updates], areas.s2[updates]
-        js = areas.drops.nonzero().flatten() + 1
-        ages = (updates.unsqueeze(1) - js.unsqueeze(0) + 1).clamp(min=0).to(torch.float64)
-        return areas.s1[updates], areas.drops[js - 1], ages
+        return (areas.s1[updates], *momentum_points(areas.drops, updates))
 
     def loss(self, p: dict[str, torch.Tensor], at: tuple[torch.Tensor, ...]) -> torch.Tensor:
         r"""The loss at the points ``at`` (from :meth:`at`) with the parameters ``p``.
@@ -230,15 +231,17 @@ class AnnealingLaw:
 
         Returns:
             :math:`L_0 + A\,S_1^{-\alpha} - C\,S_2` at each point, with a fitted decay
-            :math:`S_2 = (1 + \text{delay}) \sum_j \Delta_j (1 - \lambda^{\text{age}_j})`,
+            :math:`S_2 = (1 + \text{delay}) \sum_{j \le u} \Delta_j (1 - \lambda^{u - j + 1})
+            = (1 + \text{delay}) \sum_{j \le u} \Delta_j - \text{delay}\, M(u)`, :math:`M(u) = \sum_{j \le u}
+            \Delta_j \lambda^{u - j}` (:func:`~trainer.forecast.sums.momentum`),
             :math:`\lambda = \text{delay} / (1 + \text{delay})`; differentiable in ``p``.
         """
         if self.decay is not None:
             s1, s2 = at
         else:
-            s1, drops, ages = at
+            s1, *parts = at
             log_decay = torch.log(p["delay"]) - torch.log1p(p["delay"])
-            s2 = ((1 - torch.exp(ages * log_decay)) * drops).sum(dim=1) * (1 + p["delay"])
+            s2 = (1 + p["delay"]) * parts[0] - p["delay"] * momentum(tuple(parts), log_decay)
         return p["L0"] + p["A"] * s1 ** -p["alpha"] - p["C"] * s2
 
     def starts(self, losses: torch.Tensor, first_s1: float, last_s2: float) -> list[dict[str, float]]:
@@ -316,23 +319,21 @@ class MultiPowerLaw:
         return lr_areas(lrs, 0.0)  # S_2 is not used; S_1 and the decreases are
 
     def at(self, areas: LrAreas, updates: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        r"""What the loss after each of ``updates`` depends on: :math:`S_1(u)`, and over the updates :math:`k`
-        that decreased the lr, :math:`\Delta_k`, :math:`\eta_k` and the area since :math:`k`,
-        :math:`\sum_{\tau=k}^{u} \eta_\tau` (0 for :math:`k > u`): a (points × decreases) matrix.
+        r"""What the loss after each of ``updates`` depends on: :math:`S_1(u)`, and one term per decrease
+        :math:`k \le u` of the lr and point (merged beyond :data:`~trainer.forecast.sums.EXACT_DECREASES`
+        decreases: :func:`~trainer.forecast.sums.multi_power_terms`): its :math:`\Delta_k`, :math:`\eta_k` and
+        area since, :math:`\sum_{\tau=k}^{u} \eta_\tau`.
 
         Args:
             areas: The curve's areas (:meth:`areas`).
             updates: The update counts, an int64 tensor.
 
         Returns:
-            ``(S1, drops, lrs, since)``: :math:`S_1(u)` like ``updates``, the :math:`\Delta_k \ne 0` and their
-            :math:`\eta_k`, and the (points × decreases) matrix of areas since each (-1 for :math:`k > u`, a
-            decrease that has not happened by the point).
+            ``(S1, point, drops, lrs, since)``: :math:`S_1(u)` like ``updates``, then per term the index of its
+            point in ``updates``, its :math:`\Delta`, :math:`\eta` and area since (bounded in memory: about
+            points × 600 numbers at most, never points × decreases).
         """
-        ks = areas.drops.nonzero().flatten()  # update k is index k - 1
-        since = (areas.s1[updates].unsqueeze(1) - areas.s1[ks].unsqueeze(0)).clamp(min=0.0)
-        later = ks.unsqueeze(0) >= updates.unsqueeze(1)  # a decrease after the point: no term (marked -1)
-        return areas.s1[updates], areas.drops[ks], areas.lrs[ks], torch.where(later, -1.0, since)
+        return (areas.s1[updates], *multi_power_terms(areas.s1, areas.lrs, areas.drops, updates))
 
     def loss(self, p: dict[str, torch.Tensor], at: tuple[torch.Tensor, ...]) -> torch.Tensor:
         r"""The loss at the points ``at`` (from :meth:`at`) with the parameters ``p``.
@@ -352,18 +353,18 @@ class MultiPowerLaw:
             at each point, :math:`G(x) = 1 - (C x + 1)^{-\beta}` (computed as
             :math:`1 - e^{-\beta\, \mathrm{softplus}(\log C + \log x)}`); differentiable in ``p``.
         """
-        s1, drops, lrs, since = at
+        s1, point, drops, lrs, since = at
         zero = lrs <= 0
         safe_lrs = torch.where(zero, torch.ones_like(lrs), lrs)  # the other branch is chosen there: no inf, no nan
-        safe_since = torch.where(zero.unsqueeze(0), torch.ones_like(since), since)
+        safe_since = torch.where(zero, torch.ones_like(since), since)
         log_x = torch.log(safe_since.clamp(min=1e-300)) - p["gamma"] * torch.log(safe_lrs)
         realized = 1.0 - torch.exp(-p["beta"] * torch.nn.functional.softplus(torch.log(p["C"]) + log_x))
         at_one = 1.0 - (p["C"] + 1.0) ** -p["beta"]
         still = torch.where(p["gamma"] < 1, torch.zeros_like(at_one), torch.where(p["gamma"] > 1, 1.0, at_one))
         limit = torch.where(since > 0, torch.ones_like(since), still)
-        realized = torch.where(zero.unsqueeze(0), limit, realized)
-        realized = torch.where(since < 0, torch.zeros_like(realized), realized)  # later decreases: not yet
-        return p["L0"] + p["A"] * s1 ** -p["alpha"] - p["B"] * (realized * drops).sum(dim=1)
+        realized = torch.where(zero, limit, realized)
+        summed = torch.zeros_like(s1).index_add(0, point, realized * drops)  # each point's terms
+        return p["L0"] + p["A"] * s1 ** -p["alpha"] - p["B"] * summed
 
     def starts(self, losses: torch.Tensor, first_s1: float, last_s2: float) -> list[dict[str, float]]:
         """Starting points for the fit, from the losses and the smallest :math:`S_1`.
