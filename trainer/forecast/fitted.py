@@ -168,18 +168,6 @@ class FittedLaw:
         Raises:
             ForecastError: When the fit failed (not converged), or ``lrs`` is empty.
         """
-        return self._losses(lrs, updates, [self.tensors()])[0]
-
-    def _losses(
-        self, lrs: torch.Tensor, updates: torch.Tensor | None, sets: list[dict[str, torch.Tensor]]
-    ) -> torch.Tensor:
-        """The law's loss at ``updates`` of a run with ``lrs`` (:meth:`predict`) for each set of parameters: what
-        the loss depends on is built once a block of points (it does not depend on the parameters), and only one
-        block's at a time (the multi-power law's terms are about 600 numbers a point).
-
-        Returns:
-            A (sets × points) tensor.
-        """
         if not self.converged:
             raise ForecastError(f"this fit failed, so it predicts nothing: {self.message}")
         lrs = torch.as_tensor(lrs, dtype=torch.float64)
