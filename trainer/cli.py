@@ -400,6 +400,12 @@ def _add_log_arguments(forecast: argparse.ArgumentParser) -> None:
         help="fit the log up to STEP, forecast the rest from its own lr curve, print measured vs forecast",
     )
     log.add_argument(
+        "--fit-from",
+        type=count_flag("--fit-from", low=1),
+        metavar="STEP",
+        help="fit the loss points from STEP on (the lr curve still counts from step 1): leave out a first transient",
+    )
+    log.add_argument(
         "--schedule", metavar="EXPR", help="a schedule expression to forecast (as python -m schedulers plot takes)"
     )
     add_length_arguments(

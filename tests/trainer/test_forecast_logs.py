@@ -21,7 +21,7 @@ import torch
 from timeunits import Time
 from trainer.cli import main
 from trainer.forecast import ForecastError, fit_law, forecast_config, load_law
-from trainer.forecast.held_out import end_window, fitted_part, held_out
+from trainer.forecast.held_out import end_window, fitted_part, held_out, points_from
 from trainer.forecast.laws import AnnealingLaw
 from trainer.forecast.logs import COLUMN_NAMES, read_log, read_log_series
 from trainer.forecast.recipes import ScheduleRecipe
@@ -465,3 +465,50 @@ def test_read_log_series_keeps_each_columns_own_steps(tmp_path):
     series = quietly(read_log_series, path)
     assert series.lr_steps.tolist() == [0, 1, 3] and series.loss_steps.tolist() == [1, 2, 3]
     assert series.peak_lr == 0.1 and series.steps == 4
+
+
+# -- --fit-from -----------------------------------------------------------------------------------------------
+
+
+def test_fit_from_leaves_out_the_first_points_and_keeps_the_whole_lr_curve(tmp_path, capsys):
+    (tmp_path / "log").mkdir()
+    path = write_log(tmp_path / "log" / "log.csv")
+    run = read_log(path)
+    part = points_from(run, 100)
+    assert torch.equal(part.lrs, run.lrs) and int(part.updates.min()) == 100  # the areas still count from step 1
+    assert len(part.losses) == int((run.updates >= 100).sum())
+    (tmp_path / "laws").mkdir()
+    saved = tmp_path / "laws" / "a.json"
+    status, out, err = forecast(capsys, path, "--fit-from", "100", "--decay", str(DECAY), "--save", saved)
+    assert status == 0, err
+    law = load_law(saved)
+    assert law.runs[0]["points"] == len(part.losses) < law.runs[0]["batches"]
+    assert "must come before --fit-until 100" in _refused(capsys, path, "--fit-from", "100", "--fit-until", "100")
+    assert "logs no loss from step 700 on" in _refused(capsys, path, "--fit-from", "700")
+    assert "not a saved law" in _refused(capsys, saved, "--fit-from", "100")
+
+
+def test_the_docs_real_log_workflow_forecasts_the_held_out_second_decay_within_0_3_percent(tmp_path, capsys):
+    """docs/forecast.md's first command on the real 34k-step log: fitted from step 1,000 to the second decay,
+    its end (measured 2.6650, the mean of the last 500 steps) forecast within 0.3%; from step 1 the law does
+    not describe the first transient and the fit is refused in one line."""
+    status, out, err = forecast(
+        capsys,
+        GPT,
+        "--fit-from",
+        "1000",
+        "--fit-until",
+        "30517",
+        "--save",
+        tmp_path / "law.json",
+        "-o",
+        tmp_path / "f.png",
+    )
+    assert status == 0, err
+    line = next(line for line in out.splitlines() if line.startswith("final Metrics/loss: measured"))
+    assert "measured 2.6650 (mean of the last 500 steps)" in line
+    assert abs(float(line.split("forecast ")[1].split()[0]) / 2.6650 - 1) < 0.003
+    (tmp_path / "copy").mkdir()
+    copy = tmp_path / "copy" / GPT.name
+    copy.write_bytes(GPT.read_bytes())
+    assert "does not describe the runs" in _refused(capsys, copy, "--fit-until", "30517")

@@ -21,7 +21,7 @@ from pathlib import Path
 from trainer.forecast.errors import ForecastError
 from trainer.forecast.fitted import LEVEL, FittedLaw, load_law
 from trainer.forecast.fitting import fit_law
-from trainer.forecast.held_out import fitted_part, held_out
+from trainer.forecast.held_out import fitted_part, held_out, points_from
 from trainer.forecast.laws import law_named, warmup_updates
 from trainer.forecast.logs import is_log, log_curve, read_log, read_log_series
 from trainer.forecast.predict import Forecast, best_of_grid, forecast_config, smallest_budget
@@ -115,6 +115,8 @@ def _law(args: argparse.Namespace, logs: dict[str, RunCurve]) -> tuple[FittedLaw
     fitted = [logs.get(_key(run), run) for run in args.runs]
     if args.fit_until is not None:
         fitted = [fitted_part(logs[_key(args.runs[0])], args.fit_until)]
+    if args.fit_from is not None:
+        fitted = [points_from(run, args.fit_from) for run in fitted]  # every run read: _read_logs
     law = fit_law(
         fitted, law=name if name == "auto" else law_named(name, settings), loss=args.loss, lr_column=args.lr_column
     )
@@ -371,7 +373,7 @@ def _read_logs(args: argparse.Namespace) -> dict[str, RunCurve]:
             series = read_log_series(run, **_columns(args))
             recipe = _recipe(args, args.lr or series.peak_lr)
             found[_key(run)] = log_curve(series, None if recipe is None else recipe.lrs())
-        elif args.fit_until is not None:
+        elif args.fit_until is not None or args.fit_from is not None:
             found[_key(run)] = read_run(run, loss=args.loss, lr_column=args.lr_column)
     if not found and (args.step_column or args.loss_column):
         flag = "--step-column" if args.step_column else "--loss-column"
@@ -419,6 +421,10 @@ def _check_log_flags(args: argparse.Namespace) -> None:
         raise ForecastError("--set changes a config: with --schedule, write the change into the expression")
     if args.fit_until is not None:
         _check_fit_until(args)
+    if args.fit_from is not None and any(str(run).endswith(".json") for run in args.runs):
+        raise ForecastError("--fit-from chooses the points a fit starts at: give logs or run folders, not a saved law")
+    if args.fit_from is not None and args.fit_until is not None and args.fit_from >= args.fit_until:
+        raise ForecastError(f"--fit-from {args.fit_from} must come before --fit-until {args.fit_until}")
 
 
 def _check_fit_until(args: argparse.Namespace) -> None:

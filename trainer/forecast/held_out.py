@@ -71,6 +71,34 @@ def fitted_part(run: RunCurve, step: int) -> RunCurve:
     return attrs.evolve(run, lrs=run.lrs[:step], updates=run.updates[keep], losses=run.losses[keep], counts=counts)
 
 
+def points_from(run: RunCurve, step: int) -> RunCurve:
+    """The run with its loss points from ``step`` on (``--fit-from``): the lr curve stays whole (the law's areas
+    count from the first update), only the points fitted start later: the first steps of a run without a warmup
+    fall faster than a power of the lr area (docs/forecast.md).
+
+    Args:
+        run: The log or run.
+        step: The first step whose loss is fitted.
+
+    Returns:
+        The run with the loss points measured after ``step`` updates or more.
+
+    Raises:
+        ForecastError: No loss point from ``step`` on.
+
+    >>> import torch
+    >>> run = RunCurve("log.csv", torch.ones(40, dtype=torch.float64), torch.arange(1, 41),
+    ...                torch.linspace(3, 2, 40, dtype=torch.float64), "loss", "lr", torch.arange(1.0, 41), "step")
+    >>> part = points_from(run, 10)
+    >>> len(part.lrs), part.updates[0].item(), len(part.losses)
+    (40, 10, 31)
+    """
+    keep = run.updates >= step
+    if not bool(keep.any()):
+        raise ForecastError(f"--fit-from {step}: {run.name} logs no {run.loss_column} from step {step} on")
+    return attrs.evolve(run, updates=run.updates[keep], losses=run.losses[keep])
+
+
 @attrs.frozen
 class HeldOut:
     """A law's forecast of a log's held-out end beside what the log measured there.
