@@ -16,30 +16,28 @@ log by 20%, systematic, and the fit is refused). For each law, in this process:
    the aim is 0.3%.
 
 Prints each fit's time, error and noise, the forecast's error, and the peak resident memory of the process.
-The log is read here with the standard library's csv (columns ``step``, ``lr``, ``Metrics/loss``; the loss
-of step ``s`` measured after ``s`` updates, before the update of that step trains with its lr).
+The log is read as ``cadence forecast`` reads it (:func:`trainer.forecast.logs.read_log`; the loss of step ``s``
+measured after ``s`` updates, before the update of that step trains with its lr), cut as ``--fit-from`` and
+``--fit-until`` cut it (:mod:`trainer.forecast.held_out`).
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
-import gzip
 import os
 import resource
 import sys
 import time
-from pathlib import Path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
-import torch  # noqa: E402
 
-from trainer.forecast import RunCurve  # noqa: E402
 from trainer.forecast.fitting import fit_curves  # noqa: E402
+from trainer.forecast.held_out import fitted_part, points_from  # noqa: E402
 from trainer.forecast.laws import law_named  # noqa: E402
+from trainer.forecast.logs import read_log  # noqa: E402
 
 LOG = os.path.join(ROOT, "examples", "logs", "gpt100m-811.csv.gz")
 FIT_UNTIL = 30_517  # the second decay's step
@@ -48,37 +46,19 @@ LAST = 500
 AIM_ERROR, AIM_SECONDS = 0.003, 10.0
 
 
-def read_log(path: str) -> tuple[torch.Tensor, torch.Tensor]:
-    """The lr of every step and the training loss of every step (step ``s`` at index ``s``), from the CSV."""
-    lrs, losses = [], []
-    with gzip.open(path, "rt", newline="") if path.endswith(".gz") else open(path, newline="") as stream:
-        for row in csv.DictReader(stream):
-            lrs.append(float(row["lr"]))
-            losses.append(float(row["Metrics/loss"]))
-    return torch.tensor(lrs, dtype=torch.float64), torch.tensor(losses, dtype=torch.float64)
-
-
-def curve(path: str, lrs: torch.Tensor, losses: torch.Tensor, start: int = 1, until: int | None = None) -> RunCurve:
-    """The run up to ``until`` updates (None: all): the losses of steps ``start..until``, each after that many
-    updates."""
-    end = len(lrs) - 1 if until is None else until
-    updates = torch.arange(start, end + 1)
-    return RunCurve(Path(path), lrs[: max(end, 1)], updates, losses[start : end + 1], "train/loss", "lr")
-
-
 def held_out(path: str, name: str, start: int, until: int, last: int) -> dict:
     """Fit ``name`` on steps ``start..until``, forecast the mean loss of the last ``last`` steps: the figures."""
-    lrs, losses = read_log(path)
+    run = read_log(path)
     clock = time.perf_counter()
-    whole = fit_curves([curve(path, lrs, losses, start)], law=law_named(name))
+    whole = fit_curves([points_from(run, start)], law=law_named(name))
     whole_s = time.perf_counter() - clock
     clock = time.perf_counter()
-    fitted = fit_curves([curve(path, lrs, losses, start, until)], law=law_named(name))
+    fitted = fit_curves([points_from(fitted_part(run, until), start)], law=law_named(name))
     part_s = time.perf_counter() - clock
-    updates = torch.arange(len(lrs) - last, len(lrs))  # the last steps' losses, after that many updates
-    forecast = float(fitted.predict(lrs, updates).mean())
-    band = fitted.interval(lrs, updates)
-    measured = float(losses[-last:].mean())
+    updates = run.updates[-last:]  # the last steps' losses, after that many updates
+    forecast = float(fitted.predict(run.lrs, updates).mean())
+    band = fitted.interval(run.lrs, updates)
+    measured = float(run.losses[-last:].mean())
     return {
         "law": name,
         "whole_s": whole_s,
