@@ -346,8 +346,8 @@ def _run_curves(law: FittedLaw, runs: list[str], logs: dict[str, RunCurve], args
     """The fitted runs, read as the law read them (its loss column; a log as read before the fit)."""
     curves = []
     for run in runs:
-        if run in logs:
-            curves.append(logs[run])
+        if run in logs:  # drawn as fitted: from --fit-from's step on
+            curves.append(logs[run] if args.fit_from is None else points_from(logs[run], args.fit_from))
         elif is_log(run):  # a log named by a saved law
             curves.append(read_log(run, **_columns(args)))
         else:

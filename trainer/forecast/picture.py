@@ -32,6 +32,8 @@ def _fitted_lines(law: FittedLaw, runs: list[RunCurve]) -> list[tuple[Line, Line
         updates = run.updates[shown]
         measured = (f"measured {run.folder.name or run.folder}", run.counts[updates - 1], run.losses[shown])
         updates = law_updates(run.lrs)
+        if len(run.updates):  # from the first point fitted (--fit-from leaves out a first transient the law misses)
+            updates = updates[updates >= int(run.updates.min())]
         if not law.decay_seen and len(run.updates):  # no decay seen: the law is drawn to the last measured point only
             updates = updates[updates <= int(run.updates.max())]
         fitted = (f"law on {run.folder.name or run.folder}", run.counts[updates - 1], law.predict(run.lrs, updates))
