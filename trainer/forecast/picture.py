@@ -124,15 +124,17 @@ def _few(law: FittedLaw, runs: list[RunCurve], forecasts: list[Forecast]) -> tup
 
 
 def _draw_one_forecast(
-    loss_ax: Any, lr_ax: Any, index: int, forecast: Forecast, measured: tuple[float, float] | None
+    loss_ax: Any, lr_ax: Any, index: int, forecast: Forecast, measured: tuple[float, float] | None, start: int = 1
 ) -> None:
-    """One forecast: its curve dashed, its end a circle, its interval a band and a bar, the measured end a cross."""
+    """One forecast: its curve dashed from update ``start`` (the first point fitted: the law says nothing before
+    it), its end a circle, its interval a band and a bar, the measured end a cross."""
     color = f"C{index % 10}"
-    x = forecast.counts[forecast.updates - 1]
-    loss_ax.plot(x, forecast.losses, "--", color=color, lw=1.2, label=f"forecast {forecast.label}")
+    shown = forecast.updates >= min(start, int(forecast.updates[-1]))
+    x = forecast.counts[forecast.updates[shown] - 1]
+    loss_ax.plot(x, forecast.losses[shown], "--", color=color, lw=1.2, label=f"forecast {forecast.label}")
     loss_ax.plot([float(x[-1])], [forecast.final_loss], "o", color=color, markersize=5)
     if forecast.low is not None:  # the interval: a band along the curve, a bar at its end
-        loss_ax.fill_between(x, forecast.low, forecast.high, color=color, alpha=0.12, lw=0)
+        loss_ax.fill_between(x, forecast.low[shown], forecast.high[shown], color=color, alpha=0.12, lw=0)
         low, high = forecast.final_interval
         loss_ax.plot([float(x[-1])] * 2, [low, high], "-", color=color, lw=2, gid=f"cadence-interval-{index}")
     if measured is not None:
@@ -190,8 +192,9 @@ def draw_forecast(
         loss_ax.plot(x, y, ".", color="0.35", markersize=3, label=label, gid=f"cadence-measured-{index}")
         loss_ax.plot(fx, fy, "-", color="0.1", lw=1.2, label=law_label, gid=f"cadence-law-{index}")
         lr_ax.plot(runs[index].counts, runs[index].lrs, color="0.35", lw=1.0, drawstyle="steps-post")
+    start = min((int(run.updates.min()) for run in runs if len(run.updates)), default=1)
     for index, forecast in enumerate(forecasts):
-        _draw_one_forecast(loss_ax, lr_ax, index, forecast, (measured or {}).get(forecast.label))
+        _draw_one_forecast(loss_ax, lr_ax, index, forecast, (measured or {}).get(forecast.label), start)
     loss_ax.set_ylabel(law.loss_column)
     loss_ax.legend(fontsize="small", loc="upper right")
     loss_ax.grid(True, alpha=0.3)
