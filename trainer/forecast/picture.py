@@ -123,6 +123,11 @@ def _few(law: FittedLaw, runs: list[RunCurve], forecasts: list[Forecast]) -> tup
     return shown, f"\n(the text plot shows {len(shown)} of the {len(forecasts)} forecasts; -o FILE.png draws them all)"
 
 
+def _first_point(runs: list[RunCurve]) -> int:
+    """The first update with a point fitted among ``runs`` (1 without one): the law is drawn from there."""
+    return min((int(run.updates.min()) for run in runs if len(run.updates)), default=1)
+
+
 def _draw_one_forecast(
     loss_ax: Any, lr_ax: Any, index: int, forecast: Forecast, measured: tuple[float, float] | None, start: int = 1
 ) -> None:
@@ -192,9 +197,8 @@ def draw_forecast(
         loss_ax.plot(x, y, ".", color="0.35", markersize=3, label=label, gid=f"cadence-measured-{index}")
         loss_ax.plot(fx, fy, "-", color="0.1", lw=1.2, label=law_label, gid=f"cadence-law-{index}")
         lr_ax.plot(runs[index].counts, runs[index].lrs, color="0.35", lw=1.0, drawstyle="steps-post")
-    start = min((int(run.updates.min()) for run in runs if len(run.updates)), default=1)
     for index, forecast in enumerate(forecasts):
-        _draw_one_forecast(loss_ax, lr_ax, index, forecast, (measured or {}).get(forecast.label), start)
+        _draw_one_forecast(loss_ax, lr_ax, index, forecast, (measured or {}).get(forecast.label), _first_point(runs))
     loss_ax.set_ylabel(law.loss_column)
     loss_ax.legend(fontsize="small", loc="upper right")
     loss_ax.grid(True, alpha=0.3)
