@@ -770,6 +770,30 @@ def test_a_horizon_that_is_not_a_time_says_so_once(bad):
     assert message.count("is not a time") == 1 and message.count(repr(bad)) == 1, message
 
 
+@pytest.mark.parametrize(
+    "where, value, meant",
+    [
+        (
+            "loop",
+            {"max_duration": "3epochs"},
+            "trainer.init.loop.max_duration: '3epochs' .* \\(did you mean '3ep'\\?\\)",
+        ),
+        (
+            "schedulers",
+            [{"cosine_with_warmup": {"t_warmup": "30bas"}}],
+            "t_warmup='30bas' is not a time: unknown unit 'bas' \\(did you mean '30ba'\\?\\)",
+        ),
+        ("schedulers", [{"cosine_with_warmup": {"t_warmup": "0.3durr"}}], "\\(did you mean '0.3dur'\\?\\)"),
+    ],
+)
+def test_a_misspelt_unit_in_yaml_suggests_the_time_meant(where, value, meant):
+    config = base_config()
+    config["trainer"]["init"][where] = value
+    with pytest.raises(ConfigError, match=meant) as raised:
+        build(config)
+    assert "\n" not in str(raised.value) and str(raised.value).count("did you mean") == 1
+
+
 def test_there_are_many_distinct_errors():
     assert len({e[2] for e in ERRORS}) >= 10
 
