@@ -319,21 +319,20 @@ def _moved_warnings(caught) -> list[str]:
     return [str(w.message) for w in caught if "acts only where the next epoch starts" in str(w.message)]
 
 
-def test_false_says_once_where_each_milestone_inside_an_epoch_acts():
-    """Issue 38: per epoch, t_warmup='5ba' holds α(0) = 0 for the whole first epoch and StepScheduler('15ba') decays at
-    batch 20; one warning at construction names each milestone and where it acts, and the run does what it says."""
-    model = linear_model()
-    optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
+def _per_epoch(per_epoch: int, max_duration: str, schedulers, **kwargs) -> tuple[Trainer, list]:
+    """A trainer stepping per epoch over ``per_epoch`` batches an epoch, and the warnings its construction gave."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         trainer = make_trainer(
-            batches(10),
-            "3ep",
-            model=model,
-            optimizer=optimizer,
-            schedulers=[ConstantWithWarmupScheduler("5ba"), StepScheduler("15ba", gamma=0.29)],
-            step_schedulers_every_batch=False,
+            batches(per_epoch), max_duration, schedulers=schedulers, step_schedulers_every_batch=False, **kwargs
         )
+    return trainer, caught
+
+
+def test_false_says_once_where_each_milestone_inside_an_epoch_acts():
+    """Issue 38: per epoch, t_warmup='5ba' holds α(0) = 0 for the whole first epoch and StepScheduler('15ba') decays at
+    batch 20; one warning at construction names each milestone and where it acts, and the run does what it says."""
+    trainer, caught = _per_epoch(10, "3ep", [ConstantWithWarmupScheduler("5ba"), StepScheduler("15ba", gamma=0.29)])
     (said,) = _moved_warnings(caught)
     assert "schedulers[0] t_warmup=5ba acts at 10ba, not at 5ba" in said
     assert "schedulers[1] step_size=15ba acts at 20ba, not at 15ba" in said
@@ -389,20 +388,12 @@ def test_false_says_where_a_milestone_moved_by_the_ratio_acts():
 
 
 def test_a_preview_of_a_per_epoch_run_is_its_staircase_and_says_nothing_more():
-    model = linear_model()
-    optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
-    with warnings.catch_warnings(record=True) as caught:
+    trainer, caught = _per_epoch(4, "3ep", StepScheduler("6ba", gamma=0.29))
+    monitor = LRMonitor()
+    with warnings.catch_warnings(record=True) as during_preview:
         warnings.simplefilter("always")
-        trainer = make_trainer(
-            batches(4),
-            "3ep",
-            model=model,
-            optimizer=optimizer,
-            schedulers=StepScheduler("6ba", gamma=0.29),
-            step_schedulers_every_batch=False,
-        )
-        monitor = LRMonitor()
         trainer.preview([monitor])
+    assert _moved_warnings(during_preview) == []
     (said,) = _moved_warnings(caught)
     assert "step_size=6ba acts at 8ba" in said
     assert monitor.values("lr") == pytest.approx([1.0] * 8 + [0.29] * 4, abs=1e-15)
