@@ -532,6 +532,12 @@ def test_timeunit_bad_lookup_names_it(bad):
     assert_names_input(info.value, bad)
 
 
+@pytest.mark.parametrize("bad, meant", [("epochs", "ep"), ("batches", "ba"), ("Samples", "sp"), ("toks", "tok")])
+def test_a_misspelt_unit_name_suggests_the_unit(bad, meant):
+    with pytest.raises(ValueError, match=rf"^{bad!r} is not a time unit \(did you mean {meant!r}\?\); expected"):
+        TimeUnit(bad)
+
+
 # --------------------------------------------------------------------------- from_input / from_*
 
 
