@@ -55,8 +55,9 @@ def moved_milestones(schedule: Any, run: Run) -> list[MovedMilestone]:
     r"""The milestones of ``schedule`` inside an epoch of ``run``, which per-epoch stepping moves to the next
     epoch's start.
 
-    A resolved time at count :math:`c` is a milestone when the curve jumps or bends there (its second difference
-    at :math:`c` or :math:`c + 1` exceeds 8× the ones beside it, plus 1e-12): a warmup's end, a step, a restart.
+    A resolved time at count :math:`c` is a milestone when the curve jumps or bends there, its steps
+    :math:`f(x) - f(x - 1)` changing at :math:`c` by over 8× what they change beside it: a warmup's end, a step, a
+    restart.
     A time that is a length (``t_decay``, an exponential's ``decay_period``) or a time of a ``Sequence``'s child
     (counted from its segment) is left out where the curve is smooth. With :math:`E` counts an epoch, one at
     :math:`0 < c < N` (the run's length) and :math:`c \bmod E \ne 0` acts at :math:`\lceil c / E \rceil E`.
@@ -89,7 +90,7 @@ def moved_milestones(schedule: Any, run: Run) -> list[MovedMilestone]:
         if c in moved or not 0 < c < length or (per_epoch is not None and c % per_epoch == 0):
             continue
         if _changes_at(curve, c):
-            acts = None if per_epoch is None else Time(math.ceil(c / per_epoch) * per_epoch, curve.unit)
+            acts = None if per_epoch is None else Time(-(-c // per_epoch) * per_epoch, curve.unit)  # exact ceil
             moved[c] = MovedMilestone(name, time, acts)
     return list(moved.values())
 
