@@ -14,6 +14,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from timeunits.errors import NonIntegralTimeError, TimeParseError
+from timeunits.suggestions import did_you_mean
 from timeunits.units import _UNSUPPORTED, UNIT_VALUES, TimeUnit
 
 __all__ = ["parse_timestring"]
@@ -79,7 +80,7 @@ def _diagnose(timestring: str) -> str:
         unit = letters.group(0).strip()
         if unit.lower() in _UNSUPPORTED:
             return _UNSUPPORTED[unit.lower()]
-        return f"unknown unit {unit!r}"
+        return f"unknown unit {unit!r}{_closest_time(text[: letters.start()].strip(), unit)}"
     number = text[: suffix.start()].strip()
     if not number:
         return "the number is missing"
@@ -88,3 +89,21 @@ def _diagnose(timestring: str) -> str:
     if _NUMBER_RE.fullmatch(number) is None:
         return f"{number!r} is not a number (ASCII digits, optional sign, '.', exponent and '_' between digits)"
     return "unexpected characters"
+
+
+def _closest_time(number: str, unit: str) -> str:
+    """The " (did you mean '30ba'?)" of a time whose unit is misspelt: its number with the closest unit.
+
+    A unit is compared with each unit's suffix and its name (``"epochs"`` is close to ``"epoch"``, so ``"3epochs"``
+    suggests ``'3ep'``); a time the number cannot make (``"2.5ep"``) or a number that is not one is suggested not.
+    """
+    if _NUMBER_RE.fullmatch(number) is None:
+        return ""
+    spellings = {}
+    for candidate in TimeUnit:
+        try:
+            parse_timestring(number + candidate.value)
+        except (TimeParseError, NonIntegralTimeError):
+            continue
+        spellings[candidate.value] = spellings[candidate.name.lower()] = number + candidate.value
+    return did_you_mean(unit, spellings, n=1, quote=True, meaning=spellings)

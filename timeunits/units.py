@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import Enum
 
+from timeunits.suggestions import did_you_mean
+
 __all__ = ["TimeUnit", "INTEGER_UNITS", "UNIT_VALUES"]
 
 # Composer has these two as well; Cadence does not support them and says so by name.
@@ -29,6 +31,10 @@ class TimeUnit(str, Enum):
     True
     >>> str(TimeUnit.DURATION)
     'dur'
+    >>> TimeUnit("epochs")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'epochs' is not a time unit (did you mean 'ep'?); expected one of ep, ba, sp, tok, dur ...
     """
 
     EPOCH = "ep"
@@ -49,6 +55,11 @@ class TimeUnit(str, Enum):
                     return unit
             if key in _UNSUPPORTED:
                 raise ValueError(f"{value!r} is not a time unit: {_UNSUPPORTED[key]}; {_ACCEPTED}")
+            spellings = {spelling: unit.value for unit in cls for spelling in (unit.value, unit.name.lower())}
+            raise ValueError(
+                f"{value!r} is not a time unit{did_you_mean(key, spellings, n=1, quote=True, meaning=spellings)}; "
+                f"{_ACCEPTED}"
+            )
         raise ValueError(f"{value!r} is not a time unit; {_ACCEPTED}")
 
 

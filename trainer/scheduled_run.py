@@ -22,6 +22,7 @@ naming it.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +32,7 @@ from torch.optim.lr_scheduler import LRScheduler, ReduceLROnPlateau
 
 from schedulers import Product, compile_scheduler, scale_pytorch_scheduler
 from schedulers.core.clock import EpochStartView
+from schedulers.core.epoch_stepping import moved_milestones, moved_milestones_message
 from schedulers.core.listening import EvaluationListener, ReduceLROnPlateauListener
 from schedulers.core.plateau import listening
 from schedulers.core.run import MissingDataloaderLenError, Run
@@ -157,6 +159,9 @@ def build_schedulers(
         (per_epoch if per_epoch_clock else per_batch).extend(_compile_key(key, group_entries, optimizer, clock, run))
     _check_writers(writers)
     _check_monitors(monitors, built)
+    if per_epoch_clock:
+        compiled = [(label, s.scheduler) for label, s in built if isinstance(s, CompiledScheduler)]
+        _warn_moved_milestones([(e.label, e.schedule) for e in cadence] + compiled, run)
     schedules = [(entry.label, entry.schedule, entry.hyperparameter) for entry in cadence]
     # what steps by itself (torch's ReduceLROnPlateau steps at evaluations, with a metric: not in time)
     others = [(label, s, _written_key(s)) for label, s in built if not isinstance(s, ReduceLROnPlateau)]
@@ -192,6 +197,16 @@ def _place_built(
         steps_per_batch = step_every_batch or (step_every_batch is None and isinstance(scheduler, GroupWriter))
         (per_batch if steps_per_batch else per_epoch).append(scheduler)
     return per_batch, per_epoch, on_eval, listeners, writers
+
+
+def _warn_moved_milestones(schedules: list[tuple[str, Any]], run: Run) -> None:
+    """Per epoch, a Cadence schedule's milestone inside an epoch acts at the next epoch's start: said once, here,
+    naming each (schedulers.core.epoch_stepping; docs/stepping.md)."""
+    moved = [(label, milestone) for label, schedule in schedules for milestone in moved_milestones(schedule, run)]
+    if moved:
+        how = "leave step_schedulers_every_batch unset or True to step each schedule at its batch"
+        # stacklevel: the user's Trainer(...) line, past build_schedulers and Trainer._setup_schedules
+        warnings.warn(f"step_schedulers_every_batch=False: {moved_milestones_message(moved, run, how)}", stacklevel=5)
 
 
 def _check_monitors(monitors: dict[str, str], built: list[tuple[str, LRScheduler]]) -> None:

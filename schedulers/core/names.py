@@ -15,24 +15,19 @@ every lookup sees every built-in name.
 >>> get_scheduler("cosine_with_warmup").__name__
 'CosineAnnealingWithWarmupScheduler'
 
-The one "did you mean" of Cadence: close names for a misspelt one, case-insensitively.
+The one "did you mean" of Cadence, :func:`suggest` and :func:`did_you_mean`, is re-exported here from
+:mod:`timeunits.suggestions`, where it sits so that a misspelt time unit is answered by the same rule.
 
-Every lookup that can fail on a name (schedule names, optimizer names, arguments, config keys, expression
-keywords) suggests through :func:`suggest`, so suggestions read and rank the same everywhere.
-
->>> suggest("cosine_with_warmpu", ["cosine_with_warmup", "linear_with_warmup", "wsd"])
-['cosine_with_warmup', 'linear_with_warmup']
 >>> did_you_mean("t_warmpu", ["t_warmup", "t_max", "alpha_f"], quote=True)
 " (did you mean 't_warmup'?)"
->>> did_you_mean("zzz", ["t_warmup"])
-''
 """
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, TypeVar, overload
+
+from timeunits.suggestions import did_you_mean, suggest
 
 __all__ = [
     "UnknownSchedulerError",
@@ -257,53 +252,3 @@ def _strip_suffix(full: str) -> str:
 
 def _describe(cls: Registered) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
-
-
-def suggest(word: object, candidates: Iterable[str], *, n: int = 3, cutoff: float = 0.6) -> list[str]:
-    """The candidates closest to a misspelt name, best first, compared case-insensitively.
-
-    Args:
-        word: The name that was not found (any value; it is compared as ``str(word)``).
-        candidates: The names that would have been accepted.
-        n: At most this many suggestions.
-        cutoff: The least :class:`difflib.SequenceMatcher` ratio (0 to 1) a candidate needs to be suggested.
-
-    Returns:
-        Up to ``n`` of ``candidates``, spelt as the candidates spell them (not lower-cased), closest first;
-        ``[]`` when none is close enough.
-
-    >>> suggest("STEP", ["step", "Stepped", "cosine"])
-    ['step', 'Stepped']
-    >>> suggest("xyz", ["step"])
-    []
-    """
-    by_lower: dict[str, str] = {}
-    for candidate in candidates:
-        by_lower.setdefault(str(candidate).lower(), str(candidate))
-    close = difflib.get_close_matches(str(word).lower(), list(by_lower), n=n, cutoff=cutoff)
-    return [by_lower[match] for match in close]
-
-
-def did_you_mean(
-    word: object, candidates: Iterable[str], *, n: int = 3, cutoff: float = 0.6, quote: bool = False
-) -> str:
-    """The " (did you mean ...?)" tail of an error message about an unknown name.
-
-    Args:
-        word: The name that was not found.
-        candidates: The names that would have been accepted.
-        n: At most this many suggestions (see :func:`suggest`).
-        cutoff: The least similarity ratio a suggestion needs (see :func:`suggest`).
-        quote: Write each name as a Python string literal (``'t_warmup'``), for keywords and keys.
-
-    Returns:
-        ``" (did you mean A, B?)"`` naming the :func:`suggest` matches, to append to a message; ``""`` when
-        none is close, so the message reads the same without it.
-
-    >>> f"unknown key 'alpah_f'{did_you_mean('alpah_f', ['alpha_f', 't_max'], quote=True)}"
-    "unknown key 'alpah_f' (did you mean 'alpha_f'?)"
-    """
-    close = suggest(word, candidates, n=n, cutoff=cutoff)
-    if not close:
-        return ""
-    return f" (did you mean {', '.join(repr(name) if quote else name for name in close)}?)"

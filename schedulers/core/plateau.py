@@ -75,10 +75,7 @@ def evaluations_or_time(name: str, value: object) -> int | Time:
         if value < 0:
             raise ValueError(f"{name}={value!r} must be >= 0 (a count of evaluations) or a time such as '2ep'")
         return value
-    time = time_argument(name, value)
-    if time.value < 0:
-        raise ValueError(f"{name}={value!r} is negative: a time must be >= 0")
-    return time
+    return time_argument(name, value)
 
 
 def _factor(name: str, value: object) -> float:

@@ -161,15 +161,24 @@ def time_argument(name: str, value: object) -> Time:
         the run, resolved later against the run's length.
 
     Raises:
-        ValueError: timeunits' error for a value that is not a time, naming the argument.
+        ValueError: timeunits' error for a value that is not a time, naming the argument; a negative time (a
+            length or a point of a run is never before its start: ``t_warmup="-5ba"`` is refused when the
+            schedule is built, where Composer would compute its decay from ``t_warmup = -5``).
 
     >>> time_argument("t_max", "0.5dur")
     Time(0.5, TimeUnit.DURATION)
+    >>> time_argument("t_warmup", "-5ba")
+    Traceback (most recent call last):
+    ...
+    ValueError: t_warmup='-5ba' is negative: a time must be >= 0 (e.g. '0ba', '100ba', '0.05dur')
     """
     try:
-        return Time.from_input(value)
+        time = Time.from_input(value)
     except ValueError as error:
         raise argument_error(name, value, error) from None
+    if time.value < 0:
+        raise ValueError(f"{name}={value!r} is negative: a time must be >= 0 (e.g. '0ba', '100ba', '0.05dur')")
+    return time
 
 
 def number_argument(

@@ -652,7 +652,7 @@ def _warn_replaced(args: Any) -> None:
             f"TrainingArguments {', '.join(given)} {'is' if len(given) == 1 else 'are'} not used: Cadence's schedule "
             "replaces Hugging Face's scheduler (write a warmup in the schedule, e.g. Warmup(..., t_warmup='0.1dur'))",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,  # the user's call of huggingface_scheduler, past _check_start
         )
 
 

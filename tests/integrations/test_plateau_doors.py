@@ -186,6 +186,8 @@ def test_hugging_face_says_once_that_its_own_scheduler_settings_are_replaced() -
         huggingface_scheduler(PlateauScheduler(), optimizer, args, 40)
     said = [str(w.message) for w in caught if "Cadence's schedule replaces" in str(w.message)]
     assert len(said) == 1
+    (replaced,) = [w for w in caught if "Cadence's schedule replaces" in str(w.message)]
+    assert replaced.filename == __file__, replaced.filename  # it points at the user's line, not the integration
     assert "lr_scheduler_type='cosine'" in said[0] and "warmup_steps=3" in said[0] and "num_cycles" in said[0]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # nothing set: nothing said

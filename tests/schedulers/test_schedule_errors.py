@@ -11,6 +11,7 @@ import math
 import warnings
 from fractions import Fraction
 
+import attrs
 import pytest
 
 from schedulers import (
@@ -32,6 +33,7 @@ from schedulers import (
     StepScheduler,
     WarmupStableDecayScheduler,
 )
+from schedulers.core.names import registered_schedulers
 from schedulers.core.run import Run
 from schedulers.core.schedule_arguments import number_argument
 from timeunits import NonIntegralTimeError, NotATimeError, Time, TimeParseError, Timestamp, TimeUnit
@@ -467,6 +469,53 @@ def test_negative_warmup_is_an_error():
     compute the decay from t_warmup = -5 (frac = (t + 5) / (t_max + 5))."""
     info = fails(lambda: LinearWithWarmupScheduler("-5ba", t_max="100ba"))
     names(info, "t_warmup")
+
+
+def _warmup_classes() -> list[type]:
+    """Every registered schedule class that carries a ``t_warmup`` (Composer's, the extended ones, ``Warmup``)."""
+    classes = {c for c in registered_schedulers().values() if attrs.has(c) and "t_warmup" in attrs.fields_dict(c)}
+    return sorted(classes, key=lambda c: c.__name__)
+
+
+WARMUP_CLASSES = _warmup_classes()
+WARMUP_REST = {"MultiStepWithWarmupScheduler": {"milestones": ["50ba"]}, "Warmup": {"schedule": StepScheduler("50ba")}}
+
+
+def test_every_warmup_carrying_schedule_is_checked_below():
+    names_ = {c.__name__ for c in WARMUP_CLASSES}
+    assert len(names_) >= 8 and {"Warmup", "WarmupStableDecayScheduler", "InverseSquareRootScheduler"} <= names_
+
+
+@pytest.mark.parametrize("cls", WARMUP_CLASSES, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("bad", ["-5ba", "-1ep", "-0.05dur", "-1sp", Time(-3, "tok")], ids=str)
+def test_a_negative_warmup_is_refused_when_the_schedule_is_built(cls, bad):
+    # at construction, before any run is known: one line naming t_warmup and what a time may be
+    rest = WARMUP_REST.get(cls.__name__, {})
+    with pytest.raises(ValueError) as info:
+        cls(t_warmup=bad, **rest)
+    assert str(info.value) == f"t_warmup={bad!r} is negative: a time must be >= 0 (e.g. '0ba', '100ba', '0.05dur')"
+    with pytest.raises(ValueError, match=r"^t_warmup=.* is negative"):  # and a changed copy is checked the same
+        attrs.evolve(cls(t_warmup="0ba", **rest), t_warmup=bad)
+
+
+ZERO_WARMUPS = [
+    (CosineAnnealingWithWarmupScheduler("0ba", alpha_f=0.29), CosineAnnealingScheduler(alpha_f=0.29)),
+    (LinearWithWarmupScheduler("0dur", alpha_i=0.7, alpha_f=0.29), LinearScheduler(alpha_i=0.7, alpha_f=0.29)),
+    (PolynomialWithWarmupScheduler("0ep", power=1.7, alpha_f=0.29), PolynomialScheduler(power=1.7, alpha_f=0.29)),
+    (ConstantWithWarmupScheduler("0ba", alpha=0.29), ConstantScheduler(alpha=0.29)),
+    (MultiStepWithWarmupScheduler("-0.0dur", ["30ba", "70ba"], gamma=0.29), MultiStepScheduler(["30ba", "70ba"], 0.29)),
+]
+
+
+@pytest.mark.parametrize("zero, composer", ZERO_WARMUPS, ids=lambda s: type(s).__name__)
+def test_a_zero_warmup_is_still_composers_schedule_without_one(zero, composer):
+    # 0 stays legitimate (Composer warns and skips the warmup): the curve is the one without a warmup, to 1e-12
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the zero-warmup warning
+        with_zero = zero.resolve("100ba", dataloader_len=10)
+    without = composer.resolve("100ba", dataloader_len=10)
+    for batch in (0, 1, 29, 30, 37, 38, 71, 99):  # before t_max (at it, Composer's constant ends at 1 alone)
+        assert with_zero(batch) == pytest.approx(without(batch), abs=1e-12), batch
 
 
 # ------------------------------------------------------------------------------------------------------------

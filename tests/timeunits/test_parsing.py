@@ -267,6 +267,39 @@ def test_unit_error_lists_accepted_units(s):
         assert unit in msg, (unit, msg)
 
 
+# A misspelt unit suggests its number with the closest unit, the one "did you mean" of every lookup.
+MISSPELT_UNITS = [
+    ("30bas", "bas", "30ba"),
+    ("30BAS", "BAS", "30ba"),
+    ("3epochs", "epochs", "3ep"),
+    ("10 epochs", "epochs", "10ep"),
+    ("0.3durr", "durr", "0.3dur"),
+    ("0.3 duration", "duration", "0.3dur"),
+    ("5batch", "batch", "5ba"),
+    ("4_000 tokens", "tokens", "4_000tok"),
+    ("2e3samples", "samples", "2e3sp"),
+    ("7 toks", "toks", "7tok"),
+]
+
+
+@pytest.mark.parametrize("s,unit,meant", MISSPELT_UNITS)
+def test_a_misspelt_unit_suggests_the_time_meant(s, unit, meant):
+    with pytest.raises(TimeParseError) as info:
+        Time.from_timestring(s)
+    message = str(info.value)
+    assert f"unknown unit {unit!r} (did you mean {meant!r}?); expected" in message
+    assert "\n" not in message and message.count("did you mean") == 1
+    assert Time.from_timestring(meant) == Time.from_timestring(meant.replace("_", ""))  # the suggestion parses
+
+
+@pytest.mark.parametrize("s", ["2.5epochs", "10steps", "10ms", "3ep0chs", "1e999durr", "3 ep s"])
+def test_no_suggestion_that_would_not_be_the_time_meant(s):
+    # 2.5ep is no time, "steps" and "ms" are close to no unit, "3ep0" and "1e999" are not numbers a time takes
+    with pytest.raises(TimeParseError) as info:
+        Time.from_timestring(s)
+    assert "did you mean" not in str(info.value)
+
+
 @pytest.mark.parametrize("s,unit", [("2iter", "iter"), ("30sec", "sec"), ("0.1sec", "sec"), ("5ITER", "ITER")])
 def test_iter_and_sec_are_named(s, unit):
     with pytest.raises(TimeParseError) as info:
@@ -497,6 +530,12 @@ def test_timeunit_bad_lookup_names_it(bad):
     with pytest.raises(ValueError) as info:
         TimeUnit(bad)
     assert_names_input(info.value, bad)
+
+
+@pytest.mark.parametrize("bad, meant", [("epochs", "ep"), ("batches", "ba"), ("Samples", "sp"), ("toks", "tok")])
+def test_a_misspelt_unit_name_suggests_the_unit(bad, meant):
+    with pytest.raises(ValueError, match=rf"^{bad!r} is not a time unit \(did you mean {meant!r}\?\); expected"):
+        TimeUnit(bad)
 
 
 # --------------------------------------------------------------------------- from_input / from_*

@@ -291,6 +291,17 @@ def test_plot_of_a_name_that_is_no_file_and_no_expression_says_so(tmp_path, caps
     assert "--max-duration" in capsys.readouterr().err
 
 
+def test_plot_of_an_expression_with_a_misspelt_unit_suggests_the_time_meant(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["plot", "cosine_with_warmup(t_warmup='30bas')", "--max-duration", "100ba"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cadence: error: ") and err.count("\n") == 1, err
+    assert "t_warmup='30bas' is not a time: unknown unit 'bas' (did you mean '30ba'?); expected" in err
+    assert main(["plot", "cosine_with_warmup('5ba')", "--max-duration", "3epochs", "--dataloader-len", "10"]) == 2
+    assert "(did you mean '3ep'?)" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_plot_image_without_matplotlib_is_one_line_naming_the_extra(config, tmp_path):
     image = tmp_path / "x.png"
     without = (

@@ -770,6 +770,44 @@ def test_a_horizon_that_is_not_a_time_says_so_once(bad):
     assert message.count("is not a time") == 1 and message.count(repr(bad)) == 1, message
 
 
+@pytest.mark.parametrize(
+    "where, value, meant",
+    [
+        (
+            "loop",
+            {"max_duration": "3epochs"},
+            "trainer.init.loop.max_duration: '3epochs' .* \\(did you mean '3ep'\\?\\)",
+        ),
+        (
+            "schedulers",
+            [{"cosine_with_warmup": {"t_warmup": "30bas"}}],
+            "t_warmup='30bas' is not a time: unknown unit 'bas' \\(did you mean '30ba'\\?\\)",
+        ),
+        ("schedulers", [{"cosine_with_warmup": {"t_warmup": "0.3durr"}}], "\\(did you mean '0.3dur'\\?\\)"),
+    ],
+)
+def test_a_misspelt_unit_in_yaml_suggests_the_time_meant(where, value, meant):
+    config = base_config()
+    config["trainer"]["init"][where] = value
+    with pytest.raises(ConfigError, match=meant) as raised:
+        build(config)
+    assert "\n" not in str(raised.value) and str(raised.value).count("did you mean") == 1
+
+
+def test_a_config_steps_per_batch_so_a_milestone_inside_an_epoch_acts_where_it_is():
+    """Issue 38: the config door never steps per epoch (docs/stepping.md), so t_warmup='5ba' in a run of 8 batches an
+    epoch ends at batch 5 and nothing is said about per-epoch stepping."""
+    config = base_config(max_duration="2ep")
+    config["trainer"]["init"]["schedulers"] = [{"ConstantWithWarmupScheduler": {"t_warmup": "5ba"}}]
+    config["trainer"]["init"]["callbacks"] = [{"LRMonitor": {}}]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        trainer = build(config)
+        trainer.fit()
+    assert not [w for w in caught if "next epoch starts" in str(w.message)]
+    assert lr_monitor(trainer).values("lr") == pytest.approx([0.1 * k / 5 for k in range(5)] + [0.1] * 11, abs=1e-15)
+
+
 def test_there_are_many_distinct_errors():
     assert len({e[2] for e in ERRORS}) >= 10
 

@@ -228,7 +228,7 @@ def test_budgets_are_planned_smallest_first_and_bad_ones_are_named():
         (["2ep", "2ep"], "budget 2ep is given twice"),
         ([0.0], r"^ssr=0.0 must be a finite number > 0$"),
         ([float("nan")], r"^ssr=nan must be a finite number > 0$"),
-        (["2 epochs"], "^budget '2 epochs' is not a time: unknown unit 'epochs'; expected"),
+        (["2 epochs"], r"^budget '2 epochs' is not a time: unknown unit 'epochs' \(did you mean '2ep'\?\); expected"),
         (["1.5ba"], "^budget '1.5ba' is not a time: 1.5 is not a whole number"),
         (["0.5dur"], "is a fraction of a run"),
         ([], "budgets is empty"),

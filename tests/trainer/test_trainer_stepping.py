@@ -19,7 +19,10 @@ from torch.optim.lr_scheduler import ExponentialLR, LRScheduler, MultiStepLR, St
 
 import schedulers.cerebras as cerebras
 from schedulers import (
+    ConstantWithWarmupScheduler,
+    CosineAnnealingScheduler,
     CosineAnnealingWithWarmupScheduler,
+    ExponentialScheduler,
     LinearScheduler,
     MultiStepScheduler,
     SchedulerState,
@@ -310,6 +313,90 @@ def test_false_staircase_survives_a_mid_epoch_resume(tmp_path):
     recorder = StepRecorder(resumed)
     resumed.fit()
     assert recorder.series() == pytest.approx([2 / 3, 2 / 3, 1 / 3, 1 / 3, 1 / 3, 1 / 3], abs=1e-12)
+
+
+def _moved_warnings(caught) -> list[str]:
+    return [str(w.message) for w in caught if "acts only where the next epoch starts" in str(w.message)]
+
+
+def _per_epoch(per_epoch: int, max_duration: str, schedulers, **kwargs) -> tuple[Trainer, list]:
+    """A trainer stepping per epoch over ``per_epoch`` batches an epoch, and the warnings its construction gave."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        trainer = make_trainer(
+            batches(per_epoch), max_duration, schedulers=schedulers, step_schedulers_every_batch=False, **kwargs
+        )
+    return trainer, caught
+
+
+def test_false_says_once_where_each_milestone_inside_an_epoch_acts():
+    """Issue 38: per epoch, t_warmup='5ba' holds α(0) = 0 for the whole first epoch and StepScheduler('15ba') decays at
+    batch 20; one warning at construction names each milestone and where it acts, and the run does what it says."""
+    trainer, caught = _per_epoch(10, "3ep", [ConstantWithWarmupScheduler("5ba"), StepScheduler("15ba", gamma=0.29)])
+    (said,) = _moved_warnings(caught)
+    assert "schedulers[0] t_warmup=5ba acts at 10ba, not at 5ba" in said
+    assert "schedulers[1] step_size=15ba acts at 20ba, not at 15ba" in said
+    assert said.startswith("step_schedulers_every_batch=False: ") and "every 10 batches" in said and "\n" not in said
+    (warning,) = [w for w in caught if str(w.message) == said]
+    assert warning.category is UserWarning and warning.filename == __file__  # the user's line (make_trainer's)
+    recorder = StepRecorder(trainer)
+    with warnings.catch_warnings(record=True) as during_fit:
+        warnings.simplefilter("always")
+        trainer.fit()
+    assert _moved_warnings(during_fit) == []  # once, at the start
+    assert recorder.series() == pytest.approx([0.0] * 10 + [1.0] * 10 + [0.29] * 10, abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    "schedule, every_batch",
+    [
+        (ConstantWithWarmupScheduler("1ep"), False),  # on the boundary
+        (MultiStepScheduler(["0.4dur", "0.8dur"], gamma=0.5), False),  # 2ep and 4ep
+        (StepScheduler("10ba"), False),
+        (CosineAnnealingScheduler(), False),  # a curve with no milestone inside the run
+        (ExponentialScheduler(0.5, decay_period="7ba"), False),  # a smooth decay: nothing acts at 7ba
+        (ConstantWithWarmupScheduler("5ba"), None),  # per batch: it acts where it is
+        (StepScheduler("15ba"), True),
+    ],
+    ids=["warmup-1ep", "multistep-dur", "step-10ba", "cosine", "exponential", "per-batch", "true"],
+)
+def test_no_word_where_no_milestone_moves(schedule, every_batch):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        make_trainer(batches(10), "5ep", schedulers=schedule, step_schedulers_every_batch=every_batch).fit()
+    assert _moved_warnings(caught) == []
+
+
+def test_false_says_where_a_milestone_moved_by_the_ratio_acts():
+    # 1ep scaled by ssr 0.5 is 5ba: inside the first epoch of 10 batches; a compiled scheduler is read the same way
+    model = linear_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
+    compiled = compile_scheduler(StepScheduler("1ep"), optimizer, SchedulerState("4ep", dataloader_len=10))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        make_trainer(
+            batches(10),
+            "4ep",
+            model=model,
+            optimizer=optimizer,
+            schedulers=compiled,
+            step_schedulers_every_batch=False,
+            scale_schedule_ratio=0.5,
+        )
+    (said,) = _moved_warnings(caught)
+    assert "schedulers[0] step_size=5ba acts at 10ba, not at 5ba" in said
+
+
+def test_a_preview_of_a_per_epoch_run_is_its_staircase_and_says_nothing_more():
+    trainer, caught = _per_epoch(4, "3ep", StepScheduler("6ba", gamma=0.29))
+    monitor = LRMonitor()
+    with warnings.catch_warnings(record=True) as during_preview:
+        warnings.simplefilter("always")
+        trainer.preview([monitor])
+    assert _moved_warnings(during_preview) == []
+    (said,) = _moved_warnings(caught)
+    assert "step_size=6ba acts at 8ba" in said
+    assert monitor.values("lr") == pytest.approx([1.0] * 8 + [0.29] * 4, abs=1e-15)
 
 
 def test_cerebras_scheduler_steps_per_batch_and_refuses_false():
