@@ -191,7 +191,7 @@ examples:
 
 def _add_plot_arguments(plot: argparse.ArgumentParser, add_lr_schedule_args) -> None:
     """``cadence plot``: its config-mode options; the help describes the expression mode too."""
-    from schedulers.core.schedule_arguments import count_flag, number_flag
+    from schedulers.core.schedule_arguments import count_flag, number_flag, unit_flag
 
     ssr = number_flag("--ssr")  # its range is the config's or the plan's to check, naming the key
     plot.add_argument("config", metavar="CONFIG.yaml", help="the YAML configuration (or EXPR: see above)")
@@ -206,7 +206,7 @@ def _add_plot_arguments(plot: argparse.ArgumentParser, add_lr_schedule_args) -> 
     plot.add_argument(
         "--ssr", type=ssr, action="append", help="a scale schedule ratio, overriding the config's (repeatable)"
     )
-    plot.add_argument("--x", dest="x_unit", choices=["ba", "ep", "sp", "tok", "dur"], help="the x axis unit")
+    plot.add_argument("--x", dest="x_unit", type=unit_flag("--x"), metavar="UNIT", help="the x axis unit: ba, ep, sp, tok or dur")
     plot.add_argument(
         "--multipliers", action="store_true", help="plot each value over its group's base value (shared axis)"
     )

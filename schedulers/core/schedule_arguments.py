@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from timeunits import Time, is_number
+from timeunits import Time, TimeUnit, is_number
 from timeunits.errors import argument_error
 
 __all__ = [
@@ -376,6 +376,29 @@ def count_flag(flag: str, *, low: int | None = None) -> Callable[[str], int]:
     1000
     """
     return flag_type(flag, lambda text: integer_argument(flag, text, low=low, text=True))
+
+
+def unit_flag(flag: str) -> Callable[[str], TimeUnit]:
+    """An ``argparse`` ``type=`` for a time-unit flag, read as :class:`~timeunits.TimeUnit` reads a unit (its long
+    names too), so a misspelt unit gets the unit's own "did you mean" at every command.
+
+    Args:
+        flag: The flag (``"--x"``), which the error starts with.
+
+    Returns:
+        The parse function; it raises ``argparse.ArgumentTypeError`` naming the flag and the accepted units.
+
+    >>> unit_flag("--x")("epoch")
+    <TimeUnit.EPOCH: 'ep'>
+    """
+
+    def read(text: str) -> TimeUnit:
+        try:
+            return TimeUnit(text.strip())
+        except ValueError as error:
+            raise ValueError(f"{flag}={text!r}: {error}") from None
+
+    return flag_type(flag, read)
 
 
 def flag_type(flag: str, read: Callable[[str], Any]) -> Callable[[str], Any]:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from schedulers.core.run import as_max_duration
-from schedulers.core.schedule_arguments import count_flag, flag_type, number_argument, number_flag
+from schedulers.core.schedule_arguments import count_flag, flag_type, number_argument, number_flag, unit_flag
 from schedulers.tools.files import write_atomically
 from timeunits import TimeUnit
 
@@ -158,7 +158,7 @@ def _add_view_arguments(plot: argparse.ArgumentParser) -> None:
     view.add_argument(
         "--x",
         dest="x_unit",
-        type=_x_unit,
+        type=unit_flag("--x"),
         metavar="UNIT",
         help="x axis unit: ba, ep (fractional epochs), sp, tok or dur (each run from 0 to 1); "
         "default: the unit of --max-duration",
@@ -415,13 +415,6 @@ def _ssrs(text: str) -> list[float]:
                 f"--ssr={text!r} must be a finite number > 0, or a comma list of them (0.5,1,2)"
             ) from None
     return values
-
-
-def _x_unit(text: str) -> TimeUnit:
-    try:
-        return TimeUnit(text.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--x={text!r} must be one of ba, ep, sp, tok, dur") from None
 
 
 def _one_line(error: object) -> str:

@@ -78,6 +78,19 @@ def test_expressions_go_to_the_schedule_plotter(tmp_path: Path) -> None:
     assert "cosine_with_warmup('0.1dur')" in result.stdout
 
 
+def test_x_unit_is_read_as_every_unit_is(config: Path, capsys, fixtures_on_path) -> None:
+    """``--x`` takes what a time unit takes (its long name too), and a typo gets the unit's own did-you-mean."""
+    with pytest.raises(SystemExit) as exit_info:
+        _main("plot", str(config), "--x", "epochs", capsys=capsys)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2
+    assert "--x='epochs': 'epochs' is not a time unit (did you mean 'ep'?)" in err
+    code, long_name, err = _main("plot", str(config), "--x", "batch", capsys=capsys)
+    assert code == 0, err
+    code, short_name, err = _main("plot", str(config), "--x", "ba", capsys=capsys)
+    assert code == 0 and long_name == short_name
+
+
 @pytest.mark.parametrize(
     "change, message",
     [
