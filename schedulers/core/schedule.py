@@ -306,10 +306,13 @@ class Schedule(Configurable):
         (a Time, a float, a tuple of Times): a part a composition builds for a run from its own checked fields and
         the counts it resolved, which ``cls(...)`` would check, and warn about, again (as ``Time._make`` skips
         ``Time.__init__``). Equal to ``cls(**fields)``; every field is given; a class that checks more after its
-        converters (an ``__attrs_post_init__``) is refused."""
-        names = {field.name for field in attrs.fields(cls)}
-        if fields.keys() != names or hasattr(cls, "__attrs_post_init__"):
-            raise TypeError(f"{cls.__name__}._of_checked needs exactly {sorted(names)} and no __attrs_post_init__")
+        converters (an ``__attrs_post_init__``, a validator) is refused."""
+        declared = attrs.fields(cls)
+        names = {field.name for field in declared}
+        if fields.keys() != names or hasattr(cls, "__attrs_post_init__") or any(f.validator for f in declared):
+            raise TypeError(
+                f"{cls.__name__}._of_checked needs exactly {sorted(names)}, and a class checked by its converters alone"
+            )
         schedule = object.__new__(cls)
         for name, value in fields.items():
             object.__setattr__(schedule, name, value)

@@ -309,3 +309,17 @@ def test_the_parts_a_warmup_class_builds_are_what_their_constructors_build(name)
         assert [type(getattr(part, f.name)) for f in attrs.fields(type(part))] == [
             type(getattr(rebuilt, f.name)) for f in attrs.fields(type(part))
         ]
+
+
+def test_only_a_class_checked_by_its_converters_alone_is_built_from_checked_values():
+    """Schedule._of_checked skips the converters: a class that checks more (an __attrs_post_init__, a validator)
+    or a field left out is refused, never built half-checked."""
+    assert LinearScheduler._of_checked(alpha_i=0.0, alpha_f=1.0, t_max=Run("10ba").length) == LinearScheduler(
+        0.0, 1.0, t_max="10ba"
+    )
+    with pytest.raises(TypeError, match="needs exactly"):
+        LinearScheduler._of_checked(alpha_i=0.0, alpha_f=1.0)
+    with pytest.raises(TypeError, match="converters alone"):
+        Sequence._of_checked(schedules=(LinearScheduler(),), milestones=())
+    with pytest.raises(TypeError, match="converters alone"):
+        schedulers.FunctionSchedule._of_checked(fn=lambda state: 1.0)
