@@ -341,3 +341,26 @@ def test_the_documented_reading_path_is_the_path_the_code_takes() -> None:
     spec.loader.exec_module(reader_path)
     trace = reader_path.follow(ROOT)
     assert _documented_reader_path() == [trace.shown(filename) for filename in trace.files]
+
+
+def _documented_compile_path() -> list[str]:
+    """The files docs/architecture.md lists for ``compile_scheduler`` alone, in order."""
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    paragraph = page.split("The same schedule driven by `compile_scheduler(", 1)[1].split("\n\n", 1)[0]
+    return re.findall(r"`((?:schedulers|timeunits|trainer)/[a-z_/]+\.py)`", paragraph)
+
+
+def test_the_documented_compile_scheduler_path_is_the_path_the_code_takes() -> None:
+    # bench/reader_path.py's second trace: from the schedule's construction through compile_scheduler alone to
+    # the first lr write
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("reader_path", ROOT / "bench" / "reader_path.py")
+    reader_path = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reader_path)
+    trace = reader_path.follow_compile(ROOT)
+    files = [trace.shown(filename) for filename in trace.files]
+    assert _documented_compile_path() == files
+    assert f"enters {len(files)} files" in " ".join(
+        (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8").split()
+    )

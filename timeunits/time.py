@@ -54,13 +54,17 @@ class Time:
     """
 
     # Hand-written __slots__, not attrs: built on the per-step path (docs/architecture.md, "One way to write a
-    # small value class"), and timeunits imports only the standard library.
-    __slots__ = ("_value", "_unit")
+    # small value class"), and timeunits imports only the standard library. ``value`` and ``unit`` are the slots
+    # themselves, read without a call (resolving a schedule reads them dozens of times); they are written once,
+    # through the slots' own setters, and ``__setattr__`` refuses every later write.
+    __slots__ = ("value", "unit")
+    value: int | float
+    unit: TimeUnit
 
     def __init__(self, value: int | float, unit: TimeUnit | str) -> None:
         unit = _UNIT_BY_VALUE.get(unit) or TimeUnit(unit)
-        self._value = value if type(value) is int and unit is not _DURATION else _checked_value(value, unit)
-        self._unit = unit
+        _set_value(self, value if type(value) is int and unit is not _DURATION else _checked_value(value, unit))
+        _set_unit(self, unit)
 
     # -- construction -----------------------------------------------------------------------------
     @classmethod
@@ -197,15 +201,11 @@ class Time:
         return cls(duration, TimeUnit.DURATION)
 
     # -- reading --------------------------------------------------------------------------------
-    @property
-    def value(self) -> int | float:
-        """The amount, an int for ``ep``/``ba``/``sp``/``tok`` and a float for ``dur``."""
-        return self._value
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot set {name} of {self!r}: a Time is immutable; build another (e.g. Time(5, 'ep'))")
 
-    @property
-    def unit(self) -> TimeUnit:
-        """The :class:`TimeUnit` the value counts."""
-        return self._unit
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete {name} of {self!r}: a Time is immutable")
 
     def to_timestring(self) -> str:
         """``f"{value}{unit}"``, e.g. ``"0.3dur"``, ``"1.0dur"``, ``"10ep"``; parses back to an equal Time.
@@ -213,33 +213,33 @@ class Time:
         Returns:
             The time as text, as :meth:`from_timestring` reads it back.
         """
-        return f"{self._value}{self._unit.value}"
+        return f"{self.value}{self.unit.value}"
 
     __str__ = to_timestring
 
     def __repr__(self) -> str:
-        return f"Time({self._value!r}, TimeUnit.{self._unit.name})"
+        return f"Time({self.value!r}, TimeUnit.{self.unit.name})"
 
     def __int__(self) -> int:
-        return int(self._value)
+        return int(self.value)
 
     def __float__(self) -> float:
-        return float(self._value)
+        return float(self.value)
 
     def __hash__(self) -> int:
-        return hash(self._value)
+        return hash(self.value)
 
     def __reduce__(self):
-        return (Time, (self._value, self._unit.value))
+        return (Time, (self.value, self.unit.value))
 
     # -- arithmetic ------------------------------------------------------------------------------
     def _same_unit(self, other: object, verb: str) -> Time:
         """``other`` as a Time of this unit, or a :class:`TimeUnitMismatchError` naming both."""
         other = self._coerce(other)
-        if other._unit is not self._unit:
+        if other.unit is not self.unit:
             raise TimeUnitMismatchError(
-                f"cannot {verb} {self} and {other}: they have different units ({self._unit.value} and "
-                f"{other._unit.value}); convert one of them first"
+                f"cannot {verb} {self} and {other}: they have different units ({self.unit.value} and "
+                f"{other.unit.value}); convert one of them first"
             )
         return other
 
@@ -248,43 +248,43 @@ class Time:
             return other
         if isinstance(other, str):
             return Time.from_timestring(other)
-        return Time(other, self._unit)
+        return Time(other, self.unit)
 
     def __add__(self, other: TimeLike) -> Time:
         if not _is_operand(other):
             return NotImplemented
-        return _make(self._value + self._same_unit(other, "add")._value, self._unit)
+        return _make(self.value + self._same_unit(other, "add").value, self.unit)
 
     __radd__ = __add__
 
     def __sub__(self, other: TimeLike) -> Time:
         if not _is_operand(other):
             return NotImplemented
-        return _make(self._value - self._same_unit(other, "subtract")._value, self._unit)
+        return _make(self.value - self._same_unit(other, "subtract").value, self.unit)
 
     def __rsub__(self, other: TimeLike) -> Time:
         if not _is_operand(other):
             return NotImplemented
-        return _make(self._same_unit(other, "subtract")._value - self._value, self._unit)
+        return _make(self._same_unit(other, "subtract").value - self.value, self.unit)
 
     def __mod__(self, other: TimeLike) -> Time:
         if not _is_operand(other):
             return NotImplemented
-        return _make(self._value % self._same_unit(other, "take the remainder of")._value, self._unit)
+        return _make(self.value % self._same_unit(other, "take the remainder of").value, self.unit)
 
     def __rmod__(self, other: TimeLike) -> Time:
         if not _is_operand(other):
             return NotImplemented
-        return _make(self._same_unit(other, "take the remainder of")._value % self._value, self._unit)
+        return _make(self._same_unit(other, "take the remainder of").value % self.value, self.unit)
 
     def __neg__(self) -> Time:
-        return _make(-self._value, self._unit)
+        return _make(-self.value, self.unit)
 
     def __pos__(self) -> Time:
         return self
 
     def __abs__(self) -> Time:
-        return _make(abs(self._value), self._unit)
+        return _make(abs(self.value), self.unit)
 
     def __mul__(self, other: TimeLike | float) -> Time:
         """``Time * number`` keeps the unit (``int()`` truncation for int units); ``Time * Time`` needs one ``dur``."""
@@ -293,15 +293,15 @@ class Time:
         if not _is_operand(other):
             return NotImplemented
         other = self._coerce(other)
-        if self._unit is _DURATION:
-            unit = other._unit
-        elif other._unit is _DURATION:
-            unit = self._unit
+        if self.unit is _DURATION:
+            unit = other.unit
+        elif other.unit is _DURATION:
+            unit = self.unit
         else:
             raise TimeUnitMismatchError(
                 f"cannot multiply {self} by {other}: one of the two must be a dur fraction (e.g. {self} * 0.5dur)"
             )
-        product = self._value * other._value
+        product = self.value * other.value
         return _make(float(product) if unit is _DURATION else whole_count(product), unit)
 
     __rmul__ = __mul__
@@ -312,25 +312,25 @@ class Time:
             return _scaled(self, _finite_factor(other, "divide", self), _truncating_div)
         if not _is_operand(other):
             return NotImplemented
-        return _make(self._value / self._same_unit(other, "divide")._value, _DURATION)
+        return _make(self.value / self._same_unit(other, "divide").value, _DURATION)
 
     def __rtruediv__(self, other: TimeLike | float) -> Time:
         if not _is_operand(other):
             return NotImplemented
-        return _make(self._same_unit(other, "divide")._value / self._value, _DURATION)
+        return _make(self._same_unit(other, "divide").value / self.value, _DURATION)
 
     # -- comparison ------------------------------------------------------------------------------
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Time):
-            return self._unit is other._unit and self._value == other._value
+            return self.unit is other.unit and self.value == other.value
         if isinstance(other, str):
             try:
                 other = Time.from_timestring(other)
             except ValueError:
                 return False
-            return self._unit is other._unit and self._value == other._value
+            return self.unit is other.unit and self.value == other.value
         if is_number(other):
-            return self._value == _plain_number(other)
+            return self.value == _plain_number(other)
         return NotImplemented
 
     def _compare_value(self, other: object) -> int | float:
@@ -338,35 +338,40 @@ class Time:
         if type(other) is int:
             return other
         if is_number(other):
-            if self._unit is _DURATION:
+            if self.unit is _DURATION:
                 return _plain_number(other)
             count = _whole(other)
             if count is None:
-                raise _not_a_count(other, self._unit, f"cannot compare {self} with {other!r}")
+                raise _not_a_count(other, self.unit, f"cannot compare {self} with {other!r}")
             return count
-        return self._same_unit(other, "compare")._value
+        return self._same_unit(other, "compare").value
 
     def __lt__(self, other: object) -> bool:
-        return self._value < self._compare_value(other) if _is_operand(other) else NotImplemented
+        return self.value < self._compare_value(other) if _is_operand(other) else NotImplemented
 
     def __le__(self, other: object) -> bool:
-        return self._value <= self._compare_value(other) if _is_operand(other) else NotImplemented
+        return self.value <= self._compare_value(other) if _is_operand(other) else NotImplemented
 
     def __gt__(self, other: object) -> bool:
-        return self._value > self._compare_value(other) if _is_operand(other) else NotImplemented
+        return self.value > self._compare_value(other) if _is_operand(other) else NotImplemented
 
     def __ge__(self, other: object) -> bool:
-        return self._value >= self._compare_value(other) if _is_operand(other) else NotImplemented
+        return self.value >= self._compare_value(other) if _is_operand(other) else NotImplemented
 
 
 TimeLike = Time | str | int | float
 
 
+# the slots' own setters: the one way a Time's value and unit are written (past the refusing __setattr__)
+_set_value = Time.value.__set__  # type: ignore[attr-defined]
+_set_unit = Time.unit.__set__  # type: ignore[attr-defined]
+
+
 def _make(value: int | float, unit: TimeUnit) -> Time:
     """Build a Time from an already valid value, skipping the checks of ``__init__`` (hot paths)."""
     time = _new(Time)
-    time._value = value
-    time._unit = unit
+    _set_value(time, value)
+    _set_unit(time, unit)
     return time
 
 
@@ -482,7 +487,7 @@ def _truncating_div(value: int | float, divisor: int | float) -> int | float:
 
 
 def _scaled(time: Time, factor: int | float, op) -> Time:
-    result = op(time._value, factor)
-    if time._unit is _DURATION:
+    result = op(time.value, factor)
+    if time.unit is _DURATION:
         return _make(float(result), _DURATION)
-    return _make(int(result), time._unit)
+    return _make(int(result), time.unit)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
+from collections.abc import Sequence as Seq
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -16,7 +17,7 @@ import attrs
 from schedulers.core import kernels
 from schedulers.core.kernels import ops
 from schedulers.core.names import register_scheduler
-from schedulers.core.run import Run, ScheduleState
+from schedulers.core.run import WHOLE_RUN, Run, ScheduleState
 from schedulers.core.schedule import CallableKind, Curve, FunctionSchedule, Schedule, callable_kind
 from schedulers.core.schedule_arguments import (
     FrozenList,
@@ -26,9 +27,9 @@ from schedulers.core.schedule_arguments import (
     to_time,
     to_times,
 )
-from timeunits import Time
+from timeunits import Time, TimeUnit
 
-__all__ = ["Product", "Sequence", "Warmup", "piecewise", "warmup_ramp"]
+__all__ = ["Product", "Sequence", "Warmup", "piecewise", "sequence_curve", "warmup_ramp"]
 
 
 def _schedules(name: str, value: object) -> FrozenList:
@@ -107,6 +108,8 @@ def piecewise(
     (0.5, 1.0, 0.5)
     """
     starts = (0,) * len(pieces) if starts is None else starts
+    if len(pieces) == 1 and starts[0] == 0:  # one piece: the curve is that piece (its marks, fraction, kept)
+        return pieces[0]
     shifted = tuple(_shifted(piece, start) for piece, start in zip(pieces, starts, strict=True))
     if len(pieces) == 2 and starts[0] == 0:  # a warmup and what follows it: one comparison
         (boundary,), (first, second), start = boundaries, pieces, starts[1]
@@ -228,7 +231,7 @@ class Sequence(Schedule):
 
     def _resolve(self, run: Run) -> Curve:
         given = {f"milestones[{i}]": m for i, m in enumerate(self.milestones)}
-        given["max_duration"] = Time(1.0, "dur")
+        given["max_duration"] = WHOLE_RUN
         times = self._resolve_times(run, given)
         end = times.pop("max_duration")
         unit = end.unit
@@ -239,16 +242,48 @@ class Sequence(Schedule):
                     f"Sequence segment {i} is empty: it runs from {edges[i]}{unit.value} to {edges[i + 1]}{unit.value} "
                     f"(milestones {[str(m) for m in self.milestones]} within max_duration={run.length})"
                 )
-        pieces, listeners = [], []
-        for i, child in enumerate(self.schedules):
-            start, length = edges[i], edges[i + 1] - edges[i]
-            segment = run.part(Time(length, unit))
-            curve = _child_curve(segment, child, f"schedules[{i}]", unit)
-            times.update({f"schedules[{i}].{name}": time for name, time in curve.times.items()})
-            pieces.append(curve.fn)
-            end = edges[i + 1] if i < len(self.schedules) - 1 else math.inf
-            listeners += [listener.within(_segment_clock(start, end)) for listener in curve.listeners]
-        return Curve(unit, piecewise(tuple(edges[1:-1]), tuple(pieces), tuple(edges[:-1])), times, tuple(listeners))
+        return sequence_curve(run, unit, edges, self.schedules, times)
+
+
+def sequence_curve(
+    run: Run, unit: TimeUnit, edges: list[int], schedules: Seq[Schedule], times: dict[str, Time]
+) -> Curve:
+    r"""Schedules one after another as one curve: schedule :math:`i` resolved on its own segment
+    :math:`[e_i, e_{i+1})` of ``run`` and reading the count since the segment began, :math:`x - e_i`.
+
+    What a :class:`Sequence` resolves to once its milestones are counts, and what a composition of parts whose
+    times it has already resolved and checked resolves to directly (Composer's warmup classes): the edges are
+    not resolved or checked again, and no Sequence is built.
+
+    Args:
+        run: The run the segments are parts of (:meth:`Run.part <schedulers.core.run.Run.part>`).
+        unit: The unit of the edges, which every schedule must resolve to.
+        edges: ``0``, where each segment after the first starts, and the end of the last, increasing counts.
+        schedules: One schedule per segment.
+        times: The times resolved so far (a Sequence's milestones); each schedule's are added, by position.
+
+    Returns:
+        The curve: piecewise in the schedules' closed forms, their plateaus' listeners on their segments' clocks.
+
+    Raises:
+        ValueError: A schedule's own checks for its segment, or a schedule that resolves to another unit.
+
+    >>> from schedulers import CosineAnnealingScheduler, LinearScheduler
+    >>> parts = [LinearScheduler(0.0, 1.0, t_max="10ba"), CosineAnnealingScheduler(t_max="90ba")]
+    >>> curve = sequence_curve(Run("100ba"), TimeUnit.BATCH, [0, 10, 100], parts, {})
+    >>> curve(5), curve(10), curve(55)
+    (0.5, 1.0, 0.5)
+    """
+    pieces, listeners = [], []
+    last = len(schedules) - 1
+    for i, child in enumerate(schedules):
+        start, length = edges[i], edges[i + 1] - edges[i]
+        curve = _child_curve(run.part(Time(length, unit)), child, f"schedules[{i}]", unit)
+        times.update({f"schedules[{i}].{name}": time for name, time in curve.times.items()})
+        pieces.append(curve.fn)
+        end = edges[i + 1] if i < last else math.inf
+        listeners += [listener.within(_segment_clock(start, end)) for listener in curve.listeners]
+    return Curve(unit, piecewise(tuple(edges[1:-1]), tuple(pieces), tuple(edges[:-1])), times, tuple(listeners))
 
 
 def _segment_clock(start: float, end: float) -> Callable[[float], float | None]:

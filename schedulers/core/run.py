@@ -59,6 +59,7 @@ __all__ = [
     "MissingDataloaderLenError",
     "resolve_time",
     "same_unit",
+    "WHOLE_RUN",
     "scale_max_duration",
     "scaled_length",
     "whole_count",
@@ -176,6 +177,11 @@ class MissingDataloaderLenError(ValueError, RuntimeError):
     ...     print(type(error).__name__, isinstance(error, ValueError))
     MissingDataloaderLenError True
     """
+
+
+#: ``1dur``, the whole run as a time: resolved for a run (:meth:`Run.count`), the run's length as a whole count in ba,
+#: sp or tok (a length in epochs as batches)
+WHOLE_RUN = Time(1.0, TimeUnit.DURATION)
 
 
 def resolve_time(
@@ -337,7 +343,11 @@ class Run:
     """One training run: ``max_duration`` as written, batches per epoch, per-batch counts and the ratio.
 
     Frozen, hashable and equal by value (a per-batch tensor by its contents). ``run.length`` is what the run
-    trains; :meth:`count` resolves a schedule's time argument for it.
+    trains; :meth:`count` resolves a schedule's time argument for it. ``run.resolution_key`` is what a schedule's
+    curve depends on, ``(length.value, length.unit, dataloader_len, ssr)``: two runs with the same key resolve every
+    schedule alike (the per-batch counts and ``max_duration`` as written do not enter a curve), so a schedule
+    caches its curve under it (:meth:`~schedulers.core.schedule.Schedule.curve`). Both are set once, when the run
+    is built.
 
     Args:
         max_duration: The run's length as the user wrote it (a Time or string in ``ep``, ``ba``, ``sp`` or
@@ -366,6 +376,8 @@ class Run:
     (Time(250, TimeUnit.BATCH), Time(250, TimeUnit.BATCH), Time(50, TimeUnit.BATCH), Time(15, TimeUnit.BATCH))
     >>> run == Run(max_duration="10ep", dataloader_len=50, scale_schedule_ratio=0.5), len({run, Run("10ep", 50)})
     (True, 2)
+    >>> Run("100ba", ssr=0.5).resolution_key == Run("50ba", ssr=0.5, scaled=True).resolution_key
+    True
     """
 
     max_duration: Time
@@ -375,6 +387,7 @@ class Run:
     ssr: float
     scaled: bool
     length: Time = attrs.field(init=False, eq=False)
+    resolution_key: tuple = attrs.field(init=False, eq=False)
 
     def __init__(
         self,
@@ -396,7 +409,7 @@ class Run:
         per_epoch = as_dataloader_len(dataloader_len)
         ratio = number_argument(name, ssr, low=0.0, low_open=True)
         self.__attrs_init__(length, per_epoch, samples_per_batch, tokens_per_batch, ratio, bool(scaled))
-        object.__setattr__(self, "length", length if scaled else scaled_length(length, ratio, per_epoch))
+        _set_length(self, length if scaled else scaled_length(length, ratio, per_epoch))
 
     def part(self, length: Time) -> Run:
         """A part of this run: ``length`` of it, with its batches per epoch and its ratio.
@@ -416,7 +429,7 @@ class Run:
         """
         part = object.__new__(Run)
         part.__attrs_init__(length, self.dataloader_len, None, None, self.ssr, True)
-        object.__setattr__(part, "length", length)
+        _set_length(part, length)
         return part
 
     @classmethod
@@ -444,22 +457,6 @@ class Run:
         Run(max_duration='3ep', dataloader_len=7, scaled=True)
         """
         return cls(state.max_duration, state.dataloader_len, ssr=ssr, scaled=True)
-
-    @property
-    def resolution_key(self) -> tuple:
-        """What a schedule's curve depends on: ``(length, dataloader_len, ssr)``.
-
-        Two runs with the same key resolve every schedule alike (the per-batch counts and ``max_duration`` as
-        written do not enter a curve), so a schedule caches its curve under it
-        (:meth:`~schedulers.core.schedule.Schedule.curve`).
-
-        Returns:
-            A hashable tuple.
-
-        >>> Run("100ba", ssr=0.5).resolution_key == Run("50ba", ssr=0.5, scaled=True).resolution_key
-        True
-        """
-        return (self.length.value, self.length.unit, self.dataloader_len, self.ssr)
 
     def count(self, argument: str, time: Time | str, *, scale: bool = True) -> Time:
         """Resolve a schedule's time argument for this run (:func:`~schedulers.core.run.resolve_time`).
@@ -496,6 +493,12 @@ class Run:
         if self.scaled:
             shown.append("scaled=True")
         return f"Run({', '.join(shown)})"
+
+
+def _set_length(run: Run, length: Time) -> None:
+    """Set the length a run trains and the key its curves are cached under, once, as the run is built."""
+    object.__setattr__(run, "length", length)
+    object.__setattr__(run, "resolution_key", (length.value, length.unit, run.dataloader_len, run.ssr))
 
 
 def as_run(

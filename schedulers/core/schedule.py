@@ -38,7 +38,7 @@ import math
 import operator
 import warnings
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import attrs
 
@@ -60,6 +60,7 @@ __all__ = [
 
 
 _UNSET = object()
+S = TypeVar("S", bound="Schedule")
 
 
 # how many runs' curves one schedule keeps (a plot of a few ratios, a report beside the run; the oldest goes)
@@ -298,6 +299,24 @@ class Schedule(Configurable):
 
     def _resolve(self, run: Run) -> Curve:
         raise NotImplementedError(f"{type(self).__name__} must implement _resolve(run) -> Curve")
+
+    @classmethod
+    def _of_checked(cls: type[S], **fields: Any) -> S:
+        """An instance of this class from values its checks have already passed, each as its converter returns it
+        (a Time, a float, a tuple of Times): a part a composition builds for a run from its own checked fields and
+        the counts it resolved, which ``cls(...)`` would check, and warn about, again (as ``Time._make`` skips
+        ``Time.__init__``). Equal to ``cls(**fields)``; every field is given; a class that checks more after its
+        converters (an ``__attrs_post_init__``, a validator) is refused."""
+        declared = attrs.fields(cls)
+        names = {field.name for field in declared}
+        if fields.keys() != names or hasattr(cls, "__attrs_post_init__") or any(f.validator for f in declared):
+            raise TypeError(
+                f"{cls.__name__}._of_checked needs exactly {sorted(names)}, and a class checked by its converters alone"
+            )
+        schedule = object.__new__(cls)
+        for name, value in fields.items():
+            object.__setattr__(schedule, name, value)
+        return schedule
 
     def _resolve_times(self, run: Run, given: dict[str, Time], unscaled: tuple[str, ...] = ()) -> dict[str, Time]:
         """Resolve ``given`` times (those named in ``unscaled`` without ssr) and check they share one unit."""

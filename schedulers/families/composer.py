@@ -8,17 +8,16 @@ Where Cadence deliberately departs from Composer it says so (docs/composer-devia
 
 from __future__ import annotations
 
-import warnings
-
 import attrs
 
 from schedulers.core import kernels
-from schedulers.core.composition import Sequence
+from schedulers.core.composition import Sequence, sequence_curve
 from schedulers.core.kernels import ops
 from schedulers.core.names import register_scheduler
-from schedulers.core.run import Run
+from schedulers.core.run import WHOLE_RUN, Run
 from schedulers.core.schedule import Curve, Schedule, fraction_curve
 from schedulers.core.schedule_arguments import (
+    FrozenList,
     argument_repr,
     flag_field,
     multiplier_field,
@@ -54,7 +53,7 @@ def _run_unit(run: Run) -> TimeUnit:
 def _run_count(run: Run, unit: TimeUnit) -> int | None:
     """The run's length in ``unit`` (ba, sp or tok), or None when it cannot be said."""
     try:
-        length = run.count("max_duration", Time(1.0, TimeUnit.DURATION))
+        length = run.count("max_duration", WHOLE_RUN)
     except ValueError:
         return None
     return length.value if length.unit is unit else None
@@ -400,8 +399,8 @@ class _WarmupSchedule(Schedule):
         span = times["t_max"].value - t_warmup
         if span > 0:
             return self._after(Time(span, unit))
-        start = float(self._after(Time(1, unit))._resolve(_counting(unit))(0.0))
-        return LinearScheduler(start, start, t_max=Time(1, unit))
+        start = float(self._after(Time(1, unit))._resolve(_WRITTEN_AS_COUNTS.part(Time(1, unit)))(0.0))
+        return LinearScheduler._of_checked(alpha_i=start, alpha_f=start, t_max=Time(1, unit))
 
     def composed(self, run: Run) -> Schedule:
         """This schedule for ``run``, written with the public pieces (the schedule it resolves to).
@@ -422,23 +421,27 @@ class _WarmupSchedule(Schedule):
         Sequence(schedules=[LinearScheduler(alpha_i=0.0, alpha_f=1.0, t_max='10ba'),
                             CosineAnnealingScheduler(t_max='90ba', alpha_f=0.1)], milestones=['10ba'])
         """
-        return self._compose(self._warmup_times(run))
+        times = self._warmup_times(run)
+        schedules, edges = self._parts(times)
+        return schedules[0] if len(schedules) == 1 else Sequence(schedules, [Time(edges[1], times["t_warmup"].unit)])
 
     def _resolve(self, run: Run) -> Curve:
+        # the parts of composed(run), resolved on their segments as that Sequence resolves them, from the counts
+        # resolved and checked once here: no Sequence is built and no milestone resolved again
         times = self._warmup_times(run)
+        schedules, edges = self._parts(times)
         unit = times["t_warmup"].unit
-        curve = self._compose(times)._resolve(_counting(unit, max(times["t_warmup"].value, 0) + 1))
-        return Curve(unit, curve.fn, times)
+        return Curve(unit, sequence_curve(_WRITTEN_AS_COUNTS, unit, edges, schedules, {}).fn, times)
 
-    def _compose(self, times: dict[str, Time]) -> Schedule:
+    def _parts(self, times: dict[str, Time]) -> tuple[list[Schedule], list[int]]:
+        """The schedules of :meth:`composed` for the resolved ``times``, and the edges of their segments in counts
+        (the last segment is one count long: its schedule's times are counts, so its length does not matter)."""
         t_warmup, unit = max(times["t_warmup"].value, 0), times["t_warmup"].unit
-        with warnings.catch_warnings():  # the class warned about its own arguments when it was built
-            warnings.simplefilter("ignore")
-            after = self._after_warmup(times, t_warmup)
-            if t_warmup == 0:
-                return after
-            ramp = LinearScheduler(0.0, self._peak(), t_max=Time(t_warmup, unit))
-            return Sequence([ramp, after], [Time(t_warmup, unit)])
+        after = self._after_warmup(times, t_warmup)
+        if t_warmup == 0:
+            return [after], [0, 1]
+        ramp = LinearScheduler._of_checked(alpha_i=0.0, alpha_f=self._peak(), t_max=Time(t_warmup, unit))
+        return [ramp, after], [0, t_warmup, t_warmup + 1]
 
     def _warmup_times(self, run: Run) -> dict[str, Time]:
         """Resolve ``t_warmup`` with the main times; warn once on a zero warmup; check t_max covers the run."""
@@ -462,13 +465,9 @@ class _WarmupSchedule(Schedule):
         return times
 
 
-def _counting(unit: TimeUnit, length: int = 1) -> Run:
-    """A run in which a composition whose times are already counts resolves as written (ratio 1, no epochs):
-    only its unit matters, and its length must pass the warmup's end."""
-    return _WRITTEN_AS_COUNTS.part(Time(length, unit))
-
-
-_WRITTEN_AS_COUNTS = Run("1ba", scaled=True)  # ratio 1, no epochs: the parts above are cut from it
+# a run in which parts whose times are already counts resolve as written (ratio 1, no epochs): only their unit
+# matters, which each part's own segment (Run.part) gives
+_WRITTEN_AS_COUNTS = Run("1ba", scaled=True)
 
 
 @register_scheduler(aliases=("multistep_with_warmup",), family="composer")
@@ -514,7 +513,8 @@ class MultiStepWithWarmupScheduler(_WarmupSchedule):
     def _after_warmup(self, times: dict[str, Time], t_warmup: int) -> Schedule:
         # the milestones counted from the warmup's end (one already passed is at 0: passed when the segment starts)
         unit = times["t_warmup"].unit
-        return MultiStepScheduler([Time(max(m - t_warmup, 0), unit) for m in _points(times)], gamma=self.gamma)
+        milestones = FrozenList((Time(max(m - t_warmup, 0), unit) for m in _points(times)), "milestones")
+        return MultiStepScheduler._of_checked(milestones=milestones, gamma=self.gamma)
 
 
 @register_scheduler(aliases=("linear_with_warmup",), family="composer")
@@ -559,7 +559,7 @@ class LinearWithWarmupScheduler(_WarmupSchedule):
         return self.alpha_i
 
     def _after(self, t_max: Time) -> Schedule:
-        return LinearScheduler(self.alpha_i, self.alpha_f, t_max=t_max)
+        return LinearScheduler._of_checked(alpha_i=self.alpha_i, alpha_f=self.alpha_f, t_max=t_max)
 
 
 @register_scheduler(aliases=("constant_with_warmup",), family="composer")
@@ -601,7 +601,7 @@ class ConstantWithWarmupScheduler(_WarmupSchedule):
         return self.alpha
 
     def _after(self, t_max: Time) -> Schedule:
-        return LinearScheduler(self.alpha, self.alpha, t_max=t_max)
+        return LinearScheduler._of_checked(alpha_i=self.alpha, alpha_f=self.alpha, t_max=t_max)
 
 
 @register_scheduler(aliases=("cosine_with_warmup",), family="composer")
@@ -642,7 +642,7 @@ class CosineAnnealingWithWarmupScheduler(_WarmupSchedule):
     scale_warmup: bool = flag_field()
 
     def _after(self, t_max: Time) -> Schedule:
-        return CosineAnnealingScheduler(t_max=t_max, alpha_f=self.alpha_f)
+        return CosineAnnealingScheduler._of_checked(t_max=t_max, alpha_f=self.alpha_f)
 
 
 @register_scheduler(aliases=("polynomial_with_warmup",), family="composer")
@@ -685,4 +685,4 @@ class PolynomialWithWarmupScheduler(_WarmupSchedule):
     scale_warmup: bool = flag_field()
 
     def _after(self, t_max: Time) -> Schedule:
-        return PolynomialScheduler(power=self.power, t_max=t_max, alpha_f=self.alpha_f)
+        return PolynomialScheduler._of_checked(power=self.power, t_max=t_max, alpha_f=self.alpha_f)

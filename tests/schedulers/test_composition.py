@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import sys
+from pathlib import Path
+
+import attrs
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import schedulers
 from schedulers import (
     ConstantScheduler,
     ConstantWithWarmupScheduler,
@@ -255,3 +261,65 @@ def test_a_schedule_bound_to_its_run_gives_its_curve_bit_for_bit(max_duration, s
             count = state.timestamp.count(curve.unit)
             assert alpha(state) == curve(count) == curve(float(count)), (schedule, count)
             state.timestamp = state.timestamp.to_next_batch(samples=32)
+
+
+def _calls_of(resolve, root):
+    """The functions of Cadence's code (timeunits, schedulers, trainer under ``root``) that ``resolve()`` calls, as
+    ``(file, qualified name)``, one entry per call."""
+    project = tuple(str(root / package) + os.sep for package in ("timeunits", "schedulers", "trainer"))
+    calls = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename.startswith(project):
+            calls.append((os.path.basename(frame.f_code.co_filename), frame.f_code.co_qualname))
+
+    sys.setprofile(profile)
+    try:
+        resolve()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+def test_a_composed_schedule_resolves_without_rebuilding_or_rechecking_its_parts():
+    """One curve(run) of a warmup + cosine resolves its times once and builds its curve from the counts: the
+    schedule's arguments were checked when it was built and no check runs again (no argument check, no Sequence
+    built or resolved), and the whole resolution stays within a budget of calls (bench/curve_calls.py measures it;
+    it was 195 calls before this budget)."""
+    run = Run("100ba", 10)
+    CosineAnnealingWithWarmupScheduler(t_warmup="0.3dur", alpha_f=0.1).curve(run)  # first uses outside the count
+    schedule = CosineAnnealingWithWarmupScheduler(t_warmup="0.3dur", alpha_f=0.1)
+    calls = _calls_of(lambda: schedule.curve(run), Path(schedulers.__file__).resolve().parent.parent)
+    rechecks = {"time_argument", "number_argument", "multiplier_argument", "milestones_argument", "integer_argument"}
+    assert [name for file, name in calls if file == "schedule_arguments.py" and name in rechecks] == []
+    assert [name for name in dict(calls).values() if name.startswith("Sequence.")] == []
+    assert [name for file, name in calls if name == "Time.from_input"] == ["Time.from_input"] * 5  # each time once
+    assert len(calls) <= 120
+    assert schedule.curve(run)(15) == CosineAnnealingWithWarmupScheduler("0.3dur", alpha_f=0.1).resolve(run)(15) == 0.5
+
+
+@pytest.mark.parametrize("name", list(WARMUP_CLASSES))
+def test_the_parts_a_warmup_class_builds_are_what_their_constructors_build(name):
+    """The parts of composed(run) are built from values already checked, without checking them again: each equals,
+    and reads as, the part its public constructor builds from the same arguments."""
+    composed = WARMUP_CLASSES[name]("0.29dur", False).composed(Run("100ba", ssr=0.5))
+    for part in composed.schedules:
+        rebuilt = attrs.evolve(part)  # the constructor, every converter run
+        assert rebuilt == part and repr(rebuilt) == repr(part)
+        assert [type(getattr(part, f.name)) for f in attrs.fields(type(part))] == [
+            type(getattr(rebuilt, f.name)) for f in attrs.fields(type(part))
+        ]
+
+
+def test_only_a_class_checked_by_its_converters_alone_is_built_from_checked_values():
+    """Schedule._of_checked skips the converters: a class that checks more (an __attrs_post_init__, a validator)
+    or a field left out is refused, never built half-checked."""
+    assert LinearScheduler._of_checked(alpha_i=0.0, alpha_f=1.0, t_max=Run("10ba").length) == LinearScheduler(
+        0.0, 1.0, t_max="10ba"
+    )
+    with pytest.raises(TypeError, match="needs exactly"):
+        LinearScheduler._of_checked(alpha_i=0.0, alpha_f=1.0)
+    with pytest.raises(TypeError, match="converters alone"):
+        Sequence._of_checked(schedules=(LinearScheduler(),), milestones=())
+    with pytest.raises(TypeError, match="converters alone"):
+        schedulers.FunctionSchedule._of_checked(fn=lambda state: 1.0)
