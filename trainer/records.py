@@ -330,19 +330,20 @@ class RowFile:
         self._writer = csv.writer(self._stream, lineterminator="\n")
 
     def _widen(self, new: list[str]) -> None:
-        """Add value columns; once the header is written, rewrite the file with it (atomically, rows padded)."""
+        """Add value columns; once the header is written, rewrite the file with it (atomically, rows padded).
+        The columns change only once the file has them: a rewrite interrupted (Ctrl-C, a full disk) leaves the
+        file and the columns as they were, and the next row with the new names widens the file again."""
         names = self._columns[len(COUNT_COLUMNS) :] + new
         if self.order is not None:
             names.sort(key=self.order)
-        old = self._columns
-        self._columns = list(COUNT_COLUMNS) + names
+        old, columns = self._columns, list(COUNT_COLUMNS) + names
+        if self._header_written:
+            self.close()
+            rows = [dict(zip(old, row, strict=False)) for row in read_table(self.path)[1]]
+            write_table(self.path, columns, [[row.get(name, "") for name in columns] for row in rows])
+            self._open_stream("a")
+        self._columns = columns
         self._known.update(new)
-        if not self._header_written:
-            return
-        self.close()
-        rows = [dict(zip(old, row, strict=False)) for row in read_table(self.path)[1]]
-        write_table(self.path, self._columns, [[row.get(name, "") for name in self._columns] for row in rows])
-        self._open_stream("a")
 
 
 def _read(path: Path) -> tuple[list[str], list[list[str]], bool]:

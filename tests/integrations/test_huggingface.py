@@ -219,6 +219,38 @@ def test_a_schedule_that_reads_epochs_changes_at_the_trainers_epochs(tmp_path) -
     assert (scheduler.state.epochs, scheduler.state.done) == (3, True)
 
 
+class _Streamed(torch.utils.data.IterableDataset):
+    """The samples of a list, streamed: a loader of it has no ``len()``."""
+
+    def __init__(self, samples: list[dict[str, torch.Tensor]]) -> None:
+        self.samples = samples
+
+    def __iter__(self):
+        return iter(self.samples)
+
+
+def test_an_epoch_of_unknown_length_closes_when_the_trainer_begins_the_next() -> None:
+    """A streamed dataset (its loader has no ``len()``): 10 samples in batches of 4 are 3 optimizer steps an epoch,
+    which the clock cannot know; each epoch closes when the Trainer begins the next, so the clock before each step
+    of a ``max_steps=8`` run is at epochs 0, 0, 0, 1, 1, 1, 2, 2, counting batches and samples within each, and
+    the lr of a schedule in batches is evaluate_run's."""
+    schedule = LinearScheduler(alpha_f=0.0)
+    args = _args(Path("."), max_steps=8, per_device_train_batch_size=4)
+    _, scheduler, recorder = _train(schedule, args, _Streamed(_regression_data(10)), get_num_samples=len_of_x)
+    assert scheduler.state.dataloader_len is None and recorder.steps == list(range(8))
+    assert recorder.counts("epoch") == [0, 0, 0, 1, 1, 1, 2, 2]
+    assert recorder.counts("batch_in_epoch") == [0, 1, 2, 0, 1, 2, 0, 1]
+    assert recorder.counts("sample_in_epoch") == [0, 4, 8, 0, 4, 8, 0, 4]
+    assert recorder.counts("sample") == [0, 4, 8, 10, 14, 18, 20, 24]
+    _assert_lrs(recorder, evaluate_run(schedule, "8ba"))
+    assert (scheduler.state.epochs, scheduler.state.batches, scheduler.state.done) == (2, 8, True)
+
+
+def len_of_x(inputs) -> int:
+    """The samples of a batch of the regression data: the rows of its ``x``."""
+    return len(inputs["x"])
+
+
 class _OnProcess(TrainingArguments):
     """TrainingArguments as one process of several sees them (no process group needed to read its numbers)."""
 

@@ -111,6 +111,11 @@ def _args(**changes) -> transformers.TrainingArguments:
 
 
 def _hf_run(cadence: bool, resume_from: str | None = None, **changes) -> dict[int, float]:
+    return _hf_trained(cadence, resume_from, **changes)[1].lrs
+
+
+def _hf_trained(cadence: bool, resume_from: str | None = None, **changes):
+    """A Trainer trained with Cadence's plateau or Hugging Face's own, the lr recorder and the optimizer."""
     model = Regression()
     optimizer = torch.optim.SGD(model.parameters(), lr=BASE_LR)
     train, evaluation = _data(40, 1), _data(12, 2)
@@ -133,7 +138,7 @@ def _hf_run(cadence: bool, resume_from: str | None = None, **changes) -> dict[in
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         trainer.train(resume_from_checkpoint=resume_from)
-    return recorder.lrs
+    return trainer, recorder, optimizer
 
 
 def test_hugging_face_plateau_reduces_as_hugging_faces_own_plateau_and_after_a_resume() -> None:
@@ -147,6 +152,33 @@ def test_hugging_face_plateau_reduces_as_hugging_faces_own_plateau_and_after_a_r
     assert sorted(resumed) == list(range(12, 30))
     for step in resumed:
         assert resumed[step] == pytest.approx(theirs[step], rel=1e-12), step
+
+
+def test_hugging_face_plateau_with_eval_on_start_reduces_as_hugging_faces_own_plateau() -> None:
+    """The Trainer's evaluation before the first step (``eval_on_start``) does not step its own plateau: Cadence's
+    does not hear it either, and cuts the lr at exactly the same steps."""
+    theirs = _hf_run(cadence=False, eval_on_start=True)
+    ours = _hf_run(cadence=True, eval_on_start=True)
+    assert sorted(ours) == sorted(theirs) == list(range(30))
+    cuts = [step for step in range(1, 30) if theirs[step] < theirs[step - 1]]
+    assert len(cuts) >= 2
+    assert [step for step in range(1, 30) if ours[step] < ours[step - 1]] == cuts
+    for step in theirs:
+        assert ours[step] == pytest.approx(theirs[step], rel=1e-12), step
+
+
+@pytest.mark.parametrize("prefix", ["test", "eval"])
+def test_hugging_face_evaluations_after_training_neither_raise_nor_change_the_lr(prefix) -> None:
+    """Evaluations the user runs after ``train()`` (a test set's, named ``test_loss``, or the eval set's again,
+    three times: enough to reduce a plateau of patience 1 that heard them) leave the lr as training left it."""
+    trainer, recorder, optimizer = _hf_trained(cadence=True)
+    scheduler = trainer.lr_scheduler
+    trained = (optimizer.param_groups[0]["lr"], scheduler.get_last_lr(), scheduler.scheduler.reductions)
+    assert trained[0] < BASE_LR  # the plateau reduced while training
+    for _ in range(3):
+        metrics = trainer.evaluate(metric_key_prefix=prefix)
+        assert f"{prefix}_loss" in metrics
+    assert (optimizer.param_groups[0]["lr"], scheduler.get_last_lr(), scheduler.scheduler.reductions) == trained
 
 
 def test_hugging_face_metric_named_either_way() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import subprocess
@@ -111,6 +112,42 @@ def test_bad_flags_exit_2(capsys):
     with pytest.raises(SystemExit) as exited:
         main(["fit", "x.yaml", "--lr_schedule", "nope"])
     assert exited.value.code == 2 and "invalid choice" in capsys.readouterr().err
+
+
+def _flags_read_by_a_flag_type(parser, path=()):
+    """Each option of ``parser`` and its subcommands read by a ``flag_type`` function (named after its flag), with
+    the subcommands before it and a value it refuses."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, command in action.choices.items():
+                yield from _flags_read_by_a_flag_type(command, (*path, name))
+        elif action.option_strings and getattr(action.type, "__name__", "").startswith("-"):
+            for bad in ("0", "2.5", "-1"):
+                try:
+                    action.type(bad)
+                except argparse.ArgumentTypeError:
+                    yield path, action, bad
+                    break
+
+
+@pytest.mark.parametrize("door", ["cadence", "python -m schedulers"])
+def test_every_flag_is_checked_under_its_own_name(capsys, door):
+    """A flag's value is refused naming that flag, at every subcommand (a copied line that checks ``--height``
+    as ``--width`` says ``--width='0' must be ...`` for ``--height 0``)."""
+    from schedulers.tools import cli as schedulers_cli
+
+    parser, run = (build_parser(), main) if door == "cadence" else (schedulers_cli.build_parser(), schedulers_cli.main)
+    found = list(_flags_read_by_a_flag_type(parser))
+    assert len(found) >= (10 if door == "cadence" else 5)
+    for path, action, bad in found:
+        for flag in action.option_strings:
+            try:
+                status = run([*path, flag, bad])
+            except SystemExit as exited:
+                status = exited.code
+            assert status == 2, (path, flag)
+            err = capsys.readouterr().err.strip().splitlines()[-1]
+            assert f"argument {'/'.join(action.option_strings)}: {flag}={bad!r} " in err, (path, flag, err)
 
 
 def test_warnings_are_one_line_each(config):

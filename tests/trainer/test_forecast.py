@@ -361,6 +361,33 @@ def test_an_extrapolated_forecast_adds_the_unseen_misfit_from_the_update_it_leav
     assert added.tolist() == pytest.approx([0, 0, fitted.extrapolation_error**2, fitted.extrapolation_error**2])
 
 
+def test_a_forecasts_interval_widens_by_the_unseen_misfit_at_the_first_update_outside_the_fitted_range():
+    """A second check of where an extrapolated interval starts, through :func:`forecast_lrs` and from the range's
+    definition (not :meth:`FittedLaw.departure`): the squared half-width of the log-interval, per update, jumps by
+    (2 x the fit error)^2 between the last update inside the fitted range and the first outside it, and nowhere
+    else does it move by a tenth of that."""
+    law = AnnealingLaw(decay=0.9)
+    fitted = fit_curves(
+        [generated(law, {**TRUE, "C": 0.004}, lrs, seed=3) for lrs in (wsd(300), wsd(200, decay=0.3))], law=law
+    )
+    s1_limit = 1.05 * max(run["s1"] for run in fitted.runs)
+    longer = wsd(400)
+    leaves = {  # the first update outside the range, 1-based
+        "an earlier decay": (wsd(150), 121),  # flat for 120 updates, its lr falls at the 121st
+        "a longer run": (longer, int((torch.cumsum(longer / fitted.lr_scale, 0) <= s1_limit).sum()) + 1),
+    }
+    z = NormalDist().inv_cdf(0.9)
+    for label, (lrs, first_outside) in leaves.items():
+        forecast = forecast_lrs(fitted, lrs, torch.arange(1.0, len(lrs) + 1), "sample", label=label)
+        assert forecast.updates.tolist() == list(range(21, len(lrs) + 1))  # every update after the warmup
+        spread = (torch.log(forecast.high / forecast.low) / (2 * z)) ** 2
+        steps = spread[1:] - spread[:-1]  # steps[i]: from update 21 + i to 22 + i
+        jump = first_outside - 22
+        assert float(steps[jump]) == pytest.approx(fitted.extrapolation_error**2, rel=0.05), label
+        others = torch.cat([steps[:jump], steps[jump + 1 :]]).abs()
+        assert float(others.max()) < 0.1 * fitted.extrapolation_error**2, label
+
+
 def test_a_saved_law_reads_back_equal(tmp_path):
     law = AnnealingLaw(decay=0.99)
     fitted = fit_curves([generated(law, {**TRUE, "C": 0.004}, wsd(300), seed=4)], law=law)

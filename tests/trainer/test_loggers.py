@@ -80,6 +80,40 @@ def test_new_metric_names_rewrite_the_header_atomically_and_pad_earlier_rows(tmp
     assert leftovers(tmp_path) == []
 
 
+@pytest.mark.parametrize("where", ["while writing the rows", "just before the rename"])
+def test_an_interrupted_header_rewrite_leaves_the_previous_file_whole_and_no_temporary_file(tmp_path, where):
+    """Ctrl-C (KeyboardInterrupt) while a new metric name rewrites the file (the atomic CSV write behind every
+    trainer CSV): the file is the one before, byte for byte, no temporary file is left, and the logger goes on
+    from it, widening the header again at the next row."""
+    import trainer.records as records
+
+    path = tmp_path / "metrics.csv"
+    logger = CSVLogger(path)
+    for batch, loss in enumerate((1.5, 0.29, 0.125), start=1):
+        logger.log_metrics({"train/loss": loss}, Timestamp(batch=batch))
+    logger.flush()
+    before = path.read_bytes()
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    with pytest.MonkeyPatch.context() as patch:
+        if where == "while writing the rows":  # the header is out, the first row goes wrong
+            cell = records.csv_cell
+            calls = iter(range(10**6))
+            patch.setattr(records, "csv_cell", lambda value: interrupted() if next(calls) == 2 else cell(value))
+        else:
+            patch.setattr(records.os, "replace", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            logger.log_metrics({"eval/loss": 0.7}, Timestamp(batch=3))
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["metrics.csv"]
+    logger.log_metrics({"eval/loss": 0.7}, Timestamp(batch=3))
+    logger.close()
+    assert read_dicts(path)[-1] == {"batch": "3", "epoch": "0", "sample": "0", "token": "0", "train/loss": "",
+                                    "eval/loss": "0.7"}  # fmt: skip
+
+
 def test_csv_logging_after_close_appends_and_append_mode_continues_a_file(tmp_path):
     path = tmp_path / "metrics.csv"
     logger = CSVLogger(path)
