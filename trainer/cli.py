@@ -206,7 +206,9 @@ def _add_plot_arguments(plot: argparse.ArgumentParser, add_lr_schedule_args) -> 
     plot.add_argument(
         "--ssr", type=ssr, action="append", help="a scale schedule ratio, overriding the config's (repeatable)"
     )
-    plot.add_argument("--x", dest="x_unit", type=unit_flag("--x"), metavar="UNIT", help="the x axis unit: ba, ep, sp, tok or dur")
+    plot.add_argument(
+        "--x", dest="x_unit", type=unit_flag("--x"), metavar="UNIT", help="the x axis unit: ba, ep, sp, tok or dur"
+    )
     plot.add_argument(
         "--multipliers", action="store_true", help="plot each value over its group's base value (shared axis)"
     )
