@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
@@ -198,6 +198,11 @@ class Sequence(Schedule):
     :math:`[m_i, m_{i+1})` and sees the time since its segment began, :math:`x - m_i`; a ``dur`` inside it is a
     fraction of its own segment.
 
+    A subclass may set :attr:`segment_times` False for the rule of Cerebras's ``SequentialLR``
+    (:class:`schedulers.families.cerebras.Sequential`, docs/cerebras.md): each schedule's times are times of the
+    whole run, not of its segment, and a segment may be empty (equal milestones, or a milestone past the run's
+    end); each schedule still sees the time since its segment began.
+
     Args:
         schedules: The schedules, one per segment (a non-empty list).
         milestones: Where each segment after the first starts, one fewer than ``schedules``.
@@ -219,6 +224,9 @@ class Sequence(Schedule):
 
     schedules: tuple[Schedule, ...] = attrs.field(converter=_to_schedules, repr=argument_repr)
     milestones: tuple[Time, ...] = attrs.field(converter=to_times, repr=argument_repr)
+    #: True: a schedule's times are of its own segment, which may not be empty (Composer's rule); False: of the
+    #: whole run, and a segment may be empty (Cerebras's ``SequentialLR``)
+    segment_times: ClassVar[bool] = True
 
     def __attrs_post_init__(self) -> None:
         if len(self.milestones) != len(self.schedules) - 1:
@@ -233,7 +241,7 @@ class Sequence(Schedule):
         end = times.pop("max_duration")
         unit = end.unit
         edges = [0, *(t.value for t in times.values()), end.value]
-        for i in range(len(edges) - 1):
+        for i in range(len(edges) - 1 if self.segment_times else 0):
             if edges[i + 1] <= edges[i]:
                 raise ValueError(
                     f"Sequence segment {i} is empty: it runs from {edges[i]}{unit.value} to {edges[i + 1]}{unit.value} "
@@ -242,7 +250,7 @@ class Sequence(Schedule):
         pieces, listeners = [], []
         for i, child in enumerate(self.schedules):
             start, length = edges[i], edges[i + 1] - edges[i]
-            segment = run.part(Time(length, unit))
+            segment = run.part(Time(length, unit)) if self.segment_times else run
             curve = _child_curve(segment, child, f"schedules[{i}]", unit)
             times.update({f"schedules[{i}].{name}": time for name, time in curve.times.items()})
             pieces.append(curve.fn)
