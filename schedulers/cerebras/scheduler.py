@@ -194,6 +194,8 @@ class HyperparameterScheduler(StepCountingScheduler):
     param_group_key: ClassVar[str | None] = None
     #: the form of a built-in schedule (None: a user closed form, or a composite)
     form: ClassVar[type[StepSchedule] | None] = None
+    #: the form resolved for the run (None: a form that needs a run, before one is attached)
+    _form: StepSchedule | None = None
     #: the form a composite makes of its children's
     composes: ClassVar[type[StepSchedule] | None] = None
     #: the family's names for the forms' generic argument names (the learning-rate ones; none for weight decays)
