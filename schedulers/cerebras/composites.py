@@ -87,14 +87,16 @@ class _Composite(HyperparameterScheduler):
         return [t] * len(self._schedulers)
 
     def state_dict(self) -> dict:
-        """The composite's state, each child's at the step it sees under ``_schedulers``.
+        """The composite's state, each child's at the step it sees under ``_schedulers`` (Cerebras's layout; the
+        children themselves are left as they are).
 
         Returns:
             The state, loadable with ``torch.load(weights_only=True)``.
         """
-        for child, step in zip(self._schedulers, self._local_steps(self.last_epoch), strict=True):
-            child.last_epoch = step.clone()
-        return super().state_dict()
+        state = super().state_dict()
+        for saved, step in zip(state["_schedulers"], self._local_steps(self.last_epoch), strict=True):
+            saved["last_epoch"] = step.clone()
+        return state
 
 
 class SequentialBase(_Composite):

@@ -25,6 +25,7 @@ form that needs one cannot be evaluated, and says which argument needs what (doc
 
 from __future__ import annotations
 
+import functools
 import inspect
 import warnings
 from collections.abc import Callable, Sequence
@@ -54,30 +55,47 @@ _NOT_ARGUMENTS = frozenset(
 _HOOKS = ("_get_closed_form_lr", "_get_closed_form")
 
 
-class _ConstructedThenStarted(type):
-    """Cerebras's custom schedulers set attributes after ``super().__init__()``: the first value is written only
-    once the outermost constructor has returned."""
+def _writes_when_built(init: Callable[..., None]) -> Callable[..., None]:
+    """``init`` (a scheduler's declared ``__init__``), then, once the outermost constructor has returned, the first
+    value written (:meth:`HyperparameterScheduler._begin`): Cerebras's custom schedulers may set attributes after
+    ``super().__init__()``. A call that does not fit a built-in class's signature is a TypeError showing it.
 
-    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        if cls.form is not None:  # a call that does not fit: the signature shown, a generic name pointed out
-            _check_call(cls, args, kwargs)
-        scheduler = super().__call__(*args, **kwargs)
-        scheduler._begin()
-        return scheduler
+    The signature stays the declared one (``functools.wraps``: ``inspect.signature`` and type checkers read it).
+    """
+
+    @functools.wraps(init)
+    def __init__(self: HyperparameterScheduler, *args: Any, **kwargs: Any) -> None:
+        depth = self.__dict__.get("_constructing", 0)
+        if depth == 0 and type(self).form is not None:
+            _check_call(type(self), init, (self, *args), kwargs)
+        self.__dict__["_constructing"] = depth + 1
+        try:
+            init(self, *args, **kwargs)
+        finally:
+            self.__dict__["_constructing"] = depth
+        if depth == 0:
+            del self.__dict__["_constructing"]
+            self._begin()
+
+    return __init__
 
 
-def _check_call(cls: Any, args: tuple, kwargs: dict[str, Any]) -> None:
-    """A TypeError showing ``cls``'s signature for a call that does not fit it (the weight-decay spelling of an
-    argument, given to a learning-rate class, named)."""
-    shown = cls.__signature__
+def _check_call(cls: type[HyperparameterScheduler], init: Callable[..., None], args: tuple, kwargs: dict) -> None:
+    """A TypeError showing ``cls``'s signature (without ``self`` and annotations) for a call that does not fit it
+    (the weight-decay spelling of an argument, given to a learning-rate class, named)."""
+    signature = inspect.signature(init)
     generic = [key for key in kwargs if cls._family_names.get(key, key) != key]
-    if generic:
-        renamed = "; ".join(f"{key!r} is called {cls._family_names[key]!r} here" for key in generic)
-        raise TypeError(f"{cls.__name__}{shown}: {renamed}")
     try:
-        shown.bind(*args, **kwargs)
+        signature.bind(*args, **kwargs)
+        if not generic:
+            return
     except TypeError as error:
-        raise TypeError(f"{cls.__name__}{shown}: {error}") from None
+        problem = str(error)
+    parameters = [p.replace(annotation=p.empty) for p in list(signature.parameters.values())[1:]]
+    shown = signature.replace(parameters=parameters, return_annotation=signature.empty)
+    if generic:
+        problem = "; ".join(f"{key!r} is called {cls._family_names[key]!r} here" for key in generic)
+    raise TypeError(f"{cls.__name__}{shown}: {problem}")
 
 
 @attrs.frozen
@@ -144,7 +162,7 @@ class UserClosedForm(StepSchedule):
         return torch.as_tensor(result).to(_F64) if isinstance(t, torch.Tensor) else float(result)
 
 
-class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenStarted):
+class HyperparameterScheduler(StepCountingScheduler):
     """Generic base: schedules ``param_group_key`` of the optimizer's (targeted) param groups.
 
     Args:
@@ -176,6 +194,8 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
     param_group_key: ClassVar[str | None] = None
     #: the form of a built-in schedule (None: a user closed form, or a composite)
     form: ClassVar[type[StepSchedule] | None] = None
+    #: the form resolved for the run (None: a form that needs a run, before one is attached)
+    _form: StepSchedule | None = None
     #: the form a composite makes of its children's
     composes: ClassVar[type[StepSchedule] | None] = None
     #: the family's names for the forms' generic argument names (the learning-rate ones; none for weight decays)
@@ -191,8 +211,10 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls.__signature__ = _shown_signature(cls)  # not the metaclass's __call__(*args, **kwargs)
+        if "__init__" in vars(cls):  # each declared constructor: the first value once the outermost returns
+            cls.__init__ = _writes_when_built(cls.__init__)  # type: ignore[method-assign]
 
+    @_writes_when_built
     def __init__(
         self,
         optimizer: torch.optim.Optimizer,
@@ -241,11 +263,13 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         for index in indices:
             if key not in self.optimizer.param_groups[index]:
                 raise ValueError(f"{name}: param group {index} of the optimizer has no {key!r}")
-        self._given_steps = {n: getattr(self, n, None) for n in ("total_iters", *self._step_arguments)}
-        self.schedule = self._with_user_parts(self.schedule)
+        form, names = self.schedule, ("total_iters", *self._step_arguments)
+        self._given_steps = {n: getattr(self, n, getattr(form, n, None)) for n in names}
+        self.schedule = self._with_user_parts(form)
         self._start(self.optimizer, key, indices, [self._group_scale(i) for i in indices], self._first_count)
-        if self.state is None and self.schedule.needs_run():
-            self._curve = self._unattached  # resolved when the run is known: attach_state
+        self._publish(self.schedule)
+        if self.state is None and self.schedule.needs_run():  # no run yet: nothing written until attach_state
+            self._form, self._curve = None, self._without_run
             return
         self._curve = self.curve_for(self.state, 1.0)
         self._apply()
@@ -308,17 +332,30 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         except ArgumentError as error:
             raise self._named(error) from None
         self._form = form
+        self._publish(form)
         return form.value
 
-    def _unattached(self, t: float) -> float:
-        """The curve before a run is attached: the error of resolving without one (it names the argument)."""
-        self._curve = self.curve_for(self.state, 1.0)
-        return self._curve(t)
+    def _without_run(self, t: float) -> float:
+        """The curve of a form that needs a run, before one is attached: the error of resolving without one (it
+        names the argument and says how to attach a run)."""
+        return self.curve_for(self.state, 1.0)(t)
 
     def _ready_form(self) -> StepSchedule:
-        if self._curve == self._unattached:
+        """The form resolved for the run attached (resolving it now if the run came with ``state`` since)."""
+        if self._form is None:
             self._curve = self.curve_for(self.state, 1.0)
-        return self._form
+        return self._form  # type: ignore[return-value]  (set by curve_for)
+
+    def _publish(self, form: StepSchedule) -> None:
+        """Show a built-in form's arguments (as given, then as resolved for the run) as attributes, under this
+        class's names and the generic ones (``initial_learning_rate`` and ``initial_val``)."""
+        if isinstance(form, UserClosedForm):
+            return
+        names = type(self)._family_names
+        for field in attrs.fields(type(form)):
+            if field.init and field.name != "schedules":
+                value = getattr(form, field.name)
+                self.__dict__[field.name] = self.__dict__[names.get(field.name, field.name)] = value
 
     def _named(self, error: ArgumentError) -> ValueError:
         """A form's error in this class's words: its name, and the argument's name here."""
@@ -344,15 +381,6 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
             + (" (list them in _step_arguments to allow it)" if user else "")
             + "; use scale_schedule_ratio=1 or a time-aware Cadence scheduler"
         )
-
-    def __getattr__(self, name: str) -> Any:
-        """A form's argument, by this class's name or the generic one (``initial_learning_rate``, ``total_iters``)."""
-        form = self.__dict__.get("_form", self.__dict__.get("schedule"))
-        generic = {public: g for g, public in type(self)._family_names.items()}.get(name, name)
-        if form is not None and not isinstance(form, UserClosedForm) and not name.startswith("_"):
-            if generic in attrs.fields_dict(type(form)):
-                return getattr(form, generic)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # -- Cerebras's step: a 0-d int64 tensor ------------------------------------------------------
 
@@ -491,7 +519,7 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         self._step_count = int(state_dict.get("_step_count", self._step_count))
         if isinstance(state_dict.get("arguments"), dict):
             self._warn_changed_arguments(state_dict["arguments"])
-        if self._curve != self._unattached:
+        if self._form is not None:
             self._apply()
 
     def _warn_changed_arguments(self, saved: dict[str, Any]) -> None:
@@ -530,15 +558,6 @@ class HyperparameterScheduler(StepCountingScheduler, metaclass=_ConstructedThenS
         return f"{type(self).__name__}(last_epoch={step}, {self.param_group_key}={values})"
 
 
-def _shown_signature(cls: type) -> inspect.Signature:
-    """The signature users call ``cls`` with, as Cerebras documents it: its constructor's, without ``self`` and
-    annotations (the constructor's signature keeps them)."""
-    signature = inspect.signature(cls.__init__)
-    parameters = [p.replace(annotation=p.empty) for p in signature.parameters.values()]
-    parameters = parameters[1:] if parameters[0].name == "self" else parameters
-    return signature.replace(parameters=parameters, return_annotation=signature.empty)
-
-
 def _plain(value: object) -> object:
     """``value`` as tensors, numbers, str, bool, None, lists and dicts (a Time becomes its string), else TypeError."""
     if value is None or isinstance(value, (bool, int, float, str)):
@@ -552,6 +571,3 @@ def _plain(value: object) -> object:
     if isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
         return {k: _plain(v) for k, v in value.items()}
     raise TypeError(type(value).__name__)
-
-
-HyperparameterScheduler.__signature__ = _shown_signature(HyperparameterScheduler)

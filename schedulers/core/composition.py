@@ -10,7 +10,7 @@ import math
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from collections.abc import Sequence as Seq
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
@@ -201,6 +201,11 @@ class Sequence(Schedule):
     :math:`[m_i, m_{i+1})` and sees the time since its segment began, :math:`x - m_i`; a ``dur`` inside it is a
     fraction of its own segment.
 
+    A subclass may set :attr:`segment_times` False for the rule of Cerebras's ``SequentialLR``
+    (:class:`schedulers.families.cerebras.Sequential`, docs/cerebras.md): each schedule's times are times of the
+    whole run, not of its segment, and a segment may be empty (equal milestones, or a milestone past the run's
+    end); each schedule still sees the time since its segment began.
+
     Args:
         schedules: The schedules, one per segment (a non-empty list).
         milestones: Where each segment after the first starts, one fewer than ``schedules``.
@@ -222,6 +227,9 @@ class Sequence(Schedule):
 
     schedules: tuple[Schedule, ...] = attrs.field(converter=_to_schedules, repr=argument_repr)
     milestones: tuple[Time, ...] = attrs.field(converter=to_times, repr=argument_repr)
+    #: True: a schedule's times are of its own segment, which may not be empty (Composer's rule); False: of the
+    #: whole run, and a segment may be empty (Cerebras's ``SequentialLR``)
+    segment_times: ClassVar[bool] = True
 
     def __attrs_post_init__(self) -> None:
         if len(self.milestones) != len(self.schedules) - 1:
@@ -236,17 +244,23 @@ class Sequence(Schedule):
         end = times.pop("max_duration")
         unit = end.unit
         edges = [0, *(t.value for t in times.values()), end.value]
-        for i in range(len(edges) - 1):
+        for i in range(len(edges) - 1 if self.segment_times else 0):
             if edges[i + 1] <= edges[i]:
                 raise ValueError(
                     f"Sequence segment {i} is empty: it runs from {edges[i]}{unit.value} to {edges[i + 1]}{unit.value} "
                     f"(milestones {[str(m) for m in self.milestones]} within max_duration={run.length})"
                 )
-        return sequence_curve(run, unit, edges, self.schedules, times)
+        return sequence_curve(run, unit, edges, self.schedules, times, segment_times=self.segment_times)
 
 
 def sequence_curve(
-    run: Run, unit: TimeUnit, edges: list[int], schedules: Seq[Schedule], times: dict[str, Time]
+    run: Run,
+    unit: TimeUnit,
+    edges: list[int],
+    schedules: Seq[Schedule],
+    times: dict[str, Time],
+    *,
+    segment_times: bool = True,
 ) -> Curve:
     r"""Schedules one after another as one curve: schedule :math:`i` resolved on its own segment
     :math:`[e_i, e_{i+1})` of ``run`` and reading the count since the segment began, :math:`x - e_i`.
@@ -261,6 +275,8 @@ def sequence_curve(
         edges: ``0``, where each segment after the first starts, and the end of the last, increasing counts.
         schedules: One schedule per segment.
         times: The times resolved so far (a Sequence's milestones); each schedule's are added, by position.
+        segment_times: Whether a schedule's times are of its segment (Composer's rule), else of the whole run
+            (:attr:`Sequence.segment_times`).
 
     Returns:
         The curve: piecewise in the schedules' closed forms, their plateaus' listeners on their segments' clocks.
@@ -278,7 +294,8 @@ def sequence_curve(
     last = len(schedules) - 1
     for i, child in enumerate(schedules):
         start, length = edges[i], edges[i + 1] - edges[i]
-        curve = _child_curve(run.part(Time(length, unit)), child, f"schedules[{i}]", unit)
+        segment = run.part(Time(length, unit)) if segment_times else run
+        curve = _child_curve(segment, child, f"schedules[{i}]", unit)
         times.update({f"schedules[{i}].{name}": time for name, time in curve.times.items()})
         pieces.append(curve.fn)
         end = edges[i + 1] if i < last else math.inf

@@ -42,6 +42,7 @@ import attrs
 import torch
 
 from schedulers.core import kernels
+from schedulers.core.composition import Product, Sequence
 from schedulers.core.kernels import ops
 from schedulers.core.run import Run, ScheduleState
 from schedulers.core.schedule import Curve, Schedule
@@ -888,6 +889,40 @@ class OneCycle(StepSchedule):
 
 
 # -- forms of forms ------------------------------------------------------------------------------------
+#
+# A composite resolves its forms and its own step counts for the run by Cerebras's rules (each form against the
+# whole run; milestones that default to the running sum of the forms' total_iters), checks them, then composes
+# the resolved forms with the core composition: Sequence (on Cerebras's rule, _WholeRunSequence) or Product,
+# resolved against _COUNTED, a run whose counts are already counts (docs/cerebras.md, "Composites").
+
+# a run of unknown length at ratio 1: resolving a count of batches against it gives that count
+_COUNTED = Run(Time(_UNKNOWN_STEPS, TimeUnit.BATCH), scaled=True)
+
+
+@attrs.frozen
+class _WholeRunSequence(Sequence):
+    """The core :class:`~schedulers.core.composition.Sequence` on Cerebras's rule: its schedules' times are of the
+    whole run, and a segment may be empty."""
+
+    segment_times = False
+
+
+@attrs.frozen
+class _Resolved(StepSchedule):
+    """A form already resolved for its run, as a part of a core composition: its curve is its value (divided by
+    ``divisor``, when given: a chained form relative to its start), whatever the run."""
+
+    form: StepSchedule
+    divisor: float | None = None
+
+    def _resolve(self, run: Run) -> Curve:
+        value, divisor = self.form.value, self.divisor
+        return Curve(TimeUnit.BATCH, value if divisor is None else lambda t: value(t) / divisor, {})
+
+
+def _composed(schedule: Schedule) -> Callable[[Any], Any]:
+    """The closed form of a core composition of resolved forms."""
+    return schedule._resolve(_COUNTED).fn
 
 
 @attrs.frozen
@@ -944,6 +979,7 @@ class Sequential(_OfForms):
     """
 
     milestones: list[StepCount] | None = _step_count(None, period=False, converter=_listed)
+    _fn: Callable[[Any], Any] | None = attrs.field(default=None, init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
         """How many milestones is checked at once (a list, one fewer than the forms); their values once resolved."""
@@ -963,7 +999,9 @@ class Sequential(_OfForms):
         return {"milestones": milestones}
 
     def _check_steps(self) -> None:
-        _milestones("milestones", self.milestones, order="increasing")
+        milestones = _milestones("milestones", self.milestones, order="increasing")
+        parts = [_Resolved(form) for form in self.schedules]
+        self._derive(_fn=_composed(_WholeRunSequence(parts, [Time(int(m), TimeUnit.BATCH) for m in milestones])))
 
     def _running_total(self, forms: tuple[StepSchedule, ...]) -> list:
         """The milestones when none are given: the running sum of each form's ``total_iters`` but the last's."""
@@ -991,11 +1029,7 @@ class Sequential(_OfForms):
         return [t] + [(t - m).clamp(min=0).to(t.dtype) for m in self.milestones]
 
     def value(self, t: Any) -> Any:
-        o = ops(t)
-        value = self.schedules[0].value(t)
-        for milestone, form in zip(self.milestones, self.schedules[1:], strict=True):
-            value = o.where(t < milestone, value, form.value(o.maximum(t - milestone, 0.0)))
-        return value
+        return self._fn(t)  # type: ignore[misc]  (derived once resolved)
 
 
 @attrs.frozen
@@ -1014,7 +1048,7 @@ class Chained(_OfForms):
     0.025
     """
 
-    _initials: tuple = attrs.field(default=(), init=False, repr=False, eq=False)
+    _fn: Callable[[Any], Any] | None = attrs.field(default=None, init=False, repr=False, eq=False)
 
     def _check_steps(self) -> None:
         initials = []
@@ -1027,13 +1061,13 @@ class Chained(_OfForms):
                     "a chained scheduler after the first must start non-zero",
                 )
             initials.append(initial)
-        self._derive(_initials=tuple(initials))
+        relative = [
+            _Resolved(form, divisor=initial) for form, initial in zip(self.schedules[1:], initials, strict=True)
+        ]
+        self._derive(_fn=_composed(Product([_Resolved(self.schedules[0]), *relative])))
 
     def value(self, t: Any) -> Any:
-        value = self.schedules[0].value(t)
-        for form, initial in zip(self.schedules[1:], self._initials, strict=True):
-            value = value * (form.value(t) / initial)
-        return value
+        return self._fn(t)  # type: ignore[misc]  (derived once resolved)
 
 
 @attrs.frozen

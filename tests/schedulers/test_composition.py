@@ -323,3 +323,27 @@ def test_only_a_class_checked_by_its_converters_alone_is_built_from_checked_valu
         Sequence._of_checked(schedules=(LinearScheduler(),), milestones=())
     with pytest.raises(TypeError, match="converters alone"):
         schedulers.FunctionSchedule._of_checked(fn=lambda state: 1.0)
+
+
+class _WholeRunSequence(Sequence):
+    """A core Sequence on the rule of Cerebras's SequentialLR (docs/cerebras.md, "Composites")."""
+
+    segment_times = False
+
+
+def test_a_sequence_of_whole_run_times_reads_a_dur_of_the_run_and_allows_empty_segments():
+    parts = [ConstantScheduler(alpha=0.9), LinearScheduler(1.0, 0.0, t_max="0.29dur"), ConstantScheduler(alpha=0.3)]
+    composer = Sequence(parts, ["10ba", "30ba"]).resolve("100ba")
+    whole_run = _WholeRunSequence(parts, ["10ba", "30ba"]).resolve("100ba")
+    # the linear child sees the steps since 10ba either way; its 0.29dur is 0.29 of its 20ba segment (5.8 -> 5
+    # batches, done at 15) in Composer's rule, 29 batches of the run in the whole run's
+    assert composer.times["schedules[1].t_max"].value == 5 and whole_run.times["schedules[1].t_max"].value == 29
+    assert composer(13) == pytest.approx(1 - 3 / 5) and whole_run(13) == pytest.approx(1 - 3 / 29)
+    assert composer(30) == whole_run(30) == 0.3
+    with pytest.raises(ValueError, match="segment 1 is empty"):
+        Sequence(parts, ["10ba", "10ba"]).resolve("100ba")
+    empty = _WholeRunSequence(parts, ["10ba", "10ba"]).resolve("100ba")  # the later child from the milestone on
+    assert [empty(x) for x in (9, 10, 99)] == [0.9, 0.3, 0.3]
+    assert empty(torch.tensor([9.0, 10.0, 99.0], dtype=torch.float64)).tolist() == [0.9, 0.3, 0.3]
+    past_the_end = _WholeRunSequence(parts, ["10ba", "150ba"]).resolve("100ba")
+    assert past_the_end(99) == 0.0 and past_the_end(20) == pytest.approx(1 - 10 / 29)  # the run ends first

@@ -114,6 +114,8 @@ def test_composite_state_holds_children_and_their_steps():
     state = scheduler.state_dict()
     assert [int(child["last_epoch"]) for child in state["_schedulers"]] == [8, 3]
     assert state["arguments"]["milestones"] == [5]
+    children = scheduler._schedulers
+    assert [int(child.last_epoch) for child in children] == [0, 0]  # saving reads the steps, writes no child
 
 
 def test_loading_does_not_mutate_the_state_dict_and_checks_children():
