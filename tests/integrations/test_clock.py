@@ -32,10 +32,7 @@ def _loader(samples: int = SAMPLES, batch_size: int = BATCH_SIZE) -> torch.utils
 
 def _train(clock: Clock, schedule, loader, *, tokens_per_sample: int = 0, stop_after: int | None = None):
     """The documented loop; returns the lr each batch trained with, and the objects to checkpoint."""
-    torch.manual_seed(0)
-    model = torch.nn.Linear(3, 1)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
-    scheduler = compile_scheduler(schedule, optimizer, clock)
+    model, optimizer, scheduler = _compiled(clock, schedule)
     lrs = []
     while not clock.done:
         for x, y in loader:
@@ -51,6 +48,14 @@ def _train(clock: Clock, schedule, loader, *, tokens_per_sample: int = 0, stop_a
             break
         clock.epoch()
     return lrs, model, optimizer, scheduler
+
+
+def _compiled(clock: Clock, schedule) -> tuple[torch.nn.Module, torch.optim.Optimizer, object]:
+    """A seeded model, its optimizer (lr 0.5) and ``schedule`` compiled on ``clock``."""
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    return model, optimizer, compile_scheduler(schedule, optimizer, clock)
 
 
 def _per_batch_samples(epochs: int) -> torch.Tensor:
@@ -308,10 +313,7 @@ def test_epoch_start_view_holds_the_epoch_start():
 def _train_accumulating(clock: Clock, schedule, loader, accumulation: int) -> tuple[list[float], float]:
     """The documented loop with gradient accumulation: one ``clock.batch()`` per optimizer step, the last step of
     a pass taking the leftover micro-batches. Returns the lr each step trained with and the lr after the run."""
-    torch.manual_seed(0)
-    model = torch.nn.Linear(3, 1)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
-    scheduler = compile_scheduler(schedule, optimizer, clock)
+    model, optimizer, scheduler = _compiled(clock, schedule)
     lrs = []
     while not clock.done:
         samples = 0
