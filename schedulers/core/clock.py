@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, ClassVar
+from typing import Any
 
 import attrs
 import torch
@@ -417,9 +417,6 @@ class Clock(SchedulerState):
     # Hand-written __slots__ like SchedulerState's: read and moved every batch (docs/architecture.md).
     __slots__ = ("_done_at", "_said_short")
 
-    #: whether :meth:`epoch` says (once) when it closes an epoch short of ``dataloader_len`` (:func:`short_epoch`)
-    says_short_epochs: ClassVar[bool] = True
-
     def __init__(
         self,
         max_duration: Time | str,
@@ -463,7 +460,7 @@ class Clock(SchedulerState):
         self.timestamp = timestamp.to_next_epoch() if closed else timestamp
         return closed
 
-    def epoch(self) -> Timestamp:
+    def epoch(self, skipped: int = 0) -> Timestamp:
         """Close the epoch in progress; return the new timestamp.
 
         A no-op when the epoch has no batch yet, e.g. because the batch that completed ``dataloader_len``
@@ -471,6 +468,10 @@ class Clock(SchedulerState):
         after fewer than ``dataloader_len`` batches, in a run not done, is warned about once per clock
         (:func:`short_epoch`): the passes over the data are not ``dataloader_len`` optimizer steps long (with
         gradient accumulation, ``dataloader_len=len(loader)`` instead of ``ceil(len(loader) / accumulation)``).
+
+        Args:
+            skipped: Optimizer steps of this epoch that were skipped and not counted (an fp16 loss scaler's):
+                their data was used, so the epoch is whole at ``dataloader_len - skipped`` batches.
 
         Returns:
             The clock's timestamp: in-epoch counts zeroed and ``epoch`` one more, unless the epoch had no batch.
@@ -485,8 +486,8 @@ class Clock(SchedulerState):
         """
         in_epoch = self.timestamp.batch_in_epoch.value
         if in_epoch:
-            said = self._said_short or not self.says_short_epochs or self.done  # a run done mid-epoch is whole
-            problem = None if said else short_epoch(in_epoch, self._dataloader_len)
+            said = self._said_short or self.done  # a run done mid-epoch is whole
+            problem = None if said else short_epoch(in_epoch + skipped, self._dataloader_len)
             if problem is not None:
                 self._said_short = True
                 warnings.warn(f"Clock: {problem}", UserWarning, stacklevel=2)
