@@ -240,7 +240,7 @@ class Loop:
         before = self.state.timestamp
         if before.batch_in_epoch.value == 0:
             raise RuntimeError(f"the train dataloader yielded no batch in epoch {before.epoch}")
-        self.state.epoch()
+        self.state.epoch(skipped=self.skipped_in_epoch)  # steps the fp16 scaler skipped: an epoch whole, not short
         self.close_epoch()
         mode.after_batch(before, True, self.finished())
 

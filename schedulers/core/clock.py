@@ -44,6 +44,7 @@ __all__ = [
     "epochs_before",
     "progress_measure",
     "SchedulerState",
+    "short_epoch",
     "TrainerState",
 ]
 
@@ -136,6 +137,40 @@ def closes_epoch(batch_in_epoch: int, dataloader_len: int | None) -> bool:
     (True, False, False)
     """
     return dataloader_len is not None and batch_in_epoch >= dataloader_len
+
+
+def short_epoch(batch_in_epoch: int, dataloader_len: int | None) -> str | None:
+    """What is wrong when a pass over the data closes an epoch after ``batch_in_epoch`` optimizer steps, or None.
+
+    .. math:: \\text{short} \\iff L \\ne \\text{None} \\wedge 0 < b_{\\text{epoch}} < L
+
+    The batch that completes an epoch closes it (:func:`closes_epoch`), so an epoch closed by hand
+    (:meth:`Clock.epoch`) with fewer steps means the passes over the data are not ``L`` optimizer steps long:
+    shorter (``dataloader_len=len(loader)`` with gradient accumulation, whose steps per pass are
+    :math:`\\lceil \\text{len(loader)} / a \\rceil`), or longer (the clock closed an epoch at ``L`` and the rest
+    of the pass is this short one). Every time in ``ep`` and every ``dur`` of a run in ``ep`` is then counted
+    over epochs of the wrong length.
+
+    Args:
+        batch_in_epoch: Optimizer steps of the epoch being closed.
+        dataloader_len: Batches (optimizer steps) per epoch the clock was told, or None.
+
+    Returns:
+        The problem in one line, naming ``dataloader_len`` and accumulation; None when the epoch is whole.
+
+    >>> short_epoch(4, 4) is None, short_epoch(3, None) is None
+    (True, True)
+    >>> print(short_epoch(4, 7))
+    an epoch closed after 4 optimizer steps (clock.batch() calls), but dataloader_len=7: ...
+    """
+    if dataloader_len is None or not 0 < batch_in_epoch < dataloader_len:
+        return None
+    return (
+        f"an epoch closed after {batch_in_epoch} optimizer steps (clock.batch() calls), but "
+        f"dataloader_len={dataloader_len}: dataloader_len is the optimizer steps per epoch, not the loader's "
+        "batches; with gradient accumulation give dataloader_len=ceil(len(loader) / accumulation) "
+        "(docs/migrating-torch.md), else every time in ep is counted over epochs of the wrong length"
+    )
 
 
 def epochs_before(batches: torch.Tensor, dataloader_len: int) -> torch.Tensor:
@@ -380,7 +415,7 @@ class Clock(SchedulerState):
     """
 
     # Hand-written __slots__ like SchedulerState's: read and moved every batch (docs/architecture.md).
-    __slots__ = ("_done_at",)
+    __slots__ = ("_done_at", "_said_short")
 
     def __init__(
         self,
@@ -391,6 +426,7 @@ class Clock(SchedulerState):
     ) -> None:
         super().__init__(max_duration, timestamp, dataloader_len)
         self._done_at: tuple = (None, None, None)  # (max_duration, its counter, its value), set by `done`
+        self._said_short = False  # an epoch closed short of dataloader_len was warned about (once per clock)
 
     # -- advancing ------------------------------------------------------------------------------
     def batch(self, samples: int | Time = 0, tokens: int | Time = 0) -> Timestamp:
@@ -424,16 +460,37 @@ class Clock(SchedulerState):
         self.timestamp = timestamp.to_next_epoch() if closed else timestamp
         return closed
 
-    def epoch(self) -> Timestamp:
+    def epoch(self, skipped: int = 0) -> Timestamp:
         """Close the epoch in progress; return the new timestamp.
 
         A no-op when the epoch has no batch yet, e.g. because the batch that completed ``dataloader_len``
-        batches already closed it: call it after every pass over the loader either way.
+        batches already closed it: call it after every pass over the loader either way. An epoch closed here
+        after fewer than ``dataloader_len`` batches, in a run not done, is warned about once per clock
+        (:func:`short_epoch`): the passes over the data are not ``dataloader_len`` optimizer steps long (with
+        gradient accumulation, ``dataloader_len=len(loader)`` instead of ``ceil(len(loader) / accumulation)``).
+
+        Args:
+            skipped: Optimizer steps of this epoch that were skipped and not counted (an fp16 loss scaler's):
+                their data was used, so the epoch is whole at ``dataloader_len - skipped`` batches.
 
         Returns:
             The clock's timestamp: in-epoch counts zeroed and ``epoch`` one more, unless the epoch had no batch.
+
+        Warns:
+            UserWarning: Once, an epoch closed short of ``dataloader_len`` (naming it and accumulation).
+
+        >>> clock = Clock("3ep", dataloader_len=4)
+        >>> for _ in range(4): _ = clock.batch()
+        >>> clock.epoch().epoch, clock.batches  # the 4th batch closed the epoch: this call is a no-op
+        (Time(1, TimeUnit.EPOCH), 4)
         """
-        if self.timestamp.batch_in_epoch.value:
+        in_epoch = self.timestamp.batch_in_epoch.value
+        if in_epoch:
+            said = self._said_short or self.done  # a run done mid-epoch is whole
+            problem = None if said else short_epoch(in_epoch + skipped, self._dataloader_len)
+            if problem is not None:
+                self._said_short = True
+                warnings.warn(f"Clock: {problem}", UserWarning, stacklevel=2)
             self.timestamp = self.timestamp.to_next_epoch()
         return self.timestamp
 

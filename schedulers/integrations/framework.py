@@ -1,12 +1,16 @@
 """What every integration shares: the framework imported lazily, its callback class made once, and the one
 adapter through which the framework's events reach a Cadence scheduler.
 
-Another training loop (Hugging Face's ``Trainer``, Lightning's) owns time; Cadence hears three events from it,
+Another training loop (Hugging Face's ``Trainer``, Lightning's) owns time; Cadence hears four events from it,
 and each integration's callback only translates its hooks into them (docs/integrations.md):
 
 * **an optimizer step finished**: :meth:`FrameworkClock.optimizer_step` moves the scheduler's
   :class:`~schedulers.core.clock.Clock` one batch by the one clock rule (the step that completes an epoch
   closes it), or to the framework's step count when it is elsewhere (a resume);
+* **a batch is about to train**: :meth:`FrameworkClock.before_batch` brings the clock to the run's batch count
+  and writes the schedule's values for it unless the scheduler's ``step()`` already did: a scheduler reads the
+  run's clock, not the number of its own ``step()`` calls, so an optimizer that skips batches (a GAN's 1:2
+  ratio, accumulation by hand, a step the fp16 scaler skipped) trains each batch with its schedule at that batch;
 * **an epoch began**: :meth:`FrameworkClock.epoch_begins` closes the epochs before it that the clock rule
   has not (an epoch of unknown length, or one the framework ended sooner);
 * **an evaluation finished**: :meth:`FrameworkClock.evaluation` delivers its metrics as one
@@ -183,6 +187,7 @@ class FrameworkClock:
 
     def __init__(self, scheduler: Any) -> None:
         self.scheduler = scheduler
+        self.current = True  # the scheduler's values are those of the clock's time (written since it last moved)
 
     @property
     def clock(self) -> Clock:
@@ -200,12 +205,41 @@ class FrameworkClock:
         clock = self.clock
         if clock.batches == batches:  # counted already (a second scheduler.step() at the same step)
             return
+        self.current = False
         if clock.batches == batches - 1:
             clock.advance(samples, tokens)  # the one clock rule: closes the epoch the step completes
         else:  # not where the framework was (a resume): take its step count
             clock.timestamp = after_batches(
                 batches, clock.dataloader_len, clock.samples + samples, clock.tokens + tokens
             )
+
+    def wrote(self) -> None:
+        """The scheduler wrote its values for the clock's time (its ``step()``, or a load): they are current."""
+        self.current = True
+
+    def before_batch(self, batches: int, samples: int = 0, tokens: int = 0) -> None:
+        """The framework is about to train a batch with ``batches`` batches of the run done: the clock is
+        brought there (:meth:`optimizer_step`) and, unless the scheduler's ``step()`` wrote since the clock
+        last moved, the scheduler is stepped now, so this batch trains with the schedule at ``batches``.
+
+        .. math:: \\text{lr}_{g,k} = s_g \\cdot \\alpha(k) \\quad \\text{for each batch } k \\text{ it trains}
+
+        Args:
+            batches: The run's batch count before this batch (the framework's clock).
+            samples: The samples trained since the clock's last move (when it moves now).
+            tokens: The tokens trained since then.
+
+        >>> import torch
+        >>> from schedulers import LinearScheduler, compile_scheduler
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> door = FrameworkClock(compile_scheduler(LinearScheduler(alpha_f=0.0), opt, Clock("8ba")))
+        >>> door.before_batch(2); door.clock.batches, opt.param_groups[0]["lr"]  # its optimizer skipped 2 batches
+        (2, 0.75)
+        """
+        self.optimizer_step(batches, samples, tokens)
+        if not self.current:
+            self.scheduler.step()
+            self.current = True
 
     def epoch_begins(self, epoch: int) -> None:
         """The framework begins its epoch ``epoch`` (counting from 0): the epochs before it are closed.

@@ -224,7 +224,6 @@ class HuggingFaceScheduler(CompiledScheduler):
         super().__init__(schedule, optimizer, clock, ssr, hyperparameter=hyperparameter, param_groups=param_groups)
         # given to huggingface_scheduler: kept when training starts, instead of the Trainer's
         self._fixed = (fixed_max_duration, fixed_dataloader_len)
-        self._stepped = True  # whether the values were written since the clock last moved
         self.framework = FrameworkClock(self)  # the one adapter of the framework's events (integrations.framework)
         # what load_state_dict warned while the Trainer hid UserWarnings (it loads scheduler.pt under
         # catch_warnings): said again when training starts
@@ -232,7 +231,7 @@ class HuggingFaceScheduler(CompiledScheduler):
 
     def step(self, epoch: None = None) -> None:  # type: ignore[override]
         super().step(epoch)
-        self._stepped = True
+        self.framework.wrote()
 
     # -- what the callback calls ------------------------------------------------------------------
     def advance_to(self, batches: int, samples: int = 0, tokens: int = 0) -> None:
@@ -251,16 +250,6 @@ class HuggingFaceScheduler(CompiledScheduler):
         Time(1, TimeUnit.EPOCH)
         """
         self.framework.optimizer_step(batches, samples, tokens)
-        self._stepped = False
-
-    def catch_up(self) -> None:
-        """Write the values for the clock's time if ``step()`` was not called for the last optimizer step.
-
-        The Trainer skips ``scheduler.step()`` for a step the mixed precision scaler skipped, but counts that
-        step (``global_step``); without this the next step would train at the previous value.
-        """
-        if not self._stepped:
-            self.step()
 
     def follow_trainer(self, args: Any, global_step: int, loader_batches: int | None, tokens: int | None) -> None:
         """At the start of training: take the Trainer's lengths and step count, then write the values.
@@ -297,7 +286,7 @@ class HuggingFaceScheduler(CompiledScheduler):
             clock.timestamp = after_batches(global_step, clock.dataloader_len, samples, tokens)
         self.last_epoch = global_step
         self._apply()
-        self._stepped = True
+        self.framework.wrote()
 
     # -- checkpoints ------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
@@ -320,7 +309,7 @@ class HuggingFaceScheduler(CompiledScheduler):
         self.held_warnings = list(caught)
         for held in caught:  # as usual too, for a caller that does not hide them
             warnings.warn_explicit(held.message, held.category, held.filename, held.lineno)
-        self._stepped = True
+        self.framework.wrote()
 
 
 class _TrainerClock:
@@ -502,8 +491,10 @@ class _TrainerClock:
             print(f"cadence: {decision.line}", file=sys.stderr, flush=True)
 
     def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
-        """The step ended: write the values for the new time if the Trainer skipped ``scheduler.step()`` (a step
-        the fp16 loss scaler skipped still counts, as ``global_step`` counts it).
+        """The step ended: the next one trains at ``global_step``, so the scheduler is brought there through the
+        integrations' one path (:meth:`FrameworkClock.before_batch`), which steps it if the Trainer did not: a
+        step the fp16 loss scaler skipped still counts, as ``global_step`` counts it, and a scheduler the Trainer
+        never steps (another hyperparameter's) follows the same clock.
 
         Args:
             args: The Trainer's ``TrainingArguments``.
@@ -518,10 +509,10 @@ class _TrainerClock:
         >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
         >>> sched, callback = huggingface_scheduler(LinearScheduler(alpha_f=0.0), opt, args)
         >>> callback.on_optimizer_step(args, SimpleNamespace(global_step=0), None)  # no scheduler.step() after it
-        >>> callback.on_step_end(args, None, None); opt.param_groups[0]["lr"]
+        >>> callback.on_step_end(args, SimpleNamespace(global_step=1), None); opt.param_groups[0]["lr"]
         0.75
         """
-        self.scheduler.catch_up()
+        self.scheduler.framework.before_batch(state.global_step)
 
     def on_train_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         """Training ended: evaluations no longer count, and the counter leaves the model.

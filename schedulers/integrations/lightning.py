@@ -13,9 +13,10 @@ How the time is read:
   ``n`` loader batches, and Lightning's last, shorter accumulation of an epoch is a batch too); under manual
   optimization, where ``global_step`` counts every optimizer's ``step()`` (two per batch with two optimizers),
   they are the training batches Lightning has started instead (:func:`_batches`). Never the number of
-  ``scheduler.step()`` calls: each ``step()`` moves the scheduler's
+  ``scheduler.step()`` calls: each ``step()``, and the start of every batch, moves the scheduler's
   :class:`~schedulers.core.clock.Clock` to it through the integrations' one adapter
-  (:class:`~schedulers.integrations.framework.FrameworkClock`, as Hugging Face's callback does); the batch
+  (:class:`~schedulers.integrations.framework.FrameworkClock`, as Hugging Face's callback does), so an
+  optimizer that skips batches (a generator stepped every 2nd batch) trains each with its schedule at it; the batch
   that completes an epoch closes it, as in Cadence's trainer, and an epoch Lightning ends sooner closes when
   it begins the next (``trainer.current_epoch``);
 * ``max_duration`` is ``trainer.max_steps`` in ``ba`` or ``trainer.max_epochs`` in ``ep`` (whichever ends the
@@ -297,6 +298,7 @@ class LightningScheduler(CompiledScheduler):
             raise ValueError(_REDUCE_ON_PLATEAU)
         self.follow_step()
         super().step(epoch)
+        self.framework.wrote()
 
     def follow_step(self) -> None:
         """Lightning finished an optimizer step: settle its counts and move the clock to ``global_step``.
@@ -311,15 +313,38 @@ class LightningScheduler(CompiledScheduler):
         >>> trainer.global_step = 2; sched.follow_step(); sched.state.epochs, sched.state.batch_in_epoch
         (1, 0)
         """
+        self.framework.optimizer_step(*self._run_clock())
+
+    def follow_batch(self) -> None:
+        """Lightning is about to train a batch: the clock is brought to the run's batch count and, unless this
+        scheduler's ``step()`` already wrote for it, the values for it are written (through the integrations'
+        one path, :meth:`FrameworkClock.before_batch`). An optimizer stepped only on some batches (a GAN's
+        generator every 2nd batch, accumulation by hand under manual optimization) so trains batch ``k`` with
+        its schedule at ``k``, whether or not its scheduler was stepped since.
+
+        >>> import torch
+        >>> from types import SimpleNamespace
+        >>> from schedulers import LinearScheduler
+        >>> trainer = SimpleNamespace(global_step=0, num_training_batches=8,
+        ...                           accumulate_grad_batches=1, max_steps=8, max_epochs=None)
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> sched = LightningScheduler(LinearScheduler(alpha_f=0.0), opt, LightningState(trainer, _ClockCounts()))
+        >>> trainer.global_step = 2; sched.follow_batch(); opt.param_groups[0]["lr"]  # no step() for 2 batches
+        0.75
+        """
+        self.framework.before_batch(*self._run_clock())
+
+    def _run_clock(self) -> tuple[int, int, int]:
+        """The run's batches, with the samples and tokens counted since the clock's last move (counts settled)."""
         clock, counts = self.state, self.state.clock
         counts.settle(self.state.trainer)
         clock.check_manual_length()
-        self.framework.optimizer_step(
-            _batches(self.state.trainer), counts.samples - clock.samples, counts.tokens - clock.tokens
-        )
+        return _batches(self.state.trainer), counts.samples - clock.samples, counts.tokens - clock.tokens
 
     def follow_epoch(self, epoch: int) -> None:
-        """Lightning begins its epoch ``epoch``: the epochs before it are closed, and steps per epoch read again.
+        """Lightning begins its epoch ``epoch``: the clock is brought to the run's batch count (a scheduler whose
+        optimizer skipped the last batches is behind it), the epochs before it are closed, and steps per epoch
+        read again.
 
         Args:
             epoch: Lightning's ``current_epoch``.
@@ -334,6 +359,7 @@ class LightningScheduler(CompiledScheduler):
         >>> trainer.global_step = 1; sched.follow_step(); sched.follow_epoch(1); sched.state.epochs
         1
         """
+        self.framework.optimizer_step(*self._run_clock())  # first: an epoch closed behind the run's count is short
         self.framework.epoch_begins(epoch)
         self.state.follow_loader()
 
@@ -437,6 +463,7 @@ class LightningScheduler(CompiledScheduler):
                     int(saved.get("step") or 0), self.state.clock.samples, self.state.clock.tokens
                 )
         super().load_state_dict(state_dict)
+        self.framework.wrote()
 
 
 class _ClockCounts:
@@ -493,7 +520,9 @@ class _ClockCounts:
             scheduler.follow_epoch(epoch)
 
     def on_train_batch_start(self, trainer: Any, pl_module: Any, batch: Any, batch_idx: int) -> None:
-        """A loader batch starts: its samples and tokens join the count of the optimizer step it belongs to.
+        """A loader batch starts: each Cadence scheduler is brought to the run's batch count
+        (:meth:`LightningScheduler.follow_batch`), and the batch's samples and tokens join the count of the
+        optimizer step it belongs to.
 
         Args:
             trainer: The Lightning Trainer.
@@ -513,6 +542,8 @@ class _ClockCounts:
         4
         """
         self.settle(trainer)
+        for _, scheduler in _cadence_schedulers(trainer):
+            scheduler.follow_batch()
         if self.count_samples:
             self._pending[0] += samples_in(batch, self.get_num_samples, who=_WHO, factory="lightning_scheduler_config")
         if self.get_num_tokens is not None:

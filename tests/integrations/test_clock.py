@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import math
+import warnings
 
 import pytest
 import torch
@@ -30,10 +32,7 @@ def _loader(samples: int = SAMPLES, batch_size: int = BATCH_SIZE) -> torch.utils
 
 def _train(clock: Clock, schedule, loader, *, tokens_per_sample: int = 0, stop_after: int | None = None):
     """The documented loop; returns the lr each batch trained with, and the objects to checkpoint."""
-    torch.manual_seed(0)
-    model = torch.nn.Linear(3, 1)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
-    scheduler = compile_scheduler(schedule, optimizer, clock)
+    model, optimizer, scheduler = _compiled(clock, schedule)
     lrs = []
     while not clock.done:
         for x, y in loader:
@@ -49,6 +48,14 @@ def _train(clock: Clock, schedule, loader, *, tokens_per_sample: int = 0, stop_a
             break
         clock.epoch()
     return lrs, model, optimizer, scheduler
+
+
+def _compiled(clock: Clock, schedule) -> tuple[torch.nn.Module, torch.optim.Optimizer, object]:
+    """A seeded model, its optimizer (lr 0.5) and ``schedule`` compiled on ``clock``."""
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    return model, optimizer, compile_scheduler(schedule, optimizer, clock)
 
 
 def _per_batch_samples(epochs: int) -> torch.Tensor:
@@ -298,3 +305,69 @@ def test_epoch_start_view_holds_the_epoch_start():
     assert (clock.batch_in_epoch, clock.epochs) == (1, 1)
     assert view.timestamp == Timestamp(epoch=1, batch=3, sample=6, token=15)
     assert (view.max_duration, view.dataloader_len) == (clock.max_duration, 3)
+
+
+# -- an epoch closed short of dataloader_len (docs/migrating-torch.md, "Gradient accumulation") -------------------
+
+
+def _train_accumulating(clock: Clock, schedule, loader, accumulation: int) -> tuple[list[float], float]:
+    """The documented loop with gradient accumulation: one ``clock.batch()`` per optimizer step, the last step of
+    a pass taking the leftover micro-batches. Returns the lr each step trained with and the lr after the run."""
+    model, optimizer, scheduler = _compiled(clock, schedule)
+    lrs = []
+    while not clock.done:
+        samples = 0
+        for index, (x, y) in enumerate(loader):
+            torch.nn.functional.mse_loss(model(x), y).backward()
+            samples += len(x)
+            if (index + 1) % accumulation and index + 1 < len(loader):
+                continue
+            lrs.append(optimizer.param_groups[0]["lr"])
+            optimizer.step()
+            optimizer.zero_grad()
+            clock.batch(samples=samples)
+            scheduler.step()
+            samples = 0
+        clock.epoch()
+    return lrs, optimizer.param_groups[0]["lr"]
+
+
+ACCUMULATED = CosineAnnealingWithWarmupScheduler(t_warmup="0.2dur", alpha_f=0.1)
+
+
+def test_accumulation_with_the_loaders_length_warns_once_naming_dataloader_len_and_accumulation() -> None:
+    # 5 loader batches a pass, 2 per optimizer step: 3 steps a pass, but the clock is told 5 (len(loader))
+    with pytest.warns(UserWarning) as caught:
+        lrs, _ = _train_accumulating(Clock("3ep", dataloader_len=5), ACCUMULATED, _loader(), accumulation=2)
+    short = [w for w in caught if "an epoch closed after" in str(w.message)]
+    assert len(short) == 1, [str(w.message) for w in caught]  # once, though every epoch closed short
+    message = str(short[0].message)
+    assert "after 3 optimizer steps" in message and "dataloader_len=5" in message
+    assert "dataloader_len=ceil(len(loader) / accumulation)" in message
+    assert short[0].filename == __file__  # the user's clock.epoch() line, not Cadence's
+    # what the warning is about: 9 steps over a schedule of 15, the run ending mid-cosine
+    assert len(lrs) == 9
+    torch.testing.assert_close(torch.tensor(lrs, dtype=torch.float64), 0.5 * evaluate_run(ACCUMULATED, "3ep", 5)[:9])
+
+
+def test_accumulation_with_the_documented_length_trains_the_whole_schedule_in_silence() -> None:
+    loader = _loader()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clock = Clock("3ep", dataloader_len=math.ceil(len(loader) / 2))
+        lrs, final = _train_accumulating(clock, ACCUMULATED, loader, accumulation=2)
+    assert (clock.epochs, clock.batches, clock.samples) == (3, 9, 3 * SAMPLES)
+    torch.testing.assert_close(torch.tensor(lrs, dtype=torch.float64), 0.5 * evaluate_run(ACCUMULATED, "3ep", 3))
+    # after the last step the cosine is at its end: 0.5 · alpha_f, exactly (cos(pi) = -1 in floating point)
+    assert final == pytest.approx(0.5 * 0.1, rel=0, abs=1e-15)
+
+
+def test_a_pass_longer_than_dataloader_len_warns_and_whole_passes_do_not() -> None:
+    # 5 batches a pass, the clock told 4: it closes an epoch at the 4th and the pass's last batch makes a short one
+    with pytest.warns(UserWarning, match=r"after 1 optimizer steps \(clock.batch\(\) calls\), but dataloader_len=4"):
+        _train(Clock("2ep", dataloader_len=4), SCHEDULES["linear-warmup-ep"], _loader())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _train(Clock("2ep", dataloader_len=5), SCHEDULES["linear-warmup-ep"], _loader())  # whole passes
+        _train(Clock("7ba", dataloader_len=5), SCHEDULES["linear-warmup-ep"], _loader())  # done mid-epoch
+        _train(Clock("2ep"), SCHEDULES["multistep-ba"], _loader())  # no length: epoch() is what closes epochs

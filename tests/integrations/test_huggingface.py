@@ -408,14 +408,19 @@ def test_a_checkpoint_without_the_scheduler_resumes_by_the_step_or_says_what_is_
         _train(SAMPLES_AND_EPOCHS, args, _regression_data(25), resume=str(checkpoint))
 
 
-def test_a_step_the_trainer_skips_still_moves_the_next_steps_lr(tmp_path) -> None:
-    # The Trainer skips scheduler.step() when the fp16 scaler skips the optimizer step, yet counts the step.
-    schedule = LinearWithWarmupScheduler(t_warmup="0.3dur")
+@pytest.mark.parametrize(
+    ("schedule", "samples"),
+    [(LinearWithWarmupScheduler(t_warmup="0.3dur"), 0), (LinearWithWarmupScheduler(t_warmup="6sp", t_max="18sp"), 2)],
+)
+def test_a_step_the_trainer_skips_still_moves_the_next_steps_lr(tmp_path, schedule, samples: int) -> None:
+    # The Trainer skips scheduler.step() when the fp16 scaler skips the optimizer step, yet counts the step (and
+    # its samples, counted for a schedule in sp): the scheduler reads the Trainer's clock, not its step() calls.
     args = _args(tmp_path, max_steps=10)
     trainer, scheduler, recorder = _train(schedule, args, _regression_data(50), overflow_at=4)
     assert recorder.skipped == [4] and trainer.state.global_step == 10
-    assert recorder.steps == list(range(10))
-    _assert_lrs(recorder, evaluate_run(schedule, "10ba"))  # step 5 trains at its own lr, not at step 4's
+    assert recorder.steps == list(range(10)) and recorder.counts("sample") == [samples * step for step in range(10)]
+    expected = evaluate_run(schedule, "10ba", samples_per_batch=2)
+    _assert_lrs(recorder, expected)  # step 5 trains at its own lr, not at step 4's
     assert scheduler.state.done and scheduler.last_epoch == 10
 
 

@@ -215,22 +215,29 @@ def test_resuming_from_a_checkpoint_continues_the_steps_and_the_counts(tmp_path,
 
 class ManualModule(pl.LightningModule):
     """Manual optimization with one optimizer per schedule (a GAN's layout): each ``training_step`` steps every
-    optimizer, then its scheduler, and records (batch index, lr, timestamp) just before each optimizer step."""
+    optimizer, then its scheduler, and records (batch index, lr, timestamp) just before each optimizer step.
+    ``every[i]``: optimizer ``i`` (and its scheduler) steps only on every ``every[i]``-th batch of the run, the last
+    of each ``every[i]`` (a GAN's ratio, or accumulation by hand)."""
 
-    def __init__(self, schedules, configs=None) -> None:
+    def __init__(self, schedules, configs=None, every=None) -> None:
         super().__init__()
         self.automatic_optimization = False
         self.layers = torch.nn.ModuleList(torch.nn.Linear(3, 1) for _ in schedules)
         self.schedules, self.configs = schedules, configs or [{} for _ in schedules]
+        self.every = every or [1 for _ in schedules]
+        self.trained = 0  # the batches this module has trained (the run's batch index in a run not resumed)
         self.seen: list[list[tuple[int, float, Timestamp]]] = [[] for _ in schedules]
 
     def training_step(self, batch, batch_idx):
         x, y = batch
+        run_batch, self.trained = self.trained, self.trained + 1
         schedulers = self.lr_schedulers()
         schedulers = schedulers if isinstance(schedulers, list) else [schedulers]
         optimizers = self.optimizers()
         optimizers = optimizers if isinstance(optimizers, list) else [optimizers]
         for index, (optimizer, scheduler) in enumerate(zip(optimizers, schedulers, strict=True)):
+            if run_batch % self.every[index] != self.every[index] - 1:
+                continue
             loss = torch.nn.functional.mse_loss(self.layers[index](x), y)
             optimizer.zero_grad()
             self.manual_backward(loss)
@@ -268,6 +275,25 @@ def test_manual_optimization_with_two_optimizers_reads_the_batches_not_their_opt
         assert [ts.batch.value for _, _, ts in seen] == list(range(18))
         assert [ts.sample.value for _, _, ts in seen] == list(range(0, 72, 4))
         assert [ts.epoch.value for _, _, ts in seen] == [0] * 9 + [1] * 9
+
+
+@pytest.mark.parametrize("every", [(2, 1), (1, 2)])
+def test_manual_optimization_an_optimizer_that_skips_batches_trains_each_with_its_schedule_at_that_batch(every):
+    # A 1:2 ratio: one optimizer steps on batches 1, 3, 5, ... and its scheduler only then; it still trains batch k
+    # with its schedule at k batches (or k·4 samples), not at the count of its own step() calls.
+    schedules = (CosineAnnealingWithWarmupScheduler(t_warmup="4ba", t_max="18ba", alpha_f=0.1), MANUAL[1])
+    module = ManualModule(schedules, MANUAL_CONFIGS, every=every)
+    _fit(module, max_epochs=2)
+    expected = (
+        evaluate_run(schedules[0], "2ep", dataloader_len=9),
+        evaluate_run(MANUAL[1], "72sp", samples_per_batch=4),
+    )
+    for index, ratio in enumerate(every):
+        batches = list(range(ratio - 1, 18, ratio))
+        seen = module.seen[index]
+        assert [batch_idx + 9 * ts.epoch.value for batch_idx, _, ts in seen] == batches
+        assert [(ts.batch.value, ts.sample.value) for _, _, ts in seen] == [(k, 4 * k) for k in batches]
+        torch.testing.assert_close(module.lrs(index), BASE_LR * expected[index][ratio - 1 :: ratio])
 
 
 @pytest.mark.parametrize("resume_at", [4, 9])  # mid-epoch, and the batch that ends epoch 0 (global_step 8, 18)
@@ -415,7 +441,8 @@ def test_lightning_moves_its_clock_through_the_shared_adapter_with_counts_and_th
     original = FrameworkClock.optimizer_step
 
     def spy(self, batches: int, samples: int = 0, tokens: int = 0) -> None:
-        calls.append((batches, samples, tokens))
+        if batches != self.clock.batches:  # a move (at every batch's start the adapter is asked, a no-op here)
+            calls.append((batches, samples, tokens))
         original(self, batches, samples, tokens)
 
     monkeypatch.setattr(FrameworkClock, "optimizer_step", spy)

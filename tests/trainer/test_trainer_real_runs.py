@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import pytest
@@ -96,6 +97,28 @@ def test_fp16_overflow_step_is_skipped_and_time_does_not_advance():
     assert trainer.state.timestamp.sample.value == 12  # ... counting only their samples
     assert trainer.precision.scaler.get_scale() < 65536.0  # the scaler backed off once
     assert len(steps) == 3  # the skipped step never reached the optimizer
+
+
+def test_an_epoch_the_fp16_scaler_shortened_closes_in_silence():
+    # 4 batches an epoch; the first step overflows (a fresh scaler may skip more): an epoch counts fewer than 4
+    # optimizer steps, and the loader running out closes it, whole (a skipped step's data was used), so the clock
+    # does not call it short (Clock.epoch(skipped=...))
+    model = _model()
+    poisoned = {"done": False}
+
+    def poison_once(module, grad_input, grad_output):
+        if not poisoned["done"]:
+            poisoned["done"] = True
+            return (torch.full_like(grad_input[0], float("inf")),) + tuple(grad_input[1:])
+        return None
+
+    model[2].register_full_backward_hook(poison_once)
+    trainer = _trainer(model, precision="fp16", max_duration="2ep")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        trainer.fit()
+    assert poisoned["done"] and not [str(w.message) for w in caught if "an epoch closed after" in str(w.message)]
+    assert trainer.state.timestamp.epoch.value == 2 and trainer.state.timestamp.batch.value < 8  # steps were skipped
 
 
 def test_precision_is_validated():

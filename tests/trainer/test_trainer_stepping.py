@@ -736,6 +736,20 @@ def test_grad_accum_leftovers_dropped_with_one_warning():
     assert (ts.batch.value, ts.epoch.value, ts.sample.value) == (8, 2, 32)
 
 
+def test_grad_accum_with_an_odd_loader_closes_every_epoch_whole_in_silence():
+    # 11 items, grad_accum=3: 3 steps an epoch (the leftovers dropped with their own warning). Each epoch closes by
+    # the clock's rule at its 3rd step, so the clock never sees one closed short of dataloader_len (a dataloader_len
+    # of ceil(11 / 3) would: the loader would run out after 3 steps, and the clock would say so).
+    data = batches(11, batch_size=2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        trainer = make_trainer(data, "3ep", grad_accum=3)
+        trainer.fit()
+    assert not [str(w.message) for w in caught if "an epoch closed after" in str(w.message)]
+    ts = trainer.state.timestamp
+    assert (trainer.state.dataloader_len, ts.batch.value, ts.epoch.value, ts.batch_in_epoch.value) == (3, 9, 3, 0)
+
+
 def test_grad_accum_larger_than_loader_is_value_error():
     with pytest.raises(ValueError, match="grad_accum"):
         make_trainer(batches(3), grad_accum=4)
