@@ -405,7 +405,8 @@ def _add_log_arguments(forecast: argparse.ArgumentParser) -> None:
         "--fit-from",
         type=count_flag("--fit-from", low=1),
         metavar="STEP",
-        help="fit the loss points from STEP on (the lr curve still counts from step 1): leave out a first transient",
+        help="fit the loss points from STEP on (the lr curve still counts from step 1): leave out a first transient; "
+        "one STEP for every run given",
     )
     log.add_argument(
         "--schedule", metavar="EXPR", help="a schedule expression to forecast (as python -m schedulers plot takes)"

@@ -488,6 +488,19 @@ def test_fit_from_leaves_out_the_first_points_and_keeps_the_whole_lr_curve(tmp_p
     assert "not a saved law" in _refused(capsys, saved, "--fit-from", "100")
 
 
+def test_fit_from_with_several_runs_starts_every_run_at_the_one_step(tmp_path, capsys):
+    """docs/forecast.md: one ``--fit-from`` step for every run given, each run's lr curve whole."""
+    first = write_log(tmp_path / "a.csv")
+    second = write_log(tmp_path / "b.csv", lrs=wsd_lrs(500), losses=law_losses(wsd_lrs(500), seed=1))
+    saved = tmp_path / "law.json"
+    status, out, err = forecast(capsys, first, second, "--fit-from", "137", "--decay", str(DECAY), "--save", saved)
+    assert status == 0, err
+    runs = load_law(saved).runs
+    assert [run["batches"] for run in runs] == [STEPS, 500]  # each lr curve from step 1
+    counted = [int((quietly(read_log, path).updates >= 137).sum()) for path in (first, second)]
+    assert [run["points"] for run in runs] == counted == [STEPS - 137, 500 - 137]
+
+
 def test_the_docs_real_log_workflow_forecasts_the_held_out_second_decay_within_0_3_percent(tmp_path, capsys):
     """docs/forecast.md's first command on the real 34k-step log: fitted from step 1,000 to the second decay,
     its end (measured 2.6650, the mean of the last 500 steps) forecast within 0.3%; from step 1 the law does

@@ -12,7 +12,9 @@ points (a training loss logged at every step) is fitted on window means (:mod:`t
 noise measured inside the windows), and the laws' sums cost time and memory linear in the log
 (:mod:`trainer.forecast.sums`). A fit fails (a
 :class:`~trainer.forecast.FitError` giving its error) when no start reaches finite parameters, when the best
-is not a stationary point, or when its systematic error (:mod:`trainer.forecast.fitted`) exceeds
+is not a stationary point (unless its decay term runs off to a limit, where the error falls on towards a value
+no finite parameters reach: a degenerate fit, kept and said, :attr:`~trainer.forecast.FittedLaw.degenerate`), or
+when its systematic error (:mod:`trainer.forecast.fitted`) exceeds
 ``max_error``.
 """
 
@@ -363,7 +365,7 @@ def _problem(fitted: FittedLaw, objective: float, settling: float, max_error: fl
     values = list(fitted.parameters.values())
     if not (math.isfinite(objective) and all(math.isfinite(v) for v in values) and math.isfinite(fitted.error)):
         return "did not converge: its parameters are not finite"
-    if settling > SETTLED:
+    if settling > SETTLED and not fitted.degenerate:  # a degenerate fit falls on toward its limit: said, not failed
         return f"did not converge: it stopped with fit error {fitted.error:.2%} where the error still falls"
     if fitted.systematic_error > max_error:
         return (
