@@ -76,8 +76,8 @@ def test_bf16_autocast_runs_on_cpu():
     assert trainer.state.timestamp.batch.value == 3 and len(seen) == 3
 
 
-def test_fp16_overflow_step_is_skipped_and_time_does_not_advance():
-    model = _model()
+def _overflow_once(model: torch.nn.Module) -> dict[str, bool]:
+    """Make the first backward pass through ``model[2]`` produce inf gradients (an fp16 overflow), once."""
     poisoned = {"done": False}
 
     def poison_once(module, grad_input, grad_output):
@@ -87,6 +87,12 @@ def test_fp16_overflow_step_is_skipped_and_time_does_not_advance():
         return None
 
     model[2].register_full_backward_hook(poison_once)
+    return poisoned
+
+
+def test_fp16_overflow_step_is_skipped_and_time_does_not_advance():
+    model = _model()
+    poisoned = _overflow_once(model)
     schedule = CosineAnnealingWithWarmupScheduler(t_warmup="2ba")
     trainer = _trainer(model, precision="fp16", max_duration="3ba", schedulers=schedule)
     steps = []
@@ -104,15 +110,7 @@ def test_an_epoch_the_fp16_scaler_shortened_closes_in_silence():
     # optimizer steps, and the loader running out closes it, whole (a skipped step's data was used), so the clock
     # does not call it short (Clock.epoch(skipped=...))
     model = _model()
-    poisoned = {"done": False}
-
-    def poison_once(module, grad_input, grad_output):
-        if not poisoned["done"]:
-            poisoned["done"] = True
-            return (torch.full_like(grad_input[0], float("inf")),) + tuple(grad_input[1:])
-        return None
-
-    model[2].register_full_backward_hook(poison_once)
+    poisoned = _overflow_once(model)
     trainer = _trainer(model, precision="fp16", max_duration="2ep")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
