@@ -283,7 +283,7 @@ class LightningScheduler(CompiledScheduler):
         """The one adapter of Lightning's events to this scheduler's clock (integrations.framework)."""
         adapter = self.__dict__.get("_framework")
         if adapter is None:
-            adapter = self.__dict__["_framework"] = FrameworkClock(self)
+            adapter = self.__dict__["_framework"] = FrameworkClock(self, "the Lightning integration")
         return adapter
 
     def step(self, epoch: None = None) -> None:  # type: ignore[override]
@@ -393,7 +393,8 @@ class LightningScheduler(CompiledScheduler):
         ...                            LightningState(trainer, _ClockCounts()))
         >>> sched.monitor = "val_loss"
         >>> for step in (1, 2):
-        ...     trainer.global_step = step; trainer.callback_metrics = {"val_loss": torch.tensor(1.0)}
+        ...     trainer.global_step = step; sched.step()  # Lightning steps the scheduler before it validates
+        ...     trainer.callback_metrics = {"val_loss": torch.tensor(1.0)}
         ...     sched.hear_validation(trainer)
         >>> opt.param_groups[0]["lr"]
         0.5
