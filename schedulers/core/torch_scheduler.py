@@ -75,6 +75,7 @@ import torch
 from torch.optim import lr_scheduler as torch_schedulers
 from torch.optim.lr_scheduler import LRScheduler
 
+from schedulers.core.clock import EpochStartView
 from schedulers.core.listening import OBSERVED_BY_USER_CODE, Decision, Evaluation, HeardOnce
 from schedulers.core.plateau import Listening
 from schedulers.core.run import Run, ScheduleState, whole_count
@@ -514,8 +515,9 @@ class CompiledScheduler(GroupWriter):
 
     def hear(self, evaluation: Evaluation) -> Decision | None:
         """An :class:`~schedulers.core.listening.Evaluation` of the run: its metrics decide when it counts (one of
-        the run's evaluations) and is the first at the state's time (:class:`~schedulers.core.listening.HeardOnce`),
-        and what changed is said in one line.
+        the run's evaluations) and is the first at the time of the run's clock (the state's, or the clock an
+        ``EpochStartView`` views; :class:`~schedulers.core.listening.HeardOnce`), and what changed is said in one
+        line.
 
         Args:
             evaluation: The evaluation (its metrics and door; the time is the state's, which the door keeps).
@@ -571,7 +573,10 @@ class CompiledScheduler(GroupWriter):
 
     def _decide(self, metrics: Mapping[str, float], door: str) -> Decision | None:
         """The first evaluation at the state's time feeds the plateaus; the line of what changed, or None."""
-        if not self._heard.admits(self.state.timestamp, door, self.listener_name):
+        # the run's clock: held for an epoch (an EpochStartView), the state reads the epoch's start, but each
+        # evaluation inside the epoch is still its own
+        clock = self.state.state if isinstance(self.state, EpochStartView) else self.state
+        if not self._heard.admits(clock.timestamp, door, self.listener_name):
             return None
         before = float(self._last_lr[0])
         changes = self._observe(metrics)

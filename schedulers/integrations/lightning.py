@@ -375,7 +375,9 @@ class LightningScheduler(CompiledScheduler):
         )
 
     def hear_validation(self, trainer: Any) -> None:
-        """The end of a validation run while fitting: the monitored metric, through the listener protocol.
+        """The end of a validation run while fitting: the monitored metric, through the listener protocol, at
+        Lightning's step (the clock follows it first, as :meth:`follow_step` does, so each validation is heard at its
+        own batch even when a manually optimized module steps the scheduler less often).
 
         Args:
             trainer: The Lightning Trainer (its ``callback_metrics`` hold the logged metrics).
@@ -408,6 +410,7 @@ class LightningScheduler(CompiledScheduler):
                 "validation_step or name one of them in lightning_scheduler_config's monitor="
             )
         heard = {name: metrics[self.monitor] for name in self.monitors}
+        self.follow_step()  # at Lightning's step: a scheduler stepped less often (manual optimization) lags behind
         decision = self.framework.evaluation({**metrics, **heard})
         if decision is not None and trainer.is_global_zero:
             print(f"cadence: {decision.line}", file=sys.stderr, flush=True)

@@ -435,3 +435,51 @@ def test_lightning_with_old_glue_halves_as_torchs_reduce_lr_on_plateau() -> None
         "PlateauScheduler was fed the evaluation at 10ba twice, first by observe() called by user code, then by the "
         "Lightning integration: the second is ignored"
     )
+
+
+class ManualPerEpoch(Validated):
+    """Manual optimization, the scheduler stepped once an epoch: validations inside the epoch are still heard."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.automatic_optimization = False
+
+    def training_step(self, batch, batch_idx):
+        optimizer = self.optimizers()
+        self.lrs[batch_idx + 10 * self.current_epoch] = optimizer.param_groups[0]["lr"]
+        x, y = batch
+        optimizer.zero_grad()
+        self.manual_backward(torch.nn.functional.mse_loss(self.layer(x), y))
+        optimizer.step()
+
+    def on_train_epoch_end(self):
+        self.lr_schedulers().step()
+
+
+def test_lightning_hears_each_validation_at_its_batch_when_the_scheduler_steps_once_an_epoch() -> None:
+    module = ManualPerEpoch(PlateauScheduler(factor=0.5, patience=0), monitor="val_loss", max_duration="4ep")
+    trainer = pl.Trainer(
+        accelerator="cpu",
+        devices=1,
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        max_epochs=4,
+        val_check_interval=5,
+        num_sanity_val_steps=0,
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        trainer.fit(module, _loader(40, 1), _loader(12, 2))
+    assert not _fed_twice(caught)
+    assert [step for step, _ in module.heard] == list(range(5, 41, 5))  # twice an epoch (manual: batches started)
+    reference = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=BASE_LR)
+    torch_plateau, reduced_at = ReduceLROnPlateau(reference, factor=0.5, patience=0), []
+    for step, value in module.heard:
+        before = reference.param_groups[0]["lr"]
+        torch_plateau.step(value)
+        if reference.param_groups[0]["lr"] != before:
+            reduced_at.append(step)
+    scheduler = trainer.lr_scheduler_configs[0].scheduler
+    assert [r.value for r in scheduler.scheduler.reductions] == reduced_at and len(reduced_at) >= 2

@@ -3,6 +3,7 @@ resume bit for bit, the checks at start, YAML, the report's note and the sweep's
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytest
@@ -524,3 +525,16 @@ def test_the_trainer_with_old_glue_reduces_and_stops_as_torchs_plateau_with_one_
     for line in said:  # each at the first evaluation, said once
         assert "the evaluation at 2ba twice, first by observe() called by user code, then by the Trainer" in line
         assert "now feed every evaluation themselves" in line
+
+
+def test_a_plateau_stepped_per_epoch_hears_every_evaluation_inside_the_epoch():
+    # held for the epoch, it reads the epoch's start; each evaluation (every 2 of the 8 batches) is still its own
+    plateau = PlateauScheduler(factor=0.5, patience=3, threshold=0.05)
+    trainer, monitor = _trainer(plateau, step_schedulers_every_batch=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # none ignored, nothing said
+        trainer.fit()
+    assert trainer.schedulers[0].state_dict()["plateaus"][0]["evaluations"] == 20
+    assert trainer.schedulers[0].state_dict()["heard"]["time"] == [5, 40, 320, 0]
+    assert [str(r) for r in trainer.schedulers[0].scheduler.reductions] == ["16ba", "24ba", "32ba"]
+    assert monitor.values("lr") == [0.2] * 18 + [0.1] * 8 + [0.05] * 8 + [0.025] * 6
