@@ -253,7 +253,8 @@ def _loader(samples: int, seed: int) -> torch.utils.data.DataLoader:
     return torch.utils.data.DataLoader(data, batch_size=4)
 
 
-def _lightning_fit(module: Validated, **changes) -> None:
+def _quiet_lightning(**changes) -> pl.Trainer:
+    """A Lightning Trainer on the CPU that writes and prints nothing: 30 steps, a validation every 3."""
     settings = dict(
         accelerator="cpu",
         devices=1,
@@ -265,8 +266,11 @@ def _lightning_fit(module: Validated, **changes) -> None:
         val_check_interval=3,
         num_sanity_val_steps=1,
     )
-    settings.update(changes)
-    trainer = pl.Trainer(**settings)
+    return pl.Trainer(**{**settings, **changes})
+
+
+def _lightning_fit(module: Validated, **changes) -> None:
+    trainer = _quiet_lightning(**changes)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         trainer.fit(module, _loader(160, 1), _loader(12, 2))
@@ -408,16 +412,7 @@ def _diverging_loader(samples: int, seed: int, sign: float) -> torch.utils.data.
 
 
 def _lightning_epochs(module: Validated) -> tuple[list[float], list[warnings.WarningMessage]]:
-    trainer = pl.Trainer(
-        accelerator="cpu",
-        devices=1,
-        logger=False,
-        enable_checkpointing=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        max_epochs=5,
-        num_sanity_val_steps=0,
-    )
+    trainer = _quiet_lightning(max_steps=-1, max_epochs=5, val_check_interval=None, num_sanity_val_steps=0)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         trainer.fit(module, _diverging_loader(40, 1, 1.0), _diverging_loader(12, 2, -1.0))
@@ -458,17 +453,7 @@ class ManualPerEpoch(Validated):
 
 def test_lightning_hears_each_validation_at_its_batch_when_the_scheduler_steps_once_an_epoch() -> None:
     module = ManualPerEpoch(PlateauScheduler(factor=0.5, patience=0), monitor="val_loss", max_duration="4ep")
-    trainer = pl.Trainer(
-        accelerator="cpu",
-        devices=1,
-        logger=False,
-        enable_checkpointing=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-        max_epochs=4,
-        val_check_interval=5,
-        num_sanity_val_steps=0,
-    )
+    trainer = _quiet_lightning(max_steps=-1, max_epochs=4, val_check_interval=5, num_sanity_val_steps=0)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         trainer.fit(module, _loader(40, 1), _loader(12, 2))
