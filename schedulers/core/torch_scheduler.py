@@ -399,6 +399,8 @@ class CompiledScheduler(GroupWriter):
     #: the listening part of the schedule, its plateaus and their states (None: it only follows time);
     #: found through schedulers.core.listening, so this module knows no plateau by name
     _listeners: Listening | None = None
+    #: the time of the last evaluation heard and its door (None: it listens to nothing)
+    _heard: HeardOnce | None = None
 
     def __init__(
         self,
@@ -423,7 +425,9 @@ class CompiledScheduler(GroupWriter):
         self.scheduler, self.state, self.ssr, self.run = scheduler, state, ssr, run
         self._alpha = alpha
         self._listeners = Listening.of(scheduler, state, ssr, run)
-        self._heard = HeardOnce()  # one evaluation per clock time, from whichever door (docs/plateau.md)
+        # one evaluation per clock time, from whichever door (docs/plateau.md); a schedule that only follows time
+        # hears nothing
+        self._heard = HeardOnce() if self._listeners is not None else None
         self._drive(optimizer, hyperparameter, indices, [base for _, base in bases])
         self._apply(first)
 
@@ -576,7 +580,7 @@ class CompiledScheduler(GroupWriter):
         # the run's clock: held for an epoch (an EpochStartView), the state reads the epoch's start, but each
         # evaluation inside the epoch is still its own
         clock = self.state.state if isinstance(self.state, EpochStartView) else self.state
-        if not self._heard.admits(clock.timestamp, door, self.listener_name):
+        if self._heard is None or not self._heard.admits(clock.timestamp, door, self.listener_name):
             return None
         before = float(self._last_lr[0])
         changes = self._observe(metrics)
@@ -612,7 +616,7 @@ class CompiledScheduler(GroupWriter):
             "last_epoch": self._count,
             "base_values": [float(b) for b in self.base_values],
         }
-        if self._listeners is not None:
+        if self._listeners is not None and self._heard is not None:  # a schedule that listens has both
             saved["plateaus"] = self._listeners.state_dict()
             saved["heard"] = self._heard.state_dict()  # the time of the last evaluation heard, and its door
         return saved
@@ -637,7 +641,7 @@ class CompiledScheduler(GroupWriter):
                 f"the optimizer has {len(self.base_values)}"
             )
         self._set_count(int(state_dict.get("last_epoch", self._count)))
-        if self._listeners is not None and "plateaus" in state_dict:
+        if self._listeners is not None and self._heard is not None and "plateaus" in state_dict:
             self.scheduler = self._listeners.load_state_dict(state_dict["plateaus"])
             self._heard.load_state_dict(state_dict.get("heard"))
         # attached to a Run (the trainer's), the run's ratio wins over a saved one: the constructor's arguments win
