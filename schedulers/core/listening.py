@@ -54,8 +54,8 @@ class Evaluation:
         counts: Whether it is one of the run's evaluations, which a plateau and early stopping count (each
             ``eval_interval`` and the run's end); False for one asked for outside that rhythm (a user's
             ``trainer.evaluate()``, the one that ends a ``fit(duration)`` call), which only callbacks hear.
-        door: Who delivered it (``"Trainer"``, ``"Hugging Face integration"``, ``"Lightning integration"``,
-            :data:`OBSERVED_BY_USER_CODE`), as the warning about an evaluation heard twice names it.
+        door: Who delivered it (``"the Trainer"``, ``"the Hugging Face integration"``, ``"the Lightning
+            integration"``, :data:`OBSERVED_BY_USER_CODE`), as the warning about an evaluation fed twice names it.
 
     Returns:
         The evaluation, a frozen value.
@@ -219,7 +219,8 @@ class EvaluationListener(Protocol):
         ...
 
     def hear(self, evaluation: Evaluation) -> Decision | None:
-        """Take one evaluation's metrics and act on them (reduce an lr, ask to stop).
+        """Take one evaluation's metrics and act on them (reduce an lr, ask to stop); a listener that counts
+        evaluations takes one per clock time (:class:`HeardOnce`).
 
         Args:
             evaluation: The evaluation just made: its metrics, timestamp and whether it counts.

@@ -576,7 +576,7 @@ class CompiledScheduler(GroupWriter):
         return self._listeners is not None and self._decide(metrics, OBSERVED_BY_USER_CODE) is not None
 
     def _decide(self, metrics: Mapping[str, float], door: str) -> Decision | None:
-        """The first evaluation at the state's time feeds the plateaus; the line of what changed, or None."""
+        """The first evaluation at the run's clock time feeds the plateaus; the line of what changed, or None."""
         # the run's clock: held for an epoch (an EpochStartView), the state reads the epoch's start, but each
         # evaluation inside the epoch is still its own
         clock = self.state.state if isinstance(self.state, EpochStartView) else self.state
