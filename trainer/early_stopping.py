@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from schedulers.core.listening import Decision, Evaluation
+from schedulers.core.listening import OBSERVED_BY_USER_CODE, Decision, Evaluation, HeardOnce
 from schedulers.core.plateau import evaluations_or_time, improves
 from schedulers.core.schedule_arguments import choice_argument, number_argument
 from timeunits import Time, Timestamp, TimeUnit
@@ -77,6 +77,7 @@ class EarlyStopping(Callback):
         self.wait = 0
         self.stopped_at: int | None = None  # the batch the run stopped at
         self._length: Time | None = None  # the run's length, for a patience in dur
+        self._heard = HeardOnce()  # one evaluation per clock time, from whichever door (docs/plateau.md)
 
     @property
     def monitors(self) -> list[str]:
@@ -130,7 +131,8 @@ class EarlyStopping(Callback):
     def hear(self, evaluation: Evaluation) -> Decision | None:
         """One evaluation (:class:`~schedulers.core.listening.EvaluationListener`): those that count are the run's
         (each ``eval_interval`` and its end; not the extra one that ends a ``fit(duration)`` call, so a run split
-        over calls stops where the uninterrupted one does).
+        over calls stops where the uninterrupted one does), each time once
+        (:class:`~schedulers.core.listening.HeardOnce`: another at the same time is ignored, with a warning).
 
         Args:
             evaluation: The evaluation, holding :attr:`monitor`.
@@ -149,7 +151,7 @@ class EarlyStopping(Callback):
             [None, Decision(line='early stopping: eval/loss has not improved by more than min_delta=0 for 0 \
 evaluations (best 2 at 1ba)', stops=True)]
         """
-        if not evaluation.counts:
+        if not evaluation.counts or not self._heard.admits(evaluation.timestamp, evaluation.door, self.listener_name):
             return None
         if self.monitor not in evaluation.metrics:
             raise KeyError(f"EarlyStopping: monitor={self.monitor!r} is not among {sorted(evaluation.metrics)}")
@@ -177,7 +179,8 @@ evaluations (best 2 at 1ba)', stops=True)]
 
     def observe(self, trainer: Any, metrics: dict) -> None:
         """One of the run's evaluations, told by hand: :meth:`hear` at the trainer's time, and a stop requested
-        from the trainer when patience ran out.
+        from the trainer when patience ran out (in a trainer's ``callbacks``, the trainer feeds it already: a
+        second one at the same time is ignored, with a warning).
 
         Args:
             trainer: The trainer that evaluated (asked to stop, through ``request_stop``, when patience runs out).
@@ -186,7 +189,7 @@ evaluations (best 2 at 1ba)', stops=True)]
         Raises:
             KeyError: ``metrics`` lacks :attr:`monitor`.
         """
-        decision = self.hear(Evaluation(metrics, trainer.state.timestamp))
+        decision = self.hear(Evaluation(metrics, trainer.state.timestamp, door=OBSERVED_BY_USER_CODE))
         if decision is not None and decision.stops:
             trainer.request_stop(decision.line)
 
@@ -194,7 +197,8 @@ evaluations (best 2 at 1ba)', stops=True)]
         """The counters (plain numbers), saved in every checkpoint.
 
         Returns:
-            ``{"best", "wait", "stopped_at"}``, and ``"best_at"`` (the best evaluation's timestamp) once there is one.
+            ``{"best", "wait", "stopped_at"}``, and ``"best_at"`` (the best evaluation's timestamp) and ``"heard"``
+            (the time of the last evaluation heard, and its door) once there is one.
 
         Example:
             >>> EarlyStopping().state_dict()
@@ -203,6 +207,8 @@ evaluations (best 2 at 1ba)', stops=True)]
         saved: dict[str, Any] = {"best": self.best, "wait": self.wait, "stopped_at": self.stopped_at}
         if self.best_at is not None:
             saved["best_at"] = self.best_at.state_dict()
+        if (heard := self._heard.state_dict()) is not None:
+            saved["heard"] = heard
         return saved
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -215,3 +221,4 @@ evaluations (best 2 at 1ba)', stops=True)]
         self.stopped_at = None if state.get("stopped_at") is None else int(state["stopped_at"])
         best_at = state.get("best_at")
         self.best_at = None if best_at is None else Timestamp.from_state_dict(best_at)
+        self._heard.load_state_dict(state.get("heard"))

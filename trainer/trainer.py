@@ -521,7 +521,7 @@ class Trainer:
             world=self.world,
         )
         metrics = dict(zip(EVAL_METRICS, (loss,), strict=True))
-        evaluation = Evaluation(metrics, self.state.timestamp, counts)
+        evaluation = Evaluation(metrics, self.state.timestamp, counts, door="the Trainer")
         self.decisions += deliver(evaluation, self._listeners, stop=self.request_stop, say=lambda line: say(self, line))
         return metrics
 

@@ -10,10 +10,16 @@ loop) delivers evaluations through this protocol only; it knows no listener's cl
 
 A schedule that listens (the plateau) is fed by its compiled scheduler, which finds the plateaus of its schedule
 with :meth:`schedulers.core.plateau.Listening.of`.
+
+An evaluation is heard once: a listener that counts evaluations takes one per clock time (:class:`HeardOnce`), so
+a second one at the same time, from any door (an ``observe()`` of the user's beside the Trainer or an
+integration that already feeds it), is ignored with one warning naming both doors (docs/plateau.md).
 """
 
 from __future__ import annotations
 
+import sys
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -25,8 +31,13 @@ __all__ = [
     "Decision",
     "Evaluation",
     "EvaluationListener",
+    "HeardOnce",
+    "OBSERVED_BY_USER_CODE",
     "ReduceLROnPlateauListener",
 ]
+
+#: the door of an evaluation told by hand (``scheduler.observe(metrics)``, ``EarlyStopping.observe``)
+OBSERVED_BY_USER_CODE = "observe() called by user code"
 
 
 def _metrics(value: Mapping[str, Any]) -> Mapping[str, float]:
@@ -43,6 +54,8 @@ class Evaluation:
         counts: Whether it is one of the run's evaluations, which a plateau and early stopping count (each
             ``eval_interval`` and the run's end); False for one asked for outside that rhythm (a user's
             ``trainer.evaluate()``, the one that ends a ``fit(duration)`` call), which only callbacks hear.
+        door: Who delivered it (``"the Trainer"``, ``"the Hugging Face integration"``, ``"the Lightning
+            integration"``, :data:`OBSERVED_BY_USER_CODE`), as the warning about an evaluation fed twice names it.
 
     Returns:
         The evaluation, a frozen value.
@@ -55,6 +68,7 @@ class Evaluation:
     metrics: Mapping[str, float] = attrs.field(converter=_metrics)
     timestamp: Timestamp = attrs.field(factory=Timestamp)
     counts: bool = True
+    door: str = "user code"
 
 
 @attrs.frozen
@@ -74,6 +88,106 @@ class Decision:
 
     line: str
     stops: bool = False
+
+
+#: Cadence's packages: a warning about an evaluation heard twice points at the first line outside them
+_CADENCE_PACKAGES = ("schedulers", "trainer", "timeunits")
+
+
+def _first_line_outside_cadence() -> int:
+    """The ``stacklevel`` (for a ``warnings.warn`` in the caller) of the first frame outside Cadence's packages:
+    the user's ``observe()`` call, or the framework's callback that fed the evaluation."""
+    frame, level = sys._getframe(2), 2
+    while frame.f_back is not None and str(frame.f_globals.get("__name__")).split(".")[0] in _CADENCE_PACKAGES:
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+class HeardOnce:
+    """The one rule of a listener that counts evaluations: one evaluation per clock time.
+
+    A listener (a compiled schedule with a plateau, :class:`ReduceLROnPlateauListener`, the trainer's
+    ``EarlyStopping``) asks :meth:`admits` before it counts an evaluation. The first at a time is admitted; another
+    at the same time (the same epochs, batches, samples and tokens), from whatever door, is not, and the first
+    time that happens a warning names the listener, the time and both doors, and says that the Trainer and the
+    Hugging Face and Lightning integrations feed evaluations themselves. Evaluations at different times are all
+    admitted, however close. The time last admitted and its door are in :meth:`state_dict`, which the listener's
+    checkpoint carries: after a resume, an evaluation at the checkpoint's time was counted before it, and is not
+    admitted again (docs/plateau.md).
+
+    Returns:
+        A rule that has admitted nothing.
+
+    >>> import warnings
+    >>> heard = HeardOnce()
+    >>> heard.admits(Timestamp(batch=3), "the Trainer", "EarlyStopping")
+    True
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     heard.admits(Timestamp(batch=3), OBSERVED_BY_USER_CODE, "EarlyStopping")
+    ...     heard.admits(Timestamp(batch=3), OBSERVED_BY_USER_CODE, "EarlyStopping")
+    False
+    False
+    >>> heard.admits(Timestamp(batch=6), OBSERVED_BY_USER_CODE, "EarlyStopping"), len(caught)
+    (True, 1)
+    """
+
+    __slots__ = ("time", "door", "warned")
+
+    def __init__(self) -> None:
+        self.time: tuple[int, ...] | None = None  # (epochs, batches, samples, tokens) of the last one admitted
+        self.door = ""
+        self.warned = False
+
+    def admits(self, timestamp: Timestamp, door: str, listener_name: str) -> bool:
+        """Whether the evaluation at ``timestamp`` is the first the listener hears at that time.
+
+        Args:
+            timestamp: The clock's time at the evaluation.
+            door: Who fed it (:attr:`Evaluation.door`).
+            listener_name: Who listens, for the warning.
+
+        Returns:
+            True for the first at its time (it is then the time last admitted); False for another, ignored,
+            with a warning the first time (a ``UserWarning``).
+        """
+        time = tuple(
+            int(counter.value) for counter in (timestamp.epoch, timestamp.batch, timestamp.sample, timestamp.token)
+        )
+        if time != self.time:
+            self.time, self.door = time, door
+            return True
+        if not self.warned:
+            self.warned = True
+            warnings.warn(
+                f"{listener_name} was fed the evaluation at {timestamp.batch} twice, first by {self.door}, then by "
+                f"{door}: the second is ignored (one evaluation per clock time). Cadence's Trainer and its Hugging "
+                "Face and Lightning integrations now feed every evaluation themselves: an observe() call of your "
+                "own beside them can go (docs/plateau.md, 'Heard once')",
+                UserWarning,
+                stacklevel=_first_line_outside_cadence(),
+            )
+        return False
+
+    def state_dict(self) -> dict[str, Any] | None:
+        """The time last admitted and its door, for the listener's checkpoint.
+
+        Returns:
+            ``{"time": [epochs, batches, samples, tokens], "door": ...}`` (plain values), or None before any.
+        """
+        return None if self.time is None else {"time": list(self.time), "door": self.door}
+
+    def load_state_dict(self, state: dict[str, Any] | None) -> None:
+        """Restore what :meth:`state_dict` gave (None, or a checkpoint without it: nothing heard yet).
+
+        Args:
+            state: A :meth:`state_dict` result, or None.
+        """
+        if state is None:
+            self.time, self.door = None, ""
+            return
+        self.time = tuple(int(count) for count in state["time"])
+        self.door = f"{state['door']} before the checkpoint this run resumed from"
 
 
 @runtime_checkable
@@ -105,7 +219,8 @@ class EvaluationListener(Protocol):
         ...
 
     def hear(self, evaluation: Evaluation) -> Decision | None:
-        """Take one evaluation's metrics and act on them (reduce an lr, ask to stop).
+        """Take one evaluation's metrics and act on them (reduce an lr, ask to stop); a listener that counts
+        evaluations takes one per clock time (:class:`HeardOnce`).
 
         Args:
             evaluation: The evaluation just made: its metrics, timestamp and whether it counts.
@@ -133,14 +248,17 @@ class ReduceLROnPlateauListener:
     >>> from torch.optim.lr_scheduler import ReduceLROnPlateau
     >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
     >>> listener = ReduceLROnPlateauListener(ReduceLROnPlateau(opt, factor=0.5, patience=0))
-    >>> [listener.hear(Evaluation({"eval/loss": 1.0})) is None for _ in range(2)], opt.param_groups[0]["lr"]
-    ([True, False], 0.5)
+    >>> [listener.hear(Evaluation({"eval/loss": 1.0}, Timestamp(batch=b))) is None for b in (2, 4)]
+    [True, False]
+    >>> opt.param_groups[0]["lr"]
+    0.5
     """
 
     needs_evaluations = True
 
     def __init__(self, scheduler: Any, monitor: str = "eval/loss", listener_name: str = "ReduceLROnPlateau") -> None:
         self.scheduler, self.monitor, self.listener_name = scheduler, monitor, listener_name
+        self.heard = HeardOnce()  # torch's scheduler keeps no time: after a resume, it starts afresh
 
     @property
     def monitors(self) -> list[str]:
@@ -148,7 +266,8 @@ class ReduceLROnPlateauListener:
         return [self.monitor]
 
     def hear(self, evaluation: Evaluation) -> Decision | None:
-        """Step the scheduler with the monitored metric (an evaluation that does not count is ignored).
+        """Step the scheduler with the monitored metric (an evaluation that does not count, or another at the time of
+        the last one, is ignored: :class:`HeardOnce`).
 
         Args:
             evaluation: The evaluation.
@@ -159,7 +278,7 @@ class ReduceLROnPlateauListener:
         Raises:
             KeyError: The monitored metric is missing from the evaluation.
         """
-        if not evaluation.counts:
+        if not evaluation.counts or not self.heard.admits(evaluation.timestamp, evaluation.door, self.listener_name):
             return None
         if self.monitor not in evaluation.metrics:
             metrics = sorted(evaluation.metrics)

@@ -75,7 +75,8 @@ import torch
 from torch.optim import lr_scheduler as torch_schedulers
 from torch.optim.lr_scheduler import LRScheduler
 
-from schedulers.core.listening import Decision, Evaluation
+from schedulers.core.clock import EpochStartView
+from schedulers.core.listening import OBSERVED_BY_USER_CODE, Decision, Evaluation, HeardOnce
 from schedulers.core.plateau import Listening
 from schedulers.core.run import Run, ScheduleState, whole_count
 from schedulers.core.schedule import CallableKind, Schedule, callable_kind
@@ -398,6 +399,8 @@ class CompiledScheduler(GroupWriter):
     #: the listening part of the schedule, its plateaus and their states (None: it only follows time);
     #: found through schedulers.core.listening, so this module knows no plateau by name
     _listeners: Listening | None = None
+    #: the time of the last evaluation heard and its door (None: it listens to nothing)
+    _heard: HeardOnce | None = None
 
     def __init__(
         self,
@@ -422,6 +425,9 @@ class CompiledScheduler(GroupWriter):
         self.scheduler, self.state, self.ssr, self.run = scheduler, state, ssr, run
         self._alpha = alpha
         self._listeners = Listening.of(scheduler, state, ssr, run)
+        # one evaluation per clock time, from whichever door (docs/plateau.md); a schedule that only follows time
+        # hears nothing
+        self._heard = HeardOnce() if self._listeners is not None else None
         self._drive(optimizer, hyperparameter, indices, [base for _, base in bases])
         self._apply(first)
 
@@ -512,11 +518,13 @@ class CompiledScheduler(GroupWriter):
         return self._listeners is not None
 
     def hear(self, evaluation: Evaluation) -> Decision | None:
-        """An :class:`~schedulers.core.listening.Evaluation` of the run: :meth:`observe` its metrics when it
-        counts (one of the run's evaluations), and say in one line what changed.
+        """An :class:`~schedulers.core.listening.Evaluation` of the run: its metrics decide when it counts (one of
+        the run's evaluations) and is the first at the time of the run's clock (the state's, or the clock an
+        ``EpochStartView`` views; :class:`~schedulers.core.listening.HeardOnce`), and what changed is said in one
+        line.
 
         Args:
-            evaluation: The evaluation (its metrics; the time is the state's, which the door keeps).
+            evaluation: The evaluation (its metrics and door; the time is the state's, which the door keeps).
 
         Returns:
             A :class:`~schedulers.core.listening.Decision` naming each reduction, or None.
@@ -528,25 +536,21 @@ class CompiledScheduler(GroupWriter):
         >>> from schedulers import PlateauScheduler, SchedulerState, compile_scheduler
         >>> from schedulers.core.listening import Evaluation
         >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
-        >>> sched = compile_scheduler(PlateauScheduler(factor=0.5, patience=0), opt, SchedulerState("10ba"))
-        >>> sched.hear(Evaluation({"eval/loss": 1.0})), sched.hear(Evaluation({"eval/loss": 1.0})).line
-        (None, 'a compiled schedule: lr 1 -> 0.5 at 0ba (eval/loss has not improved (best 1): multiplier 1 -> 0.5)')
+        >>> state = SchedulerState("10ba")
+        >>> sched = compile_scheduler(PlateauScheduler(factor=0.5, patience=0), opt, state)
+        >>> sched.hear(Evaluation({"eval/loss": 1.0}))
+        >>> state.timestamp = state.timestamp.to_next_batch(); sched.hear(Evaluation({"eval/loss": 1.0})).line
+        'a compiled schedule: lr 1 -> 0.5 at 1ba (eval/loss has not improved (best 1): multiplier 1 -> 0.5)'
         """
         if self._listeners is None or not evaluation.counts:
             return None
-        before = float(self._last_lr[0])
-        changes = self._observe(evaluation.metrics)
-        if not changes:
-            return None
-        return Decision(
-            f"{self.listener_name}: {self.hyperparameter} {before:.6g} -> {float(self._last_lr[0]):.6g} at "
-            f"{self.state.timestamp.batch} ({'; '.join(changes)})"
-        )
+        return self._decide(evaluation.metrics, evaluation.door)
 
     def observe(self, metrics: Mapping[str, float]) -> bool:
         """An evaluation's ``metrics``: each plateau in use now decides (torch's ``ReduceLROnPlateau.step``);
         after a reduction the values for the state's timestamp are written at once. This is what a plain loop
-        calls after each of its evaluations (docs/integrations.md).
+        calls after each of its evaluations (docs/integrations.md); beside the Trainer or an integration, which
+        feed the evaluations themselves, it is a second one at the same time, ignored with a warning.
 
         Args:
             metrics: The evaluation's metrics by name (``{"eval/loss": 0.31}``).
@@ -561,11 +565,31 @@ class CompiledScheduler(GroupWriter):
         >>> from schedulers import SchedulerState, compile_scheduler
         >>> from schedulers.core.plateau import PlateauScheduler
         >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
-        >>> sched = compile_scheduler(PlateauScheduler(factor=0.5, patience=0), opt, SchedulerState("10ba"))
-        >>> sched.observe({"eval/loss": 1.0}), sched.observe({"eval/loss": 1.0}), opt.param_groups[0]["lr"]
-        (False, True, 0.5)
+        >>> state = SchedulerState("10ba")
+        >>> sched = compile_scheduler(PlateauScheduler(factor=0.5, patience=0), opt, state)
+        >>> sched.observe({"eval/loss": 1.0})
+        False
+        >>> state.timestamp = state.timestamp.to_next_batch()  # the next evaluation, a batch later
+        >>> sched.observe({"eval/loss": 1.0}), opt.param_groups[0]["lr"]
+        (True, 0.5)
         """
-        return bool(self._observe(metrics))
+        return self._listeners is not None and self._decide(metrics, OBSERVED_BY_USER_CODE) is not None
+
+    def _decide(self, metrics: Mapping[str, float], door: str) -> Decision | None:
+        """The first evaluation at the run's clock time feeds the plateaus; the line of what changed, or None."""
+        # the run's clock: held for an epoch (an EpochStartView), the state reads the epoch's start, but each
+        # evaluation inside the epoch is still its own
+        clock = self.state.state if isinstance(self.state, EpochStartView) else self.state
+        if self._heard is None or not self._heard.admits(clock.timestamp, door, self.listener_name):
+            return None
+        before = float(self._last_lr[0])
+        changes = self._observe(metrics)
+        if not changes:
+            return None
+        return Decision(
+            f"{self.listener_name}: {self.hyperparameter} {before:.6g} -> {float(self._last_lr[0]):.6g} at "
+            f"{self.state.timestamp.batch} ({'; '.join(changes)})"
+        )
 
     def _observe(self, metrics: Mapping[str, float]) -> list[str]:
         """Feed the plateaus; after a reduction rebind and write. The phrases of what changed."""
@@ -583,7 +607,8 @@ class CompiledScheduler(GroupWriter):
 
         Returns:
             Plain numbers and strings: ``hyperparameter``, ``ssr``, ``last_epoch`` (the count of steps),
-            ``base_values``, and a plateau's counters and reductions so far under ``"plateaus"``.
+            ``base_values``, and a plateau's counters and reductions so far under ``"plateaus"`` with the time of the
+            last evaluation heard under ``"heard"``.
         """
         saved = {
             "hyperparameter": self.hyperparameter,
@@ -591,8 +616,9 @@ class CompiledScheduler(GroupWriter):
             "last_epoch": self._count,
             "base_values": [float(b) for b in self.base_values],
         }
-        if self._listeners is not None:
+        if self._listeners is not None and self._heard is not None:  # a schedule that listens has both
             saved["plateaus"] = self._listeners.state_dict()
+            saved["heard"] = self._heard.state_dict()  # the time of the last evaluation heard, and its door
         return saved
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
@@ -615,8 +641,9 @@ class CompiledScheduler(GroupWriter):
                 f"the optimizer has {len(self.base_values)}"
             )
         self._set_count(int(state_dict.get("last_epoch", self._count)))
-        if self._listeners is not None and "plateaus" in state_dict:
+        if self._listeners is not None and self._heard is not None and "plateaus" in state_dict:
             self.scheduler = self._listeners.load_state_dict(state_dict["plateaus"])
+            self._heard.load_state_dict(state_dict.get("heard"))
         # attached to a Run (the trainer's), the run's ratio wins over a saved one: the constructor's arguments win
         self.attach_state(self.state, self.run if self.run is not None else state_dict.get("ssr", self.ssr))
 

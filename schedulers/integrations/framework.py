@@ -15,8 +15,8 @@ and each integration's callback only translates its hooks into them (docs/integr
   has not (an epoch of unknown length, or one the framework ended sooner);
 * **an evaluation finished**: :meth:`FrameworkClock.evaluation` delivers its metrics as one
   :class:`~schedulers.core.listening.Evaluation` through the listener protocol, so a plateau reduces exactly
-  as under Cadence's trainer; a metric may be named the framework's way or Cadence's (``eval_loss`` is
-  ``eval/loss``).
+  as under Cadence's trainer (and hears it once: a user's own ``observe()`` at the same time is ignored, with a
+  warning); a metric may be named the framework's way or Cadence's (``eval_loss`` is ``eval/loss``).
 
 A scheduler that listens in a run whose framework never evaluates is refused at the start in one line
 (:func:`refuse_deaf`).
@@ -173,6 +173,8 @@ class FrameworkClock:
 
     Args:
         scheduler: The compiled scheduler (its ``state`` the clock the framework drives).
+        door: The integration, as the warning about an evaluation fed twice names it
+            (``"the Hugging Face integration"``).
 
     Returns:
         The adapter.
@@ -185,8 +187,8 @@ class FrameworkClock:
     (Time(3, TimeUnit.BATCH), Time(1, TimeUnit.EPOCH))
     """
 
-    def __init__(self, scheduler: Any) -> None:
-        self.scheduler = scheduler
+    def __init__(self, scheduler: Any, door: str = "an integration") -> None:
+        self.scheduler, self.door = scheduler, door
         self.current = True  # the scheduler's values are those of the clock's time (written since it last moved)
 
     @property
@@ -288,4 +290,4 @@ class FrameworkClock:
                 f"monitor={missing[0]!r} is not among this evaluation's metrics {sorted(named)}{who}: name one "
                 "of them in the PlateauScheduler's monitor="
             )
-        return hear(Evaluation(named, self.clock.timestamp, counts))
+        return hear(Evaluation(named, self.clock.timestamp, counts, door=self.door))

@@ -224,7 +224,8 @@ class HuggingFaceScheduler(CompiledScheduler):
         super().__init__(schedule, optimizer, clock, ssr, hyperparameter=hyperparameter, param_groups=param_groups)
         # given to huggingface_scheduler: kept when training starts, instead of the Trainer's
         self._fixed = (fixed_max_duration, fixed_dataloader_len)
-        self.framework = FrameworkClock(self)  # the one adapter of the framework's events (integrations.framework)
+        # the one adapter of the framework's events (integrations.framework)
+        self.framework = FrameworkClock(self, "the Hugging Face integration")
         # what load_state_dict warned while the Trainer hid UserWarnings (it loads scheduler.pt under
         # catch_warnings): said again when training starts
         self.held_warnings: list[warnings.WarningMessage] = []

@@ -284,7 +284,7 @@ class LightningScheduler(CompiledScheduler):
         """The one adapter of Lightning's events to this scheduler's clock (integrations.framework)."""
         adapter = self.__dict__.get("_framework")
         if adapter is None:
-            adapter = self.__dict__["_framework"] = FrameworkClock(self)
+            adapter = self.__dict__["_framework"] = FrameworkClock(self, "the Lightning integration")
         return adapter
 
     def step(self, epoch: None = None) -> None:  # type: ignore[override]
@@ -401,7 +401,9 @@ class LightningScheduler(CompiledScheduler):
         )
 
     def hear_validation(self, trainer: Any) -> None:
-        """The end of a validation run while fitting: the monitored metric, through the listener protocol.
+        """The end of a validation run while fitting: the monitored metric, through the listener protocol, at
+        Lightning's step (the clock follows it first, as :meth:`follow_step` does, so each validation is heard at its
+        own batch even when a manually optimized module steps the scheduler less often).
 
         Args:
             trainer: The Lightning Trainer (its ``callback_metrics`` hold the logged metrics).
@@ -419,7 +421,8 @@ class LightningScheduler(CompiledScheduler):
         ...                            LightningState(trainer, _ClockCounts()))
         >>> sched.monitor = "val_loss"
         >>> for step in (1, 2):
-        ...     trainer.global_step = step; trainer.callback_metrics = {"val_loss": torch.tensor(1.0)}
+        ...     trainer.global_step = step; sched.step()  # Lightning steps the scheduler before it validates
+        ...     trainer.callback_metrics = {"val_loss": torch.tensor(1.0)}
         ...     sched.hear_validation(trainer)
         >>> opt.param_groups[0]["lr"]
         0.5
@@ -433,6 +436,7 @@ class LightningScheduler(CompiledScheduler):
                 "validation_step or name one of them in lightning_scheduler_config's monitor="
             )
         heard = {name: metrics[self.monitor] for name in self.monitors}
+        self.follow_step()  # at Lightning's step: a scheduler stepped less often (manual optimization) lags behind
         decision = self.framework.evaluation({**metrics, **heard})
         if decision is not None and trainer.is_global_zero:
             print(f"cadence: {decision.line}", file=sys.stderr, flush=True)

@@ -287,7 +287,8 @@ def _loader(samples: int, seed: int) -> torch.utils.data.DataLoader:
     return torch.utils.data.DataLoader(data, batch_size=4)
 
 
-def _lightning_fit(module: Validated, **changes) -> None:
+def _quiet_lightning(**changes) -> pl.Trainer:
+    """A Lightning Trainer on the CPU that writes and prints nothing: 30 steps, a validation every 3."""
     settings = dict(
         accelerator="cpu",
         devices=1,
@@ -299,8 +300,11 @@ def _lightning_fit(module: Validated, **changes) -> None:
         val_check_interval=3,
         num_sanity_val_steps=1,
     )
-    settings.update(changes)
-    trainer = pl.Trainer(**settings)
+    return pl.Trainer(**{**settings, **changes})
+
+
+def _lightning_fit(module: Validated, **changes) -> None:
+    trainer = _quiet_lightning(**changes)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         trainer.fit(module, _loader(160, 1), _loader(12, 2))
@@ -347,3 +351,154 @@ def test_lightning_refuses_a_listening_schedule_in_a_run_that_never_validates() 
         _lightning_fit(NotValidated(PlateauScheduler(), monitor="val_loss"), num_sanity_val_steps=0)
     with pytest.raises(ValueError, match=r"never evaluates: .*limit_val_batches > 0"):
         _lightning_fit(Validated(PlateauScheduler(), monitor="val_loss"), limit_val_batches=0)
+
+
+# -- an evaluation is heard once (issue 38): the glue users wrote before the integrations fed evaluations ------
+
+ONCE = {"factor": 0.5, "patience": 1}  # torch's threshold: fed twice, the plateau would reduce at 9, 12 and 15
+
+
+def _fed_twice(caught) -> list[warnings.WarningMessage]:
+    return [w for w in caught if " was fed the evaluation at " in str(w.message)]
+
+
+class HuggingFaceGlue(transformers.TrainerCallback):
+    """The old glue: each evaluation's loss told to the scheduler by hand."""
+
+    def __init__(self, scheduler) -> None:
+        self.scheduler = scheduler
+
+    def on_evaluate(self, args, state, control, metrics=None, **kwargs):
+        self.scheduler.observe({"eval/loss": metrics["eval_loss"]})
+
+
+def _hf_glued(glue_first: bool, **changes) -> tuple[list[float], float, list[warnings.WarningMessage]]:
+    model = Regression()
+    optimizer = torch.optim.SGD(model.parameters(), lr=BASE_LR)
+    train = _data(40, 1)
+    args = _args(**changes)
+    scheduler, clock = huggingface_scheduler(PlateauScheduler(**ONCE), optimizer, args, train)
+    glue, recorder = HuggingFaceGlue(scheduler), LRs()
+    trainer = transformers.Trainer(
+        model=model,
+        args=args,
+        train_dataset=train,
+        eval_dataset=_data(12, 2),
+        optimizers=(optimizer, scheduler),
+        callbacks=[recorder, *((glue, clock) if glue_first else (clock, glue))],
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        trainer.train()
+    return [recorder.lrs[step] for step in sorted(recorder.lrs)], optimizer.param_groups[0]["lr"], caught
+
+
+@pytest.mark.parametrize("glue_first", [False, True], ids=["glue-after", "glue-before"])
+def test_hugging_face_with_old_glue_reduces_as_hugging_faces_own_plateau(glue_first) -> None:
+    model = Regression()
+    optimizer = torch.optim.SGD(model.parameters(), lr=BASE_LR)
+    args = _args(max_steps=15, lr_scheduler_type="reduce_lr_on_plateau", lr_scheduler_kwargs=ONCE)
+    theirs = transformers.Trainer(
+        model=model,
+        args=args,
+        train_dataset=_data(40, 1),
+        eval_dataset=_data(12, 2),
+        optimizers=(optimizer, None),
+        callbacks=[recorder := LRs()],
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        theirs.train()
+    their_lrs = [recorder.lrs[step] for step in sorted(recorder.lrs)]
+    assert their_lrs == [0.1] * 12 + [0.05] * 3 and optimizer.param_groups[0]["lr"] == 0.05
+    lrs, last, caught = _hf_glued(glue_first, max_steps=15)
+    assert lrs == pytest.approx(their_lrs, rel=1e-12) and last == pytest.approx(0.05, rel=1e-12)  # fed twice: 0.0125
+    said = _fed_twice(caught)
+    assert len(said) == 1
+    doors = ("observe() called by user code", "the Hugging Face integration")
+    first, then = doors[::-1] if not glue_first else doors
+    assert str(said[0].message).startswith(f"PlateauScheduler was fed the evaluation at 3ba twice, first by {first}, ")
+    assert f"then by {then}: the second is ignored" in str(said[0].message)
+    assert "Hugging Face and Lightning integrations now feed every evaluation themselves" in str(said[0].message)
+
+
+class LightningGlue(Validated):
+    """The old glue: each validation's loss told to the scheduler by hand, at the end of the validation epoch."""
+
+    def on_validation_epoch_end(self):
+        if not self.trainer.sanity_checking:
+            self.lr_schedulers().observe({"eval/loss": self.trainer.callback_metrics["val_loss"]})
+
+
+class TorchPlateau(Validated):
+    def configure_optimizers(self):
+        optimizer = torch.optim.SGD(self.parameters(), lr=BASE_LR)
+        return {
+            "optimizer": optimizer,
+            "lr_scheduler": {"scheduler": ReduceLROnPlateau(optimizer, **ONCE)} | self.kwargs,
+        }
+
+
+def _diverging_loader(samples: int, seed: int, sign: float) -> torch.utils.data.DataLoader:
+    """y = sign * sum(x): validated on the opposite sign, the loss worsens every epoch after the first."""
+    x = torch.randn(samples, 3, generator=torch.Generator().manual_seed(seed))
+    return torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, sign * x.sum(1, keepdim=True)), batch_size=4)
+
+
+def _lightning_epochs(module: Validated) -> tuple[list[float], list[warnings.WarningMessage]]:
+    trainer = _quiet_lightning(max_steps=-1, max_epochs=5, val_check_interval=None, num_sanity_val_steps=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        trainer.fit(module, _diverging_loader(40, 1, 1.0), _diverging_loader(12, 2, -1.0))
+    return [module.lrs[step] for step in range(0, 50, 10)], caught  # the lr of each epoch's first batch
+
+
+def test_lightning_with_old_glue_halves_as_torchs_reduce_lr_on_plateau() -> None:
+    theirs, _ = _lightning_epochs(TorchPlateau(None, monitor="val_loss"))
+    assert theirs == [0.1, 0.1, 0.1, 0.05, 0.05]
+    ours, caught = _lightning_epochs(LightningGlue(PlateauScheduler(**ONCE), monitor="val_loss"))
+    assert ours == pytest.approx(theirs, rel=1e-12)  # fed twice: 0.1, 0.1, 0.05, 0.025, 0.0125
+    said = _fed_twice(caught)
+    assert len(said) == 1
+    assert str(said[0].message).startswith(
+        "PlateauScheduler was fed the evaluation at 10ba twice, first by observe() called by user code, then by the "
+        "Lightning integration: the second is ignored"
+    )
+
+
+class ManualPerEpoch(Validated):
+    """Manual optimization, the scheduler stepped once an epoch: validations inside the epoch are still heard."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.automatic_optimization = False
+
+    def training_step(self, batch, batch_idx):
+        optimizer = self.optimizers()
+        self.lrs[batch_idx + 10 * self.current_epoch] = optimizer.param_groups[0]["lr"]
+        x, y = batch
+        optimizer.zero_grad()
+        self.manual_backward(torch.nn.functional.mse_loss(self.layer(x), y))
+        optimizer.step()
+
+    def on_train_epoch_end(self):
+        self.lr_schedulers().step()
+
+
+def test_lightning_hears_each_validation_at_its_batch_when_the_scheduler_steps_once_an_epoch() -> None:
+    module = ManualPerEpoch(PlateauScheduler(factor=0.5, patience=0), monitor="val_loss", max_duration="4ep")
+    trainer = _quiet_lightning(max_steps=-1, max_epochs=4, val_check_interval=5, num_sanity_val_steps=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        trainer.fit(module, _loader(40, 1), _loader(12, 2))
+    assert not _fed_twice(caught)
+    assert [step for step, _ in module.heard] == list(range(5, 41, 5))  # twice an epoch (manual: batches started)
+    reference = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=BASE_LR)
+    torch_plateau, reduced_at = ReduceLROnPlateau(reference, factor=0.5, patience=0), []
+    for step, value in module.heard:
+        before = reference.param_groups[0]["lr"]
+        torch_plateau.step(value)
+        if reference.param_groups[0]["lr"] != before:
+            reduced_at.append(step)
+    scheduler = trainer.lr_scheduler_configs[0].scheduler
+    assert [r.value for r in scheduler.scheduler.reductions] == reduced_at and len(reduced_at) >= 2

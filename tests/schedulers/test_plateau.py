@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import pytest
 import torch
 from hypothesis import given, settings
@@ -20,9 +23,11 @@ from schedulers import (
     compile_scheduler,
     get_scheduler,
 )
+from schedulers.core.listening import Evaluation, ReduceLROnPlateauListener
 from schedulers.core.plateau import listening, plateau_levels, preview_note
 from schedulers.core.run import Run
 from schedulers.tools.cli import main
+from timeunits import Timestamp
 
 
 def _optimizer(lr: float = 1.0) -> torch.optim.Optimizer:
@@ -242,3 +247,87 @@ def test_preview_note_and_the_plot_command(capsys):
     notes = [line for line in captured.err.splitlines() if "note:" in line]
     assert len(notes) == 1 and "without a reduction" in notes[0]
     assert "note" not in captured.out  # stdout is the plot (or the table)
+
+
+# -- an evaluation is heard once ---------------------------------------------------------------------------------
+
+_TWICE = r"was fed the evaluation at \d+ba twice"
+
+
+def _fed_twice(caught) -> list[str]:
+    return [str(w.message) for w in caught if re.search(_TWICE, str(w.message))]
+
+
+def test_two_observe_calls_at_one_batch_count_once_with_one_warning():
+    values = [1.0, 0.9, 0.95, 0.95, 0.8, 0.85]  # torch reduces once (patience 1); each fed twice, thrice
+    theirs, _, _ = _run_both({"factor": 0.5, "patience": 1}, 0.0, values, every=3)
+    state = SchedulerState("30ba")
+    compiled = compile_scheduler(PlateauScheduler(factor=0.5, patience=1), _optimizer(), state)
+    lrs = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for value in values:
+            for _ in range(3):
+                state.timestamp = state.timestamp.to_next_batch()
+                compiled.step()
+            compiled.observe({"eval/loss": value})  # the user's loop
+            assert compiled.observe({"eval/loss": value}) is False  # the same evaluation again: ignored
+            lrs.append(compiled.optimizer.param_groups[0]["lr"])
+    assert lrs == theirs == [1.0, 1.0, 1.0, 0.5, 0.5, 0.5]  # counted twice: [1, 1, 0.5, 0.25, 0.25, 0.125]
+    said = _fed_twice(caught)
+    assert len(said) == 1  # once, however many evaluations came twice
+    assert said[0].startswith("a compiled schedule was fed the evaluation at 3ba twice, first by observe() called by ")
+    assert "then by observe() called by user code: the second is ignored" in said[0]
+    assert "integrations now feed every evaluation themselves" in said[0]
+    assert caught[0].filename == __file__  # it points at the user's line
+
+
+def test_evaluations_at_different_times_are_each_heard():
+    # one batch apart, and (a clock moved by epochs only) at the same batch count in other epochs
+    for move in (lambda t: t.to_next_batch(), lambda t: t.to_next_epoch()):
+        state = SchedulerState("10ep", dataloader_len=4)
+        compiled = compile_scheduler(PlateauScheduler(factor=0.5, patience=0), _optimizer(), state)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # nothing is said
+            for _ in range(2):
+                state.timestamp = move(state.timestamp)
+                compiled.observe({"eval/loss": 1.0})
+        assert compiled.optimizer.param_groups[0]["lr"] == 0.5  # the 2nd reduced
+
+
+def test_after_a_resume_the_checkpoints_evaluation_is_not_heard_again():
+    state = SchedulerState("30ba")
+    first = compile_scheduler(PlateauScheduler(factor=0.5, patience=0), _optimizer(), state)
+    _observe(first, state, [1.0, 1.0], every=3)  # heard at 3ba and 6ba: one reduction, at 6ba
+    saved = first.state_dict()
+    assert saved["heard"] == {"time": [0, 6, 0, 0], "door": "observe() called by user code"}
+    resumed_state = SchedulerState("30ba", state.timestamp)
+    resumed = compile_scheduler(PlateauScheduler(factor=0.5, patience=0), _optimizer(), resumed_state)
+    resumed.load_state_dict(saved)
+    with pytest.warns(UserWarning, match=r"first by observe\(\) called by user code before the checkpoint this run"):
+        assert resumed.observe({"eval/loss": 1.0}) is False  # the evaluation at 6ba, already counted
+    assert resumed.optimizer.param_groups[0]["lr"] == 0.5
+    assert _observe(resumed, resumed_state, [1.0], every=3) == [0.5, 0.5, 0.5]  # 9ba: heard
+    assert resumed.optimizer.param_groups[0]["lr"] == 0.25
+    older = dict(saved)
+    del older["heard"]  # a checkpoint from before the rule: nothing heard yet
+    again = compile_scheduler(
+        PlateauScheduler(factor=0.5, patience=0), _optimizer(), SchedulerState("30ba", state.timestamp)
+    )
+    again.load_state_dict(older)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # heard, without a word
+        assert again.observe({"eval/loss": 0.5}) is False  # an improvement: no reduction
+    assert again.state_dict()["heard"]["time"] == [0, 6, 0, 0]
+
+
+def test_torch_plateau_listener_hears_an_evaluation_once():
+    optimizer = _optimizer()
+    listener = ReduceLROnPlateauListener(ReduceLROnPlateau(optimizer, factor=0.5, patience=0), listener_name="torch's")
+    with pytest.warns(
+        UserWarning, match=r"^torch's was fed the evaluation at 2ba twice, first by the Trainer, then by"
+    ):
+        for door in ("the Trainer", "the Trainer", "user code"):
+            listener.hear(Evaluation({"eval/loss": 1.0}, Timestamp(batch=2), door=door))
+    assert optimizer.param_groups[0]["lr"] == 1.0  # heard once: the first value sets the best
+    assert listener.hear(Evaluation({"eval/loss": 1.0}, Timestamp(batch=4))) is not None

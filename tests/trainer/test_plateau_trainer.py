@@ -3,6 +3,7 @@ resume bit for bit, the checks at start, YAML, the report's note and the sweep's
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytest
@@ -483,3 +484,57 @@ def test_a_run_without_reductions_says_none_and_many_are_cut_to_the_first_and_la
         "lr 0.03125 -> 0.015625 at 20ba"
     )
     assert reductions_summary(lines[:1]) == "1 reduction: ReduceLROnPlateau: lr 1 -> 0.5 at 0ba"
+
+
+# -- an evaluation is heard once (issue 38) ---------------------------------------------------------------------
+
+
+class _OldGlue(Callback):
+    """What a plateau user wrote before the trainer fed its listeners: each evaluation told again by hand."""
+
+    def on_eval(self, trainer, metrics):
+        trainer.schedulers[0].observe(metrics)
+        for callback in trainer.callbacks.callbacks:
+            if isinstance(callback, EarlyStopping):
+                callback.observe(trainer, metrics)
+
+
+def test_the_trainer_with_old_glue_reduces_and_stops_as_torchs_plateau_with_one_warning_per_listener():
+    def stopper():
+        return EarlyStopping(patience=4, min_delta=0.01)
+
+    def torch_plateau(optimizer):
+        return ReduceLROnPlateau(optimizer, factor=0.5, patience=1, threshold=0.05)
+
+    plateau = PlateauScheduler(factor=0.5, patience=1, threshold=0.05)
+    theirs, their_lr = _trainer(
+        {"schedule": torch_plateau, "monitor": "eval/loss"}, callbacks=[stopper()], max_duration="200ba"
+    )
+    theirs.fit()
+    with pytest.warns(UserWarning) as caught:
+        ours, ours_lr = _trainer(plateau, callbacks=[stopper(), _OldGlue()], max_duration="200ba")
+        ours.fit()
+    assert ours_lr.values("lr") == pytest.approx(their_lr.values("lr"), rel=1e-12)
+    assert len(set(their_lr.values("lr"))) >= 3  # it reduced at least twice
+    stopped = theirs.state.timestamp.batch.value
+    assert ours.state.timestamp.batch.value == stopped < 200
+    twice = [w for w in caught if "twice" in str(w.message)]
+    said = [str(w.message) for w in twice]
+    assert [line.split(" was fed")[0] for line in said] == ["schedulers[0] (PlateauScheduler)", "EarlyStopping"]
+    assert {w.filename for w in twice} == {__file__}  # at the user's line: the glue's observe() calls
+    for line in said:  # each at the first evaluation, said once
+        assert "the evaluation at 2ba twice, first by observe() called by user code, then by the Trainer" in line
+        assert "now feed every evaluation themselves" in line
+
+
+def test_a_plateau_stepped_per_epoch_hears_every_evaluation_inside_the_epoch():
+    # held for the epoch, it reads the epoch's start; each evaluation (every 2 of the 8 batches) is still its own
+    plateau = PlateauScheduler(factor=0.5, patience=3, threshold=0.05)
+    trainer, monitor = _trainer(plateau, step_schedulers_every_batch=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # none ignored, nothing said
+        trainer.fit()
+    assert trainer.schedulers[0].state_dict()["plateaus"][0]["evaluations"] == 20
+    assert trainer.schedulers[0].state_dict()["heard"]["time"] == [5, 40, 320, 0]
+    assert [str(r) for r in trainer.schedulers[0].scheduler.reductions] == ["16ba", "24ba", "32ba"]
+    assert monitor.values("lr") == [0.2] * 18 + [0.1] * 8 + [0.05] * 8 + [0.025] * 6
