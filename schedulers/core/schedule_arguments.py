@@ -396,7 +396,8 @@ def unit_flag(flag: str) -> Callable[[str], TimeUnit]:
         try:
             return TimeUnit(text.strip())
         except ValueError as error:
-            raise ValueError(f"{flag}={text!r}: {error}") from None
+            said = str(error).removeprefix(f"{text.strip()!r} ")  # the unit's words, after the flag's name
+            raise ValueError(f"{flag}={text!r} {said}") from None
 
     return flag_type(flag, read)
 

@@ -546,7 +546,7 @@ ERRORS = [
     (["plot", "StepScheduler('1ep')", "--max-duration", "10ba"], "(give --dataloader-len)"),
     (["plot", COSINE, "--max-duration", "10sp"], "(give --samples-per-batch)"),
     (["plot", COSINE, "--max-duration", "10ba", "--x", "tok"], "(give --tokens-per-batch)"),
-    (["plot", COSINE, "--max-duration", "10ba", "--x", "hours"], "--x='hours': 'hours' is not a time unit"),
+    (["plot", COSINE, "--max-duration", "10ba", "--x", "hours"], "--x='hours' is not a time unit"),
     (["plot", COSINE, "--max-duration", "10ba", "--x", "epochs"], "(did you mean 'ep'?)"),
     (["plot", COSINE, "--max-duration", "10ba", "--dataloader-len", "0"], "--dataloader-len='0' must be an integer"),
     (["plot", COSINE, "--max-duration", "10ba", "--ssr", "0"], "--ssr='0' must be a finite number > 0"),

@@ -84,7 +84,7 @@ def test_x_unit_is_read_as_every_unit_is(config: Path, capsys, fixtures_on_path)
         _main("plot", str(config), "--x", "epochs", capsys=capsys)
     err = capsys.readouterr().err
     assert exit_info.value.code == 2
-    assert "--x='epochs': 'epochs' is not a time unit (did you mean 'ep'?)" in err
+    assert "--x='epochs' is not a time unit (did you mean 'ep'?)" in err
     code, long_name, err = _main("plot", str(config), "--x", "batch", capsys=capsys)
     assert code == 0, err
     code, short_name, err = _main("plot", str(config), "--x", "ba", capsys=capsys)
