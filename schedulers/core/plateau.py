@@ -159,7 +159,9 @@ class PlateauScheduler(Schedule):
         cooldown: Evaluations (an int) or a time after a reduction during which nothing is counted.
         min_factor: The lowest multiplier (torch's ``min_lr`` over the base lr).
         eps: A reduction that changes the multiplier by ``eps`` or less is skipped (torch's ``eps``).
-        reductions: The times (of this schedule's clock) at which a run reduced: a logged run, to plot.
+        reductions: The times (of this schedule's clock) at which a run reduced, increasing: a logged run, to
+            plot. A time given twice is two reductions then (a run stepped per epoch logs each reduction at its
+            epoch's start).
 
     Returns:
         Called as ``schedule(state, ssr=1.0)``: the multiplier α at ``state.timestamp``.
@@ -196,10 +198,14 @@ class PlateauScheduler(Schedule):
         given.update({name: time for name in ("patience", "cooldown") if isinstance(time := getattr(self, name), Time)})
         times = self._resolve_times(run, given, unscaled=tuple(logged))
         unit = times.pop("max_duration").unit
-        boundaries = tuple(times[f"reductions[{i}]"].value for i in range(len(self.reductions)))
-        if any(b <= a for a, b in zip(boundaries, boundaries[1:], strict=False)):
-            raise ValueError(f"reductions={argument_repr(self.reductions)} must be strictly increasing times")
-        levels = plateau_levels(len(boundaries), self.factor, self.min_factor)
+        logged_times = tuple(times[f"reductions[{i}]"].value for i in range(len(self.reductions)))
+        if any(b < a for a, b in zip(logged_times, logged_times[1:], strict=False)):
+            raise ValueError(f"reductions={argument_repr(self.reductions)} must be increasing times")
+        # a time repeated is several reductions at that time: stepped per epoch, every evaluation inside an
+        # epoch reduces at the epoch's start, as torch's ReduceLROnPlateau reduces at each (docs/plateau.md)
+        boundaries = tuple(dict.fromkeys(logged_times))
+        every_level = plateau_levels(len(logged_times), self.factor, self.min_factor)
+        levels = (1.0, *(every_level[len(logged_times) - logged_times[::-1].index(b)] for b in boundaries))
         fn = (lambda x: 1.0) if not boundaries else (lambda x: kernels.piecewise_constant(x, boundaries, levels))
         # a time resolved is a float count (the clock of time); an int counts evaluations
         limits = tuple(

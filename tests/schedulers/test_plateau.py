@@ -132,8 +132,14 @@ def test_bad_arguments_name_themselves(arguments, named):
 
 
 def test_reductions_must_increase():
-    with pytest.raises(ValueError, match="strictly increasing"):
+    with pytest.raises(ValueError, match=r"reductions=\['20ba', '10ba'\] must be increasing times"):
         PlateauScheduler(reductions=["20ba", "10ba"]).resolve("100ba")
+
+
+def test_a_time_repeated_in_reductions_is_several_reductions_then():
+    # a run stepped per epoch logs each reduction inside an epoch at the epoch's start
+    curve = PlateauScheduler(factor=0.3, min_factor=0.02, reductions=["8ba", "8ba", "8ba", "16ba"]).resolve("40ba")
+    assert [curve(x) for x in (7, 8, 15, 16, 39)] == pytest.approx([1.0, 0.3**3, 0.3**3, 0.02, 0.02], rel=1e-12)
 
 
 def test_a_value_frozen_and_named_in_the_registry_and_in_configs():

@@ -538,3 +538,35 @@ def test_a_plateau_stepped_per_epoch_hears_every_evaluation_inside_the_epoch():
     assert trainer.schedulers[0].state_dict()["heard"]["time"] == [5, 40, 320, 0]
     assert [str(r) for r in trainer.schedulers[0].scheduler.reductions] == ["16ba", "24ba", "32ba"]
     assert monitor.values("lr") == [0.2] * 18 + [0.1] * 8 + [0.05] * 8 + [0.025] * 6
+
+
+class _Metrics(Callback):
+    """Keeps each evaluation's eval/loss and the batch it followed, to feed torch the same values."""
+
+    def __init__(self):
+        self.seen: list[tuple[int, float]] = []
+
+    def on_eval(self, trainer, metrics):
+        self.seen.append((int(trainer.state.timestamp.batch.value), float(metrics["eval/loss"])))
+
+
+def test_a_plateau_stepped_per_epoch_reduces_at_every_evaluation_as_torchs_plateau():
+    # patience 0 and a 90% threshold: every evaluation after the first reduces, four in each 8-batch epoch
+    plateau = PlateauScheduler(factor=0.5, patience=0, threshold=0.9)
+    metrics = _Metrics()
+    trainer, monitor = _trainer(plateau, callbacks=[metrics], step_schedulers_every_batch=False)
+    trainer.fit()
+    weight = torch.zeros(1, requires_grad=True)
+    theirs = ReduceLROnPlateau(torch.optim.SGD([weight], lr=0.2), factor=0.5, patience=0, threshold=0.9)
+    expected, lr = [], 0.2
+    for batch in range(1, 41):  # batch k trains at the lr set by the evaluations before it
+        expected.append(lr)
+        for at, loss in metrics.seen:
+            if at == batch:
+                theirs.step(loss)
+                lr = theirs.optimizer.param_groups[0]["lr"]
+    assert len(metrics.seen) == 20
+    assert monitor.values("lr") == pytest.approx(expected, rel=1e-12)
+    assert expected[-1] == pytest.approx(0.2 * 0.5**18)  # 18 reductions before the last batch, four in an epoch
+    reductions = trainer.schedulers[0].scheduler.reductions
+    assert [str(r) for r in reductions[:7]] == ["0ba", "0ba", "8ba", "8ba", "8ba", "8ba", "16ba"]  # at epoch starts
