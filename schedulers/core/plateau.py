@@ -203,9 +203,10 @@ class PlateauScheduler(Schedule):
             raise ValueError(f"reductions={argument_repr(self.reductions)} must be increasing times")
         # a time repeated is several reductions at that time: stepped per epoch, every evaluation inside an
         # epoch reduces at the epoch's start, as torch's ReduceLROnPlateau reduces at each (docs/plateau.md)
-        boundaries = tuple(dict.fromkeys(logged_times))
+        reduced_by = {time: i + 1 for i, time in enumerate(logged_times)}  # the reductions made by each time
+        boundaries = tuple(reduced_by)
         every_level = plateau_levels(len(logged_times), self.factor, self.min_factor)
-        levels = (1.0, *(every_level[len(logged_times) - logged_times[::-1].index(b)] for b in boundaries))
+        levels = (1.0, *(every_level[reduced_by[b]] for b in boundaries))
         fn = (lambda x: 1.0) if not boundaries else (lambda x: kernels.piecewise_constant(x, boundaries, levels))
         # a time resolved is a float count (the clock of time); an int counts evaluations
         limits = tuple(
