@@ -20,7 +20,7 @@ from schedulers.core.composition import Product, Sequence, Warmup
 from schedulers.core.evaluate import evaluate_run, run_timeline
 from schedulers.core.names import UnknownSchedulerError, get_scheduler, register_scheduler, registered_schedulers
 from schedulers.core.plateau import PlateauScheduler
-from schedulers.core.run import MissingDataloaderLenError, Run, ScheduleState
+from schedulers.core.run import MissingDataloaderLenError, Run, StateLike
 from schedulers.core.schedule import FunctionSchedule, Schedule, as_schedule
 from schedulers.core.schedule_arguments import FrozenScheduleError
 from schedulers.core.schedule_config import ScheduleConfigError
@@ -75,7 +75,7 @@ __all__ = [
     # what a schedule is and reads, and the run it is resolved for
     "Schedule",
     "Run",
-    "ScheduleState",
+    "StateLike",
     "SchedulerState",
     "Clock",
     # entry points

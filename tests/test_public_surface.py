@@ -27,7 +27,7 @@ SURFACE = {
     "Warmup",
     "Schedule",
     "Run",
-    "ScheduleState",
+    "StateLike",
     "SchedulerState",
     "Clock",
     "as_schedule",

@@ -16,7 +16,7 @@ import torch
 from torch.optim import Optimizer
 
 from schedulers.cerebras.scheduler import HyperparameterScheduler, StepCount, Tags
-from schedulers.core.run import ScheduleState
+from schedulers.core.run import StateLike
 from schedulers.core.schedule_arguments import number_argument
 from schedulers.families import cerebras as forms
 
@@ -63,7 +63,7 @@ class _Composite(HyperparameterScheduler):
                     "all must target the same param groups"
                 )
 
-    def curve_for(self, state: ScheduleState | None, ssr: float) -> Callable[[float], float]:
+    def curve_for(self, state: StateLike | None, ssr: float) -> Callable[[float], float]:
         """The composed schedule for the run (see the base class); each child then follows the same run, through its
         own ``attach_state`` (so its step counts read as resolved for that run).
 
@@ -135,7 +135,7 @@ class SequentialBase(_Composite):
         last_epoch: int = -1,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._schedulers = _children(type(self).__name__, schedulers)
         try:
@@ -174,7 +174,7 @@ class ChainedBase(_Composite):
         schedulers: Sequence[HyperparameterScheduler],
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._schedulers = _children(type(self).__name__, schedulers)
         schedule = forms.Chained(tuple(c.schedule for c in self._schedulers), labels=self._labels())
@@ -213,7 +213,7 @@ class ScalePerParamBase(_Composite):
         scheduler: HyperparameterScheduler,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._schedulers = _children(type(self).__name__, [scheduler])
         try:  # a negative factor would write a negative value into its group

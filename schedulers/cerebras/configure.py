@@ -39,7 +39,7 @@ from torch.optim import Optimizer
 
 from schedulers.cerebras.lr_scheduler import ChainedScheduler, ConstantLR, LRScheduler, ScalePerParamLR, SequentialLR
 from schedulers.core.names import UnknownSchedulerError, did_you_mean, registered_schedulers
-from schedulers.core.run import ScheduleState
+from schedulers.core.run import StateLike
 from schedulers.core.schedule_arguments import number_argument
 from schedulers.core.schedule_config import call_problem, signature_text
 from timeunits import is_number
@@ -64,7 +64,7 @@ def configure_lr_scheduler(
     learning_rate: object,
     adjust_learning_rate: dict[str, float] | None = None,
     *,
-    state: ScheduleState | None = None,
+    state: StateLike | None = None,
 ) -> LRScheduler | None:
     """A Cerebras learning-rate scheduler for ``optimizer`` from the ``learning_rate`` config (see the module).
 
@@ -210,7 +210,7 @@ def _lookup(name: object, where: str) -> type:
     )
 
 
-def _build(optimizer: Optimizer, params: dict, where: str, state: ScheduleState | None) -> LRScheduler:
+def _build(optimizer: Optimizer, params: dict, where: str, state: StateLike | None) -> LRScheduler:
     if "scheduler" not in params:
         raise ValueError(
             f"{where} has no 'scheduler' key naming the scheduler, e.g. {{'scheduler': 'CosineDecayLR', ...}}"
@@ -220,7 +220,7 @@ def _build(optimizer: Optimizer, params: dict, where: str, state: ScheduleState 
 
 
 def _construct(
-    cls: type[LRScheduler], optimizer: Optimizer, params: dict, where: str, state: ScheduleState | None
+    cls: type[LRScheduler], optimizer: Optimizer, params: dict, where: str, state: StateLike | None
 ) -> LRScheduler:
     """``cls(optimizer, **params)``, the arguments checked first by the one checker of every door
     (:func:`~schedulers.core.schedule_config.call_problem`), after Cerebras's old names (``decay_steps``, ...)."""

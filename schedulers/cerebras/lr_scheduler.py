@@ -32,7 +32,7 @@ from torch.optim import Optimizer
 from schedulers.cerebras.composites import ChainedBase, ScalePerParamBase, SequentialBase
 from schedulers.cerebras.scheduler import HyperparameterScheduler, Tags
 from schedulers.cerebras.table import register_family
-from schedulers.core.run import ScheduleState
+from schedulers.core.run import StateLike
 from schedulers.families import cerebras as forms
 from schedulers.families.cerebras import StepCount
 
@@ -121,7 +121,7 @@ class ConstantLR(LRScheduler):
         total_iters: StepCount | None = None,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (learning_rate, total_iters), param_group_tags, state)
 
@@ -178,7 +178,7 @@ class PolynomialLR(LRScheduler):
         cycle: bool = False,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(
             optimizer, (initial_learning_rate, end_learning_rate, total_iters, power, cycle), param_group_tags, state
@@ -230,7 +230,7 @@ class LinearLR(LRScheduler):
         cycle: bool = False,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (initial_learning_rate, end_learning_rate, total_iters, cycle), param_group_tags, state)
 
@@ -281,7 +281,7 @@ class ExponentialLR(LRScheduler):
         staircase: bool = False,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (initial_learning_rate, total_iters, decay_rate, staircase), param_group_tags, state)
 
@@ -335,7 +335,7 @@ class InverseExponentialTimeDecayLR(LRScheduler):
         staircase: bool = False,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(
             optimizer,
@@ -388,7 +388,7 @@ class InverseSquareRootDecayLR(LRScheduler):
         warmup_steps: StepCount = 1.0,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (initial_learning_rate, scale, warmup_steps), param_group_tags, state)
 
@@ -437,7 +437,7 @@ class CosineDecayLR(LRScheduler):
         total_iters: StepCount,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (initial_learning_rate, end_learning_rate, total_iters), param_group_tags, state)
 
@@ -523,7 +523,7 @@ class PiecewiseConstantLR(LRScheduler):
         milestones: Sequence[StepCount],
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (learning_rates, milestones), param_group_tags, state)
 
@@ -570,7 +570,7 @@ class MultiStepLR(LRScheduler):
         milestones: Sequence[StepCount],
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (initial_learning_rate, gamma, milestones), param_group_tags, state)
 
@@ -615,7 +615,7 @@ class StepLR(LRScheduler):
         gamma: float,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (initial_learning_rate, step_size, gamma), param_group_tags, state)
 
@@ -666,7 +666,7 @@ class CosineAnnealingLR(LRScheduler):
         eta_min: float = 0.0,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (initial_learning_rate, T_max, eta_min), param_group_tags, state)
 
@@ -716,7 +716,7 @@ class LambdaLR(LRScheduler):
         initial_learning_rate: float,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (initial_learning_rate,), param_group_tags, state)
 
@@ -770,7 +770,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         eta_min: float = 0.0,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (initial_learning_rate, T_0, T_mult, eta_min), param_group_tags, state)
 
@@ -815,7 +815,7 @@ class MultiplicativeLR(LRScheduler):
         coefficient: float,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (initial_learning_rate, coefficient), param_group_tags, state)
 
@@ -909,7 +909,7 @@ class CyclicLR(LRScheduler):
         scale_mode: str = "cycle",
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(
             optimizer, (base_lr, max_lr, step_size_up, step_size_down, mode, gamma, scale_mode), param_group_tags, state
@@ -968,7 +968,7 @@ class OneCycleLR(LRScheduler):
         anneal_strategy: str = "cos",
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(
             optimizer,

@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 import attrs
 import torch
 
-from schedulers.core.run import Run, ScheduleState
+from schedulers.core.run import Run, StateLike
 from schedulers.core.schedule_arguments import integer_argument, same_value
 from schedulers.core.torch_scheduler import StepCountingScheduler, matches, normalize_tags, targeted_groups
 from schedulers.families import cerebras as forms
@@ -222,12 +222,12 @@ class HyperparameterScheduler(StepCountingScheduler):
         last_epoch: int = -1,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self.total_iters = total_iters
         self._setup(optimizer, UserClosedForm(self), last_epoch, param_group_tags, state)
 
-    def _build(self, optimizer: Any, values: tuple, param_group_tags: Tags, state: ScheduleState | None) -> None:
+    def _build(self, optimizer: Any, values: tuple, param_group_tags: Tags, state: StateLike | None) -> None:
         """Build the class's schedule of ``values`` (its arguments in order; errors in this class's names) and
         :meth:`_setup` with it."""
         try:
@@ -242,7 +242,7 @@ class HyperparameterScheduler(StepCountingScheduler):
         schedule: StepSchedule,
         last_epoch: object,
         param_group_tags: Tags,
-        state: ScheduleState | None,
+        state: StateLike | None,
     ) -> None:
         """Check and keep what every constructor takes; nothing is written before :meth:`_begin`."""
         if not isinstance(optimizer, torch.optim.Optimizer):
@@ -307,7 +307,7 @@ class HyperparameterScheduler(StepCountingScheduler):
 
     # -- the run's form ----------------------------------------------------------------------------
 
-    def curve_for(self, state: ScheduleState | None, ssr: float) -> Callable[[float], float]:
+    def curve_for(self, state: StateLike | None, ssr: float) -> Callable[[float], float]:
         """The form resolved for the run of ``state`` scaled by ``ssr``, as the curve of the step count.
 
         Args:

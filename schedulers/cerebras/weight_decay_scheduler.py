@@ -30,7 +30,7 @@ from torch.optim import Optimizer
 from schedulers.cerebras.composites import ChainedBase, ScalePerParamBase, SequentialBase
 from schedulers.cerebras.scheduler import HyperparameterScheduler, Tags
 from schedulers.cerebras.table import register_family
-from schedulers.core.run import ScheduleState
+from schedulers.core.run import StateLike
 from schedulers.families import cerebras as forms
 from schedulers.families.cerebras import StepCount
 
@@ -105,7 +105,7 @@ class ConstantWD(WeightDecayScheduler):
         total_iters: StepCount | None = None,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (val, total_iters), param_group_tags, state)
 
@@ -156,7 +156,7 @@ class PolynomialWD(WeightDecayScheduler):
         cycle: bool = False,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (initial_val, end_val, total_iters, power, cycle), param_group_tags, state)
 
@@ -204,7 +204,7 @@ class LinearWD(WeightDecayScheduler):
         cycle: bool = False,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (initial_val, end_val, total_iters, cycle), param_group_tags, state)
 
@@ -251,7 +251,7 @@ class ExponentialWD(WeightDecayScheduler):
         staircase: bool = False,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (initial_val, total_iters, decay_rate, staircase), param_group_tags, state)
 
@@ -302,7 +302,7 @@ class InverseExponentialTimeDecayWD(WeightDecayScheduler):
         staircase: bool = False,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(
             optimizer, (initial_val, step_exponent, total_iters, decay_rate, staircase), param_group_tags, state
@@ -349,7 +349,7 @@ class InverseSquareRootDecayWD(WeightDecayScheduler):
         warmup_steps: StepCount = 1.0,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (initial_val, scale, warmup_steps), param_group_tags, state)
 
@@ -395,7 +395,7 @@ class CosineDecayWD(WeightDecayScheduler):
         total_iters: StepCount,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (initial_val, end_val, total_iters), param_group_tags, state)
 
@@ -467,7 +467,7 @@ class PiecewiseConstantWD(WeightDecayScheduler):
         milestones: Sequence[StepCount],
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (vals, milestones), param_group_tags, state)
 
@@ -511,7 +511,7 @@ class MultiStepWD(WeightDecayScheduler):
         milestones: Sequence[StepCount],
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (initial_val, gamma, milestones), param_group_tags, state)
 
@@ -555,7 +555,7 @@ class StepWD(WeightDecayScheduler):
         gamma: float,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (initial_val, step_size, gamma), param_group_tags, state)
 
@@ -600,7 +600,7 @@ class CosineAnnealingWD(WeightDecayScheduler):
         eta_min: float = 0.0,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (initial_val, T_max, eta_min), param_group_tags, state)
 
@@ -645,7 +645,7 @@ class LambdaWD(WeightDecayScheduler):
         initial_val: float,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (initial_val,), param_group_tags, state)
 
@@ -693,7 +693,7 @@ class CosineAnnealingWarmRestartsWD(WeightDecayScheduler):
         eta_min: float = 0.0,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (initial_val, T_0, T_mult, eta_min), param_group_tags, state)
 
@@ -735,7 +735,7 @@ class MultiplicativeWD(WeightDecayScheduler):
         coefficient: float,
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(optimizer, (initial_val, coefficient), param_group_tags, state)
 
@@ -821,7 +821,7 @@ class CyclicWD(WeightDecayScheduler):
         scale_mode: str = "cycle",
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(
             optimizer,
@@ -879,7 +879,7 @@ class OneCycleWD(WeightDecayScheduler):
         anneal_strategy: str = "cos",
         param_group_tags: Tags = None,
         *,
-        state: ScheduleState | None = None,
+        state: StateLike | None = None,
     ) -> None:
         self._build(
             optimizer,

@@ -15,7 +15,7 @@ A :class:`Clock` is a :class:`~schedulers.SchedulerState` that your loop advance
 call ``scheduler.step()`` after each ``clock.batch()``: batch ``k`` then trains with the schedule at
 ``k`` batches, as in Cadence's trainer and :func:`~schedulers.evaluate_run`.
 
-What a schedule reads (the :class:`ScheduleState` protocol) and ``SchedulerState``, a record of it for use
+What a schedule reads (the :class:`StateLike` protocol) and ``SchedulerState``, a record of it for use
 outside the trainer.
 
 ``TrainerState``: the trainer's clock, readable by every schedule (the scheduler protocol).
@@ -30,7 +30,7 @@ from typing import Any
 import attrs
 import torch
 
-from schedulers.core.run import Run, ScheduleState, as_dataloader_len, as_max_duration
+from schedulers.core.run import Run, StateLike, as_dataloader_len, as_max_duration
 from timeunits import Time, Timestamp, TimeUnit
 
 __all__ = [
@@ -217,7 +217,7 @@ def progress_measure(max_duration: Time, dataloader_len: int | None) -> tuple[Ti
     return max_duration.unit, max_duration.value
 
 
-def elapsed_duration(state: ScheduleState) -> Time:
+def elapsed_duration(state: StateLike) -> Time:
     """How far through its run ``state`` is, as a ``dur`` Time (Composer's ``state.get_elapsed_duration()``;
     in a run in epochs of known length it moves every batch: docs/composer-deviations.md).
 
@@ -350,7 +350,7 @@ class EpochStartView:
     (Time(5, TimeUnit.BATCH), Time(10, TimeUnit.EPOCH))
     """
 
-    state: ScheduleState
+    state: StateLike
 
     @property
     def timestamp(self) -> Timestamp:

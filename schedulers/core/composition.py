@@ -17,7 +17,7 @@ import attrs
 from schedulers.core import kernels
 from schedulers.core.kernels import ops
 from schedulers.core.names import register_scheduler
-from schedulers.core.run import WHOLE_RUN, Run, ScheduleState
+from schedulers.core.run import WHOLE_RUN, Run, StateLike
 from schedulers.core.schedule import CallableKind, Curve, FunctionSchedule, Schedule, callable_kind
 from schedulers.core.schedule_arguments import (
     FrozenList,
@@ -362,13 +362,13 @@ class Product(Schedule):
         closed = all(isinstance(s, Schedule) and not isinstance(s, FunctionSchedule) for s in self.schedules)
         object.__setattr__(self, "_closed", closed)  # beside the fields, as the resolution cache (base.py)
 
-    def __call__(self, state: ScheduleState, ssr: float = 1.0) -> float:
+    def __call__(self, state: StateLike, ssr: float = 1.0) -> float:
         alpha = 1.0
         for schedule in self.schedules:
             alpha = alpha * schedule(state, ssr)
         return alpha
 
-    def bind(self, run: Run) -> Callable[[ScheduleState], float]:
+    def bind(self, run: Run) -> Callable[[StateLike], float]:
         """The product of the factors, each bound to ``run`` (a Cadence schedule resolved once for it).
 
         Args:
@@ -392,7 +392,7 @@ class Product(Schedule):
             for factor in self.schedules
         )
 
-        def alpha(state: ScheduleState) -> float:
+        def alpha(state: StateLike) -> float:
             result = 1.0
             for factor in alphas:
                 result = result * factor(state)

@@ -23,7 +23,7 @@ import attrs
 
 from schedulers.core import kernels
 from schedulers.core.names import register_scheduler
-from schedulers.core.run import Run, ScheduleState
+from schedulers.core.run import Run, StateLike
 from schedulers.core.schedule import Curve, Schedule
 from schedulers.core.schedule_arguments import (
     argument_repr,
@@ -476,7 +476,7 @@ class Listening:
         self.states = [PlateauState(item.plateau, item.patience, item.cooldown) for item in curve.listeners]
 
     @classmethod
-    def of(cls, schedule: Any, state: ScheduleState, ssr: float, run: Run | None) -> Listening | None:
+    def of(cls, schedule: Any, state: StateLike, ssr: float, run: Run | None) -> Listening | None:
         """The plateaus of ``schedule`` for the run, as its compiled scheduler feeds them.
 
         Args:
@@ -507,7 +507,7 @@ class Listening:
         """The metrics the plateaus listen to, each once."""
         return list(dict.fromkeys(item.plateau.monitor for item in self.listeners))
 
-    def refresh(self, state: ScheduleState, ssr: float, run: Run | None) -> None:
+    def refresh(self, state: StateLike, ssr: float, run: Run | None) -> None:
         """Resolve again for another run (its times in use and its patience and cooldown); the counters stay.
 
         Args:
@@ -520,7 +520,7 @@ class Listening:
         for item, plateau_state in zip(self.listeners, self.states, strict=True):
             plateau_state.patience, plateau_state.cooldown = item.patience, item.cooldown
 
-    def observe(self, state: ScheduleState, metrics: Mapping[str, float]) -> list[str]:
+    def observe(self, state: StateLike, metrics: Mapping[str, float]) -> list[str]:
         """Feed each plateau in use at ``state.timestamp`` its metric.
 
         Args:
@@ -588,7 +588,7 @@ class Listening:
         return self.schedule()
 
 
-def _curve_with_plateaus(schedule: Schedule, state: ScheduleState, ssr: float, run: Run | None) -> Curve:
+def _curve_with_plateaus(schedule: Schedule, state: StateLike, ssr: float, run: Run | None) -> Curve:
     try:
         return schedule.curve(run if run is not None else Run.of_state(state, ssr))
     except TypeError as error:

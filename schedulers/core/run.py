@@ -1,4 +1,4 @@
-"""The run and how its times resolve: ``Run``, what a schedule reads (the ``ScheduleState`` protocol), and
+"""The run and how its times resolve: ``Run``, what a schedule reads (the ``StateLike`` protocol), and
 times made whole counts for one run.
 
 A run as one value: what a user gives the trainer, and the length it really trains.
@@ -19,7 +19,7 @@ hands it to its clock, its compiled schedules and its report. A schedule resolve
 The schedule-call protocol ``schedule(state, ssr)`` is Composer's: the state's ``max_duration`` is the length
 the run trains, already scaled. :meth:`Run.of_state` is that run (``scaled=True``).
 
-What a schedule reads (the :class:`ScheduleState` protocol) and ``SchedulerState``, a record of it for use
+What a schedule reads (the :class:`StateLike` protocol) and ``SchedulerState``, a record of it for use
 outside the trainer.
 
 Resolving a schedule's ``Time`` arguments into whole counts for one run (Composer's ``_convert_time``).
@@ -53,7 +53,7 @@ from timeunits.errors import argument_error
 __all__ = [
     "Run",
     "as_run",
-    "ScheduleState",
+    "StateLike",
     "as_max_duration",
     "as_dataloader_len",
     "MissingDataloaderLenError",
@@ -66,7 +66,7 @@ __all__ = [
 ]
 
 
-class ScheduleState(Protocol):
+class StateLike(Protocol):
     """What every schedule reads from the state it is called with: any object with these three attributes.
 
     :class:`SchedulerState` and the trainer's state are two; a schedule never writes to it.
@@ -433,7 +433,7 @@ class Run:
         return part
 
     @classmethod
-    def of_state(cls, state: ScheduleState, ssr: float = 1.0) -> Run:
+    def of_state(cls, state: StateLike, ssr: float = 1.0) -> Run:
         """The run a state describes in the schedule-call protocol: its ``max_duration`` is the trained length.
 
         Args:

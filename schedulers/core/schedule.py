@@ -42,7 +42,7 @@ from typing import Any, ClassVar, TypeVar
 
 import attrs
 
-from schedulers.core.run import Run, ScheduleState, as_run, same_unit
+from schedulers.core.run import Run, StateLike, as_run, same_unit
 from schedulers.core.schedule_arguments import FrozenScheduleError, evolve_hint
 from schedulers.core.schedule_config import Configurable
 from timeunits import Time, Timestamp, TimeUnit
@@ -159,7 +159,7 @@ class Schedule(Configurable):
     def __delattr__(self, name: str) -> None:
         self.__setattr__(name, None)
 
-    def __call__(self, state: ScheduleState, ssr: float = 1.0) -> float:
+    def __call__(self, state: StateLike, ssr: float = 1.0) -> float:
         """The multiplier α of the base value at ``state.timestamp`` (the schedule-call protocol).
 
         ``state.max_duration`` is the length the run trains, already scaled (Composer's protocol), and ``ssr``
@@ -236,7 +236,7 @@ class Schedule(Configurable):
             curves[key] = curve
         return curve
 
-    def bind(self, run: Run) -> Callable[[ScheduleState], float]:
+    def bind(self, run: Run) -> Callable[[StateLike], float]:
         """α as a function of a state whose clock runs ``run`` (the trainer's path): ``state -> α(state.timestamp)``.
 
         The curve is resolved once, now (:meth:`curve`); the function reads only ``state.timestamp``. A schedule
@@ -350,7 +350,7 @@ def _beside_fields(schedule: Schedule, **values: object) -> None:
         object.__setattr__(schedule, name, value)
 
 
-def _of_timestamp(fn: Callable[[int], float], unit: TimeUnit) -> Callable[[ScheduleState], float]:
+def _of_timestamp(fn: Callable[[int], float], unit: TimeUnit) -> Callable[[StateLike], float]:
     """``state -> fn(count)``, the count of ``unit`` in ``state.timestamp``: the per-step path of a bound schedule.
 
     A count of batches (the trainer's usual unit) is read from the timestamp's slot, not through
@@ -374,13 +374,13 @@ def _of_timestamp(fn: Callable[[int], float], unit: TimeUnit) -> Callable[[Sched
     if form is not None:  # the second piece is a kernel of a fraction (fraction_curve): called here, shift and all
         kernel, period, begin, end = form
 
-        def two_pieces_kernel(state: ScheduleState) -> float:
+        def two_pieces_kernel(state: StateLike) -> float:
             x = state.timestamp._batch
             return first(x) if x < boundary else kernel((x - start) / period, begin, end)
 
         return two_pieces_kernel
 
-    def two_pieces(state: ScheduleState) -> float:
+    def two_pieces(state: StateLike) -> float:
         x = state.timestamp._batch
         return first(x) if x < boundary else second(x - start)
 
@@ -444,7 +444,7 @@ class FunctionSchedule(Schedule):
     0.5
     """
 
-    fn: Callable[[ScheduleState], float] = attrs.field()
+    fn: Callable[[StateLike], float] = attrs.field()
     _no_config: ClassVar[str] = (
         "is a function of the state (as_schedule), which has no config; write it as a Cadence schedule class "
         "(register it with @register_scheduler) to save it as a config"
@@ -455,11 +455,11 @@ class FunctionSchedule(Schedule):
         if not callable(fn):
             raise TypeError(f"as_schedule() needs a callable fn(state) -> float, got {fn!r}")
 
-    def __call__(self, state: ScheduleState, ssr: float = 1.0) -> float:
+    def __call__(self, state: StateLike, ssr: float = 1.0) -> float:
         self._unscaled(ssr)
         return self.fn(state)
 
-    def bind(self, run: Run) -> Callable[[ScheduleState], float]:
+    def bind(self, run: Run) -> Callable[[StateLike], float]:
         """``fn`` itself, for a run at ratio 1 (a function of the state cannot be scaled).
 
         Args:
@@ -492,7 +492,7 @@ class FunctionSchedule(Schedule):
         return f"as_schedule({self.fn!r})"
 
 
-def as_schedule(fn: Callable[[ScheduleState], float]) -> FunctionSchedule:
+def as_schedule(fn: Callable[[StateLike], float]) -> FunctionSchedule:
     """Wrap a one-parameter function of the state as a Cadence schedule (for the trainer and compile).
 
     Args:

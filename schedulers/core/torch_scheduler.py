@@ -78,7 +78,7 @@ from torch.optim.lr_scheduler import LRScheduler
 from schedulers.core.clock import EpochStartView
 from schedulers.core.listening import OBSERVED_BY_USER_CODE, Decision, Evaluation, HeardOnce
 from schedulers.core.plateau import Listening
-from schedulers.core.run import Run, ScheduleState, whole_count
+from schedulers.core.run import Run, StateLike, whole_count
 from schedulers.core.schedule import CallableKind, Schedule, callable_kind
 from schedulers.core.schedule_arguments import integer_argument, number_argument
 
@@ -307,7 +307,7 @@ def targeted_groups(optimizer: torch.optim.Optimizer, tags: frozenset[str] | Non
 def compile_scheduler(
     scheduler: Callable[..., float],
     optimizer: torch.optim.Optimizer,
-    state: ScheduleState,
+    state: StateLike,
     ssr: float | Run = 1.0,
     *,
     hyperparameter: str = "lr",
@@ -406,7 +406,7 @@ class CompiledScheduler(GroupWriter):
         self,
         scheduler: Callable[..., float],
         optimizer: torch.optim.Optimizer,
-        state: ScheduleState,
+        state: StateLike,
         ssr: float | Run = 1.0,
         *,
         hyperparameter: str = "lr",
@@ -479,7 +479,7 @@ class CompiledScheduler(GroupWriter):
         self._step_origin += count - self._count
         self._count = count
 
-    def attach_state(self, state: ScheduleState, ssr: float | Run | None = None) -> CompiledScheduler:
+    def attach_state(self, state: StateLike, ssr: float | Run | None = None) -> CompiledScheduler:
         """Take the run from ``state`` (and apply ``ssr``, a ratio or the Run ``state`` counts, if given), then
         write the current values.
 
@@ -771,7 +771,7 @@ class StepCountingScheduler(GroupWriter):
     """
 
     #: the run's state and ratio the curve was resolved for (None: not attached to a run)
-    state: ScheduleState | None = None
+    state: StateLike | None = None
     ssr: float = 1.0
     run: Run | None = None
 
@@ -834,7 +834,7 @@ class StepCountingScheduler(GroupWriter):
         self._step_count += 1
         self._apply(alpha)
 
-    def attach_state(self, state: ScheduleState | None, ssr: float | Run = 1.0) -> StepCountingScheduler:
+    def attach_state(self, state: StateLike | None, ssr: float | Run = 1.0) -> StepCountingScheduler:
         """Resolve the curve for the run of ``state`` (its ``ep``/``dur`` step counts) scaled by ``ssr``, then
         write the value at the current count. The trainer calls this with its clock and its Run.
 
@@ -867,7 +867,7 @@ class StepCountingScheduler(GroupWriter):
         key = self.hyperparameter
         return [g[key].clone() if isinstance(g[key], torch.Tensor) else g[key] for g in self.optimizer.param_groups]
 
-    def curve_for(self, state: ScheduleState | None, ssr: float) -> Callable[[float], float]:
+    def curve_for(self, state: StateLike | None, ssr: float) -> Callable[[float], float]:
         """The front end's curve :math:`f` of the step count, for the run of ``state`` scaled by ``ssr``.
 
         Args:

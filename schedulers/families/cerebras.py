@@ -44,7 +44,7 @@ import torch
 from schedulers.core import kernels
 from schedulers.core.composition import Product, Sequence
 from schedulers.core.kernels import ops
-from schedulers.core.run import Run, ScheduleState
+from schedulers.core.run import Run, StateLike
 from schedulers.core.schedule import Curve, Schedule
 from schedulers.core.schedule_arguments import choice_argument, integer_argument, number_argument, number_problem
 from timeunits import Time, TimeUnit
@@ -106,7 +106,7 @@ class ArgumentError(ValueError):
         self.name, self.text, self.negative = name, text, negative
 
 
-def step_run(state: ScheduleState | None, ssr: float = 1.0) -> Run:
+def step_run(state: StateLike | None, ssr: float = 1.0) -> Run:
     """The run a Cerebras schedule resolves against: the state's (its length already scaled), or one of unknown
     length when there is no state or it has no ``max_duration`` (a ``dur`` is then an error).
 

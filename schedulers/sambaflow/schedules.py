@@ -26,7 +26,7 @@ from torch.optim import Optimizer
 from torch.optim import lr_scheduler as torch_schedulers
 
 from schedulers.core.names import register_scheduler
-from schedulers.core.run import Run, ScheduleState
+from schedulers.core.run import Run, StateLike
 from schedulers.core.torch_scheduler import StepCountingScheduler, base_value
 from schedulers.families.sambaflow import SambaFlowLambda
 from timeunits import Time, TimeUnit
@@ -94,7 +94,7 @@ class LambdaLR(StepCountingScheduler, torch_schedulers.LambdaLR):
         self._curve = multiplier.curve(Run(Time(1, TimeUnit.BATCH), scaled=True)).fn
         return self._curve
 
-    def curve_for(self, state: ScheduleState | None, ssr: float) -> Callable[[Any], Any]:
+    def curve_for(self, state: StateLike | None, ssr: float) -> Callable[[Any], Any]:
         """α for a run scaled by ``ssr``: the multiplier as given, its step counts scaled by the run's rule
         (:meth:`SambaFlowLambda.scaled`); ``state`` is not read (SambaFlow's counts are steps).
 
