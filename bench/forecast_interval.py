@@ -1,0 +1,175 @@
+"""The forecast's 80% interval under other rules, scored on the forecast bench's runs (docs/forecast.md, "The
+interval's width").
+
+Run: ``python bench/forecast_interval.py --out DIR --seeds 3 4 5 6 7 8 [--law auto] [--fits main sweep]`` on the
+runs ``python bench/forecast.py --out DIR`` trained for those seeds. It trains nothing and writes nothing: a seed
+whose runs are missing is refused in one line.
+
+For each seed and fit (``main``: the WSD main run to 1dur; ``sweep``: the branched WSD sweep), the law is fitted as
+bench/forecast.py fits it, each of its targets (:data:`forecast.TARGETS`) is previewed once and forecast from its
+lr curve, and the terms of :math:`\\sigma^2` that :meth:`~trainer.forecast.fitted.FittedLaw.variance_terms` gives
+at its last update are kept with the error of the forecast. Each rule of :data:`RULES` recombines those terms into a
+:math:`\\sigma`, the interval being :math:`\\hat L e^{\\pm z \\sigma}` as ``cadence forecast``'s; it prints, per
+rule and fit, how many measured losses lay inside and the mean width (high / low - 1), at 1x (up to 1dur), at
+2dur and over both. The first rule is the interval ``cadence forecast`` prints (it agrees with bench/forecast.py's
+figures); the others are what docs/forecast.md lists as tried. To try a rule, add a function of a
+:class:`Scored` target to :data:`RULES`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from statistics import NormalDist
+
+import forecast as bench  # bench/forecast.py: the recipe, the targets, the runs' folders (and the repo on sys.path)
+import torch
+
+from trainer.forecast import fit_law, forecast_config
+from trainer.forecast.fitted import EXTRAPOLATION_SCALE, LEVEL, TIME_SCALE
+
+Z = NormalDist().inv_cdf(0.5 + LEVEL / 2)
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One target forecast by one fit: what a rule reads.
+
+    Args:
+        seed: The bench seed.
+        fit: ``main`` or ``sweep``.
+        label: The target (``cosine 2dur``).
+        long: Whether it is a 2dur target.
+        error: :math:`\\log(\\hat L / L)`, the forecast against the measured final eval loss.
+        terms: :meth:`~trainer.forecast.fitted.FittedLaw.variance_terms` at its last update, by name.
+        fit_error: The fit's error (relative).
+        update_doublings: :math:`\\log_2^+` of its updates over the longest fitted run's.
+
+    Returns:
+        The record each rule maps to a variance.
+    """
+
+    seed: int
+    fit: str
+    label: str
+    long: bool
+    error: float
+    terms: dict[str, float]
+    fit_error: float
+    update_doublings: float
+
+
+def as_forecast(target: Scored) -> float:
+    """The interval ``cadence forecast`` prints: every term of :meth:`FittedLaw.variance_terms` (docs/forecast.md)."""
+    return sum(target.terms.values())
+
+
+def unseen(target: Scored, multiple: float) -> float:
+    """The unseen misfit's term at ``multiple`` × the fit error (the forecast's is ``EXTRAPOLATION_SCALE``)."""
+    return target.terms["unseen"] * (multiple / EXTRAPOLATION_SCALE) ** 2
+
+
+def in_updates(target: Scored, multiple: float) -> float:
+    """A time term per doubling of the updates (not of :math:`S_1`) beyond the longest fitted run's."""
+    return (multiple * target.fit_error * target.update_doublings) ** 2
+
+
+def updates_rule(unseen_multiple: float, time_multiple: float) -> Callable[[Scored], float]:
+    """The forecast's rule with the time term per doubling of the updates, at the multiples given."""
+
+    def variance(target: Scored) -> float:
+        terms = target.terms
+        fitted = terms["parameters"] + terms["noise"] + terms["systematic"]
+        return fitted + unseen(target, unseen_multiple) + in_updates(target, time_multiple)
+
+    return variance
+
+
+def larger_rule(unseen_multiple: float, time_multiple: float) -> Callable[[Scored], float]:
+    """The larger of the parameters' spread and the unseen misfit (not both), time per doubling of the updates."""
+
+    def variance(target: Scored) -> float:
+        terms = target.terms
+        larger = max(terms["parameters"], unseen(target, unseen_multiple))
+        return terms["noise"] + terms["systematic"] + larger + in_updates(target, time_multiple)
+
+    return variance
+
+
+#: each rule's name and the variance it gives a target (the first: the interval printed today)
+RULES: dict[str, Callable[[Scored], float]] = {
+    f"as forecast (unseen {EXTRAPOLATION_SCALE:g}, time {TIME_SCALE:g} per doubling of S1)": as_forecast,
+    "time per doubling of updates (unseen 2, time 3.5)": updates_rule(2.0, 3.5),
+    "time per doubling of updates (unseen 2, time 3)": updates_rule(2.0, 3.0),
+    "coverage per horizon on seeds 3-8 (unseen 1.5, time 3.75 in updates)": updates_rule(1.5, 3.75),
+    "max(spread, unseen) (unseen 2, time 3 in updates)": larger_rule(2.0, 3.0),
+}
+
+
+def seed_targets(out: str, seed: int, law_name: str, fits: list[str], horizon: str) -> list[Scored]:
+    """One seed's targets, each previewed once and forecast by each fit."""
+    folders = {schedule: os.path.join(out, f"seed-{seed}", schedule) for schedule in bench.SCHEDULES}
+    missing = [folder for folder in folders.values() if not os.path.isfile(os.path.join(folder, "summary.csv"))]
+    if missing:
+        raise SystemExit(f"--out {out}: seed {seed} has no trained runs in {missing[0]} (run bench/forecast.py first)")
+    measured = {name: bench.final_eval_losses(folders[name], bench.budgets_of(name)) for name in bench.SCHEDULES}
+    fitted_runs = {"sweep": [folders["wsd"]], "main": [measured["wsd"]["1dur/folder"]]}
+    laws = {fit: fit_law(fitted_runs[fit], law=law_name, loss="eval") for fit in fits}
+    found = []
+    for schedule, budget in bench.TARGETS:
+        (preview,) = forecast_config(
+            laws[fits[0]], bench.CONFIG, overrides=bench.seed_sets(seed, schedule, horizon), budgets=[budget]
+        )
+        last = torch.tensor([preview.batches])
+        for fit, law in laws.items():
+            longest = max(run["batches"] for run in law.runs)
+            terms = {name: float(value[0]) for name, value in law.variance_terms(preview.lrs, last).items()}
+            forecast = float(law.predict(preview.lrs, last)[0])
+            error = math.log(forecast / measured[schedule][budget])
+            doublings = max(math.log2(preview.batches / longest), 0.0)
+            label, long = f"{schedule} {budget}", budget == "2dur"
+            found.append(Scored(seed, fit, label, long, error, terms, law.error, doublings))
+    return found
+
+
+def scored(targets: list[Scored], rule: Callable[[Scored], float]) -> str:
+    """How many of ``targets`` lie inside the rule's interval, and its mean width."""
+    if not targets:
+        return "-"
+    sigmas = [math.sqrt(rule(target)) for target in targets]
+    inside = sum(abs(target.error) <= Z * sigma for target, sigma in zip(targets, sigmas, strict=True))
+    width = sum(math.expm1(2 * Z * sigma) for sigma in sigmas) / len(targets)
+    return f"{inside}/{len(targets)} {width:.2%}"
+
+
+def report(targets: list[Scored], fits: list[str]) -> None:
+    """One line per rule and fit: inside and width overall, at 1x and at 2dur."""
+    for name, rule in RULES.items():
+        print(name)
+        for fit in fits:
+            some = [target for target in targets if target.fit == fit]
+            short, long = [t for t in some if not t.long], [t for t in some if t.long]
+            print(f"  {fit:<5} all {scored(some, rule):<13} 1x {scored(short, rule):<13} 2dur {scored(long, rule)}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", required=True, help="the runs' folder of bench/forecast.py (read only)")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[3, 4, 5, 6, 7, 8])
+    parser.add_argument("--law", default="auto", choices=["auto", "annealing", "multi-power"])
+    parser.add_argument("--fits", nargs="+", default=["main", "sweep"], choices=["main", "sweep"])
+    parser.add_argument("--horizon", default="300_000tok", help="1dur, as the runs were trained with")
+    args = parser.parse_args()
+    targets = []
+    for seed in args.seeds:
+        targets += seed_targets(args.out, seed, args.law, args.fits, args.horizon)
+    print(f"seeds {' '.join(map(str, args.seeds))}, law {args.law}: measured losses inside the 80% interval, width")
+    report(targets, args.fits)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
