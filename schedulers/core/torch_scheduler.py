@@ -424,7 +424,7 @@ class CompiledScheduler(GroupWriter):
             optimizer.param_groups[index].setdefault(initial_key, stored)
         self.scheduler, self.state, self.ssr, self.run = scheduler, state, ssr, run
         self._alpha = alpha
-        self._listeners = Listening.of(scheduler, state, ssr, run)
+        self._listeners = Listening.of(scheduler, state, ssr, run) if _may_listen(scheduler, state, ssr, run) else None
         # one evaluation per clock time, from whichever door (docs/plateau.md); a schedule that only follows time
         # hears nothing
         self._heard = HeardOnce() if self._listeners is not None else None
@@ -686,6 +686,18 @@ def _bind(scheduler: Callable[..., float], ssr: float, run: Run | None) -> Calla
     if run is not None and isinstance(scheduler, Schedule):
         return scheduler.bind(run)
     return _bind_ssr(scheduler, ssr)
+
+
+def _may_listen(scheduler: Callable[..., float], state: StateLike, ssr: float, run: Run | None) -> bool:
+    """Whether ``scheduler`` may hold a plateau, asked before plateau.py looks inside: a schedule called by
+    ``Schedule.__call__`` has just resolved its curve for this run (read back from its cache), and the curve lists
+    its plateaus (``Curve.listeners``); a schedule called its own way has no curve to ask; a plain callable holds
+    none."""
+    if not isinstance(scheduler, Schedule):
+        return False
+    if type(scheduler).__call__ is not Schedule.__call__:
+        return True
+    return bool(scheduler.curve(run if run is not None else Run.of_state(state, ssr)).listeners)
 
 
 def _bind_ssr(scheduler: Callable[..., float], ssr: float) -> Callable[[Any], float]:
