@@ -396,8 +396,8 @@ class CompiledScheduler(GroupWriter):
     #: the schedule driven, as given (a plateau's reduction replaces it with the reduced copy): read its own
     #: attributes through it (``scheduler.scheduler.schedule.reductions``), so a type checker takes any
     scheduler: Any
-    #: the listening part of the schedule, its plateaus and their states (None: it only follows time);
-    #: found through schedulers.core.listening, so this module knows no plateau by name
+    #: the listening part of the schedule, its plateaus and their states (None: it only follows time, which its
+    #: resolved curve says without a look into schedulers.core.plateau: _may_listen)
     _listeners: Listening | None = None
     #: the time of the last evaluation heard and its door (None: it listens to nothing)
     _heard: HeardOnce | None = None
@@ -691,7 +691,7 @@ def _bind(scheduler: Callable[..., float], ssr: float, run: Run | None) -> Calla
 def _may_listen(scheduler: Callable[..., float], state: StateLike, ssr: float, run: Run | None) -> bool:
     """Whether ``scheduler`` may hold a plateau, asked before plateau.py looks inside: a schedule called by
     ``Schedule.__call__`` has just resolved its curve for this run (read back from its cache), and the curve lists
-    its plateaus (``Curve.listeners``); a schedule called its own way has no curve to ask; a plain callable holds
+    its plateaus (``Curve.listeners``); a schedule called its own way may have no curve to ask; a plain callable holds
     none."""
     if not isinstance(scheduler, Schedule):
         return False
