@@ -1,8 +1,8 @@
 """Schedules written in training time: Composer's schedulers and more, composition, and the torch glue.
 
 The top level holds the schedules and the few entry points a user calls; the engine's parts live in
-``schedulers.core`` (resolution, kernels, the clock, evaluation), the tools in ``schedulers.tools`` (report,
-plot, serialization, expressions) and the front ends in ``schedulers.cerebras`` and ``schedulers.sambaflow``
+``schedulers.core`` (resolution, kernels, the clock, evaluation, configs), the tools in ``schedulers.tools``
+(report, plot, expressions) and the front ends in ``schedulers.cerebras`` and ``schedulers.sambaflow``
 (see docs/architecture.md).
 
 >>> from schedulers import CosineAnnealingWithWarmupScheduler, SchedulerState

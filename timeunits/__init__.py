@@ -7,7 +7,6 @@
 (Time(0.3, TimeUnit.DURATION), Time(4000, TimeUnit.TOKEN))
 """
 
-from timeunits.counting import whole_count
 from timeunits.errors import (
     MissingTimeUnitError,
     NonIntegralTimeError,
@@ -15,7 +14,7 @@ from timeunits.errors import (
     TimeParseError,
     TimeUnitMismatchError,
 )
-from timeunits.time import Time, TimeLike, is_number
+from timeunits.time import Time, TimeLike, is_number, whole_count
 from timeunits.timestamp import Timestamp
 from timeunits.units import TimeUnit
 

@@ -1,16 +1,16 @@
-"""``Time``: an amount of training time in one unit."""
+"""``Time``: an amount of training time in one unit, and its rounding rule for a product that is a count
+(:func:`whole_count`: ``100 * 0.29`` batches are 29, not 28)."""
 
 from __future__ import annotations
 
 import math
 import operator
 
-from timeunits.counting import whole_count
 from timeunits.errors import MissingTimeUnitError, NonIntegralTimeError, NotATimeError, TimeUnitMismatchError
 from timeunits.parsing import parse_timestring
 from timeunits.units import TimeUnit
 
-__all__ = ["Time", "TimeLike", "is_number"]
+__all__ = ["Time", "TimeLike", "is_number", "whole_count"]
 
 _DURATION = TimeUnit.DURATION
 # Exact-value lookup first: TimeUnit(...) costs several hundred ns and Time() is built often.
@@ -416,6 +416,31 @@ def _plain_number(value: object) -> int | float:
         return operator.index(value)
     except TypeError:
         return float(value)
+
+
+def whole_count(x: float) -> int:
+    r"""``x`` as a count: the nearest integer when within ``1e-9·max(1, |x|)`` of it, else ``trunc(x)``.
+
+    Floating-point products such as ``0.29 * 100 = 28.999999999999996`` land a hair below the count they
+    denote; Composer truncates them (28), Cadence takes the count meant (29). Anything farther from an
+    integer is truncated toward zero, as ``int()`` does.
+
+    Args:
+        x: A count computed as a product (an int is returned as is).
+
+    Returns:
+        The whole count ``x`` denotes: :math:`\operatorname{round}(x)` if
+        :math:`|x - \operatorname{round}(x)| \le 10^{-9} \max(1, |x|)`, else :math:`\operatorname{trunc}(x)`.
+
+    >>> whole_count(0.29 * 100), whole_count(2.5), whole_count(-2.5), whole_count(7)
+    (29, 2, -2, 7)
+    """
+    if isinstance(x, int):
+        return x
+    nearest = round(x)
+    if abs(x - nearest) <= 1e-9 * max(1.0, abs(x)):
+        return int(nearest)
+    return int(x)
 
 
 def _is_operand(value: object) -> bool:

@@ -46,8 +46,7 @@ import attrs
 import torch
 
 from schedulers.core.schedule_arguments import integer_argument, number_argument
-from timeunits import Time, Timestamp, TimeUnit
-from timeunits.counting import whole_count
+from timeunits import Time, Timestamp, TimeUnit, whole_count
 from timeunits.errors import argument_error
 
 __all__ = [

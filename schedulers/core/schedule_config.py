@@ -11,7 +11,9 @@ Reading the layout happens once, here: :func:`read_schedule_config` looks each n
 (:func:`schedulers.core.schedule_config.call_problem`) and reads nested items, without building anything; the
 :class:`ScheduleSpec` it returns builds the schedule, or the scheduler on an optimizer. ``Schedule.from_config``,
 the trainer's ``trainer.init.schedulers`` (docs/trainer-config.md) and the SambaFlow flags all read through it.
-:mod:`schedulers.tools.serialization` is the public face of this module (docs/schedules.md, "Saving a schedule").
+``Schedule.to_config()``/``Schedule.from_config()`` are this module's :func:`schedule_to_config` and
+:func:`schedule_from_config` (docs/schedules.md, "Saving a schedule"). A schedule *is* its class plus its config:
+:func:`schedules_equal` compares exactly that.
 
 This module does not import the schedule base class: :class:`Configurable` is the base class of
 :class:`~schedulers.core.schedule.Schedule` that gives it ``to_config``/``from_config``, and what is a schedule here
@@ -60,6 +62,7 @@ __all__ = [
     "read_schedule_config",
     "schedule_from_config",
     "schedule_to_config",
+    "schedules_equal",
     "ArgumentProblem",
     "call_problem",
     "nonfinite_argument",
@@ -971,6 +974,31 @@ def schedule_from_config(
             f"builds a {type(schedule).__name__}, not a {expected.__name__}",
         )
     return schedule
+
+
+def schedules_equal(a: object, b: object) -> bool:
+    """Whether two schedules are the same schedule: the same class and the same :func:`schedule_to_config`.
+
+    For Cadence's frozen attrs schedule classes it agrees with ``==``.
+
+    Args:
+        a: A schedule.
+        b: Another schedule.
+
+    Returns:
+        True when both are of one class and their configs are equal (arguments written differently but meaning
+        the same time, ``"1dur"`` and ``"1.0dur"``, compare equal).
+
+    Raises:
+        ScheduleNotSerializableError: A schedule of a class the config cannot write.
+
+    >>> from schedulers import CosineAnnealingScheduler
+    >>> schedules_equal(CosineAnnealingScheduler("1dur"), CosineAnnealingScheduler(t_max="1.0dur"))
+    True
+    """
+    if type(a) is not type(b):
+        return False
+    return schedule_to_config(a) == schedule_to_config(b)  # type: ignore[arg-type]
 
 
 def _join(path: str, key: str) -> str:

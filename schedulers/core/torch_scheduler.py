@@ -396,8 +396,8 @@ class CompiledScheduler(GroupWriter):
     #: the schedule driven, as given (a plateau's reduction replaces it with the reduced copy): read its own
     #: attributes through it (``scheduler.scheduler.schedule.reductions``), so a type checker takes any
     scheduler: Any
-    #: the listening part of the schedule, its plateaus and their states (None: it only follows time);
-    #: found through schedulers.core.listening, so this module knows no plateau by name
+    #: the listening part of the schedule, its plateaus and their states (None: it only follows time, which its
+    #: resolved curve says without a look into schedulers.core.plateau: _may_listen)
     _listeners: Listening | None = None
     #: the time of the last evaluation heard and its door (None: it listens to nothing)
     _heard: HeardOnce | None = None
@@ -424,7 +424,7 @@ class CompiledScheduler(GroupWriter):
             optimizer.param_groups[index].setdefault(initial_key, stored)
         self.scheduler, self.state, self.ssr, self.run = scheduler, state, ssr, run
         self._alpha = alpha
-        self._listeners = Listening.of(scheduler, state, ssr, run)
+        self._listeners = Listening.of(scheduler, state, ssr, run) if _may_listen(scheduler, state, ssr, run) else None
         # one evaluation per clock time, from whichever door (docs/plateau.md); a schedule that only follows time
         # hears nothing
         self._heard = HeardOnce() if self._listeners is not None else None
@@ -686,6 +686,18 @@ def _bind(scheduler: Callable[..., float], ssr: float, run: Run | None) -> Calla
     if run is not None and isinstance(scheduler, Schedule):
         return scheduler.bind(run)
     return _bind_ssr(scheduler, ssr)
+
+
+def _may_listen(scheduler: Callable[..., float], state: StateLike, ssr: float, run: Run | None) -> bool:
+    """Whether ``scheduler`` may hold a plateau, asked before plateau.py looks inside: a schedule called by
+    ``Schedule.__call__`` has just resolved its curve for this run (read back from its cache), and the curve lists
+    its plateaus (``Curve.listeners``); a schedule called its own way may have no curve to ask; a plain callable holds
+    none."""
+    if not isinstance(scheduler, Schedule):
+        return False
+    if type(scheduler).__call__ is not Schedule.__call__:
+        return True
+    return bool(scheduler.curve(run if run is not None else Run.of_state(state, ssr)).listeners)
 
 
 def _bind_ssr(scheduler: Callable[..., float], ssr: float) -> Callable[[Any], float]:

@@ -11,7 +11,7 @@ import them from here. They import nothing above :mod:`schedulers.core`.
 ('Lion', (0.9, 0.99))
 """
 
-from schedulers.optim.configure import (
+from schedulers.optim.by_name import (
     CEREBRAS_DEFAULTS,
     OptimizerArgumentError,
     configure_optimizer,

@@ -5,17 +5,23 @@ from __future__ import annotations
 import io
 import math
 
+import attrs
 import pytest
 import torch
 
 from schedulers import (
     CosineAnnealingWithWarmupScheduler,
     LinearScheduler,
+    PlateauScheduler,
+    Schedule,
     SchedulerState,
     StepScheduler,
+    Warmup,
     as_schedule,
     compile_scheduler,
 )
+from schedulers.core.run import Run
+from schedulers.core.schedule import Curve
 from schedulers.core.torch_scheduler import CompiledScheduler
 
 
@@ -315,3 +321,40 @@ def test_torchs_step_count_follows_the_steps_and_not_a_restored_count():
     assert last == [opt.param_groups[0]["lr"]] == [0.3 * 0.7] and last is not sched.get_last_lr()
     last.append(1.0)
     assert sched.get_last_lr() == [0.3 * 0.7]
+
+
+@attrs.frozen
+class _HalvedItsOwnWay(Schedule):
+    """A schedule of one's own that defines ``__call__`` (so the compiled scheduler asks no curve for plateaus)."""
+
+    inner: Schedule
+
+    def __call__(self, state, ssr=1.0):
+        return 0.5 * self.inner(state, ssr)
+
+    def _resolve(self, run):
+        inner = self.inner.curve(run)
+        return Curve(inner.unit, lambda x: 0.5 * inner.fn(x), {}, inner.listeners)
+
+
+@pytest.mark.parametrize("ssr", [1.0, Run("10ba")])
+def test_a_plateau_is_found_in_a_schedule_of_any_kind(ssr):
+    """Whether a compiled schedule listens is read from its resolved curve, and a schedule that defines its own
+    ``__call__`` is looked into; either way a plateau inside is found (and a schedule with none hears nothing)."""
+    schedules = {
+        "warmup": Warmup(PlateauScheduler(monitor="eval/acc", mode="max"), "2ba"),
+        "own call": _HalvedItsOwnWay(PlateauScheduler(monitor="eval/acc", mode="max")),
+        "own call, no plateau": _HalvedItsOwnWay(LinearScheduler()),
+        "no plateau": Warmup(LinearScheduler(), "2ba"),
+    }
+    heard = {}
+    for name, schedule in schedules.items():
+        _, opt = _model_and_groups()
+        compiled = compile_scheduler(schedule, opt, SchedulerState("10ba"), ssr=ssr)
+        heard[name] = (compiled.monitors, compiled.needs_evaluations)
+    assert heard == {
+        "warmup": (["eval/acc"], True),
+        "own call": (["eval/acc"], True),
+        "own call, no plateau": ([], False),
+        "no plateau": ([], False),
+    }

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import schedulers.optim
-import schedulers.optim.configure
+import schedulers.optim.by_name
 import schedulers.optim.lamb
 import schedulers.optim.lion
 import trainer.optim
@@ -246,7 +246,7 @@ def test_sparse_gradients_are_rejected(cls):
 
 
 def test_docstring_examples_run():
-    for module in (schedulers.optim, schedulers.optim.configure, schedulers.optim.lamb, schedulers.optim.lion):
+    for module in (schedulers.optim, schedulers.optim.by_name, schedulers.optim.lamb, schedulers.optim.lion):
         assert doctest.testmod(module).failed == 0
 
 

@@ -50,7 +50,7 @@ from schedulers import (
 )
 from schedulers.core.names import scheduler_family
 from schedulers.core.schedule import Curve
-from schedulers.tools.serialization import (
+from schedulers.core.schedule_config import (
     ScheduleConfigError,
     ScheduleNotSerializableError,
     schedule_from_config,
