@@ -335,6 +335,12 @@ class HyperparameterScheduler(StepCountingScheduler):
         self._publish(form)
         return form.value
 
+    def _follow(self, form: StepSchedule, state: StateLike | None, ssr: float) -> None:
+        """Take ``form``, this scheduler's schedule as a composite of it resolved it for the run of ``state`` scaled
+        by ``ssr``, as if :meth:`attach_state` had resolved it (the composite alone writes)."""
+        self._form, self._curve, self.state, self.ssr, self.run = form, form.value, state, ssr, None
+        self._publish(form)
+
     def _without_run(self, t: float) -> float:
         """The curve of a form that needs a run, before one is attached: the error of resolving without one (it
         names the argument and says how to attach a run)."""
