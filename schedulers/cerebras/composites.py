@@ -144,10 +144,8 @@ class SequentialBase(_Composite):
         state: StateLike | None = None,
     ) -> None:
         self._schedulers = _children(type(self).__name__, schedulers)
-        try:
-            schedule = forms.Sequential(tuple(c.schedule for c in self._schedulers), milestones, labels=self._labels())
-        except forms.ArgumentError as error:
-            raise self._named(error) from None
+        parts = tuple(child.schedule for child in self._schedulers)
+        schedule = self._naming_errors(forms.Sequential, parts, milestones, labels=self._labels())
         self._setup(optimizer, schedule, last_epoch, param_group_tags, state)
         self._adopt()
 
