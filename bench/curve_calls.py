@@ -12,6 +12,9 @@ and one curve of an equal schedule resolved beforehand, so the trace holds only 
   composed for the run (aim: at most 120 calls);
 * the Cerebras curves of ``SequentialLR([LinearLR(0 → 0.1, 30 steps), CosineDecayLR(0.1 → 0.01, 70 steps)],
   milestones=[30])`` (``schedulers.families.cerebras``: ``Sequential`` of ``Linear`` and ``CosineDecay``);
+* the same ``SequentialLR`` as the scheduler Cerebras users build (``schedulers.cerebras.SequentialLR`` on an
+  SGD optimizer), traced through ``scheduler.attach_state(state)`` for the run's state: the composed form
+  resolved, each child taking its part of it, the value written;
 * SambaFlow's ``cosine_schedule_with_warmup(num_warmup_steps=30, num_training_steps=100, end_ratio=0.1)``
   multiplier (``schedulers.families.sambaflow.SambaFlowLambda``).
 
@@ -27,6 +30,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 PACKAGES = ("timeunits", "schedulers", "trainer")
@@ -55,17 +59,38 @@ class CallCount:
         return sorted({filename for filename, _ in self.functions})
 
 
-def count_calls(root: Path, build: Callable[[], object], run: object) -> CallCount:
-    """Count the calls of ``build().curve(run)``, a fresh schedule's resolution (one built and resolved first)."""
-    build().curve(run)  # first uses (lazy imports, caches) happen outside the trace
+def count_calls(root: Path, build: Callable[[], Any], run: Any) -> CallCount:
+    """Count the calls of ``build().curve(run)``, a fresh schedule's resolution (one built and resolved first);
+    a scheduler (it has ``attach_state``) is attached to a state of ``run`` instead."""
+    from schedulers import SchedulerState
+
+    state = SchedulerState(run.length, dataloader_len=run.dataloader_len)
+
+    def resolve(schedule: Any) -> None:
+        if hasattr(schedule, "attach_state"):
+            schedule.attach_state(state)
+        else:
+            schedule.curve(run)
+
+    resolve(build())  # first uses (lazy imports, caches) happen outside the trace
     schedule = build()
     count = CallCount(root)
     sys.setprofile(count)
     try:
-        schedule.curve(run)
+        resolve(schedule)
     finally:
         sys.setprofile(None)
     return count
+
+
+def _cerebras_sequential_lr() -> object:
+    import torch
+
+    import schedulers.cerebras as cstorch
+
+    optimizer = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+    parts = [cstorch.LinearLR(optimizer, 0.0, 0.1, 30), cstorch.CosineDecayLR(optimizer, 0.1, 0.01, 70)]
+    return cstorch.SequentialLR(optimizer, parts, milestones=[30])
 
 
 def cases() -> dict[str, Callable[[], object]]:
@@ -81,6 +106,7 @@ def cases() -> dict[str, Callable[[], object]]:
         "Cerebras SequentialLR([LinearLR(0, 0.1, 30), CosineDecayLR(0.1, 0.01, 70)], milestones=[30])": lambda: (
             Sequential((Linear(0.0, 0.1, 30), CosineDecay(0.1, 0.01, 70)), [30])
         ),
+        "the same as the scheduler: cstorch.SequentialLR(...).attach_state(state)": _cerebras_sequential_lr,
         "SambaFlow cosine_schedule_with_warmup(30, 100, end_ratio=0.1)": lambda: SambaFlowLambda(
             "cosine", 30, 100, 0.1
         ),

@@ -15,7 +15,7 @@ from typing import Any
 import torch
 from torch.optim import Optimizer
 
-from schedulers.cerebras.scheduler import HyperparameterScheduler, StepCount, Tags
+from schedulers.cerebras.scheduler import HyperparameterScheduler, StepCount, Tags, UserClosedForm
 from schedulers.core.run import StateLike
 from schedulers.core.schedule_arguments import number_argument
 from schedulers.families import cerebras as forms
@@ -64,8 +64,9 @@ class _Composite(HyperparameterScheduler):
                 )
 
     def curve_for(self, state: StateLike | None, ssr: float) -> Callable[[float], float]:
-        """The composed schedule for the run (see the base class); each child then follows the same run, through its
-        own ``attach_state`` (so its step counts read as resolved for that run).
+        """The composed schedule for the run (see the base class); each child then follows the same run, taking its
+        part of the composed schedule as resolved (so its step counts read as resolved for that run, without being
+        resolved again).
 
         Args:
             state: The run's state (None: no run).
@@ -75,9 +76,14 @@ class _Composite(HyperparameterScheduler):
             The resolved composed schedule's value, a function of the step count.
         """
         curve = super().curve_for(state, ssr)  # first: a run the composite refuses changes no child
-        for child in self._schedulers:
-            child.attach_state(state, ssr)
+        self._follow(self._form, state, ssr)  # type: ignore[arg-type]  (set by curve_for)
         return curve
+
+    def _follow(self, form: forms.StepSchedule, state: StateLike | None, ssr: float) -> None:
+        super()._follow(form, state, ssr)
+        composed = form.inner if isinstance(form, UserClosedForm) else form  # a subclass's closed form around it
+        for child, part in zip(self._schedulers, composed.schedules, strict=True):  # type: ignore[union-attr]
+            child._follow(part, state, ssr)
 
     def _labels(self) -> tuple[str, ...]:
         return tuple(type(child).__name__ for child in self._schedulers)
@@ -138,10 +144,8 @@ class SequentialBase(_Composite):
         state: StateLike | None = None,
     ) -> None:
         self._schedulers = _children(type(self).__name__, schedulers)
-        try:
-            schedule = forms.Sequential(tuple(c.schedule for c in self._schedulers), milestones, labels=self._labels())
-        except forms.ArgumentError as error:
-            raise self._named(error) from None
+        parts = tuple(child.schedule for child in self._schedulers)
+        schedule = self._naming_errors(forms.Sequential, parts, milestones, labels=self._labels())
         self._setup(optimizer, schedule, last_epoch, param_group_tags, state)
         self._adopt()
 

@@ -10,9 +10,11 @@ and so do the optimizers:
 * every optimizer name it resolves is an attribute: ``cstorch.optim.SGD``, ``Adam``, ``AdamW``, ``RMSprop``,
   ... (torch's optimizers), ``Lamb`` and ``Lion`` (Cadence's). Where Cerebras documents a default that
   differs from torch's (:data:`schedulers.optim.CEREBRAS_DEFAULTS`: ``Adam``/``AdamW`` ``eps=1e-6``,
-  ``weight_decay=0.0``, ...), the class here is a subclass of torch's with Cerebras's defaults, so
-  ``cstorch.optim.AdamW(params, lr=1e-3)`` builds what ``configure_optimizer("AdamW", params, lr=1e-3)``
-  builds; the others (``SGD``, ...) are torch's classes themselves.
+  ``weight_decay=0.0``, ...), the class here is a subclass of torch's declaring Cerebras's defaults in its
+  signature (:class:`Adam`, :class:`AdamW`, :class:`Adamax`, :class:`Adagrad`, :class:`RAdam`,
+  :class:`Rprop`), so ``cstorch.optim.AdamW(params, lr=1e-3)`` builds what
+  ``configure_optimizer("AdamW", params, lr=1e-3)`` builds; the others (``SGD``, ...) are torch's classes
+  themselves, imported by name, so a type checker reads every one of them.
 
 >>> import torch
 >>> import schedulers.cerebras as cstorch
@@ -23,74 +25,304 @@ and so do the optimizers:
 
 from __future__ import annotations
 
-import inspect
-from typing import Any
+from typing import TYPE_CHECKING
 
 import torch
+from torch.optim import ASGD, LBFGS, SGD, Adadelta, NAdam, RMSprop, SparseAdam
+from torch.optim.optimizer import ParamsT
 
 from schedulers.cerebras import lr_scheduler, weight_decay_scheduler
 from schedulers.cerebras.configure import configure_lr_scheduler
 from schedulers.cerebras.lr_scheduler import *  # noqa: F401,F403  (Cerebras exposes its schedulers here too)
 from schedulers.cerebras.weight_decay_scheduler import *  # noqa: F401,F403
 from schedulers.core.names import did_you_mean
-from schedulers.optim import CEREBRAS_DEFAULTS, configure_optimizer, optimizer_classes
+from schedulers.optim import Lamb, Lion, configure_optimizer
 
-
-def _with_defaults(cls: type, defaults: dict[str, object]) -> type:
-    """A subclass of the optimizer ``cls`` named like it, whose arguments default to ``defaults`` instead."""
-    signature = inspect.signature(cls.__init__)
-    parameters = [
-        p.replace(default=defaults[p.name]) if p.name in defaults else p for p in signature.parameters.values()
-    ]
-    signature = signature.replace(parameters=parameters)
-
-    def __init__(self: torch.optim.Optimizer, *args: Any, **kwargs: Any) -> None:
-        bound = signature.bind(self, *args, **kwargs)
-        for argument, value in defaults.items():
-            bound.arguments.setdefault(argument, value)
-        cls.__init__(*bound.args, **bound.kwargs)
-
-    __init__.__signature__ = signature
-    __init__.__qualname__ = f"{cls.__name__}.__init__"
-    doc = _documented(cls, signature, defaults)
-    namespace = {"__init__": __init__, "__module__": __name__, "__qualname__": cls.__name__, "__doc__": doc}
-    return type(cls.__name__, (cls,), namespace)
-
-
-def _documented(cls: type, signature: inspect.Signature, defaults: dict[str, object]) -> str:
-    """The docstring of ``cls`` with Cerebras's ``defaults``: its arguments, and an example showing one default."""
-    shown = ", ".join(f"{key}={value!r}" for key, value in defaults.items())
-    arguments = "\n".join(
-        f"        {p.name}: As for torch's ``{cls.__name__}``"
-        + (f" (Cerebras's default: ``{defaults[p.name]!r}``)." if p.name in defaults else ".")
-        for p in list(signature.parameters.values())[1:]
-        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-    )
-    key, value = next(iter(defaults.items()))
-    return (
-        f"torch's :class:`torch.optim.{cls.__name__}` with Cerebras's defaults ({shown}).\n\n    Args:\n{arguments}\n\n"
-        f"    Returns:\n        The optimizer, a ``torch.optim.{cls.__name__}``.\n\n"
-        f"    >>> import torch, schedulers.cerebras as cs\n"
-        f"    >>> cs.optim.{cls.__name__}([torch.zeros(1, requires_grad=True)]).defaults[{key!r}] == {value!r}\n"
-        f"    True\n    "
-    )
-
-
-# Every name configure_optimizer resolves, as an attribute: torch's class, or its subclass with Cerebras's
-# documented defaults where they differ (schedulers.optim.CEREBRAS_DEFAULTS).
-_OPTIMIZERS: dict[str, type] = {
-    name: _with_defaults(cls, CEREBRAS_DEFAULTS[cls]) if CEREBRAS_DEFAULTS.get(cls) else cls
-    for name, cls in optimizer_classes().items()
-}
-globals().update(_OPTIMIZERS)
-
-# The optimizers are attributes, not listed: they are torch's classes (or subclasses of them), documented there.
 __all__ = ["configure_lr_scheduler", "configure_optimizer", "lr_scheduler", "weight_decay_scheduler"]
+__all__ += ["ASGD", "LBFGS", "SGD", "Adadelta", "Lamb", "Lion", "NAdam", "RMSprop", "SparseAdam"]
+__all__ += ["Adagrad", "Adam", "AdamW", "Adamax", "RAdam", "Rprop"]
 __all__ += lr_scheduler.__all__
 __all__ += weight_decay_scheduler.__all__
 
+# Newer torch optimizers (2.5, 2.9): attributes when this torch has them, as optimizer_classes() lists them.
+try:
+    from torch.optim import Adafactor
 
-def __getattr__(name: str) -> Any:  # Any: an optimizer class a type checker cannot see (made above)
-    """A name this namespace does not have: an AttributeError suggesting the closest one it has."""
-    hint = did_you_mean(name, [*__all__, *_OPTIMIZERS]) if not name.startswith("__") else ""
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}{hint}")
+    __all__ += ["Adafactor"]
+except ImportError:  # pragma: no cover  (the suite's torch has it)
+    pass
+try:
+    from torch.optim import Muon
+
+    __all__ += ["Muon"]
+except ImportError:  # pragma: no cover
+    pass
+
+# The subclasses below declare Cerebras's documented defaults (schedulers.optim.CEREBRAS_DEFAULTS) in torch's own
+# signatures; tests/schedulers/cerebras/test_optim_namespace.py holds them to both.
+
+
+class Adam(torch.optim.Adam):
+    """torch's :class:`torch.optim.Adam` with Cerebras's defaults: ``eps=1e-6``, ``weight_decay=0.0``.
+
+    Args:
+        params: The parameters or param groups to optimize.
+        lr: The learning rate.
+        betas: The decay rates of the running averages of the gradient and its square.
+        eps: Added to the denominator for stability (Cerebras's default: ``1e-6``).
+        weight_decay: The L2 penalty (Cerebras's default: ``0.0``).
+        amsgrad: Use the AMSGrad variant.
+        foreach: Use torch's foreach implementation (None: torch chooses).
+        maximize: Maximize the objective instead of minimizing it.
+        capturable: Allow the step to be captured in a CUDA graph.
+        differentiable: Let autograd run through the step.
+        fused: Use the fused implementation (None: torch chooses).
+        decoupled_weight_decay: Decay the weights apart from the gradient (AdamW's rule).
+
+    Returns:
+        The optimizer, a ``torch.optim.Adam``.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> cs.optim.Adam([torch.zeros(1, requires_grad=True)]).defaults["eps"]
+    1e-06
+    """
+
+    def __init__(
+        self,
+        params: ParamsT,
+        lr: float | torch.Tensor = 1e-3,
+        betas: tuple[float | torch.Tensor, float | torch.Tensor] = (0.9, 0.999),
+        eps: float = 1e-6,
+        weight_decay: float = 0.0,
+        amsgrad: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+        decoupled_weight_decay: bool = False,
+    ) -> None:
+        super().__init__(
+            params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize, capturable=capturable,
+            differentiable=differentiable, fused=fused, decoupled_weight_decay=decoupled_weight_decay,
+        )  # fmt: skip
+
+
+class AdamW(torch.optim.AdamW):
+    """torch's :class:`torch.optim.AdamW` with Cerebras's defaults: ``eps=1e-6``, ``weight_decay=0.0``.
+
+    Args:
+        params: The parameters or param groups to optimize.
+        lr: The learning rate.
+        betas: The decay rates of the running averages of the gradient and its square.
+        eps: Added to the denominator for stability (Cerebras's default: ``1e-6``).
+        weight_decay: The decoupled weight decay (Cerebras's default: ``0.0``; torch's is ``0.01``).
+        amsgrad: Use the AMSGrad variant.
+        maximize: Maximize the objective instead of minimizing it.
+        foreach: Use torch's foreach implementation (None: torch chooses).
+        capturable: Allow the step to be captured in a CUDA graph.
+        differentiable: Let autograd run through the step.
+        fused: Use the fused implementation (None: torch chooses).
+
+    Returns:
+        The optimizer, a ``torch.optim.AdamW``.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> cs.optim.AdamW([torch.zeros(1, requires_grad=True)]).defaults["weight_decay"]
+    0.0
+    """
+
+    def __init__(
+        self,
+        params: ParamsT,
+        lr: float | torch.Tensor = 1e-3,
+        betas: tuple[float | torch.Tensor, float | torch.Tensor] = (0.9, 0.999),
+        eps: float = 1e-6,
+        weight_decay: float = 0.0,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        super().__init__(
+            params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize, foreach=foreach, capturable=capturable,
+            differentiable=differentiable, fused=fused,
+        )  # fmt: skip
+
+
+class Adamax(torch.optim.Adamax):
+    """torch's :class:`torch.optim.Adamax` with Cerebras's defaults: ``lr=1e-3``, ``eps=1e-6``, ``weight_decay=0.0``.
+
+    Args:
+        params: The parameters or param groups to optimize.
+        lr: The learning rate (Cerebras's default: ``1e-3``; torch's is ``2e-3``).
+        betas: The decay rates of the running average of the gradient and of its infinity norm.
+        eps: Added to the denominator for stability (Cerebras's default: ``1e-6``).
+        weight_decay: The L2 penalty (Cerebras's default: ``0.0``).
+        foreach: Use torch's foreach implementation (None: torch chooses).
+        maximize: Maximize the objective instead of minimizing it.
+        differentiable: Let autograd run through the step.
+        capturable: Allow the step to be captured in a CUDA graph.
+
+    Returns:
+        The optimizer, a ``torch.optim.Adamax``.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> cs.optim.Adamax([torch.zeros(1, requires_grad=True)]).defaults["lr"]
+    0.001
+    """
+
+    def __init__(
+        self,
+        params: ParamsT,
+        lr: float | torch.Tensor = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-6,
+        weight_decay: float = 0.0,
+        foreach: bool | None = None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        capturable: bool = False,
+    ) -> None:
+        super().__init__(
+            params, lr, betas, eps, weight_decay, foreach, maximize=maximize, differentiable=differentiable,
+            capturable=capturable,
+        )  # fmt: skip
+
+
+class Adagrad(torch.optim.Adagrad):
+    """torch's :class:`torch.optim.Adagrad` with Cerebras's default ``eps=1e-6``.
+
+    Args:
+        params: The parameters or param groups to optimize.
+        lr: The learning rate.
+        lr_decay: The learning rate's decay per step.
+        weight_decay: The L2 penalty.
+        initial_accumulator_value: The starting sum of squared gradients.
+        eps: Added to the denominator for stability (Cerebras's default: ``1e-6``; torch's is ``1e-10``).
+        foreach: Use torch's foreach implementation (None: torch chooses).
+        maximize: Maximize the objective instead of minimizing it.
+        differentiable: Let autograd run through the step.
+        fused: Use the fused implementation (None: torch chooses).
+
+    Returns:
+        The optimizer, a ``torch.optim.Adagrad``.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> cs.optim.Adagrad([torch.zeros(1, requires_grad=True)]).defaults["eps"]
+    1e-06
+    """
+
+    def __init__(
+        self,
+        params: ParamsT,
+        lr: float | torch.Tensor = 1e-2,
+        lr_decay: float = 0,
+        weight_decay: float = 0,
+        initial_accumulator_value: float = 0,
+        eps: float = 1e-6,
+        foreach: bool | None = None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        super().__init__(
+            params, lr, lr_decay, weight_decay, initial_accumulator_value, eps, foreach, maximize=maximize,
+            differentiable=differentiable, fused=fused,
+        )  # fmt: skip
+
+
+class RAdam(torch.optim.RAdam):
+    """torch's :class:`torch.optim.RAdam` with Cerebras's defaults: ``eps=1e-6``, ``weight_decay=0.0``.
+
+    Args:
+        params: The parameters or param groups to optimize.
+        lr: The learning rate.
+        betas: The decay rates of the running averages of the gradient and its square.
+        eps: Added to the denominator for stability (Cerebras's default: ``1e-6``).
+        weight_decay: The weight decay (Cerebras's default: ``0.0``).
+        decoupled_weight_decay: Decay the weights apart from the gradient (AdamW's rule).
+        foreach: Use torch's foreach implementation (None: torch chooses).
+        maximize: Maximize the objective instead of minimizing it.
+        capturable: Allow the step to be captured in a CUDA graph.
+        differentiable: Let autograd run through the step.
+
+    Returns:
+        The optimizer, a ``torch.optim.RAdam``.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> cs.optim.RAdam([torch.zeros(1, requires_grad=True)]).defaults["eps"]
+    1e-06
+    """
+
+    def __init__(
+        self,
+        params: ParamsT,
+        lr: float | torch.Tensor = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-6,
+        weight_decay: float = 0.0,
+        decoupled_weight_decay: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        super().__init__(
+            params, lr, betas, eps, weight_decay, decoupled_weight_decay, foreach=foreach, maximize=maximize,
+            capturable=capturable, differentiable=differentiable,
+        )  # fmt: skip
+
+
+class Rprop(torch.optim.Rprop):
+    """torch's :class:`torch.optim.Rprop` with Cerebras's default ``lr=1e-3``.
+
+    Args:
+        params: The parameters or param groups to optimize.
+        lr: The learning rate (Cerebras's default: ``1e-3``; torch's is ``1e-2``).
+        etas: The factors that shrink and grow each step size.
+        step_sizes: The smallest and largest step sizes.
+        capturable: Allow the step to be captured in a CUDA graph.
+        foreach: Use torch's foreach implementation (None: torch chooses).
+        maximize: Maximize the objective instead of minimizing it.
+        differentiable: Let autograd run through the step.
+
+    Returns:
+        The optimizer, a ``torch.optim.Rprop``.
+
+    >>> import torch, schedulers.cerebras as cs
+    >>> cs.optim.Rprop([torch.zeros(1, requires_grad=True)]).defaults["lr"]
+    0.001
+    """
+
+    def __init__(
+        self,
+        params: ParamsT,
+        lr: float | torch.Tensor = 1e-3,
+        etas: tuple[float, float] = (0.5, 1.2),
+        step_sizes: tuple[float, float] = (1e-6, 50),
+        *,
+        capturable: bool = False,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        super().__init__(
+            params, lr, etas, step_sizes, capturable=capturable, foreach=foreach, maximize=maximize,
+            differentiable=differentiable,
+        )  # fmt: skip
+
+
+if not TYPE_CHECKING:  # at run time only: to a type checker a misspelt name is an error, not Any
+
+    def __getattr__(name: str) -> object:
+        """A name this namespace does not have: an AttributeError suggesting the closest one it has."""
+        hint = did_you_mean(name, __all__) if not name.startswith("__") else ""
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}{hint}")

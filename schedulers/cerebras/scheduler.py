@@ -228,13 +228,15 @@ class HyperparameterScheduler(StepCountingScheduler):
         self._setup(optimizer, UserClosedForm(self), last_epoch, param_group_tags, state)
 
     def _build(self, optimizer: Any, values: tuple, param_group_tags: Tags, state: StateLike | None) -> None:
-        """Build the class's schedule of ``values`` (its arguments in order; errors in this class's names) and
-        :meth:`_setup` with it."""
+        """Build the class's schedule of ``values`` (its arguments in order) and :meth:`_setup` with it."""
+        self._setup(optimizer, self._naming_errors(self.form, *values), -1, param_group_tags, state)  # type: ignore[arg-type]
+
+    def _naming_errors(self, make: Callable[..., StepSchedule], *args: Any, **options: Any) -> StepSchedule:
+        """``make(*args, **options)`` (a form built or resolved), its argument errors in this class's names."""
         try:
-            schedule = self.form(*values)
+            return make(*args, **options)
         except ArgumentError as error:
             raise self._named(error) from None
-        self._setup(optimizer, schedule, -1, param_group_tags, state)
 
     def _setup(
         self,
@@ -327,13 +329,15 @@ class HyperparameterScheduler(StepCountingScheduler):
         """
         if ssr != 1.0:
             self._check_scalable()
-        try:
-            form = self.schedule.resolved(step_run(state, ssr))
-        except ArgumentError as error:
-            raise self._named(error) from None
-        self._form = form
+        form = self._form = self._naming_errors(self.schedule.resolved, step_run(state, ssr))
         self._publish(form)
         return form.value
+
+    def _follow(self, form: StepSchedule, state: StateLike | None, ssr: float) -> None:
+        """Take ``form``, this scheduler's schedule as a composite of it resolved it for the run of ``state`` scaled
+        by ``ssr``, as if :meth:`attach_state` had resolved it (the composite alone writes)."""
+        self._form, self._curve, self.state, self.ssr, self.run = form, form.value, state, ssr, None
+        self._publish(form)
 
     def _without_run(self, t: float) -> float:
         """The curve of a form that needs a run, before one is attached: the error of resolving without one (it

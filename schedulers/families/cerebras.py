@@ -32,6 +32,7 @@ The formulas are in the docstrings of the learning-rate classes (docs/cerebras.m
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
 import operator
@@ -42,7 +43,7 @@ import attrs
 import torch
 
 from schedulers.core import kernels
-from schedulers.core.composition import Product, Sequence
+from schedulers.core.composition import Product, sequence_curve
 from schedulers.core.kernels import ops
 from schedulers.core.run import Run, StateLike
 from schedulers.core.schedule import Curve, Schedule
@@ -357,7 +358,7 @@ class StepSchedule(Schedule):
         given = {name: getattr(self, name) for name in self._step_counts()}
         steps = {name: resolve_steps(name, value, run) for name, value in given.items()}
         try:
-            return attrs.evolve(self, **steps)
+            return self._with_resolved(**steps)
         except ArgumentError as error:  # show what the user wrote beside what it resolved to
             shown = f"={steps.get(error.name)!r}"
             if error.name not in given or given[error.name] == steps[error.name] or not error.text.startswith(shown):
@@ -399,6 +400,16 @@ class StepSchedule(Schedule):
         """The first schedule inside this one that a scale schedule ratio cannot scale, with ``name``: its
         scheduler's class name (a schedule of schedules names each of its parts by its label)."""
         return None if self.scalable else (name, self)
+
+    def _with_resolved(self, **values: Any) -> StepSchedule:
+        """This schedule with ``values`` (step counts, forms resolved for a run) in place of its fields, then checked
+        (:meth:`_check_steps`); the other fields are kept as their converters checked them when it was built
+        (``attrs.evolve`` would check each again, as ``Schedule._of_checked`` avoids for the core's parts)."""
+        form = copy.copy(self)
+        for name, value in values.items():
+            object.__setattr__(form, name, value)
+        form._check_steps()
+        return form
 
     def _derive(self, **values: Any) -> None:
         """Set fields derived from resolved step counts, on a schedule just resolved (not yet shared)."""
@@ -892,19 +903,12 @@ class OneCycle(StepSchedule):
 #
 # A composite resolves its forms and its own step counts for the run by Cerebras's rules (each form against the
 # whole run; milestones that default to the running sum of the forms' total_iters), checks them, then composes
-# the resolved forms with the core composition: Sequence (on Cerebras's rule, _WholeRunSequence) or Product,
-# resolved against _COUNTED, a run whose counts are already counts (docs/cerebras.md, "Composites").
+# the resolved forms with the core composition, against _COUNTED, a run whose counts are already counts: the
+# curve of a core Sequence on Cerebras's rule (sequence_curve with segment_times=False: the milestones are
+# checked here, not again by a Sequence built for them) or a Product (docs/cerebras.md, "Composites").
 
 # a run of unknown length at ratio 1: resolving a count of batches against it gives that count
 _COUNTED = Run(Time(_UNKNOWN_STEPS, TimeUnit.BATCH), scaled=True)
-
-
-@attrs.frozen
-class _WholeRunSequence(Sequence):
-    """The core :class:`~schedulers.core.composition.Sequence` on Cerebras's rule: its schedules' times are of the
-    whole run, and a segment may be empty."""
-
-    segment_times = False
 
 
 @attrs.frozen
@@ -914,6 +918,9 @@ class _Resolved(StepSchedule):
 
     form: StepSchedule
     divisor: float | None = None
+
+    def __attrs_post_init__(self) -> None:
+        """Nothing to check: its form was checked when it was resolved."""
 
     def _resolve(self, run: Run) -> Curve:
         value, divisor = self.form.value, self.divisor
@@ -941,9 +948,7 @@ class _OfForms(StepSchedule):
 
     def resolved(self, run: Run) -> StepSchedule:
         children = tuple(form.resolved(run) for form in self.schedules)
-        form = attrs.evolve(self, schedules=children, **self._resolved_steps(children, run))
-        form._check_steps()
-        return form
+        return self._with_resolved(schedules=children, **self._resolved_steps(children, run))
 
     def _resolved_steps(self, children: tuple[StepSchedule, ...], run: Run) -> dict[str, Any]:
         return {}
@@ -1000,8 +1005,9 @@ class Sequential(_OfForms):
 
     def _check_steps(self) -> None:
         milestones = _milestones("milestones", self.milestones, order="increasing")
-        parts = [_Resolved(form) for form in self.schedules]
-        self._derive(_fn=_composed(_WholeRunSequence(parts, [Time(int(m), TimeUnit.BATCH) for m in milestones])))
+        edges = [0, *(int(m) for m in milestones), _UNKNOWN_STEPS]
+        parts = [_Resolved(form) for form in self.schedules]  # checked: the core's sequence, not a Sequence built
+        self._derive(_fn=sequence_curve(_COUNTED, TimeUnit.BATCH, edges, parts, {}, segment_times=False).fn)
 
     def _running_total(self, forms: tuple[StepSchedule, ...]) -> list:
         """The milestones when none are given: the running sum of each form's ``total_iters`` but the last's."""

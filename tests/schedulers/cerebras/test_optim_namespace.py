@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import subprocess
 import sys
@@ -65,6 +66,59 @@ def test_given_arguments_win_over_cerebras_defaults_positionally_too():
     adam = cstorch.optim.Adam(params, 0.01, (0.8, 0.9), 1e-8)
     assert (adam.defaults["lr"], adam.defaults["betas"], adam.defaults["eps"]) == (0.01, (0.8, 0.9), 1e-8)
     assert cstorch.optim.AdamW(params, weight_decay=0.1).defaults["weight_decay"] == 0.1
+
+
+def test_the_optimizers_listed_are_the_ones_configure_optimizer_resolves():
+    # a new torch optimizer that optimizer_classes() finds and this namespace lacks fails here
+    listed = {
+        name
+        for name in cstorch.optim.__all__
+        if inspect.isclass(value := getattr(cstorch.optim, name)) and issubclass(value, torch.optim.Optimizer)
+    }
+    assert listed == set(optimizer_classes())
+    declared = {
+        name
+        for name, value in vars(cstorch.optim).items()
+        if inspect.isclass(value)
+        and issubclass(value, torch.optim.Optimizer)
+        and value.__module__ == cstorch.optim.__name__
+    }
+    assert declared == {cls.__name__ for cls in CEREBRAS_DEFAULTS}
+
+
+def _parameters(cls: type) -> list[inspect.Parameter]:
+    return list(inspect.signature(cls.__init__).parameters.values())[1:]  # after self
+
+
+@pytest.mark.parametrize("cls", list(CEREBRAS_DEFAULTS), ids=lambda cls: cls.__name__)
+def test_a_declared_signature_is_torchs_with_cerebras_defaults(cls):
+    ours, torchs = _parameters(getattr(cstorch.optim, cls.__name__)), _parameters(cls)
+    assert [(p.name, p.kind) for p in ours] == [(p.name, p.kind) for p in torchs]
+    for mine, theirs in zip(ours, torchs, strict=True):
+        expected = CEREBRAS_DEFAULTS[cls].get(theirs.name, theirs.default)
+        assert mine.default == expected and type(mine.default) is type(expected), mine.name
+
+
+def _other_value(index: int, default: object) -> object:
+    """A valid value unlike ``default`` and unlike the other arguments' (so a swapped argument shows)."""
+    if isinstance(default, bool):
+        return not default
+    if default is None:
+        return False
+    if isinstance(default, tuple):
+        return tuple(_other_value(index, part) for part in default)
+    return default * 0.9 + 0.001 * (index + 1)
+
+
+@pytest.mark.parametrize("cls", list(CEREBRAS_DEFAULTS), ids=lambda cls: cls.__name__)
+def test_a_declared_class_hands_every_argument_to_torchs(cls):
+    given = {p.name: _other_value(i, p.default) for i, p in enumerate(_parameters(cls)[1:])}
+    positional = [given[p.name] for p in _parameters(cls)[1:] if p.kind is p.POSITIONAL_OR_KEYWORD]
+    keywords = {p.name: given[p.name] for p in _parameters(cls)[1:] if p.kind is p.KEYWORD_ONLY}
+    params = [torch.zeros(2, requires_grad=True)]
+    expected = cls(params, **given).defaults
+    assert getattr(cstorch.optim, cls.__name__)(params, **given).defaults == expected
+    assert getattr(cstorch.optim, cls.__name__)(params, *positional, **keywords).defaults == expected
 
 
 def test_an_unknown_name_suggests_close_ones():

@@ -4,10 +4,15 @@ the run's ratio like every Cadence time, and counts whole steps."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 import torch
 
+import schedulers
 import schedulers.cerebras as cs
+import timeunits
 from schedulers import Product, Schedule, SchedulerState, Sequence, StepScheduler
 from schedulers.core.run import Run
 from schedulers.families import cerebras as families
@@ -106,3 +111,46 @@ def test_a_step_count_is_a_whole_number_of_steps(build, argument):
     with pytest.raises(ValueError, match=rf"^{argument}=\d+\.5 must be an integer \(a number of steps\)$"):
         build(_optimizer())
     assert cs.StepLR(_optimizer(), 1.0, 2.0, 0.5).values_at([1, 2]).tolist() == [1.0, 0.5]  # a whole float is fine
+
+
+def _called(action) -> list[str]:
+    """The names of the functions of schedulers/ and timeunits/ that ``action()`` calls, in order."""
+    roots = tuple(str(Path(module.__file__).resolve().parent) for module in (schedulers, timeunits))
+    names: list[str] = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename.startswith(roots):
+            names.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        action()
+    finally:
+        sys.setprofile(None)
+    return names
+
+
+def test_a_sequence_resolves_its_parts_without_checking_their_arguments_again():
+    """A resolved form takes its step counts in place (its other arguments were checked when it was built) and the
+    sequence is the core's sequence curve of the resolved forms, no Sequence built and checked for them: the same
+    forms and values as building each from its resolved counts (bench/curve_calls.py: 167 calls before, 85)."""
+    run = Run("100ba", 10, ssr=0.29)
+
+    def build() -> families.Sequential:
+        return families.Sequential((families.Linear(0.0, 0.1, "3ep"), families.CosineDecay(0.1, 0.01, "0.7dur")))
+
+    build().curve(run)  # first uses outside the trace (and a curve is kept per run: a fresh sequence is traced)
+    sequence = build()
+    calls = _called(lambda: sequence.curve(run))
+    assert "sequence_curve" in calls
+    # no converter runs again (_checked: a form's argument checks), no Sequence is built (its argument checks)
+    assert {"_checked", "number_argument", "milestones_argument", "time_argument"}.isdisjoint(calls)
+    resolved = sequence.resolved(run)
+    built = (families.Linear(0.0, 0.1, 8), families.CosineDecay(0.1, 0.01, 20))  # 30 · 0.29 steps, 0.7 · 29
+    assert resolved.schedules == built and repr(resolved.schedules) == repr(built) and resolved.milestones == [8]
+    assert sequence.curve(run)(5.0) == pytest.approx(0.1 * 5 / 8)
+    assert sequence.curve(run)(14.0) == pytest.approx(families.CosineDecay(0.1, 0.01, 20).value(6.0))
+    with pytest.raises(
+        ValueError, match=r"total_iters='0.001dur' \(resolved to 0 steps\) must be a number of steps > 0"
+    ):
+        families.Sequential((families.CosineDecay(0.1, 0.0, "0.001dur"), families.Constant(0.1))).resolved(run)

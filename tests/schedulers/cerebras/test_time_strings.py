@@ -8,6 +8,7 @@ import torch
 
 import schedulers.cerebras as cs
 from schedulers import SchedulerState
+from schedulers.families import cerebras as forms
 from timeunits import NonIntegralTimeError, Time, TimeParseError
 
 RUN = SchedulerState("10ep", dataloader_len=100)  # 1,000 steps
@@ -99,6 +100,24 @@ def test_a_composite_passes_its_state_to_its_children():
     pending = cs.SequentialLR(optimizer, [cs.LinearLR(optimizer, 0.0, 1.0, "1ep"), cs.ConstantLR(optimizer, 1.0)])
     pending.attach_state(RUN)
     assert pending.milestones == [100]
+
+
+def test_children_take_their_part_of_the_composites_resolution_without_resolving_again(monkeypatch):
+    """A composite resolves the whole schedule once; each child (a nested composite's too) shows its part of it."""
+    optimizer = _optimizer()
+    warmup, decay = cs.LinearLR(optimizer, 0.0, 1.0, "1ep"), cs.CosineDecayLR(optimizer, 1.0, 0.0, "0.9dur")
+    chained = cs.ChainedLR([cs.SequentialLR(optimizer, [warmup, decay]), cs.StepLR(optimizer, 1.0, "0.5dur", 0.5)])
+    resolved = []
+    leaf_resolved = forms.StepSchedule.resolved
+    monkeypatch.setattr(
+        forms.StepSchedule, "resolved", lambda self, run: resolved.append(self) or leaf_resolved(self, run)
+    )
+    chained.attach_state(RUN, ssr=0.5)
+    assert sorted(type(form).__name__ for form in resolved) == ["CosineDecay", "Linear", "Step"]
+    sequence, step = chained._schedulers
+    assert (warmup.total_iters, decay.total_iters, sequence.milestones, step.step_size) == (50, 900, [50], 500)
+    assert warmup.state is decay.state is step.state is RUN and warmup.ssr == 0.5
+    assert warmup.values_at([25]).tolist() == [0.5] and sequence.values_at([50]).tolist() == [1.0]
 
 
 def test_scale_schedule_ratio_scales_counts_not_fractions():

@@ -1,7 +1,8 @@
 """A type checker reads the Cerebras front end as its users call it: mypy accepts the documented calls with their
 keyword names (no "Unexpected keyword argument" from a generated ``__init__``, no "has no attribute" from a dynamic
 ``__all__``), a custom scheduler written as Cerebras documents it, and the ``cstorch.optim`` namespace; and it
-refuses a wrong keyword, so the check can fail. (A mypy run over every page's code blocks is the docs' test.)"""
+refuses a wrong keyword and a misspelt optimizer (no module ``__getattr__`` that makes every name legal), so the
+check can fail. (A mypy run over every page's code blocks is the docs' test.)"""
 
 from __future__ import annotations
 
@@ -19,8 +20,12 @@ import torch
 import schedulers.cerebras as cstorch
 from schedulers import SchedulerState
 from schedulers.cerebras import CosineDecayLR, CosineDecayWD, LinearLR, SequentialLR, configure_lr_scheduler
+from schedulers.cerebras.optim import SGD, AdamW, Lamb
 
-opt = cstorch.optim.AdamW([torch.zeros(1, requires_grad=True)], lr=0.1)
+opt: torch.optim.AdamW = cstorch.optim.AdamW([torch.zeros(1, requires_grad=True)], lr=0.1, eps=1e-8)
+AdamW([torch.zeros(1, requires_grad=True)], weight_decay=0.1, fused=None)
+SGD([torch.zeros(1, requires_grad=True)], lr=0.1, momentum=0.9)
+Lamb([torch.zeros(1, requires_grad=True)]), cstorch.optim.Rprop([torch.zeros(1, requires_grad=True)], etas=(0.4, 1.3))
 decay = CosineDecayLR(opt, initial_learning_rate=0.1, end_learning_rate=0.0, total_iters=100)
 warmup = cstorch.optim.lr_scheduler.LinearLR(opt, initial_learning_rate=0.0, end_learning_rate=0.1, total_iters="10ba")
 SequentialLR(opt, [warmup, decay], milestones=[10], state=SchedulerState("10ep", dataloader_len=100))
@@ -55,8 +60,11 @@ def _mypy_errors(tmp_path: Path, sources: dict[str, str]) -> list[str]:
 
 def test_mypy_accepts_the_documented_cerebras_calls(tmp_path: Path) -> None:
     wrong = CALLS + "CosineDecayLR(opt, initial_val=0.1, end_learning_rate=0.0, total_iters=9)\n"
-    errors = _mypy_errors(tmp_path, {"documented_calls.py": CALLS, "wrong_keyword.py": wrong})
-    assert [line for line in errors if not line.startswith("wrong_keyword.py")] == []
-    assert [line.split(": error: ")[1] for line in errors] == [
-        'Unexpected keyword argument "initial_val" for "CosineDecayLR"  [call-arg]'
+    misspelt = "import torch\nimport schedulers.cerebras as cstorch\ncstorch.optim.AdamWW([torch.zeros(1)], lr=1e-3)\n"
+    sources = {"documented_calls.py": CALLS, "wrong_keyword.py": wrong, "misspelt.py": misspelt}
+    errors = _mypy_errors(tmp_path, sources)
+    assert [line for line in errors if line.startswith("documented_calls.py")] == []
+    assert sorted(line.split(": error: ")[1] for line in errors) == [
+        'Module has no attribute "AdamWW"; maybe "AdamW" or "Adam"?  [attr-defined]',
+        'Unexpected keyword argument "initial_val" for "CosineDecayLR"  [call-arg]',
     ]
