@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import torch
-from torch.optim import ASGD, LBFGS, SGD, Adadelta, NAdam, RMSprop, SparseAdam
+from torch.optim import ASGD, LBFGS, SGD, Adadelta, Adafactor, NAdam, RMSprop, SparseAdam
 from torch.optim.optimizer import ParamsT
 
 from schedulers.cerebras import lr_scheduler, weight_decay_scheduler
@@ -39,23 +39,18 @@ from schedulers.core.names import did_you_mean
 from schedulers.optim import Lamb, Lion, configure_optimizer
 
 __all__ = ["configure_lr_scheduler", "configure_optimizer", "lr_scheduler", "weight_decay_scheduler"]
-__all__ += ["ASGD", "LBFGS", "SGD", "Adadelta", "Lamb", "Lion", "NAdam", "RMSprop", "SparseAdam"]
+__all__ += ["ASGD", "LBFGS", "SGD", "Adadelta", "Adafactor", "Lamb", "Lion", "NAdam", "RMSprop", "SparseAdam"]
 __all__ += ["Adagrad", "Adam", "AdamW", "Adamax", "RAdam", "Rprop"]
 __all__ += lr_scheduler.__all__
 __all__ += weight_decay_scheduler.__all__
 
-# Newer torch optimizers (2.5, 2.9): attributes when this torch has them, as optimizer_classes() lists them.
-try:
-    from torch.optim import Adafactor
-
-    __all__ += ["Adafactor"]
-except ImportError:  # pragma: no cover  (the suite's torch has it)
-    pass
+# Muon (torch 2.9) is an attribute when this torch has it, as optimizer_classes() lists it; every other class here
+# is in every torch this package supports (pyproject.toml: torch>=2.7, whose Adam takes decoupled_weight_decay).
 try:
     from torch.optim import Muon
 
     __all__ += ["Muon"]
-except ImportError:  # pragma: no cover
+except ImportError:  # pragma: no cover  (the suite's torch has it)
     pass
 
 # The subclasses below declare Cerebras's documented defaults (schedulers.optim.CEREBRAS_DEFAULTS) in torch's own
