@@ -81,16 +81,24 @@ def _record() -> dict:  # pragma: no cover - needs Composer, run by hand
         optimizer.register_step_pre_hook(lambda opt, args, kwargs: seen.append(opt.param_groups[0]["lr"]))
         loader = torch.utils.data.DataLoader(rows if sized else Streamed(), batch_size=2)
         Trainer(
-            model=model, train_dataloader=loader, max_duration=f"{RUN_BATCHES}ba", optimizers=optimizer,
-            schedulers=schedule, step_schedulers_every_batch=stepping == "per_batch", progress_bar=False,
-            log_to_console=False, device="cpu",
+            model=model,
+            train_dataloader=loader,
+            max_duration=f"{RUN_BATCHES}ba",
+            optimizers=optimizer,
+            schedulers=schedule,
+            step_schedulers_every_batch=stepping == "per_batch",
+            progress_bar=False,
+            log_to_console=False,
+            device="cpu",
         ).fit()
         return seen
 
-    schedules = {"halving_per_epoch": lambda: halving_per_epoch,
-                 "multistep": lambda: MultiStepScheduler(milestones=["7ba", "14ba"], gamma=0.5)}
+    schedules = {
+        "halving_per_epoch": lambda: halving_per_epoch,
+        "multistep": lambda: MultiStepScheduler(milestones=["7ba", "14ba"], gamma=0.5),
+    }
     recorded = {}
-    for (name, stepping) in COMPOSER_LRS:
+    for name, stepping in COMPOSER_LRS:
         sized, unsized = (lrs(schedules[name](), stepping, sized) for sized in (True, False))
         assert sized == unsized, (name, stepping, sized, unsized)
         recorded[name, stepping] = sized

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from composer_unsized_reference import BATCHES_PER_PASS, COMPOSER_LRS, RUN_BATCHES, halving_per_epoch
 
 from schedulers import (
     CosineAnnealingWithWarmupScheduler,
@@ -24,7 +25,6 @@ from schedulers import (
     as_schedule,
     evaluate_run,
 )
-from composer_unsized_reference import BATCHES_PER_PASS, COMPOSER_LRS, RUN_BATCHES, halving_per_epoch
 from schedulers.integrations import huggingface as integration
 from schedulers.integrations.huggingface import HuggingFaceScheduler, huggingface_scheduler
 from timeunits import Time

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from composer_unsized_reference import BATCHES_PER_PASS, COMPOSER_LRS, RUN_BATCHES, halving_per_epoch
 
 from schedulers import (
     CosineAnnealingWithWarmupScheduler,
@@ -24,7 +25,6 @@ from schedulers import (
     SchedulerState,
     evaluate_run,
 )
-from composer_unsized_reference import BATCHES_PER_PASS, COMPOSER_LRS, RUN_BATCHES, halving_per_epoch
 from schedulers.integrations import lightning as integration
 from schedulers.integrations.lightning import LightningScheduler, lightning_scheduler_config
 from timeunits import Time, Timestamp

@@ -14,10 +14,10 @@ from __future__ import annotations
 import pytest
 import torch
 import torch.nn.functional as F
+from composer_unsized_reference import BATCHES_PER_PASS, COMPOSER_LRS, RUN_BATCHES, halving_per_epoch
 from torch.optim.lr_scheduler import StepLR
 
 import schedulers.cerebras as cerebras
-from composer_unsized_reference import BATCHES_PER_PASS, COMPOSER_LRS, RUN_BATCHES, halving_per_epoch
 from schedulers import MultiStepScheduler
 from trainer import Callback, LRMonitor, Trainer
 
@@ -44,8 +44,16 @@ def _trainer(sized: bool, schedulers, max_duration: str = f"{RUN_BATCHES}ba", **
     torch.manual_seed(0)
     model = torch.nn.Linear(2, 1)
     optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
-    return Trainer(model, _loader(sized), max_duration, optimizer, schedulers=schedulers, loss_fn=F.mse_loss,
-                   progress_bar=False, **options)
+    return Trainer(
+        model,
+        _loader(sized),
+        max_duration,
+        optimizer,
+        schedulers=schedulers,
+        loss_fn=F.mse_loss,
+        progress_bar=False,
+        **options,
+    )
 
 
 def _fit(trainer: Trainer) -> tuple[list[float], list[int]]:
