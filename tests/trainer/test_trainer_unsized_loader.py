@@ -148,3 +148,17 @@ def test_epoch_end_callbacks_and_checkpoints_see_the_new_epochs_lr(tmp_path) -> 
         assert callback.seen == [0.5, 0.25, 0.125]
         saved = torch.load(folder / "ba00000007.pt", weights_only=False)
         assert saved["optimizer"]["param_groups"][0]["lr"] == 0.5
+
+
+@pytest.mark.parametrize("first", ["7ba", "10ba"])
+def test_a_run_split_at_or_inside_a_pass_trains_as_the_whole_run(first: str) -> None:
+    """``fit("7ba")`` stops at the last batch of a pass, before the loader ran out: the next ``fit()`` finds it out
+    (the pass yields nothing more), closes the epoch, and its first batch trains with epoch 1's value."""
+    trainer = _trainer(False, halving_per_epoch)
+    lrs: list[float] = []
+    trainer.optimizer.register_step_pre_hook(
+        lambda optimizer, args, kwargs: lrs.append(optimizer.param_groups[0]["lr"])
+    )
+    trainer.fit(first)
+    trainer.fit()
+    assert lrs == _by_epoch(1.0, 0.5, 0.25)
