@@ -110,10 +110,16 @@ class Loop:
     them too; checkpoints keep this count), and where this run's steps of the epoch began in its order (a run
     resumed with steps of another size begins mid-epoch).
 
+    An epoch of unknown length (a loader without ``len()``) is known to have ended only when the loader runs out,
+    after its last batch's schedulers stepped: ``time_readers`` (the per-batch schedulers whose values are a function
+    of the clock's time, not of their number of steps) are then stepped again, so that the next epoch's first batch
+    trains with the values of its own time, as when the last batch closes the epoch (docs/stepping.md).
+
     Args:
         state: The run's clock; :meth:`run` advances it.
         per_batch: The schedulers stepped after every batch, in order.
         per_epoch: The schedulers stepped when an epoch closes, in order.
+        time_readers: Those of ``per_batch`` that read the clock's time: stepped again when the loader runs out.
 
     Returns:
         A loop at ``state``'s position, stopping at ``max_duration``.
@@ -140,6 +146,7 @@ class Loop:
         "state",
         "per_batch",
         "per_epoch",
+        "time_readers",
         "skipped_in_epoch",
         "resume_position",
         "epoch_start",
@@ -148,10 +155,18 @@ class Loop:
         "_stop",
     )
 
-    def __init__(self, state: Clock, per_batch: Sequence[Steps], per_epoch: Sequence[Steps]) -> None:
+    def __init__(
+        self,
+        state: Clock,
+        per_batch: Sequence[Steps],
+        per_epoch: Sequence[Steps],
+        *,
+        time_readers: Sequence[Steps] = (),
+    ) -> None:
         self.state = state
         self.per_batch = per_batch
         self.per_epoch = per_epoch
+        self.time_readers = time_readers
         self.skipped_in_epoch = 0  # optimizer steps the fp16 scaler skipped in this epoch (their data is used)
         self.resume_position: int | None = None  # where a resumed epoch goes on after a change of step size
         # (items of the epoch's order, steps of the epoch) where this run's steps of the epoch began: a checkpoint
@@ -241,6 +256,8 @@ class Loop:
         if before.batch_in_epoch.value == 0:
             raise RuntimeError(f"the train dataloader yielded no batch in epoch {before.epoch}")
         self.state.epoch(skipped=self.skipped_in_epoch)  # steps the fp16 scaler skipped: an epoch whole, not short
+        for scheduler in self.time_readers:  # they stepped reading the epoch before: the next batch is the new one's
+            scheduler.step()
         self.close_epoch()
         mode.after_batch(before, True, self.finished())
 

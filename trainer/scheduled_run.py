@@ -92,6 +92,12 @@ class ScheduledRun:
         ] + self.on_eval
 
     @property
+    def time_readers(self) -> list[LRScheduler]:
+        """The per-batch schedulers whose values are a function of the clock's time (compiled Cadence schedules,
+        not torch's, Cerebras's or SambaFlow's, which count their steps): stepping one again re-reads the time."""
+        return [scheduler for scheduler in self.per_batch if isinstance(scheduler, CompiledScheduler)]
+
+    @property
     def all(self) -> list[LRScheduler]:
         """Every scheduler of the run: per batch, per epoch, then torch's plateau schedulers."""
         return self.per_batch + self.per_epoch + [listener.scheduler for listener in self.on_eval]

@@ -259,7 +259,8 @@ class Trainer:
         except MissingDataloaderLenError as error:  # the clock's wording; a Trainer or YAML user sets no state
             raise MissingDataloaderLenError(no_length_message(error, self.train_dataloader)) from None
         self._check_schedule_units(schedulers)
-        self._loop = Loop(self.state, self.scheduled.per_batch, self.scheduled.per_epoch)
+        scheduled = self.scheduled
+        self._loop = Loop(self.state, scheduled.per_batch, scheduled.per_epoch, time_readers=scheduled.time_readers)
 
     def _setup_outputs(self, eval_dataloader, eval_interval, save_folder, save_interval) -> None:
         """Evaluation and checkpoint settings, checked against each other."""

@@ -468,6 +468,9 @@ class Clock(SchedulerState):
         after fewer than ``dataloader_len`` batches, in a run not done, is warned about once per clock
         (:func:`short_epoch`): the passes over the data are not ``dataloader_len`` optimizer steps long (with
         gradient accumulation, ``dataloader_len=len(loader)`` instead of ``ceil(len(loader) / accumulation)``).
+        Without ``dataloader_len``, an epoch's end is known only here (the loader ran out), after its last batch's
+        ``scheduler.step()``: step a compiled scheduler again after this call, so that the next epoch's first batch
+        trains with its own epoch's values (docs/stepping.md, "A loader without a length").
 
         Args:
             skipped: Optimizer steps of this epoch that were skipped and not counted (an fp16 loss scaler's):

@@ -12,7 +12,9 @@ and each integration's callback only translates its hooks into them (docs/integr
   run's clock, not the number of its own ``step()`` calls, so an optimizer that skips batches (a GAN's 1:2
   ratio, accumulation by hand, a step the fp16 scaler skipped) trains each batch with its schedule at that batch;
 * **an epoch began**: :meth:`FrameworkClock.epoch_begins` closes the epochs before it that the clock rule
-  has not (an epoch of unknown length, or one the framework ended sooner);
+  has not (an epoch of unknown length, or one the framework ended sooner); the values written after the
+  epoch's last step were for the epoch before, so the epoch's first batch is written for anew
+  (:meth:`FrameworkClock.refresh`), as when the step that completes ``dataloader_len`` steps closes it;
 * **an evaluation finished**: :meth:`FrameworkClock.evaluation` delivers its metrics as one
   :class:`~schedulers.core.listening.Evaluation` through the listener protocol, so a plateau reduces exactly
   as under Cadence's trainer (and hears it once: a user's own ``observe()`` at the same time is ignored, with a
@@ -239,6 +241,19 @@ class FrameworkClock:
         (2, 0.75)
         """
         self.optimizer_step(batches, samples, tokens)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Write the schedule's values for the clock's time, unless the scheduler's ``step()`` wrote them since the
+        clock last moved (what :meth:`before_batch` does once the clock is at the run's count).
+
+        >>> import torch
+        >>> from schedulers import LinearScheduler, compile_scheduler
+        >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        >>> door = FrameworkClock(compile_scheduler(LinearScheduler(alpha_f=0.0), opt, Clock("8ba")))
+        >>> door.optimizer_step(1); opt.param_groups[0]["lr"], door.refresh(), opt.param_groups[0]["lr"]
+        (1.0, None, 0.875)
+        """
         if not self.current:
             self.scheduler.step()
             self.current = True
@@ -251,20 +266,29 @@ class FrameworkClock:
         ``clock.epoch()`` after each pass does in a plain loop. An epoch is never closed at the framework's
         epoch end: a run stopped mid-epoch (``max_steps``) keeps it open, for a resume.
 
+        An epoch closed here leaves the values written after the last step stale (they read the epoch before: its
+        end was known only when the framework began the next): the next :meth:`before_batch` or :meth:`refresh`
+        writes them for the new epoch, so the epoch's first batch trains as if the epoch's length were known
+        (docs/stepping.md, "A loader without a length").
+
         Args:
             epoch: The framework's index of the epoch it begins.
 
         >>> import torch
-        >>> from schedulers import LinearScheduler, compile_scheduler
+        >>> from schedulers import as_schedule, compile_scheduler
         >>> opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
-        >>> door = FrameworkClock(compile_scheduler(LinearScheduler(), opt, Clock("9ba")))  # no epoch length
+        >>> halves = as_schedule(lambda state: 0.5**state.timestamp.epoch.value)
+        >>> door = FrameworkClock(compile_scheduler(halves, opt, Clock("9ba")))  # no epoch length
         >>> door.epoch_begins(0); door.optimizer_step(1); door.optimizer_step(2); door.epoch_begins(1)
-        >>> door.clock.epochs, door.clock.batches, door.clock.batch_in_epoch
-        (1, 2, 0)
+        >>> door.clock.epochs, door.clock.batches, door.clock.batch_in_epoch, door.current
+        (1, 2, 0, False)
+        >>> door.before_batch(2); opt.param_groups[0]["lr"]  # the epoch's first batch: epoch 1's value
+        0.5
         """
         clock = self.clock
         while clock.epochs < epoch:
             clock.timestamp = clock.timestamp.to_next_epoch()
+            self.current = False
 
     def evaluation(self, metrics: Mapping[str, Any], *, counts: bool = True, who: str = "") -> Decision | None:
         """The framework finished an evaluation: deliver it to the scheduler through the listener protocol.

@@ -408,7 +408,9 @@ class _TrainerClock:
 
     def on_epoch_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         """The Trainer begins an epoch: the epochs before it are closed (a no-op when the step that completed
-        ``dataloader_len`` steps closed it; an epoch of unknown length closes here), through the adapter.
+        ``dataloader_len`` steps closed it; an epoch of unknown length closes here), through the adapter, and the
+        values written for the epoch's first step (:meth:`FrameworkClock.refresh`: an epoch closed here makes the
+        values of the last step stale).
 
         Args:
             args: The Trainer's ``TrainingArguments``.
@@ -428,7 +430,9 @@ class _TrainerClock:
         (1, 1)
         """
         self._epoch += 1
-        self.scheduler.framework.epoch_begins(self._epoch)
+        framework = self.scheduler.framework
+        framework.epoch_begins(self._epoch)
+        framework.refresh()
 
     def on_optimizer_step(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
         """The optimizer stepped: move the clock one batch, with the samples and tokens of that step (before the

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from composer_unsized_reference import BATCHES_PER_PASS, COMPOSER_LRS, RUN_BATCHES, halving_per_epoch
 
 from schedulers import (
     CosineAnnealingWithWarmupScheduler,
@@ -244,6 +245,22 @@ def test_an_epoch_of_unknown_length_closes_when_the_trainer_begins_the_next() ->
     assert recorder.counts("sample") == [0, 4, 8, 10, 14, 18, 20, 24]
     _assert_lrs(recorder, evaluate_run(schedule, "8ba"))
     assert (scheduler.state.epochs, scheduler.state.batches, scheduler.state.done) == (2, 8, True)
+
+
+@pytest.mark.parametrize("sized", [True, False], ids=["len", "no-len"])
+def test_the_first_step_of_an_epoch_of_unknown_length_trains_with_its_own_epochs_values(tmp_path, sized) -> None:
+    """7 steps a pass, 21 steps: a schedule of the epoch count changes at steps 7 and 14 with or without a length
+    (the epoch closes when the Trainer begins the next, and the values are written for it before its first step);
+    Composer's own Trainer trains each with the value one step later (tests/composer_unsized_reference.py;
+    docs/composer-deviations.md, deviation 4). Before the fix, steps 7 and 14 trained with 1.0 and 0.5."""
+    data = _regression_data(14)
+    args = _args(tmp_path, max_steps=RUN_BATCHES)
+    _, scheduler, recorder = _train(halving_per_epoch, args, data if sized else _Streamed(data))
+    assert scheduler.state.dataloader_len == (BATCHES_PER_PASS if sized else None)
+    assert recorder.counts("epoch") == [0] * 7 + [1] * 7 + [2] * 7
+    _assert_lrs(recorder, torch.tensor([1.0] * 7 + [0.5] * 7 + [0.25] * 7, dtype=torch.float64))
+    composer = torch.tensor(COMPOSER_LRS["halving_per_epoch", "per_batch"], dtype=torch.float64)
+    torch.testing.assert_close(recorder.lrs[:-1], BASE_LR * composer[1:], rtol=1e-12, atol=1e-15)
 
 
 def len_of_x(inputs) -> int:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from composer_unsized_reference import BATCHES_PER_PASS, COMPOSER_LRS, RUN_BATCHES, halving_per_epoch
 
 from schedulers import (
     CosineAnnealingWithWarmupScheduler,
@@ -96,7 +97,7 @@ def _loader(samples: int = SAMPLES) -> torch.utils.data.DataLoader:
     return torch.utils.data.DataLoader(data, batch_size=BATCH_SIZE)
 
 
-def _fit(module: TinyModule, ckpt_path=None, callbacks=(), **trainer_kwargs) -> pl.Trainer:
+def _fit(module: TinyModule, ckpt_path=None, callbacks=(), loader=None, **trainer_kwargs) -> pl.Trainer:
     settings = dict(
         accelerator="cpu",
         devices=1,
@@ -110,7 +111,7 @@ def _fit(module: TinyModule, ckpt_path=None, callbacks=(), **trainer_kwargs) -> 
     trainer = pl.Trainer(callbacks=list(callbacks), **settings)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Lightning's advice about workers, checkpoints and the like
-        trainer.fit(module, _loader(), ckpt_path=ckpt_path)
+        trainer.fit(module, _loader() if loader is None else loader, ckpt_path=ckpt_path)
     return trainer
 
 
@@ -160,6 +161,34 @@ def test_max_steps_ends_the_run_before_max_epochs() -> None:
     trainer = _fit(module, max_steps=7, max_epochs=5)
     assert trainer.lr_scheduler_configs[0].scheduler.state.max_duration == Time(7, "ba")
     _assert_lrs(module, evaluate_run(module.schedule, "7ba"))
+
+
+class _Streamed(torch.utils.data.IterableDataset):
+    """The items of a dataset, streamed: a loader of it has no ``len()``."""
+
+    def __init__(self, dataset: torch.utils.data.Dataset) -> None:
+        self.dataset = dataset
+
+    def __iter__(self):
+        return iter(self.dataset)
+
+
+@pytest.mark.parametrize("sized", [True, False], ids=["len", "no-len"])
+def test_the_first_step_of_an_epoch_of_unknown_length_trains_with_its_own_epochs_values(sized: bool) -> None:
+    """7 steps a pass, 21 steps: a schedule of the epoch count changes at steps 7 and 14 with or without a length
+    (the epoch closes when Lightning begins the next, and the values are written for it before its first step);
+    Composer's own Trainer trains each with the value one step later (tests/composer_unsized_reference.py;
+    docs/composer-deviations.md, deviation 4). Before the fix, steps 7 and 14 trained with 1.0 and 0.5."""
+    generator = torch.Generator().manual_seed(0)
+    data = torch.utils.data.TensorDataset(torch.randn(14, 3, generator=generator), torch.randn(14, 1))
+    loader = torch.utils.data.DataLoader(data if sized else _Streamed(data), batch_size=2)
+    module = TinyModule(halving_per_epoch)
+    trainer = _fit(module, loader=loader, max_steps=RUN_BATCHES)
+    assert trainer.lr_scheduler_configs[0].scheduler.state.dataloader_len == (BATCHES_PER_PASS if sized else None)
+    assert [timestamp.epoch.value for _, _, timestamp in module.seen] == [0] * 7 + [1] * 7 + [2] * 7
+    _assert_lrs(module, torch.tensor([1.0] * 7 + [0.5] * 7 + [0.25] * 7, dtype=torch.float64))
+    composer = torch.tensor(COMPOSER_LRS["halving_per_epoch", "per_batch"], dtype=torch.float64)
+    torch.testing.assert_close(module.lrs[:-1], BASE_LR * composer[1:], rtol=1e-12, atol=1e-15)
 
 
 def test_samples_are_counted_per_optimizer_step_over_accumulated_batches() -> None:
