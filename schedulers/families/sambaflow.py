@@ -77,10 +77,6 @@ def fraction_argument(name: str, value: object) -> float:
     return float(value)
 
 
-def _count(name: str, value: object) -> int:
-    return integer_argument(name, value, low=0)
-
-
 def _steps_run(ssr: float) -> Run:
     """A run whose counts of batches are the scheduler's steps, scaled by ``ssr`` (its length is never read)."""
     return Run(Time(1, TimeUnit.BATCH), ssr=ssr, scaled=True)
@@ -113,8 +109,8 @@ class SambaFlowLambda(Schedule):
     """
 
     kind: str = attrs.field(converter=named_converter(choice_argument, choices=KINDS))
-    num_warmup_steps: int = attrs.field(default=0, converter=named_converter(_count))
-    num_training_steps: int = attrs.field(default=0, converter=named_converter(_count))
+    num_warmup_steps: int = attrs.field(default=0, converter=named_converter(integer_argument, low=0))
+    num_training_steps: int = attrs.field(default=0, converter=named_converter(integer_argument, low=0))
     end_ratio: float = attrs.field(default=0.0, converter=named_converter(fraction_argument))
     num_cycles: float = attrs.field(default=0.5, converter=named_converter(number_argument, low=0.0))
     #: the family the tools name a ``LambdaLR`` of these multipliers with (``schedulers.tools.stepped``)

@@ -7,18 +7,17 @@ Training BERT in 76 minutes", ICLR 2020, arXiv:1904.00962 (Algorithm 2).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import torch
-from torch.optim import Optimizer
 
-from schedulers.optim._checks import check_betas, check_lr, check_nonnegative
+from schedulers.optim._shared import ParameterwiseOptimizer, check_betas, check_lr, check_nonnegative
 
 __all__ = ["Lamb"]
 
 
-class Lamb(Optimizer):
+class Lamb(ParameterwiseOptimizer):
     r"""LAMB (You et al., 2019, arXiv:1904.00962): Adam moments, decoupled weight decay, layer-wise trust ratio.
 
     For each parameter tensor :math:`w` with gradient :math:`g`, at step :math:`t = 1, 2, \dots`:
@@ -81,56 +80,31 @@ class Lamb(Optimizer):
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, adam=bool(adam))
         super().__init__(params, defaults)
 
-    @torch.no_grad()
-    def step(self, closure: Callable[[], float] | None = None) -> float | None:
-        """Perform one optimization step.
+    def _update(self, p: torch.Tensor, grad: torch.Tensor, state: dict[str, Any], group: dict[str, Any]) -> None:
+        beta1, beta2 = group["betas"]
+        lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
+        if not state:
+            # step on the CPU as a float32 tensor, like torch's non-capturable Adam
+            state["step"] = torch.tensor(0.0, dtype=torch.float32)
+            state["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+            state["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        state["step"] += 1
+        t = int(state["step"].item())
 
-        Args:
-            closure: A function that re-evaluates the model and returns the loss, or None.
+        exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        m_hat = exp_avg / (1 - beta1**t)
+        v_hat = exp_avg_sq / (1 - beta2**t)
 
-        Returns:
-            The loss ``closure`` returned, or None without one.
-
-        Raises:
-            RuntimeError: A sparse gradient (not supported).
-        """
-        loss = None
-        if closure is not None:
-            with torch.enable_grad():
-                loss = closure()
-        for group in self.param_groups:
-            beta1, beta2 = group["betas"]
-            lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                grad = p.grad
-                if grad.is_sparse:
-                    raise RuntimeError("Lamb does not support sparse gradients")
-                state = self.state[p]
-                if not state:
-                    # step on the CPU as a float32 tensor, like torch's non-capturable Adam
-                    state["step"] = torch.tensor(0.0, dtype=torch.float32)
-                    state["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
-                    state["exp_avg_sq"] = torch.zeros_like(p, memory_format=torch.preserve_format)
-                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                state["step"] += 1
-                t = int(state["step"].item())
-
-                exp_avg.mul_(beta1).add_(grad, alpha=1 - beta1)
-                exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-                m_hat = exp_avg / (1 - beta1**t)
-                v_hat = exp_avg_sq / (1 - beta2**t)
-
-                update = m_hat / (v_hat.sqrt() + eps)
-                if weight_decay != 0:
-                    update = update + weight_decay * p
-                if group["adam"]:
-                    p.sub_(update * lr)
-                    continue
-                weight_norm = torch.linalg.vector_norm(p)
-                update_norm = torch.linalg.vector_norm(update)
-                one = torch.ones((), dtype=weight_norm.dtype, device=weight_norm.device)
-                trust = torch.where((weight_norm > 0) & (update_norm > 0), weight_norm / update_norm, one)
-                p.sub_(update * (trust * lr))
-        return loss
+        update = m_hat / (v_hat.sqrt() + eps)
+        if weight_decay != 0:
+            update = update + weight_decay * p
+        if group["adam"]:
+            p.sub_(update * lr)
+            return
+        weight_norm = torch.linalg.vector_norm(p)
+        update_norm = torch.linalg.vector_norm(update)
+        one = torch.ones((), dtype=weight_norm.dtype, device=weight_norm.device)
+        trust = torch.where((weight_norm > 0) & (update_norm > 0), weight_norm / update_norm, one)
+        p.sub_(update * (trust * lr))

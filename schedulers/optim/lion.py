@@ -7,18 +7,17 @@ Algorithms", NeurIPS 2023, arXiv:2302.06675 (Program 1 / Algorithm 2).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import torch
-from torch.optim import Optimizer
 
-from schedulers.optim._checks import check_betas, check_lr, check_nonnegative
+from schedulers.optim._shared import ParameterwiseOptimizer, check_betas, check_lr, check_nonnegative
 
 __all__ = ["Lion"]
 
 
-class Lion(Optimizer):
+class Lion(ParameterwiseOptimizer):
     r"""Lion (Chen et al., 2023, arXiv:2302.06675): the sign of an interpolated momentum, decoupled weight decay.
 
     For each parameter :math:`w` with gradient :math:`g` and momentum :math:`m` (zero at the start):
@@ -66,40 +65,15 @@ class Lion(Optimizer):
         check_nonnegative("weight_decay", weight_decay)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), weight_decay=weight_decay))
 
-    @torch.no_grad()
-    def step(self, closure: Callable[[], float] | None = None) -> float | None:
-        """Perform one optimization step.
+    def _update(self, p: torch.Tensor, grad: torch.Tensor, state: dict[str, Any], group: dict[str, Any]) -> None:
+        beta1, beta2 = group["betas"]
+        lr, weight_decay = group["lr"], group["weight_decay"]
+        if not state:
+            state["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
+        exp_avg = state["exp_avg"]
 
-        Args:
-            closure: A function that re-evaluates the model and returns the loss, or None.
-
-        Returns:
-            The loss ``closure`` returned, or None without one.
-
-        Raises:
-            RuntimeError: A sparse gradient (not supported).
-        """
-        loss = None
-        if closure is not None:
-            with torch.enable_grad():
-                loss = closure()
-        for group in self.param_groups:
-            beta1, beta2 = group["betas"]
-            lr, weight_decay = group["lr"], group["weight_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                grad = p.grad
-                if grad.is_sparse:
-                    raise RuntimeError("Lion does not support sparse gradients")
-                state = self.state[p]
-                if not state:
-                    state["exp_avg"] = torch.zeros_like(p, memory_format=torch.preserve_format)
-                exp_avg = state["exp_avg"]
-
-                update = torch.sign(exp_avg * beta1 + grad * (1 - beta1))
-                if weight_decay != 0:
-                    update = update + weight_decay * p
-                p.sub_(update * lr)
-                exp_avg.mul_(beta2).add_(grad, alpha=1 - beta2)
-        return loss
+        update = torch.sign(exp_avg * beta1 + grad * (1 - beta1))
+        if weight_decay != 0:
+            update = update + weight_decay * p
+        p.sub_(update * lr)
+        exp_avg.mul_(beta2).add_(grad, alpha=1 - beta2)

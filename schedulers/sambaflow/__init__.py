@@ -10,10 +10,10 @@
 See docs/sambaflow.md for the formulas and the flags.
 """
 
+from schedulers.families.sambaflow import SambaFlowLambda
 from schedulers.sambaflow.args import LR_SCHEDULES, add_lr_schedule_args, get_lr_scheduler, steps_this_run
 from schedulers.sambaflow.schedules import (
     LambdaLR,
-    SambaFlowLambda,
     cosine_schedule_with_warmup,
     fixed_lr,
     get_cosine_schedule_with_warmup,

@@ -32,7 +32,6 @@ from schedulers.families.sambaflow import SambaFlowLambda
 from timeunits import Time, TimeUnit
 
 __all__ = [
-    "SambaFlowLambda",
     "LambdaLR",
     "cosine_schedule_with_warmup",
     "fixed_lr",
@@ -157,6 +156,7 @@ class LambdaLR(StepCountingScheduler, torch_schedulers.LambdaLR):
         self._apply()
 
 
+@register_scheduler(aliases=("get_cosine_schedule_with_warmup",), family="sambaflow")
 def cosine_schedule_with_warmup(
     optimizer: Optimizer,
     num_warmup_steps: int,
@@ -199,6 +199,7 @@ def cosine_schedule_with_warmup(
     return LambdaLR(optimizer, lam, last_epoch)
 
 
+@register_scheduler(aliases=("get_polynomial_decay_schedule_with_warmup",), family="sambaflow")
 def polynomial_decay_schedule_with_warmup(
     optimizer: Optimizer,
     num_warmup_steps: int,
@@ -240,6 +241,7 @@ def polynomial_decay_schedule_with_warmup(
     return LambdaLR(optimizer, lam, last_epoch)
 
 
+@register_scheduler(aliases=("get_fixed_lr",), family="sambaflow")
 def fixed_lr(optimizer: Optimizer, last_epoch: int = -1) -> LambdaLR:
     """No schedule: the optimizer's lr throughout (α = 1).
 
@@ -269,9 +271,3 @@ def fixed_lr(optimizer: Optimizer, last_epoch: int = -1) -> LambdaLR:
 get_cosine_schedule_with_warmup = cosine_schedule_with_warmup
 get_polynomial_decay_schedule_with_warmup = polynomial_decay_schedule_with_warmup
 get_fixed_lr = fixed_lr
-
-register_scheduler(cosine_schedule_with_warmup, aliases=("get_cosine_schedule_with_warmup",), family="sambaflow")
-register_scheduler(
-    polynomial_decay_schedule_with_warmup, aliases=("get_polynomial_decay_schedule_with_warmup",), family="sambaflow"
-)
-register_scheduler(fixed_lr, aliases=("get_fixed_lr",), family="sambaflow")

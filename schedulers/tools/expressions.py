@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ast
 
-from schedulers.core.names import UnknownSchedulerError, get_scheduler, registered_schedulers
+from schedulers.core.names import UnknownSchedulerError, get_scheduler, registered_schedulers, scheduler_family
 from schedulers.core.schedule import Schedule
 from schedulers.core.schedule_config import call_problem, unknown_name_message
 
@@ -219,8 +219,9 @@ class _Builder:
         except UnknownSchedulerError:
             found = None
         if found is not None:  # registered, but not a time-aware schedule (Cerebras, SambaFlow)
+            family = _FRONT_ENDS.get(scheduler_family(found), "step-indexed")
             raise UnknownScheduleNameError(
-                f"{self.where(call)}: {found.__name__} is a {_family_of(found)} scheduler bound to an optimizer, "
+                f"{self.where(call)}: {found.__name__} is a {family} scheduler bound to an optimizer, "
                 f"not a schedule expression; use a Composer/Cadence schedule; {_names_text()}"
             )
         raise UnknownScheduleNameError(f"{self.where(call)}: {unknown_name_message(unknown.reason, _full_names())}")
@@ -291,13 +292,8 @@ def _is_schedule(cls: object) -> bool:
     return isinstance(cls, type) and issubclass(cls, Schedule)
 
 
-def _family_of(cls: type) -> str:
-    module = cls.__module__
-    if ".cerebras" in module:
-        return "Cerebras"
-    if ".sambaflow" in module:
-        return "SambaFlow"
-    return "step-indexed"
+# the front ends' names in a message, by their registered family (schedulers.core.names.scheduler_family)
+_FRONT_ENDS = {"cerebras": "Cerebras", "sambaflow": "SambaFlow"}
 
 
 def _full_names() -> list[str]:

@@ -47,6 +47,7 @@ from schedulers.core.run import Run, as_run
 from schedulers.core.schedule import Schedule
 from schedulers.core.schedule_arguments import choice_argument, integer_argument, integer_problem, number_argument
 from schedulers.tools.files import write_atomically
+from schedulers.tools.report import count_over
 from timeunits import Time, TimeUnit
 
 __all__ = ["RecordedValues", "ScheduleTable", "plot_schedules", "schedule_table", "terminal_plot", "text_plot"]
@@ -173,16 +174,11 @@ class _Runs:
         return timeline.counts(unit), self.count_after(timeline, unit)
 
     def count_after(self, timeline: RunTimeline, unit: TimeUnit) -> float:
-        """The count in ``unit`` (ba, sp or tok) after the run's last batch."""
-        n = timeline.num_batches
+        """The count in ``unit`` (ba, sp or tok) after the run's last batch (0 without per-batch counts)."""
         if unit is TimeUnit.BATCH:
-            return float(n)
+            return float(timeline.num_batches)
         per_batch = self.run.samples_per_batch if unit is TimeUnit.SAMPLE else self.run.tokens_per_batch
-        if per_batch is None:
-            return 0.0
-        if isinstance(per_batch, torch.Tensor):
-            return float(per_batch[:n].to(torch.float64).sum())
-        return float(n * per_batch)
+        return float(count_over(per_batch, timeline.num_batches) or 0)
 
     def check_x_unit(self, x_unit: TimeUnit | str) -> TimeUnit:
         return check_x_unit(x_unit, self.run.dataloader_len, self.run.samples_per_batch, self.run.tokens_per_batch)

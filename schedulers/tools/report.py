@@ -168,8 +168,8 @@ def _run_rows(timeline: RunTimeline) -> tuple[list[dict[str, Any]], dict[TimeUni
     head["dataloader_len"] = run.dataloader_len
     totals = {
         TimeUnit.BATCH: n,
-        TimeUnit.SAMPLE: _total(run.samples_per_batch, n),
-        TimeUnit.TOKEN: _total(run.tokens_per_batch, n),
+        TimeUnit.SAMPLE: count_over(run.samples_per_batch, n),
+        TimeUnit.TOKEN: count_over(run.tokens_per_batch, n),
     }
     return [head, *_length_rows(timeline, totals)], totals
 
@@ -218,8 +218,20 @@ def _base_value(base_values: Mapping[str, float] | float | None, hyperparameter:
     return float(base_values)
 
 
-def _total(per_batch: PerBatch, num_batches: int) -> int | float | None:
-    """The exact count over the first ``num_batches`` batches (None when there are no per-batch counts)."""
+def count_over(per_batch: PerBatch, num_batches: int) -> int | float | None:
+    """The exact count of samples (or tokens) over the first ``num_batches`` batches: the run's total in that unit.
+
+    Args:
+        per_batch: The count in each batch: a number, a 1-D tensor of one entry per batch, or None.
+        num_batches: How many batches are counted.
+
+    Returns:
+        The total, an int when it is whole; None when there are no per-batch counts.
+
+    >>> import torch
+    >>> count_over(512, 10), count_over(torch.tensor([3, 4, 5]), 2), count_over(None, 10)
+    (5120, 7, None)
+    """
     if per_batch is None:
         return None
     if not isinstance(per_batch, torch.Tensor):
