@@ -8,6 +8,8 @@ from typing import Any
 import torch
 from torch.optim import Optimizer
 
+from schedulers.core.schedule_arguments import number_argument, number_problem
+
 
 def check_lr(lr: Any) -> None:
     """Check an optimizer's lr: a float, or a one-element tensor, that is >= 0.
@@ -19,7 +21,8 @@ def check_lr(lr: Any) -> None:
         None: the lr can be used.
 
     Raises:
-        ValueError: A negative lr, or a tensor of more than one element, naming it.
+        ValueError: An lr that is not a finite number >= 0 (in the words of
+            :func:`~schedulers.core.schedule_arguments.number_argument`), or a tensor of more than one element.
 
     >>> check_lr(torch.tensor(0.1)); check_lr(-1.0)
     Traceback (most recent call last):
@@ -32,12 +35,13 @@ def check_lr(lr: Any) -> None:
         value = lr.item()
     else:
         value = lr
-    if not value >= 0.0:
-        raise ValueError(f"lr={lr!r} must be >= 0")
+    if number_problem(value, low=0) is not None:  # the one number check, the lr shown as given
+        raise ValueError(f"lr={lr!r} {number_problem(value, low=0)}")
 
 
 def check_nonnegative(name: str, value: Any) -> None:
-    """Check that the argument ``name`` is >= 0.
+    """Check that the argument ``name`` is a finite number >= 0 (the one number check,
+    :func:`~schedulers.core.schedule_arguments.number_argument`).
 
     Args:
         name: The argument's name, for the message.
@@ -47,15 +51,14 @@ def check_nonnegative(name: str, value: Any) -> None:
         None: the value can be used.
 
     Raises:
-        ValueError: A negative value (or NaN), naming the argument.
+        ValueError: A value that is not a finite number >= 0, naming the argument.
 
     >>> check_nonnegative("eps", -1e-8)
     Traceback (most recent call last):
     ...
     ValueError: eps=-1e-08 must be >= 0
     """
-    if not value >= 0.0:
-        raise ValueError(f"{name}={value!r} must be >= 0")
+    number_argument(name, value, low=0)
 
 
 def check_betas(betas: Any) -> None:

@@ -236,6 +236,21 @@ def test_invalid_arguments(cls, kwargs, name):
         cls([torch.zeros(1, requires_grad=True)], **kwargs)
 
 
+@pytest.mark.parametrize(
+    "cls, kwargs, message",
+    [
+        (Lamb, {"lr": float("inf")}, "lr=inf must be a finite number"),
+        (Lamb, {"eps": float("nan")}, "eps=nan must be a finite number"),
+        (Lion, {"weight_decay": "0.1"}, "weight_decay='0.1' must be a number"),
+        (Lion, {"lr": torch.tensor(-1.0)}, r"lr=tensor\(-1.\) must be >= 0"),
+    ],
+)
+def test_numbers_are_checked_by_the_one_number_check_in_its_words(cls, kwargs, message):
+    # the words of schedulers.core.schedule_arguments.number_argument, as every other door says them
+    with pytest.raises(ValueError, match=f"^{message}$"):
+        cls([torch.zeros(1, requires_grad=True)], **kwargs)
+
+
 @pytest.mark.parametrize("cls", [Lamb, Lion])
 def test_sparse_gradients_are_rejected(cls):
     w = torch.nn.Parameter(torch.zeros(3))
