@@ -54,6 +54,8 @@ from collections.abc import Callable, Sequence
 
 import torch
 
+from schedulers.core.schedule_arguments import choice_problem
+
 __all__ = [
     "ANNEAL_STRATEGIES",
     "Number",
@@ -421,11 +423,12 @@ DECAY_SHAPES = ("linear", "cosine", "1-sqrt")
 
 
 def _bad(name, accepted, value):
-    return ValueError(f"{name} must be {accepted}, got {value!r}")
+    # the words of every argument check (schedulers.core.schedule_arguments): "step_size=0 must be ..."
+    return ValueError(f"{name}={value!r} must be {accepted}")
 
 
-def _one_of(choices):
-    return "one of " + ", ".join(repr(c) for c in choices)
+def _bad_choice(name, value, choices):
+    return ValueError(f"{name}={value!r} {choice_problem(value, choices)}")
 
 
 # Tuples already checked on the float path, keyed by (id, strict); holding each tuple keeps its id
@@ -867,7 +870,7 @@ def _check_cyclic(step_size_up: float, step_size_down: float | None, mode: str, 
     if step_size_down is not None and not 0 <= step_size_down < _INF:
         raise _bad("step_size_down", "None or a finite number >= 0", step_size_down)
     if mode not in CYCLIC_MODES:
-        raise _bad("mode", _one_of(CYCLIC_MODES), mode)
+        raise _bad_choice("mode", mode, CYCLIC_MODES)
     if mode == "exp_range" and not 0 < gamma < _INF:
         raise _bad("gamma", "a finite number > 0 with mode 'exp_range'", gamma)
 
@@ -945,7 +948,7 @@ def one_cycle(
     """
     phases = _one_cycle_phases(total_steps, max_lr, initial_lr, min_lr, pct_start, three_phase)
     if anneal_strategy not in ANNEAL_STRATEGIES:
-        raise _bad("anneal_strategy", _one_of(ANNEAL_STRATEGIES), anneal_strategy)
+        raise _bad_choice("anneal_strategy", anneal_strategy, ANNEAL_STRATEGIES)
     last_step = total_steps - 1
     anneal = _anneal_cos if anneal_strategy == "cos" else _anneal_linear
     o = ops(x)
@@ -1007,7 +1010,7 @@ def warmup_stable_decay(
     if not t_stable_end < t_end < _INF:
         raise _bad("t_end", f"a finite number > t_stable_end ({t_stable_end!r})", t_end)
     if decay_shape not in DECAY_SHAPES:
-        raise _bad("decay_shape", _one_of(DECAY_SHAPES), decay_shape)
+        raise _bad_choice("decay_shape", decay_shape, DECAY_SHAPES)
     o = ops(x)
     p = o.clamp((x - t_stable_end) / (t_end - t_stable_end), 0.0, 1.0)
     if decay_shape == "linear":

@@ -33,6 +33,7 @@ import attrs
 
 from timeunits import Time, TimeUnit, is_number
 from timeunits.errors import argument_error
+from timeunits.suggestions import did_you_mean
 
 __all__ = [
     "FrozenList",
@@ -40,6 +41,7 @@ __all__ = [
     "argument_repr",
     "evolve_hint",
     "choice_argument",
+    "choice_problem",
     "choice_field",
     "count_flag",
     "flag_field",
@@ -508,11 +510,11 @@ def milestones_argument(name: str, value: object) -> FrozenList:
     return FrozenList((time_argument(f"{name}[{i}]", m) for i, m in enumerate(value)), name)
 
 
-def choice_argument(name: str, value: object, choices: tuple[str, ...]) -> str:
-    """A string argument that must be one of ``choices``.
+def choice_argument(name: str, value: object, choices: Iterable[str]) -> str:
+    """The one check of a string argument that must be one of ``choices``.
 
     Args:
-        name: The argument's name.
+        name: The argument's name, which the error starts with.
         value: The value given.
         choices: The accepted values.
 
@@ -520,14 +522,42 @@ def choice_argument(name: str, value: object, choices: tuple[str, ...]) -> str:
         ``value`` unchanged, once it is known to be one of ``choices``.
 
     Raises:
-        ValueError: Another value, naming the argument and the accepted ones.
+        ValueError: ``{name}={value!r}`` then :func:`choice_problem`'s words: the accepted values, and the closest of
+            them when one is close.
 
     >>> choice_argument("mode", "max", ("min", "max"))
     'max'
+    >>> choice_argument("anneal_strategy", "cosine", ("cos", "linear"))
+    Traceback (most recent call last):
+    ...
+    ValueError: anneal_strategy='cosine' must be one of 'cos', 'linear' (did you mean 'cos'?)
     """
-    if value not in choices:
-        raise ValueError(f"{name}={value!r} must be one of {', '.join(repr(c) for c in choices)}")
-    return value
+    problem = choice_problem(value, choices)
+    if problem is not None:
+        raise ValueError(f"{name}={value!r} {problem}")
+    return value  # type: ignore[return-value]  (one of choices: a str)
+
+
+def choice_problem(value: object, choices: Iterable[str]) -> str | None:
+    """What is wrong with ``value`` as one of ``choices``, for readers that name a value their own way (a config
+    key path, a command-line flag): the check behind :func:`choice_argument`, with no name.
+
+    Args:
+        value: The value given.
+        choices: The accepted values.
+
+    Returns:
+        The end of an error message, ``"must be one of 'a', 'b'"`` with the one "did you mean"
+        (:func:`timeunits.suggestions.did_you_mean`) when an accepted value is close; None when ``value`` is one.
+
+    >>> choice_problem("wran", ("raise", "warn")), choice_problem("warn", ("raise", "warn"))
+    ("must be one of 'raise', 'warn' (did you mean 'warn'?)", None)
+    """
+    accepted = tuple(choices)
+    if isinstance(value, str) and value in accepted:
+        return None
+    hint = did_you_mean(value, accepted, quote=True) if isinstance(value, str) else ""
+    return f"must be one of {', '.join(repr(c) for c in accepted)}{hint}"
 
 
 def multiplier_argument(name: str, value: object, *, final: bool = False) -> float:

@@ -35,8 +35,14 @@ from typing import Any
 import torch
 from torch.optim import Optimizer
 
-from schedulers.core.names import did_you_mean, get_scheduler
-from schedulers.core.schedule_arguments import count_flag, integer_argument, number_argument, number_flag
+from schedulers.core.names import get_scheduler
+from schedulers.core.schedule_arguments import (
+    choice_problem,
+    count_flag,
+    integer_argument,
+    number_argument,
+    number_flag,
+)
 from schedulers.families.sambaflow import fraction_argument
 from schedulers.sambaflow.schedules import (
     LambdaLR,
@@ -188,11 +194,11 @@ def _schedule(name: Any) -> Callable[..., LambdaLR]:
     if name is None:
         raise ValueError(f"--lr_schedule is required: one of {', '.join(LR_SCHEDULES)}")
     key = name.strip().lower() if isinstance(name, str) else name
-    if key not in LR_SCHEDULES:
-        hint = did_you_mean(key, LR_SCHEDULES) if isinstance(key, str) else ""
+    problem = choice_problem(key, LR_SCHEDULES)
+    if problem is not None:
         raise ValueError(
-            f"--lr_schedule {name!r} is not one of {', '.join(LR_SCHEDULES)}{hint}: "
-            "get_lr_scheduler builds only these; build your own schedules in your code"
+            f"--lr_schedule {name!r} {problem}: get_lr_scheduler builds only these; "
+            "build your own schedules in your code"
         )
     return get_scheduler(key, family="sambaflow")
 

@@ -45,7 +45,13 @@ from schedulers.core.clock import progress_measure
 from schedulers.core.evaluate import PerBatch, RunTimeline, evaluate_timeline
 from schedulers.core.run import Run, as_run
 from schedulers.core.schedule import Schedule
-from schedulers.core.schedule_arguments import choice_argument, integer_argument, integer_problem, number_argument
+from schedulers.core.schedule_arguments import (
+    choice_argument,
+    choice_problem,
+    integer_argument,
+    integer_problem,
+    number_argument,
+)
 from schedulers.tools.files import write_atomically
 from schedulers.tools.report import count_over
 from timeunits import Time, TimeUnit
@@ -218,7 +224,7 @@ def check_x_unit(
     try:
         unit = TimeUnit(x_unit)
     except ValueError:
-        raise ValueError(f"x_unit={x_unit!r} must be one of ba, ep, sp, tok, dur") from None
+        raise ValueError(f"x_unit={x_unit!r} {choice_problem(x_unit, [u.value for u in TimeUnit])}") from None
     needs = {
         TimeUnit.EPOCH: (dataloader_len, "dataloader_len (batches per epoch)"),
         TimeUnit.SAMPLE: (samples_per_batch, "samples_per_batch"),

@@ -1197,7 +1197,7 @@ def test_trainer_errors_are_phrased_in_config_keys_not_python_arguments():
 def test_on_nonfinite_loss_is_a_loop_key():
     assert build(base_config(max_steps=8)).on_nonfinite_loss == "raise"
     assert build(base_config(max_steps=8, on_nonfinite_loss="warn")).on_nonfinite_loss == "warn"
-    with pytest.raises(ConfigError, match=r"^trainer.init.loop.on_nonfinite_loss: must be one of raise, warn, got"):
+    with pytest.raises(ConfigError, match=r"^trainer.init.loop.on_nonfinite_loss: must be one of 'raise', 'warn', got"):
         build(base_config(max_steps=8, on_nonfinite_loss="ignore"))
 
 

@@ -410,7 +410,7 @@ def test_a_file_that_is_not_a_saved_law_is_one_line(tmp_path):
 
 
 def test_an_unknown_law_name_suggests_the_known_ones():
-    with pytest.raises(ValueError, match="law 'multipower' is not one of annealing, multi-power.*did you mean"):
+    with pytest.raises(ValueError, match="law='multipower' must be one of 'annealing', 'multi-power'.*did you mean"):
         fit_law(
             [RunCurve(Path("any"), wsd(40), torch.arange(5, 41), torch.ones(36), "eval/loss", "lr/group0")],
             law="multipower",

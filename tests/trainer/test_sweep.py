@@ -317,7 +317,8 @@ def test_dry_run_writes_points_txt_and_trains_nothing(tmp_path, capsys):
 def test_a_launcher_is_named_and_given_only_its_own_options(tmp_path, monkeypatch):
     from trainer.sweep.launchers import make_launcher
 
-    with pytest.raises(ValueError, match=r"^launcher 'rey' is not one of local, ray, slurm \(did you mean ray\?\)$"):
+    expected = r"^launcher='rey' must be one of 'local', 'ray', 'slurm' \(did you mean 'ray'\?\)$"
+    with pytest.raises(ValueError, match=expected):
         make_launcher("rey", None, tmp_path)
     message = r"^the ray launcher does not take partition \(it takes address, cpus_per_point, gpus_per_point\)$"
     with pytest.raises(ValueError, match=message):

@@ -13,6 +13,7 @@ from typing import Any
 
 import schedulers.sambaflow
 from schedulers.core.names import UnknownSchedulerError, get_scheduler, scheduler_family
+from schedulers.core.schedule_arguments import choice_problem
 from schedulers.core.schedule_config import name_and_arguments
 from trainer.config_reading._reading import ConfigError, ConfigWarning, yaml_value
 from trainer.config_reading._schedulers_section import ITEM_OPTIONS
@@ -278,8 +279,9 @@ def _replace_schedule(init: dict, given: dict[str, Any], sources: dict[str, str]
     """``--lr_schedule NAME``: the schedulers become that SambaFlow schedule (with ``--warmup_steps``,
     ``--end_lr_ratio``)."""
     name = str(given["lr_schedule"]).strip().lower()
-    if name not in schedulers.sambaflow.LR_SCHEDULES:  # the flag's choices
-        raise ConfigError("--lr_schedule", f"{name!r} is not one of {', '.join(schedulers.sambaflow.LR_SCHEDULES)}")
+    problem = choice_problem(name, schedulers.sambaflow.LR_SCHEDULES)  # the flag's choices
+    if problem is not None:
+        raise ConfigError("--lr_schedule", f"{name!r} {problem}")
     arguments: dict[str, Any] = {}
     if name == "fixed_lr":
         ignored = [f"--{flag}" for flag in ("warmup_steps", "end_lr_ratio") if flag in given]

@@ -23,7 +23,7 @@ import attrs
 import yaml
 
 from schedulers.core.names import did_you_mean, suggest
-from schedulers.core.schedule_arguments import integer_problem, number_problem
+from schedulers.core.schedule_arguments import choice_problem, integer_problem, number_problem
 from schedulers.core.schedule_config import ScheduleConfigError, call_problem, nonfinite_argument
 from timeunits import Time
 from trainer.trainer_arguments import run_time
@@ -723,8 +723,9 @@ def choice(names: tuple[str, ...]) -> Reader:
     """
 
     def read(value: Any, path: str, ctx: Context) -> str:
-        if not isinstance(value, str) or value not in names:
-            raise ctx.error(path, f"must be one of {', '.join(names)}, got {show(value)}")
+        problem = choice_problem(value, names)
+        if problem is not None:
+            raise ctx.error(path, f"{problem}, got {show(value)}")
         return value
 
     return read

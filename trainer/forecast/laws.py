@@ -421,7 +421,7 @@ def law_named(name: str, settings: dict | None = None) -> AnnealingLaw | MultiPo
     >>> law_named("anealing")
     Traceback (most recent call last):
         ...
-    ValueError: law 'anealing' is not one of annealing, multi-power (did you mean annealing?)
+    ValueError: law='anealing' must be one of 'annealing', 'multi-power' (did you mean 'annealing'?)
     """
     settings = dict(settings or {})
     if name == "annealing":
@@ -430,6 +430,6 @@ def law_named(name: str, settings: dict | None = None) -> AnnealingLaw | MultiPo
         if settings:
             raise ValueError(f"the multi-power law takes no settings (got {sorted(settings)})")
         return MultiPowerLaw()
-    from schedulers.core.names import did_you_mean
+    from schedulers.core.schedule_arguments import choice_problem
 
-    raise ValueError(f"law {name!r} is not one of {', '.join(LAWS)}{did_you_mean(name, LAWS)}")
+    raise ValueError(f"law={name!r} {choice_problem(name, LAWS)}")

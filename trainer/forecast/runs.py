@@ -189,8 +189,10 @@ def read_run(run: str | os.PathLike, *, loss: str = "auto", lr_column: str | Non
     >>> run.lrs.tolist(), run.updates.tolist(), run.losses.tolist(), run.loss_column
     ([0.1, 0.1, 0.05], [1, 2], [3.0, 2.5], 'train/loss')
     """
-    if loss not in LOSS_CHOICES:
-        raise ForecastError(f"loss={loss!r} must be one of {', '.join(LOSS_CHOICES)}")
+    from schedulers.core.schedule_arguments import choice_problem
+
+    if choice_problem(loss, LOSS_CHOICES) is not None:
+        raise ForecastError(f"loss={loss!r} {choice_problem(loss, LOSS_CHOICES)}")
     path = metrics_path(run)
     rows = read_rows(path)
     if not rows:

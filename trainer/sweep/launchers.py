@@ -10,7 +10,7 @@ import inspect
 from pathlib import Path
 from typing import Any
 
-from schedulers.core.names import did_you_mean
+from schedulers.core.schedule_arguments import choice_problem
 
 __all__ = ["LAUNCHERS", "make_launcher"]
 
@@ -44,7 +44,7 @@ def make_launcher(name: str, lines: Any, out: Path, **options: Any) -> Any:
     >>> make_launcher("locl", lines=None, out=Path("."))
     Traceback (most recent call last):
     ...
-    ValueError: launcher 'locl' is not one of local, ray, slurm (did you mean local?)
+    ValueError: launcher='locl' must be one of 'local', 'ray', 'slurm' (did you mean 'local'?)
     """
     if name in EXTRAS:
         try:
@@ -58,7 +58,7 @@ def make_launcher(name: str, lines: Any, out: Path, **options: Any) -> Any:
     elif name == "slurm":
         from trainer.sweep.slurm_launcher import SlurmLauncher as launcher
     else:
-        raise ValueError(f"launcher {name!r} is not one of {', '.join(LAUNCHERS)}{did_you_mean(name, LAUNCHERS)}")
+        raise ValueError(f"launcher={name!r} {choice_problem(name, LAUNCHERS)}")
     accepted = [key for key, p in inspect.signature(launcher).parameters.items() if p.kind is p.KEYWORD_ONLY]
     given = {key: value for key, value in options.items() if value is not None}
     unknown = sorted(set(given) - set(accepted))

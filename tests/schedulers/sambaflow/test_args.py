@@ -268,7 +268,7 @@ def test_flags_from_a_mapping_get_the_same_words():
 
 
 def test_unknown_schedule_in_a_namespace():
-    with pytest.raises(ValueError, match="'step_schedule' is not one of"):
+    with pytest.raises(ValueError, match="'step_schedule' must be one of"):
         get_lr_scheduler(optimizer(), argparse.Namespace(lr_schedule="step_schedule"))
 
 
@@ -286,7 +286,7 @@ def test_extra_schedules_extend_the_choices():
 
 
 def test_a_misspelt_schedule_suggests_the_close_name():
-    with pytest.raises(ValueError, match=r"\(did you mean cosine_schedule_with_warmup[,?]"):
+    with pytest.raises(ValueError, match=r"\(did you mean 'cosine_schedule_with_warmup'[,?]"):
         get_lr_scheduler(optimizer(), argparse.Namespace(lr_schedule="cosine_schedule_with_warmpu", max_steps=10))
 
 
