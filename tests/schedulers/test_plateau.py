@@ -327,6 +327,28 @@ def test_after_a_resume_the_checkpoints_evaluation_is_not_heard_again():
     assert again.state_dict()["heard"]["time"] == [0, 6, 0, 0]
 
 
+def test_heard_once_tells_times_apart_by_each_count_without_building_a_time(monkeypatch):
+    from schedulers.core.listening import HeardOnce
+
+    def no_time(self):
+        raise AssertionError("admits built a Time")
+
+    heard = HeardOnce()
+    times = [Timestamp(epoch=1, batch=6, sample=48, token=96)]
+    times += [  # each differs from the first in one count only
+        Timestamp(epoch=2, batch=6, sample=48, token=96, batch_in_epoch=6, sample_in_epoch=48, token_in_epoch=96),
+        Timestamp(epoch=1, batch=7, sample=48, token=96),
+        Timestamp(epoch=1, batch=6, sample=49, token=96),
+        Timestamp(epoch=1, batch=6, sample=48, token=97),
+    ]
+    for name in ("epoch", "batch", "sample", "token"):
+        monkeypatch.setattr(Timestamp, name, property(no_time))
+    with pytest.warns(UserWarning, match="x was fed the evaluation at 6ba twice"):
+        admitted = [heard.admits(t, "the Trainer", "x") for time in times for t in (times[0], time)]
+    assert admitted == [True, False, False, True, True, True, True, True, True, True]
+    assert heard.state_dict() == {"time": [1, 6, 48, 97], "door": "the Trainer"}
+
+
 def test_torch_plateau_listener_hears_an_evaluation_once():
     optimizer = _optimizer()
     listener = ReduceLROnPlateauListener(ReduceLROnPlateau(optimizer, factor=0.5, patience=0), listener_name="torch's")
