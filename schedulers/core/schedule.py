@@ -80,6 +80,9 @@ class Curve:
         times: Each time argument (by name) resolved to its count.
         listeners: The plateaus inside and where each is in use (:class:`~schedulers.core.plateau.Listener`);
             empty for a schedule that only follows time.
+        origins: For a time counted on a clock that starts later (a ``Sequence`` child's, from its segment's
+            start), by name, the count of this curve where that clock starts; a time not named here is counted
+            from this curve's 0. Where a time acts in the run is ``times[name].value + origins.get(name, 0)``.
 
     Returns:
         The curve; calling it returns ``fn(x)``.
@@ -94,6 +97,7 @@ class Curve:
     fn: Callable[[Any], Any]
     times: dict[str, Time]
     listeners: tuple = ()
+    origins: dict[str, int] = attrs.field(factory=dict)
 
     def __call__(self, x: Any) -> Any:
         """The multiplier α at count ``x`` (in :attr:`unit`): ``fn(x)``.
