@@ -187,9 +187,9 @@ class Warmup(Schedule):
         origins = _child_times("schedule", inner, 0, times)
         if w <= 0:
             self._warn_once("zero-warmup", f"Warmup: t_warmup={self.t_warmup} resolves to 0; there is no warmup")
-            return Curve(inner.unit, inner.fn, times, inner.listeners, origins)
-        listeners = tuple(listener.within(lambda x: None if x < w else x) for listener in inner.listeners)
-        return Curve(inner.unit, warmup_ramp(w, float(inner.fn(float(w))), inner.fn), times, listeners, origins)
+            return Curve(inner.unit, inner.fn, times, inner.plateaus, origins)
+        plateaus = tuple(placed.within(lambda x: None if x < w else x) for placed in inner.plateaus)
+        return Curve(inner.unit, warmup_ramp(w, float(inner.fn(float(w))), inner.fn), times, plateaus, origins)
 
 
 @register_scheduler(aliases=("sequential",), family="cadence")
@@ -279,7 +279,7 @@ def sequence_curve(
             (:attr:`Sequence.segment_times`).
 
     Returns:
-        The curve: piecewise in the schedules' closed forms, their plateaus' listeners on their segments' clocks.
+        The curve: piecewise in the schedules' closed forms, their plateaus placed on their segments' clocks.
 
     Raises:
         ValueError: A schedule's own checks for its segment, or a schedule that resolves to another unit.
@@ -290,7 +290,7 @@ def sequence_curve(
     >>> curve(5), curve(10), curve(55)
     (0.5, 1.0, 0.5)
     """
-    pieces, listeners, origins = [], [], {}
+    pieces, plateaus, origins = [], [], {}
     last = len(schedules) - 1
     for i, child in enumerate(schedules):
         start, length = edges[i], edges[i + 1] - edges[i]
@@ -299,9 +299,9 @@ def sequence_curve(
         origins.update(_child_times(f"schedules[{i}]", curve, start, times))  # its clock starts with its segment
         pieces.append(curve.fn)
         end = edges[i + 1] if i < last else math.inf
-        listeners += [listener.within(_segment_clock(start, end)) for listener in curve.listeners]
+        plateaus += [placed.within(_segment_clock(start, end)) for placed in curve.plateaus]
     fn = piecewise(tuple(edges[1:-1]), tuple(pieces), tuple(edges[:-1]))
-    return Curve(unit, fn, times, tuple(listeners), origins)
+    return Curve(unit, fn, times, tuple(plateaus), origins)
 
 
 def _child_times(prefix: str, curve: Curve, start: int, times: dict[str, Time]) -> dict[str, int]:
@@ -427,4 +427,4 @@ class Product(Schedule):
                 result = result * other(x)
             return result
 
-        return Curve(unit, fn, times, tuple(listener for curve in curves for listener in curve.listeners), origins)
+        return Curve(unit, fn, times, tuple(placed for curve in curves for placed in curve.plateaus), origins)

@@ -9,7 +9,7 @@ decided in one line, or None. A door (Cadence's trainer, the Hugging Face and Li
 loop) delivers evaluations through this protocol only; it knows no listener's class (docs/plateau.md).
 
 A schedule that listens (the plateau) is fed by its compiled scheduler, which finds the plateaus of its schedule
-with :meth:`schedulers.core.plateau.Listening.of`.
+with :meth:`schedulers.core.plateau.Plateaus.of`.
 
 An evaluation is heard once: a listener that counts evaluations takes one per clock time (:class:`HeardOnce`), so
 a second one at the same time, from any door (an ``observe()`` of the user's beside the Trainer or an

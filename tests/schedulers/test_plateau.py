@@ -24,7 +24,7 @@ from schedulers import (
     get_scheduler,
 )
 from schedulers.core.listening import Evaluation, ReduceLROnPlateauListener
-from schedulers.core.plateau import listening, plateau_levels, preview_note
+from schedulers.core.plateau import plateau_levels, plateaus_in, preview_note
 from schedulers.core.run import Run
 from schedulers.tools.cli import main
 from timeunits import Timestamp
@@ -98,7 +98,7 @@ def test_patience_as_a_time_is_the_evaluations_it_spans():
 
 
 def test_patience_in_dur_resolves_through_the_run():
-    listener = PlateauScheduler(patience="0.1dur", cooldown="2ep").curve(Run("300ba", 30)).listeners[0]
+    listener = PlateauScheduler(patience="0.1dur", cooldown="2ep").curve(Run("300ba", 30)).plateaus[0]
     assert (listener.patience, listener.cooldown) == (30.0, 60.0)  # floats: counts of time, not evaluations
 
 
@@ -247,7 +247,7 @@ def test_preview_note_and_the_plot_command(capsys):
     logged = PlateauScheduler(reductions=["10ba"])
     note = preview_note([("it", "eval/loss")], [logged])
     assert "depends on that metric" in note and "10ba" in note
-    assert listening(Product([CosineAnnealingScheduler(), logged])) == [logged]
+    assert plateaus_in(Product([CosineAnnealingScheduler(), logged])) == [logged]
     assert main(["plot", "plateau(factor=0.5)", "--max-duration", "100ba"]) == 0
     captured = capsys.readouterr()
     notes = [line for line in captured.err.splitlines() if "note:" in line]
