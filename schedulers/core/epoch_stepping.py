@@ -10,7 +10,7 @@ line every door that steps per epoch warns with.
 >>> from schedulers import CosineAnnealingWithWarmupScheduler
 >>> from schedulers.core.run import Run
 >>> moved_milestones(CosineAnnealingWithWarmupScheduler("5ba"), Run("3ep", 10))
-[MovedMilestone(name='t_warmup', at=Time(5, TimeUnit.BATCH), acts=Time(10, TimeUnit.BATCH))]
+[MovedMilestone(name='t_warmup', at=Time(5, TimeUnit.BATCH), acts=Time(10, TimeUnit.BATCH), given=None)]
 """
 
 from __future__ import annotations
