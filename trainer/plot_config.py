@@ -168,7 +168,7 @@ def plot_config(
         runs = {first.trainer.state.ssr: first}
     view = _PlotView(runs)
     scheduled = next(iter(runs.values())).trainer.scheduled
-    note = preview_note(scheduled.listeners, [schedule for _, schedule, _ in scheduled.schedules])
+    note = preview_note(scheduled.monitored, [schedule for _, schedule, _ in scheduled.schedules])
     if note:  # on stderr: stdout may be the table (--csv -)
         print(f"cadence: note: {note}", file=sys.stderr)
     notes = []

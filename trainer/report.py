@@ -209,7 +209,7 @@ def schedule_report_and_warnings(trainer: Reported) -> tuple[str, list[str]]:
         rows += stepped_report_rows(label, scheduler, key, steps=steps, per_epoch=per_epoch, index=index)
     if rows:
         lines.append(render_report(rows))
-    note = preview_note(scheduled.listeners, [schedule for _, schedule, _ in scheduled.schedules])
+    note = preview_note(scheduled.monitored, [schedule for _, schedule, _ in scheduled.schedules])
     if note:
         lines.append(f"note: {note}")
     return "\n\n".join(lines), times_beyond_the_run(rows)

@@ -34,7 +34,7 @@ from schedulers import Product, compile_scheduler, scale_pytorch_scheduler
 from schedulers.core.clock import EpochStartView
 from schedulers.core.epoch_stepping import moved_milestones, moved_milestones_message
 from schedulers.core.listening import EvaluationListener, ReduceLROnPlateauListener
-from schedulers.core.plateau import listening
+from schedulers.core.plateau import plateaus_in
 from schedulers.core.run import MissingDataloaderLenError, Run
 from schedulers.core.schedule import CallableKind, callable_kind
 from schedulers.core.torch_scheduler import (
@@ -59,7 +59,7 @@ class ScheduledRun:
         schedules: ``(label, Cadence schedule, hyperparameter)`` for each Cadence schedule, for the report.
         others: ``(label, scheduler, hyperparameter)`` for each torch, Cerebras or SambaFlow scheduler.
         on_eval: torch's plateau schedulers, each with its monitor: stepped with the metric at evaluations.
-        listeners: ``(who, monitor)``: what listens to evaluations, for the preview's note.
+        monitored: ``(who, monitor)``: each listener's name and the metric it reads, for the preview's note.
 
     Returns:
         The record; :attr:`evaluation_listeners` is what hears the run's evaluations, by the one protocol
@@ -82,7 +82,7 @@ class ScheduledRun:
     schedules: list[tuple[str, Any, str]] = attrs.field(factory=list, converter=list)
     others: list[tuple[str, LRScheduler, str]] = attrs.field(factory=list, converter=list)
     on_eval: list[ReduceLROnPlateauListener] = attrs.field(factory=list, converter=list)
-    listeners: list[tuple[str, str]] = attrs.field(factory=list, converter=list)
+    monitored: list[tuple[str, str]] = attrs.field(factory=list, converter=list)
     evaluation_listeners: list[EvaluationListener] = attrs.field(init=False, repr=False, eq=False)
 
     def __attrs_post_init__(self) -> None:
@@ -159,7 +159,7 @@ def build_schedulers(
     per_batch, per_epoch, on_eval, evaluated, writers = _place_built(
         built, optimizer, monitors, step_every_batch, run, clock
     )
-    listeners = [(f"{e.label} ({type(p).__name__})", p.monitor) for e in cadence for p in listening(e.schedule)]
+    monitored = [(f"{e.label} ({type(p).__name__})", p.monitor) for e in cadence for p in plateaus_in(e.schedule)]
     for key, group_entries in _by_key(cadence).items():
         writers.setdefault(key, []).extend((e.label, False) for e in group_entries)
         (per_epoch if per_epoch_clock else per_batch).extend(_compile_key(key, group_entries, optimizer, clock, run))
@@ -171,7 +171,7 @@ def build_schedulers(
     schedules = [(entry.label, entry.schedule, entry.hyperparameter) for entry in cadence]
     # what steps by itself (torch's ReduceLROnPlateau steps at evaluations, with a metric: not in time)
     others = [(label, s, _written_key(s)) for label, s in built if not isinstance(s, ReduceLROnPlateau)]
-    return ScheduledRun(per_batch, per_epoch, sorted(writers), schedules, others, on_eval, listeners + evaluated)
+    return ScheduledRun(per_batch, per_epoch, sorted(writers), schedules, others, on_eval, monitored + evaluated)
 
 
 def _place_built(
@@ -183,11 +183,11 @@ def _place_built(
     clock: Any,
 ) -> tuple[list, list, list, list, dict[str, list[tuple[str, bool]]]]:
     """Each scheduler built on the optimizer checked, scaled and placed: per batch, per epoch, or (torch's
-    ``ReduceLROnPlateau``) at evaluations; also who listens to evaluations and who writes each key."""
+    ``ReduceLROnPlateau``) at evaluations; also each listener's name and metric, and who writes each key."""
     per_batch: list[LRScheduler] = []
     per_epoch: list[LRScheduler] = []
     on_eval: list[ReduceLROnPlateauListener] = []
-    listeners: list[tuple[str, str]] = []
+    monitored: list[tuple[str, str]] = []
     writers: dict[str, list[tuple[str, bool]]] = {}  # key -> (who, whether it must write alone)
     for label, scheduler in built:
         if scheduler.optimizer is not optimizer:
@@ -196,13 +196,13 @@ def _place_built(
         if isinstance(scheduler, ReduceLROnPlateau):  # stepped with its metric at each evaluation, never in time
             monitor = monitors.get(label, "eval/loss")
             on_eval.append(ReduceLROnPlateauListener(scheduler, monitor, f"{label} (ReduceLROnPlateau)"))
-            listeners.append((f"{label} (ReduceLROnPlateau)", monitor))
+            monitored.append((f"{label} (ReduceLROnPlateau)", monitor))
             continue
         _check_per_epoch(label, scheduler, step_every_batch)
         _scale(label, scheduler, run, clock)
         steps_per_batch = step_every_batch or (step_every_batch is None and isinstance(scheduler, GroupWriter))
         (per_batch if steps_per_batch else per_epoch).append(scheduler)
-    return per_batch, per_epoch, on_eval, listeners, writers
+    return per_batch, per_epoch, on_eval, monitored, writers
 
 
 def _warn_moved_milestones(schedules: list[tuple[str, Any]], run: Run) -> None:

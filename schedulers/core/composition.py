@@ -184,12 +184,12 @@ class Warmup(Schedule):
                 f"t_warmup={self.t_warmup} resolves to {times['t_warmup']} but the schedule counts in "
                 f"{inner.unit.value}: all times of one schedule must resolve to one unit"
             )
-        times.update({f"schedule.{name}": time for name, time in inner.times.items()})
+        origins = _child_times("schedule", inner, 0, times)
         if w <= 0:
             self._warn_once("zero-warmup", f"Warmup: t_warmup={self.t_warmup} resolves to 0; there is no warmup")
-            return Curve(inner.unit, inner.fn, times, inner.listeners)
-        listeners = tuple(listener.within(lambda x: None if x < w else x) for listener in inner.listeners)
-        return Curve(inner.unit, warmup_ramp(w, float(inner.fn(float(w))), inner.fn), times, listeners)
+            return Curve(inner.unit, inner.fn, times, inner.plateaus, origins)
+        plateaus = tuple(placed.within(lambda x: None if x < w else x) for placed in inner.plateaus)
+        return Curve(inner.unit, warmup_ramp(w, float(inner.fn(float(w))), inner.fn), times, plateaus, origins)
 
 
 @register_scheduler(aliases=("sequential",), family="cadence")
@@ -279,7 +279,7 @@ def sequence_curve(
             (:attr:`Sequence.segment_times`).
 
     Returns:
-        The curve: piecewise in the schedules' closed forms, their plateaus' listeners on their segments' clocks.
+        The curve: piecewise in the schedules' closed forms, their plateaus placed on their segments' clocks.
 
     Raises:
         ValueError: A schedule's own checks for its segment, or a schedule that resolves to another unit.
@@ -290,17 +290,26 @@ def sequence_curve(
     >>> curve(5), curve(10), curve(55)
     (0.5, 1.0, 0.5)
     """
-    pieces, listeners = [], []
+    pieces, plateaus, origins = [], [], {}
     last = len(schedules) - 1
     for i, child in enumerate(schedules):
         start, length = edges[i], edges[i + 1] - edges[i]
         segment = run.part(Time(length, unit)) if segment_times else run
         curve = _child_curve(segment, child, f"schedules[{i}]", unit)
-        times.update({f"schedules[{i}].{name}": time for name, time in curve.times.items()})
+        origins.update(_child_times(f"schedules[{i}]", curve, start, times))  # its clock starts with its segment
         pieces.append(curve.fn)
         end = edges[i + 1] if i < last else math.inf
-        listeners += [listener.within(_segment_clock(start, end)) for listener in curve.listeners]
-    return Curve(unit, piecewise(tuple(edges[1:-1]), tuple(pieces), tuple(edges[:-1])), times, tuple(listeners))
+        plateaus += [placed.within(_segment_clock(start, end)) for placed in curve.plateaus]
+    fn = piecewise(tuple(edges[1:-1]), tuple(pieces), tuple(edges[:-1]))
+    return Curve(unit, fn, times, tuple(plateaus), origins)
+
+
+def _child_times(prefix: str, curve: Curve, start: int, times: dict[str, Time]) -> dict[str, int]:
+    """Add a child's resolved times to ``times``, each named ``prefix.name``; return where each one's clock starts
+    in the parent's count (:attr:`Curve.origins <schedulers.core.schedule.Curve>`), for those not at 0."""
+    times.update({f"{prefix}.{name}": time for name, time in curve.times.items()})
+    starts = {name: start + curve.origins.get(name, 0) for name in curve.times}
+    return {f"{prefix}.{name}": origin for name, origin in starts.items() if origin}
 
 
 def _segment_clock(start: float, end: float) -> Callable[[float], float | None]:
@@ -406,7 +415,10 @@ class Product(Schedule):
         curves = [self.schedules[0]._resolve(run)]
         unit = curves[0].unit
         curves += [_child_curve(run, child, f"schedules[{i}]", unit) for i, child in enumerate(self.schedules[1:], 1)]
-        times = {f"schedules[{i}].{name}": t for i, curve in enumerate(curves) for name, t in curve.times.items()}
+        times: dict[str, Time] = {}
+        origins: dict[str, int] = {}
+        for i, curve in enumerate(curves):
+            origins.update(_child_times(f"schedules[{i}]", curve, 0, times))
         fns = tuple(curve.fn for curve in curves)
 
         def fn(x):
@@ -415,4 +427,4 @@ class Product(Schedule):
                 result = result * other(x)
             return result
 
-        return Curve(unit, fn, times, tuple(listener for curve in curves for listener in curve.listeners))
+        return Curve(unit, fn, times, tuple(placed for curve in curves for placed in curve.plateaus), origins)

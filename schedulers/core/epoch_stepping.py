@@ -10,7 +10,7 @@ line every door that steps per epoch warns with.
 >>> from schedulers import CosineAnnealingWithWarmupScheduler
 >>> from schedulers.core.run import Run
 >>> moved_milestones(CosineAnnealingWithWarmupScheduler("5ba"), Run("3ep", 10))
-[MovedMilestone(name='t_warmup', at=Time(5, TimeUnit.BATCH), acts=Time(10, TimeUnit.BATCH))]
+[MovedMilestone(name='t_warmup', at=Time(5, TimeUnit.BATCH), acts=Time(10, TimeUnit.BATCH), given=None)]
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ class MovedMilestone:
         at: Where the schedule changes, a count of the run in the curve's unit.
         acts: Where a per-epoch run first reads the change: the start of the next epoch (None when the run does
             not tell where its epochs end in that unit: samples or tokens of batches of unknown size).
+        given: The time as its own clock counts it, when that clock starts after the run's (a ``Sequence``
+            child's, from its segment's start); None when it is ``at``.
 
     Returns:
         The record :func:`moved_milestones` lists.
@@ -49,6 +51,7 @@ class MovedMilestone:
     name: str
     at: Time
     acts: Time | None
+    given: Time | None = None
 
 
 def moved_milestones(schedule: Any, run: Run) -> list[MovedMilestone]:
@@ -58,8 +61,9 @@ def moved_milestones(schedule: Any, run: Run) -> list[MovedMilestone]:
     A resolved time at count :math:`c` is a milestone when the curve jumps or bends there, its steps
     :math:`f(x) - f(x - 1)` changing at :math:`c` by over 8× what they change beside it: a warmup's end, a step, a
     restart.
-    A time that is a length (``t_decay``, an exponential's ``decay_period``) or a time of a ``Sequence``'s child
-    (counted from its segment) is left out where the curve is smooth. With :math:`E` counts an epoch, one at
+    A time that is a length (``t_decay``, an exponential's ``decay_period``) is left out where the curve is smooth.
+    A time of a ``Sequence``'s child counts from its segment's start :math:`s`: it is at :math:`c = s + t` of the
+    run (:attr:`Curve.origins <schedulers.core.schedule.Curve>`). With :math:`E` counts an epoch, one at
     :math:`0 < c < N` (the run's length) and :math:`c \bmod E \ne 0` acts at :math:`\lceil c / E \rceil E`.
 
     Args:
@@ -86,12 +90,13 @@ def moved_milestones(schedule: Any, run: Run) -> list[MovedMilestone]:
     length = _run_length(run, curve.unit, per_epoch)
     moved: dict[int, MovedMilestone] = {}
     for name, time in curve.times.items():
-        c = time.value
+        origin = curve.origins.get(name, 0)
+        c = time.value + origin  # where it acts in the run
         if c in moved or not 0 < c < length or (per_epoch is not None and c % per_epoch == 0):
             continue
         if _changes_at(curve, c):
             acts = None if per_epoch is None else Time(-(-c // per_epoch) * per_epoch, curve.unit)  # exact ceil
-            moved[c] = MovedMilestone(name, time, acts)
+            moved[c] = MovedMilestone(name, Time(c, curve.unit), acts, time if origin else None)
     return list(moved.values())
 
 
@@ -115,8 +120,8 @@ def moved_milestones_message(moved: Iterable[tuple[str, MovedMilestone]], run: R
     not at 15ba (step per batch)
     """
     parts = [
-        f"{who} {m.name}={m.at} acts at {m.acts if m.acts is not None else 'the start of the epoch after it'}, "
-        f"not at {m.at}"
+        f"{who} {m.name}={m.at if m.given is None else f'{m.given} of its segment, at {m.at} of the run,'} acts at "
+        f"{m.acts if m.acts is not None else 'the start of the epoch after it'}, not at {m.at}"
         for who, m in moved
     ]
     return (

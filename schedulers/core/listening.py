@@ -9,7 +9,7 @@ decided in one line, or None. A door (Cadence's trainer, the Hugging Face and Li
 loop) delivers evaluations through this protocol only; it knows no listener's class (docs/plateau.md).
 
 A schedule that listens (the plateau) is fed by its compiled scheduler, which finds the plateaus of its schedule
-with :meth:`schedulers.core.plateau.Listening.of`.
+with :meth:`schedulers.core.plateau.Plateaus.of`.
 
 An evaluation is heard once: a listener that counts evaluations takes one per clock time (:class:`HeardOnce`), so
 a second one at the same time, from any door (an ``observe()`` of the user's beside the Trainer or an
@@ -103,6 +103,10 @@ def _first_line_outside_cadence() -> int:
     return level
 
 
+#: the counts a clock time is told apart by, read as ints (no Time built): epochs, batches, samples, tokens
+_TIME_COUNTERS = tuple(Timestamp.counter(unit) for unit in ("ep", "ba", "sp", "tok"))
+
+
 class HeardOnce:
     """The one rule of a listener that counts evaluations: one evaluation per clock time.
 
@@ -151,16 +155,14 @@ class HeardOnce:
             True for the first at its time (it is then the time last admitted); False for another, ignored,
             with a warning the first time (a ``UserWarning``).
         """
-        time = tuple(
-            int(counter.value) for counter in (timestamp.epoch, timestamp.batch, timestamp.sample, timestamp.token)
-        )
+        time = tuple(count(timestamp) for count in _TIME_COUNTERS)
         if time != self.time:
             self.time, self.door = time, door
             return True
         if not self.warned:
             self.warned = True
             warnings.warn(
-                f"{listener_name} was fed the evaluation at {timestamp.batch} twice, first by {self.door}, then by "
+                f"{listener_name} was fed the evaluation at {time[1]}ba twice, first by {self.door}, then by "
                 f"{door}: the second is ignored (one evaluation per clock time). Cadence's Trainer and its Hugging "
                 "Face and Lightning integrations now feed every evaluation themselves: an observe() call of your "
                 "own beside them can go (docs/plateau.md, 'Heard once')",

@@ -10,7 +10,7 @@ so with none (as written in a config) it is the constant 1: the curve a preview 
 torch's ``ReduceLROnPlateau``'s, made by a :class:`PlateauState` that the compiled scheduler owns and feeds at
 each evaluation (:meth:`~schedulers.core.torch_scheduler.CompiledScheduler.observe`); each reduction gives the
 scheduler the same schedule with one more time in ``reductions``, and the state goes into the trainer's
-checkpoint (docs/plateau.md). The compiled scheduler finds a schedule's plateaus with :meth:`Listening.of`.
+checkpoint (docs/plateau.md). The compiled scheduler finds a schedule's plateaus with :meth:`Plateaus.of`.
 """
 
 from __future__ import annotations
@@ -37,13 +37,13 @@ from schedulers.core.schedule_arguments import (
 from timeunits import Time, Timestamp
 
 __all__ = [
-    "Listener",
-    "Listening",
+    "PlacedPlateau",
+    "Plateaus",
     "PlateauScheduler",
     "PlateauState",
     "evaluations_or_time",
     "improves",
-    "listening",
+    "plateaus_in",
     "plateau_levels",
     "preview_note",
     "with_reductions",
@@ -212,15 +212,15 @@ class PlateauScheduler(Schedule):
         limits = tuple(
             float(times[name].value) if name in times else getattr(self, name) for name in ("patience", "cooldown")
         )
-        return Curve(unit, fn, times, (Listener(self, _always, *limits),))
+        return Curve(unit, fn, times, (PlacedPlateau(self, _always, *limits),))
 
 
 def _always(x: float) -> float:
     return x
 
 
-class Listener:
-    """Where a :class:`PlateauScheduler` sits in a resolved schedule: which plateau, its own clock, its limits.
+class PlacedPlateau:
+    """A plateau placed in a resolved schedule: which :class:`PlateauScheduler`, its own clock, its limits.
 
     ``local(x)`` is the plateau's own count at the outer count ``x`` (a :class:`~schedulers.core.composition.Sequence`
     shifts it), or None where its value is not in use (before a warmup ends, outside its segment): it listens
@@ -234,10 +234,10 @@ class Listener:
         cooldown: Resolved cooldown.
 
     Returns:
-        The listener (:attr:`Curve.listeners <schedulers.core.schedule.Curve>` holds them).
+        The placed plateau (:attr:`Curve.plateaus <schedulers.core.schedule.Curve>` holds them).
 
-    >>> listener = PlateauScheduler(patience="5ba").resolve("100ba").listeners[0]
-    >>> listener.patience, listener.local(7.0)
+    >>> placed = PlateauScheduler(patience="5ba").resolve("100ba").plateaus[0]
+    >>> placed.patience, placed.local(7.0)
     (5.0, 7.0)
     """
 
@@ -252,18 +252,18 @@ class Listener:
     ) -> None:
         self.plateau, self.local, self.patience, self.cooldown = plateau, local, patience, cooldown
 
-    def within(self, outer: Callable[[float], float | None]) -> Listener:
-        """This listener seen from a schedule around it (a warmup, a sequence's segment).
+    def within(self, outer: Callable[[float], float | None]) -> PlacedPlateau:
+        """This plateau placed in a schedule around it (a warmup, a sequence's segment).
 
         Args:
             outer: The outer schedule's count -> this schedule's count, or None where this one is not in use.
 
         Returns:
-            A new listener of the same plateau whose ``local`` takes the outer count: ``local(outer(x))``,
+            A new placed plateau of the same plateau whose ``local`` takes the outer count: ``local(outer(x))``,
             None where either is None.
 
-        >>> listener = PlateauScheduler().resolve("100ba").listeners[0]
-        >>> shifted = listener.within(lambda x: x - 10 if x >= 10 else None)
+        >>> placed = PlateauScheduler().resolve("100ba").plateaus[0]
+        >>> shifted = placed.within(lambda x: x - 10 if x >= 10 else None)
         >>> shifted.local(25.0), shifted.local(5.0)
         (15.0, None)
         """
@@ -273,7 +273,7 @@ class Listener:
             inner = outer(x)
             return None if inner is None else local(inner)
 
-        return Listener(self.plateau, composed, self.patience, self.cooldown)
+        return PlacedPlateau(self.plateau, composed, self.patience, self.cooldown)
 
 
 class PlateauState:
@@ -397,7 +397,7 @@ def _children(schedule: Schedule) -> Iterator[tuple[str, Any]]:
             yield field.name, value
 
 
-def listening(schedule: Any) -> list[PlateauScheduler]:
+def plateaus_in(schedule: Any) -> list[PlateauScheduler]:
     """Every :class:`PlateauScheduler` inside ``schedule`` (itself included), in field order.
 
     Args:
@@ -407,7 +407,7 @@ def listening(schedule: Any) -> list[PlateauScheduler]:
         The plateaus, outermost first.
 
     >>> from schedulers import Warmup
-    >>> [plateau.monitor for plateau in listening(Warmup(PlateauScheduler(monitor="eval/acc"), "5ba"))]
+    >>> [plateau.monitor for plateau in plateaus_in(Warmup(PlateauScheduler(monitor="eval/acc"), "5ba"))]
     ['eval/acc']
     """
     if isinstance(schedule, PlateauScheduler):
@@ -416,12 +416,12 @@ def listening(schedule: Any) -> list[PlateauScheduler]:
     if isinstance(schedule, Schedule):
         for _, value in _children(schedule):
             for child in value if isinstance(value, tuple) else (value,):
-                found += listening(child)
+                found += plateaus_in(child)
     return found
 
 
 def with_reductions(schedule: Schedule, reductions: list[tuple[Time, ...]]) -> Schedule:
-    """``schedule`` with the ``reductions`` of each of its plateaus (in :func:`listening`'s order) replaced.
+    """``schedule`` with the ``reductions`` of each of its plateaus (in :func:`plateaus_in`'s order) replaced.
 
     Args:
         schedule: A schedule holding plateaus.
@@ -439,7 +439,7 @@ def with_reductions(schedule: Schedule, reductions: list[tuple[Time, ...]]) -> S
     def rebuild(node: Any) -> Any:
         if isinstance(node, PlateauScheduler):
             return attrs.evolve(node, reductions=queue.pop(0))
-        if not isinstance(node, Schedule) or not listening(node):
+        if not isinstance(node, Schedule) or not plateaus_in(node):
             return node
         changes = {
             name.lstrip("_"): tuple(rebuild(v) for v in value) if isinstance(value, tuple) else rebuild(value)
@@ -450,9 +450,9 @@ def with_reductions(schedule: Schedule, reductions: list[tuple[Time, ...]]) -> S
     return rebuild(schedule)
 
 
-class Listening:
-    """The plateaus of one compiled schedule and their :class:`PlateauState`: what a compiled scheduler feeds
-    at each evaluation, and saves.
+class Plateaus:
+    """The plateaus of one compiled schedule, each placed (:class:`PlacedPlateau`) with its :class:`PlateauState`:
+    what a compiled scheduler feeds at each evaluation, and saves.
 
     Args:
         given: The schedule as given (its plateaus without reductions).
@@ -462,21 +462,21 @@ class Listening:
         The plateaus' states, none observed yet.
 
     >>> from schedulers import SchedulerState
-    >>> listening_ = Listening.of(PlateauScheduler(patience=0), SchedulerState("10ba"), 1.0, None)
-    >>> listening_.observe(SchedulerState("10ba"), {"eval/loss": 1.0}), listening_.monitors
+    >>> plateaus = Plateaus.of(PlateauScheduler(patience=0), SchedulerState("10ba"), 1.0, None)
+    >>> plateaus.observe(SchedulerState("10ba"), {"eval/loss": 1.0}), plateaus.monitors
     ([], ['eval/loss'])
-    >>> listening_.observe(SchedulerState("10ba"), {"eval/loss": 1.0})
+    >>> plateaus.observe(SchedulerState("10ba"), {"eval/loss": 1.0})
     ['eval/loss has not improved (best 1): multiplier 1 -> 0.1']
     """
 
     def __init__(self, given: Schedule, curve: Curve) -> None:
         self.given = given
         self.unit = curve.unit
-        self.listeners = curve.listeners
-        self.states = [PlateauState(item.plateau, item.patience, item.cooldown) for item in curve.listeners]
+        self.placed = curve.plateaus
+        self.states = [PlateauState(item.plateau, item.patience, item.cooldown) for item in curve.plateaus]
 
     @classmethod
-    def of(cls, schedule: Any, state: StateLike, ssr: float, run: Run | None) -> Listening | None:
+    def of(cls, schedule: Any, state: StateLike, ssr: float, run: Run | None) -> Plateaus | None:
         """The plateaus of ``schedule`` for the run, as its compiled scheduler feeds them.
 
         Args:
@@ -486,13 +486,13 @@ class Listening:
             run: The :class:`~schedulers.core.run.Run`, or None to read it from ``state`` and ``ssr``.
 
         Returns:
-            A new :class:`Listening` of its plateaus, none observed yet; None when ``schedule`` holds none.
+            A new :class:`Plateaus` of its plateaus, none observed yet; None when ``schedule`` holds none.
 
         Raises:
             ValueError: A plateau given ``reductions`` (a run decides its own), or one inside a schedule
                 without a closed form.
         """
-        plateaus = listening(schedule)
+        plateaus = plateaus_in(schedule)
         if not plateaus:
             return None
         if any(p.reductions for p in plateaus):
@@ -505,7 +505,7 @@ class Listening:
     @property
     def monitors(self) -> list[str]:
         """The metrics the plateaus listen to, each once."""
-        return list(dict.fromkeys(item.plateau.monitor for item in self.listeners))
+        return list(dict.fromkeys(item.plateau.monitor for item in self.placed))
 
     def refresh(self, state: StateLike, ssr: float, run: Run | None) -> None:
         """Resolve again for another run (its times in use and its patience and cooldown); the counters stay.
@@ -516,8 +516,8 @@ class Listening:
             run: The :class:`~schedulers.core.run.Run`, or None to read it from ``state`` and ``ssr``.
         """
         curve = _curve_with_plateaus(self.given, state, ssr, run)
-        self.unit, self.listeners = curve.unit, curve.listeners
-        for item, plateau_state in zip(self.listeners, self.states, strict=True):
+        self.unit, self.placed = curve.unit, curve.plateaus
+        for item, plateau_state in zip(self.placed, self.states, strict=True):
             plateau_state.patience, plateau_state.cooldown = item.patience, item.cooldown
 
     def observe(self, state: StateLike, metrics: Mapping[str, float]) -> list[str]:
@@ -536,7 +536,7 @@ class Listening:
         """
         outer = Timestamp.counter(self.unit)(state.timestamp)
         changes = []
-        for item, plateau_state in zip(self.listeners, self.states, strict=True):
+        for item, plateau_state in zip(self.placed, self.states, strict=True):
             now = item.local(outer)
             if now is None:
                 continue
@@ -565,7 +565,7 @@ class Listening:
         """What a checkpoint saves of the plateaus.
 
         Returns:
-            One :meth:`PlateauState.state_dict` per plateau (plain numbers), in :func:`listening`'s order.
+            One :meth:`PlateauState.state_dict` per plateau (plain numbers), in :func:`plateaus_in`'s order.
         """
         return [s.state_dict() for s in self.states]
 
@@ -598,11 +598,11 @@ def _curve_with_plateaus(schedule: Schedule, state: StateLike, ssr: float, run: 
         ) from None
 
 
-def preview_note(listeners: list[tuple[str, str]], schedules: list[Any] = ()) -> str | None:
+def preview_note(monitored: list[tuple[str, str]], schedules: list[Any] = ()) -> str | None:
     """The one note a preview (plot, report, ``--dry-run``) gives of a schedule that listens, or None.
 
     Args:
-        listeners: ``(who, monitor)`` of what listens to evaluations (a plateau, torch's ``ReduceLROnPlateau``).
+        monitored: ``(who, monitor)`` of what listens to evaluations (a plateau, torch's ``ReduceLROnPlateau``).
         schedules: The schedules shown, whose plateaus may carry the ``reductions`` a run logged.
 
     Returns:
@@ -612,10 +612,10 @@ def preview_note(listeners: list[tuple[str, str]], schedules: list[Any] = ()) ->
     >>> preview_note([("schedulers[0] (PlateauScheduler)", "eval/loss")]).split(", so")[0]
     'schedulers[0] (PlateauScheduler) reduces when eval/loss stops improving'
     """
-    if not listeners:
+    if not monitored:
         return None
-    who = "; ".join(dict.fromkeys(f"{name} reduces when {monitor} stops improving" for name, monitor in listeners))
-    logged = [str(r) for schedule in schedules for plateau in listening(schedule) for r in plateau.reductions]
+    who = "; ".join(dict.fromkeys(f"{name} reduces when {monitor} stops improving" for name, monitor in monitored))
+    logged = [str(r) for schedule in schedules for plateau in plateaus_in(schedule) for r in plateau.reductions]
     shown = (
         f"shown with the reductions a run logged, at {', '.join(logged)}"
         if logged

@@ -78,8 +78,12 @@ class Curve:
         unit: The unit the curve counts in (``ba``, ``sp`` or ``tok``).
         fn: The closed form, ``x -> α``, for a float or a tensor ``x``.
         times: Each time argument (by name) resolved to its count.
-        listeners: The plateaus inside and where each is in use (:class:`~schedulers.core.plateau.Listener`);
+        plateaus: The plateaus inside, each placed where it is in use
+            (:class:`~schedulers.core.plateau.PlacedPlateau`);
             empty for a schedule that only follows time.
+        origins: For a time counted on a clock that starts later (a ``Sequence`` child's, from its segment's
+            start), by name, the count of this curve where that clock starts; a time not named here is counted
+            from this curve's 0. Where a time acts in the run is ``times[name].value + origins.get(name, 0)``.
 
     Returns:
         The curve; calling it returns ``fn(x)``.
@@ -93,7 +97,8 @@ class Curve:
     unit: TimeUnit
     fn: Callable[[Any], Any]
     times: dict[str, Time]
-    listeners: tuple = ()
+    plateaus: tuple = ()
+    origins: dict[str, int] = attrs.field(factory=dict)
 
     def __call__(self, x: Any) -> Any:
         """The multiplier α at count ``x`` (in :attr:`unit`): ``fn(x)``.

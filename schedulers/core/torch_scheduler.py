@@ -77,7 +77,7 @@ from torch.optim.lr_scheduler import LRScheduler
 
 from schedulers.core.clock import EpochStartView
 from schedulers.core.listening import OBSERVED_BY_USER_CODE, Decision, Evaluation, HeardOnce
-from schedulers.core.plateau import Listening
+from schedulers.core.plateau import Plateaus
 from schedulers.core.run import Run, StateLike, whole_count
 from schedulers.core.schedule import CallableKind, Schedule, callable_kind
 from schedulers.core.schedule_arguments import integer_argument, number_argument
@@ -396,9 +396,9 @@ class CompiledScheduler(GroupWriter):
     #: the schedule driven, as given (a plateau's reduction replaces it with the reduced copy): read its own
     #: attributes through it (``scheduler.scheduler.schedule.reductions``), so a type checker takes any
     scheduler: Any
-    #: the listening part of the schedule, its plateaus and their states (None: it only follows time, which its
-    #: resolved curve says without a look into schedulers.core.plateau: _may_listen)
-    _listeners: Listening | None = None
+    #: the schedule's plateaus and their states (None: it only follows time, which its resolved curve says
+    #: without a look into schedulers.core.plateau: _holds_plateaus); found by schedulers.core.plateau.Plateaus.of
+    _plateaus: Plateaus | None = None
     #: the time of the last evaluation heard and its door (None: it listens to nothing)
     _heard: HeardOnce | None = None
 
@@ -424,10 +424,11 @@ class CompiledScheduler(GroupWriter):
             optimizer.param_groups[index].setdefault(initial_key, stored)
         self.scheduler, self.state, self.ssr, self.run = scheduler, state, ssr, run
         self._alpha = alpha
-        self._listeners = Listening.of(scheduler, state, ssr, run) if _may_listen(scheduler, state, ssr, run) else None
+        holds = _holds_plateaus(scheduler, state, ssr, run)
+        self._plateaus = Plateaus.of(scheduler, state, ssr, run) if holds else None
         # one evaluation per clock time, from whichever door (docs/plateau.md); a schedule that only follows time
         # hears nothing
-        self._heard = HeardOnce() if self._listeners is not None else None
+        self._heard = HeardOnce() if self._plateaus is not None else None
         self._drive(optimizer, hyperparameter, indices, [base for _, base in bases])
         self._apply(first)
 
@@ -499,8 +500,8 @@ class CompiledScheduler(GroupWriter):
         """
         run, ssr = (self.run, self.ssr) if ssr is None else _run_and_ratio(ssr)
         self._alpha = _bind(self.scheduler, ssr, run)  # before anything changes: a refused ratio changes nothing
-        if self._listeners is not None:
-            self._listeners.refresh(state, ssr, run)
+        if self._plateaus is not None:
+            self._plateaus.refresh(state, ssr, run)
         self.state, self.ssr, self.run = state, ssr, run
         self._apply()
         return self
@@ -509,13 +510,13 @@ class CompiledScheduler(GroupWriter):
     def monitors(self) -> list[str]:
         """The metrics this scheduler listens to (a :class:`~schedulers.core.plateau.PlateauScheduler`'s
         ``monitor``): empty for a schedule that only follows time."""
-        return [] if self._listeners is None else self._listeners.monitors
+        return [] if self._plateaus is None else self._plateaus.monitors
 
     @property
     def needs_evaluations(self) -> bool:
         """Whether a run without evaluations would leave this scheduler deaf (it holds a plateau): the
         :class:`~schedulers.core.listening.EvaluationListener` check at the start of a run."""
-        return self._listeners is not None
+        return self._plateaus is not None
 
     def hear(self, evaluation: Evaluation) -> Decision | None:
         """An :class:`~schedulers.core.listening.Evaluation` of the run: its metrics decide when it counts (one of
@@ -542,7 +543,7 @@ class CompiledScheduler(GroupWriter):
         >>> state.timestamp = state.timestamp.to_next_batch(); sched.hear(Evaluation({"eval/loss": 1.0})).line
         'a compiled schedule: lr 1 -> 0.5 at 1ba (eval/loss has not improved (best 1): multiplier 1 -> 0.5)'
         """
-        if self._listeners is None or not evaluation.counts:
+        if self._plateaus is None or not evaluation.counts:
             return None
         return self._decide(evaluation.metrics, evaluation.door)
 
@@ -573,7 +574,7 @@ class CompiledScheduler(GroupWriter):
         >>> sched.observe({"eval/loss": 1.0}), opt.param_groups[0]["lr"]
         (True, 0.5)
         """
-        return self._listeners is not None and self._decide(metrics, OBSERVED_BY_USER_CODE) is not None
+        return self._plateaus is not None and self._decide(metrics, OBSERVED_BY_USER_CODE) is not None
 
     def _decide(self, metrics: Mapping[str, float], door: str) -> Decision | None:
         """The first evaluation at the run's clock time feeds the plateaus; the line of what changed, or None."""
@@ -593,11 +594,11 @@ class CompiledScheduler(GroupWriter):
 
     def _observe(self, metrics: Mapping[str, float]) -> list[str]:
         """Feed the plateaus; after a reduction rebind and write. The phrases of what changed."""
-        if self._listeners is None:
+        if self._plateaus is None:
             return []
-        changes = self._listeners.observe(self.state, metrics)
+        changes = self._plateaus.observe(self.state, metrics)
         if changes:
-            self.scheduler = self._listeners.schedule()
+            self.scheduler = self._plateaus.schedule()
             self._alpha = _bind(self.scheduler, self.ssr, self.run)
             self._apply()
         return changes
@@ -616,8 +617,8 @@ class CompiledScheduler(GroupWriter):
             "last_epoch": self._count,
             "base_values": [float(b) for b in self.base_values],
         }
-        if self._listeners is not None and self._heard is not None:  # a schedule that listens has both
-            saved["plateaus"] = self._listeners.state_dict()
+        if self._plateaus is not None and self._heard is not None:  # a schedule that listens has both
+            saved["plateaus"] = self._plateaus.state_dict()
             saved["heard"] = self._heard.state_dict()  # the time of the last evaluation heard, and its door
         return saved
 
@@ -641,8 +642,8 @@ class CompiledScheduler(GroupWriter):
                 f"the optimizer has {len(self.base_values)}"
             )
         self._set_count(int(state_dict.get("last_epoch", self._count)))
-        if self._listeners is not None and self._heard is not None and "plateaus" in state_dict:
-            self.scheduler = self._listeners.load_state_dict(state_dict["plateaus"])
+        if self._plateaus is not None and self._heard is not None and "plateaus" in state_dict:
+            self.scheduler = self._plateaus.load_state_dict(state_dict["plateaus"])
             self._heard.load_state_dict(state_dict.get("heard"))
         # attached to a Run (the trainer's), the run's ratio wins over a saved one: the constructor's arguments win
         self.attach_state(self.state, self.run if self.run is not None else state_dict.get("ssr", self.ssr))
@@ -688,16 +689,16 @@ def _bind(scheduler: Callable[..., float], ssr: float, run: Run | None) -> Calla
     return _bind_ssr(scheduler, ssr)
 
 
-def _may_listen(scheduler: Callable[..., float], state: StateLike, ssr: float, run: Run | None) -> bool:
+def _holds_plateaus(scheduler: Callable[..., float], state: StateLike, ssr: float, run: Run | None) -> bool:
     """Whether ``scheduler`` may hold a plateau, asked before plateau.py looks inside: a schedule called by
     ``Schedule.__call__`` has just resolved its curve for this run (read back from its cache), and the curve lists
-    its plateaus (``Curve.listeners``); a schedule called its own way may have no curve to ask; a plain callable holds
+    its plateaus (``Curve.plateaus``); a schedule called its own way may have no curve to ask; a plain callable holds
     none."""
     if not isinstance(scheduler, Schedule):
         return False
     if type(scheduler).__call__ is not Schedule.__call__:
         return True
-    return bool(scheduler.curve(run if run is not None else Run.of_state(state, ssr)).listeners)
+    return bool(scheduler.curve(run if run is not None else Run.of_state(state, ssr)).plateaus)
 
 
 def _bind_ssr(scheduler: Callable[..., float], ssr: float) -> Callable[[Any], float]:

@@ -316,13 +316,14 @@ def _plot(args: argparse.Namespace) -> int:
 
 
 def _plot_or_raise(args: argparse.Namespace) -> int:
-    from schedulers.core.plateau import listening, preview_note
+    from schedulers.core.plateau import plateaus_in, preview_note
     from schedulers.core.run import as_run
     from schedulers.tools import plotting
     from schedulers.tools.expressions import parse_schedule
 
     schedules = [(text.strip(), parse_schedule(text)) for text in args.expressions]
-    note = preview_note([(label, p.monitor) for label, s in schedules for p in listening(s)], [s for _, s in schedules])
+    monitored = [(label, p.monitor) for label, s in schedules for p in plateaus_in(s)]
+    note = preview_note(monitored, [s for _, s in schedules])
     if note:  # on stderr: stdout may be the table (--csv -)
         print(f"cadence: note: {note}", file=sys.stderr)
     ssrs = [ssr for group in (args.ssr or [[1.0]]) for ssr in group]

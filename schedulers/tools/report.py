@@ -70,7 +70,6 @@ from typing import Any
 import torch
 
 from schedulers.core.clock import SchedulerState, after_batches
-from schedulers.core.composition import Sequence
 from schedulers.core.evaluate import PerBatch, RunTimeline, evaluate_timeline, run_timeline
 from schedulers.core.run import Run, as_run
 from schedulers.core.schedule import FunctionSchedule, Schedule
@@ -274,10 +273,10 @@ def _schedule_rows(index, label, schedule, hyperparameter, base, timeline, total
     common = {"index": index, "label": label, "hyperparameter": hyperparameter}
     alphas = evaluate_timeline(schedule, timeline)
     if isinstance(schedule, FunctionSchedule):
-        unit, times, curve = None, {}, None
+        unit, times, origins, curve = None, {}, {}, None
     else:
         curve = schedule.curve(timeline.run)  # the curve evaluate_timeline used: resolved once for the run
-        unit, times = curve.unit, curve.times
+        unit, times, origins = curve.unit, curve.times, curve.origins
     head = {
         "kind": "schedule",
         **common,
@@ -289,7 +288,7 @@ def _schedule_rows(index, label, schedule, hyperparameter, base, timeline, total
     end_count = None
     if unit is not None:
         end_count = totals.get(unit) or 0  # no per-batch counts: the count stays 0 (docs/trainer.md)
-    time_rows = _time_rows(common, schedule, times, axis, end_count)
+    time_rows = _time_rows(common, schedule, times, origins, axis, end_count)
     n = timeline.num_batches
     labels: dict[int, list[str]] = {0: ["start"]}
     for row in time_rows:
@@ -309,13 +308,13 @@ def _schedule_rows(index, label, schedule, hyperparameter, base, timeline, total
     return [head, *time_rows, *value_rows], alphas, end_alpha
 
 
-def _time_rows(common, schedule, times: dict[str, Time], axis, end_count) -> list[dict[str, Any]]:
-    """Each time argument at the position of the run where it takes effect (a length where it ends)."""
-    located = {name: _locate(schedule, times, name) for name in times}
-    positions = {name: offset + times[name].value for name, (_, offset) in located.items()}
+def _time_rows(common, schedule, times: dict[str, Time], origins, axis, end_count) -> list[dict[str, Any]]:
+    """Each time argument at the position of the run where it takes effect (a length where it ends): a
+    ``Sequence`` child's counts from its segment's start (:attr:`Curve.origins <schedulers.core.schedule.Curve>`)."""
+    positions = {name: origins.get(name, 0) + time.value for name, time in times.items()}
     rows = []
     for name, time in times.items():
-        given, offset = located[name]
+        given, offset = _given(schedule, name), origins.get(name, 0)
         point, position = name, positions[name]
         prefix, leaf = _split_leaf(name)
         if leaf in _DERIVED_POINTS and prefix + _DERIVED_POINTS[leaf][0] in positions:
@@ -363,25 +362,16 @@ def _split_leaf(name: str) -> tuple[str, str]:
     return (prefix + "." if prefix else ""), leaf
 
 
-def _locate(schedule: Schedule, times: dict[str, Time], name: str) -> tuple[Time | None, int]:
-    """The time argument ``name`` as given, and where its count starts in the run (a :class:`Sequence`
-    child counts from its segment's start)."""
-    obj, offset, prefix = schedule, 0, ""
-    parts = name.split(".")
+def _given(schedule: Schedule, name: str) -> Time | None:
+    """The time argument ``name`` (``"schedules[1].step_size"``) as the schedule was given it, or None."""
+    obj = schedule
     try:
-        for part in parts:
+        for part in name.split("."):
             attr, index = _PART.match(part).groups()  # type: ignore[union-attr]
-            value = getattr(obj, attr)
-            if index is not None:
-                index = int(index)
-                if isinstance(obj, Sequence) and attr == "schedules" and index > 0:
-                    offset += times[f"{prefix}milestones[{index - 1}]"].value
-                value = value[index]
-            prefix += part + "."
-            obj = value
-    except (AttributeError, IndexError, KeyError, TypeError):
-        return None, offset
-    return (obj if isinstance(obj, Time) else None), offset
+            obj = getattr(obj, attr) if index is None else getattr(obj, attr)[int(index)]
+    except (AttributeError, IndexError, TypeError):
+        return None
+    return obj if isinstance(obj, Time) else None
 
 
 def _combined_rows(hyperparameter, members, base, timeline) -> list[dict[str, Any]]:
@@ -775,7 +765,7 @@ def resolved_times_report(
     run = as_run(max_duration, dataloader_len, ssr=ssr)
     curve = schedule.curve(run)
     points = [("start", 0)]
-    points += [(name, time.value) for name, time in curve.times.items() if time.unit is curve.unit]
+    points += [(name, curve.origins.get(name, 0) + t.value) for name, t in curve.times.items() if t.unit is curve.unit]
     if run.length.unit is curve.unit:
         points.append(("end", run.length.value))
     lines = [f"{key}: {label} {schedule!r} (counts in {curve.unit.value})"]

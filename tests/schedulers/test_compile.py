@@ -334,7 +334,7 @@ class _HalvedItsOwnWay(Schedule):
 
     def _resolve(self, run):
         inner = self.inner.curve(run)
-        return Curve(inner.unit, lambda x: 0.5 * inner.fn(x), {}, inner.listeners)
+        return Curve(inner.unit, lambda x: 0.5 * inner.fn(x), {}, inner.plateaus)
 
 
 @pytest.mark.parametrize("ssr", [1.0, Run("10ba")])

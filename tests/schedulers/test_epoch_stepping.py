@@ -103,6 +103,29 @@ def test_nothing_to_tell_without_epochs_or_times():
     assert moved(lambda state, ssr=1.0: 1.0) == []
 
 
+def test_a_sequence_childs_milestone_is_found_where_it_acts_in_the_run():
+    # the child counts from its segment's start: step_size=5ba of a segment starting at 10ba decays at 15ba
+    child_step = Sequence([LinearScheduler(), StepScheduler("5ba", gamma=0.29)], ["10ba"])
+    assert moved(child_step) == [("schedules[1].step_size", "15ba", "20ba")]
+    (found,) = moved_milestones(child_step, RUN)
+    assert found.given == Time(5, "ba")
+    # 5ba of a segment starting at 5ba is 10ba of the run: on a boundary, nothing moves
+    assert moved(Sequence([ConstantWithWarmupScheduler("0ba"), StepScheduler("5ba")], ["5ba"])) == []
+    # nested, and inside a Warmup (whose schedule keeps the run's clock): the starts add up, 10 + 4 + 3
+    nested = Sequence(
+        [LinearScheduler(), Sequence([LinearScheduler(1.0, 1.0), StepScheduler("3ba")], ["4ba"])], ["10ba"]
+    )
+    assert moved(nested) == [("schedules[1].schedules[1].step_size", "17ba", "20ba")]
+    assert moved(Warmup(child_step, "2ba")) == [
+        ("t_warmup", "2ba", "10ba"),
+        ("schedule.schedules[1].step_size", "15ba", "20ba"),
+    ]
+    message = moved_milestones_message([("schedulers[0]", found)], RUN, "x")
+    assert "schedulers[0] schedules[1].step_size=5ba of its segment, at 15ba of the run, acts at 20ba, not at 15ba" in (
+        message
+    )
+
+
 def test_the_message_names_each_milestone_and_where_it_acts():
     found = [("schedulers[0]", MovedMilestone("t_warmup", Time(5, "ba"), Time(10, "ba")))]
     message = moved_milestones_message(found, RUN, "leave it per batch")

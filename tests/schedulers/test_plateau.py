@@ -24,7 +24,7 @@ from schedulers import (
     get_scheduler,
 )
 from schedulers.core.listening import Evaluation, ReduceLROnPlateauListener
-from schedulers.core.plateau import listening, plateau_levels, preview_note
+from schedulers.core.plateau import plateau_levels, plateaus_in, preview_note
 from schedulers.core.run import Run
 from schedulers.tools.cli import main
 from timeunits import Timestamp
@@ -98,7 +98,7 @@ def test_patience_as_a_time_is_the_evaluations_it_spans():
 
 
 def test_patience_in_dur_resolves_through_the_run():
-    listener = PlateauScheduler(patience="0.1dur", cooldown="2ep").curve(Run("300ba", 30)).listeners[0]
+    listener = PlateauScheduler(patience="0.1dur", cooldown="2ep").curve(Run("300ba", 30)).plateaus[0]
     assert (listener.patience, listener.cooldown) == (30.0, 60.0)  # floats: counts of time, not evaluations
 
 
@@ -247,7 +247,7 @@ def test_preview_note_and_the_plot_command(capsys):
     logged = PlateauScheduler(reductions=["10ba"])
     note = preview_note([("it", "eval/loss")], [logged])
     assert "depends on that metric" in note and "10ba" in note
-    assert listening(Product([CosineAnnealingScheduler(), logged])) == [logged]
+    assert plateaus_in(Product([CosineAnnealingScheduler(), logged])) == [logged]
     assert main(["plot", "plateau(factor=0.5)", "--max-duration", "100ba"]) == 0
     captured = capsys.readouterr()
     notes = [line for line in captured.err.splitlines() if "note:" in line]
@@ -325,6 +325,28 @@ def test_after_a_resume_the_checkpoints_evaluation_is_not_heard_again():
         warnings.simplefilter("error")  # heard, without a word
         assert again.observe({"eval/loss": 0.5}) is False  # an improvement: no reduction
     assert again.state_dict()["heard"]["time"] == [0, 6, 0, 0]
+
+
+def test_heard_once_tells_times_apart_by_each_count_without_building_a_time(monkeypatch):
+    from schedulers.core.listening import HeardOnce
+
+    def no_time(self):
+        raise AssertionError("admits built a Time")
+
+    heard = HeardOnce()
+    times = [Timestamp(epoch=1, batch=6, sample=48, token=96)]
+    times += [  # each differs from the first in one count only
+        Timestamp(epoch=2, batch=6, sample=48, token=96, batch_in_epoch=6, sample_in_epoch=48, token_in_epoch=96),
+        Timestamp(epoch=1, batch=7, sample=48, token=96),
+        Timestamp(epoch=1, batch=6, sample=49, token=96),
+        Timestamp(epoch=1, batch=6, sample=48, token=97),
+    ]
+    for name in ("epoch", "batch", "sample", "token"):
+        monkeypatch.setattr(Timestamp, name, property(no_time))
+    with pytest.warns(UserWarning, match="x was fed the evaluation at 6ba twice"):
+        admitted = [heard.admits(t, "the Trainer", "x") for time in times for t in (times[0], time)]
+    assert admitted == [True, False, False, True, True, True, True, True, True, True]
+    assert heard.state_dict() == {"time": [1, 6, 48, 97], "door": "the Trainer"}
 
 
 def test_torch_plateau_listener_hears_an_evaluation_once():

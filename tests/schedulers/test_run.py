@@ -16,6 +16,7 @@ from schedulers import (
     LinearScheduler,
     Run,
     SchedulerState,
+    Sequence,
     StepScheduler,
     as_schedule,
     compile_scheduler,
@@ -121,6 +122,13 @@ def test_every_entry_point_means_one_run(run):
 def test_the_short_report_resolves_the_trainers_run():
     text = resolved_times_report("cosine", CosineAnnealingScheduler(), "lr", "10_000tok", ssr=0.29)
     assert "t_max = 2900tok" in text and "alpha at end (2,900tok) = 0" in text
+
+
+def test_the_short_report_reads_a_sequence_childs_time_where_it_acts_in_the_run():
+    # step_size=5ba counts from the child's segment, which starts at 10ba: it acts at 15ba (it was read at 5ba)
+    schedule = Sequence([LinearScheduler(), StepScheduler("5ba", gamma=0.29)], ["10ba"])
+    text = resolved_times_report("s", schedule, "lr", "30ba")
+    assert "schedules[1].step_size = 5ba" in text and "alpha at schedules[1].step_size (15ba) = 0.29" in text
 
 
 def test_a_function_of_the_state_refuses_a_ratio_in_whole_run_evaluation_as_in_the_run():

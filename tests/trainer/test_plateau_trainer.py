@@ -550,23 +550,61 @@ class _Metrics(Callback):
         self.seen.append((int(trainer.state.timestamp.batch.value), float(metrics["eval/loss"])))
 
 
+def _torchs_lrs(seen: list[tuple[int, float]], batches: int = 40, **options) -> list[float]:
+    """The lr of each batch under torch's ReduceLROnPlateau (from 0.2) stepped with the losses ``seen`` after the
+    batches they followed: batch k trains at the lr the evaluations before it set."""
+    weight = torch.zeros(1, requires_grad=True)
+    theirs = ReduceLROnPlateau(torch.optim.SGD([weight], lr=0.2), **options)
+    expected, lr = [], 0.2
+    for batch in range(1, batches + 1):
+        expected.append(lr)
+        for at, loss in seen:
+            if at == batch:
+                theirs.step(loss)
+                lr = theirs.optimizer.param_groups[0]["lr"]
+    return expected
+
+
 def test_a_plateau_stepped_per_epoch_reduces_at_every_evaluation_as_torchs_plateau():
     # patience 0 and a 90% threshold: every evaluation after the first reduces, four in each 8-batch epoch
     plateau = PlateauScheduler(factor=0.5, patience=0, threshold=0.9)
     metrics = _Metrics()
     trainer, monitor = _trainer(plateau, callbacks=[metrics], step_schedulers_every_batch=False)
     trainer.fit()
-    weight = torch.zeros(1, requires_grad=True)
-    theirs = ReduceLROnPlateau(torch.optim.SGD([weight], lr=0.2), factor=0.5, patience=0, threshold=0.9)
-    expected, lr = [], 0.2
-    for batch in range(1, 41):  # batch k trains at the lr set by the evaluations before it
-        expected.append(lr)
-        for at, loss in metrics.seen:
-            if at == batch:
-                theirs.step(loss)
-                lr = theirs.optimizer.param_groups[0]["lr"]
+    expected = _torchs_lrs(metrics.seen, factor=0.5, patience=0, threshold=0.9)
     assert len(metrics.seen) == 20
     assert monitor.values("lr") == pytest.approx(expected, rel=1e-12)
     assert expected[-1] == pytest.approx(0.2 * 0.5**18)  # 18 reductions before the last batch, four in an epoch
     reductions = trainer.schedulers[0].scheduler.reductions
     assert [str(r) for r in reductions[:7]] == ["0ba", "0ba", "8ba", "8ba", "8ba", "8ba", "16ba"]  # at epoch starts
+
+
+@pytest.mark.parametrize("stop", ["19ba", "22ba"], ids=["before-an-evaluation", "at-an-evaluation"])
+def test_a_plateau_stepped_per_epoch_resumed_mid_epoch_is_the_uninterrupted_run_and_torchs(tmp_path, stop):
+    """Stepped per epoch (8 batches, an evaluation every 2), the plateau reduces five times, twice in the epoch
+    from 16ba; a run stopped mid-epoch, saved, and resumed by a fresh Trainer from its checkpoint trains every
+    batch at the lr of the run that was not stopped, which is torch's ReduceLROnPlateau's fed the same losses."""
+    options = {"factor": 0.5, "patience": 2, "threshold": 0.1}
+    per_epoch = {"step_schedulers_every_batch": False, "save_interval": "3ba"}
+    metrics = _Metrics()
+    whole, monitor = _trainer(PlateauScheduler(**options), tmp_path / "whole", callbacks=[metrics], **per_epoch)
+    whole.fit()
+    reductions = [str(r) for r in whole.schedulers[0].scheduler.reductions]
+    assert reductions == ["16ba", "16ba", "24ba", "32ba", "40ba"]  # several, twice in one epoch
+    assert monitor.values("lr") == pytest.approx(_torchs_lrs(metrics.seen, **options), rel=1e-12)
+    seen_split = _Metrics()
+    first, before = _trainer(PlateauScheduler(**options), tmp_path / "split", callbacks=[seen_split], **per_epoch)
+    first.fit(stop)  # mid-epoch: 19ba is between two evaluations of the epoch that reduces twice, 22ba at one
+    assert first.state.timestamp.batch_in_epoch.value in (3, 6)
+    second, after = _trainer(
+        PlateauScheduler(**options), tmp_path / "split", load=tmp_path / "split", callbacks=[seen_split], **per_epoch
+    )
+    second.fit()
+    lrs = before.values("lr") + after.values("lr")
+    assert lrs == pytest.approx(monitor.values("lr"), rel=1e-12)
+    # the run's evaluations, every 2ba (the one that ends fit("19ba") is outside that rhythm: only callbacks hear it)
+    counted = [(at, loss) for at, loss in seen_split.seen if at % 2 == 0]
+    assert [at for at, _ in counted] == [at for at, _ in metrics.seen]
+    assert [loss for _, loss in counted] == pytest.approx([loss for _, loss in metrics.seen], rel=1e-12)
+    assert lrs == pytest.approx(_torchs_lrs(counted, **options), rel=1e-12)
+    assert [str(r) for r in second.schedulers[0].scheduler.reductions] == reductions

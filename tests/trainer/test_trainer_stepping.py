@@ -26,6 +26,7 @@ from schedulers import (
     LinearScheduler,
     MultiStepScheduler,
     SchedulerState,
+    Sequence,
     StepScheduler,
     compile_scheduler,
 )
@@ -385,6 +386,18 @@ def test_false_says_where_a_milestone_moved_by_the_ratio_acts():
         )
     (said,) = _moved_warnings(caught)
     assert "schedulers[0] step_size=5ba acts at 10ba, not at 5ba" in said
+
+
+def test_false_says_where_a_sequence_childs_milestone_acts_in_the_whole_run():
+    # the child's step_size=5ba counts from its segment's start, 10ba: it decays at 15ba, read per epoch at 20ba
+    # (where the second decay, at 20ba, is on the boundary: both are read there)
+    schedule = Sequence([ConstantWithWarmupScheduler("0ba"), StepScheduler("5ba", gamma=0.29)], ["10ba"])
+    trainer, caught = _per_epoch(10, "3ep", schedule)
+    (said,) = _moved_warnings(caught)
+    assert "schedulers[0] schedules[1].step_size=5ba of its segment, at 15ba of the run, acts at 20ba" in said
+    recorder = StepRecorder(trainer)
+    trainer.fit()
+    assert recorder.series() == pytest.approx([1.0] * 20 + [0.29**2] * 10, abs=1e-15)
 
 
 def test_a_preview_of_a_per_epoch_run_is_its_staircase_and_says_nothing_more():

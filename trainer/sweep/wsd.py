@@ -83,7 +83,7 @@ def wsd_schedules(trainer: Any) -> list[tuple[str, WarmupStableDecayScheduler]]:
     trainer.sweep.wsd.BranchingError: schedulers[0] (LinearScheduler on lr) is not warmup-stable-decay: ...
     """
     scheduled = trainer.scheduled
-    for who, monitor in scheduled.listeners:  # a plateau's curve depends on each branch's own metric
+    for who, monitor in scheduled.monitored:  # a plateau's curve depends on each branch's own metric
         raise BranchingError(
             f"{who} reduces at evaluations when {monitor} stops improving, so no two budgets share a stable phase: "
             "branching needs schedules of time alone (docs/plateau.md)"
