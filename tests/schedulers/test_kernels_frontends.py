@@ -61,8 +61,8 @@ def test_piecewise_constant_switches_at_each_boundary():
         ((8, 5), (1.0, 0.5, 0.1), "strictly increasing"),
         ([5, 8], (1.0, 0.5, 0.1), "a tuple of numbers"),
         ((5, math.inf), (1.0, 0.5, 0.1), "finite"),
-        ((5, 8), (1.0, 0.5), r"values must be a tuple of 3 numbers"),
-        ((5, 8), [1.0, 0.5, 0.1], r"values must be a tuple of 3 numbers"),
+        ((5, 8), (1.0, 0.5), r"^values=\(1.0, 0.5\) must be a tuple of 3 numbers \(one more than boundaries\)$"),
+        ((5, 8), [1.0, 0.5, 0.1], r"^values=\[1.0, 0.5, 0.1\] must be a tuple of 3 numbers"),
     ],
 )
 def test_piecewise_constant_errors_name_the_argument(boundaries, values, match):
