@@ -35,8 +35,9 @@ def check_lr(lr: Any) -> None:
         value = lr.item()
     else:
         value = lr
-    if number_problem(value, low=0) is not None:  # the one number check, the lr shown as given
-        raise ValueError(f"lr={lr!r} {number_problem(value, low=0)}")
+    problem = number_problem(value, low=0)  # the one number check, the lr shown as given
+    if problem is not None:
+        raise ValueError(f"lr={lr!r} {problem}")
 
 
 def check_nonnegative(name: str, value: Any) -> None:

@@ -191,8 +191,9 @@ def read_run(run: str | os.PathLike, *, loss: str = "auto", lr_column: str | Non
     """
     from schedulers.core.schedule_arguments import choice_problem
 
-    if choice_problem(loss, LOSS_CHOICES) is not None:
-        raise ForecastError(f"loss={loss!r} {choice_problem(loss, LOSS_CHOICES)}")
+    problem = choice_problem(loss, LOSS_CHOICES)
+    if problem is not None:
+        raise ForecastError(f"loss={loss!r} {problem}")
     path = metrics_path(run)
     rows = read_rows(path)
     if not rows:
