@@ -162,3 +162,17 @@ def test_a_run_split_at_or_inside_a_pass_trains_as_the_whole_run(first: str) -> 
     trainer.fit(first)
     trainer.fit()
     assert lrs == _by_epoch(1.0, 0.5, 0.25)
+
+
+@pytest.mark.parametrize("stop", ["7ba", "10ba"], ids=["at-the-pass-end", "inside-a-pass"])
+def test_a_run_resumed_from_its_checkpoint_by_a_fresh_trainer_trains_as_the_whole_run(tmp_path, stop: str) -> None:
+    """Stopped at the last batch of a pass (the loader has not run out yet: the epoch is still open in the
+    checkpoint) or inside one, saved, and resumed by a new Trainer from the folder: every batch after the stop
+    trains with the lr of the run that was not stopped, and no batch is trained twice or skipped."""
+    whole = _fit(_trainer(False, halving_per_epoch))[0]
+    first = _trainer(False, halving_per_epoch, save_folder=tmp_path, save_interval="1ba")
+    first.fit(stop)
+    second = _trainer(False, halving_per_epoch, save_folder=tmp_path, load_path=tmp_path)
+    lrs, _ = _fit(second)
+    assert lrs == whole[int(stop[:-2]) :]
+    assert second.state.timestamp.batch.value == RUN_BATCHES
