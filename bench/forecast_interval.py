@@ -77,6 +77,17 @@ def in_updates(target: Scored, multiple: float) -> float:
     return (multiple * target.fit_error * target.update_doublings) ** 2
 
 
+def s1_rule(unseen_multiple: float, time_multiple: float) -> Callable[[Scored], float]:
+    """The forecast's rule (time per doubling of :math:`S_1`) at other multiples."""
+
+    def variance(target: Scored) -> float:
+        terms = target.terms
+        fitted = terms["parameters"] + terms["noise"] + terms["systematic"]
+        return fitted + unseen(target, unseen_multiple) + terms["longer"] * (time_multiple / TIME_SCALE) ** 2
+
+    return variance
+
+
 def updates_rule(unseen_multiple: float, time_multiple: float) -> Callable[[Scored], float]:
     """The forecast's rule with the time term per doubling of the updates, at the multiples given."""
 
@@ -109,6 +120,33 @@ RULES: dict[str, Callable[[Scored], float]] = {
 }
 
 
+#: the rule families :func:`narrowest` searches, by name
+FAMILIES = {"time in S1": s1_rule, "time in updates": updates_rule, "max(spread, unseen), time in updates": larger_rule}
+
+
+def inside_and_width(targets: list[Scored], rule: Callable[[Scored], float]) -> tuple[float, float]:
+    """The share of ``targets`` whose measured loss lies inside the rule's interval, and its mean width."""
+    sigmas = [math.sqrt(rule(target)) for target in targets]
+    inside = sum(abs(target.error) <= Z * sigma for target, sigma in zip(targets, sigmas, strict=True))
+    return inside / len(targets), sum(math.expm1(2 * Z * sigma) for sigma in sigmas) / len(targets)
+
+
+def narrowest(targets: list[Scored], fits: list[str], aim: float = 0.04) -> list[tuple[float, str, float, float]]:
+    """Each family's multiples on a grid (unseen 0-4, time 0-6, by quarters) whose interval holds ``LEVEL`` of each
+    fit's targets with a mean width of at most ``aim``, narrowest first: (mean width over the fits, family,
+    unseen multiple, time multiple)."""
+    found = []
+    by_fit = [[target for target in targets if target.fit == fit] for fit in fits]
+    for family, make in FAMILIES.items():
+        for unseen_multiple, time_multiple in ((u / 4, t / 4) for u in range(17) for t in range(25)):
+            rule = make(unseen_multiple, time_multiple)
+            scores = [inside_and_width(some, rule) for some in by_fit]
+            if all(share >= LEVEL and width <= aim for share, width in scores):
+                mean_width = sum(width for _, width in scores) / len(scores)
+                found.append((mean_width, family, unseen_multiple, time_multiple))
+    return sorted(found)
+
+
 def seed_targets(out: str, seed: int, law_name: str, fits: list[str], horizon: str) -> list[Scored]:
     """One seed's targets, each previewed once and forecast by each fit."""
     folders = {schedule: os.path.join(out, f"seed-{seed}", schedule) for schedule in bench.SCHEDULES}
@@ -139,10 +177,8 @@ def scored(targets: list[Scored], rule: Callable[[Scored], float]) -> str:
     """How many of ``targets`` lie inside the rule's interval, and its mean width."""
     if not targets:
         return "-"
-    sigmas = [math.sqrt(rule(target)) for target in targets]
-    inside = sum(abs(target.error) <= Z * sigma for target, sigma in zip(targets, sigmas, strict=True))
-    width = sum(math.expm1(2 * Z * sigma) for sigma in sigmas) / len(targets)
-    return f"{inside}/{len(targets)} {width:.2%}"
+    share, width = inside_and_width(targets, rule)
+    return f"{round(share * len(targets))}/{len(targets)} {width:.2%}"
 
 
 def report(targets: list[Scored], fits: list[str]) -> None:
@@ -162,12 +198,17 @@ def main() -> int:
     parser.add_argument("--law", default="auto", choices=["auto", "annealing", "multi-power"])
     parser.add_argument("--fits", nargs="+", default=["main", "sweep"], choices=["main", "sweep"])
     parser.add_argument("--horizon", default="300_000tok", help="1dur, as the runs were trained with")
+    parser.add_argument("--grid", action="store_true", help="also list the narrowest multiples reaching the aim")
     args = parser.parse_args()
     targets = []
     for seed in args.seeds:
         targets += seed_targets(args.out, seed, args.law, args.fits, args.horizon)
     print(f"seeds {' '.join(map(str, args.seeds))}, law {args.law}: measured losses inside the 80% interval, width")
     report(targets, args.fits)
+    if args.grid:
+        print("the narrowest multiples holding 80% on each fit with a mean width <= 4% (mean width, family, unseen, time):")
+        for width, family, unseen_multiple, time_multiple in narrowest(targets, args.fits)[:5] or [(0, "none", 0, 0)]:
+            print(f"  {width:.2%} {family}: unseen {unseen_multiple:g}, time {time_multiple:g}")
     return 0
 
 

@@ -19,8 +19,8 @@ fitted runs never showed: from the first update :math:`u_{out}` at which the run
 :math:`c = 2` times its error on the runs it saw (``EXTRAPOLATION_SCALE``); and a run longer than every fitted
 one (its forward area :math:`S_1(u)` beyond their largest, :math:`S_{1,fit}`) extrapolates the power law in time, by
 :math:`k = 6` times the error per doubling (``TIME_SCALE``). Both are measured on the forecast bench, as is the cap
-on an undetermined direction's standard deviation (``MAX_LOG_SD``: the linearized law saturates long before a
-factor of 20 in a parameter; docs/forecast.md, "How sure a forecast is").
+on an undetermined direction's standard deviation (``MAX_LOG_SD``, a factor of e in a parameter: the linearized
+law saturates long before the factor of 20 once used; docs/forecast.md, "How sure a forecast is").
 
 The fit error is the root mean square of the relative residuals :math:`r_i = \hat L_i / L_i - 1` over the
 fitted points; the noise is what consecutive points of one run scatter by,

@@ -379,7 +379,7 @@ def _problem(fitted: FittedLaw, objective: float, settling: float, max_error: fl
 def _covariance(law, data, theta: torch.Tensor) -> list[list[float]] | None:
     r"""The covariance of the log-parameters the fitted points leave, :math:`s^2 (J^\top J)^{-1}` (Gauss-Newton on
     the log residuals); a direction the points do not determine gets a standard deviation of at most
-    :data:`MAX_LOG_SD` (a factor of 20 in the parameters: the delay from one decay, the multi-power law's ``B``
+    :data:`MAX_LOG_SD` (a factor of e in the parameters: the delay from one decay, the multi-power law's ``B``
     against ``C``). None with no more points than parameters."""
 
     def residuals(t: torch.Tensor) -> torch.Tensor:
