@@ -44,8 +44,13 @@ class Scored:
         label: The target (``cosine 2dur``).
         long: Whether it is a 2dur target.
         error: :math:`\\log(\\hat L / L)`, the forecast against the measured final eval loss.
-        terms: :meth:`~trainer.forecast.fitted.FittedLaw.variance_terms` at its last update, by name.
+        printed: :math:`\\sigma^2` of the interval ``cadence forecast`` prints (the sum of
+            :meth:`~trainer.forecast.fitted.FittedLaw.variance_terms` at its last update).
+        spread: The parameters' term, :math:`g^\\top \\Sigma g`.
+        measured_terms: noise^2 + systematic^2, what every rule keeps.
+        departed: Whether the run leaves the fitted range (the unseen misfit applies).
         fit_error: The fit's error (relative).
+        s1_doublings: :math:`\\log_2^+` of its :math:`S_1` over the fitted runs' largest.
         update_doublings: :math:`\\log_2^+` of its updates over the longest fitted run's.
 
     Returns:
@@ -57,19 +62,28 @@ class Scored:
     label: str
     long: bool
     error: float
-    terms: dict[str, float]
+    printed: float
+    spread: float
+    measured_terms: float
+    departed: bool
     fit_error: float
+    s1_doublings: float
     update_doublings: float
 
 
 def as_forecast(target: Scored) -> float:
-    """The interval ``cadence forecast`` prints: every term of :meth:`FittedLaw.variance_terms` (docs/forecast.md)."""
-    return sum(target.terms.values())
+    """The interval ``cadence forecast`` prints (docs/forecast.md)."""
+    return target.printed
 
 
 def unseen(target: Scored, multiple: float) -> float:
-    """The unseen misfit's term at ``multiple`` × the fit error (the forecast's is ``EXTRAPOLATION_SCALE``)."""
-    return target.terms["unseen"] * (multiple / EXTRAPOLATION_SCALE) ** 2
+    """The unseen misfit's term at ``multiple`` × the fit error, where the run leaves the fitted range."""
+    return (multiple * target.fit_error) ** 2 if target.departed else 0.0
+
+
+def in_s1(target: Scored, multiple: float) -> float:
+    """A time term per doubling of :math:`S_1` beyond the fitted runs' largest (the rule printed until 2026-11-28)."""
+    return (multiple * target.fit_error * target.s1_doublings) ** 2
 
 
 def in_updates(target: Scored, multiple: float) -> float:
@@ -78,47 +92,44 @@ def in_updates(target: Scored, multiple: float) -> float:
 
 
 def s1_rule(unseen_multiple: float, time_multiple: float) -> Callable[[Scored], float]:
-    """The forecast's rule (time per doubling of :math:`S_1`) at other multiples."""
+    """Every term summed, the time term per doubling of :math:`S_1` (the rule printed until 2026-11-28 at 2 and 6)."""
 
     def variance(target: Scored) -> float:
-        terms = target.terms
-        fitted = terms["parameters"] + terms["noise"] + terms["systematic"]
-        return fitted + unseen(target, unseen_multiple) + terms["longer"] * (time_multiple / TIME_SCALE) ** 2
+        return target.spread + target.measured_terms + unseen(target, unseen_multiple) + in_s1(target, time_multiple)
 
     return variance
 
 
 def updates_rule(unseen_multiple: float, time_multiple: float) -> Callable[[Scored], float]:
-    """The forecast's rule with the time term per doubling of the updates, at the multiples given."""
+    """Every term summed, the time term per doubling of the updates."""
 
     def variance(target: Scored) -> float:
-        terms = target.terms
-        fitted = terms["parameters"] + terms["noise"] + terms["systematic"]
+        fitted = target.spread + target.measured_terms
         return fitted + unseen(target, unseen_multiple) + in_updates(target, time_multiple)
 
     return variance
 
 
 def larger_rule(unseen_multiple: float, time_multiple: float) -> Callable[[Scored], float]:
-    """The larger of the parameters' spread and the unseen misfit (not both), time per doubling of the updates."""
+    """The larger of the parameters' spread and the unseen misfit (not both), time per doubling of the updates (the
+    form printed since 2026-11-28, at 2.25 and 1.75)."""
 
     def variance(target: Scored) -> float:
-        terms = target.terms
-        larger = max(terms["parameters"], unseen(target, unseen_multiple))
-        return terms["noise"] + terms["systematic"] + larger + in_updates(target, time_multiple)
+        larger = max(target.spread, unseen(target, unseen_multiple))
+        return target.measured_terms + larger + in_updates(target, time_multiple)
 
     return variance
 
 
-#: each rule's name and the variance it gives a target (the first: the interval printed today)
+#: each rule's name and the variance it gives a target (the first: the interval printed)
 RULES: dict[str, Callable[[Scored], float]] = {
-    f"as forecast (unseen {EXTRAPOLATION_SCALE:g}, time {TIME_SCALE:g} per doubling of S1)": as_forecast,
+    f"as forecast (max(spread, unseen {EXTRAPOLATION_SCALE:g}), time {TIME_SCALE:g} in updates)": as_forecast,
+    "until 2026-11-28 (unseen 2, time 6 per doubling of S1)": s1_rule(2.0, 6.0),
     "time per doubling of updates (unseen 2, time 3.5)": updates_rule(2.0, 3.5),
     "time per doubling of updates (unseen 2, time 3)": updates_rule(2.0, 3.0),
     "coverage per horizon on seeds 3-8 (unseen 1.5, time 3.75 in updates)": updates_rule(1.5, 3.75),
     "max(spread, unseen) (unseen 2, time 3 in updates)": larger_rule(2.0, 3.0),
 }
-
 
 #: the rule families :func:`narrowest` searches, by name
 FAMILIES = {"time in S1": s1_rule, "time in updates": updates_rule, "max(spread, unseen), time in updates": larger_rule}
@@ -161,16 +172,33 @@ def seed_targets(out: str, seed: int, law_name: str, fits: list[str], horizon: s
         (preview,) = forecast_config(
             laws[fits[0]], bench.CONFIG, overrides=bench.seed_sets(seed, schedule, horizon), budgets=[budget]
         )
-        last = torch.tensor([preview.batches])
         for fit, law in laws.items():
-            longest = max(run["batches"] for run in law.runs)
-            terms = {name: float(value[0]) for name, value in law.variance_terms(preview.lrs, last).items()}
-            forecast = float(law.predict(preview.lrs, last)[0])
-            error = math.log(forecast / measured[schedule][budget])
-            doublings = max(math.log2(preview.batches / longest), 0.0)
-            label, long = f"{schedule} {budget}", budget == "2dur"
-            found.append(Scored(seed, fit, label, long, error, terms, law.error, doublings))
+            found.append(scored_target(law, preview, measured[schedule][budget], seed, fit, f"{schedule} {budget}"))
     return found
+
+
+def scored_target(law, preview, measured: float, seed: int, fit: str, label: str) -> Scored:
+    """One target's record: the forecast, its printed variance and the quantities the rules recombine."""
+    last = torch.tensor([preview.batches])
+    terms = {name: float(value[0]) for name, value in law.variance_terms(preview.lrs, last).items()}
+    s1 = float(law.law.areas(preview.lrs / law.lr_scale).s1[preview.batches])
+    longest_s1 = max(run["s1"] for run in law.runs)
+    longest = max(run["batches"] for run in law.runs)
+    departure = law.departure(preview.lrs)
+    return Scored(
+        seed,
+        fit,
+        label,
+        label.endswith(" 2dur"),
+        math.log(float(law.predict(preview.lrs, last)[0]) / measured),
+        sum(terms.values()),
+        terms["parameters"],
+        terms["noise"] + terms["systematic"],
+        departure is not None and preview.batches >= departure,
+        law.error,
+        max(math.log2(s1 / longest_s1), 0.0),
+        max(math.log2(preview.batches / longest), 0.0),
+    )
 
 
 def scored(targets: list[Scored], rule: Callable[[Scored], float]) -> str:
@@ -206,7 +234,7 @@ def main() -> int:
     print(f"seeds {' '.join(map(str, args.seeds))}, law {args.law}: measured losses inside the 80% interval, width")
     report(targets, args.fits)
     if args.grid:
-        print("the narrowest multiples holding 80% on each fit with a mean width <= 4% (mean width, family, unseen, time):")
+        print("the narrowest multiples holding 80% on each fit, mean width <= 4% (mean width, family, unseen, time):")
         for width, family, unseen_multiple, time_multiple in narrowest(targets, args.fits)[:5] or [(0, "none", 0, 0)]:
             print(f"  {width:.2%} {family}: unseen {unseen_multiple:g}, time {time_multiple:g}")
     return 0
