@@ -381,6 +381,8 @@ def test_the_time_term_counts_doublings_of_the_updates_beyond_the_longest_fitted
     assert fitted.range_warnings(hotter)  # flagged for its lr, which the unseen misfit allows for
     assert fitted.variance_terms(hotter, torch.tensor([300]))["longer"].tolist() == [0.0]
     assert fitted.variance_terms(wsd(150), torch.tensor([150]))["longer"].tolist() == [0.0]
+    unmeasured = attrs.evolve(fitted, runs=[{k: v for k, v in run.items() if k != "batches"} for run in fitted.runs])
+    assert unmeasured.variance_terms(wsd(900), torch.tensor([900]))["longer"].tolist() == [0.0]  # built by hand
 
 
 def test_the_unseen_misfit_and_the_parameters_spread_count_once_the_larger():

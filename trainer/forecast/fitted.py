@@ -22,10 +22,10 @@ larger already (a decay parameter the runs leave loose spreads exactly the forec
 the two allow for one doubt, so the larger counts, not both). The last term is for a run longer than every fitted
 one (its updates :math:`u` beyond the largest fitted run's, :math:`n_{fit}`): it extrapolates the power law in
 time, by :math:`k = 1.75` times the error per doubling of the updates (``TIME_SCALE``). The two multiples and the
-form were chosen on the forecast bench's seeds 3-8 and checked on 15 seeds trained after them; the cap on an
-undetermined direction's standard deviation (``MAX_LOG_SD``, a factor of e in a parameter: the linearized law
-saturates long before the factor of 20 once used) was measured there too (docs/forecast.md, "How sure a forecast
-is").
+form were chosen on the forecast bench's seeds 3-8 and checked on 15 seeds not used to choose them; the cap on
+an undetermined direction's standard deviation (``MAX_LOG_SD``, a factor of e in a parameter: the linearized law
+saturates long before the factor of 20 once used) is measured on the bench too (docs/forecast.md, "How sure a
+forecast is").
 
 The fit error is the root mean square of the relative residuals :math:`r_i = \hat L_i / L_i - 1` over the
 fitted points; the noise is what consecutive points of one run scatter by,
@@ -347,7 +347,8 @@ class FittedLaw:
         departure = self.departure(lrs)
         if departure is not None:  # the misfit of a shape the fitted runs never showed, from where the run leaves them
             unseen[updates >= departure] = self.extrapolation_error**2
-        longest = max((run["batches"] for run in self.runs), default=math.inf)
+        # every saved law records its runs' lengths; one built by hand without them gets no time term
+        longest = max((run["batches"] for run in self.runs if "batches" in run), default=math.inf)
         longer = (updates.to(torch.float64) / longest).log2().clamp(min=0)  # doublings past the longest fitted run
         constant = torch.ones_like(spread)
         return {
