@@ -1,19 +1,22 @@
 """The forecast's 80% interval under other rules, scored on the forecast bench's runs (docs/forecast.md, "The
 interval's width").
 
-Run: ``python bench/forecast_interval.py --out DIR --seeds 3 4 5 6 7 8 [--law auto] [--fits main sweep]`` on the
-runs ``python bench/forecast.py --out DIR`` trained for those seeds. It trains nothing and writes nothing: a seed
+Run: ``python bench/forecast_interval.py --out DIR --seeds 3 4 5 6 7 8 [--law auto] [--fits main sweep] [--grid]``
+on the runs ``python bench/forecast.py --out DIR`` trained for those seeds. It trains nothing and writes nothing: a seed
 whose runs are missing is refused in one line.
 
 For each seed and fit (``main``: the WSD main run to 1dur; ``sweep``: the branched WSD sweep), the law is fitted as
 bench/forecast.py fits it, each of its targets (:data:`forecast.TARGETS`) is previewed once and forecast from its
-lr curve, and the terms of :math:`\\sigma^2` that :meth:`~trainer.forecast.fitted.FittedLaw.variance_terms` gives
-at its last update are kept with the error of the forecast. Each rule of :data:`RULES` recombines those terms into a
+lr curve, and what :math:`\\sigma^2` is built from at its last update (the parameters' spread, the noise and the
+systematic error, whether the run has left the fitted range, the doublings of :math:`S_1` and of the updates beyond
+the fitted runs') is kept with the error of the forecast. Each rule of :data:`RULES` recombines those into a
 :math:`\\sigma`, the interval being :math:`\\hat L e^{\\pm z \\sigma}` as ``cadence forecast``'s; it prints, per
 rule and fit, how many measured losses lay inside and the mean width (high / low - 1), at 1x (up to 1dur), at
 2dur and over both. The first rule is the interval ``cadence forecast`` prints (it agrees with bench/forecast.py's
-figures); the others are what docs/forecast.md lists as tried. To try a rule, add a function of a
-:class:`Scored` target to :data:`RULES`.
+figures), the second the one printed until 2026-11-28; the others are what docs/forecast.md lists as tried. To try
+a rule, add a function of a :class:`Scored` target to :data:`RULES`. ``--grid`` also searches each form of
+:data:`FAMILIES` for the narrowest multiples holding 80% of each fit's targets with a mean width of at most 4%
+(:func:`narrowest`): the search that chose the interval printed today, on seeds 3-8.
 """
 
 from __future__ import annotations
@@ -235,8 +238,11 @@ def main() -> int:
     report(targets, args.fits)
     if args.grid:
         print("the narrowest multiples holding 80% on each fit, mean width <= 4% (mean width, family, unseen, time):")
-        for width, family, unseen_multiple, time_multiple in narrowest(targets, args.fits)[:5] or [(0, "none", 0, 0)]:
+        found = narrowest(targets, args.fits)
+        for width, family, unseen_multiple, time_multiple in found[:5]:
             print(f"  {width:.2%} {family}: unseen {unseen_multiple:g}, time {time_multiple:g}")
+        if not found:
+            print("  none")
     return 0
 
 
