@@ -429,9 +429,9 @@ def test_a_forecasts_interval_widens_by_the_unseen_misfit_at_the_first_update_ou
         spread = (torch.log(forecast.high / forecast.low) / (2 * z)) ** 2
         steps = spread[1:] - spread[:-1]  # steps[i]: from update 21 + i to 22 + i
         jump = first_outside - 22
-        spread = float(fitted.variance_terms(lrs, torch.tensor([first_outside]))["parameters"][0])
-        assert spread < 0.5 * fitted.extrapolation_error**2, label  # the unseen misfit is the larger
-        assert float(steps[jump]) == pytest.approx(fitted.extrapolation_error**2 - spread, rel=0.05), label
+        parameters = float(fitted.variance_terms(lrs, torch.tensor([first_outside]))["parameters"][0])
+        assert parameters < 0.5 * fitted.extrapolation_error**2, label  # the unseen misfit is the larger
+        assert float(steps[jump]) == pytest.approx(fitted.extrapolation_error**2 - parameters, rel=0.05), label
         others = torch.cat([steps[:jump], steps[jump + 1 :]]).abs()
         assert float(others.max()) < 0.1 * fitted.extrapolation_error**2, label
 
